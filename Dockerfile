@@ -1,0 +1,26 @@
+# One container: the API, embedded SQLite on the /data volume, in-process workers.
+FROM oven/bun:1 AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Production dependencies only; `bun` itself comes from the base image.
+RUN bun install --production --ignore-scripts
+
+FROM oven/bun:1-slim
+WORKDIR /app
+ENV NODE_ENV=production \
+    PORT=3000 \
+    HOST=0.0.0.0 \
+    DATABASE_PATH=/data/app.db
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json tsconfig.json ./
+COPY src ./src
+COPY migrations ./migrations
+COPY scripts ./scripts
+COPY content ./content
+RUN mkdir -p /data && chown -R bun:bun /data
+USER bun
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
+  CMD bun -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+CMD ["bun", "src/index.ts"]

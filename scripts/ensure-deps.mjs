@@ -1,0 +1,18 @@
+// Runs before `npm start` / `npm test` under plain Node: installs the
+// dependencies (Bun included, from the npm registry) when they are missing or
+// older than the lockfile, so a fresh clone needs nothing but Node and npm.
+import { execSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+
+const marker = 'node_modules/.package-lock.json';
+const lock = 'package-lock.json';
+const stale =
+  !existsSync('node_modules/.bin/bun') ||
+  !existsSync(marker) ||
+  (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs);
+
+if (stale) {
+  console.error('[setup] installing dependencies (npm ci)…');
+  const cmd = existsSync(lock) ? 'npm ci' : 'npm install';
+  execSync(`${cmd} --no-audit --no-fund --loglevel=error`, { stdio: 'inherit' });
+}

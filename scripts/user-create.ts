@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { createUser, findUserByEmail } from '@/accounts/users';
+import { migrateDatabase, openDatabase } from '@/db/client';
+import { cli, fail } from './cli';
+
+const usage = 'usage: bun run user:create -- --email E --password P [--role customer|employee]';
+const { values, config } = cli(usage, {
+  email: { type: 'string' },
+  password: { type: 'string' },
+  role: { type: 'string' },
+});
+
+const input = z
+  .object({
+    email: z.email(),
+    password: z.string().min(8, 'password must be at least 8 characters'),
+    role: z.enum(['customer', 'employee']).default('customer'),
+  })
+  .safeParse(values);
+if (!input.success) fail(`${input.error.issues[0]?.message}\n${usage}`);
+
+const db = openDatabase(config.databasePath);
+migrateDatabase(db);
+if (findUserByEmail(db, input.data.email)) fail(`a user with email ${input.data.email} exists`);
+const user = await createUser(db, input.data);
+console.log(JSON.stringify({ id: user.id, email: user.email, role: user.role }));
+db.$client.close();

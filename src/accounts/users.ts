@@ -1,0 +1,29 @@
+import { eq } from 'drizzle-orm';
+import type { DbOrTx } from '@/db/client';
+import { uuidv7 } from '@/db/ids';
+import { type User, users } from '@/db/schema';
+
+export type Role = User['role'];
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export function findUserByEmail(db: DbOrTx, email: string): User | undefined {
+  return db
+    .select()
+    .from(users)
+    .where(eq(users.email, normalizeEmail(email)))
+    .get();
+}
+
+/** Inserts a user with an argon2id hash; the caller checks uniqueness first. */
+export async function createUser(
+  db: DbOrTx,
+  input: { email: string; password: string; role: Role },
+): Promise<User> {
+  const passwordHash = await Bun.password.hash(input.password, { algorithm: 'argon2id' });
+  return db
+    .insert(users)
+    .values({ id: uuidv7(), email: normalizeEmail(input.email), passwordHash, role: input.role })
+    .returning()
+    .get();
+}

@@ -1,0 +1,122 @@
+import { Elysia, ValidationError } from 'elysia';
+import type { z } from 'zod';
+import type { Logger } from '@/logger';
+import {
+  AppError,
+  BadRequest,
+  MethodNotAllowed,
+  NotFound,
+  TooManyRequests,
+  Unprocessable,
+} from '../errors';
+import { LARAVEL_MESSAGES, laravelValidationMessage, problemOf } from '../problem';
+import { mapIssues } from '../validation';
+import { requestIdOf } from './request-context';
+
+/**
+ * Routes whose body failures answer 422 with `validationMessages` (SPEC.md
+ * lists 422 for them); every other listings/content body failure is a 400.
+ * Keys are `METHOD /registered/:route`.
+ */
+const unprocessableRoutes = new Set<string>();
+
+export function answersUnprocessable(method: string, route: string): void {
+  unprocessableRoutes.add(`${method} ${route}`);
+}
+
+const isCustomerApi = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
+/** `/auth` takes 422 for every body failure (CONTRACT §7: sign-up answers 422). */
+const isAuth = (path: string) => path.startsWith('/auth/');
+
+type Issue = z.core.$ZodIssue;
+
+/** Re-runs the failed zod schema to get every issue, not only the first. */
+function issuesOf(error: ValidationError): Issue[] {
+  const validator = error.validator as {
+    '~standard'?: { validate(v: unknown): unknown };
+    schema?: { '~standard'?: { validate(v: unknown): unknown } };
+  };
+  const standard = validator['~standard'] ?? validator.schema?.['~standard'];
+  const result = standard?.validate(error.value) as { issues?: Issue[] } | undefined;
+  return result?.issues ?? [];
+}
+
+/** Turns Elysia's validation failure into the domain error it means. */
+function fromValidation(error: ValidationError, method: string, route: string, path: string) {
+  if (error.type !== 'body') return new BadRequest();
+  const mapped = mapIssues(issuesOf(error), error.value);
+  if (mapped.rootInvalid) return new BadRequest();
+  if (isCustomerApi(path) || isAuth(path) || unprocessableRoutes.has(`${method} ${route}`)) {
+    return new Unprocessable(mapped.messages, mapped.errors);
+  }
+  return new BadRequest();
+}
+
+function json(body: unknown, status: number, contentType: string, extra?: Record<string, string>) {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': contentType, ...extra },
+  });
+}
+
+export function render(error: AppError, path: string): Response {
+  const headers: Record<string, string> = {};
+  if (error instanceof MethodNotAllowed) headers.allow = error.allow.join(', ');
+  if (error instanceof TooManyRequests)
+    headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
+  if (error instanceof TooManyRequests && error.body) {
+    return json(error.body, 429, 'application/json', headers);
+  }
+  if (isCustomerApi(path)) {
+    const body =
+      error instanceof Unprocessable
+        ? { message: laravelValidationMessage(error.errors ?? {}), errors: error.errors ?? {} }
+        : { message: LARAVEL_MESSAGES[error.status] ?? LARAVEL_MESSAGES[500] };
+    return json(body, error.status, 'application/json', headers);
+  }
+  const problem =
+    error instanceof Unprocessable
+      ? problemOf(422, undefined, error.validationMessages)
+      : problemOf(error.status, error.detail);
+  return json(problem, error.status, 'application/problem+json', headers);
+}
+
+export interface ErrorHandlerOptions {
+  logger: Logger;
+  /** Methods registered for a path, for 405 + Allow (filled once routes exist). */
+  allowedMethods: (path: string) => string[];
+}
+
+/** The one place that turns every failure into the body of SPEC.md / CONTRACT §4. */
+export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
+  new Elysia({ name: 'error-handler' }).onError(
+    { as: 'global' },
+    ({ code, error, request, path, route, set }) => {
+      let known: AppError | undefined;
+      if (error instanceof AppError) known = error;
+      else if (code === 'PARSE') {
+        const cause = (error as Error).cause;
+        known = cause instanceof AppError ? cause : new BadRequest();
+      } else if (code === 'VALIDATION' && error instanceof ValidationError) {
+        known = fromValidation(error, request.method, route, path);
+      } else if (code === 'NOT_FOUND') {
+        const allow = allowedMethods(path);
+        known = allow.length > 0 ? new MethodNotAllowed(allow) : new NotFound();
+      } else if (code === 'INVALID_COOKIE_SIGNATURE') known = new BadRequest();
+      if (known) {
+        set.status = known.status;
+        return render(known, path);
+      }
+
+      // Logged with the request id; the response carries nothing internal.
+      logger.error('unhandled error', {
+        requestId: requestIdOf(request),
+        method: request.method,
+        path,
+        code: String(code),
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
+      set.status = 500;
+      return render(new AppError(500), path);
+    },
+  );

@@ -1,0 +1,61 @@
+import { Elysia } from 'elysia';
+import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../errors';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Deeper JSON than this is refused: no legitimate body here nests further. */
+export const MAX_JSON_DEPTH = 32;
+
+const isJsonType = (contentType: string) => {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+};
+
+/** Reads at most `limit` bytes, so a chunked body cannot grow past the limit in memory. */
+async function readLimited(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declared > limit) throw new PayloadTooLarge();
+  if (!request.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) throw new PayloadTooLarge();
+    chunks.push(chunk);
+  }
+  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+}
+
+function depthOf(value: unknown, depth = 0): number {
+  if (value === null || typeof value !== 'object') return depth;
+  if (depth > MAX_JSON_DEPTH) return depth;
+  let max = depth + 1;
+  for (const child of Object.values(value)) max = Math.max(max, depthOf(child, depth + 1));
+  return max;
+}
+
+/** Parses a JSON text (already size-checked); throws 400 on bad syntax or depth. */
+export function parseJson(text: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new BadRequest();
+  }
+  if (depthOf(value) > MAX_JSON_DEPTH) throw new BadRequest();
+  return value;
+}
+
+/**
+ * Every request body is JSON (SPEC.md): over 1 MiB → 413, another media type
+ * → 415, bad syntax or excessive nesting → 400. An empty body parses to
+ * `undefined` so optional bodies (DELETE) may be omitted.
+ */
+export const jsonBody = new Elysia({ name: 'json-body' }).onParse(
+  { as: 'global' },
+  async ({ request, contentType }) => {
+    const text = await readLimited(request, MAX_BODY_BYTES);
+    if (text.trim() === '') return null;
+    if (!isJsonType(contentType ?? '')) throw new UnsupportedMediaType();
+    return parseJson(text);
+  },
+);

@@ -1,0 +1,98 @@
+import { Elysia } from 'elysia';
+import type { Logger } from '@/logger';
+
+interface RequestMeta {
+  id: string;
+  startedAt: number;
+}
+
+const metas = new WeakMap<Request, RequestMeta>();
+/** A client's X-Request-Id is echoed only when it is short and printable. */
+const acceptableId = /^[\w.:-]{1,128}$/;
+
+export const requestIdOf = (request: Request) => metas.get(request)?.id;
+
+/** Socket peer addresses, recorded by the server's fetch handler before routing. */
+const peers = new WeakMap<Request, string>();
+export const recordPeerAddress = (request: Request, address: string | undefined) => {
+  if (address) peers.set(request, address);
+};
+
+/**
+ * The client's IP: the socket peer, or with TRUST_PROXY the left-most
+ * X-Forwarded-For entry. In-process requests (tests) without either are
+ * attributed to loopback.
+ */
+export function clientAddressOf(request: Request, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return peers.get(request) ?? '127.0.0.1';
+}
+
+const securityHeaders = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
+export interface RequestContextOptions {
+  logger: Logger;
+  corsOrigins: readonly string[];
+}
+
+function corsHeaders(origin: string | null, allowed: readonly string[]) {
+  if (!origin || !(allowed.includes(origin) || allowed.includes('*'))) return undefined;
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-allow-credentials': 'true',
+    'access-control-expose-headers':
+      'Location, ETag, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id',
+    vary: 'Origin',
+  };
+}
+
+/**
+ * Request id (X-Request-Id echoed or created), security headers, optional
+ * CORS (off unless CORS_ORIGINS is set) and one JSON log line per request.
+ */
+export const requestContext = ({ logger, corsOrigins }: RequestContextOptions) =>
+  new Elysia({ name: 'request-context' })
+    .onRequest(({ request, set }) => {
+      const given = request.headers.get('x-request-id');
+      const id = given && acceptableId.test(given) ? given : crypto.randomUUID();
+      metas.set(request, { id, startedAt: performance.now() });
+      Object.assign(set.headers, securityHeaders, { 'x-request-id': id });
+      const cors = corsOrigins.length
+        ? corsHeaders(request.headers.get('origin'), corsOrigins)
+        : undefined;
+      if (!cors) return;
+      Object.assign(set.headers, cors);
+      if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) {
+        return new Response(null, {
+          status: 204,
+          headers: {
+            ...securityHeaders,
+            ...cors,
+            'x-request-id': id,
+            'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE',
+            'access-control-allow-headers':
+              'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id',
+            'access-control-max-age': '600',
+          },
+        });
+      }
+    })
+    .onAfterResponse({ as: 'global' }, ({ request, path, set, responseValue }) => {
+      const meta = metas.get(request);
+      const status = responseValue instanceof Response ? responseValue.status : set.status;
+      logger.info('request', {
+        requestId: meta?.id,
+        method: request.method,
+        path,
+        status: typeof status === 'number' ? status : 200,
+        durationMs: meta ? Math.round((performance.now() - meta.startedAt) * 100) / 100 : undefined,
+      });
+    });

@@ -1,0 +1,91 @@
+import type { ValidationMessages } from './errors';
+
+/** The RFC 2616 §10 reference that SPEC.md's `type` field points at. */
+export const PROBLEM_TYPE = 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html';
+
+/** Fixed titles and details: SPEC.md "Errors" table, RFC 2616 reason phrases beyond it. */
+export const PROBLEMS: Record<number, { title: string; detail: string }> = {
+  400: {
+    title: 'Bad Request',
+    detail: 'The request could not be understood by the server due to malformed syntax',
+  },
+  401: { title: 'Unauthorized', detail: 'Unauthorized user' },
+  403: { title: 'Forbidden', detail: 'You are not allowed to perform this operation' },
+  404: { title: 'Not Found', detail: 'The resource was not found' },
+  405: {
+    title: 'Method Not Allowed',
+    detail: 'The request method is not allowed for this resource',
+  },
+  409: {
+    title: 'Conflict',
+    detail:
+      'The request could not be completed due to a conflict with the current state of the resource',
+  },
+  412: {
+    title: 'Precondition Failed',
+    detail: 'The resource has changed since it was last read',
+  },
+  413: {
+    title: 'Request Entity Too Large',
+    detail: 'The request body is larger than the limit of 1 MiB',
+  },
+  415: {
+    title: 'Unsupported Media Type',
+    detail: 'The request body must be JSON (Content-Type: application/json)',
+  },
+  422: {
+    title: 'Unprocessable Entity',
+    detail: 'The request was well formed but was unable to be followed due to semantic errors',
+  },
+  429: { title: 'Too Many Requests', detail: 'Too many requests; retry later' },
+  500: { title: 'Internal Server Error', detail: 'Internal Server Error' },
+  503: { title: 'Service Unavailable', detail: 'The service is temporarily unavailable' },
+};
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  validationMessages?: ValidationMessages;
+}
+
+export function problemOf(
+  status: number,
+  detail?: string,
+  validationMessages?: ValidationMessages,
+): Problem {
+  const fixed = PROBLEMS[status] ?? PROBLEMS[500]!;
+  return {
+    type: PROBLEM_TYPE,
+    title: fixed.title,
+    status,
+    detail: detail ?? fixed.detail,
+    ...(validationMessages ? { validationMessages } : {}),
+  };
+}
+
+/** Laravel-style messages of the customer API (CONTRACT §4). */
+export const LARAVEL_MESSAGES: Record<number, string> = {
+  400: 'The request could not be understood by the server due to malformed syntax.',
+  401: 'Unauthenticated.',
+  403: 'This action is unauthorized.',
+  404: 'Not Found.',
+  405: 'The method is not supported for this route.',
+  409: 'Conflict.',
+  412: 'Precondition Failed.',
+  413: 'The request body is larger than the limit of 1 MiB.',
+  415: 'The request body must be JSON.',
+  422: 'The given data was invalid.',
+  429: 'Too Many Attempts.',
+  500: 'Server Error',
+  503: 'Service Unavailable',
+};
+
+/** Laravel's summary line: the first error, plus "(and N more errors)". */
+export function laravelValidationMessage(errors: Record<string, string[]>): string {
+  const all = Object.values(errors).flat();
+  if (all.length === 0) return LARAVEL_MESSAGES[422]!;
+  const more = all.length - 1;
+  return more > 0 ? `${all[0]} (and ${more} more error${more > 1 ? 's' : ''})` : all[0]!;
+}

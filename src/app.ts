@@ -1,0 +1,73 @@
+import { openapi } from '@elysiajs/openapi';
+import { Elysia } from 'elysia';
+import { z } from 'zod';
+import { TokenService } from '@/auth/tokens';
+import type { Config } from '@/config';
+import type { Db } from '@/db/client';
+import type { AppDeps, Clock } from '@/deps';
+import type { Logger } from '@/logger';
+import { accountsRoutes } from './api/accounts/routes';
+import { adminRoutes } from './api/admin/routes';
+import { contentRoutes } from './api/content/routes';
+import { customerRoutes } from './api/customer/routes';
+import { healthRoutes } from './api/health/routes';
+import { listingsRoutes } from './api/listings/routes';
+import { authPlugin } from './api/plugins/auth';
+import { errorHandler } from './api/plugins/error-handler';
+import { jsonBody } from './api/plugins/json-body';
+import { requestContext } from './api/plugins/request-context';
+import { routeTable } from './api/route-table';
+
+export interface CreateAppOptions {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  clock?: Clock;
+}
+
+export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOptions): AppDeps {
+  const tokens = new TokenService(config.jwtSecret, clock);
+  return { config, db, logger, clock, tokens, auth: authPlugin({ tokens }) };
+}
+
+/** Builds the whole service; never listens (src/index.ts does). */
+export function createApp(options: CreateAppOptions | AppDeps) {
+  const deps = 'auth' in options ? options : buildDeps(options);
+  let allowedMethods: (path: string) => string[] = () => [];
+
+  const app = new Elysia()
+    .use(requestContext({ logger: deps.logger, corsOrigins: deps.config.corsOrigins }))
+    .use(errorHandler({ logger: deps.logger, allowedMethods: (path) => allowedMethods(path) }))
+    .use(jsonBody)
+    .use(
+      openapi({
+        path: '/docs',
+        specPath: '/docs/json',
+        mapJsonSchema: { zod: z.toJSONSchema },
+        documentation: {
+          info: {
+            title: 'Listings service',
+            version: '0.1.0',
+            description:
+              'Property listings, static pages, passkey sign-in and the rate-limited customer API.',
+          },
+          components: {
+            securitySchemes: {
+              bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+            },
+          },
+        },
+      }),
+    )
+    .use(healthRoutes(deps))
+    .use(listingsRoutes(deps))
+    .use(contentRoutes(deps))
+    .use(customerRoutes(deps))
+    .use(accountsRoutes(deps))
+    .use(adminRoutes(deps));
+
+  allowedMethods = routeTable(app.routes);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

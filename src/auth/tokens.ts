@@ -1,0 +1,88 @@
+import { errors, jwtVerify, SignJWT } from 'jose';
+
+export const AUDIENCES = ['customer', 'employee'] as const;
+export type Audience = (typeof AUDIENCES)[number];
+
+export interface Identity {
+  /** User id; for customers also the `ownerId` they act as (CONTRACT §3). */
+  sub: string;
+  aud: Audience;
+  /** How the caller proved it: a bearer token or the browser session cookie. */
+  via: 'bearer' | 'session';
+  /** Seconds since the epoch when the credential stops being valid. */
+  exp: number;
+}
+
+const ALGORITHM = 'HS256';
+/** Tolerated clock difference between the token issuer and this server. */
+const CLOCK_SKEW_SECONDS = 30;
+const MAX_CACHED = 10_000;
+
+const isAudience = (value: unknown): value is Audience =>
+  typeof value === 'string' && (AUDIENCES as readonly string[]).includes(value);
+
+/**
+ * Verifies bearer JWTs: HS256 pinned (so `none` and RS/HS confusion fail),
+ * `exp` required, `aud` one of customer/employee, `sub` a non-empty string.
+ * Verified tokens are cached until they expire: the HMAC is the dominant cost
+ * of an authenticated request and a token is immutable.
+ */
+export class TokenService {
+  readonly #key: Uint8Array;
+  readonly #verified = new Map<string, Identity>();
+
+  constructor(
+    secret: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.#key = new TextEncoder().encode(secret);
+  }
+
+  async verify(token: string): Promise<Identity | null> {
+    const cached = this.#verified.get(token);
+    const nowSeconds = this.now() / 1000;
+    if (cached) {
+      if (cached.exp + CLOCK_SKEW_SECONDS > nowSeconds) return cached;
+      this.#verified.delete(token);
+    }
+    try {
+      const { payload } = await jwtVerify(token, this.#key, {
+        algorithms: [ALGORITHM],
+        requiredClaims: ['exp', 'sub', 'aud'],
+        clockTolerance: CLOCK_SKEW_SECONDS,
+        currentDate: new Date(this.now()),
+      });
+      const aud = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
+      if (!isAudience(aud) || typeof payload.sub !== 'string' || payload.sub.length === 0) {
+        return null;
+      }
+      const identity: Identity = { sub: payload.sub, aud, via: 'bearer', exp: payload.exp! };
+      if (this.#verified.size >= MAX_CACHED) this.#verified.clear();
+      this.#verified.set(token, identity);
+      return identity;
+    } catch (error) {
+      if (error instanceof errors.JOSEError || error instanceof TypeError) return null;
+      throw error;
+    }
+  }
+
+  async issue(sub: string, aud: Audience, ttlSeconds: number): Promise<string> {
+    const nowSeconds = Math.floor(this.now() / 1000);
+    return new SignJWT({})
+      .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+      .setSubject(sub)
+      .setAudience(aud)
+      .setIssuedAt(nowSeconds)
+      .setExpirationTime(nowSeconds + ttlSeconds)
+      .sign(this.#key);
+  }
+}
+
+/** Parses "30s", "15m", "1h", "7d" or a number of seconds. */
+export function parseDuration(value: string): number | null {
+  const match = /^(\d+)\s*([smhd]?)$/.exec(value.trim());
+  if (!match) return null;
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
+  const seconds = Number(match[1]) * unit;
+  return seconds > 0 ? seconds : null;
+}

@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'])
+  .transform((value) => ['true', '1', 'on', 'yes'].includes(value));
+
+const port = z.coerce.number().int().min(0).max(65535);
+const perMinute = z.coerce.number().int().min(1).max(1_000_000);
+
+/** The environment variables of CONTRACT §1, each validated once at start-up. */
+export const EnvSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_PATH: z.string().min(1).default('./data/app.db'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  PUBLIC_ORIGIN: z.string().optional(),
+  RP_ID: z.string().min(1).optional(),
+  RP_NAME: z.string().min(1).default('Listings Service'),
+  TLS_CERT_PATH: z.string().min(1).optional(),
+  TLS_KEY_PATH: z.string().min(1).optional(),
+  TRUST_PROXY: booleanFlag.default(false),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinute.default(60),
+  RATE_LIMIT_CUSTOMER_PER_MINUTE: perMinute.default(120),
+  // SPEC.md Limits: the employee limit is never below 2000 per minute.
+  RATE_LIMIT_EMPLOYEE_PER_MINUTE: perMinute.default(5000).transform((v) => Math.max(v, 2000)),
+  WORKERS: booleanFlag.default(true),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  CORS_ORIGINS: z.string().optional(),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  databasePath: string;
+  jwtSecret: string;
+  publicOrigins: string[];
+  rpId: string;
+  rpName: string;
+  tls?: { certPath: string; keyPath: string };
+  trustProxy: boolean;
+  rateLimits: { anonymous: number; customer: number; employee: number };
+  workers: boolean;
+  logLevel: Env['LOG_LEVEL'];
+  corsOrigins: string[];
+}
+
+export class ConfigError extends Error {}
+
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+function originsOf(env: Env): string[] {
+  const origins = list(env.PUBLIC_ORIGIN);
+  if (origins.length === 0) return [`http://localhost:${env.PORT}`];
+  for (const origin of origins) {
+    if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+      throw new ConfigError(
+        `PUBLIC_ORIGIN: "${origin}" is not an origin (expected e.g. https://example.com)`,
+      );
+    }
+  }
+  return origins;
+}
+
+/**
+ * JWT_SECRET, when unset, is generated once and kept beside the database so
+ * tokens survive restarts (CONTRACT §1). An in-memory database gets a
+ * throw-away secret.
+ */
+export function loadOrCreateSecret(databasePath: string): string {
+  if (databasePath === ':memory:') return randomBytes(32).toString('base64url');
+  const file = join(dirname(databasePath), 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dirname(file), { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+/** Parses the environment; throws ConfigError with one line naming the variable. */
+export function parseConfig(source: Record<string, string | undefined>): Config {
+  // An empty variable means "not set" (as in `PORT= bun start`).
+  const env = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''));
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0]);
+    throw new ConfigError(`${name}: ${issue.message} (got "${source[name]}")`);
+  }
+  const e = parsed.data;
+  if (Boolean(e.TLS_CERT_PATH) !== Boolean(e.TLS_KEY_PATH)) {
+    throw new ConfigError('TLS_CERT_PATH: TLS_CERT_PATH and TLS_KEY_PATH must be set together');
+  }
+  const publicOrigins = originsOf(e);
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    databasePath: e.DATABASE_PATH,
+    jwtSecret: e.JWT_SECRET ?? loadOrCreateSecret(e.DATABASE_PATH),
+    publicOrigins,
+    rpId: e.RP_ID ?? new URL(publicOrigins[0]!).hostname,
+    rpName: e.RP_NAME,
+    tls:
+      e.TLS_CERT_PATH && e.TLS_KEY_PATH
+        ? { certPath: e.TLS_CERT_PATH, keyPath: e.TLS_KEY_PATH }
+        : undefined,
+    trustProxy: e.TRUST_PROXY,
+    rateLimits: {
+      anonymous: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+      customer: e.RATE_LIMIT_CUSTOMER_PER_MINUTE,
+      employee: e.RATE_LIMIT_EMPLOYEE_PER_MINUTE,
+    },
+    workers: e.WORKERS,
+    logLevel: e.LOG_LEVEL,
+    corsOrigins: list(e.CORS_ORIGINS),
+  });
+}

@@ -1,0 +1,43 @@
+import { Database } from 'bun:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
+import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
+import * as schema from './schema';
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+/** A transaction handle; services accept `Db | Tx` so callers can compose them. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type DbOrTx = Db | Tx;
+
+export const migrationsFolder = join(import.meta.dir, '..', '..', 'migrations');
+
+/**
+ * Opens (creating the folder when missing) and tunes the SQLite file:
+ * WAL so readers never block the writer, synchronous=NORMAL which in WAL mode
+ * keeps every committed transaction across a process crash, foreign keys on,
+ * and a busy timeout so a second writer waits instead of failing.
+ */
+export function openDatabase(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new Database(path, { create: true, strict: true });
+  sqlite.exec('PRAGMA journal_mode = WAL');
+  sqlite.exec('PRAGMA synchronous = NORMAL');
+  sqlite.exec('PRAGMA foreign_keys = ON');
+  sqlite.exec('PRAGMA busy_timeout = 5000');
+  sqlite.exec('PRAGMA temp_store = MEMORY');
+  sqlite.exec('PRAGMA cache_size = -65536');
+  return drizzle({ client: sqlite, schema, casing: 'snake_case' }) as Db;
+}
+
+export function migrateDatabase(db: Db): void {
+  migrate(db, { migrationsFolder });
+}
+
+export function isDatabaseHealthy(db: Db): boolean {
+  try {
+    return db.$client.query('SELECT 1 AS ok').get() !== null;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,19 @@
+import type { TokenService } from '@/auth/tokens';
+import type { Config } from '@/config';
+import type { Db } from '@/db/client';
+import type { Logger } from '@/logger';
+import type { authPlugin } from './api/plugins/auth';
+
+/** Milliseconds since the epoch; injected so tests never sleep on real timers. */
+export type Clock = () => number;
+
+/** Everything a feature plugin may use; built once by `createApp`. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  clock: Clock;
+  tokens: TokenService;
+  /** The shared auth plugin (`auth` and `optionalAuth` macros). */
+  auth: ReturnType<typeof authPlugin>;
+}

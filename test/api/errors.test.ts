@@ -1,0 +1,238 @@
+import { describe, expect, test } from 'bun:test';
+import { Elysia } from 'elysia';
+import { z } from 'zod';
+import { answersUnprocessable } from '@/api/plugins/error-handler';
+import { problemOf, setup } from '../support/harness';
+
+const Probe = z.strictObject({
+  name: z.string().min(1).max(5),
+  location: z.strictObject({
+    latitude: z.number().min(-90, 'not between').max(90, 'not between'),
+    cityId: z.enum(['madrid', 'paris']),
+  }),
+});
+
+function probeContext() {
+  const ctx = setup();
+  answersUnprocessable('POST', '/listings/probe-422');
+  ctx.app.use(
+    new Elysia()
+      .post('/listings/probe', ({ body }) => body, { body: Probe })
+      .post('/listings/probe-422', ({ body }) => body, { body: Probe })
+      .post('/api/v1/probe', ({ body }) => body, { body: Probe })
+      .get('/listings/boom', () => {
+        throw new Error('secret internals /etc/passwd');
+      })
+      .get('/api/v1/boom', () => {
+        throw new Error('secret internals');
+      }),
+  );
+  return ctx;
+}
+
+const valid = { name: 'abc', location: { latitude: 1, cityId: 'madrid' } };
+
+describe('error model (CONTRACT §4)', () => {
+  const ctx = probeContext();
+
+  test('unknown route → 404 problem', async () => {
+    const res = await ctx.request('GET', '/listings/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.body).toEqual(problemOf(404));
+  });
+
+  test('known path, wrong method → 405 with Allow', async () => {
+    const res = await ctx.request('DELETE', '/health');
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.body).toEqual({
+      type: 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html',
+      title: 'Method Not Allowed',
+      status: 405,
+      detail: 'The request method is not allowed for this resource',
+    });
+  });
+
+  test('malformed JSON → 400 with the fixed SPEC body', async () => {
+    const res = await ctx.request('POST', '/listings/probe', {
+      raw: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      type: 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html',
+      title: 'Bad Request',
+      status: 400,
+      detail: 'The request could not be understood by the server due to malformed syntax',
+    });
+  });
+
+  test.each([['[]'], ['null'], ['3'], ['"text"']])(
+    'JSON %s that is not an object → 400',
+    async (raw) => {
+      const res = await ctx.request('POST', '/listings/probe-422', {
+        raw,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(problemOf(400));
+    },
+  );
+
+  test('non-JSON media type → 415', async () => {
+    const res = await ctx.request('POST', '/listings/probe', {
+      raw: 'name=abc',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({
+      type: 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html',
+      title: 'Unsupported Media Type',
+      status: 415,
+      detail: 'The request body must be JSON (Content-Type: application/json)',
+    });
+  });
+
+  test('body over 1 MiB → 413', async () => {
+    const raw = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
+    const res = await ctx.request('POST', '/listings/probe', {
+      raw,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({
+      type: 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html',
+      title: 'Request Entity Too Large',
+      status: 413,
+      detail: 'The request body is larger than the limit of 1 MiB',
+    });
+  });
+
+  test('JSON nested deeper than 32 levels → 400', async () => {
+    const raw = `${'['.repeat(40)}${']'.repeat(40)}`;
+    const res = await ctx.request('POST', '/listings/probe', {
+      raw,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+  });
+
+  test('body failing validation on a route without 422 → 400', async () => {
+    const res = await ctx.request('POST', '/listings/probe', { body: { name: 7 } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(problemOf(400));
+  });
+
+  test('body failing validation on a 422 route → nested validationMessages', async () => {
+    const res = await ctx.request('POST', '/listings/probe-422', {
+      body: {
+        name: 'toolongname',
+        location: { latitude: 90.0001, cityId: 'nowhere' },
+        country: 'ES',
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({
+      type: 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html',
+      title: 'Unprocessable Entity',
+      status: 422,
+      detail: 'The request was well formed but was unable to be followed due to semantic errors',
+      validationMessages: {
+        name: { stringLengthTooLong: 'The input is more than 5 characters long' },
+        location: {
+          latitude: { notBetween: 'not between' },
+          cityId: { notInArray: 'The input was not found in the haystack' },
+        },
+        country: { notAllowed: 'The field is not allowed' },
+      },
+    });
+  });
+
+  test('a missing object is reported under its own name', async () => {
+    const res = await ctx.request('POST', '/listings/probe-422', { body: { name: 'a' } });
+    expect(res.status).toBe(422);
+    expect((res.body as { validationMessages: unknown }).validationMessages).toEqual({
+      location: { isEmpty: "Value is required and can't be empty" },
+    });
+  });
+
+  test('valid body passes', async () => {
+    const res = await ctx.request('POST', '/listings/probe', { body: valid });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(valid);
+  });
+
+  test('unexpected failure → 500 with nothing internal', async () => {
+    const res = await ctx.request('GET', '/listings/boom');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({
+      type: 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html',
+      title: 'Internal Server Error',
+      status: 500,
+      detail: 'Internal Server Error',
+    });
+    expect(res.text).not.toContain('secret');
+  });
+
+  describe('customer API bodies are Laravel-style', () => {
+    test('422 {message, errors}', async () => {
+      const res = await ctx.request('POST', '/api/v1/probe', {
+        body: { name: '', location: { latitude: 1, cityId: 'madrid' } },
+      });
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({
+        message: "Value is required and can't be empty",
+        errors: { name: ["Value is required and can't be empty"] },
+      });
+    });
+
+    test('404 and 500', async () => {
+      expect((await ctx.request('GET', '/api/v1/nothing')).body).toEqual({ message: 'Not Found.' });
+      const boom = await ctx.request('GET', '/api/v1/boom');
+      expect(boom.status).toBe(500);
+      expect(boom.body).toEqual({ message: 'Server Error' });
+    });
+  });
+});
+
+describe('request context', () => {
+  const ctx = setup();
+
+  test('X-Request-Id is created, or echoed when sane', async () => {
+    const created = await ctx.request('GET', '/health');
+    expect(created.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const echoed = await ctx.request('GET', '/health', { headers: { 'x-request-id': 'abc-123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('abc-123');
+    const refused = await ctx.request('GET', '/health', { headers: { 'x-request-id': 'a b<c>' } });
+    expect(refused.headers.get('x-request-id')).not.toBe('a b<c>');
+  });
+
+  test('security headers on success and error responses', async () => {
+    for (const path of ['/health', '/nowhere']) {
+      const res = await ctx.request('GET', path);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+    }
+  });
+
+  test('no CORS headers unless configured', async () => {
+    const res = await ctx.request('GET', '/health', { headers: { origin: 'https://evil.test' } });
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    const cors = setup({ CORS_ORIGINS: 'https://app.test' });
+    const allowed = await cors.request('GET', '/health', {
+      headers: { origin: 'https://app.test' },
+    });
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.test');
+  });
+
+  test('GET /health answers once the database does', async () => {
+    const res = await ctx.request('GET', '/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'ok', database: 'ok' });
+    ctx.db.$client.close();
+    const down = await ctx.request('GET', '/health');
+    expect(down.status).toBe(503);
+  });
+});

@@ -1,0 +1,87 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildDeps, createApp } from '@/app';
+import type { Audience } from '@/auth/tokens';
+import { parseConfig } from '@/config';
+import { migrateDatabase, openDatabase } from '@/db/client';
+import type { AppDeps } from '@/deps';
+import { createLogger } from '@/logger';
+
+export const BASE = 'http://localhost';
+
+/** A clock tests move by hand: no sleeping on real timers. */
+export function manualClock(start = Date.UTC(2026, 10, 22, 12, 0, 0)) {
+  let now = start;
+  const clock = () => now;
+  clock.advance = (ms: number) => {
+    now += ms;
+  };
+  clock.set = (ms: number) => {
+    now = ms;
+  };
+  return clock;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Raw body text, sent as is (malformed JSON, other media types). */
+  raw?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: T;
+}
+
+export function tempDir(prefix = 'listings-test-') {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * A fresh migrated SQLite file in a temp dir, the whole app on top of it, and
+ * helpers to call it in-process (`app.handle`).
+ */
+export function setup(env: Record<string, string> = {}, clock = manualClock(Date.now())) {
+  const dir = tempDir();
+  const config = parseConfig({ DATABASE_PATH: join(dir, 'app.db'), LOG_LEVEL: 'silent', ...env });
+  const db = openDatabase(config.databasePath);
+  migrateDatabase(db);
+  const deps: AppDeps = buildDeps({ config, db, logger: createLogger('silent'), clock });
+  const app = createApp(deps);
+
+  async function request<T = unknown>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<TestResponse<T>> {
+    const headers = new Headers({ accept: 'application/json', ...options.headers });
+    if (options.token) headers.set('authorization', `Bearer ${options.token}`);
+    let body: string | undefined = options.raw;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    }
+    const response = await app.handle(new Request(`${BASE}${path}`, { method, headers, body }));
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {}
+    return { status: response.status, headers: response.headers, text, body: parsed as T };
+  }
+
+  const tokenFor = (sub: string, aud: Audience = 'customer', ttlSeconds = 3600) =>
+    deps.tokens.issue(sub, aud, ttlSeconds);
+
+  return { app, db, deps, config, dir, clock, request, tokenFor };
+}
+
+export type TestContext = ReturnType<typeof setup>;
+
+/** The exact problem body of SPEC.md for a status (fixed title and detail). */
+export { problemOf } from '@/api/problem';
