@@ -1,0 +1,22 @@
+import { expect, test } from 'bun:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { setup } from '../support/harness';
+
+const ctx = setup();
+
+test('GET /docs/json is a valid OpenAPI 3 document', async () => {
+  const res = await ctx.request('GET', '/docs/json');
+  expect(res.status).toBe(200);
+  const document = res.body as { openapi: string; paths: Record<string, unknown> };
+  expect(document.openapi).toMatch(/^3\./);
+  const result = await new Validator().validate(document as unknown as object);
+  if (!result.valid) console.error(JSON.stringify(result.errors, null, 2).slice(0, 2000));
+  expect(result.valid).toBe(true);
+  expect(Object.keys(document.paths)).toContain('/health');
+});
+
+test('GET /docs serves the reference UI', async () => {
+  const res = await ctx.request('GET', '/docs', { headers: { accept: 'text/html' } });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toContain('text/html');
+});

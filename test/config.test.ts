@@ -1,0 +1,91 @@
+import { describe, expect, test } from 'bun:test';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, parseConfig } from '@/config';
+import { tempDir } from './support/harness';
+
+describe('configuration (CONTRACT §1)', () => {
+  test('defaults', () => {
+    const dir = tempDir();
+    const config = parseConfig({ DATABASE_PATH: join(dir, 'app.db') });
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      publicOrigins: ['http://localhost:3000'],
+      rpId: 'localhost',
+      trustProxy: false,
+      rateLimits: { anonymous: 60, customer: 120, employee: 5000 },
+      workers: true,
+      logLevel: 'info',
+      corsOrigins: [],
+    });
+  });
+
+  test('JWT_SECRET is generated once beside the database and reused', () => {
+    const dir = tempDir();
+    const first = parseConfig({ DATABASE_PATH: join(dir, 'app.db') });
+    const second = parseConfig({ DATABASE_PATH: join(dir, 'app.db') });
+    expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(second.jwtSecret).toBe(first.jwtSecret);
+    const file = join(dir, 'jwt-secret');
+    expect(readFileSync(file, 'utf8').trim()).toBe(first.jwtSecret);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  test('an in-memory database gets a throw-away secret and writes nothing', () => {
+    const config = parseConfig({ DATABASE_PATH: ':memory:' });
+    expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(existsSync('jwt-secret')).toBe(false);
+  });
+
+  test('the employee limit is never below 2000', () => {
+    const config = parseConfig({ DATABASE_PATH: ':memory:', RATE_LIMIT_EMPLOYEE_PER_MINUTE: '10' });
+    expect(config.rateLimits.employee).toBe(2000);
+  });
+
+  test('RP_ID follows PUBLIC_ORIGIN; several origins allowed', () => {
+    const config = parseConfig({
+      DATABASE_PATH: ':memory:',
+      PUBLIC_ORIGIN: 'https://listings.example.com, https://www.listings.example.com',
+    });
+    expect(config.rpId).toBe('listings.example.com');
+    expect(config.publicOrigins).toHaveLength(2);
+  });
+
+  test.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['RATE_LIMIT_EMPLOYEE_PER_MINUTE', 'abc'],
+    ['TRUST_PROXY', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['JWT_SECRET', 'short'],
+    ['PUBLIC_ORIGIN', 'not a url'],
+    ['TLS_CERT_PATH', '/tmp/cert.pem'],
+  ])('%s=%s is refused naming the variable', (name, value) => {
+    expect(() => parseConfig({ DATABASE_PATH: ':memory:', [name]: value })).toThrow(ConfigError);
+    try {
+      parseConfig({ DATABASE_PATH: ':memory:', [name]: value });
+    } catch (error) {
+      expect((error as Error).message.startsWith(`${name}:`)).toBe(true);
+    }
+  });
+});
+
+describe('start-up with a bad value', () => {
+  test.each([
+    ['PORT', 'abc'],
+    ['RATE_LIMIT_EMPLOYEE_PER_MINUTE', 'abc'],
+  ])('%s=%s exits 1 with one line naming it', async (name, value) => {
+    const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
+      env: { ...process.env, DATABASE_PATH: ':memory:', [name]: value },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const code = await proc.exited;
+    const stderr = await new Response(proc.stderr).text();
+    expect(code).toBe(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`${name}:`);
+  });
+});
