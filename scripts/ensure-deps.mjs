@@ -12,7 +12,8 @@ const stale =
   (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs);
 
 if (stale) {
-  console.error('[setup] installing dependencies (npm ci)…');
-  const cmd = existsSync(lock) ? 'npm ci' : 'npm install';
-  execSync(`${cmd} --no-audit --no-fund --loglevel=error`, { stdio: 'inherit' });
+  // `npm install` rather than `npm ci`: the lockfile records only this
+  // platform's optional binaries (Bun, Biome, esbuild), which `npm ci` rejects.
+  console.error('[setup] installing dependencies (npm install)…');
+  execSync('npm install --no-audit --no-fund --loglevel=error', { stdio: 'inherit' });
 }

@@ -9,7 +9,7 @@ test('GET /docs/json is a valid OpenAPI 3 document', async () => {
   expect(res.status).toBe(200);
   const document = res.body as { openapi: string; paths: Record<string, unknown> };
   expect(document.openapi).toMatch(/^3\./);
-  const result = await new Validator().validate(document as unknown as object);
+  const result = await new Validator().validate(document as unknown as Record<string, unknown>);
   if (!result.valid) console.error(JSON.stringify(result.errors, null, 2).slice(0, 2000));
   expect(result.valid).toBe(true);
   expect(Object.keys(document.paths)).toContain('/health');
