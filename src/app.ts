@@ -11,6 +11,7 @@ import { adminRoutes } from './api/admin/routes';
 import { contentRoutes } from './api/content/routes';
 import { customerRoutes } from './api/customer/routes';
 import { healthRoutes } from './api/health/routes';
+import { withIdempotency } from './api/idempotency';
 import { listingsRoutes } from './api/listings/routes';
 import { authPlugin } from './api/plugins/auth';
 import { errorHandler } from './api/plugins/error-handler';
@@ -71,3 +72,14 @@ export function createApp(options: CreateAppOptions | AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/**
+ * The app plus the outer request pipeline (safe retries) that the server and
+ * the tests both use: `fetch` is what `Bun.serve` calls.
+ */
+export function createService(options: CreateAppOptions | AppDeps) {
+  const deps = 'auth' in options ? options : buildDeps(options);
+  const app = createApp(deps);
+  const fetch = withIdempotency((request) => app.handle(request), deps.db, deps.clock);
+  return { deps, app, fetch };
+}

@@ -1,4 +1,4 @@
-import { buildDeps, createApp } from '@/app';
+import { buildDeps, createService } from '@/app';
 import { ConfigError, parseConfig } from '@/config';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { createLogger } from '@/logger';
@@ -22,7 +22,7 @@ const logger = createLogger(config.logLevel);
 const db = openDatabase(config.databasePath);
 migrateDatabase(db);
 const deps = buildDeps({ config, db, logger });
-const app = createApp(deps);
+const service = createService(deps);
 
 const server = Bun.serve({
   port: config.port,
@@ -34,7 +34,7 @@ const server = Bun.serve({
     : undefined,
   fetch: (request, srv) => {
     recordPeerAddress(request, srv.requestIP(request)?.address);
-    return app.handle(request);
+    return service.fetch(request);
   },
 });
 logger.info('listening', {

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildDeps, createApp } from '@/app';
+import { buildDeps, createService } from '@/app';
 import type { Audience } from '@/auth/tokens';
 import { parseConfig } from '@/config';
 import { migrateDatabase, openDatabase } from '@/db/client';
@@ -52,7 +52,7 @@ export function setup(env: Record<string, string> = {}, clock = manualClock(Date
   const db = openDatabase(config.databasePath);
   migrateDatabase(db);
   const deps: AppDeps = buildDeps({ config, db, logger: createLogger('silent'), clock });
-  const app = createApp(deps);
+  const { app, fetch } = createService(deps);
 
   async function request<T = unknown>(
     method: string,
@@ -66,7 +66,7 @@ export function setup(env: Record<string, string> = {}, clock = manualClock(Date
       body = JSON.stringify(options.body);
       if (!headers.has('content-type')) headers.set('content-type', 'application/json');
     }
-    const response = await app.handle(new Request(`${BASE}${path}`, { method, headers, body }));
+    const response = await fetch(new Request(`${BASE}${path}`, { method, headers, body }));
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -78,7 +78,7 @@ export function setup(env: Record<string, string> = {}, clock = manualClock(Date
   const tokenFor = (sub: string, aud: Audience = 'customer', ttlSeconds = 3600) =>
     deps.tokens.issue(sub, aud, ttlSeconds);
 
-  return { app, db, deps, config, dir, clock, request, tokenFor };
+  return { app, fetch, db, deps, config, dir, clock, request, tokenFor };
 }
 
 export type TestContext = ReturnType<typeof setup>;

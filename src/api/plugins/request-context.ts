@@ -31,7 +31,7 @@ export function clientAddressOf(request: Request, trustProxy: boolean): string {
   return peers.get(request) ?? '127.0.0.1';
 }
 
-const securityHeaders = {
+export const securityHeaders = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',

@@ -1,0 +1,23 @@
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/** Responses of POSTs sent with an Idempotency-Key, replayed on retry for 24 hours. */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    /** SHA-256 of the caller's credential, so a key never crosses callers. */
+    scope: text().notNull(),
+    key: text().notNull(),
+    method: text().notNull(),
+    path: text().notNull(),
+    requestHash: text().notNull(),
+    /** Null while the first request is still being handled. */
+    status: integer(),
+    headers: text({ mode: 'json' }).$type<Record<string, string>>(),
+    body: text(),
+    createdAt: integer().notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.scope, table.key] }),
+    index('idempotency_keys_created_at').on(table.createdAt),
+  ],
+);
