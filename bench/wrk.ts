@@ -1,0 +1,82 @@
+import { join } from 'node:path';
+
+export interface WrkResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  errors: number;
+}
+
+export interface WrkOptions {
+  url: string;
+  seconds: number;
+  connections: number;
+  headers?: Record<string, string>;
+  /** POST body; sent with Content-Type: application/json through a Lua script. */
+  body?: string;
+  method?: string;
+  /** CPU the load generator is pinned to. */
+  cpu: number;
+  scriptDir: string;
+}
+
+const toMs = (value: string, unit: string) =>
+  Number(value) * ({ us: 0.001, ms: 1, s: 1000, m: 60000 }[unit] ?? 1);
+
+function parseLatency(output: string, percentile: string): number {
+  const match = new RegExp(`^\\s*${percentile}%\\s+([\\d.]+)(us|ms|s|m)`, 'm').exec(output);
+  return match ? toMs(match[1]!, match[2]!) : Number.NaN;
+}
+
+export function parseWrk(output: string): WrkResult {
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(output);
+  const total = /(\d+) requests in/.exec(output);
+  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(output);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+  const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
+  return {
+    requestsPerSecond: rps ? Number(rps[1]) : 0,
+    p50Ms: parseLatency(output, '50'),
+    p99Ms: parseLatency(output, '99'),
+    requests: total ? Number(total[1]) : 0,
+    errors: (non2xx ? Number(non2xx[1]) : 0) + socketErrors,
+  };
+}
+
+/** Runs wrk pinned to one CPU (taskset) against 127.0.0.1 for a bounded time. */
+export async function runWrk(options: WrkOptions): Promise<WrkResult> {
+  const args = [
+    'taskset',
+    '-c',
+    String(options.cpu),
+    'wrk',
+    '-t1',
+    `-c${options.connections}`,
+    `-d${options.seconds}s`,
+    '--latency',
+    '--timeout',
+    '5s',
+  ];
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    args.push('-H', `${name}: ${value}`);
+  }
+  if (options.body !== undefined || options.method) {
+    const script = join(options.scriptDir, `wrk-${crypto.randomUUID()}.lua`);
+    const lua = [
+      `wrk.method = ${JSON.stringify(options.method ?? 'POST')}`,
+      options.body !== undefined ? `wrk.body = ${JSON.stringify(options.body)}` : '',
+      `wrk.headers["Content-Type"] = "application/json"`,
+    ].join('\n');
+    await Bun.write(script, lua);
+    args.push('-s', script);
+  }
+  args.push(options.url);
+  const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' });
+  const [output, errorText] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ]);
+  if ((await proc.exited) !== 0) throw new Error(`wrk failed: ${errorText || output}`);
+  return parseWrk(output);
+}
