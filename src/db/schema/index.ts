@@ -1,1 +1,2 @@
+export * from './job-runs';
 export * from './users';
