@@ -33,7 +33,9 @@ export function parseWrk(output: string): WrkResult {
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(output);
   const total = /(\d+) requests in/.exec(output);
   const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(output);
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(
+    output,
+  );
   const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
   return {
     requestsPerSecond: rps ? Number(rps[1]) : 0,

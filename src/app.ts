@@ -6,6 +6,7 @@ import type { Config } from '@/config';
 import type { Db } from '@/db/client';
 import type { AppDeps, Clock } from '@/deps';
 import type { Logger } from '@/logger';
+import { createWorkers } from '@/workers';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
 import { contentRoutes } from './api/content/routes';
@@ -28,7 +29,10 @@ export interface CreateAppOptions {
 
 export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOptions): AppDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
-  return { config, db, logger, clock, tokens, auth: authPlugin({ tokens }) };
+  const deps: AppDeps = { config, db, logger, clock, tokens, auth: authPlugin({ tokens }) };
+  // Idle until src/index.ts starts it; the jobs close over the finished deps.
+  deps.jobs = createWorkers(deps);
+  return deps;
 }
 
 /** Builds the whole service; never listens (src/index.ts does). */

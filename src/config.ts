@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { CronPattern } from 'croner';
 import { z } from 'zod';
 
 const booleanFlag = z
@@ -9,6 +10,18 @@ const booleanFlag = z
 
 const port = z.coerce.number().int().min(0).max(65535);
 const perMinute = z.coerce.number().int().min(1).max(1_000_000);
+
+/** A croner pattern (5 or 6 fields, or a nickname such as `@hourly`), read in UTC. */
+export function isCronPattern(pattern: string): boolean {
+  try {
+    new CronPattern(pattern, 'UTC');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const cron = z.string().refine(isCronPattern, 'not a valid cron pattern (e.g. "*/5 * * * *")');
 
 /** The environment variables of CONTRACT §1, each validated once at start-up. */
 export const EnvSchema = z.object({
@@ -27,6 +40,10 @@ export const EnvSchema = z.object({
   // SPEC.md Limits: the employee limit is never below 2000 per minute.
   RATE_LIMIT_EMPLOYEE_PER_MINUTE: perMinute.default(5000).transform((v) => Math.max(v, 2000)),
   WORKERS: booleanFlag.default(true),
+  // CONTRACT §9 schedules.
+  JOB_PLAN_WINDOW_RESET_CRON: cron.default('* * * * *'),
+  JOB_UNIT_COUNTER_RECONCILE_CRON: cron.default('*/5 * * * *'),
+  JOB_STATIC_PAGE_CACHE_WARM_CRON: cron.default('*/10 * * * *'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   CORS_ORIGINS: z.string().optional(),
 });
@@ -45,6 +62,12 @@ export interface Config {
   trustProxy: boolean;
   rateLimits: { anonymous: number; customer: number; employee: number };
   workers: boolean;
+  /** Cron patterns (UTC) of the worker jobs. */
+  jobSchedules: {
+    planWindowReset: string;
+    unitCounterReconcile: string;
+    staticPageCacheWarm: string;
+  };
   logLevel: Env['LOG_LEVEL'];
   corsOrigins: string[];
 }
@@ -120,6 +143,11 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       employee: e.RATE_LIMIT_EMPLOYEE_PER_MINUTE,
     },
     workers: e.WORKERS,
+    jobSchedules: {
+      planWindowReset: e.JOB_PLAN_WINDOW_RESET_CRON,
+      unitCounterReconcile: e.JOB_UNIT_COUNTER_RECONCILE_CRON,
+      staticPageCacheWarm: e.JOB_STATIC_PAGE_CACHE_WARM_CRON,
+    },
     logLevel: e.LOG_LEVEL,
     corsOrigins: list(e.CORS_ORIGINS),
   });

@@ -23,6 +23,7 @@ const db = openDatabase(config.databasePath);
 migrateDatabase(db);
 const deps = buildDeps({ config, db, logger });
 const service = createService(deps);
+if (config.workers) deps.jobs?.start();
 
 const server = Bun.serve({
   port: config.port,
@@ -49,6 +50,8 @@ async function shutdown(signal: string) {
   logger.info('shutting down', { signal });
   // Stop accepting; resolves once requests in flight have been answered.
   await server.stop();
+  // Waits for a running job to finish its current chunk.
+  await deps.jobs?.stop();
   db.$client.close();
   logger.info('stopped');
   process.exit(0);

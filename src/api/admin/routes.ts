@@ -1,6 +1,39 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '@/deps';
+import { unknownJob } from '@/workers/scheduler';
+import { JobList, JobParams, JobRunResult } from './schemas';
+
+const security = [{ bearer: [] }];
 
 /** Operator endpoints at /admin (employee only; CONTRACT §9). */
-export const adminRoutes = ({ auth }: AppDeps) =>
-  new Elysia({ name: 'admin', prefix: '/admin' }).use(auth);
+export const adminRoutes = ({ auth, jobs }: AppDeps) =>
+  new Elysia({ name: 'admin', prefix: '/admin' })
+    .use(auth)
+    .get('/jobs', () => ({ jobs: jobs?.status() ?? [] }), {
+      auth: 'employee',
+      response: { 200: JobList },
+      detail: {
+        summary: "Worker jobs: each one's schedule, next run and last 20 runs",
+        tags: ['Admin'],
+        security,
+      },
+    })
+    .post(
+      '/jobs/:name/run',
+      async ({ params: { name } }) => {
+        if (!jobs) throw unknownJob(name);
+        return { job: name, ...(await jobs.runNow(name)) };
+      },
+      {
+        auth: 'employee',
+        params: JobParams,
+        response: { 200: JobRunResult },
+        detail: {
+          summary: 'Run a job now and answer its run record once it has finished',
+          description:
+            '404 for an unknown job, 409 while the job is running (scheduled or manual), 503 during shutdown. A job that fails still answers 200 with outcome "failed".',
+          tags: ['Admin'],
+          security,
+        },
+      },
+    );

@@ -1,2 +1,3 @@
 export * from './idempotency-keys';
+export * from './job-runs';
 export * from './users';

@@ -1,0 +1,40 @@
+import type { AppDeps } from '@/deps';
+import * as planWindowReset from './plan-window-reset';
+import { createScheduler, type JobDefinition, type Scheduler } from './scheduler';
+import * as staticPageCacheWarm from './static-page-cache-warm';
+import * as unitCounterReconcile from './unit-counter-reconcile';
+
+export type { JobContext, JobDefinition, JobDetails, JobRun, Scheduler } from './scheduler';
+
+/** The worker jobs of CONTRACT §9; schedules come from the JOB_*_CRON variables. */
+export function workerJobs(deps: AppDeps): JobDefinition[] {
+  const { jobSchedules } = deps.config;
+  return [
+    {
+      name: 'plan-window-reset',
+      pattern: jobSchedules.planWindowReset,
+      run: (ctx) => planWindowReset.run(deps, ctx),
+    },
+    {
+      name: 'unit-counter-reconcile',
+      pattern: jobSchedules.unitCounterReconcile,
+      run: (ctx) => unitCounterReconcile.run(deps, ctx),
+    },
+    {
+      name: 'static-page-cache-warm',
+      pattern: jobSchedules.staticPageCacheWarm,
+      runAtStart: true,
+      run: (ctx) => staticPageCacheWarm.run(deps, ctx),
+    },
+  ];
+}
+
+/** The scheduler of the service's jobs; idle until `start()` (src/index.ts, when WORKERS is on). */
+export function createWorkers(deps: AppDeps): Scheduler {
+  return createScheduler({
+    jobs: workerJobs(deps),
+    db: deps.db,
+    logger: deps.logger,
+    clock: deps.clock,
+  });
+}

@@ -1,0 +1,63 @@
+import { describe, expect, test } from 'bun:test';
+import { ConfigError, parseConfig } from '@/config';
+import { workerJobs } from '@/workers';
+import * as planWindowReset from '@/workers/plan-window-reset';
+import { assertValidJobs, type JobContext } from '@/workers/scheduler';
+import * as staticPageCacheWarm from '@/workers/static-page-cache-warm';
+import * as unitCounterReconcile from '@/workers/unit-counter-reconcile';
+import { setup } from '../support/harness';
+
+const VARIABLES = [
+  'JOB_PLAN_WINDOW_RESET_CRON',
+  'JOB_UNIT_COUNTER_RECONCILE_CRON',
+  'JOB_STATIC_PAGE_CACHE_WARM_CRON',
+] as const;
+
+describe('the job list (CONTRACT §9)', () => {
+  test('names, default schedules and run-at-start; every schedule parses and every name is unique', () => {
+    const jobs = workerJobs(setup().deps);
+    expect(jobs.map(({ name, pattern, runAtStart }) => ({ name, pattern, runAtStart }))).toEqual([
+      { name: 'plan-window-reset', pattern: '* * * * *', runAtStart: undefined },
+      { name: 'unit-counter-reconcile', pattern: '*/5 * * * *', runAtStart: undefined },
+      { name: 'static-page-cache-warm', pattern: '*/10 * * * *', runAtStart: true },
+    ]);
+    expect(new Set(jobs.map((job) => job.name)).size).toBe(jobs.length);
+    expect(() => assertValidJobs(jobs)).not.toThrow();
+  });
+
+  test('schedules follow the JOB_*_CRON variables', () => {
+    const { deps } = setup({
+      JOB_PLAN_WINDOW_RESET_CRON: '*/2 * * * *',
+      JOB_UNIT_COUNTER_RECONCILE_CRON: '30 */15 * * * *',
+      JOB_STATIC_PAGE_CACHE_WARM_CRON: '@hourly',
+    });
+    expect(workerJobs(deps).map((job) => job.pattern)).toEqual([
+      '*/2 * * * *',
+      '30 */15 * * * *',
+      '@hourly',
+    ]);
+  });
+
+  test('the job files answer "not wired yet" until their features are merged', async () => {
+    const { deps } = setup();
+    const ctx: JobContext = { signal: new AbortController().signal, shouldStop: () => false };
+    for (const job of [planWindowReset, unitCounterReconcile, staticPageCacheWarm]) {
+      expect(await job.run(deps, ctx)).toEqual({ skipped: 'not wired yet' });
+    }
+  });
+});
+
+describe('error: a bad schedule stops configuration parsing', () => {
+  test.each(
+    VARIABLES.flatMap((name) => [
+      [name, 'every minute'],
+      [name, '* * * *'],
+      [name, '61 * * * *'],
+    ]),
+  )('%s=%s', (name, value) => {
+    expect(() => parseConfig({ DATABASE_PATH: ':memory:', [name]: value })).toThrow(ConfigError);
+    expect(() => parseConfig({ DATABASE_PATH: ':memory:', [name]: value })).toThrow(
+      `${name}: not a valid cron pattern (e.g. "*/5 * * * *") (got "${value}")`,
+    );
+  });
+});
