@@ -1,0 +1,65 @@
+import { expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { tempDir } from '../support/harness';
+
+async function startServer() {
+  const dir = tempDir();
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_PATH: join(dir, 'app.db'),
+      WORKERS: 'off',
+      LOG_LEVEL: 'info',
+    },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  for (let i = 0; i < 200; i++) {
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return { proc, port };
+    await Bun.sleep(25);
+  }
+  throw new Error('server did not start');
+}
+
+test('SIGTERM lets a slow request in flight finish, then exits 0', async () => {
+  const { proc, port } = await startServer();
+  const body = '{"slow": true}';
+  let response = '';
+  const socket = await Bun.connect({
+    hostname: '127.0.0.1',
+    port,
+    socket: {
+      data(_socket, data) {
+        response += new TextDecoder().decode(data);
+      },
+    },
+  });
+  // Headers and half the body now; the rest only after the signal.
+  socket.write(
+    `POST /admin/jobs/plan-window-reset/run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
+  );
+  await Bun.sleep(100);
+  proc.kill('SIGTERM');
+  await Bun.sleep(300);
+  expect(proc.exitCode).toBeNull();
+  socket.write(body.slice(5));
+  const exitCode = await proc.exited;
+  for (let i = 0; i < 40 && !response.includes('\r\n\r\n'); i++) await Bun.sleep(25);
+  socket.end();
+  expect(response).toMatch(/^HTTP\/1\.1 401 /);
+  expect(exitCode).toBe(0);
+  const log = await new Response(proc.stdout).text();
+  expect(log).toContain('"msg":"stopped"');
+  const refused = await fetch(`http://127.0.0.1:${port}/health`).then(
+    () => false,
+    () => true,
+  );
+  expect(refused).toBe(true);
+});
