@@ -29,6 +29,7 @@ export const PROBLEMS: Record<number, { title: string; detail: string }> = {
     title: 'Request Entity Too Large',
     detail: 'The request body is larger than the limit of 1 MiB',
   },
+  414: { title: 'Request-URI Too Long', detail: 'The request URI is longer than 8 KiB' },
   415: {
     title: 'Unsupported Media Type',
     detail: 'The request body must be JSON (Content-Type: application/json)',
@@ -75,6 +76,7 @@ export const LARAVEL_MESSAGES: Record<number, string> = {
   409: 'Conflict.',
   412: 'Precondition Failed.',
   413: 'The request body is larger than the limit of 1 MiB.',
+  414: 'The request URI is too long.',
   415: 'The request body must be JSON.',
   422: 'The given data was invalid.',
   429: 'Too Many Attempts.',

@@ -236,3 +236,18 @@ describe('request context', () => {
     expect(down.status).toBe(503);
   });
 });
+
+describe('bounded URLs', () => {
+  const ctx = setup();
+  test('a query string past 8 KiB → 414 problem', async () => {
+    const res = await ctx.request('GET', `/listings/properties?address=${'a'.repeat(9000)}`);
+    expect(res.status).toBe(414);
+    expect(res.body).toEqual({
+      type: 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html',
+      title: 'Request-URI Too Long',
+      status: 414,
+      detail: 'The request URI is longer than 8 KiB',
+    });
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});

@@ -1,5 +1,7 @@
 import { Elysia } from 'elysia';
 import type { Logger } from '@/logger';
+import { AppError } from '../errors';
+import { render } from './error-handler';
 
 interface RequestMeta {
   id: string;
@@ -7,6 +9,8 @@ interface RequestMeta {
 }
 
 const metas = new WeakMap<Request, RequestMeta>();
+/** Longer URLs (mostly query strings) are refused with 414 before any parsing. */
+export const MAX_URL_LENGTH = 8192;
 /** A client's X-Request-Id is echoed only when it is short and printable. */
 const acceptableId = /^[\w.:-]{1,128}$/;
 
@@ -65,6 +69,13 @@ export const requestContext = ({ logger, corsOrigins }: RequestContextOptions) =
       const id = given && acceptableId.test(given) ? given : crypto.randomUUID();
       metas.set(request, { id, startedAt: performance.now() });
       Object.assign(set.headers, securityHeaders, { 'x-request-id': id });
+      if (request.url.length > MAX_URL_LENGTH) {
+        const response = render(new AppError(414), new URL(request.url).pathname);
+        for (const [name, value] of Object.entries(set.headers)) {
+          if (typeof value === 'string') response.headers.set(name, value);
+        }
+        return response;
+      }
       const cors = corsOrigins.length
         ? corsHeaders(request.headers.get('origin'), corsOrigins)
         : undefined;
