@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
 import { SignJWT } from 'jose';
+import { z } from 'zod';
 import { parseDuration } from '@/auth/tokens';
 import { problemOf, setup } from '../support/harness';
 
@@ -140,4 +141,24 @@ test('parseDuration', () => {
   expect(parseDuration('7d')).toBe(604800);
   expect(parseDuration('0')).toBeNull();
   expect(parseDuration('soon')).toBeNull();
+});
+
+test('credentials are checked before the body: 401/403 come before 400', async () => {
+  const local = setup();
+  local.app.use(
+    new Elysia().use(local.deps.auth).post('/listings/probe/strict', ({ body }) => body, {
+      auth: 'employee',
+      body: (await import('zod')).z.object({ name: (await import('zod')).z.string() }),
+    }),
+  );
+  const bad = { body: { name: 7 } };
+  expect((await local.request('POST', '/listings/probe/strict', bad)).status).toBe(401);
+  const customer = await local.tokenFor('c', 'customer');
+  expect(
+    (await local.request('POST', '/listings/probe/strict', { ...bad, token: customer })).status,
+  ).toBe(403);
+  const employee = await local.tokenFor('e', 'employee');
+  expect(
+    (await local.request('POST', '/listings/probe/strict', { ...bad, token: employee })).status,
+  ).toBe(400);
 });

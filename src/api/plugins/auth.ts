@@ -45,27 +45,42 @@ export async function identify(
   return sessions(session);
 }
 
+/** Identities checked in `transform`, picked up by `resolve` (same request). */
+const checked = new WeakMap<Request, Identity | null>();
+
 /**
  * `auth: 'any' | 'employee'` on a route resolves `identity` (401 without a
  * valid credential, 403 for a customer on an employee route);
  * `optionalAuth: true` resolves `viewer` (null when anonymous). A credential
  * that is present but invalid is 401 in both cases (CONTRACT §3).
+ *
+ * The check runs in `transform`, which Elysia runs before schema validation,
+ * so a caller without the right credential learns nothing about the input
+ * rules: 401/403 come before 400/422.
  */
 export const authPlugin = (options: AuthOptions) =>
   new Elysia({ name: 'auth' }).macro({
     auth: (requirement: AuthRequirement) => ({
-      async resolve({ request }) {
+      async transform({ request }) {
         const identity = await identify(request, options);
         if (!identity) throw new Unauthorized();
         if (requirement === 'employee' && identity.aud !== 'employee') throw new Forbidden();
+        checked.set(request, identity);
+      },
+      resolve({ request }) {
+        const identity = checked.get(request);
+        if (!identity) throw new Unauthorized();
         return { identity };
       },
     }),
     optionalAuth: (enabled: boolean) => ({
-      async resolve({ request }) {
+      async transform({ request }) {
         const viewer = enabled ? await identify(request, options) : undefined;
         if (viewer === null) throw new Unauthorized();
-        return { viewer: viewer ?? null };
+        checked.set(request, viewer ?? null);
+      },
+      resolve({ request }) {
+        return { viewer: checked.get(request) ?? null };
       },
     }),
   });
