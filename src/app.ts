@@ -8,6 +8,7 @@ import type { AppDeps, Clock } from '@/deps';
 import type { Logger } from '@/logger';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
+import { StaticPageCache } from './api/content/cache';
 import { contentRoutes } from './api/content/routes';
 import { customerRoutes } from './api/customer/routes';
 import { healthRoutes } from './api/health/routes';
@@ -27,7 +28,8 @@ export interface CreateAppOptions {
 
 export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOptions): AppDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
-  return { config, db, logger, clock, tokens, auth: authPlugin({ tokens }) };
+  const staticPages = new StaticPageCache({ enabled: config.staticPagesCache });
+  return { config, db, logger, clock, tokens, auth: authPlugin({ tokens }), staticPages };
 }
 
 /** Builds the whole service; never listens (src/index.ts does). */

@@ -29,6 +29,7 @@ export const EnvSchema = z.object({
   WORKERS: booleanFlag.default(true),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   CORS_ORIGINS: z.string().optional(),
+  STATIC_PAGES_CACHE: booleanFlag.default(true),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -47,6 +48,8 @@ export interface Config {
   workers: boolean;
   logLevel: Env['LOG_LEVEL'];
   corsOrigins: string[];
+  /** In-process cache of the static-page reads (CONTRACT §6); off for benchmarks. */
+  staticPagesCache: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -122,5 +125,6 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     workers: e.WORKERS,
     logLevel: e.LOG_LEVEL,
     corsOrigins: list(e.CORS_ORIGINS),
+    staticPagesCache: e.STATIC_PAGES_CACHE,
   });
 }

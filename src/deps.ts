@@ -2,6 +2,7 @@ import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { Db } from '@/db/client';
 import type { Logger } from '@/logger';
+import type { StaticPageCache } from './api/content/cache';
 import type { authPlugin } from './api/plugins/auth';
 
 /** Milliseconds since the epoch; injected so tests never sleep on real timers. */
@@ -16,4 +17,6 @@ export interface AppDeps {
   tokens: TokenService;
   /** The shared auth plugin (`auth` and `optionalAuth` macros). */
   auth: ReturnType<typeof authPlugin>;
+  /** Static-page read cache, shared by the routes and the warm job. */
+  staticPages: StaticPageCache;
 }

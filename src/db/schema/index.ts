@@ -1,1 +1,2 @@
+export * from './static-pages';
 export * from './users';
