@@ -10,7 +10,7 @@ export const SLUG_MAX = 100;
 export const Slug = z
   .string()
   .max(SLUG_MAX)
-  .regex(SLUG_PATTERN, 'lower-case letters, digits and single hyphens');
+  .regex(SLUG_PATTERN, 'must be lower-case letters, digits and single hyphens');
 
 /** A BCP 47 language tag of the common shape: `en`, `es-ES`, `zh-Hant-TW`, `es-419`. */
 export const LANGUAGE_PATTERN =
@@ -31,7 +31,7 @@ export function canonicalLanguage(tag: string): string {
 /** Validated here, canonicalized where stored or compared (`canonicalLanguage`). */
 export const LanguageCode = z
   .string()
-  .regex(LANGUAGE_PATTERN, 'a language code such as en or es-ES');
+  .regex(LANGUAGE_PATTERN, 'must be a language code such as en or es-ES');
 
 /** `accounting` and `seoMetaData`: free-form JSON objects, at most 16 KiB each once serialized. */
 export const JSON_OBJECT_MAX = 16 * 1024;
