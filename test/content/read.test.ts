@@ -48,6 +48,19 @@ describe('GET /content/static-pages/{slug}', () => {
       expect(res.headers.get('vary')).toBe('Accept-Language');
     });
 
+    test('with CORS on, Vary names both Accept-Language and Origin', async () => {
+      const ctx = setup({ CORS_ORIGINS: 'https://app.test' });
+      makePage(ctx.db, 'about');
+      const res = await ctx.request('GET', '/content/static-pages/about', {
+        headers: { origin: 'https://app.test' },
+      });
+      expect(res.headers.get('vary')).toBe('Accept-Language, Origin');
+      const list = await ctx.request('GET', '/content/static-pages/', {
+        headers: { origin: 'https://app.test' },
+      });
+      expect(list.headers.get('vary')).toBe('Origin');
+    });
+
     test('304 flow: a matching If-None-Match answers 304 without a body, a stale one 200', async () => {
       const ctx = setup();
       makePage(ctx.db, 'about');

@@ -27,12 +27,24 @@ export function matchesIfNoneMatch(header: string | null, etag: string): boolean
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
+type SetHeaders = Record<string, string | number | undefined>;
+
+/** Our `Vary` joined with one set earlier (CORS adds `Origin`): Elysia would keep only ours. */
+function withVary(headers: Readonly<Record<string, string>>, set: SetHeaders) {
+  const earlier = set.vary;
+  if (earlier === undefined) return headers;
+  return { ...headers, vary: headers.vary ? `${headers.vary}, ${earlier}` : String(earlier) };
+}
+
 /** The precomputed body as is, or a bodiless 304 when the client already holds it. */
-function respond(prepared: PreparedResponse, request: Request): Response {
+function respond(prepared: PreparedResponse, request: Request, set: SetHeaders): Response {
   if (matchesIfNoneMatch(request.headers.get('if-none-match'), prepared.etag)) {
-    return new Response(null, { status: 304, headers: prepared.notModifiedHeaders });
+    return new Response(null, {
+      status: 304,
+      headers: withVary(prepared.notModifiedHeaders, set),
+    });
   }
-  return new Response(prepared.body, { headers: prepared.headers });
+  return new Response(prepared.body, { headers: withVary(prepared.headers, set) });
 }
 
 /**
@@ -65,23 +77,27 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: AppDeps) 
   new Elysia({ name: 'content', prefix: '/content' })
     .use(auth)
     // `/content/static-pages` without the slash answers too (Elysia's loose paths).
-    .get('/static-pages/', ({ request }) => respond(readList(db, cache, clock()), request), {
-      response: { 200: StaticPageList, 500: Problem },
-      detail: {
-        summary: 'List published static pages',
-        description:
-          'Published pages as `{id, slug, locale, group}`, by id. Carries an ETag; a matching If-None-Match answers 304.',
-        tags: TAGS,
+    .get(
+      '/static-pages/',
+      ({ request, set }) => respond(readList(db, cache, clock()), request, set.headers),
+      {
+        response: { 200: StaticPageList, 500: Problem },
+        detail: {
+          summary: 'List published static pages',
+          description:
+            'Published pages as `{id, slug, locale, group}`, by id. Carries an ETag; a matching If-None-Match answers 304.',
+          tags: TAGS,
+        },
       },
-    })
+    )
     .get(
       '/static-pages/:slug',
-      ({ params: { slug }, query: { language }, request }) => {
+      ({ params: { slug }, query: { language }, request, set }) => {
         const prepared = isSlug(slug)
           ? readPage(db, cache, clock(), slug, language, request.headers.get('accept-language'))
           : undefined;
         if (!prepared) throw new NotFound(notFoundDetail(slug));
-        return respond(prepared, request);
+        return respond(prepared, request, set.headers);
       },
       {
         params: AnySlugParams,
