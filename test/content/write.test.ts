@@ -284,3 +284,14 @@ test('another method on a page → 405 with Allow', async () => {
   expect(res.status).toBe(405);
   expect(res.headers.get('allow')).toBe('DELETE, GET, PUT');
 });
+
+test('the OpenAPI document lists the four operations with their input', async () => {
+  const ctx = setup();
+  const doc = (await ctx.request('GET', '/docs/json')).body as {
+    paths: Record<string, Record<string, { tags?: string[]; requestBody?: unknown }>>;
+  };
+  const page = doc.paths['/content/static-pages/{slug}']!;
+  expect(Object.keys(page).sort()).toEqual(['delete', 'get', 'put']);
+  expect(doc.paths['/content/static-pages/']!.get!.tags).toEqual(['Static pages']);
+  expect(JSON.stringify(page.put!.requestBody)).toContain('"published"');
+});
