@@ -9,11 +9,13 @@ import type { Logger } from '@/logger';
 import { createWorkers } from '@/workers';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
+import { StaticPageCache } from './api/content/cache';
 import { contentRoutes } from './api/content/routes';
 import { customerRoutes } from './api/customer/routes';
 import { healthRoutes } from './api/health/routes';
 import { withIdempotency } from './api/idempotency';
 import { listingsRoutes } from './api/listings/routes';
+import { fixBodilessResponses } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
 import { errorHandler } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
@@ -29,7 +31,16 @@ export interface CreateAppOptions {
 
 export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOptions): AppDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
-  const deps: AppDeps = { config, db, logger, clock, tokens, auth: authPlugin({ tokens }) };
+  const staticPages = new StaticPageCache({ enabled: config.staticPagesCache });
+  const deps: AppDeps = {
+    config,
+    db,
+    logger,
+    clock,
+    tokens,
+    auth: authPlugin({ tokens }),
+    staticPages,
+  };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
   deps.jobs = createWorkers(deps);
   return deps;
@@ -44,6 +55,9 @@ export function createApp(options: CreateAppOptions | AppDeps) {
     .use(requestContext({ logger: deps.logger, corsOrigins: deps.config.corsOrigins }))
     .use(errorHandler({ logger: deps.logger, allowedMethods: (path) => allowedMethods(path) }))
     .use(jsonBody)
+    .onAfterHandle(({ path, responseValue }) => {
+      if (path === '/docs/json') fixBodilessResponses(responseValue);
+    })
     .use(
       openapi({
         path: '/docs',

@@ -46,6 +46,7 @@ export const EnvSchema = z.object({
   JOB_STATIC_PAGE_CACHE_WARM_CRON: cron.default('*/10 * * * *'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   CORS_ORIGINS: z.string().optional(),
+  STATIC_PAGES_CACHE: booleanFlag.default(true),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -70,6 +71,8 @@ export interface Config {
   };
   logLevel: Env['LOG_LEVEL'];
   corsOrigins: string[];
+  /** In-process cache of the static-page reads (CONTRACT §6); off for benchmarks. */
+  staticPagesCache: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -150,5 +153,6 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     },
     logLevel: e.LOG_LEVEL,
     corsOrigins: list(e.CORS_ORIGINS),
+    staticPagesCache: e.STATIC_PAGES_CACHE,
   });
 }

@@ -3,6 +3,7 @@ import type { Config } from '@/config';
 import type { Db } from '@/db/client';
 import type { Logger } from '@/logger';
 import type { Scheduler } from '@/workers/scheduler';
+import type { StaticPageCache } from './api/content/cache';
 import type { authPlugin } from './api/plugins/auth';
 
 /** Milliseconds since the epoch; injected so tests never sleep on real timers. */
@@ -19,4 +20,6 @@ export interface AppDeps {
   auth: ReturnType<typeof authPlugin>;
   /** The worker jobs (CONTRACT §9), scheduled only once started. */
   jobs?: Scheduler;
+  /** Static-page read cache, shared by the routes and the warm job. */
+  staticPages: StaticPageCache;
 }

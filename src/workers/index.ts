@@ -24,7 +24,7 @@ export function workerJobs(deps: AppDeps): JobDefinition[] {
       name: 'static-page-cache-warm',
       pattern: jobSchedules.staticPageCacheWarm,
       runAtStart: true,
-      run: (ctx) => staticPageCacheWarm.run(deps, ctx),
+      run: () => staticPageCacheWarm.run(deps),
     },
   ];
 }

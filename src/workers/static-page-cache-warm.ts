@@ -1,8 +1,10 @@
+import { warmStaticPageCache } from '@/api/content/cache';
 import type { AppDeps } from '@/deps';
-import type { JobContext, JobDetails } from './scheduler';
+import type { JobDetails } from './scheduler';
 
 /** CONTRACT §9: loads every published static page and the page list into the cache. */
-export async function run(_deps: AppDeps, _ctx: JobContext): Promise<JobDetails> {
-  // Will call the static-pages cache warm (issue 8) once that feature is merged.
-  return { skipped: 'not wired yet' };
+export function run(deps: AppDeps): JobDetails {
+  const started = performance.now();
+  const figures = warmStaticPageCache(deps.db, deps.staticPages);
+  return { ...figures, durationMs: Math.round(performance.now() - started) };
 }

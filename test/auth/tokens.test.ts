@@ -148,7 +148,7 @@ test('credentials are checked before the body: 401/403 come before 400', async (
   local.app.use(
     new Elysia().use(local.deps.auth).post('/listings/probe/strict', ({ body }) => body, {
       auth: 'employee',
-      body: (await import('zod')).z.object({ name: (await import('zod')).z.string() }),
+      body: z.object({ name: z.string() }),
     }),
   );
   const bad = { body: { name: 7 } };

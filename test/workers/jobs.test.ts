@@ -1,10 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { ConfigError, parseConfig } from '@/config';
 import { workerJobs } from '@/workers';
-import * as planWindowReset from '@/workers/plan-window-reset';
-import { assertValidJobs, type JobContext } from '@/workers/scheduler';
-import * as staticPageCacheWarm from '@/workers/static-page-cache-warm';
-import * as unitCounterReconcile from '@/workers/unit-counter-reconcile';
+import { assertValidJobs } from '@/workers/scheduler';
 import { setup } from '../support/harness';
 
 const VARIABLES = [
@@ -36,14 +33,6 @@ describe('the job list (CONTRACT §9)', () => {
       '30 */15 * * * *',
       '@hourly',
     ]);
-  });
-
-  test('the job files answer "not wired yet" until their features are merged', async () => {
-    const { deps } = setup();
-    const ctx: JobContext = { signal: new AbortController().signal, shouldStop: () => false };
-    for (const job of [planWindowReset, unitCounterReconcile, staticPageCacheWarm]) {
-      expect(await job.run(deps, ctx)).toEqual({ skipped: 'not wired yet' });
-    }
   });
 });
 

@@ -1,0 +1,149 @@
+import { describe, expect, test } from 'bun:test';
+import { StaticPageCache, warmStaticPageCache } from '@/api/content/cache';
+import { chooseVariant, parseAcceptLanguage } from '@/api/content/language';
+import { openDatabase } from '@/db/client';
+import { manualClock, setup } from '../support/harness';
+import { makePage } from './factory';
+
+describe('warmStaticPageCache', () => {
+  test('loads every published page and the list; reads then need no database', async () => {
+    const ctx = setup();
+    makePage(ctx.db, 'about');
+    makePage(ctx.db, 'about', { language: 'es', title: 'Quiénes somos' });
+    makePage(ctx.db, 'terms');
+    makePage(ctx.db, 'careers', { published: false });
+    const figures = warmStaticPageCache(ctx.db, ctx.deps.staticPages);
+    expect(figures).toEqual({ pages: 3, slugs: 2 });
+    expect(ctx.deps.staticPages.size).toBe(2);
+    expect(ctx.deps.staticPages.hasList).toBe(true);
+    const list = await ctx.request('GET', '/content/static-pages/');
+
+    // Prove the reads come from memory: the store is gone.
+    ctx.db.$client.close();
+    const es = await ctx.request('GET', '/content/static-pages/about', {
+      headers: { 'accept-language': 'es' },
+    });
+    expect(es.status).toBe(200);
+    expect((es.body as { title: string }).title).toBe('Quiénes somos');
+    expect((await ctx.request('GET', '/content/static-pages/terms')).status).toBe(200);
+    const cachedList = await ctx.request('GET', '/content/static-pages');
+    expect(cachedList.body).toEqual(list.body);
+    expect(cachedList.headers.get('etag')).toBe(list.headers.get('etag'));
+  });
+
+  test('is idempotent and drops what was unpublished meanwhile', () => {
+    const ctx = setup();
+    makePage(ctx.db, 'about');
+    makePage(ctx.db, 'terms');
+    expect(warmStaticPageCache(ctx.db, ctx.deps.staticPages)).toEqual({ pages: 2, slugs: 2 });
+    makePage(ctx.db, 'terms', { published: false });
+    expect(warmStaticPageCache(ctx.db, ctx.deps.staticPages)).toEqual({ pages: 1, slugs: 1 });
+    expect(ctx.deps.staticPages.page('terms')).toBeUndefined();
+  });
+
+  test('is a no-op with the cache off', () => {
+    const ctx = setup({ STATIC_PAGES_CACHE: 'off' });
+    makePage(ctx.db, 'about');
+    expect(warmStaticPageCache(ctx.db, ctx.deps.staticPages)).toEqual({ pages: 0, slugs: 0 });
+    expect(ctx.deps.staticPages.size).toBe(0);
+  });
+});
+
+describe('STATIC_PAGES_CACHE=off', () => {
+  test('every read goes to the database, with the same bodies and ETags', async () => {
+    const cached = setup();
+    const uncached = setup({ STATIC_PAGES_CACHE: 'off' });
+    expect(uncached.deps.staticPages.enabled).toBe(false);
+    for (const ctx of [cached, uncached]) makePage(ctx.db, 'about');
+    const a = await cached.request('GET', '/content/static-pages/about');
+    const b = await uncached.request('GET', '/content/static-pages/about');
+    expect(b.body).toEqual(a.body);
+    expect(b.headers.get('etag')).toBe(a.headers.get('etag')!);
+    const c = await uncached.request('GET', '/content/static-pages/about', {
+      headers: { 'if-none-match': a.headers.get('etag')! },
+    });
+    expect(c.status).toBe(304);
+    expect(uncached.deps.staticPages.size).toBe(0);
+    uncached.db.$client.exec('DROP TABLE static_pages');
+    expect((await uncached.request('GET', '/content/static-pages/about')).status).toBe(500);
+  });
+});
+
+describe('writes by another process (pages:import)', () => {
+  test('are noticed through PRAGMA data_version within a second', async () => {
+    const clock = manualClock();
+    const ctx = setup({}, clock);
+    makePage(ctx.db, 'about', { title: 'Old' });
+    expect((await ctx.request('GET', '/content/static-pages/')).body).toHaveLength(1);
+    expect(
+      ((await ctx.request('GET', '/content/static-pages/about')).body as { title: string }).title,
+    ).toBe('Old');
+
+    const other = openDatabase(ctx.config.databasePath);
+    makePage(other, 'about', { title: 'New' });
+    makePage(other, 'terms');
+    other.$client.close();
+
+    // Within the recheck interval the cache may still answer the old page…
+    clock.advance(500);
+    expect((await ctx.request('GET', '/content/static-pages/')).body).toHaveLength(1);
+    // …and after it, never.
+    clock.advance(500);
+    expect((await ctx.request('GET', '/content/static-pages/')).body).toHaveLength(2);
+    const page = await ctx.request('GET', '/content/static-pages/about');
+    expect((page.body as { title: string }).title).toBe('New');
+  });
+});
+
+describe('StaticPageCache', () => {
+  test('keeps at most maxSlugs slugs, dropping the oldest', () => {
+    const cache = new StaticPageCache({ maxSlugs: 2 });
+    cache.storePage('a', []);
+    cache.storePage('b', []);
+    cache.storePage('c', []);
+    expect(cache.size).toBe(2);
+    expect(cache.page('a')).toBeUndefined();
+    expect(cache.page('c')).toEqual([]);
+  });
+
+  test('unknown slugs are remembered as missing until a write', async () => {
+    const ctx = setup();
+    expect((await ctx.request('GET', '/content/static-pages/nope')).status).toBe(404);
+    expect(ctx.deps.staticPages.page('nope')).toEqual([]);
+    // Slugs that cannot exist are never stored.
+    await ctx.request('GET', '/content/static-pages/NOT_A_SLUG');
+    expect(ctx.deps.staticPages.size).toBe(1);
+  });
+});
+
+describe('language choice', () => {
+  test('parseAcceptLanguage orders by q, keeps order on ties, drops q=0, * and junk', () => {
+    expect(parseAcceptLanguage('fr-CH, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5')).toEqual([
+      'fr-ch',
+      'fr',
+      'en',
+      'de',
+    ]);
+    expect(parseAcceptLanguage('en;q=0.5, es;q=0.5, pt')).toEqual(['pt', 'en', 'es']);
+    expect(parseAcceptLanguage('en;q=0, es;q=2, it;q=abc, de;level=1, pl;q=0.001')).toEqual([
+      'de',
+      'pl',
+    ]);
+    expect(parseAcceptLanguage('')).toEqual([]);
+    expect(parseAcceptLanguage(null)).toEqual([]);
+    expect(parseAcceptLanguage('é, <script>, en')).toEqual(['en']);
+  });
+
+  const variants = [{ language: 'pt-BR' }, { language: 'es-MX' }, { language: 'en-GB' }];
+  test('a tag finds its own region, its language, or a sibling region', () => {
+    expect(chooseVariant(variants, 'es-MX', null)).toBe(variants[1]!);
+    expect(chooseVariant(variants, 'es', null)).toBe(variants[1]!);
+    expect(chooseVariant(variants, 'es-AR', null)).toBe(variants[1]!);
+    // The default `en` matches en-GB before "any".
+    expect(chooseVariant(variants, undefined, 'it')).toBe(variants[2]!);
+    expect(chooseVariant([{ language: 'pt-BR' }, { language: 'it' }], 'de', 'fr')).toEqual({
+      language: 'pt-BR',
+    });
+    expect(chooseVariant([], 'en', null)).toBeUndefined();
+  });
+});
