@@ -65,9 +65,17 @@ describe('error', () => {
   test('POST while the job runs → 409 problem; a failing job answers 200 with outcome failed', async () => {
     const ctx = setup();
     const blocker = gate();
+    let slowStarted = false;
     const jobs = createScheduler({
       jobs: [
-        { name: 'slow', pattern: NEVER_SOON, run: () => blocker.opened.then(() => ({ done: 1 })) },
+        {
+          name: 'slow',
+          pattern: NEVER_SOON,
+          run: () => {
+            slowStarted = true;
+            return blocker.opened.then(() => ({ done: 1 }));
+          },
+        },
         {
           name: 'broken',
           pattern: NEVER_SOON,
@@ -91,6 +99,7 @@ describe('error', () => {
       );
 
     const first = post('slow');
+    for (let i = 0; i < 200 && !slowStarted; i++) await Bun.sleep(1);
     const second = await post('slow');
     expect(second.status).toBe(409);
     expect(await second.json()).toEqual(problemOf(409, 'Job "slow" is already running'));
