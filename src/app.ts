@@ -1,6 +1,7 @@
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import { z } from 'zod';
+import { sessionResolver } from '@/accounts/sessions';
 import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { Db } from '@/db/client';
@@ -27,7 +28,9 @@ export interface CreateAppOptions {
 
 export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOptions): AppDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
-  return { config, db, logger, clock, tokens, auth: authPlugin({ tokens }) };
+  const sessions = sessionResolver(db, clock);
+  const auth = authPlugin({ tokens, sessions, origins: config.publicOrigins });
+  return { config, db, logger, clock, tokens, auth };
 }
 
 /** Builds the whole service; never listens (src/index.ts does). */
