@@ -301,8 +301,8 @@ function showSignedOut() {
 
 async function enter(user: User) {
   showSignedIn(user);
-  ui.signInPassword.value = '';
-  ui.signUpPassword.value = '';
+  ui.signInForm.reset();
+  ui.signUpForm.reset();
   await loadPasskeys();
 }
 

@@ -1,39 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { tempDir } from '../support/harness';
-
-const root = join(import.meta.dir, '..', '..');
-
-/** A free TCP port on loopback (the OS picks one, we release it at once). */
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() });
-  const { port } = probe;
-  probe.stop(true);
-  return port!;
-}
-
-async function waitForLine(stream: ReadableStream<Uint8Array>, pattern: RegExp, ms: number) {
-  const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let seen = '';
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    seen += decoder.decode(value);
-    if (pattern.test(seen)) {
-      reader.releaseLock();
-      return;
-    }
-  }
-  throw new Error(`server did not start:\n${seen}`);
-}
+import { freePort, startServer } from './server-process';
 
 describe('HTTPS with TLS_CERT_PATH / TLS_KEY_PATH', () => {
   const dir = tempDir('listings-tls-');
   const port = freePort();
   const origin = `https://localhost:${port}`;
-  let server: ReturnType<typeof Bun.spawn<'ignore', 'pipe', 'pipe'>>;
+  let server: Awaited<ReturnType<typeof startServer>>;
 
   beforeAll(async () => {
     const openssl = Bun.spawnSync(
@@ -60,24 +34,12 @@ describe('HTTPS with TLS_CERT_PATH / TLS_KEY_PATH', () => {
       { stderr: 'pipe' },
     );
     if (openssl.exitCode !== 0) throw new Error(openssl.stderr.toString());
-    server = Bun.spawn([process.execPath, 'src/index.ts'], {
-      cwd: root,
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_PATH: join(dir, 'app.db'),
-        PUBLIC_ORIGIN: origin,
-        TLS_CERT_PATH: join(dir, 'cert.pem'),
-        TLS_KEY_PATH: join(dir, 'key.pem'),
-        WORKERS: 'off',
-        LOG_LEVEL: 'info',
-      },
+    server = await startServer(port, {
+      DATABASE_PATH: join(dir, 'app.db'),
+      PUBLIC_ORIGIN: origin,
+      TLS_CERT_PATH: join(dir, 'cert.pem'),
+      TLS_KEY_PATH: join(dir, 'key.pem'),
     });
-    await waitForLine(server.stdout, /"msg":"listening"/, 15_000);
   });
 
   afterAll(() => {
