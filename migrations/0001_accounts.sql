@@ -5,6 +5,7 @@ CREATE TABLE `auth_failures` (
 );
 --> statement-breakpoint
 CREATE INDEX `auth_failures_key_at_idx` ON `auth_failures` (`key`,`at`);--> statement-breakpoint
+CREATE INDEX `auth_failures_at_idx` ON `auth_failures` (`at`);--> statement-breakpoint
 CREATE TABLE `passkeys` (
 	`id` text PRIMARY KEY NOT NULL,
 	`user_id` text NOT NULL,

@@ -72,6 +72,15 @@ describe('guessing protection (CONTRACT §7)', () => {
       expect((await signIn(user.email, PASSWORD)).status).toBe(200);
     });
 
+    test('parallel guesses cannot slip past the limit', async () => {
+      const user = await ctx.createAccount();
+      const answers = await Promise.all(
+        Array.from({ length: 15 }, () => signIn(user.email, 'wrong password')),
+      );
+      const statuses = answers.map((res) => res.status).sort();
+      expect(statuses).toEqual([...Array(10).fill(401), ...Array(5).fill(429)]);
+    });
+
     test('a locked account can still sign in with a passkey', async () => {
       const session = await ctx.newUser();
       const authenticator = ctx.newAuthenticator();

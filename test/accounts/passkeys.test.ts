@@ -482,6 +482,17 @@ describe('passkeys (SPEC Passkey endpoints, CONTRACT §7)', () => {
       expect(list.status).toBe(403);
     });
 
+    test('only passkey routes are HTTPS-only: password sign-in over plain HTTP still answers', async () => {
+      const res = await ctx.app.handle(
+        new Request('http://listings.example/auth/sign-in', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'nobody@example.com', password: 'whatever' }),
+        }),
+      );
+      expect(res.status).toBe(401);
+    });
+
     test('plain HTTP to loopback from a non-loopback page → 403', async () => {
       const res = await call('http://localhost/auth/passkey/authenticate/options', {
         origin: 'http://listings.example',

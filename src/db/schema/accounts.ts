@@ -80,7 +80,10 @@ export const authFailures = sqliteTable(
     key: text().notNull(),
     at: integer().notNull(),
   },
-  (table) => [index('auth_failures_key_at_idx').on(table.key, table.at)],
+  (table) => [
+    index('auth_failures_key_at_idx').on(table.key, table.at),
+    index('auth_failures_at_idx').on(table.at),
+  ],
 );
 
 export type Session = typeof sessions.$inferSelect;
