@@ -12,41 +12,8 @@ import {
   startAuthentication,
   startRegistration,
 } from '@simplewebauthn/browser';
-
-interface User {
-  id: string;
-  email: string;
-  role: string;
-}
-
-interface Passkey {
-  id: string;
-  name: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  backedUp: boolean;
-  deviceType: 'singleDevice' | 'multiDevice';
-  transports: string[];
-}
-
-type Action =
-  | 'load'
-  | 'sign-in'
-  | 'sign-up'
-  | 'passkey-sign-in'
-  | 'add-passkey'
-  | 'rename'
-  | 'delete'
-  | 'sign-out';
-
-class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly retryAfterSeconds: number | null,
-  ) {
-    super(`HTTP ${status}`);
-  }
-}
+import { type Action, ApiError, api, describe, type Passkey, type User } from './app/api';
+import { type PasskeyActions, renderPasskey } from './app/passkey-item';
 
 const element = <T extends HTMLElement = HTMLElement>(id: string) =>
   document.getElementById(id) as T;
@@ -70,89 +37,6 @@ const ui = {
   addPasskeyForm: element<HTMLFormElement>('add-passkey-form'),
   passkeyName: element<HTMLInputElement>('passkey-name'),
 };
-
-async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  let response: Response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: 'same-origin',
-    });
-  } catch {
-    throw new ApiError(0, null);
-  }
-  if (!response.ok) {
-    const retryAfter = Number(response.headers.get('retry-after'));
-    throw new ApiError(response.status, Number.isFinite(retryAfter) ? retryAfter : null);
-  }
-  return (response.status === 204 ? undefined : await response.json()) as T;
-}
-
-function waitText(seconds: number | null): string {
-  if (seconds === null || seconds <= 60) return 'a minute';
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minutes`;
-}
-
-const webAuthnMessages: Record<string, string> = {
-  NotAllowedError:
-    'The passkey request was cancelled or timed out, or no passkey for this site was found on this device.',
-  InvalidStateError: 'This device already holds a passkey for your account.',
-  SecurityError:
-    "Passkeys can't be used at this address. Open the page at the site's secure (https) address.",
-  NotSupportedError: "This device doesn't support the kind of passkey this site needs.",
-};
-
-const apiMessages: Partial<Record<Action, Record<number, string>>> = {
-  'sign-in': { 401: "That email and password don't match. Check them and try again." },
-  'sign-up': {
-    409: 'An account with this email already exists. Sign in instead.',
-    422: 'Enter a valid email address and a password of at least 8 characters.',
-  },
-  'passkey-sign-in': {
-    401: "That passkey couldn't be verified. Try again, or sign in with your password.",
-  },
-  'add-passkey': {
-    400: "The new passkey couldn't be verified. Please try again.",
-    409: 'This passkey is already registered.',
-    422: 'Passkey names can be at most 64 characters.',
-  },
-  rename: {
-    404: 'That passkey no longer exists.',
-    422: 'Give the passkey a name of 1 to 64 characters.',
-  },
-  delete: { 404: 'That passkey no longer exists.' },
-};
-
-/** Turns any failure into a sentence for the person at the keyboard. */
-function describe(error: unknown, action: Action): string {
-  if (error instanceof ApiError) {
-    const specific = apiMessages[action]?.[error.status];
-    if (specific) return specific;
-    switch (error.status) {
-      case 0:
-        return "The server couldn't be reached. Check your connection and try again.";
-      case 401:
-        return 'Your session has ended. Please sign in again.';
-      case 403:
-        return 'The server refused this request. Passkeys need a secure (https) connection.';
-      case 429:
-        return `Too many attempts. Please wait ${waitText(error.retryAfterSeconds)} and try again.`;
-      default:
-        return error.status >= 500
-          ? 'Something went wrong on our side. Please try again in a moment.'
-          : 'That request could not be completed. Please try again.';
-    }
-  }
-  if (error instanceof Error && error.name in webAuthnMessages) {
-    return webAuthnMessages[error.name]!;
-  }
-  return 'Something unexpected went wrong. Please try again.';
-}
 
 const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError';
 
@@ -182,106 +66,26 @@ async function run(action: Action, button: HTMLButtonElement | null, work: () =>
   }
 }
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-
-function passkeyDescription(passkey: Passkey): string {
-  const parts = [`Added ${dateFormat.format(new Date(passkey.createdAt))}`];
-  parts.push(
-    passkey.lastUsedAt
-      ? `last used ${dateFormat.format(new Date(passkey.lastUsedAt))}`
-      : 'not used yet',
-  );
-  parts.push(passkey.deviceType === 'multiDevice' ? 'synced' : 'this device only');
-  return parts.join(' · ');
-}
-
-function button(label: string, className: string, onClick: () => void): HTMLButtonElement {
-  const node = document.createElement('button');
-  node.type = 'button';
-  node.textContent = label;
-  node.className = className;
-  node.addEventListener('click', onClick);
-  return node;
-}
-
-function renderPasskey(passkey: Passkey): HTMLLIElement {
-  const item = document.createElement('li');
-  item.className = 'passkey';
-  item.dataset.passkeyId = passkey.id;
-
-  const showView = () => {
-    const name = document.createElement('div');
-    name.className = 'name';
-    name.textContent = passkey.name;
-    const meta = document.createElement('div');
-    meta.className = 'meta';
-    meta.textContent = passkeyDescription(passkey);
-    const buttons = document.createElement('div');
-    buttons.className = 'buttons';
-    buttons.append(
-      button('Rename', 'secondary small', showRename),
-      button('Delete', 'secondary small', showConfirmDelete),
-    );
-    item.replaceChildren(name, meta, buttons);
-  };
-
-  const showRename = () => {
-    const form = document.createElement('form');
-    const label = document.createElement('label');
-    label.textContent = 'New name';
-    const input = document.createElement('input');
-    input.value = passkey.name;
-    input.maxLength = 64;
-    input.required = true;
-    input.setAttribute('aria-label', `New name for ${passkey.name}`);
-    label.append(input);
-    const save = document.createElement('button');
-    save.type = 'submit';
-    save.textContent = 'Save';
-    save.className = 'small';
-    const buttons = document.createElement('div');
-    buttons.className = 'buttons';
-    buttons.append(save, button('Cancel', 'secondary small', showView));
-    form.append(label, buttons);
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      void run('rename', save, async () => {
-        const renamed = await api<Passkey>('PATCH', `/auth/passkeys/${passkey.id}`, {
-          name: input.value,
-        });
-        say(`Renamed the passkey to “${renamed.name}”.`);
-        await loadPasskeys();
-      });
+const actions: PasskeyActions = {
+  rename(passkey, name, button) {
+    void run('rename', button, async () => {
+      const renamed = await api<Passkey>('PATCH', `/auth/passkeys/${passkey.id}`, { name });
+      say(`Renamed the passkey to “${renamed.name}”.`);
+      await loadPasskeys();
     });
-    item.replaceChildren(form);
-    input.focus();
-    input.select();
-  };
-
-  const showConfirmDelete = () => {
-    const question = document.createElement('p');
-    question.className = 'confirm';
-    question.textContent = `Delete “${passkey.name}”? You won't be able to sign in with it any more.`;
-    const confirm = button('Yes, delete', 'danger small', () => {
-      void run('delete', confirm, async () => {
-        await api('DELETE', `/auth/passkeys/${passkey.id}`);
-        say(`Deleted the passkey “${passkey.name}”.`);
-        await loadPasskeys();
-      });
+  },
+  remove(passkey, button) {
+    void run('delete', button, async () => {
+      await api('DELETE', `/auth/passkeys/${passkey.id}`);
+      say(`Deleted the passkey “${passkey.name}”.`);
+      await loadPasskeys();
     });
-    const buttons = document.createElement('div');
-    buttons.className = 'buttons';
-    buttons.append(confirm, button('Keep it', 'secondary small', showView));
-    item.replaceChildren(question, buttons);
-  };
-
-  showView();
-  return item;
-}
+  },
+};
 
 async function loadPasskeys() {
   const { passkeys } = await api<{ passkeys: Passkey[] }>('GET', '/auth/passkeys');
-  ui.passkeyList.replaceChildren(...passkeys.map(renderPasskey));
+  ui.passkeyList.replaceChildren(...passkeys.map((passkey) => renderPasskey(passkey, actions)));
   ui.noPasskeys.hidden = passkeys.length > 0;
 }
 
