@@ -1,6 +1,7 @@
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import { z } from 'zod';
+import { sessionResolver } from '@/accounts/sessions';
 import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { Db } from '@/db/client';
@@ -32,15 +33,9 @@ export interface CreateAppOptions {
 export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOptions): AppDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const staticPages = new StaticPageCache({ enabled: config.staticPagesCache });
-  const deps: AppDeps = {
-    config,
-    db,
-    logger,
-    clock,
-    tokens,
-    auth: authPlugin({ tokens }),
-    staticPages,
-  };
+  const sessions = sessionResolver(db, clock);
+  const auth = authPlugin({ tokens, sessions, origins: config.publicOrigins });
+  const deps: AppDeps = { config, db, logger, clock, tokens, auth, staticPages };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
   deps.jobs = createWorkers(deps);
   return deps;

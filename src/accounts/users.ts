@@ -27,3 +27,10 @@ export async function createUser(
     .returning()
     .get();
 }
+
+export function findUserById(db: DbOrTx, id: string): User | undefined {
+  return db.select().from(users).where(eq(users.id, id)).get();
+}
+
+/** What the API shows of a user: never the hash. */
+export const userSummaryOf = (user: User) => ({ id: user.id, email: user.email, role: user.role });

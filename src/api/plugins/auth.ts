@@ -8,6 +8,8 @@ export type SessionResolver = (sessionId: string) => Identity | null;
 export interface AuthOptions {
   tokens: TokenService;
   sessions?: SessionResolver;
+  /** Origins (PUBLIC_ORIGIN) a cookie-authenticated state-changing request must come from. */
+  origins?: readonly string[];
 }
 
 export const SESSION_COOKIE = 'session';
@@ -20,13 +22,34 @@ function bearerOf(header: string | null): string | null | undefined {
   return match ? match[1]! : null;
 }
 
-function cookieValue(header: string | null, name: string): string | undefined {
+export function cookieValue(header: string | null, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const [key, ...rest] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(rest.join('='));
+    if (key !== name) continue;
+    const value = rest.join('=');
+    // A malformed escape is just an unknown credential, never a 500.
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      return value;
+    }
   }
   return undefined;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Cookies ride along on cross-site requests, so a state-changing request
+ * authenticated by the session cookie must name one of our origins in
+ * `Origin` (browsers send it on every non-GET request); otherwise 403.
+ * Bearer tokens are never sent implicitly and are exempt.
+ */
+export function assertSameOrigin(request: Request, origins: readonly string[] = []): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const origin = request.headers.get('origin');
+  if (origin === null || !origins.includes(origin)) throw new Forbidden();
 }
 
 /**
@@ -35,14 +58,16 @@ function cookieValue(header: string | null, name: string): string | undefined {
  */
 export async function identify(
   request: Request,
-  { tokens, sessions }: AuthOptions,
+  { tokens, sessions, origins }: AuthOptions,
 ): Promise<Identity | null | undefined> {
   const bearer = bearerOf(request.headers.get('authorization'));
   if (bearer === null) return null;
   if (bearer !== undefined) return tokens.verify(bearer);
   const session = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
   if (session === undefined || !sessions) return undefined;
-  return sessions(session);
+  const identity = sessions(session);
+  if (identity) assertSameOrigin(request, origins);
+  return identity;
 }
 
 /** Identities checked in `transform`, picked up by `resolve` (same request). */

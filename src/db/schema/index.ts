@@ -1,3 +1,4 @@
+export * from './accounts';
 export * from './idempotency-keys';
 export * from './job-runs';
 export * from './static-pages';

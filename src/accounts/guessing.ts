@@ -1,0 +1,81 @@
+import { and, asc, eq, gt, inArray, lte } from 'drizzle-orm';
+import { TooManyRequests } from '@/api/errors';
+import type { Db } from '@/db/client';
+import { authFailures } from '@/db/schema';
+import { normalizeEmail } from './users';
+
+/** CONTRACT §7: failures counted over a sliding 15 minutes. */
+export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
+export const ACCOUNT_FAILURE_LIMIT = 10;
+export const IP_FAILURE_LIMIT = 50;
+
+export interface FailureCounter {
+  key: string;
+  limit: number;
+}
+
+/** Keyed by the email as typed (normalized), whether or not an account has it. */
+export const accountCounter = (email: string): FailureCounter => ({
+  key: `account:${normalizeEmail(email)}`,
+  limit: ACCOUNT_FAILURE_LIMIT,
+});
+
+export const ipCounter = (address: string): FailureCounter => ({
+  key: `ip:${address}`,
+  limit: IP_FAILURE_LIMIT,
+});
+
+/** An attempt in flight: one provisional failure row per counter. */
+export interface Attempt {
+  ids: number[];
+}
+
+/**
+ * Admits an attempt or throws 429 with the seconds until the oldest counted
+ * failure leaves the window. The attempt is recorded as a failure *before*
+ * the password or signature is checked (and forgiven on success), so
+ * concurrent guesses cannot all slip past the check while the first hash is
+ * still being computed.
+ */
+export function beginAttempt(db: Db, counters: FailureCounter[], now: number): Attempt {
+  const since = now - FAILURE_WINDOW_MS;
+  return db.transaction((tx) => {
+    // Failures that left the window count for nothing; dropping them bounds the table.
+    tx.delete(authFailures).where(lte(authFailures.at, since)).run();
+    let retryAfterMs = 0;
+    for (const { key, limit } of counters) {
+      const times = tx
+        .select({ at: authFailures.at })
+        .from(authFailures)
+        .where(and(eq(authFailures.key, key), gt(authFailures.at, since)))
+        .orderBy(asc(authFailures.at))
+        .all();
+      if (times.length < limit) continue;
+      // Admitted again once enough failures age out to leave room for one more.
+      const freedAt = times[times.length - limit]!.at + FAILURE_WINDOW_MS;
+      retryAfterMs = Math.max(retryAfterMs, freedAt - now);
+    }
+    if (retryAfterMs > 0) throw new TooManyRequests(Math.ceil(retryAfterMs / 1000));
+    const ids = counters.map(
+      (counter) =>
+        tx
+          .insert(authFailures)
+          .values({ key: counter.key, at: now })
+          .returning({ id: authFailures.id })
+          .get().id,
+    );
+    return { ids };
+  });
+}
+
+/**
+ * A successful attempt is not a failure. `clearKeys` also wipes earlier
+ * failures of those counters (the account's own after a correct password).
+ */
+export function forgiveAttempt(db: Db, attempt: Attempt, clearKeys: string[] = []): void {
+  db.transaction((tx) => {
+    tx.delete(authFailures).where(inArray(authFailures.id, attempt.ids)).run();
+    if (clearKeys.length > 0)
+      tx.delete(authFailures).where(inArray(authFailures.key, clearKeys)).run();
+  });
+}

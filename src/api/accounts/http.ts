@@ -1,0 +1,53 @@
+import { SESSION_COOKIE } from '@/api/plugins/auth';
+import type { Config } from '@/config';
+import { Forbidden } from '../errors';
+
+/**
+ * HTTPS as the client sees it: the request URL (Bun.serve with TLS), or with
+ * TRUST_PROXY the first `X-Forwarded-Proto` of a TLS-terminating proxy.
+ */
+export function isHttps(request: Request, trustProxy: boolean): boolean {
+  if (new URL(request.url).protocol === 'https:') return true;
+  if (!trustProxy) return false;
+  return request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https';
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+const hostnameOf = (url: string) => (URL.canParse(url) ? new URL(url).hostname : '');
+
+/**
+ * SPEC Authentication 4: passkeys need HTTPS. Plain HTTP is accepted only on
+ * loopback — when the address the request was sent to (Host) and the page
+ * that sent it (Origin, when given) are both localhost/127.x/[::1] — which is
+ * what browsers themselves treat as a secure context. Otherwise 403.
+ */
+export function assertSecureTransport(request: Request, trustProxy: boolean): void {
+  if (isHttps(request, trustProxy)) return;
+  const origin = request.headers.get('origin');
+  const hosts = [new URL(request.url).hostname, ...(origin === null ? [] : [hostnameOf(origin)])];
+  if (!hosts.every((host) => LOOPBACK.test(host))) throw new Forbidden();
+}
+
+/**
+ * `Secure` when the request came over HTTPS or the page (Origin, else the
+ * first PUBLIC_ORIGIN) is https — a TLS-terminating proxy without TRUST_PROXY.
+ */
+function isSecureCookie(request: Request, config: Config): boolean {
+  const page = request.headers.get('origin') ?? config.publicOrigins[0] ?? '';
+  return isHttps(request, config.trustProxy) || page.startsWith('https:');
+}
+
+/** The session cookie: HttpOnly, SameSite=Lax, Path=/ (CONTRACT §7). */
+export function sessionCookie(
+  request: Request,
+  config: Config,
+  token: string,
+  maxAgeSeconds: number,
+): string {
+  const secure = isSecureCookie(request, config) ? '; Secure' : '';
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
+}
+
+export const clearedSessionCookie = (request: Request, config: Config) =>
+  sessionCookie(request, config, '', 0);

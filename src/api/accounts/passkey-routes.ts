@@ -1,0 +1,156 @@
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { Elysia } from 'elysia';
+import type { z } from 'zod';
+import {
+  finishRegistration,
+  type RelyingParty,
+  startAuthentication,
+  startRegistration,
+} from '@/accounts/ceremonies';
+import { deletePasskey, listPasskeys, renamePasskey, summaryOf } from '@/accounts/passkeys';
+import { verifyPasskeySignIn } from '@/accounts/sign-in';
+import { findUserById } from '@/accounts/users';
+import { clientAddressOf } from '@/api/plugins/request-context';
+import type { AppDeps } from '@/deps';
+import { Forbidden, NotFound } from '../errors';
+import { assertSecureTransport } from './http';
+import {
+  AuthenticateBody,
+  AuthenticateOptionsBody,
+  AuthenticationOptions,
+  NoBody,
+  PasskeyList,
+  PasskeyParams,
+  PasskeySummary,
+  RegisterBody,
+  RegistrationOptions,
+  RenameBody,
+  SignInResponse,
+} from './schemas';
+import { signedInResponse } from './signed-in';
+
+const tags = ['Passkeys'];
+
+/**
+ * The passkey ceremonies of SPEC "Passkey endpoints" and their management
+ * (CONTRACT §7). Every route here refuses plain HTTP off loopback.
+ */
+export const passkeyRoutes = (deps: AppDeps) => {
+  const { db, clock, config, auth } = deps;
+  const rp: RelyingParty = {
+    id: config.rpId,
+    name: config.rpName,
+    origins: config.publicOrigins,
+    secret: config.jwtSecret,
+  };
+  /** Registration needs an account (a token minted for an unknown `sub` has none). */
+  const accountOf = (sub: string) => {
+    const user = findUserById(db, sub);
+    if (!user) throw new Forbidden();
+    return user;
+  };
+
+  return new Elysia({ name: 'accounts-passkeys' })
+    .use(auth)
+    .onTransform(({ request }) => assertSecureTransport(request, config.trustProxy))
+    .post(
+      '/passkey/register/options',
+      async ({ identity }) => {
+        const options = await startRegistration(db, rp, accountOf(identity.sub), clock());
+        return options as z.infer<typeof RegistrationOptions>;
+      },
+      {
+        auth: 'any',
+        body: NoBody,
+        response: { 200: RegistrationOptions },
+        detail: { summary: 'Options for navigator.credentials.create()', tags },
+      },
+    )
+    .post(
+      '/passkey/register',
+      async ({ identity, body, status }) => {
+        const passkey = await finishRegistration(
+          db,
+          rp,
+          {
+            userId: accountOf(identity.sub).id,
+            response: body.response as RegistrationResponseJSON,
+            name: body.name,
+          },
+          clock(),
+        );
+        return status(201, summaryOf(passkey));
+      },
+      {
+        auth: 'any',
+        body: RegisterBody,
+        response: { 201: PasskeySummary },
+        detail: { summary: 'Finish registering a passkey', tags },
+      },
+    )
+    .post(
+      '/passkey/authenticate/options',
+      async ({ body }) => {
+        const options = await startAuthentication(db, rp, body?.email, clock());
+        return options as z.infer<typeof AuthenticationOptions>;
+      },
+      {
+        body: AuthenticateOptionsBody,
+        response: { 200: AuthenticationOptions },
+        detail: {
+          summary: 'Options for navigator.credentials.get() (omit email for usernameless)',
+          tags,
+        },
+      },
+    )
+    .post(
+      '/passkey/authenticate',
+      async ({ body, request, set }) => {
+        const address = clientAddressOf(request, config.trustProxy);
+        const response = body.response as AuthenticationResponseJSON;
+        const user = await verifyPasskeySignIn(db, rp, { response, address }, clock());
+        return signedInResponse(deps, request, set, user);
+      },
+      {
+        body: AuthenticateBody,
+        response: { 200: SignInResponse },
+        detail: { summary: 'Sign in with a passkey (same answer as password sign-in)', tags },
+      },
+    )
+    .get(
+      '/passkeys',
+      ({ identity }) => ({ passkeys: listPasskeys(db, identity.sub).map(summaryOf) }),
+      {
+        auth: 'any',
+        response: { 200: PasskeyList },
+        detail: { summary: "The signed-in user's passkeys", tags },
+      },
+    )
+    .patch(
+      '/passkeys/:id',
+      ({ identity, params, body }) => {
+        const passkey = renamePasskey(db, identity.sub, params.id, body.name);
+        if (!passkey) throw new NotFound();
+        return summaryOf(passkey);
+      },
+      {
+        auth: 'any',
+        params: PasskeyParams,
+        body: RenameBody,
+        response: { 200: PasskeySummary },
+        detail: { summary: 'Rename a passkey', tags },
+      },
+    )
+    .delete(
+      '/passkeys/:id',
+      ({ identity, params, set }) => {
+        if (!deletePasskey(db, identity.sub, params.id)) throw new NotFound();
+        set.status = 204;
+      },
+      {
+        auth: 'any',
+        params: PasskeyParams,
+        detail: { summary: 'Delete a passkey (e.g. of a lost device)', tags },
+      },
+    );
+};

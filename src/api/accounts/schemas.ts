@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { CREDENTIAL_DEVICE_TYPES } from '@/db/schema';
+
+const Password = z.string().max(1024);
+
+export const SignUpBody = z.strictObject({
+  // Surrounding spaces (a pasted address) are dropped before the check.
+  email: z.string().trim().pipe(z.email().max(254)),
+  password: Password.min(8),
+});
+
+export const SignInBody = z.strictObject({
+  email: z.string().min(1).max(254),
+  password: Password.min(1),
+});
+
+export const UserSummary = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(['customer', 'employee']),
+});
+
+export const SignInResponse = z.object({
+  accessToken: z.string(),
+  tokenType: z.literal('Bearer'),
+  expiresIn: z.number().int(),
+  user: UserSummary,
+});
+
+export const PasskeySummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.iso.datetime(),
+  lastUsedAt: z.iso.datetime().nullable(),
+  backedUp: z.boolean(),
+  deviceType: z.enum(CREDENTIAL_DEVICE_TYPES),
+  transports: z.array(z.string()),
+});
+
+export const PasskeyList = z.object({ passkeys: z.array(PasskeySummary) });
+
+const PasskeyName = z.string().trim().min(1).max(64);
+
+export const RenameBody = z.strictObject({ name: PasskeyName });
+
+export const PasskeyParams = z.object({ id: z.string() });
+
+const base64url = z.base64url();
+
+/** @simplewebauthn's RegistrationResponseJSON (the browser's `startRegistration()` result). */
+export const RegistrationResponse = z.looseObject({
+  id: base64url.min(1),
+  rawId: base64url.min(1),
+  type: z.literal('public-key'),
+  response: z.looseObject({
+    clientDataJSON: base64url,
+    attestationObject: base64url,
+    transports: z.array(z.string()).optional(),
+  }),
+  clientExtensionResults: z.record(z.string(), z.unknown()),
+  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+});
+
+/** @simplewebauthn's AuthenticationResponseJSON (the browser's `startAuthentication()` result). */
+export const AuthenticationResponse = z.looseObject({
+  id: base64url.min(1),
+  rawId: base64url.min(1),
+  type: z.literal('public-key'),
+  response: z.looseObject({
+    clientDataJSON: base64url,
+    authenticatorData: base64url,
+    signature: base64url,
+    userHandle: base64url.optional(),
+  }),
+  clientExtensionResults: z.record(z.string(), z.unknown()),
+  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+});
+
+export const RegisterBody = z.strictObject({
+  response: RegistrationResponse,
+  name: PasskeyName.optional(),
+});
+
+export const AuthenticateBody = z.strictObject({ response: AuthenticationResponse });
+
+/** A body that carries nothing (may be omitted, `{}` or `null`). */
+export const NoBody = z.strictObject({}).nullish();
+
+export const AuthenticateOptionsBody = z
+  .strictObject({ email: z.string().min(1).max(254).optional() })
+  .nullish();
+
+const CredentialDescriptor = z.looseObject({
+  id: z.string(),
+  type: z.literal('public-key'),
+  transports: z.array(z.string()).optional(),
+});
+
+/** @simplewebauthn's PublicKeyCredentialCreationOptionsJSON (for `startRegistration()`). */
+export const RegistrationOptions = z.looseObject({
+  challenge: z.string(),
+  rp: z.looseObject({ id: z.string().optional(), name: z.string() }),
+  user: z.looseObject({ id: z.string(), name: z.string(), displayName: z.string() }),
+  pubKeyCredParams: z.array(z.looseObject({ alg: z.number(), type: z.literal('public-key') })),
+  timeout: z.number().optional(),
+  excludeCredentials: z.array(CredentialDescriptor).optional(),
+  authenticatorSelection: z.looseObject({}).optional(),
+  attestation: z.string().optional(),
+});
+
+/** @simplewebauthn's PublicKeyCredentialRequestOptionsJSON (for `startAuthentication()`). */
+export const AuthenticationOptions = z.looseObject({
+  challenge: z.string(),
+  rpId: z.string().optional(),
+  timeout: z.number().optional(),
+  allowCredentials: z.array(CredentialDescriptor).optional(),
+  userVerification: z.string().optional(),
+});

@@ -1,0 +1,87 @@
+import { Elysia } from 'elysia';
+import { deleteSession } from '@/accounts/sessions';
+import { verifyPasswordSignIn } from '@/accounts/sign-in';
+import { createUser, findUserByEmail, findUserById, userSummaryOf } from '@/accounts/users';
+import { assertSameOrigin, cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
+import { clientAddressOf } from '@/api/plugins/request-context';
+import type { AppDeps } from '@/deps';
+import { Conflict, NotFound } from '../errors';
+import { clearedSessionCookie } from './http';
+import { SignInBody, SignInResponse, SignUpBody, UserSummary } from './schemas';
+import { signedInResponse } from './signed-in';
+
+const isUniqueViolation = (error: unknown) =>
+  (error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+
+/** Sign-up, password sign-in, sign-out and "who am I" (CONTRACT §7). */
+export const sessionRoutes = (deps: AppDeps) => {
+  const { db, clock, config, auth } = deps;
+  return new Elysia({ name: 'accounts-sessions' })
+    .use(auth)
+    .post(
+      '/sign-up',
+      async ({ body, status }) => {
+        if (findUserByEmail(db, body.email)) throw new Conflict();
+        try {
+          const user = await createUser(db, { ...body, role: 'customer' });
+          return status(201, userSummaryOf(user));
+        } catch (error) {
+          // Two sign-ups for one email raced past the check above.
+          if (isUniqueViolation(error)) throw new Conflict();
+          throw error;
+        }
+      },
+      {
+        body: SignUpBody,
+        response: { 201: UserSummary },
+        detail: { summary: 'Create a customer account', tags: ['Accounts'] },
+      },
+    )
+    .post(
+      '/sign-in',
+      async ({ body, request, set }) => {
+        const address = clientAddressOf(request, config.trustProxy);
+        const user = await verifyPasswordSignIn(db, { ...body, address }, clock());
+        return signedInResponse(deps, request, set, user);
+      },
+      {
+        body: SignInBody,
+        response: { 200: SignInResponse },
+        detail: {
+          summary: 'Sign in with email and password (bearer token and session cookie)',
+          tags: ['Accounts'],
+        },
+      },
+    )
+    .post(
+      '/sign-out',
+      ({ request, set }) => {
+        const token = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
+        if (token !== undefined) {
+          assertSameOrigin(request, config.publicOrigins);
+          deleteSession(db, token);
+        }
+        set.headers['set-cookie'] = clearedSessionCookie(request, config);
+        set.status = 204;
+      },
+      {
+        detail: {
+          summary: 'End the browser session (idempotent; bearer tokens expire on their own)',
+          tags: ['Accounts'],
+        },
+      },
+    )
+    .get(
+      '/me',
+      ({ identity }) => {
+        const user = findUserById(db, identity.sub);
+        if (!user) throw new NotFound();
+        return userSummaryOf(user);
+      },
+      {
+        auth: 'any',
+        response: { 200: UserSummary },
+        detail: { summary: 'The signed-in user', tags: ['Accounts'] },
+      },
+    );
+};

@@ -1,0 +1,91 @@
+import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { users } from './users';
+
+/**
+ * Browser sessions (CONTRACT §7). The cookie carries a random token; only its
+ * SHA-256 is stored, so a copy of the database cannot be replayed as cookies.
+ */
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    /** SHA-256 (hex) of the cookie value. */
+    id: text().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [
+    index('sessions_user_id_idx').on(table.userId),
+    index('sessions_expires_at_idx').on(table.expiresAt),
+  ],
+);
+
+export const CREDENTIAL_DEVICE_TYPES = ['singleDevice', 'multiDevice'] as const;
+
+/** WebAuthn credentials (discoverable, attestation "none"). */
+export const passkeys = sqliteTable(
+  'passkeys',
+  {
+    id: text().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The credential id as the authenticator reports it (base64url). */
+    credentialId: text().notNull(),
+    /** COSE_Key of the credential. */
+    publicKey: blob({ mode: 'buffer' }).notNull(),
+    counter: integer().notNull(),
+    transports: text({ mode: 'json' }).$type<string[]>().notNull(),
+    deviceType: text({ enum: CREDENTIAL_DEVICE_TYPES }).notNull(),
+    backedUp: integer({ mode: 'boolean' }).notNull(),
+    name: text().notNull(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    lastUsedAt: integer({ mode: 'timestamp_ms' }),
+  },
+  (table) => [
+    uniqueIndex('passkeys_credential_id_unique').on(table.credentialId),
+    index('passkeys_user_id_idx').on(table.userId),
+  ],
+);
+
+/**
+ * Outstanding WebAuthn challenges: single-use (deleted when consumed) and
+ * short-lived. Registration challenges belong to a user; authentication
+ * challenges are their own ceremony (optionally narrowed to a user by email).
+ */
+export const webauthnChallenges = sqliteTable(
+  'webauthn_challenges',
+  {
+    id: text().primaryKey(),
+    /** base64url, as sent in the options and echoed in clientDataJSON. */
+    challenge: text().notNull(),
+    kind: text({ enum: ['registration', 'authentication'] }).notNull(),
+    userId: text().references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [
+    uniqueIndex('webauthn_challenges_challenge_unique').on(table.challenge),
+    index('webauthn_challenges_expires_at_idx').on(table.expiresAt),
+  ],
+);
+
+/** Failed sign-ins and passkey verifications, per account and per IP (guessing protection). */
+export const authFailures = sqliteTable(
+  'auth_failures',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    /** `account:<email>` or `ip:<address>`. */
+    key: text().notNull(),
+    at: integer().notNull(),
+  },
+  (table) => [
+    index('auth_failures_key_at_idx').on(table.key, table.at),
+    index('auth_failures_at_idx').on(table.at),
+  ],
+);
+
+export type Session = typeof sessions.$inferSelect;
+export type Passkey = typeof passkeys.$inferSelect;
+export type WebauthnChallenge = typeof webauthnChallenges.$inferSelect;

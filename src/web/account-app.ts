@@ -1,0 +1,231 @@
+/**
+ * Browser script of GET /account, bundled by Bun.build (src/web/routes.ts).
+ * Talks to /auth with the session cookie; every failure is told in words.
+ */
+import {
+  type AuthenticationResponseJSON,
+  browserSupportsWebAuthn,
+  browserSupportsWebAuthnAutofill,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+  startAuthentication,
+  startRegistration,
+} from '@simplewebauthn/browser';
+import { type Action, ApiError, api, describe, type Passkey, type User } from './app/api';
+import { type PasskeyActions, renderPasskey } from './app/passkey-item';
+
+const element = <T extends HTMLElement = HTMLElement>(id: string) =>
+  document.getElementById(id) as T;
+
+const ui = {
+  message: element('message'),
+  loading: element('loading'),
+  signedOut: element('signed-out'),
+  signedIn: element('signed-in'),
+  signInForm: element<HTMLFormElement>('sign-in-form'),
+  signInEmail: element<HTMLInputElement>('sign-in-email'),
+  signInPassword: element<HTMLInputElement>('sign-in-password'),
+  passkeySignIn: element<HTMLButtonElement>('passkey-sign-in-button'),
+  signUpForm: element<HTMLFormElement>('sign-up-form'),
+  signUpEmail: element<HTMLInputElement>('sign-up-email'),
+  signUpPassword: element<HTMLInputElement>('sign-up-password'),
+  userEmail: element('user-email'),
+  signOut: element<HTMLButtonElement>('sign-out-button'),
+  passkeyList: element<HTMLUListElement>('passkey-list'),
+  noPasskeys: element('no-passkeys'),
+  addPasskeyForm: element<HTMLFormElement>('add-passkey-form'),
+  passkeyName: element<HTMLInputElement>('passkey-name'),
+};
+
+const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError';
+
+function say(text: string, kind: 'ok' | 'error' = 'ok') {
+  ui.message.textContent = text;
+  ui.message.classList.toggle('error', kind === 'error');
+  ui.message.hidden = false;
+}
+
+function clearMessage() {
+  ui.message.hidden = true;
+  ui.message.textContent = '';
+}
+
+/** Runs one action with its button disabled; failures are said, never thrown. */
+async function run(action: Action, button: HTMLButtonElement | null, work: () => Promise<void>) {
+  if (button) button.disabled = true;
+  try {
+    await work();
+  } catch (error) {
+    if (isAbort(error)) return;
+    const signedInAction = !['load', 'sign-in', 'sign-up', 'passkey-sign-in'].includes(action);
+    if (error instanceof ApiError && error.status === 401 && signedInAction) showSignedOut();
+    say(describe(error, action), 'error');
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+const actions: PasskeyActions = {
+  rename(passkey, name, button) {
+    void run('rename', button, async () => {
+      const renamed = await api<Passkey>('PATCH', `/auth/passkeys/${passkey.id}`, { name });
+      say(`Renamed the passkey to “${renamed.name}”.`);
+      await loadPasskeys();
+    });
+  },
+  remove(passkey, button) {
+    void run('delete', button, async () => {
+      await api('DELETE', `/auth/passkeys/${passkey.id}`);
+      say(`Deleted the passkey “${passkey.name}”.`);
+      await loadPasskeys();
+    });
+  },
+};
+
+async function loadPasskeys() {
+  const { passkeys } = await api<{ passkeys: Passkey[] }>('GET', '/auth/passkeys');
+  ui.passkeyList.replaceChildren(...passkeys.map((passkey) => renderPasskey(passkey, actions)));
+  ui.noPasskeys.hidden = passkeys.length > 0;
+}
+
+function showSignedIn(user: User) {
+  ui.loading.hidden = true;
+  ui.signedOut.hidden = true;
+  ui.signedIn.hidden = false;
+  ui.userEmail.textContent = user.email;
+}
+
+function showSignedOut() {
+  ui.loading.hidden = true;
+  ui.signedIn.hidden = true;
+  ui.signedOut.hidden = false;
+  void offerPasskeyAutofill();
+}
+
+async function enter(user: User) {
+  showSignedIn(user);
+  ui.signInForm.reset();
+  ui.signUpForm.reset();
+  await loadPasskeys();
+}
+
+async function finishPasskeySignIn(response: AuthenticationResponseJSON) {
+  const signedIn = await api<{ user: User }>('POST', '/auth/passkey/authenticate', { response });
+  await enter(signedIn.user);
+  say(`Signed in with a passkey as ${signedIn.user.email}.`);
+}
+
+const authenticationOptions = () =>
+  api<PublicKeyCredentialRequestOptionsJSON>('POST', '/auth/passkey/authenticate/options', {});
+
+/**
+ * Passkey autofill (conditional mediation): the browser lists this site's
+ * passkeys under the email field. Started whenever the sign-in form shows;
+ * the button flow below aborts it and restarts it when done.
+ */
+async function offerPasskeyAutofill() {
+  if (!(await browserSupportsWebAuthnAutofill())) return;
+  await run('passkey-sign-in', null, async () => {
+    const optionsJSON = await authenticationOptions();
+    let response: AuthenticationResponseJSON;
+    try {
+      response = await startAuthentication({ optionsJSON, useBrowserAutofill: true });
+    } catch {
+      // Autofill ends quietly when dismissed or replaced by the button's prompt.
+      return;
+    }
+    await finishPasskeySignIn(response);
+  });
+}
+
+ui.signInForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  clearMessage();
+  const submit = event.submitter instanceof HTMLButtonElement ? event.submitter : null;
+  void run('sign-in', submit, async () => {
+    const signedIn = await api<{ user: User }>('POST', '/auth/sign-in', {
+      email: ui.signInEmail.value,
+      password: ui.signInPassword.value,
+    });
+    await enter(signedIn.user);
+    say(`Signed in as ${signedIn.user.email}.`);
+  });
+});
+
+ui.passkeySignIn.addEventListener('click', () => {
+  clearMessage();
+  if (!browserSupportsWebAuthn()) {
+    say("This browser doesn't support passkeys. Sign in with your password.", 'error');
+    return;
+  }
+  void run('passkey-sign-in', ui.passkeySignIn, async () => {
+    const optionsJSON = await authenticationOptions();
+    let response: AuthenticationResponseJSON;
+    try {
+      response = await startAuthentication({ optionsJSON });
+    } catch (error) {
+      // The modal prompt replaced the autofill one; offer autofill again.
+      if (!ui.signedOut.hidden) void offerPasskeyAutofill();
+      throw error;
+    }
+    await finishPasskeySignIn(response);
+  });
+});
+
+ui.signUpForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  clearMessage();
+  const submit = event.submitter instanceof HTMLButtonElement ? event.submitter : null;
+  void run('sign-up', submit, async () => {
+    const credentials = { email: ui.signUpEmail.value, password: ui.signUpPassword.value };
+    await api('POST', '/auth/sign-up', credentials);
+    const signedIn = await api<{ user: User }>('POST', '/auth/sign-in', credentials);
+    await enter(signedIn.user);
+    say('Your account is ready and you are signed in. Add a passkey to sign in faster next time.');
+  });
+});
+
+ui.signOut.addEventListener('click', () => {
+  clearMessage();
+  void run('sign-out', ui.signOut, async () => {
+    await api('POST', '/auth/sign-out');
+    showSignedOut();
+    say('You have signed out.');
+  });
+});
+
+ui.addPasskeyForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  clearMessage();
+  const submit = event.submitter instanceof HTMLButtonElement ? event.submitter : null;
+  void run('add-passkey', submit, async () => {
+    if (!browserSupportsWebAuthn()) {
+      say("This browser doesn't support passkeys.", 'error');
+      return;
+    }
+    const optionsJSON = await api<PublicKeyCredentialCreationOptionsJSON>(
+      'POST',
+      '/auth/passkey/register/options',
+    );
+    const response: RegistrationResponseJSON = await startRegistration({ optionsJSON });
+    const name = ui.passkeyName.value.trim();
+    const passkey = await api<Passkey>('POST', '/auth/passkey/register', {
+      response,
+      ...(name ? { name } : {}),
+    });
+    ui.passkeyName.value = '';
+    say(`Added the passkey “${passkey.name}”.`);
+    await loadPasskeys();
+  });
+});
+
+void run('load', null, async () => {
+  try {
+    const user = await api<User>('GET', '/auth/me');
+    await enter(user);
+  } catch (error) {
+    if (!(error instanceof ApiError && (error.status === 401 || error.status === 404))) throw error;
+    showSignedOut();
+  }
+});

@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import { Elysia } from 'elysia';
+
+/**
+ * The page runs no inline code or style: everything comes from this origin,
+ * so an injected <script> or style attribute does nothing.
+ */
+export const ACCOUNT_PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const here = import.meta.dir;
+
+async function bundleScript(): Promise<string> {
+  const result = await Bun.build({
+    entrypoints: [join(here, 'account-app.ts')],
+    target: 'browser',
+    format: 'esm',
+    minify: true,
+  });
+  const output = result.outputs[0];
+  if (!result.success || !output) {
+    throw new AggregateError(result.logs, 'the account page script did not build');
+  }
+  return output.text();
+}
+
+const assets = new Map<string, Promise<string>>();
+
+/**
+ * Each asset is produced once (the script bundled by Bun.build with
+ * @simplewebauthn/browser on first request) and kept in memory; a failure is
+ * retried on the next request rather than cached.
+ */
+function asset(name: string): Promise<string> {
+  let text = assets.get(name);
+  if (!text) {
+    text = name === 'app.js' ? bundleScript() : Bun.file(join(here, name)).text();
+    text.catch(() => assets.delete(name));
+    assets.set(name, text);
+  }
+  return text;
+}
+
+function page(body: string, contentType: string) {
+  return new Response(body, {
+    headers: {
+      'content-type': contentType,
+      'content-security-policy': ACCOUNT_PAGE_CSP,
+      'cache-control': 'no-cache',
+    },
+  });
+}
+
+const tags = ['Account page'];
+
+/** GET /account: sign up, sign in (password or passkey) and manage passkeys in a browser. */
+export const accountPage = () =>
+  new Elysia({ name: 'account-page' })
+    .get('/account', async () => page(await asset('account.html'), 'text/html; charset=utf-8'), {
+      detail: { summary: 'The browser account page (HTML)', tags },
+    })
+    .get(
+      '/account/app.css',
+      async () => page(await asset('account.css'), 'text/css; charset=utf-8'),
+      {
+        detail: { summary: 'Style sheet of the account page', tags },
+      },
+    )
+    .get(
+      '/account/app.js',
+      async () => page(await asset('app.js'), 'text/javascript; charset=utf-8'),
+      { detail: { summary: 'Script of the account page (bundled on first request)', tags } },
+    );

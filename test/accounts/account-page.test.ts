@@ -1,0 +1,41 @@
+import { describe, expect, test } from 'bun:test';
+import { ACCOUNT_PAGE_CSP } from '@/web/routes';
+import { setup } from '../support/harness';
+
+describe('GET /account (CONTRACT §2)', () => {
+  const ctx = setup();
+
+  test('serves the page with a strict CSP and no inline script or style', async () => {
+    const res = await ctx.request('GET', '/account', { headers: { accept: 'text/html' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('content-security-policy')).toBe(ACCOUNT_PAGE_CSP);
+    expect(ACCOUNT_PAGE_CSP).toContain("script-src 'self'");
+    expect(ACCOUNT_PAGE_CSP).toContain("style-src 'self'");
+    expect(ACCOUNT_PAGE_CSP).not.toContain('unsafe');
+    const html = res.text;
+    expect(html).toContain('<script type="module" src="/account/app.js"></script>');
+    expect(html).toContain('<link rel="stylesheet" href="/account/app.css" />');
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/\sstyle=|<style|\son[a-z]+=/i);
+    expect(html).toContain('autocomplete="username webauthn"');
+  });
+
+  test('serves the style sheet', async () => {
+    const res = await ctx.request('GET', '/account/app.css');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(res.text).toContain('.passkey');
+  });
+
+  test('bundles the script with @simplewebauthn/browser once and caches it', async () => {
+    const first = await ctx.request('GET', '/account/app.js');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(first.text).not.toMatch(/from\s*["']@simplewebauthn/);
+    expect(first.text).toContain('/auth/passkey/authenticate/options');
+    expect(first.text).toContain('navigator.credentials');
+    const second = await ctx.request('GET', '/account/app.js');
+    expect(second.text).toBe(first.text);
+  });
+});

@@ -1,0 +1,163 @@
+import { expect } from 'bun:test';
+import type { PasskeySummary } from '@/accounts/passkeys';
+import { uuidv7 } from '@/db/ids';
+import { users } from '@/db/schema';
+import { manualClock, type RequestOptions, setup } from '../support/harness';
+import {
+  type CreateCredentialOverrides,
+  type GetAssertionOverrides,
+  SoftAuthenticator,
+} from '../support/webauthn/soft-authenticator';
+
+export const ORIGIN = 'http://localhost:3000';
+export const RP_ID = 'localhost';
+export const PASSWORD = 'correct horse battery';
+const CHEAP_ARGON2ID = { algorithm: 'argon2id', memoryCost: 1024, timeCost: 1 } as const;
+
+export interface SignedIn {
+  user: { id: string; email: string; role: 'customer' | 'employee' };
+  token: string;
+  /** `session=<value>` as a browser would send it back. */
+  cookie: string;
+}
+
+export const cookieOf = (setCookie: string | null) => setCookie?.split(';')[0] ?? '';
+
+/** A fresh app whose PUBLIC_ORIGIN is a loopback origin, plus account helpers. */
+export function accountsSetup(env: Record<string, string> = {}) {
+  const clock = manualClock();
+  const ctx = setup({ PUBLIC_ORIGIN: ORIGIN, ...env }, clock);
+  let counter = 0;
+
+  const newAuthenticator = () => new SoftAuthenticator({ origin: ORIGIN, rpId: RP_ID });
+
+  /**
+   * An account inserted directly with a low-cost argon2id hash: verifying it
+   * takes under a millisecond instead of ~200 ms for the production cost.
+   */
+  async function createAccount(
+    email = `user${++counter}@example.com`,
+    role: 'customer' | 'employee' = 'customer',
+  ): Promise<SignedIn['user']> {
+    const passwordHash = await Bun.password.hash(PASSWORD, CHEAP_ARGON2ID);
+    const id = uuidv7();
+    ctx.db.insert(users).values({ id, email, passwordHash, role }).run();
+    return { id, email, role };
+  }
+
+  /** Sign-up through the API (production hash cost). */
+  async function signUp(email = `user${++counter}@example.com`, password = PASSWORD) {
+    const res = await ctx.request<SignedIn['user']>('POST', '/auth/sign-up', {
+      body: { email, password },
+    });
+    expect(res.status).toBe(201);
+    return res.body;
+  }
+
+  async function signIn(email: string, password = PASSWORD): Promise<SignedIn> {
+    const res = await ctx.request<{ accessToken: string; user: SignedIn['user'] }>(
+      'POST',
+      '/auth/sign-in',
+      { body: { email, password } },
+    );
+    expect(res.status).toBe(200);
+    return {
+      user: res.body.user,
+      token: res.body.accessToken,
+      cookie: cookieOf(res.headers.get('set-cookie')),
+    };
+  }
+
+  /** A new customer account, signed in by password. */
+  async function newUser(): Promise<SignedIn> {
+    const user = await createAccount();
+    return signIn(user.email);
+  }
+
+  /** A request the way the account page sends it: session cookie and our Origin. */
+  const browser = <T = unknown>(
+    session: SignedIn,
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ) =>
+    ctx.request<T>(method, path, {
+      ...options,
+      headers: { cookie: session.cookie, origin: ORIGIN, ...options.headers },
+    });
+
+  async function registrationOptions(session: SignedIn) {
+    const res = await browser<Parameters<SoftAuthenticator['createCredential']>[0]>(
+      session,
+      'POST',
+      '/auth/passkey/register/options',
+    );
+    expect(res.status).toBe(200);
+    return res.body;
+  }
+
+  /** Runs both registration steps; returns the raw answer of the second. */
+  async function register(
+    session: SignedIn,
+    authenticator: SoftAuthenticator,
+    overrides: CreateCredentialOverrides = {},
+    name?: string,
+  ) {
+    const options = await registrationOptions(session);
+    const response = await authenticator.createCredential(options, overrides);
+    return browser<PasskeySummary>(session, 'POST', '/auth/passkey/register', {
+      body: { response, ...(name === undefined ? {} : { name }) },
+    });
+  }
+
+  /** A signed-in user with one registered passkey on a fresh authenticator. */
+  async function userWithPasskey() {
+    const session = await newUser();
+    const authenticator = newAuthenticator();
+    const registered = await register(session, authenticator);
+    expect(registered.status).toBe(201);
+    return { session, authenticator, passkey: registered.body };
+  }
+
+  async function authenticationOptions(email?: string) {
+    const res = await ctx.request<Parameters<SoftAuthenticator['getAssertion']>[0]>(
+      'POST',
+      '/auth/passkey/authenticate/options',
+      { body: email === undefined ? {} : { email } },
+    );
+    expect(res.status).toBe(200);
+    return res.body;
+  }
+
+  /** Runs both authentication steps (usernameless unless an email is given). */
+  async function authenticate(
+    authenticator: SoftAuthenticator,
+    overrides: GetAssertionOverrides = {},
+    email?: string,
+  ) {
+    const options = await authenticationOptions(email);
+    const response = await authenticator.getAssertion(options, overrides);
+    const res = await ctx.request<{ accessToken: string; user: SignedIn['user'] }>(
+      'POST',
+      '/auth/passkey/authenticate',
+      { body: { response } },
+    );
+    return Object.assign(res, { response });
+  }
+
+  return {
+    ...ctx,
+    clock,
+    newAuthenticator,
+    createAccount,
+    signUp,
+    signIn,
+    newUser,
+    browser,
+    registrationOptions,
+    register,
+    userWithPasskey,
+    authenticationOptions,
+    authenticate,
+  };
+}

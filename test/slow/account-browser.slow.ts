@@ -1,0 +1,187 @@
+/**
+ * The account page end to end in Debian's headless Chromium, driven by
+ * playwright-core over CDP with a virtual platform authenticator: sign up,
+ * add a passkey, sign out, sign back in with it, rename it, delete it — all
+ * through the page's own buttons. Leaves test/artifacts/account*.png.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { freePort, startServer } from '../accounts/server-process';
+
+const CHROMIUM = '/usr/bin/chromium';
+const artifacts = join(import.meta.dir, '..', 'artifacts');
+
+const present = existsSync(CHROMIUM);
+if (!present) {
+  console.log(`account browser test skipped: ${CHROMIUM} is absent (apt-get install chromium)`);
+}
+
+describe.skipIf(!present)('account page in headless Chromium', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'account-browser-'));
+  const port = freePort();
+  const origin = `http://localhost:${port}`;
+  let server: Awaited<ReturnType<typeof startServer>>;
+  let context: BrowserContext;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    server = await startServer(port, {
+      DATABASE_PATH: join(dir, 'app.db'),
+      PUBLIC_ORIGIN: origin,
+    });
+
+    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      viewport: { width: 900, height: 1000 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.location().url.includes('favicon')) {
+        problems.push(`console: ${message.text()}`);
+      }
+    });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    server?.kill();
+    await server?.exited;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const message = () => page.locator('#message');
+
+  test('sign up, add a passkey, sign out, sign in with it, rename and delete it', async () => {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable', { enableUI: false });
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+    const credentials = async () =>
+      (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
+    const presence = (enabled: boolean) =>
+      cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled });
+
+    async function signOut({ autofill }: { autofill: boolean }) {
+      await presence(autofill);
+      const autofillOptions = page.waitForResponse(
+        (response) => new URL(response.url()).pathname === '/auth/passkey/authenticate/options',
+      );
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      if (autofill) return;
+      await page.locator('#signed-out').waitFor({ state: 'visible' });
+      // The page got its autofill options and has called navigator.credentials.get
+      // (a moment later); that request now waits for a person.
+      await autofillOptions;
+      await Bun.sleep(300);
+      await presence(true);
+    }
+
+    const calls = { options: 0, authenticate: 0 };
+    page.on('request', (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path === '/auth/passkey/authenticate/options') calls.options++;
+      if (path === '/auth/passkey/authenticate') calls.authenticate++;
+    });
+
+    const response = await page.goto(`${origin}/account`);
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.locator('#signed-out').waitFor({ state: 'visible' });
+    mkdirSync(artifacts, { recursive: true });
+    await page.screenshot({ path: join(artifacts, 'account-signed-out.png'), fullPage: true });
+
+    // Sign up (the page signs in right after).
+    const email = 'browser.person@example.com';
+    await page.fill('#sign-up-email', email);
+    await page.fill('#sign-up-password', 'a long enough password');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.locator('#signed-in').waitFor({ state: 'visible' });
+    await expect(page.locator('#user-email').textContent()).resolves.toBe(email);
+    await expect(page.locator('#no-passkeys').isVisible()).resolves.toBe(true);
+
+    // Add a passkey.
+    await page.fill('#passkey-name', 'Test laptop');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.locator('.passkey .name', { hasText: 'Test laptop' }).waitFor();
+    await expect(message().textContent()).resolves.toBe('Added the passkey “Test laptop”.');
+    const stored = await credentials();
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.isResidentCredential).toBe(true);
+
+    // Sign out. The virtual authenticator answers passkey autofill (conditional
+    // mediation) on its own while presence simulation is on, so it is paused
+    // for the sign-out: the autofill request the page starts then stays pending.
+    await signOut({ autofill: false });
+    await expect(message().textContent()).resolves.toBe('You have signed out.');
+
+    // Sign back in with the passkey, through the button.
+    const before = { ...calls };
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.locator('#signed-in').waitFor({ state: 'visible' });
+    await expect(message().textContent()).resolves.toBe(`Signed in with a passkey as ${email}.`);
+    expect(calls.options - before.options).toBe(1);
+    expect(calls.authenticate - before.authenticate).toBe(1);
+    await expect(page.locator('.passkey .meta').textContent()).resolves.toContain('last used');
+    expect((await credentials())[0]!.signCount).toBeGreaterThan(0);
+
+    // Passkey autofill: after signing out the page offers the passkey in the
+    // email field's autofill; the virtual authenticator picks it, no click.
+    const autofillSignIn = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === '/auth/passkey/authenticate',
+    );
+    await signOut({ autofill: true });
+    expect((await autofillSignIn).status()).toBe(200);
+    await page.locator('#message', { hasText: `Signed in with a passkey as ${email}.` }).waitFor();
+    await expect(page.locator('#signed-in').isVisible()).resolves.toBe(true);
+
+    // Rename it.
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByLabel('New name for Test laptop').fill('Work laptop');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('.passkey .name', { hasText: 'Work laptop' }).waitFor();
+    await expect(message().textContent()).resolves.toBe('Renamed the passkey to “Work laptop”.');
+    await page.screenshot({ path: join(artifacts, 'account.png'), fullPage: true });
+
+    // Delete it (with the page's own confirmation step).
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.locator('#no-passkeys').waitFor({ state: 'visible' });
+    await expect(message().textContent()).resolves.toBe('Deleted the passkey “Work laptop”.');
+    await expect(page.locator('.passkey').count()).resolves.toBe(0);
+
+    // The deleted passkey no longer signs in; the person is told in words.
+    await signOut({ autofill: false });
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.locator('#message.error').waitFor();
+    await expect(message().textContent()).resolves.toBe(
+      "That passkey couldn't be verified. Try again, or sign in with your password.",
+    );
+    await page.screenshot({ path: join(artifacts, 'account-error.png'), fullPage: true });
+
+    expect(problems.filter((problem) => !problem.includes('401'))).toEqual([]);
+  });
+});
