@@ -16,7 +16,7 @@ import { customerRoutes } from './api/customer/routes';
 import { healthRoutes } from './api/health/routes';
 import { withIdempotency } from './api/idempotency';
 import { listingsRoutes } from './api/listings/routes';
-import { fixBodilessResponses } from './api/openapi-fix';
+import { fixOpenApiDocument } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
 import { errorHandler } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
@@ -51,7 +51,7 @@ export function createApp(options: CreateAppOptions | AppDeps) {
     .use(errorHandler({ logger: deps.logger, allowedMethods: (path) => allowedMethods(path) }))
     .use(jsonBody)
     .onAfterHandle(({ path, responseValue }) => {
-      if (path === '/docs/json') fixBodilessResponses(responseValue);
+      if (path === '/docs/json') fixOpenApiDocument(responseValue, app.routes);
     })
     .use(
       openapi({

@@ -1,12 +1,33 @@
+import { z } from 'zod';
+
 type Json = Record<string, unknown>;
+interface RouteLike {
+  method: string;
+  path: string;
+  hooks?: { body?: unknown };
+}
+
+const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+
+function jsonSchemaOf(schema: unknown): Json | undefined {
+  if (!(schema instanceof z.ZodType)) return undefined;
+  try {
+    return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
- * @elysiajs/openapi renders a bodiless response (z.null(), z.void()) as
- * `content: {type: "null"}`, which is not an OpenAPI media-type map; such
- * responses simply have no content. Fixed in place (the plugin caches the
- * document, so this runs once per document).
+ * Two gaps of @elysiajs/openapi, mended in place on the generated document
+ * (the plugin caches it, so this runs once per document):
+ * - a bodiless response (z.null()) is rendered as `content: {type: "null"}`,
+ *   which is not a media-type map: such responses have no content;
+ * - with our own JSON body parser the request bodies come out with an empty
+ *   `content`: every body here is `application/json`, described from the
+ *   route's zod schema.
  */
-export function fixBodilessResponses(document: unknown): void {
+export function fixOpenApiDocument(document: unknown, routes: readonly RouteLike[]): void {
   const paths = (document as { paths?: Record<string, Record<string, Json>> })?.paths;
   if (!paths) return;
   for (const operations of Object.values(paths)) {
@@ -17,5 +38,12 @@ export function fixBodilessResponses(document: unknown): void {
         if (content && typeof content.type === 'string') delete response.content;
       }
     }
+  }
+  for (const route of routes) {
+    const operation = paths[toOpenApiPath(route.path)]?.[route.method.toLowerCase()];
+    const requestBody = operation?.requestBody as { content?: Json } | undefined;
+    if (!requestBody || Object.keys(requestBody.content ?? {}).length > 0) continue;
+    const schema = jsonSchemaOf(route.hooks?.body);
+    if (schema) requestBody.content = { 'application/json': { schema } };
   }
 }

@@ -20,3 +20,20 @@ test('GET /docs serves the reference UI', async () => {
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toContain('text/html');
 });
+
+test('every request body is described as application/json', async () => {
+  const res = await ctx.request('GET', '/docs/json');
+  const paths = (
+    res.body as { paths: Record<string, Record<string, { requestBody?: { content: object } }>> }
+  ).paths;
+  const bodies = Object.entries(paths).flatMap(([path, operations]) =>
+    Object.entries(operations)
+      .filter(([, operation]) => operation.requestBody)
+      .map(([method, operation]) => [
+        `${method} ${path}`,
+        Object.keys(operation.requestBody!.content),
+      ]),
+  );
+  expect(bodies.length).toBeGreaterThan(0);
+  for (const [, types] of bodies) expect(types).toEqual(['application/json']);
+});
