@@ -1,1 +1,2 @@
+export * from './listings';
 export * from './users';

@@ -1,0 +1,5 @@
+// Tables of the listings API (src/api/listings).
+export * from './neighbourhoods';
+export * from './properties';
+export * from './property-counts';
+export * from './units';
