@@ -28,6 +28,12 @@ const ROUTES: [method: string, path: string, statuses: string[], body: boolean][
   ['delete', '/listings/properties/{id}/units/{unitId}', ['204', '401', '404', '409'], false],
   ['get', '/listings/neighbourhoods', ['200', '400', '401'], false],
   ['put', '/listings/neighbourhoods/{id}', ['204', '401', '403'], true],
+  ['get', '/listings/multi-listing-units', ['200', '400', '401'], false],
+  ['get', '/listings/multi-listing-units/{id}', ['200', '400', '401', '404'], false],
+  ['put', '/listings/multi-listing-units/{id}', ['204', '400', '401', '404'], true],
+  ['post', '/listings/properties/additional-data', ['201', '401', '422'], true],
+  ['get', '/listings/properties/{id}/additional-data', ['200', '401', '404'], false],
+  ['put', '/listings/properties/{id}/additional-data', ['200', '400', '401', '404'], true],
 ];
 
 test('/docs/json describes every listings route with its request and responses', async () => {

@@ -1,5 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '@/deps';
+import { additionalDataRoutes } from './additional-data/routes';
+import { multiListingUnitRoutes } from './multi-listing-units/routes';
 import { neighbourhoodRoutes } from './neighbourhoods/routes';
 import { propertyRoutes } from './properties/routes';
 import { propertyUpdateRoutes } from './properties/update-routes';
@@ -11,4 +13,6 @@ export const listingsRoutes = (deps: AppDeps) =>
     .use(propertyRoutes(deps))
     .use(propertyUpdateRoutes(deps))
     .use(unitRoutes(deps))
-    .use(neighbourhoodRoutes(deps));
+    .use(neighbourhoodRoutes(deps))
+    .use(multiListingUnitRoutes(deps))
+    .use(additionalDataRoutes(deps));
