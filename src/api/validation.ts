@@ -19,6 +19,7 @@ function ruleOf(issue: Issue, input: unknown): [rule: string, message: string] {
         `The input must be ${typeNames[issue.expected] ?? `of type ${issue.expected}`}`,
       ];
     case 'invalid_value':
+      if (input === undefined) return ['isEmpty', "Value is required and can't be empty"];
       return ['notInArray', 'The input was not found in the haystack'];
     case 'too_small':
       if (issue.origin === 'string' && Number(issue.minimum) <= 1)

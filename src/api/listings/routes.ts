@@ -1,6 +1,18 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '@/deps';
+import { additionalDataRoutes } from './additional-data/routes';
+import { multiListingUnitRoutes } from './multi-listing-units/routes';
+import { neighbourhoodRoutes } from './neighbourhoods/routes';
+import { propertyRoutes } from './properties/routes';
+import { propertyUpdateRoutes } from './properties/update-routes';
+import { unitRoutes } from './units/routes';
 
 /** Listings API, mounted at {base_url} = /listings (CONTRACT §2). */
-export const listingsRoutes = ({ auth }: AppDeps) =>
-  new Elysia({ name: 'listings', prefix: '/listings' }).use(auth);
+export const listingsRoutes = (deps: AppDeps) =>
+  new Elysia({ name: 'listings', prefix: '/listings' })
+    .use(propertyRoutes(deps))
+    .use(propertyUpdateRoutes(deps))
+    .use(unitRoutes(deps))
+    .use(neighbourhoodRoutes(deps))
+    .use(multiListingUnitRoutes(deps))
+    .use(additionalDataRoutes(deps));

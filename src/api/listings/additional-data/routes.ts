@@ -1,0 +1,70 @@
+import { Elysia } from 'elysia';
+import type { AppDeps } from '@/deps';
+import { answersUnprocessable } from '../../plugins/error-handler';
+import { caller } from '../guard';
+import { PropertyIdParams } from '../properties/schemas';
+import { created, NoBody, problems } from '../schemas';
+import {
+  AdditionalData,
+  AdditionalDataCreate,
+  AdditionalDataPut,
+  AdditionalDataWritten,
+} from './schemas';
+import { createAdditionalData, putAdditionalData, readAdditionalData } from './service';
+
+// SPEC.md lists 422 for the create operation only.
+answersUnprocessable('POST', '/listings/properties/additional-data');
+
+const tags = ['Listings: additional data'];
+const path = (id: string) => `/listings/properties/${id}/additional-data`;
+
+/** Free-form additional data per property (SPEC.md, CONTRACT §5). */
+export const additionalDataRoutes = ({ db, clock, auth }: AppDeps) => {
+  return new Elysia({ name: 'listings-additional-data' })
+    .use(auth)
+    .post(
+      '/properties/additional-data',
+      ({ body, identity, set }) => {
+        createAdditionalData(db, body.id, body.data, identity, clock());
+        return created(set, path(body.id));
+      },
+      {
+        ...caller.any,
+        parse: 'json',
+        body: AdditionalDataCreate,
+        response: { 201: NoBody, ...problems(400, 401, 422) },
+        detail: {
+          summary: 'Create the additional data of a property (422 recordNotFound / recordExists)',
+          tags,
+        },
+      },
+    )
+    .get(
+      '/properties/:id/additional-data',
+      ({ params, identity }) => ({
+        id: params.id,
+        data: readAdditionalData(db, params.id, identity),
+      }),
+      {
+        ...caller.any,
+        params: PropertyIdParams,
+        response: { 200: AdditionalData, ...problems(401, 404) },
+        detail: { summary: 'Read the additional data of a property', tags },
+      },
+    )
+    .put(
+      '/properties/:id/additional-data',
+      ({ params, body, identity }) => {
+        putAdditionalData(db, params.id, body.data, identity, clock());
+        return { data: body.data };
+      },
+      {
+        ...caller.any,
+        params: PropertyIdParams,
+        parse: 'json',
+        body: AdditionalDataPut,
+        response: { 200: AdditionalDataWritten, ...problems(400, 401, 404) },
+        detail: { summary: 'Create or replace the additional data of a property', tags },
+      },
+    );
+};

@@ -1,0 +1,72 @@
+import { Elysia } from 'elysia';
+import type { AppDeps } from '@/deps';
+import { scopeOf } from '../access';
+import { caller } from '../guard';
+import { halCollection, pagingOf } from '../paging';
+import { parseListQuery, searchOf } from '../query';
+import { documentedQuery, NoBody, noContent, problems } from '../schemas';
+import {
+  CounterBody,
+  MultiListingUnit,
+  MultiListingUnitList,
+  MultiListingUnitParams,
+  MultiListingUnitQuery,
+} from './schemas';
+import { getCounter, listCounters, setCounter } from './service';
+
+const tags = ['Listings: multi-listing units'];
+const SHAPE = { scalars: ['page', 'itemsPerPage'], arrays: ['ids'] };
+
+/** SPEC.md multi-listing unit counters, with CONTRACT §5's paging and `ids` filter. */
+export const multiListingUnitRoutes = ({ db, clock, auth }: AppDeps) => {
+  return new Elysia({ name: 'listings-multi-listing-units' })
+    .use(auth)
+    .get(
+      '/multi-listing-units',
+      ({ request, identity }) => {
+        const search = searchOf(request.url);
+        const query = parseListQuery(search, SHAPE, MultiListingUnitQuery);
+        const paging = pagingOf(query);
+        const { total, rows } = listCounters(db, query, scopeOf(identity), paging);
+        return halCollection(
+          '/listings/multi-listing-units',
+          search,
+          paging,
+          total,
+          'svc:multi-listing-units',
+          rows,
+        );
+      },
+      {
+        ...caller.any,
+        query: documentedQuery(MultiListingUnitQuery),
+        response: { 200: MultiListingUnitList, ...problems(400, 401) },
+        detail: { summary: 'List multi-listing unit counters', tags },
+      },
+    )
+    .get(
+      '/multi-listing-units/:id',
+      ({ params, identity }) => getCounter(db, params.id, identity),
+      {
+        ...caller.any,
+        params: MultiListingUnitParams,
+        response: { 200: MultiListingUnit, ...problems(400, 401, 404) },
+        detail: { summary: 'Read the multi-listing unit counter of a property', tags },
+      },
+    )
+    .put(
+      '/multi-listing-units/:id',
+      ({ params, body, set }) => {
+        setCounter(db, params.id, body.counter, clock());
+        return noContent(set);
+      },
+      {
+        ...caller.employee,
+        params: MultiListingUnitParams,
+        parse: 'json',
+        body: CounterBody,
+        response: { 204: NoBody, ...problems(400, 401, 403, 404) },
+        detail: { summary: 'Set the multi-listing unit counter (employees)', tags },
+      },
+    );
+};

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+
+export const DEFAULT_ITEMS_PER_PAGE = 30;
+export const MAX_ITEMS_PER_PAGE = 100;
+
+/** `page` ≥ 1 and `itemsPerPage` 1..100, as digits (CONTRACT §5 Paging). */
+export const pagingFields = {
+  page: z
+    .string()
+    .regex(/^[1-9]\d{0,8}$/)
+    .optional()
+    .describe('Page number, from 1 (default 1)'),
+  itemsPerPage: z
+    .string()
+    .regex(/^(100|[1-9]\d?)$/)
+    .optional()
+    .describe(`Page size, 1..${MAX_ITEMS_PER_PAGE} (default ${DEFAULT_ITEMS_PER_PAGE})`),
+};
+
+export interface Paging {
+  page: number;
+  itemsPerPage: number;
+  offset: number;
+}
+
+export function pagingOf(query: { page?: string; itemsPerPage?: string }): Paging {
+  const page = query.page ? Number(query.page) : 1;
+  const itemsPerPage = query.itemsPerPage ? Number(query.itemsPerPage) : DEFAULT_ITEMS_PER_PAGE;
+  return { page, itemsPerPage, offset: (page - 1) * itemsPerPage };
+}
+
+export const Link = z.object({ href: z.string() });
+
+/** The HAL envelope of SPEC.md GET /properties, with `key` naming the embedded array. */
+export const halCollectionSchema = <T extends z.ZodType>(key: string, item: T) =>
+  z.object({
+    count: z.number().int(),
+    total: z.number().int(),
+    _links: z.object({
+      self: Link,
+      first: Link,
+      last: Link,
+      next: Link.optional(),
+      previous: Link.optional(),
+    }),
+    _embedded: z.object({ [key]: z.array(item) }),
+  });
+
+const readable = (text: string) =>
+  encodeURIComponent(text).replace(/%5B/g, '[').replace(/%5D/g, ']').replace(/%2C/g, ',');
+
+/** `path?…&page=N`: every parameter of the request kept as sent, `page` replaced. */
+function pageHref(path: string, params: [string, string][], page: number): string {
+  const query = params.map(([key, value]) => `${readable(key)}=${readable(value)}`);
+  query.push(`page=${page}`);
+  return `${path}?${query.join('&')}`;
+}
+
+export interface HalCollection<T, K extends string = string> {
+  count: number;
+  total: number;
+  _links: {
+    self: { href: string };
+    first: { href: string };
+    last: { href: string };
+    next?: { href: string };
+    previous?: { href: string };
+  };
+  _embedded: { [P in K]: T[] };
+}
+
+/**
+ * Builds the paged answer: `last` is max(1, ceil(total / itemsPerPage)); a
+ * page past it is empty, with `previous` pointing at the last page.
+ */
+export function halCollection<T, K extends string>(
+  path: string,
+  search: string,
+  paging: Paging,
+  total: number,
+  key: K,
+  items: T[],
+): HalCollection<T, K> {
+  const params = [...new URLSearchParams(search)].filter(([name]) => name !== 'page');
+  const href = (page: number) => ({ href: pageHref(path, params, page) });
+  const last = Math.max(1, Math.ceil(total / paging.itemsPerPage));
+  const { page } = paging;
+  return {
+    count: items.length,
+    total,
+    _links: {
+      self: href(page),
+      first: href(1),
+      last: href(last),
+      ...(page < last ? { next: href(page + 1) } : {}),
+      ...(page > 1 ? { previous: href(Math.min(page - 1, last)) } : {}),
+    },
+    _embedded: { [key]: items } as { [P in K]: T[] },
+  };
+}

@@ -1,0 +1,98 @@
+import { Elysia } from 'elysia';
+import type { AppDeps } from '@/deps';
+import { answersUnprocessable } from '../../plugins/error-handler';
+import { scopeOf } from '../access';
+import { caller } from '../guard';
+import { halCollection, halCollectionSchema, pagingOf } from '../paging';
+import { parseListQuery, searchOf } from '../query';
+import { created, documentedQuery, NoBody, problems } from '../schemas';
+import { listProperties, PROPERTY_LIST_SHAPE, PropertyListQuery } from './list';
+import { toProperty } from './representation';
+import { Property, PropertyCreate, PropertyIdParams, PublicPropertyCreate } from './schemas';
+import { createProperty, findProperty } from './service';
+
+// SPEC.md lists 422 for both create operations.
+answersUnprocessable('POST', '/listings/properties');
+answersUnprocessable('POST', '/listings/public/properties');
+
+const tags = ['Listings: properties'];
+export const PropertyList = halCollectionSchema('svc:properties', Property);
+
+/** GET/POST /properties, POST /public/properties, GET /properties/{id}. */
+export const propertyRoutes = ({ db, clock, auth }: AppDeps) => {
+  return new Elysia({ name: 'listings-properties' })
+    .use(auth)
+    .get(
+      '/properties',
+      ({ request, identity }) => {
+        const search = searchOf(request.url);
+        const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);
+        const paging = pagingOf(query);
+        const filter = { query, scopeOwner: scopeOf(identity) };
+        const { total, rows } = listProperties(db, filter, paging);
+        return halCollection(
+          '/listings/properties',
+          search,
+          paging,
+          total,
+          'svc:properties',
+          rows.map(toProperty),
+        );
+      },
+      {
+        ...caller.any,
+        query: documentedQuery(PropertyListQuery),
+        response: { 200: PropertyList, ...problems(400, 401) },
+        detail: {
+          summary: 'List properties',
+          description:
+            'Filters combine with AND. Arrays accept k=a&k=b, k[]=a, k[0]=a and k=a,b; ' +
+            'features[i][applicability|category|name|value] match when one unit has every ' +
+            'criterion. A customer sees only its own properties.',
+          tags,
+        },
+      },
+    )
+    .post(
+      '/properties',
+      ({ body, identity, set }) => {
+        const id = createProperty(db, body, { actor: identity, source: 'outbound', now: clock() });
+        return created(set, `/properties/${id}`);
+      },
+      {
+        ...caller.any,
+        parse: 'json',
+        body: PropertyCreate,
+        response: { 201: NoBody, ...problems(400, 401, 422) },
+        detail: { summary: 'Create a property (Location: /properties/<id>)', tags },
+      },
+    )
+    .post(
+      '/public/properties',
+      ({ body, identity, set }) => {
+        const id = createProperty(db, body, { actor: identity, source: 'inbound', now: clock() });
+        return created(set, `/listings/properties/${id}`);
+      },
+      {
+        ...caller.any,
+        parse: 'json',
+        body: PublicPropertyCreate,
+        response: { 201: NoBody, ...problems(400, 401, 422) },
+        detail: {
+          summary:
+            'Create a property on behalf of a public user (Location: /listings/properties/<id>)',
+          tags,
+        },
+      },
+    )
+    .get(
+      '/properties/:id',
+      ({ params, viewer }) => toProperty(findProperty(db, params.id, viewer)),
+      {
+        optionalAuth: true,
+        params: PropertyIdParams,
+        response: { 200: Property, ...problems(401, 404) },
+        detail: { summary: 'Read a property (no token needed)', tags },
+      },
+    );
+};

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/** SPEC.md "Errors": the problem body of every listings failure. */
+export const Problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.int(),
+    detail: z.string(),
+  })
+  .describe('application/problem+json');
+
+export const ValidationProblem = Problem.extend({
+  validationMessages: z
+    .record(z.string(), z.unknown())
+    .describe('One key per failed field (nested for nested objects): rule name → message'),
+});
+
+/** 201 and 204 answers carry no body. */
+export const NoBody = z.null().describe('No body');
+
+/** Response schemas of the error statuses a route lists. */
+export function problems<const S extends readonly number[]>(...statuses: S) {
+  return Object.fromEntries(
+    statuses.map((status) => [status, status === 422 ? ValidationProblem : Problem]),
+  ) as { [K in S[number]]: K extends 422 ? typeof ValidationProblem : typeof Problem };
+}
+
+/**
+ * A list query schema for the OpenAPI document only: list routes read their
+ * parameters from the raw URL (`parseListQuery`, all four array encodings),
+ * so what Elysia parses is never refused here.
+ */
+export const documentedQuery = <T extends z.ZodType>(schema: T) =>
+  schema.catch(() => ({}) as z.output<T>);
+
+interface ResponseSet {
+  status?: number | string;
+  headers: Record<string, string | number>;
+}
+
+/** 201, no body, `Location` of the new resource. */
+export function created(set: ResponseSet, location: string): null {
+  set.status = 201;
+  set.headers.location = location;
+  return null;
+}
+
+/** 204, no body. */
+export function noContent(set: ResponseSet): null {
+  set.status = 204;
+  return null;
+}

@@ -1,0 +1,95 @@
+import { Elysia } from 'elysia';
+import type { AppDeps } from '@/deps';
+import { caller } from '../guard';
+import { halCollection, halCollectionSchema, pagingOf } from '../paging';
+import { PropertyIdParams } from '../properties/schemas';
+import { parseListQuery, searchOf } from '../query';
+import { created, documentedQuery, NoBody, noContent, problems } from '../schemas';
+import { Unit, UnitCreate, UnitListQuery, UnitParams, UnitPatch } from './schemas';
+import { addUnit, deleteUnit, getUnit, listUnits, patchUnit } from './service';
+
+const tags = ['Listings: units'];
+const UNIT_LIST_SHAPE = { scalars: ['includeDeleted', 'page', 'itemsPerPage'], arrays: [] };
+export const UnitList = halCollectionSchema('svc:units', Unit);
+
+/** The unit endpoints of CONTRACT §5 (beyond SPEC.md). */
+export const unitRoutes = ({ db, clock, auth }: AppDeps) => {
+  return new Elysia({ name: 'listings-units' })
+    .use(auth)
+    .get(
+      '/properties/:id/units',
+      ({ params, request, identity }) => {
+        const search = searchOf(request.url);
+        const query = parseListQuery(search, UNIT_LIST_SHAPE, UnitListQuery);
+        const paging = pagingOf(query);
+        const includeDeleted = query.includeDeleted === 'true';
+        const { total, units } = listUnits(db, params.id, identity, includeDeleted, paging);
+        const path = `/listings/properties/${encodeURIComponent(params.id)}/units`;
+        return halCollection(path, search, paging, total, 'svc:units', units);
+      },
+      {
+        ...caller.any,
+        params: PropertyIdParams,
+        query: documentedQuery(UnitListQuery),
+        response: { 200: UnitList, ...problems(400, 401, 404) },
+        detail: { summary: 'List the units of a property', tags },
+      },
+    )
+    .post(
+      '/properties/:id/units',
+      ({ params, body, identity, set }) => {
+        const unitId = addUnit(db, params.id, identity, body, clock());
+        return created(set, `/listings/properties/${params.id}/units/${unitId}`);
+      },
+      {
+        ...caller.any,
+        params: PropertyIdParams,
+        parse: 'json',
+        body: UnitCreate,
+        response: { 201: NoBody, ...problems(400, 401, 404, 409) },
+        detail: { summary: 'Add a unit (409 past 30 units or on an archived property)', tags },
+      },
+    )
+    .get(
+      '/properties/:id/units/:unitId',
+      ({ params, identity }) => getUnit(db, params.id, params.unitId, identity),
+      {
+        ...caller.any,
+        params: UnitParams,
+        response: { 200: Unit, ...problems(401, 404) },
+        detail: { summary: 'Read a unit', tags },
+      },
+    )
+    .patch(
+      '/properties/:id/units/:unitId',
+      ({ params, body, identity, set }) => {
+        patchUnit(db, params.id, params.unitId, identity, body, clock());
+        return noContent(set);
+      },
+      {
+        ...caller.any,
+        params: UnitParams,
+        parse: 'json',
+        body: UnitPatch,
+        response: { 204: NoBody, ...problems(400, 401, 404, 409) },
+        detail: {
+          summary:
+            'Change a unit (409 publishing a non-rentable unit, deleted unit, archived property)',
+          tags,
+        },
+      },
+    )
+    .delete(
+      '/properties/:id/units/:unitId',
+      ({ params, identity, set }) => {
+        deleteUnit(db, params.id, params.unitId, identity, clock());
+        return noContent(set);
+      },
+      {
+        ...caller.any,
+        params: UnitParams,
+        response: { 204: NoBody, ...problems(401, 404, 409) },
+        detail: { summary: 'Delete a unit (soft; 409 for the last unit)', tags },
+      },
+    );
+};

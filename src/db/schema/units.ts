@@ -1,0 +1,46 @@
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { properties } from './properties';
+
+/** Units of a property (CONTRACT §5); a delete is soft (`deletedAt`). */
+export const units = sqliteTable(
+  'units',
+  {
+    id: text().primaryKey(),
+    propertyId: text()
+      .notNull()
+      .references(() => properties.id),
+    rentable: integer({ mode: 'boolean' }).notNull(),
+    published: integer({ mode: 'boolean' }).notNull().default(false),
+    deletedAt: integer(),
+    createdAt: integer().notNull(),
+    updatedAt: integer().notNull(),
+  },
+  (table) => [index('units_property_idx').on(table.propertyId, table.id)],
+);
+
+/**
+ * Features of a unit, one row each, so `features[i][...]` list filters use an
+ * index. `propertyId` is copied from the unit: the filter answers property ids.
+ */
+export const unitFeatures = sqliteTable(
+  'unit_features',
+  {
+    unitId: text()
+      .notNull()
+      .references(() => units.id),
+    position: integer().notNull(),
+    propertyId: text().notNull(),
+    applicability: text().notNull(),
+    category: text().notNull(),
+    name: text().notNull(),
+    value: text().notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.unitId, table.position] }),
+    index('unit_features_name_value_idx').on(table.name, table.value),
+    index('unit_features_category_name_idx').on(table.category, table.name),
+  ],
+);
+
+export type UnitRow = typeof units.$inferSelect;
+export type UnitFeatureRow = typeof unitFeatures.$inferSelect;

@@ -1,0 +1,259 @@
+import { describe, expect, test } from 'bun:test';
+import { CITY_IDS } from '@/api/listings/cities';
+import { pagingOf } from '@/api/listings/paging';
+import { type BulkPropertyInput, insertPropertiesBulk } from '@/api/listings/properties/bulk';
+import {
+  PROPERTY_LIST_SHAPE,
+  PropertyListQuery,
+  propertyListSql,
+} from '@/api/listings/properties/list';
+import { reconcileUnitCounters } from '@/api/listings/properties/reconcile';
+import { parseListQuery } from '@/api/listings/query';
+import { setup } from '../support/harness';
+import { count } from './support';
+
+const input = (i: number, overrides: Partial<BulkPropertyInput> = {}): BulkPropertyInput => ({
+  type: (['apartment', 'studio', 'roomShared', 'residence'] as const)[i % 4]!,
+  ownerId: `owner-${i % 7}`,
+  location: {
+    addressLine1: `Street ${i}`,
+    city: 'City',
+    cityId: CITY_IDS[i % CITY_IDS.length]!,
+    postalCode: String(10000 + i),
+    latitude: 0,
+    longitude: 0,
+  },
+  totalUnits: 5,
+  rentableUnits: 3,
+  ...overrides,
+});
+
+describe('insertPropertiesBulk', () => {
+  test('inserts properties with K units each, counters and counts derived', () => {
+    const { db } = setup();
+    const result = insertPropertiesBulk(
+      db,
+      Array.from({ length: 200 }, (_, i) => input(i)),
+    );
+    expect(result.properties).toBe(200);
+    expect(result.units).toBe(1000);
+    expect(result.ids).toHaveLength(200);
+    expect([...result.ids].sort()).toEqual(result.ids);
+    expect(count(db, 'properties')).toBe(200);
+    expect(count(db, 'units')).toBe(1000);
+    const row = db.$client
+      .query(
+        'SELECT total_units, rentable_units, published_units, units_counter, source, country FROM properties WHERE id = ?',
+      )
+      .get(result.ids[0]!);
+    expect(row).toEqual({
+      total_units: 5,
+      rentable_units: 3,
+      published_units: 0,
+      units_counter: 5,
+      source: 'null',
+      country: 'ES',
+    });
+    const counted = db.$client.query('SELECT sum(properties) AS n FROM property_counts').get();
+    expect(counted).toEqual({ n: 200 });
+  });
+
+  test('explicit units: published only when rentable and not archived', () => {
+    const { db } = setup();
+    const { ids } = insertPropertiesBulk(db, [
+      input(0, {
+        units: [
+          { rentable: true, published: true },
+          { rentable: false, published: true },
+        ],
+      }),
+      input(1, { archived: true, units: [{ rentable: true, published: true }] }),
+    ]);
+    const rows = db.$client
+      .query('SELECT published_units, published, archived FROM properties ORDER BY id')
+      .all();
+    expect(rows).toEqual([
+      { published_units: 1, published: 1, archived: 0 },
+      { published_units: 0, published: 0, archived: 1 },
+    ]);
+    expect(ids).toHaveLength(2);
+  });
+
+  test('all or nothing: a bad row writes nothing', () => {
+    const { db } = setup();
+    expect(() => insertPropertiesBulk(db, [input(0), input(1, { totalUnits: 31 })])).toThrow(
+      RangeError,
+    );
+    expect(() =>
+      insertPropertiesBulk(db, [
+        input(2),
+        input(3, { location: { ...input(3).location, cityId: 'atlantis' as 'madrid' } }),
+      ]),
+    ).toThrow(RangeError);
+    expect(count(db, 'properties')).toBe(0);
+    expect(count(db, 'units')).toBe(0);
+  });
+});
+
+describe('reconcileUnitCounters', () => {
+  test('repairs drifted counters chunk by chunk and counts what it did', () => {
+    const { db } = setup();
+    const { ids } = insertPropertiesBulk(
+      db,
+      Array.from({ length: 5 }, (_, i) => input(i)),
+    );
+    // Corrupt by hand: wrong counters on #1 and #3, a unit published behind the counters' back on #4.
+    db.$client.run('UPDATE properties SET total_units = 9, rentable_units = 0 WHERE id = ?', [
+      ids[1]!,
+    ]);
+    db.$client.run('UPDATE properties SET published_units = 4, published = 1 WHERE id = ?', [
+      ids[3]!,
+    ]);
+    db.$client.run(
+      'UPDATE units SET published = 1 WHERE id = (SELECT id FROM units WHERE property_id = ? LIMIT 1)',
+      [ids[4]!],
+    );
+
+    const first = reconcileUnitCounters(db, { afterId: null, limit: 2, now: 1 });
+    expect(first).toEqual({ scanned: 2, repaired: 1, lastId: ids[1]! });
+    const second = reconcileUnitCounters(db, { afterId: first.lastId, limit: 2, now: 1 });
+    expect(second).toEqual({ scanned: 2, repaired: 1, lastId: ids[3]! });
+    const third = reconcileUnitCounters(db, { afterId: second.lastId, limit: 2, now: 1 });
+    expect(third).toEqual({ scanned: 1, repaired: 1, lastId: ids[4]! });
+    expect(reconcileUnitCounters(db, { afterId: third.lastId, limit: 2 })).toEqual({
+      scanned: 0,
+      repaired: 0,
+      lastId: null,
+    });
+
+    const rows = db.$client
+      .query(
+        'SELECT total_units, rentable_units, published_units, published FROM properties ORDER BY id',
+      )
+      .all();
+    expect(rows).toEqual([
+      { total_units: 5, rentable_units: 3, published_units: 0, published: 0 },
+      { total_units: 5, rentable_units: 3, published_units: 0, published: 0 },
+      { total_units: 5, rentable_units: 3, published_units: 0, published: 0 },
+      { total_units: 5, rentable_units: 3, published_units: 0, published: 0 },
+      { total_units: 5, rentable_units: 3, published_units: 1, published: 1 },
+    ]);
+    // Counted cells follow the repaired columns (triggers).
+    const published = db.$client
+      .query('SELECT sum(properties) AS n FROM property_counts WHERE published = 1')
+      .get();
+    expect(published).toEqual({ n: 1 });
+    expect(reconcileUnitCounters(db, { limit: 10 })).toEqual({
+      scanned: 5,
+      repaired: 0,
+      lastId: ids[4]!,
+    });
+  });
+});
+
+describe('query plans (docs/listings-query-plans.md)', () => {
+  const { db } = setup();
+  insertPropertiesBulk(db, [input(0), input(1)]);
+  const planOf = (search: string, scopeOwner: string | null = null) => {
+    const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);
+    const { page, count: total } = propertyListSql({ query, scopeOwner }, pagingOf(query));
+    const explain = (sql: string, params: unknown[]) =>
+      (db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as [])) as { detail: string }[])
+        .map((row) => row.detail)
+        .join(' | ');
+    return { page: explain(page.sql, page.params), count: explain(total.sql, total.params) };
+  };
+
+  test.each([
+    ['', 'SCAN p USING INDEX properties_id_unique', 'SCAN property_counts'],
+    ['?id=x', 'SEARCH p USING INDEX properties_id_unique (id=?)', 'properties_id_unique (id=?)'],
+    ['?ids=a,b', 'SEARCH p USING INDEX properties_id_unique (id=?)', 'properties_id_unique (id=?)'],
+    [
+      '?unitIds=a',
+      'SEARCH u USING INDEX sqlite_autoindex_units_1 (id=?)',
+      'sqlite_autoindex_units_1 (id=?)',
+    ],
+    [
+      '?ownerId=o',
+      'SEARCH p USING INDEX properties_owner_idx (owner_id=?)',
+      'COVERING INDEX properties_owner_idx (owner_id=?)',
+    ],
+    [
+      '?cityIds=madrid,paris',
+      'SEARCH p USING INDEX properties_city_type_idx (city_id=?)',
+      'SEARCH property_counts USING INDEX',
+    ],
+    [
+      '?cityIds=madrid&type=studio',
+      'SEARCH p USING INDEX properties_city_type_idx (city_id=? AND type=?)',
+      'SEARCH property_counts USING INDEX sqlite_autoindex_property_counts_1 (city_id=? AND type=?)',
+    ],
+    [
+      '?ownerId=o&type=studio&published=true',
+      'SEARCH p USING INDEX properties_owner_idx (owner_id=?)',
+      'properties_owner_idx (owner_id=?)',
+    ],
+    ['?type=studio', 'SEARCH p USING INDEX properties_type_idx (type=?)', 'SCAN property_counts'],
+    [
+      '?numRentableUnits=3',
+      'SEARCH p USING INDEX properties_rentable_units_idx (rentable_units=?)',
+      'SCAN property_counts',
+    ],
+    [
+      '?published=true',
+      'SEARCH p USING INDEX properties_published_idx (published=?)',
+      'SCAN property_counts',
+    ],
+    [
+      '?archived=false',
+      'SEARCH p USING INDEX properties_archived_idx (archived=?)',
+      'SCAN property_counts',
+    ],
+    [
+      '?address=street',
+      'SCAN property_address_search VIRTUAL TABLE INDEX 0:M1',
+      'SCAN property_address_search VIRTUAL TABLE INDEX 0:M1',
+    ],
+    [
+      '?features[0][name]=balcony&features[0][value]=yes',
+      'SEARCH f USING INDEX unit_features_name_value_idx (name=? AND value=?)',
+      'unit_features_name_value_idx (name=? AND value=?)',
+    ],
+    [
+      '?features[0][category]=amenities',
+      'SEARCH f USING INDEX unit_features_category_name_idx (category=?)',
+      'unit_features_category_name_idx (category=?)',
+    ],
+    ['?sort=-totalUnits', 'SCAN p USING INDEX properties_total_units_idx', 'SCAN property_counts'],
+    [
+      '?sort=rentableUnits&type=studio',
+      'SCAN p USING INDEX properties_rentable_units_idx',
+      'SCAN property_counts',
+    ],
+    ['?sort=-ownerId', 'SCAN p USING INDEX properties_owner_idx', 'SCAN property_counts'],
+    ['?sort=type', 'SCAN p USING INDEX properties_type_idx', 'SCAN property_counts'],
+  ])('%p uses an index for the page and the total', (search, page, total) => {
+    const plan = planOf(search);
+    expect(plan.page).toContain(page);
+    expect(plan.count).toContain(total);
+    expect(plan.page).not.toMatch(/SCAN p( |$)(?!USING)/);
+    expect(plan.count).not.toMatch(/SCAN p( |$)(?!USING)/);
+  });
+
+  test('a customer list leads with its owner index', () => {
+    const plan = planOf('?type=studio&cityIds=madrid', 'owner-1');
+    expect(plan.page).toContain('SEARCH p USING INDEX properties_owner_idx (owner_id=?)');
+    expect(plan.count).toContain('properties_owner_idx (owner_id=?)');
+  });
+
+  test('non-leading filters probe rows by key instead of scanning', () => {
+    const plan = planOf('?ownerId=o&features[0][name]=balcony&address=abcd&cityIds=madrid');
+    expect(plan.page).toContain('SEARCH p USING INDEX properties_owner_idx (owner_id=?)');
+    expect(plan.page).toContain('SEARCH u USING INDEX units_property_idx (property_id=?)');
+    expect(plan.page).toContain('USING INDEX sqlite_autoindex_unit_features_1 (unit_id=?)');
+    expect(plan.page).not.toContain('property_address_search');
+    const byId = planOf('?id=x&unitIds=u');
+    expect(byId.page).toContain('SEARCH p USING INDEX properties_id_unique (id=?)');
+    expect(byId.page).toContain('SEARCH u USING INDEX units_property_idx (property_id=? AND id=?)');
+  });
+});
