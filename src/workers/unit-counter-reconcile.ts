@@ -1,11 +1,43 @@
+import { reconcileUnitCounters } from '@/api/listings/properties/reconcile';
 import type { AppDeps } from '@/deps';
 import type { JobContext, JobDetails } from './scheduler';
 
+/** Properties per transaction: short enough that a request never waits long behind one. */
+export const RECONCILE_CHUNK = 1000;
+
 /**
  * CONTRACT §9: recomputes every property's unit counters and published flag
- * from its units, in chunks, stopping after the current chunk on `ctx.shouldStop()`.
+ * from its units, chunk by chunk, yielding to the event loop between chunks
+ * so requests keep flowing, and stopping after the current chunk on shutdown.
  */
-export async function run(_deps: AppDeps, _ctx: JobContext): Promise<JobDetails> {
-  // Will call the listings units reconcile (issue 8) once that feature is merged.
-  return { skipped: 'not wired yet' };
+export async function run(
+  deps: AppDeps,
+  ctx: JobContext,
+  chunk = RECONCILE_CHUNK,
+): Promise<JobDetails> {
+  const started = performance.now();
+  let afterId: string | null = null;
+  let scanned = 0;
+  let repaired = 0;
+  let chunks = 0;
+  let longestChunkMs = 0;
+  while (!ctx.shouldStop()) {
+    const chunkStarted = performance.now();
+    const result = reconcileUnitCounters(deps.db, { afterId, limit: chunk, now: deps.clock() });
+    longestChunkMs = Math.max(longestChunkMs, performance.now() - chunkStarted);
+    if (result.lastId === null) break;
+    scanned += result.scanned;
+    repaired += result.repaired;
+    chunks += 1;
+    afterId = result.lastId;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return {
+    scanned,
+    repaired,
+    chunks,
+    stopped: ctx.shouldStop(),
+    durationMs: Math.round(performance.now() - started),
+    longestChunkMs: Math.round(longestChunkMs * 10) / 10,
+  };
 }

@@ -1,0 +1,62 @@
+import { expect, test } from 'bun:test';
+import { insertPropertiesBulk } from '@/api/listings/properties/bulk';
+import type { JobContext } from '@/workers/scheduler';
+import { run } from '@/workers/unit-counter-reconcile';
+import { setup } from '../support/harness';
+
+const input = (i: number) => ({
+  type: 'apartment' as const,
+  ownerId: `owner-${i % 3}`,
+  location: {
+    addressLine1: `Street ${i}`,
+    city: 'Madrid',
+    cityId: 'madrid' as const,
+    postalCode: '28001',
+    latitude: 40.4,
+    longitude: -3.7,
+  },
+  totalUnits: 3,
+  rentableUnits: 2,
+});
+
+const running: JobContext = { signal: new AbortController().signal, shouldStop: () => false };
+
+test('unit-counter-reconcile repairs hand-corrupted counters over every chunk and counts them', async () => {
+  const { db, deps } = setup();
+  const { ids } = insertPropertiesBulk(
+    db,
+    Array.from({ length: 25 }, (_, i) => input(i)),
+  );
+  for (const id of [ids[0]!, ids[11]!, ids[24]!]) {
+    db.$client.run('UPDATE properties SET total_units = 30, rentable_units = 0 WHERE id = ?', [id]);
+  }
+  const details = await run(deps, running, 10);
+  expect(details).toMatchObject({ scanned: 25, repaired: 3, chunks: 3, stopped: false });
+  const rows = db.$client
+    .query<{ total_units: number; rentable_units: number }, []>(
+      'SELECT DISTINCT total_units, rentable_units FROM properties',
+    )
+    .all();
+  expect(rows).toEqual([{ total_units: 3, rentable_units: 2 }]);
+  expect(await run(deps, running, 10)).toMatchObject({ scanned: 25, repaired: 0 });
+});
+
+test('unit-counter-reconcile stops after the current chunk when asked', async () => {
+  const { db, deps } = setup();
+  insertPropertiesBulk(
+    db,
+    Array.from({ length: 30 }, (_, i) => input(i)),
+  );
+  let chunks = 0;
+  const stopping: JobContext = {
+    signal: new AbortController().signal,
+    shouldStop: () => chunks++ >= 1,
+  };
+  expect(await run(deps, stopping, 10)).toMatchObject({ scanned: 10, chunks: 1, stopped: true });
+});
+
+test('through the scheduler the run is recorded with its figures', async () => {
+  const { deps } = setup();
+  const result = await deps.jobs!.runNow('unit-counter-reconcile');
+  expect(result).toMatchObject({ outcome: 'succeeded', details: { scanned: 0, repaired: 0 } });
+});
