@@ -1,0 +1,265 @@
+import { describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { StaticPageInput } from '@/api/content/schemas';
+import { accountsSetup } from '../accounts/support';
+import { listingsContext, postProperty, propertyBody } from '../listings/support';
+import { freePort, JWT_SECRET, startServer } from '../slow/support';
+import { problemOf } from '../support/harness';
+import { unboundedPaths } from './bounds';
+
+const ctx = await listingsContext();
+const TEN_MB = 10 * 1024 * 1024;
+const MESSAGE = expect.any(String);
+
+/**
+ * Free-form parts that are bounded otherwise: the unknown keys of the
+ * browser's WebAuthn result are ignored by @simplewebauthn and bounded by the
+ * 1 MiB body and 32-level depth limits like everything else.
+ */
+const ALLOWED = new Set([
+  'POST /auth/passkey/register body $.response.* (open)',
+  'POST /auth/passkey/register body $.response.response.* (open)',
+  'POST /auth/passkey/authenticate body $.response.* (open)',
+  'POST /auth/passkey/authenticate body $.response.response.* (open)',
+]);
+
+/** Routes and the declared input schemas Elysia validates; path params are bounded by the 8 KiB URL. */
+function declaredInputs() {
+  return ctx.app.routes.flatMap((route) => {
+    const hooks = route.hooks as Record<string, unknown>;
+    return (['body', 'query', 'headers'] as const).flatMap((part) =>
+      hooks[part] instanceof z.ZodType
+        ? [{ route: `${route.method} ${route.path}`, part, schema: hooks[part] as z.ZodType }]
+        : [],
+    );
+  });
+}
+
+describe('every input string and array is bounded (issue 9)', () => {
+  test('the walker finds unbounded strings, arrays, records and open objects', () => {
+    expect(unboundedPaths(z.strictObject({ a: z.string() }))).toEqual(['$.a']);
+    expect(unboundedPaths(z.array(z.string().max(3)))).toEqual(['$ (items)']);
+    expect(unboundedPaths(z.record(z.string(), z.int()))).toEqual(['$.* (record)']);
+    expect(unboundedPaths(z.looseObject({ a: z.enum(['x']) }))).toEqual(['$.* (open)']);
+    expect(unboundedPaths(z.string().regex(/^a+$/))).toEqual(['$']);
+    const bounded = z.strictObject({
+      a: z.string().max(3).optional(),
+      b: z.array(z.int()).max(2),
+      c: z.string().regex(/^\d{1,4}$/),
+      d: z.string().trim().pipe(z.email().max(254)),
+      e: z.enum(['x', 'y']).nullish(),
+      f: z.record(z.string(), z.unknown()).refine((v) => JSON.stringify(v).length < 10),
+    });
+    expect(unboundedPaths(bounded)).toEqual([]);
+  });
+
+  test('every route: bodies, queries and headers declare their maximums', () => {
+    const inputs = declaredInputs();
+    expect(inputs.length).toBeGreaterThan(30);
+    const unbounded = inputs.flatMap(({ route, part, schema }) =>
+      unboundedPaths(schema).map((path) => `${route} ${part} ${path}`),
+    );
+    expect(unbounded.filter((place) => !ALLOWED.has(place))).toEqual([]);
+  });
+
+  test('PUT /content/static-pages/{slug} (parsed in its handler) is bounded too', () => {
+    expect(unboundedPaths(StaticPageInput)).toEqual([]);
+  });
+});
+
+describe('a 10 MB string field → 413', () => {
+  const bodyRoutes = ctx.app.routes
+    .filter((route) => (route.hooks as { body?: unknown }).body !== undefined)
+    .map((route) => ({ method: route.method, path: route.path.replace(/:(\w+)/g, 'x') }))
+    .concat([{ method: 'PUT', path: '/content/static-pages/x' }]);
+
+  test('on every route that takes a body, before anything is parsed', async () => {
+    expect(bodyRoutes.length).toBeGreaterThan(15);
+    const raw = JSON.stringify({ ...propertyBody(), ownerId: 'x'.repeat(TEN_MB) });
+    for (const { method, path } of bodyRoutes) {
+      const res = await ctx.request(method, path, {
+        raw,
+        token: ctx.employee,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect([method, path, res.status]).toEqual([method, path, 413]);
+      if (!path.startsWith('/api/v1')) expect(res.body).toEqual(problemOf(413));
+    }
+  });
+
+  test('also when sent chunked, without a Content-Length', async () => {
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"ownerId":"'));
+        if (sent >= TEN_MB) return controller.close();
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const response = await ctx.fetch(
+      new Request('http://localhost/listings/properties', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ctx.employee}`, 'content-type': 'application/json' },
+        body,
+      }),
+    );
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual(problemOf(413));
+    // Reading stopped soon after the limit instead of buffering all 10 MB.
+    expect(sent).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  test('through the real server over a socket', async () => {
+    const dir = (await import('../support/harness')).tempDir('listings-hostile-');
+    const port = freePort();
+    const server = await startServer(port, { DATABASE_PATH: join(dir, 'app.db'), JWT_SECRET });
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/listings/properties`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...propertyBody(), ownerId: 'x'.repeat(TEN_MB) }),
+      });
+      expect(res.status).toBe(413);
+      await res.arrayBuffer();
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    } finally {
+      server.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+});
+
+describe('filter arrays hold at most 100 values', () => {
+  const many = (n: number, make: (i: number) => string) =>
+    Array.from({ length: n }, (_, i) => make(i));
+  // Short ids, so 300 of them stay within the 8 KiB URL limit (past it: 414).
+  const uuid = (i: number) => `p${i}`;
+  const list = (query: string) =>
+    ctx.request('GET', `/listings/properties?${query}`, { token: ctx.employee });
+
+  test('300 values → 400, in each of the four encodings', async () => {
+    const ids = many(300, uuid);
+    const encodings = [
+      `ids=${ids.join(',')}`,
+      ids.map((id) => `ids=${id}`).join('&'),
+      ids.map((id) => `ids[]=${id}`).join('&'),
+      ids.map((id, i) => `ids[${i}]=${id}`).join('&'),
+    ];
+    for (const query of encodings) {
+      const res = await list(query);
+      expect([query.slice(0, 8), res.status]).toEqual([query.slice(0, 8), 400]);
+      expect(res.body).toEqual(problemOf(400));
+    }
+  });
+
+  test('every array filter: 101 values → 400, 100 → 200', async () => {
+    const cities = many(101, () => 'madrid');
+    for (const [name, values] of [
+      ['ids', many(101, uuid)],
+      ['unitIds', many(101, uuid)],
+      ['cityIds', cities],
+    ] as const) {
+      expect([name, (await list(`${name}=${values.join(',')}`)).status]).toEqual([name, 400]);
+      const hundred = values.slice(0, 100).join(',');
+      expect([name, (await list(`${name}=${hundred}`)).status]).toEqual([name, 200]);
+    }
+  });
+
+  test('features: 21 criteria → 400; multi-listing ids: 300 → 400', async () => {
+    const features = many(21, (i) => `features[${i}][name]=wifi`).join('&');
+    expect((await list(features)).status).toBe(400);
+    const res = await ctx.request(
+      'GET',
+      `/listings/multi-listing-units?ids=${many(300, uuid).join(',')}`,
+      { token: ctx.employee },
+    );
+    expect(res.status).toBe(400);
+  });
+
+  test('more than 300 query parameters → 400; a query past 8 KiB → 414', async () => {
+    expect((await list(many(301, () => 'type=studio').join('&'))).status).toBe(400);
+    expect((await list(`address=${'a'.repeat(9000)}`)).status).toBe(414);
+  });
+
+  test('a filter value over 255 characters → 400', async () => {
+    for (const query of [`ownerId=${'o'.repeat(256)}`, `address=${'a'.repeat(256)}`]) {
+      expect((await list(query)).status).toBe(400);
+    }
+  });
+});
+
+describe('over-long fields answer the route’s validation error', () => {
+  test('listings: 422 on create, 400 on the updates', async () => {
+    const create = await ctx.request('POST', '/listings/properties', {
+      body: propertyBody({ ownerId: 'o'.repeat(256) }),
+      token: ctx.employee,
+    });
+    expect(create.status).toBe(422);
+    expect(create.body).toMatchObject({
+      validationMessages: { ownerId: { stringLengthTooLong: expect.any(String) } },
+    });
+    const id = await postProperty(ctx);
+    for (const [path, body] of [
+      ['/owner', { ownerId: 'o'.repeat(256) }],
+      ['/neighbourhood', { neighbourhoodId: 'n'.repeat(65) }],
+      ['/convert', { type: 'studio', reasonToUnpublishExtraInfo: 'r'.repeat(2001) }],
+    ] as const) {
+      const res = await ctx.request('PUT', `/listings/properties/${id}${path}`, {
+        body,
+        token: ctx.employee,
+      });
+      expect([path, res.status]).toEqual([path, 400]);
+    }
+    const units = await ctx.request('POST', `/listings/properties/${id}/units`, {
+      body: {
+        features: Array.from({ length: 51 }, () => ({
+          applicability: 'a',
+          category: 'c',
+          name: 'n',
+          value: 'v',
+        })),
+      },
+      token: ctx.employee,
+    });
+    expect(units.status).toBe(400);
+  });
+
+  test('passkeys: an oversized credential id or transports list → 422, nothing stored', async () => {
+    const accounts = accountsSetup();
+    const session = await accounts.newUser();
+    const valid = { clientDataJSON: 'e30', attestationObject: 'o2NmbXRkbm9uZQ' };
+    const cases = [
+      [{ id: 'A'.repeat(2000), response: valid }, { id: { stringLengthTooLong: MESSAGE } }],
+      [
+        { id: 'AAAA', response: { ...valid, transports: Array(11).fill('usb') } },
+        { response: { transports: { tooManyItems: MESSAGE } } },
+      ],
+      [
+        { id: 'AAAA', response: { ...valid, transports: ['u'.repeat(33)] } },
+        { response: { transports: { 0: { stringLengthTooLong: MESSAGE } } } },
+      ],
+    ] as const;
+    for (const [response, messages] of cases) {
+      const res = await accounts.request('POST', '/auth/passkey/register', {
+        body: {
+          response: {
+            rawId: response.id,
+            type: 'public-key',
+            clientExtensionResults: {},
+            ...response,
+          },
+        },
+        token: session.token,
+      });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ validationMessages: { response: messages } });
+    }
+    const list = await accounts.request<{ passkeys: unknown[] }>('GET', '/auth/passkeys', {
+      token: session.token,
+    });
+    expect(list.body.passkeys).toEqual([]);
+  });
+});
