@@ -77,6 +77,9 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** Variables whose values never appear in an error message. */
+const SECRET_VARIABLES = new Set(['JWT_SECRET']);
+
 const list = (value: string | undefined) =>
   (value ?? '')
     .split(',')
@@ -120,7 +123,11 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]);
-    throw new ConfigError(`${name}: ${issue.message} (got "${source[name]}")`);
+    // A rejected secret is still a secret: its length is enough to act on.
+    const got = SECRET_VARIABLES.has(name)
+      ? `${source[name]?.length ?? 0} characters, not shown`
+      : `"${source[name]}"`;
+    throw new ConfigError(`${name}: ${issue.message} (got ${got})`);
   }
   const e = parsed.data;
   if (Boolean(e.TLS_CERT_PATH) !== Boolean(e.TLS_KEY_PATH)) {
