@@ -263,3 +263,38 @@ describe('over-long fields answer the route’s validation error', () => {
     expect(list.body.passkeys).toEqual([]);
   });
 });
+
+describe('SQL metacharacters are only ever data', () => {
+  test('stored, searched and filtered literally; a crafted sort is 400', async () => {
+    const evil = "Robert'); DROP TABLE properties;-- %_";
+    const id = await postProperty(ctx, {
+      ownerId: "owner' OR '1'='1",
+      location: { ...propertyBody().location, addressLine1: evil },
+    });
+    const found = await ctx.request<{
+      total: number;
+      _embedded: { 'svc:properties': { id: string }[] };
+    }>('GET', `/listings/properties?address=${encodeURIComponent('DROP TABLE properties;-- %_')}`, {
+      token: ctx.employee,
+    });
+    expect(found.status).toBe(200);
+    expect(found.body._embedded['svc:properties'].map((p) => p.id)).toEqual([id]);
+    // `%` and `_` match themselves (CONTRACT §5): only the property above holds them.
+    const cases = [
+      [`ownerId=${encodeURIComponent("x' OR '1'='1")}`, 0],
+      ['address=%25', 1],
+      ['address=_', 1],
+    ] as const;
+    for (const [query, total] of cases) {
+      const res = await ctx.request<{ total: number }>('GET', `/listings/properties?${query}`, {
+        token: ctx.employee,
+      });
+      expect([query, res.status, res.body.total]).toEqual([query, 200, total]);
+    }
+    const sort = await ctx.request('GET', '/listings/properties?sort=type;DROP%20TABLE%20units', {
+      token: ctx.employee,
+    });
+    expect(sort.status).toBe(400);
+    expect((await ctx.request('GET', `/listings/properties/${id}`)).status).toBe(200);
+  });
+});
