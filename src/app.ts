@@ -6,6 +6,7 @@ import type { Config } from '@/config';
 import type { Db } from '@/db/client';
 import type { AppDeps, Clock } from '@/deps';
 import type { Logger } from '@/logger';
+import { RateLimiter } from '@/rate-limit/limiter';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
 import { contentRoutes } from './api/content/routes';
@@ -27,7 +28,8 @@ export interface CreateAppOptions {
 
 export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOptions): AppDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
-  return { config, db, logger, clock, tokens, auth: authPlugin({ tokens }) };
+  const limiter = new RateLimiter({ db, config, clock, logger });
+  return { config, db, logger, clock, tokens, limiter, auth: authPlugin({ tokens }) };
 }
 
 /** Builds the whole service; never listens (src/index.ts does). */

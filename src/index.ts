@@ -49,6 +49,7 @@ async function shutdown(signal: string) {
   logger.info('shutting down', { signal });
   // Stop accepting; resolves once requests in flight have been answered.
   await server.stop();
+  await deps.limiter.flush();
   db.$client.close();
   logger.info('stopped');
   process.exit(0);
