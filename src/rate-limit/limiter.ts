@@ -81,6 +81,7 @@ export class RateLimiter {
   readonly #config: Config['rateLimits'];
   readonly #clock: Clock;
   readonly #policies = new Map<string, Policy>();
+  readonly #callers = new WeakMap<Identity, Caller>();
   readonly #anonymous: Policy;
   readonly #planOf: (sub: string) => PlanRow | undefined;
   readonly #employeeLimitOf: (sub: string) => number | undefined;
@@ -113,9 +114,16 @@ export class RateLimiter {
   /** A valid token counts against its subject; anything else against the client IP. */
   callerOf(identity: Identity | null | undefined, address: string): Caller {
     if (!identity) return { key: `ip:${address}`, audience: 'anonymous' };
-    return identity.aud === 'employee'
-      ? { key: `e:${identity.sub}`, audience: 'employee' }
-      : { key: `c:${identity.sub}`, audience: 'customer' };
+    // TokenService hands out one Identity object per cached token: reuse its caller.
+    let caller = this.#callers.get(identity);
+    if (!caller) {
+      caller =
+        identity.aud === 'employee'
+          ? { key: `e:${identity.sub}`, audience: 'employee' }
+          : { key: `c:${identity.sub}`, audience: 'customer' };
+      this.#callers.set(identity, caller);
+    }
+    return caller;
   }
 
   /** Counts one request if every window has room (one atomic step of the store). */
@@ -143,20 +151,23 @@ export class RateLimiter {
    * RateLimit-Policy lists every window; RateLimit and X-RateLimit-* describe
    * the window closest to refusing (draft-ietf-httpapi-ratelimit-headers).
    */
-  headers(windows: readonly WindowUsage[]): Record<string, string> {
+  headers(
+    windows: readonly WindowUsage[],
+    into: Record<string, string | number> = {},
+  ): Record<string, string | number> {
     const now = this.#clock();
     const tightest = tightestOf(windows);
     const remaining = Math.max(0, tightest.limit - tightest.used);
-    const reset = secondsUntil(tightest.resetAt, now);
-    return {
-      'ratelimit-policy': windows
-        .map((usage) => `${usage.limit};w=${windowSeconds(usage.kind, now)}`)
-        .join(', '),
-      ratelimit: `limit=${tightest.limit}, remaining=${remaining}, reset=${reset}`,
-      'x-ratelimit-limit': String(tightest.limit),
-      'x-ratelimit-remaining': String(remaining),
-      'x-ratelimit-reset': String(Math.ceil(tightest.resetAt / 1000)),
-    };
+    let policy = `${windows[0]!.limit};w=${windowSeconds(windows[0]!.kind, now)}`;
+    for (let i = 1; i < windows.length; i++) {
+      policy += `, ${windows[i]!.limit};w=${windowSeconds(windows[i]!.kind, now)}`;
+    }
+    into['ratelimit-policy'] = policy;
+    into.ratelimit = `limit=${tightest.limit}, remaining=${remaining}, reset=${secondsUntil(tightest.resetAt, now)}`;
+    into['x-ratelimit-limit'] = String(tightest.limit);
+    into['x-ratelimit-remaining'] = String(remaining);
+    into['x-ratelimit-reset'] = String(Math.ceil(tightest.resetAt / 1000));
+    return into;
   }
 
   /** The 429 of SPEC.md Errors, for the exhausted window that resets last. */
