@@ -76,6 +76,7 @@ export const adminRoutes = (deps: AppDeps) => {
       {
         auth: 'employee',
         params: PlanIdParams,
+        response: employeeResponses,
         detail: detail('Delete a plan; its customers return to Standard'),
       },
     )
@@ -90,6 +91,7 @@ export const adminRoutes = (deps: AppDeps) => {
         auth: 'employee',
         params: SubParams,
         body: PlanAssignment,
+        response: employeeResponses,
         detail: detail("Set a customer's plan (null for Standard)"),
       },
     )
@@ -104,6 +106,7 @@ export const adminRoutes = (deps: AppDeps) => {
         auth: 'employee',
         params: SubParams,
         body: EmployeeRateLimit,
+        response: employeeResponses,
         detail: detail("Set an employee's own per-minute limit (at least 2000)"),
       },
     )
