@@ -1,7 +1,8 @@
 import { asc, eq, max } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { employeeLimits, type PlanRow, planAssignments, plans } from '@/db/schema';
-import { EMPLOYEE_PLAN, planLimitsOf, STANDARD_PLAN } from '@/rate-limit/limiter';
+import { EMPLOYEE_PLAN, STANDARD_PLAN } from '@/rate-limit/limiter';
+import { planLimitsOf } from '@/rate-limit/records';
 import { fieldError, NotFound } from '../../errors';
 import type { Plan, PlanInput } from './schemas';
 
