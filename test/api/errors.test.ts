@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
 import { z } from 'zod';
-import { answersUnprocessable } from '@/api/plugins/error-handler';
+import { answersUnprocessable, errorHandler } from '@/api/plugins/error-handler';
+import { createLogger } from '@/logger';
 import { problemOf, setup } from '../support/harness';
 
 const Probe = z.strictObject({
@@ -173,6 +174,24 @@ describe('error model (CONTRACT §4)', () => {
       detail: 'Internal Server Error',
     });
     expect(res.text).not.toContain('secret');
+  });
+
+  test('a handler answering off its own response schema → logged 500, not a 400', async () => {
+    // Found by the fuzzer: Elysia's response validation used to map to 400.
+    const lines: string[] = [];
+    const logger = createLogger('silent');
+    logger.error = (message, fields) => lines.push(JSON.stringify({ message, ...fields }));
+    const app = new Elysia()
+      .use(errorHandler({ logger, allowedMethods: () => [] }))
+      .get('/listings/off-schema', () => ({ count: '$argon2id$v=19$leaked' }) as never, {
+        response: { 200: z.object({ count: z.number() }) },
+      });
+    const res = await app.handle(new Request('http://localhost/listings/off-schema'));
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual(problemOf(500));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('the response does not match its schema at count');
+    expect(lines[0]).not.toContain('argon2id');
   });
 
   describe('customer API bodies are Laravel-style', () => {

@@ -20,11 +20,20 @@ function bearerOf(header: string | null): string | null | undefined {
   return match ? match[1]! : null;
 }
 
+/** Percent-decoded; a value that is not valid percent-encoding is kept as sent (it matches no session). */
+function decodeCookie(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 function cookieValue(header: string | null, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const [key, ...rest] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(rest.join('='));
+    if (key === name) return decodeCookie(rest.join('='));
   }
   return undefined;
 }

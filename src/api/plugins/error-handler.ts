@@ -52,6 +52,19 @@ function fromValidation(error: ValidationError, method: string, route: string, p
   return new BadRequest();
 }
 
+/**
+ * The log line's account of an unhandled error. A response that fails its
+ * schema names only the failing fields: Elysia's message carries the value,
+ * which may hold what must never be logged (a hash, a token).
+ */
+function describeUnhandled(error: unknown): string {
+  if (error instanceof ValidationError) {
+    const fields = issuesOf(error).map((issue) => issue.path.map(String).join('.') || '(root)');
+    return `ValidationError: the ${error.type} does not match its schema at ${[...new Set(fields)].join(', ') || '(root)'}`;
+  }
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
 function json(body: unknown, status: number, contentType: string, extra?: Record<string, string>) {
   return new Response(JSON.stringify(body), {
     status,
@@ -97,7 +110,13 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
       else if (code === 'PARSE') {
         const cause = (error as Error).cause;
         known = cause instanceof AppError ? cause : new BadRequest();
-      } else if (code === 'VALIDATION' && error instanceof ValidationError) {
+      } else if (
+        code === 'VALIDATION' &&
+        error instanceof ValidationError &&
+        // A handler's answer failing its own response schema is a server
+        // fault: it falls through to the logged 500, not a 400 to the client.
+        error.type !== 'response'
+      ) {
         known = fromValidation(error, request.method, route, path);
       } else if (code === 'NOT_FOUND') {
         const allow = allowedMethods(path);
@@ -114,7 +133,7 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
         method: request.method,
         path,
         code: String(code),
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        error: describeUnhandled(error),
       });
       set.status = 500;
       return render(new AppError(500), path);
