@@ -1,0 +1,618 @@
+/**
+ * The OpenAPI-driven fuzzer: reads `/docs/json` from the service itself, so
+ * every route a feature documents is fuzzed without listing it here; builds
+ * valid requests from each operation's schemas, mutates most of them, sends
+ * them in-process, checks every response and reports counts and findings.
+ */
+import {
+  type CheckedOperation,
+  checkResponse,
+  type DocumentedResponse,
+  type Observed,
+  ResponseSchemas,
+} from './check';
+import { generate, mixSeed, Rng, type Schema } from './generate';
+import {
+  bodyText,
+  type FuzzRequest,
+  type MutationContext,
+  mutate,
+  type QueryParam,
+  urlPathOf,
+} from './mutate';
+
+const BASE = 'http://localhost';
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
+
+export interface Operation extends CheckedOperation {
+  method: string;
+  template: string;
+  pathParams: QueryParam[];
+  queryParams: QueryParam[];
+  /** JSON schema of the request body, when the operation declares one. */
+  body?: Schema;
+  /** Not in the document: /docs, unknown paths. Fuzzed lightly. */
+  synthetic?: boolean;
+}
+
+export interface Credential {
+  sub: string;
+  aud: 'customer' | 'employee';
+  token: string;
+}
+
+export interface FuzzOptions {
+  fetch: (request: Request) => Promise<Response>;
+  /** At least this many requests in total (more when operations need their minimum). */
+  requests: number;
+  seed: number;
+  /** Valid credentials: employees and customers. Their subjects also fill id-like fields. */
+  credentials: readonly Credential[];
+  /** Hostile Authorization values (see credentials.ts). */
+  forgedAuthorizations: readonly string[];
+  /** Strings that must never appear in a response. */
+  secrets?: readonly string[];
+  /** Requests in flight at once (default 8). */
+  concurrency?: number;
+  /** A request not answered in this time is a hang (default 5000 ms). */
+  timeoutMs?: number;
+  /** Every documented operation gets at least this many requests (default 200). */
+  minPerOperation?: number;
+  /**
+   * Real values to start from: keyed by a path parameter or field name
+   * (`id`, `slug`) or by `segment:<literal>` for the parameter that follows a
+   * path segment (`segment:properties`). Values seen in 2xx responses are added.
+   */
+  seeds?: Readonly<Record<string, readonly string[]>>;
+  /** Send `X-Forwarded-For` from many addresses (for a service with TRUST_PROXY). */
+  spreadClientAddresses?: boolean;
+  /** Only operations whose key (`GET /path/{id}`) matches. */
+  only?: RegExp;
+}
+
+export interface RouteStats {
+  sent: number;
+  statuses: Map<number, number>;
+  elapsedMs: number;
+}
+
+export interface Finding {
+  route: string;
+  mutations: string[];
+  request: string;
+  status: number;
+  response: string;
+  problems: string[];
+}
+
+export interface FuzzReport {
+  seed: number;
+  sent: number;
+  elapsedMs: number;
+  routes: Map<string, RouteStats>;
+  findings: Finding[];
+  /** Requests the client itself could not build (a GET with a body): not sent, not counted. */
+  unsendable: number;
+}
+
+type OpenApiDocument = {
+  paths?: Record<string, Record<string, OpenApiOperation>>;
+  components?: { schemas?: Record<string, Schema> };
+};
+type OpenApiParameter = { name: string; in: string; required?: boolean; schema?: Schema };
+type OpenApiOperation = {
+  parameters?: OpenApiParameter[];
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+};
+
+const jsonSchemaOf = (content: Record<string, { schema?: Schema }> | undefined) => {
+  if (!content) return undefined;
+  const type = Object.keys(content).find((t) => t === 'application/json' || t.endsWith('+json'));
+  return type ? content[type]?.schema : undefined;
+};
+
+/** The operations of an OpenAPI document, with `{param}` templates. */
+export function operationsOf(document: OpenApiDocument): Operation[] {
+  const operations: Operation[] = [];
+  for (const [template, item] of Object.entries(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      const parameters = operation.parameters ?? [];
+      const paramsIn = (where: string) =>
+        parameters
+          .filter((p) => p.in === where)
+          .map((p) => ({ name: p.name, schema: p.schema ?? {}, required: p.required }));
+      const responses: Record<string, DocumentedResponse> = {};
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        responses[status] = { schema: jsonSchemaOf(response.content) };
+      }
+      const upper = method.toUpperCase();
+      operations.push({
+        key: `${upper} ${template}`,
+        method: upper,
+        template,
+        pathParams: paramsIn('path'),
+        queryParams: paramsIn('query'),
+        body: jsonSchemaOf(operation.requestBody?.content),
+        responses,
+      });
+    }
+  }
+  return operations;
+}
+
+/** Paths no route serves (sent raw: slashes included), for the 404/405 answers. */
+const UNKNOWN_PATHS = [
+  'zz',
+  'listings/zz',
+  'api/v1/zz',
+  'api/v2/x',
+  'auth/zz',
+  'content/zz/zz',
+  'admin/zz',
+  'docs/zz',
+  '',
+  'health/x',
+  'listings/properties/x/y/z/w',
+  'api',
+  'api/v1',
+];
+
+const SYNTHETIC: Operation[] = [
+  {
+    key: 'GET /docs',
+    method: 'GET',
+    template: '/docs',
+    pathParams: [],
+    queryParams: [],
+    responses: {},
+    synthetic: true,
+  },
+  {
+    key: 'GET /docs/json',
+    method: 'GET',
+    template: '/docs/json',
+    pathParams: [],
+    queryParams: [],
+    responses: {},
+    synthetic: true,
+  },
+  {
+    key: 'ANY /{unknown}',
+    method: 'GET',
+    template: '/{unknown}',
+    pathParams: [{ name: 'unknown', schema: { type: 'string' } }],
+    queryParams: [],
+    responses: {},
+    synthetic: true,
+  },
+];
+
+/** Real values seen so far, by field or parameter name and by `segment:<literal>`. */
+class ValuePools {
+  readonly #pools = new Map<string, string[]>();
+
+  add(key: string, value: string) {
+    if (value === '' || value.length > 200) return;
+    const pool = this.#pools.get(key) ?? [];
+    if (pool.includes(value)) return;
+    if (pool.length >= 64) pool.shift();
+    pool.push(value);
+    this.#pools.set(key, pool);
+  }
+
+  get(key: string, rng: Rng): string | undefined {
+    const pool = this.#pools.get(key);
+    return pool && pool.length > 0 ? rng.pick(pool) : undefined;
+  }
+}
+
+const isIdLike = (name: string) => /(?:^id|Id|_id|^sub|^owner|^customer)$/.test(name);
+const literalBefore = (template: string, param: string) => {
+  const segments = template.split('/');
+  const index = segments.indexOf(`{${param}}`);
+  return index > 0 ? segments[index - 1] : undefined;
+};
+const lastLiteral = (template: string) =>
+  template
+    .split('/')
+    .filter((s) => s && !s.startsWith('{'))
+    .pop();
+
+/** Query pairs for a value: arrays as repeated keys, objects as `name[key]` (deepObject). */
+function queryPairs(name: string, value: unknown): [string, string][] {
+  if (value === undefined) return [];
+  if (Array.isArray(value)) {
+    return value.every((item) => item === null || typeof item !== 'object')
+      ? value.map((item) => [name, String(item ?? '')])
+      : value.flatMap((item, i) => queryPairs(`${name}[${i}]`, item));
+  }
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, child]) => queryPairs(`${name}[${key}]`, child));
+  }
+  return [[name, String(value ?? '')]];
+}
+
+function encodeSegment(value: unknown): string {
+  return encodeURIComponent(String(value ?? ''));
+}
+
+interface State {
+  options: FuzzOptions;
+  pools: ValuePools;
+  resolveRef: (ref: string) => Schema | undefined;
+  subjects: string[];
+}
+
+function knownValue(state: State, rng: Rng) {
+  return (name: string) => {
+    const seen = state.pools.get(name, rng);
+    if (seen !== undefined && rng.chance(0.7)) return seen;
+    if (isIdLike(name) && rng.chance(0.5) && state.subjects.length > 0)
+      return rng.pick(state.subjects);
+    return undefined;
+  };
+}
+
+/** A valid request for the operation (as far as the schemas tell), with a credential. */
+function validRequest(
+  operation: Operation,
+  state: State,
+  rng: Rng,
+  credential?: Credential,
+): FuzzRequest {
+  const generateOptions = { rng, resolveRef: state.resolveRef, known: knownValue(state, rng) };
+  const params: Record<string, string> = {};
+  for (const param of operation.pathParams) {
+    const segment = literalBefore(operation.template, param.name);
+    const real =
+      (segment && rng.chance(0.8) ? state.pools.get(`segment:${segment}`, rng) : undefined) ??
+      state.pools.get(param.name, rng);
+    params[param.name] = encodeSegment(real ?? generate(param.schema, generateOptions, param.name));
+  }
+  const query: [string, string][] = [];
+  for (const param of operation.queryParams as (QueryParam & { required?: boolean })[]) {
+    if (!param.required && !rng.chance(0.5)) continue;
+    query.push(...queryPairs(param.name, generate(param.schema, generateOptions, param.name)));
+  }
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (credential) headers.authorization = `Bearer ${credential.token}`;
+  if (state.options.spreadClientAddresses)
+    headers['x-forwarded-for'] = `10.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`;
+  let body: FuzzRequest['body'] = { kind: 'none' };
+  if (operation.body) {
+    headers['content-type'] = 'application/json';
+    body = { kind: 'json', value: generate(operation.body, generateOptions) };
+  }
+  return {
+    method: operation.method,
+    template: operation.template,
+    params,
+    query,
+    rawQuery: '',
+    headers,
+    body,
+    mutations: [],
+  };
+}
+
+function pickCredential(credentials: readonly Credential[], rng: Rng): Credential | undefined {
+  const roll = rng.next();
+  const employees = credentials.filter((c) => c.aud === 'employee');
+  const customers = credentials.filter((c) => c.aud === 'customer');
+  if (roll < 0.45 && employees.length > 0) return rng.pick(employees);
+  if (roll < 0.8 && customers.length > 0) return rng.pick(customers);
+  return undefined;
+}
+
+function toRequest(request: FuzzRequest): Request {
+  const text = bodyText(request.body);
+  let body: BodyInit | undefined = text;
+  if (request.body.kind === 'stream') {
+    const bytes = new TextEncoder().encode(request.body.text);
+    body = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 64 * 1024)
+          controller.enqueue(bytes.subarray(i, i + 64 * 1024));
+        controller.close();
+      },
+    });
+  }
+  const hasBody = body !== undefined && request.method !== 'GET' && request.method !== 'HEAD';
+  return new Request(`${BASE}${urlPathOf(request)}`, {
+    method: request.method,
+    headers: request.headers,
+    body: hasBody ? body : undefined,
+  });
+}
+
+async function send(
+  fetch: FuzzOptions['fetch'],
+  request: Request,
+  timeoutMs: number,
+  url: string,
+): Promise<Observed> {
+  const started = performance.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  const answer = (async () => {
+    try {
+      const response = await fetch(request);
+      return { response, text: await response.text() };
+    } catch (error) {
+      return { error };
+    }
+  })();
+  const outcome = await Promise.race([answer, timeout]);
+  clearTimeout(timer);
+  const elapsedMs = performance.now() - started;
+  const base = { method: request.method, url, elapsedMs };
+  if (outcome === 'timeout')
+    return { ...base, status: 0, headers: new Headers(), text: '', timedOut: true };
+  if ('error' in outcome) {
+    // The server's fetch threw instead of answering: Bun.serve would send a 500.
+    return {
+      ...base,
+      status: 500,
+      headers: new Headers(),
+      text: `threw ${String(outcome.error)}`,
+      timedOut: false,
+    };
+  }
+  return {
+    ...base,
+    status: outcome.response.status,
+    headers: outcome.response.headers,
+    text: outcome.text,
+    timedOut: false,
+  };
+}
+
+/** Remembers ids a 2xx answer revealed: Location headers, `id`-like fields, created path params. */
+function harvest(
+  state: State,
+  operation: Operation,
+  request: FuzzRequest,
+  observed: Observed,
+  trackedNames: Set<string>,
+) {
+  if (observed.status < 200 || observed.status >= 300) return;
+  const location = observed.headers.get('location');
+  if (location) {
+    const segments = location.split('?')[0]!.split('/').filter(Boolean);
+    if (segments.length >= 2)
+      state.pools.add(
+        `segment:${segments[segments.length - 2]}`,
+        decodeURIComponent(segments[segments.length - 1]!),
+      );
+  }
+  if (request.method === 'PUT' || request.method === 'POST') {
+    for (const [name, encoded] of Object.entries(request.params)) {
+      const segment = literalBefore(operation.template, name);
+      try {
+        if (segment) state.pools.add(`segment:${segment}`, decodeURIComponent(encoded));
+      } catch {}
+    }
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(observed.text);
+  } catch {
+    return;
+  }
+  const collection = lastLiteral(operation.template);
+  const walk = (node: unknown, depth: number) => {
+    if (depth > 5 || node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (
+        (typeof value === 'string' || typeof value === 'number') &&
+        (trackedNames.has(key) || isIdLike(key))
+      ) {
+        state.pools.add(key, String(value));
+        if (key === 'id' && collection) state.pools.add(`segment:${collection}`, String(value));
+      } else walk(value, depth + 1);
+    }
+  };
+  walk(body, 0);
+}
+
+function describe(request: FuzzRequest, url: string): string {
+  const headers = Object.entries(request.headers)
+    .filter(([name]) => name !== 'accept')
+    .map(
+      ([name, value]) =>
+        `${name}: ${value.length > 80 ? `${value.slice(0, 80)}…(${value.length})` : value}`,
+    );
+  const text = bodyText(request.body);
+  const body =
+    text === undefined
+      ? ''
+      : `\n    body${request.body.kind === 'stream' ? ' (streamed)' : ''}: ${text.length > 300 ? `${text.slice(0, 300)}…(${text.length} chars)` : text}`;
+  const shownUrl = url.length > 300 ? `${url.slice(0, 300)}…(${url.length})` : url;
+  return `${request.method} ${shownUrl}\n    ${headers.join('\n    ')}${body}`;
+}
+
+/** Builds the schedule: every operation its share (at least the minimum), a little for the extras. */
+function schedule(operations: Operation[], options: FuzzOptions, rng: Rng): number[] {
+  const documented = operations.filter((o) => !o.synthetic).length;
+  const minimum = options.minPerOperation ?? 200;
+  const extrasShare = Math.max(10, Math.ceil((options.requests * 0.03) / SYNTHETIC.length));
+  const perOperation = Math.max(
+    minimum,
+    Math.ceil((options.requests - extrasShare * SYNTHETIC.length) / Math.max(1, documented)),
+  );
+  const slots: number[] = [];
+  operations.forEach((operation, index) => {
+    const count = operation.synthetic ? extrasShare : perOperation;
+    for (let i = 0; i < count; i++) slots.push(index);
+  });
+  return rng.shuffle(slots);
+}
+
+export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
+  const started = performance.now();
+  const docResponse = await options.fetch(
+    new Request(`${BASE}/docs/json`, { headers: { accept: 'application/json' } }),
+  );
+  const document = (await docResponse.json()) as OpenApiDocument;
+  const components = document.components?.schemas ?? {};
+  const documented = operationsOf(document).filter(
+    (o) => !options.only || options.only.test(o.key),
+  );
+  const operations = [
+    ...documented,
+    ...SYNTHETIC.filter((o) => !options.only || options.only.test(o.key)),
+  ];
+  const trackedNames = new Set(operations.flatMap((o) => o.pathParams.map((p) => p.name)));
+  const state: State = {
+    options,
+    pools: new ValuePools(),
+    resolveRef: (ref) =>
+      ref.startsWith('#/components/schemas/')
+        ? components[ref.slice('#/components/schemas/'.length)]
+        : undefined,
+    subjects: options.credentials.map((c) => c.sub),
+  };
+  for (const [key, values] of Object.entries(options.seeds ?? {}))
+    for (const value of values) state.pools.add(key, value);
+
+  const schemas = new ResponseSchemas(components);
+  const report: FuzzReport = {
+    seed: options.seed,
+    sent: 0,
+    elapsedMs: 0,
+    routes: new Map(),
+    findings: [],
+    unsendable: 0,
+  };
+  for (const operation of operations)
+    report.routes.set(operation.key, { sent: 0, statuses: new Map(), elapsedMs: 0 });
+  const employee = options.credentials.find((c) => c.aud === 'employee');
+
+  // Warm-up: valid requests as an employee, writes first, so later requests find real ids.
+  const order = [...operations.keys()].sort(
+    (a, b) =>
+      Number(operations[b]!.method === 'POST' || operations[b]!.method === 'PUT') -
+      Number(operations[a]!.method === 'POST' || operations[a]!.method === 'PUT'),
+  );
+  const warmUp = order.flatMap((index) => [index, index, index]);
+  const slots = schedule(operations, options, new Rng(options.seed));
+  const concurrency = options.concurrency ?? 8;
+  const timeoutMs = options.timeoutMs ?? 5000;
+
+  const runOne = async (index: number, slot: number, warm: boolean) => {
+    const operation = operations[slot]!;
+    const rng = new Rng(mixSeed(options.seed, index));
+    const credential = warm ? employee : pickCredential(options.credentials, rng);
+    let request = validRequest(operation, state, rng, credential);
+    if (operation.synthetic && operation.template === '/{unknown}') {
+      request = {
+        ...request,
+        method: rng.pick(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']),
+        params: { unknown: rng.pick(UNKNOWN_PATHS) },
+      };
+    }
+    if (!warm && rng.chance(0.8)) {
+      const context: MutationContext = {
+        rng,
+        queryParams: operation.queryParams,
+        hasBody: Boolean(operation.body),
+        forgedAuthorizations: options.forgedAuthorizations,
+      };
+      request = mutate(request, context);
+    }
+    let built: Request;
+    const url = urlPathOf(request);
+    try {
+      built = toRequest(request);
+    } catch {
+      report.unsendable++;
+      return;
+    }
+    const observed = await send(options.fetch, built, timeoutMs, url);
+    // A mutated method or path is another operation: check only the generic rules then.
+    const sameOperation = request.method === operation.method && !operation.synthetic;
+    const problems = checkResponse(
+      sameOperation ? operation : undefined,
+      observed,
+      schemas,
+      options.secrets ?? [],
+    );
+    const stats = report.routes.get(operation.key)!;
+    stats.sent++;
+    stats.elapsedMs += observed.elapsedMs;
+    stats.statuses.set(observed.status, (stats.statuses.get(observed.status) ?? 0) + 1);
+    report.sent++;
+    if (problems.length > 0) {
+      report.findings.push({
+        route: operation.key,
+        mutations: request.mutations,
+        request: describe(request, url),
+        status: observed.status,
+        response: observed.text.length > 400 ? `${observed.text.slice(0, 400)}…` : observed.text,
+        problems,
+      });
+    }
+    return { operation, request, observed };
+  };
+
+  const all = [
+    ...warmUp.map((slot) => ({ slot, warm: true })),
+    ...slots.map((slot) => ({ slot, warm: false })),
+  ];
+  for (let start = 0; start < all.length; start += concurrency) {
+    const batch = all.slice(start, start + concurrency);
+    const results = await Promise.all(
+      batch.map(({ slot, warm }, offset) => runOne(start + offset, slot, warm)),
+    );
+    // Harvested in index order after the batch, so a seed replays the same choices.
+    for (const result of results)
+      if (result) harvest(state, result.operation, result.request, result.observed, trackedNames);
+  }
+  report.elapsedMs = performance.now() - started;
+  return report;
+}
+
+/** The per-route table, then the first `limit` distinct findings. */
+export function formatReport(report: FuzzReport, limit = 20): string {
+  const rows = [...report.routes.entries()].sort(([a], [b]) => a.localeCompare(b));
+  const width = Math.max(5, ...rows.map(([key]) => key.length));
+  const lines = [
+    `fuzz: seed ${report.seed} (FUZZ_SEED=${report.seed} replays it), ${report.sent} requests in ${(report.elapsedMs / 1000).toFixed(1)} s, ${report.findings.length} findings${report.unsendable ? `, ${report.unsendable} unsendable` : ''}`,
+    `${'route'.padEnd(width)}  ${'sent'.padStart(6)}  ${'ms/req'.padStart(6)}  statuses`,
+  ];
+  for (const [key, stats] of rows) {
+    const statuses = [...stats.statuses.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status}×${count}`)
+      .join(' ');
+    const perRequest = stats.sent ? (stats.elapsedMs / stats.sent).toFixed(2) : '-';
+    lines.push(
+      `${key.padEnd(width)}  ${String(stats.sent).padStart(6)}  ${perRequest.padStart(6)}  ${statuses}`,
+    );
+  }
+  const seen = new Set<string>();
+  const distinct = report.findings.filter((finding) => {
+    const signature = `${finding.route} ${finding.status} ${finding.problems.join('; ').replace(/\d+/g, 'N')}`;
+    if (seen.has(signature)) return false;
+    seen.add(signature);
+    return true;
+  });
+  if (distinct.length > 0)
+    lines.push(
+      '',
+      `findings (first ${Math.min(limit, distinct.length)} of ${distinct.length} distinct):`,
+    );
+  for (const finding of distinct.slice(0, limit)) {
+    lines.push(
+      `- ${finding.route} [${finding.mutations.join(', ') || 'valid'}] → ${finding.status}: ${finding.problems.join('; ')}`,
+      `    ${finding.request}`,
+      `    response: ${finding.response}`,
+    );
+  }
+  return lines.join('\n');
+}
