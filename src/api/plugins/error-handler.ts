@@ -11,7 +11,7 @@ import {
 } from '../errors';
 import { LARAVEL_MESSAGES, laravelValidationMessage, problemOf } from '../problem';
 import { mapIssues } from '../validation';
-import { requestIdOf } from './request-context';
+import { requestIdOf, securityHeaders } from './request-context';
 
 /**
  * Routes whose body failures answer 422 with `validationMessages` (SPEC.md
@@ -139,3 +139,32 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
       return render(new AppError(500), path);
     },
   );
+
+/**
+ * The last line: a failure that escapes the error handler (it threw itself)
+ * is still the logged 500 problem, never Bun's own error page, which shows the
+ * message, working directory and stack outside production.
+ */
+export function withBackstop(
+  handle: (request: Request) => Promise<Response>,
+  logger: Logger,
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    try {
+      return await handle(request);
+    } catch (error) {
+      const { pathname } = new URL(request.url);
+      logger.error('unhandled error', {
+        requestId: requestIdOf(request),
+        method: request.method,
+        path: pathname,
+        code: 'ESCAPED',
+        error: describeUnhandled(error),
+      });
+      const response = render(new AppError(500), pathname);
+      for (const [name, value] of Object.entries(securityHeaders))
+        response.headers.set(name, value);
+      return response;
+    }
+  };
+}
