@@ -44,9 +44,8 @@ function brokenApp() {
     .get(
       '/broken/text',
       () => new Response('plain', { headers: { 'content-type': 'text/plain' } }),
-      {
-        response: { 200: z.string() },
-      },
+      // Documented as JSON, answered as text.
+      { response: { 200: z.object({ ok: z.boolean() }) } },
     )
     .get(
       '/broken/missing',

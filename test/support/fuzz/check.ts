@@ -13,7 +13,19 @@ import type { Schema } from './generate';
 export interface DocumentedResponse {
   /** JSON schema of the response body for this status, when documented. */
   schema?: Schema;
+  /** Media types documented for this status (`text/html` for a page). */
+  mediaTypes?: string[];
 }
+
+export interface CheckOptions {
+  /** Strings that must never appear in a response. */
+  secrets?: readonly string[];
+  /** Paths of browser pages and their assets: a 2xx body there may be HTML, CSS or JS. */
+  pages?: RegExp;
+}
+
+/** The API docs UI and the account page (CONTRACT §2). */
+export const DEFAULT_PAGES = /^\/(?:docs|account)(?:\/|$)/;
 
 export interface CheckedOperation {
   key: string;
@@ -155,7 +167,7 @@ export function checkResponse(
   operation: CheckedOperation | undefined,
   observed: Observed,
   schemas: ResponseSchemas,
-  secrets: readonly string[],
+  { secrets = [], pages = DEFAULT_PAGES }: CheckOptions = {},
 ): string[] {
   if (observed.timedOut) return [`no answer within ${Math.round(observed.elapsedMs)} ms (hang)`];
   const { status, headers, text, method } = observed;
@@ -179,7 +191,10 @@ export function checkResponse(
     return problems;
   }
   const media = mediaTypeOf(headers);
-  if (media === 'text/html' && path.startsWith('/docs')) return problems;
+  if (documented?.mediaTypes?.includes(media) && !media.includes('json')) return problems;
+  if (status < 300 && pages.test(path) && /^(?:text\/|application\/javascript)/.test(media)) {
+    return problems;
+  }
   if (media !== 'application/json' && media !== 'application/problem+json') {
     problems.push(`body served as ${JSON.stringify(media)}`);
     return problems;

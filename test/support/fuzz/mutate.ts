@@ -29,6 +29,11 @@ export interface FuzzRequest {
   body: FuzzBody;
   /** Names of the mutations applied, in order (empty: a valid request). */
   mutations: string[];
+  /**
+   * The request may reach another route than its operation (another method,
+   * an empty or dot segment): only the rules every response obeys apply.
+   */
+  retargeted?: boolean;
 }
 
 export interface QueryParam {
@@ -630,9 +635,12 @@ export const MUTATORS: readonly Mutator[] = [
     applies: (request) => Object.keys(request.params).length > 0,
     apply: (request, { rng }) => {
       const name = rng.pick(Object.keys(request.params));
+      const segment = rng.pick([...HOSTILE_SEGMENTS, '']);
       return {
         ...request,
-        params: { ...request.params, [name]: rng.pick([...HOSTILE_SEGMENTS, '']) },
+        params: { ...request.params, [name]: segment },
+        // `/a/{id}` with '' or '.' is `/a/`: the URL parser folds dot segments.
+        retargeted: request.retargeted || ['', '.', '..'].includes(segment),
       };
     },
   },
@@ -670,6 +678,7 @@ export const MUTATORS: readonly Mutator[] = [
     apply: (request, { rng }) => ({
       ...request,
       method: rng.pick(METHODS.filter((m) => m !== request.method)),
+      retargeted: true,
     }),
   },
 ];

@@ -6,6 +6,7 @@
  */
 import {
   type CheckedOperation,
+  type CheckOptions,
   checkResponse,
   type DocumentedResponse,
   type Observed,
@@ -41,7 +42,7 @@ export interface Credential {
   token: string;
 }
 
-export interface FuzzOptions {
+export interface FuzzOptions extends CheckOptions {
   fetch: (request: Request) => Promise<Response>;
   /** At least this many requests in total (more when operations need their minimum). */
   requests: number;
@@ -50,14 +51,17 @@ export interface FuzzOptions {
   credentials: readonly Credential[];
   /** Hostile Authorization values (see credentials.ts). */
   forgedAuthorizations: readonly string[];
-  /** Strings that must never appear in a response. */
-  secrets?: readonly string[];
   /** Requests in flight at once (default 8). */
   concurrency?: number;
   /** A request not answered in this time is a hang (default 5000 ms). */
   timeoutMs?: number;
   /** Every documented operation gets at least this many requests (default 200). */
   minPerOperation?: number;
+  /**
+   * An operation whose median warm-up latency is above this (default 20 ms)
+   * gets only the minimum; the others share the rest of the total.
+   */
+  slowMs?: number;
   /**
    * Real values to start from: keyed by a path parameter or field name
    * (`id`, `slug`) or by `segment:<literal>` for the parameter that follows a
@@ -71,6 +75,8 @@ export interface FuzzOptions {
 }
 
 export interface RouteStats {
+  /** In /docs/json (false for /docs and unknown paths). */
+  documented: boolean;
   sent: number;
   statuses: Map<number, number>;
   elapsedMs: number;
@@ -93,6 +99,8 @@ export interface FuzzReport {
   findings: Finding[];
   /** Requests the client itself could not build (a GET with a body): not sent, not counted. */
   unsendable: number;
+  /** Operations that got only the minimum share: slower than `slowMs` in the warm-up. */
+  slow: string[];
 }
 
 type OpenApiDocument = {
@@ -126,7 +134,10 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
           .map((p) => ({ name: p.name, schema: p.schema ?? {}, required: p.required }));
       const responses: Record<string, DocumentedResponse> = {};
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        responses[status] = { schema: jsonSchemaOf(response.content) };
+        responses[status] = {
+          schema: jsonSchemaOf(response.content),
+          mediaTypes: Object.keys(response.content ?? {}),
+        };
       }
       const upper = method.toUpperCase();
       operations.push({
@@ -270,7 +281,9 @@ function validRequest(
     const real =
       (segment && rng.chance(0.8) ? state.pools.get(`segment:${segment}`, rng) : undefined) ??
       state.pools.get(param.name, rng);
-    params[param.name] = encodeSegment(real ?? generate(param.schema, generateOptions, param.name));
+    // Never empty: `/a/{id}` with '' is another route (`/a/`).
+    const schema = { minLength: 1, ...param.schema };
+    params[param.name] = encodeSegment(real ?? generate(schema, generateOptions, param.name));
   }
   const query: [string, string][] = [];
   for (const param of operation.queryParams as (QueryParam & { required?: boolean })[]) {
@@ -436,22 +449,46 @@ function describe(request: FuzzRequest, url: string): string {
   return `${request.method} ${shownUrl}\n    ${headers.join('\n    ')}${body}`;
 }
 
-/** Builds the schedule: every operation its share (at least the minimum), a little for the extras. */
-function schedule(operations: Operation[], options: FuzzOptions, rng: Rng): number[] {
-  const documented = operations.filter((o) => !o.synthetic).length;
+/**
+ * Builds the schedule: slow operations (argon2 sign-in) the minimum, every
+ * other documented operation an equal share of the rest, a little for the
+ * extras. Slow is a yes/no on the warm-up's median, so a seed replays the same
+ * schedule (an argon2 route takes ~50 ms, the others 1-3 ms).
+ */
+function schedule(operations: Operation[], slow: Set<number>, options: FuzzOptions, rng: Rng) {
   const minimum = options.minPerOperation ?? 200;
+  const fast = operations.filter((o, i) => !o.synthetic && !slow.has(i)).length;
   const extrasShare = Math.max(10, Math.ceil((options.requests * 0.03) / SYNTHETIC.length));
-  const perOperation = Math.max(
-    minimum,
-    Math.ceil((options.requests - extrasShare * SYNTHETIC.length) / Math.max(1, documented)),
-  );
-  const slots: number[] = [];
+  const rest = options.requests - extrasShare * SYNTHETIC.length - slow.size * minimum;
+  const perOperation = Math.max(minimum, Math.ceil(rest / Math.max(1, fast)));
+  const fastSlots: number[] = [];
+  const slowSlots: number[] = [];
   operations.forEach((operation, index) => {
-    const count = operation.synthetic ? extrasShare : perOperation;
-    for (let i = 0; i < count; i++) slots.push(index);
+    const count = operation.synthetic ? extrasShare : slow.has(index) ? minimum : perOperation;
+    for (let i = 0; i < count; i++) (slow.has(index) ? slowSlots : fastSlots).push(index);
   });
-  return rng.shuffle(slots);
+  // Slow requests travel in batches of their own, spread through the run: one
+  // in a batch of fast ones would hold the whole batch up.
+  const width = options.concurrency ?? 8;
+  const fastBatches = chunk(rng.shuffle(fastSlots), width);
+  const slowBatches = chunk(rng.shuffle(slowSlots), width);
+  const every = Math.max(1, Math.floor(fastBatches.length / Math.max(1, slowBatches.length)));
+  const batches: number[][] = [];
+  fastBatches.forEach((batch, i) => {
+    batches.push(batch);
+    if ((i + 1) % every === 0 && slowBatches.length > 0) batches.push(slowBatches.shift()!);
+  });
+  batches.push(...slowBatches);
+  return batches;
 }
+
+const chunk = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) =>
+    items.slice(i * size, (i + 1) * size),
+  );
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const started = performance.now();
@@ -488,9 +525,15 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     routes: new Map(),
     findings: [],
     unsendable: 0,
+    slow: [],
   };
   for (const operation of operations)
-    report.routes.set(operation.key, { sent: 0, statuses: new Map(), elapsedMs: 0 });
+    report.routes.set(operation.key, {
+      documented: !operation.synthetic,
+      sent: 0,
+      statuses: new Map(),
+      elapsedMs: 0,
+    });
   const employee = options.credentials.find((c) => c.aud === 'employee');
 
   // Warm-up: valid requests as an employee, writes first, so later requests find real ids.
@@ -499,10 +542,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       Number(operations[b]!.method === 'POST' || operations[b]!.method === 'PUT') -
       Number(operations[a]!.method === 'POST' || operations[a]!.method === 'PUT'),
   );
-  const warmUp = order.flatMap((index) => [index, index, index]);
-  const slots = schedule(operations, options, new Rng(options.seed));
-  const concurrency = options.concurrency ?? 8;
   const timeoutMs = options.timeoutMs ?? 5000;
+  const warmLatencies = new Map<number, number[]>();
 
   const runOne = async (index: number, slot: number, warm: boolean) => {
     const operation = operations[slot]!;
@@ -534,13 +575,14 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       return;
     }
     const observed = await send(options.fetch, built, timeoutMs, url);
+    if (warm) warmLatencies.set(slot, [...(warmLatencies.get(slot) ?? []), observed.elapsedMs]);
     // A mutated method or path is another operation: check only the generic rules then.
-    const sameOperation = request.method === operation.method && !operation.synthetic;
+    const sameOperation = !request.retargeted && !operation.synthetic;
     const problems = checkResponse(
       sameOperation ? operation : undefined,
       observed,
       schemas,
-      options.secrets ?? [],
+      options,
     );
     const stats = report.routes.get(operation.key)!;
     stats.sent++;
@@ -560,18 +602,29 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     return { operation, request, observed };
   };
 
-  const all = [
-    ...warmUp.map((slot) => ({ slot, warm: true })),
-    ...slots.map((slot) => ({ slot, warm: false })),
-  ];
-  for (let start = 0; start < all.length; start += concurrency) {
-    const batch = all.slice(start, start + concurrency);
+  let sentIndex = 0;
+  const sendBatch = async (batch: number[], warm: boolean) => {
+    const first = sentIndex;
+    sentIndex += batch.length;
     const results = await Promise.all(
-      batch.map(({ slot, warm }, offset) => runOne(start + offset, slot, warm)),
+      batch.map((slot, offset) => runOne(first + offset, slot, warm)),
     );
     // Harvested in index order after the batch, so a seed replays the same choices.
     for (const result of results)
       if (result) harvest(state, result.operation, result.request, result.observed, trackedNames);
+  };
+  // One at a time, so each operation's latency is its own.
+  for (const slot of order) for (let i = 0; i < 3; i++) await sendBatch([slot], true);
+  const slow = new Set<number>();
+  for (const [index, operation] of operations.entries()) {
+    const latency = median(warmLatencies.get(index) ?? []);
+    if (!operation.synthetic && latency > (options.slowMs ?? 20)) {
+      slow.add(index);
+      report.slow.push(`${operation.key} (${Math.round(latency)} ms)`);
+    }
+  }
+  for (const batch of schedule(operations, slow, options, new Rng(options.seed))) {
+    await sendBatch(batch, false);
   }
   report.elapsedMs = performance.now() - started;
   return report;
@@ -594,6 +647,9 @@ export function formatReport(report: FuzzReport, limit = 20): string {
     lines.push(
       `${key.padEnd(width)}  ${String(stats.sent).padStart(6)}  ${perRequest.padStart(6)}  ${statuses}`,
     );
+  }
+  if (report.slow.length > 0) {
+    lines.push(`slow, so given the minimum share: ${report.slow.join(', ')}`);
   }
   const seen = new Set<string>();
   const distinct = report.findings.filter((finding) => {
