@@ -639,8 +639,9 @@ export const MUTATORS: readonly Mutator[] = [
       return {
         ...request,
         params: { ...request.params, [name]: segment },
-        // `/a/{id}` with '' or '.' is `/a/`: the URL parser folds dot segments.
-        retargeted: request.retargeted || ['', '.', '..'].includes(segment),
+        // `/a/{id}` with '', '.' or '..' (also as %2e) is another path: the URL
+        // parser folds dot segments.
+        retargeted: request.retargeted || /^(?:\.|%2e){0,2}$/i.test(segment),
       };
     },
   },

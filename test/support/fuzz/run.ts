@@ -62,6 +62,8 @@ export interface FuzzOptions extends CheckOptions {
    * gets only the minimum; the others share the rest of the total.
    */
   slowMs?: number;
+  /** Valid requests per operation before fuzzing, one at a time (default 3): ids to reuse, latencies. */
+  warmUpRequests?: number;
   /**
    * Real values to start from: keyed by a path parameter or field name
    * (`id`, `slug`) or by `segment:<literal>` for the parameter that follows a
@@ -79,6 +81,8 @@ export interface RouteStats {
   documented: boolean;
   sent: number;
   statuses: Map<number, number>;
+  /** 2xx statuses answered for this operation that its responses do not list. */
+  undocumented: Set<number>;
   elapsedMs: number;
 }
 
@@ -532,6 +536,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       documented: !operation.synthetic,
       sent: 0,
       statuses: new Map(),
+      undocumented: new Set(),
       elapsedMs: 0,
     });
   const employee = options.credentials.find((c) => c.aud === 'employee');
@@ -588,6 +593,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     stats.sent++;
     stats.elapsedMs += observed.elapsedMs;
     stats.statuses.set(observed.status, (stats.statuses.get(observed.status) ?? 0) + 1);
+    // A success the route does not document has no schema to check against.
+    const success = observed.status >= 200 && observed.status < 300;
+    if (sameOperation && success && !operation.responses[String(observed.status)]) {
+      stats.undocumented.add(observed.status);
+    }
     report.sent++;
     if (problems.length > 0) {
       report.findings.push({
@@ -614,7 +624,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       if (result) harvest(state, result.operation, result.request, result.observed, trackedNames);
   };
   // One at a time, so each operation's latency is its own.
-  for (const slot of order) for (let i = 0; i < 3; i++) await sendBatch([slot], true);
+  const warmUps = options.warmUpRequests ?? 3;
+  for (const slot of order) for (let i = 0; i < warmUps; i++) await sendBatch([slot], true);
   const slow = new Set<number>();
   for (const [index, operation] of operations.entries()) {
     const latency = median(warmLatencies.get(index) ?? []);
@@ -650,6 +661,13 @@ export function formatReport(report: FuzzReport, limit = 20): string {
   }
   if (report.slow.length > 0) {
     lines.push(`slow, so given the minimum share: ${report.slow.join(', ')}`);
+  }
+  // Not a failure: a hint for the route's docs.
+  const undocumented = rows
+    .filter(([, stats]) => stats.documented && stats.undocumented.size > 0)
+    .map(([key, stats]) => `${key} ${[...stats.undocumented].sort((a, b) => a - b).join(',')}`);
+  if (undocumented.length > 0) {
+    lines.push(`successes the route does not document: ${undocumented.join('; ')}`);
   }
   const seen = new Set<string>();
   const distinct = report.findings.filter((finding) => {

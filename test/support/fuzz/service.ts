@@ -12,7 +12,9 @@ import { type Credential, type FuzzOptions, type FuzzReport, formatReport, runFu
 const PASSWORD = 'fuzz-password-1';
 
 export interface FuzzServiceOptions
-  extends Partial<Pick<FuzzOptions, 'concurrency' | 'timeoutMs' | 'minPerOperation'>> {
+  extends Partial<
+    Pick<FuzzOptions, 'concurrency' | 'timeoutMs' | 'minPerOperation' | 'warmUpRequests'>
+  > {
   requests: number;
 }
 
