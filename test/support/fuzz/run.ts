@@ -72,6 +72,11 @@ export interface FuzzOptions extends CheckOptions {
   seeds?: Readonly<Record<string, readonly string[]>>;
   /** Send `X-Forwarded-For` from many addresses (for a service with TRUST_PROXY). */
   spreadClientAddresses?: boolean;
+  /**
+   * The service's own origin: sent as `Origin` on half the requests that carry
+   * a session cookie (cookies come from Set-Cookie in 2xx answers).
+   */
+  origin?: string;
   /** Only operations whose key (`GET /path/{id}`) matches. */
   only?: RegExp;
 }
@@ -295,7 +300,12 @@ function validRequest(
     query.push(...queryPairs(param.name, generate(param.schema, generateOptions, param.name)));
   }
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (credential) headers.authorization = `Bearer ${credential.token}`;
+  const cookie = rng.chance(0.15) ? state.pools.get('set-cookie', rng) : undefined;
+  if (cookie) {
+    // A browser session instead of the bearer token (CSRF rules apply to it).
+    headers.cookie = cookie;
+    if (state.options.origin && rng.chance(0.5)) headers.origin = state.options.origin;
+  } else if (credential) headers.authorization = `Bearer ${credential.token}`;
   if (state.options.spreadClientAddresses)
     headers['x-forwarded-for'] = `10.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`;
   let body: FuzzRequest['body'] = { kind: 'none' };
@@ -398,6 +408,10 @@ function harvest(
   trackedNames: Set<string>,
 ) {
   if (observed.status < 200 || observed.status >= 300) return;
+  for (const cookie of observed.headers.getSetCookie()) {
+    const pair = cookie.split(';')[0]!.trim();
+    if (pair.includes('=') && !pair.endsWith('=')) state.pools.add('set-cookie', pair);
+  }
   const location = observed.headers.get('location');
   if (location) {
     const segments = location.split('?')[0]!.split('/').filter(Boolean);

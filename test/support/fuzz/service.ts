@@ -61,6 +61,7 @@ export async function fuzzService({
     secrets: [ctx.config.jwtSecret],
     seeds: { email: users.map((u) => u.email), password: [PASSWORD] },
     spreadClientAddresses: true,
+    origin: ctx.config.publicOrigins[0],
     only: process.env.FUZZ_ONLY ? new RegExp(process.env.FUZZ_ONLY) : undefined,
     ...rest,
   });
