@@ -19,7 +19,7 @@ import { withIdempotency } from './api/idempotency';
 import { listingsRoutes } from './api/listings/routes';
 import { fixOpenApiDocument } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
-import { errorHandler } from './api/plugins/error-handler';
+import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
 import { requestContext } from './api/plugins/request-context';
 import { routeTable } from './api/route-table';
@@ -95,6 +95,9 @@ export type App = ReturnType<typeof createApp>;
 export function createService(options: CreateAppOptions | AppDeps) {
   const deps = 'auth' in options ? options : buildDeps(options);
   const app = createApp(deps);
-  const fetch = withIdempotency((request) => app.handle(request), deps.db, deps.clock);
+  const fetch = withBackstop(
+    withIdempotency((request) => app.handle(request), deps.db, deps.clock),
+    deps.logger,
+  );
   return { deps, app, fetch };
 }
