@@ -40,6 +40,17 @@ type Loose<T> = T extends 'true' | 'false'
         ? { [K in keyof T]?: Loose<NonNullable<T[K]>> }
         : T;
 
+/**
+ * A passthrough zod object (`z.looseObject`) without its `[key: string]:
+ * unknown` index, so @simplewebauthn's interfaces (`RegistrationResponseJSON`
+ * from the browser's `startRegistration()`) can be passed as they are.
+ */
+export type Closed<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [K in keyof T as string extends K ? never : K]: Closed<T[K]> }
+    : T;
+
 // Listings: properties
 export type Property = Out<typeof properties.Property>;
 export type PropertyType = Out<typeof properties.PropertyType>;
@@ -92,8 +103,8 @@ export type PasskeyList = Out<typeof accounts.PasskeyList>;
 export type RenameBody = In<typeof accounts.RenameBody>;
 export type RegistrationOptions = Out<typeof accounts.RegistrationOptions>;
 export type AuthenticationOptions = Out<typeof accounts.AuthenticationOptions>;
-export type RegisterBody = In<typeof accounts.RegisterBody>;
-export type AuthenticateBody = In<typeof accounts.AuthenticateBody>;
+export type RegisterBody = Closed<In<typeof accounts.RegisterBody>>;
+export type AuthenticateBody = Closed<In<typeof accounts.AuthenticateBody>>;
 export type AuthenticateOptionsBody = NonNullable<In<typeof accounts.AuthenticateOptionsBody>>;
 
 // Customer API (CONTRACT §8)

@@ -136,12 +136,8 @@ describe('happy', () => {
 
   test('an idempotent POST sends one key for its retries; the service creates once', async () => {
     const keys: string[] = [];
-    const sleeps: number[] = [];
-    const client = svc.clientWith({
+    const { client, sleeps } = svc.recording({
       token: svc.employeeToken,
-      sleep: async (ms) => {
-        sleeps.push(ms);
-      },
       fetch: async (request) => {
         keys.push(request.headers.get('idempotency-key') ?? '');
         const response = await fetch(request);

@@ -23,10 +23,11 @@ export async function serviceUnderTest(env: Record<string, string> = {}) {
   });
   afterAll(() => server.stop(true));
   const baseUrl = `http://127.0.0.1:${server.port}`;
-  const sleeps: number[] = [];
 
-  const clientWith = (options: Partial<ClientOptions> = {}) =>
-    createClient({
+  /** A client of this service whose waits are recorded in `sleeps`, never slept. */
+  const recording = (options: Partial<ClientOptions> = {}) => {
+    const sleeps: number[] = [];
+    const client = createClient({
       baseUrl,
       sleep: async (ms) => {
         sleeps.push(ms);
@@ -34,13 +35,16 @@ export async function serviceUnderTest(env: Record<string, string> = {}) {
       random: () => 0.5,
       ...options,
     });
+    return { client, sleeps };
+  };
+  const clientWith = (options: Partial<ClientOptions> = {}) => recording(options).client;
 
   const employeeToken = await ctx.tokenFor('employee-1', 'employee');
   return {
     ...ctx,
     clock,
     baseUrl,
-    sleeps,
+    recording,
     clientWith,
     employeeToken,
     /** A client holding an employee token. */
@@ -52,7 +56,10 @@ export async function serviceUnderTest(env: Record<string, string> = {}) {
 }
 
 /** A valid POST /properties body. */
-export const propertyBody = (ownerId: string, overrides: Record<string, unknown> = {}) => ({
+export const propertyBody = <O extends object = object>(
+  ownerId: string,
+  overrides: O = {} as O,
+) => ({
   type: 'apartment' as const,
   ownerId,
   location: {
