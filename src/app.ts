@@ -7,6 +7,7 @@ import type { Config } from '@/config';
 import type { Db } from '@/db/client';
 import type { AppDeps, Clock } from '@/deps';
 import type { Logger } from '@/logger';
+import { RateLimiter } from '@/rate-limit/limiter';
 import { createWorkers } from '@/workers';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
@@ -35,7 +36,8 @@ export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOpt
   const staticPages = new StaticPageCache({ enabled: config.staticPagesCache });
   const sessions = sessionResolver(db, clock);
   const auth = authPlugin({ tokens, sessions, origins: config.publicOrigins });
-  const deps: AppDeps = { config, db, logger, clock, tokens, auth, staticPages };
+  const limiter = new RateLimiter({ db, config, clock, logger });
+  const deps: AppDeps = { config, db, logger, clock, tokens, auth, staticPages, limiter };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
   deps.jobs = createWorkers(deps);
   return deps;
