@@ -7,6 +7,10 @@ import type { z } from 'zod';
 import type * as accounts from '../../src/api/accounts/schemas';
 import type * as admin from '../../src/api/admin/schemas';
 import type * as content from '../../src/api/content/schemas';
+import type * as customerAdmin from '../../src/api/customer/admin/schemas';
+import type * as customer from '../../src/api/customer/schemas';
+import type { TokenLimits as TokenLimitsSchema } from '../../src/api/customer/tokens/routes';
+import type * as transactions from '../../src/api/customer/transactions/schemas';
 import type { Health as HealthSchema } from '../../src/api/health/routes';
 import type * as additionalData from '../../src/api/listings/additional-data/schemas';
 import type * as multiListing from '../../src/api/listings/multi-listing-units/schemas';
@@ -16,7 +20,6 @@ import type { PropertyList as PropertyListSchema } from '../../src/api/listings/
 import type * as properties from '../../src/api/listings/properties/schemas';
 import type { UnitList as UnitListSchema } from '../../src/api/listings/units/routes';
 import type * as units from '../../src/api/listings/units/schemas';
-import type * as customer from './customer-schemas';
 
 /** What a route accepts (before defaults and transforms). */
 type In<S extends z.ZodType> = z.input<S>;
@@ -110,17 +113,19 @@ export type AuthenticateOptionsBody = NonNullable<In<typeof accounts.Authenticat
 // Customer API (CONTRACT §8)
 export type RateLimitRecord = Out<typeof customer.WindowRecord>;
 export type RateLimited = Out<typeof customer.RateLimited>;
-export type TokenLimits = Out<typeof customer.TokenLimits>;
-export type Transaction = Out<typeof customer.Transaction>;
-export type TransactionPage = Out<typeof customer.TransactionPage>;
-export type TransactionQuery = QueryOf<typeof customer.TransactionQuery>;
-export type Plan = Out<typeof customer.Plan>;
-export type PlanList = Out<typeof customer.PlanList>;
-export type PlanInput = In<typeof customer.PlanInput>;
-export type PlanAssignment = In<typeof customer.PlanAssignment>;
-export type EmployeeRateLimit = In<typeof customer.EmployeeRateLimit>;
-export type TransactionImportRow = In<typeof customer.ImportRow>;
-export type Imported = Out<typeof customer.Imported>;
+export type LaravelMessage = Out<typeof customer.Message>;
+export type LaravelValidation = Out<typeof customer.ValidationFailed>;
+export type TokenLimits = Out<typeof TokenLimitsSchema>;
+export type Transaction = Out<typeof transactions.Transaction>;
+export type TransactionPage = Out<typeof transactions.TransactionPage>;
+export type TransactionQuery = QueryOf<typeof transactions.TransactionQuery>;
+export type Plan = Out<typeof customerAdmin.Plan>;
+export type PlanList = Out<typeof customerAdmin.PlanList>;
+export type PlanInput = In<typeof customerAdmin.PlanInput>;
+export type PlanAssignment = In<typeof customerAdmin.PlanAssignment>;
+export type EmployeeRateLimit = In<typeof customerAdmin.EmployeeRateLimit>;
+export type TransactionImportRow = In<typeof customerAdmin.ImportRow>;
+export type Imported = Out<typeof customerAdmin.Imported>;
 
 // Operations
 export type JobList = Out<typeof admin.JobList>;

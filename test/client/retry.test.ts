@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import {
   DEFAULT_RETRY_DELAYS,
   NetworkError,
@@ -125,59 +125,63 @@ describe('network errors and 503', () => {
   });
 });
 
-describe('429', () => {
+describe('429 from the real rate limiter', () => {
+  const NOON = Date.UTC(2026, 10, 22, 12, 0, 0);
+
   /**
-   * A stand-in that always answers the customer API's 429 (CONTRACT §8 body,
-   * Retry-After), until the customer API is on this branch.
+   * A customer on a plan of `limits`, whose quota is used up by one call at
+   * 12:00:00; the clock then stands still at 12:00:45, so every retry is
+   * refused too and the waits are all the client's own choice.
    */
-  function rateLimitedStub(retryAfter: number, random: number) {
-    const record = {
-      window: 'minute' as const,
-      limit: 1,
-      used: 1,
-      remaining: 0,
-      resets_in_seconds: retryAfter,
-      resets_at: '2026-11-22T12:01:00+00:00',
-    };
-    let calls = 0;
-    const stub = Bun.serve({
-      port: 0,
-      hostname: '127.0.0.1',
-      fetch: () => {
-        calls++;
-        return Response.json(
-          { message: 'Too Many Attempts.', rate_limit: record },
-          { status: 429, headers: { 'retry-after': String(retryAfter) } },
-        );
-      },
+  async function exhaustedCustomer(limits: { minute?: number; hour?: number }, random: number) {
+    const service = await serviceUnderTest({}, NOON);
+    const plan = await service.employee.customer.admin.plans.create({
+      name: 'Tiny',
+      slug: 'tiny',
+      limits,
     });
-    afterAll(() => stub.stop(true));
-    const { client, sleeps } = svc.recording({
-      baseUrl: `http://127.0.0.1:${stub.port}`,
+    await service.employee.customer.admin.assignPlan('cust-limited', { planId: plan.id });
+    const { client, sleeps } = service.recording({
+      token: await service.tokenFor('cust-limited'),
       random: () => random,
     });
-    return { client, sleeps, record, calls: () => calls };
+    await client.customer.transactions.list();
+    service.clock.advance(45_000);
+    return { client, sleeps };
   }
 
   test('retried after 30 s, 60 s, 2 min, 5 min (± jitter), then a RateLimitError with the report', async () => {
-    const { client, sleeps, record, calls } = rateLimitedStub(20, 0.25);
-    const error = await client.customer.tokenLimits().catch((e: unknown) => e);
+    const { client, sleeps } = await exhaustedCustomer({ minute: 1 }, 0.25);
+    const error = await client.customer.transactions.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     const limited = error as RateLimitError;
-    expect(calls()).toBe(5);
+    // random 0.25 → 95 % of each step; the service asked for 15 s, less than every step.
     expect(sleeps).toEqual([28_500, 57_000, 114_000, 285_000]);
     expect(limited.attempts).toBe(5);
     expect(limited.delays).toEqual(sleeps);
-    expect(limited.rateLimit).toEqual(record);
-    expect(limited.retryAfter).toBe(20);
+    expect(limited.retryAfter).toBe(15);
+    expect(limited.rateLimit).toEqual({
+      window: 'minute',
+      limit: 1,
+      used: 1,
+      remaining: 0,
+      resets_in_seconds: 15,
+      resets_at: '2026-11-22T12:01:00+00:00',
+    });
     expect(limited.message).toBe(
-      'Rate limited: gave up after 5 attempts (waited 29 s, 57 s, 114 s, 285 s); minute window: 1/1 used, resets in 20 s at 2026-11-22T12:01:00+00:00',
+      'Rate limited: gave up after 5 attempts (waited 29 s, 57 s, 114 s, 285 s); minute window: 1/1 used, resets in 15 s at 2026-11-22T12:01:00+00:00',
     );
   });
 
-  test('a longer Retry-After is waited instead', async () => {
-    const { client, sleeps } = rateLimitedStub(90, 0);
-    await expect(client.customer.tokenLimits()).rejects.toBeInstanceOf(RateLimitError);
-    expect(sleeps).toEqual([90_000, 90_000, 108_000, 270_000]);
+  test("the service's longer Retry-After is waited instead", async () => {
+    const { client, sleeps } = await exhaustedCustomer({ hour: 1 }, 0);
+    const error = await client.customer.transactions.list().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    // The hour window resets at 13:00: 3555 s from 12:00:45.
+    expect(sleeps).toEqual([3_555_000, 3_555_000, 3_555_000, 3_555_000]);
+    expect((error as RateLimitError).rateLimit).toMatchObject({
+      window: 'hour',
+      resets_in_seconds: 3555,
+    });
   });
 });

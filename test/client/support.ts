@@ -10,8 +10,8 @@ export const PUBLIC_ORIGIN = 'http://localhost:3000';
  * its own fresh database), and clients pointed at it whose waits are recorded
  * instead of slept. Stopped after the file's tests.
  */
-export async function serviceUnderTest(env: Record<string, string> = {}) {
-  const clock = manualClock(Date.now());
+export async function serviceUnderTest(env: Record<string, string> = {}, startAt = Date.now()) {
+  const clock = manualClock(startAt);
   const ctx = setup({ PUBLIC_ORIGIN, ...env }, clock);
   const server = Bun.serve({
     port: 0,

@@ -3,6 +3,10 @@ import type { z } from 'zod';
 import type * as accounts from '@/api/accounts/schemas';
 import type * as admin from '@/api/admin/schemas';
 import type * as content from '@/api/content/schemas';
+import type * as customerAdmin from '@/api/customer/admin/schemas';
+import type * as customer from '@/api/customer/schemas';
+import type { TokenLimits } from '@/api/customer/tokens/routes';
+import type * as transactions from '@/api/customer/transactions/schemas';
 import type * as additionalData from '@/api/listings/additional-data/schemas';
 import type * as multiListing from '@/api/listings/multi-listing-units/schemas';
 import type * as neighbourhoods from '@/api/listings/neighbourhoods/schemas';
@@ -10,7 +14,7 @@ import type { PropertyList } from '@/api/listings/properties/routes';
 import type * as properties from '@/api/listings/properties/schemas';
 import type { UnitList } from '@/api/listings/units/routes';
 import type * as units from '@/api/listings/units/schemas';
-import { type ListingsServiceClient, queryString } from '../../client/src';
+import { type ListingsServiceClient, queryString, type RateLimitError } from '../../client/src';
 
 /** True only when A and B are the same type (not merely assignable). */
 type Equal<A, B> =
@@ -57,6 +61,23 @@ describe('the client uses the server schemas', () => {
     same<Arg<typeof a.create, 0>, z.input<typeof additionalData.AdditionalDataCreate>>(true);
     same<Answer<typeof a.get>, z.output<typeof additionalData.AdditionalData>>(true);
     same<Answer<typeof a.put>, z.output<typeof additionalData.AdditionalDataWritten>>(true);
+  });
+
+  test('customer API', () => {
+    const c = {} as C['customer'];
+    same<Answer<typeof c.tokenLimits>, z.output<typeof TokenLimits>>(true);
+    same<Answer<typeof c.transactions.list>, z.output<typeof transactions.TransactionPage>>(true);
+    const a = c.admin;
+    same<Answer<typeof a.plans.list>, z.output<typeof customerAdmin.PlanList>>(true);
+    same<Arg<typeof a.plans.create, 0>, z.input<typeof customerAdmin.PlanInput>>(true);
+    same<Answer<typeof a.plans.update>, z.output<typeof customerAdmin.Plan>>(true);
+    same<Arg<typeof a.assignPlan, 1>, z.input<typeof customerAdmin.PlanAssignment>>(true);
+    same<Arg<typeof a.setEmployeeRateLimit, 1>, z.input<typeof customerAdmin.EmployeeRateLimit>>(
+      true,
+    );
+    same<Arg<typeof a.importTransactions, 0>, z.input<typeof customerAdmin.ImportBody>>(true);
+    same<Answer<typeof a.importTransactions>, z.output<typeof customerAdmin.Imported>>(true);
+    same<RateLimitError['rateLimit'], z.output<typeof customer.WindowRecord> | null>(true);
   });
 
   test('static pages, accounts, admin', () => {
