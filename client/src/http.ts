@@ -36,6 +36,8 @@ export interface ClientOptions {
 export interface CallOptions {
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /** `false`: no retries for this call (e.g. an interactive sign-in that should fail fast). */
+  retry?: boolean;
 }
 
 /**
@@ -50,7 +52,7 @@ export interface IdempotentCallOptions extends CallOptions {
   idempotencyKey?: string;
 }
 
-export interface RequestInit extends IdempotentCallOptions {
+export interface RequestOptions extends IdempotentCallOptions {
   query?: object;
   body?: unknown;
   /** A 404 that still carries a `data` array is the documented empty result, not an error. */
@@ -149,7 +151,7 @@ export class Transport {
     return typeof this.token === 'function' ? await this.token() : this.token;
   }
 
-  private async headersFor(method: string, path: string, init: RequestInit) {
+  private async headersFor(method: string, path: string, init: RequestOptions) {
     const headers = new Headers({ accept: 'application/json', ...this.options.headers });
     const token = await this.bearer();
     if (token) headers.set('authorization', `Bearer ${token}`);
@@ -175,7 +177,11 @@ export class Transport {
    * act on it); a network error or 503 only when repeating the call is safe —
    * GET/PUT/DELETE, or a POST carrying an Idempotency-Key.
    */
-  async request<T>(method: string, path: string, init: RequestInit = {}): Promise<ApiResponse<T>> {
+  async request<T>(
+    method: string,
+    path: string,
+    init: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
     const url = `${this.baseUrl}${path}${queryString(init.query)}`;
     const headers = await this.headersFor(method, path, init);
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
@@ -187,7 +193,7 @@ export class Transport {
       delays.push(delay);
       await this.sleep(delay, init.signal);
     };
-    const canRetry = () => delays.length < this.policy.delays.length;
+    const canRetry = () => init.retry !== false && delays.length < this.policy.delays.length;
 
     for (;;) {
       let response: Response;
@@ -228,17 +234,17 @@ export class Transport {
     }
   }
 
-  async json<T>(method: string, path: string, init?: RequestInit): Promise<T> {
+  async json<T>(method: string, path: string, init?: RequestOptions): Promise<T> {
     return (await this.request<T>(method, path, init)).body;
   }
 
   /** A call answered 204 (or any body the caller does not need). */
-  async send(method: string, path: string, init?: RequestInit): Promise<void> {
+  async send(method: string, path: string, init?: RequestOptions): Promise<void> {
     await this.request(method, path, init);
   }
 
   /** A 201 answered with `Location` and no body. */
-  async create(method: string, path: string, init?: RequestInit): Promise<Created> {
+  async create(method: string, path: string, init?: RequestOptions): Promise<Created> {
     const { status, headers, body } = await this.request(method, path, init);
     const location = headers.get('location');
     if (location === null) throw new HttpError(status, body, headers, 'Missing Location header');

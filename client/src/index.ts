@@ -42,7 +42,7 @@ export type {
   CallOptions,
   ClientOptions,
   IdempotentCallOptions,
-  RequestInit,
+  RequestOptions,
   TokenSource,
 } from './http';
 export { acceptsIdempotencyKey, queryString, Transport } from './http';

@@ -89,6 +89,14 @@ describe('network errors and 503', () => {
     expect(faults.calls()).toBe(5);
   });
 
+  test('retry: false makes one attempt', async () => {
+    const faults = clientWithFaults(() => unavailable());
+    await expect(
+      faults.client.listings.properties.get('x', { retry: false }),
+    ).rejects.toMatchObject({ status: 503 });
+    expect(faults.calls()).toBe(1);
+  });
+
   test('a POST without an Idempotency-Key is never repeated', async () => {
     const network = clientWithFaults(() => new TypeError('connection reset'));
     const lost = await network.client.listings.properties

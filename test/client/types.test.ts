@@ -120,3 +120,17 @@ describe('query strings', () => {
     expect(queryString({})).toBe('');
   });
 });
+
+describe('run time', () => {
+  test('the client bundles for a browser on its own: no server module, no dependency', async () => {
+    const build = await Bun.build({
+      entrypoints: [`${import.meta.dir}/../../client/src/index.ts`],
+      target: 'browser',
+    });
+    expect(build.success).toBe(true);
+    const [bundle] = build.outputs;
+    const code = await bundle!.text();
+    expect(code).not.toMatch(/^import |\brequire\(|\$ZodType|bun:sqlite|drizzle|elysia/m);
+    expect(code.length).toBeLessThan(40_000);
+  });
+});
