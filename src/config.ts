@@ -35,6 +35,8 @@ export const EnvSchema = z.object({
   TLS_CERT_PATH: z.string().min(1).optional(),
   TLS_KEY_PATH: z.string().min(1).optional(),
   TRUST_PROXY: booleanFlag.default(false),
+  // `off` disables the customer API limiter (no counting, no 429, no headers): benchmarks only.
+  RATE_LIMITS: booleanFlag.default(true),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinute.default(60),
   RATE_LIMIT_CUSTOMER_PER_MINUTE: perMinute.default(120),
   // SPEC.md Limits: the employee limit is never below 2000 per minute.
@@ -61,7 +63,7 @@ export interface Config {
   rpName: string;
   tls?: { certPath: string; keyPath: string };
   trustProxy: boolean;
-  rateLimits: { anonymous: number; customer: number; employee: number };
+  rateLimits: { enabled: boolean; anonymous: number; customer: number; employee: number };
   workers: boolean;
   /** Cron patterns (UTC) of the worker jobs. */
   jobSchedules: {
@@ -148,6 +150,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
         : undefined,
     trustProxy: e.TRUST_PROXY,
     rateLimits: {
+      enabled: e.RATE_LIMITS,
       anonymous: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
       customer: e.RATE_LIMIT_CUSTOMER_PER_MINUTE,
       employee: e.RATE_LIMIT_EMPLOYEE_PER_MINUTE,
