@@ -12,16 +12,28 @@ const ctx = await listingsContext();
 const TEN_MB = 10 * 1024 * 1024;
 const MESSAGE = expect.any(String);
 
+const TRANSACTIONS = 'GET /api/v1/c/transactions query';
+const IMPORT = 'POST /api/v1/admin/transactions body';
 /**
- * Free-form parts that are bounded otherwise: the unknown keys of the
- * browser's WebAuthn result are ignored by @simplewebauthn and bounded by the
- * 1 MiB body and 32-level depth limits like everything else.
+ * Inputs bounded otherwise than by a declared maximum (each shown by a test
+ * below): the unknown keys of the browser's WebAuthn result are ignored by
+ * @simplewebauthn; the customer API declares its list query as plain strings
+ * and checks them in the handler, so that failures answer its 422 (integers
+ * in range, Y-m-d dates, amounts of at most 13 digits, ids of at most 200
+ * characters); the transaction import checks its row count (10,000) in the
+ * handler and its amount, currency and date by refinements that accept only
+ * short values. Everything is also under the 8 KiB URL and 1 MiB body caps.
  */
 const ALLOWED = new Set([
   'POST /auth/passkey/register body $.response.* (open)',
   'POST /auth/passkey/register body $.response.response.* (open)',
   'POST /auth/passkey/authenticate body $.response.* (open)',
   'POST /auth/passkey/authenticate body $.response.response.* (open)',
+  ...['page', 'per_page', 'pay_date_from', 'pay_date_to', 'amount_from', 'amount_to']
+    .concat(['booking_id', 'customer_id'])
+    .map((name) => `${TRANSACTIONS} $.${name}`),
+  `${IMPORT} $ (items)`,
+  ...['amount', 'currency', 'pay_date'].map((name) => `${IMPORT} $[].${name}`),
 ]);
 
 /** Routes and the declared input schemas Elysia validates; path params are bounded by the 8 KiB URL. */
@@ -296,5 +308,49 @@ describe('SQL metacharacters are only ever data', () => {
     });
     expect(sort.status).toBe(400);
     expect((await ctx.request('GET', `/listings/properties/${id}`)).status).toBe(200);
+  });
+});
+
+describe('customer API inputs checked in their handlers', () => {
+  test('over-long or over-sized list parameters → 422', async () => {
+    const customer = await ctx.tokenFor('customer-9', 'customer');
+    for (const query of [
+      `booking_id=${'b'.repeat(300)}`,
+      `page=${'9'.repeat(40)}`,
+      `per_page=${'1'.repeat(40)}`,
+      `amount_from=${'1'.repeat(40)}`,
+      `pay_date_from=${'2'.repeat(300)}`,
+    ]) {
+      const res = await ctx.request('GET', `/api/v1/c/transactions?${query}`, { token: customer });
+      expect([query.slice(0, 12), res.status]).toEqual([query.slice(0, 12), 422]);
+    }
+  });
+
+  test('an import row with a huge amount, currency or date → 422, nothing stored', async () => {
+    const row = {
+      customer_id: 'customer-9',
+      booking_id: 'B-1',
+      amount: '10.00',
+      currency: 'EUR',
+      pay_date: '2026-01-02',
+      status: 'paid',
+    };
+    for (const bad of [
+      { amount: '1'.repeat(100_000) },
+      { currency: 'EUR'.repeat(100_000) },
+      { pay_date: '2026-01-02'.repeat(10_000) },
+    ]) {
+      const res = await ctx.request('POST', '/api/v1/admin/transactions', {
+        body: [row, { ...row, ...bad }],
+        token: ctx.employee,
+      });
+      expect([Object.keys(bad)[0], res.status]).toEqual([Object.keys(bad)[0], 422]);
+    }
+    const list = await ctx.request<{ pagination: { total: number } }>(
+      'GET',
+      '/api/v1/c/transactions?customer_id=customer-9',
+      { token: ctx.employee },
+    );
+    expect(list.body.pagination.total).toBe(0);
   });
 });

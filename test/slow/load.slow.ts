@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CITY_IDS } from '@/api/listings/cities';
 import { PROPERTY_TYPES } from '@/api/listings/properties/schemas';
+import { TokenService } from '@/auth/tokens';
 import { tempDir } from '../support/harness';
 import {
   employeeToken,
@@ -26,6 +27,7 @@ const SECONDS = Number(process.env.LOAD_SECONDS ?? 60);
 const CONNECTIONS = 64;
 const SEEDED_PROPERTIES = 300;
 const PAGES = ['about', 'terms', 'careers', 'faq', 'privacy'];
+const CUSTOMER = 'load-customer';
 /** RSS of the last third may exceed the first third's peak by at most this much… */
 const RSS_GROWTH_BYTES = 50 * 1024 * 1024;
 /** …or by this factor, whichever allows more (SQLite's 64 MiB page cache fills as the file grows). */
@@ -39,6 +41,8 @@ interface Call {
   headers?: Record<string, string>;
   /** Statuses this call may answer besides 2xx/304 (planned: the customer API's 429). */
   planned?: number[];
+  /** Another bearer token than the employee's. */
+  token?: string;
   /** Called with the response, e.g. to remember a new property id. */
   after?: (response: Response) => void;
 }
@@ -108,9 +112,23 @@ test(`${CONNECTIONS} connections for ${SECONDS} s of mixed reads and writes: no 
       });
       expect(res.status).toBe(201);
     }
-    // The customer API joins the mix once it is mounted (it answers 404 before).
-    const customerApi =
-      (await fetch(`${base}/api/v1/tokens/limits`, { headers: auth })).status === 200;
+    // Customer API: one customer's transactions, read by the customer and by employees.
+    const customer = await new TokenService(JWT_SECRET).issue(CUSTOMER, 'customer', 3600);
+    const imported = await fetch(`${base}/api/v1/admin/transactions`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify(
+        Array.from({ length: 200 }, (_, i) => ({
+          customer_id: CUSTOMER,
+          booking_id: `B-${i}`,
+          amount: `${random.int(1, 99_999)}.${String(random.int(0, 99)).padStart(2, '0')}`,
+          currency: 'EUR',
+          pay_date: `2026-${String(random.int(1, 12)).padStart(2, '0')}-${String(random.int(1, 28)).padStart(2, '0')}`,
+          status: 'paid',
+        })),
+      ),
+    });
+    expect(imported.status).toBe(201);
     const etags = new Map<string, string>();
 
     let serial = 0;
@@ -152,20 +170,36 @@ test(`${CONNECTIONS} connections for ${SECONDS} s of mixed reads and writes: no 
       if (roll < 0.75) {
         return { kind: 'GET units', method: 'GET', path: `/listings/properties/${id}/units` };
       }
-      if (roll < 0.9 || !customerApi) {
+      if (roll < 0.9) {
         const slug = random.pick(PAGES);
         return random.next() < 0.2
           ? { kind: 'GET pages', method: 'GET', path: '/content/static-pages/' }
           : { kind: 'GET page', method: 'GET', path: `/content/static-pages/${slug}` };
       }
-      return random.next() < 0.5
-        ? { kind: 'GET /api/v1 limits', method: 'GET', path: '/api/v1/tokens/limits' }
-        : {
-            kind: 'GET /api/v1 transactions',
-            method: 'GET',
-            path: '/api/v1/c/transactions?per_page=15',
-            planned: [429],
-          };
+      // The customer API is rate-limited (120/min for the customer, 5000/min for the
+      // employee): its 429s are planned.
+      const token = random.next() < 0.5 ? customer : employee;
+      if (random.next() < 0.3) {
+        return {
+          kind: 'GET /api/v1 limits',
+          method: 'GET',
+          path: '/api/v1/tokens/limits',
+          token,
+          planned: [429],
+        };
+      }
+      const month = String(random.int(1, 12)).padStart(2, '0');
+      const filters = new URLSearchParams({ per_page: String(random.pick([15, 50, 100])) });
+      if (random.next() < 0.5) filters.set('pay_date_from', `2026-${month}-01`);
+      if (random.next() < 0.3) filters.set('amount_from', String(random.int(1, 50_000)));
+      if (token === employee) filters.set('customer_id', CUSTOMER);
+      return {
+        kind: 'GET /api/v1 transactions',
+        method: 'GET',
+        path: `/api/v1/c/transactions?${filters}`,
+        token,
+        planned: [429],
+      };
     };
 
     // Memory: the server's RSS every second.
@@ -192,7 +226,11 @@ test(`${CONNECTIONS} connections for ${SECONDS} s of mixed reads and writes: no 
         try {
           const res = await fetch(`${base}${call.path}`, {
             method: call.method,
-            headers: { ...(call.body === undefined ? auth : json), ...call.headers },
+            headers: {
+              ...(call.body === undefined ? auth : json),
+              ...(call.token ? { authorization: `Bearer ${call.token}` } : {}),
+              ...call.headers,
+            },
             body: call.body === undefined ? undefined : JSON.stringify(call.body),
           });
           await res.arrayBuffer();
@@ -227,7 +265,7 @@ test(`${CONNECTIONS} connections for ${SECONDS} s of mixed reads and writes: no 
     console.log(
       [
         `load: ${all.length} requests in ${elapsed.toFixed(1)} s (${Math.round(all.length / elapsed)}/s), ` +
-          `${CONNECTIONS} connections, ${ids.length} properties at the end, customer API ${customerApi ? 'on' : 'not mounted'}`,
+          `${CONNECTIONS} connections, ${ids.length} properties at the end`,
         ...lines,
         `  ${'all'.padEnd(26)} ${String(all.length).padStart(7)}  p50 ${percentile(all, 50).toFixed(1).padStart(6)} ms  p99 ${percentile(all, 99).toFixed(1).padStart(7)} ms`,
         `  server RSS: first third peak ${MB(firstPeak)}, last third peak ${MB(lastPeak)}, ` +
