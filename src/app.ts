@@ -7,6 +7,7 @@ import type { Config } from '@/config';
 import type { Db } from '@/db/client';
 import type { AppDeps, Clock } from '@/deps';
 import type { Logger } from '@/logger';
+import { RateLimiter } from '@/rate-limit/limiter';
 import { createWorkers } from '@/workers';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
@@ -18,7 +19,7 @@ import { withIdempotency } from './api/idempotency';
 import { listingsRoutes } from './api/listings/routes';
 import { fixOpenApiDocument } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
-import { errorHandler } from './api/plugins/error-handler';
+import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
 import { requestContext } from './api/plugins/request-context';
 import { routeTable } from './api/route-table';
@@ -35,7 +36,8 @@ export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOpt
   const staticPages = new StaticPageCache({ enabled: config.staticPagesCache });
   const sessions = sessionResolver(db, clock);
   const auth = authPlugin({ tokens, sessions, origins: config.publicOrigins });
-  const deps: AppDeps = { config, db, logger, clock, tokens, auth, staticPages };
+  const limiter = new RateLimiter({ db, config, clock, logger });
+  const deps: AppDeps = { config, db, logger, clock, tokens, auth, staticPages, limiter };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
   deps.jobs = createWorkers(deps);
   return deps;
@@ -93,6 +95,9 @@ export type App = ReturnType<typeof createApp>;
 export function createService(options: CreateAppOptions | AppDeps) {
   const deps = 'auth' in options ? options : buildDeps(options);
   const app = createApp(deps);
-  const fetch = withIdempotency((request) => app.handle(request), deps.db, deps.clock);
+  const fetch = withBackstop(
+    withIdempotency((request) => app.handle(request), deps.db, deps.clock),
+    deps.logger,
+  );
   return { deps, app, fetch };
 }

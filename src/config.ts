@@ -35,6 +35,8 @@ export const EnvSchema = z.object({
   TLS_CERT_PATH: z.string().min(1).optional(),
   TLS_KEY_PATH: z.string().min(1).optional(),
   TRUST_PROXY: booleanFlag.default(false),
+  // `off` disables the customer API limiter (no counting, no 429, no headers): benchmarks only.
+  RATE_LIMITS: booleanFlag.default(true),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinute.default(60),
   RATE_LIMIT_CUSTOMER_PER_MINUTE: perMinute.default(120),
   // SPEC.md Limits: the employee limit is never below 2000 per minute.
@@ -61,7 +63,7 @@ export interface Config {
   rpName: string;
   tls?: { certPath: string; keyPath: string };
   trustProxy: boolean;
-  rateLimits: { anonymous: number; customer: number; employee: number };
+  rateLimits: { enabled: boolean; anonymous: number; customer: number; employee: number };
   workers: boolean;
   /** Cron patterns (UTC) of the worker jobs. */
   jobSchedules: {
@@ -76,6 +78,9 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** Variables whose values never appear in an error message. */
+const SECRET_VARIABLES = new Set(['JWT_SECRET']);
 
 const list = (value: string | undefined) =>
   (value ?? '')
@@ -120,7 +125,11 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]);
-    throw new ConfigError(`${name}: ${issue.message} (got "${source[name]}")`);
+    // A rejected secret is still a secret: its length is enough to act on.
+    const got = SECRET_VARIABLES.has(name)
+      ? `${source[name]?.length ?? 0} characters, not shown`
+      : `"${source[name]}"`;
+    throw new ConfigError(`${name}: ${issue.message} (got ${got})`);
   }
   const e = parsed.data;
   if (Boolean(e.TLS_CERT_PATH) !== Boolean(e.TLS_KEY_PATH)) {
@@ -141,6 +150,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
         : undefined,
     trustProxy: e.TRUST_PROXY,
     rateLimits: {
+      enabled: e.RATE_LIMITS,
       anonymous: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
       customer: e.RATE_LIMIT_CUSTOMER_PER_MINUTE,
       employee: e.RATE_LIMIT_EMPLOYEE_PER_MINUTE,

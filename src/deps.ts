@@ -2,6 +2,7 @@ import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { Db } from '@/db/client';
 import type { Logger } from '@/logger';
+import type { RateLimiter } from '@/rate-limit/limiter';
 import type { Scheduler } from '@/workers/scheduler';
 import type { StaticPageCache } from './api/content/cache';
 import type { authPlugin } from './api/plugins/auth';
@@ -16,6 +17,8 @@ export interface AppDeps {
   logger: Logger;
   clock: Clock;
   tokens: TokenService;
+  /** Customer API rate limits (CONTRACT §8); flushed at shutdown, reset by a worker. */
+  limiter: RateLimiter;
   /** The shared auth plugin (`auth` and `optionalAuth` macros). */
   auth: ReturnType<typeof authPlugin>;
   /** The worker jobs (CONTRACT §9), scheduled only once started. */

@@ -52,6 +52,7 @@ async function shutdown(signal: string) {
   await server.stop();
   // Waits for a running job to finish its current chunk.
   await deps.jobs?.stop();
+  await deps.limiter.flush();
   db.$client.close();
   logger.info('stopped');
   process.exit(0);

@@ -48,11 +48,24 @@ function ruleOf(issue: Issue, input: unknown): [rule: string, message: string] {
   }
 }
 
+/**
+ * Field names come from the request body, so only own properties are read and
+ * written: `constructor`, `toString` or `__proto__` are fields like any other,
+ * never Object.prototype's members (a body key `constructor` used to crash the
+ * error handler; `__proto__` would have replaced a prototype).
+ */
+const own = (node: object, key: PropertyKey): unknown =>
+  Object.hasOwn(node, key) ? (node as Record<PropertyKey, unknown>)[key] : undefined;
+
+function setOwn(node: object, key: string, value: unknown) {
+  Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let node = root;
   for (const key of path) {
     if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<PropertyKey, unknown>)[key];
+    node = own(node, key);
   }
   return node;
 }
@@ -61,12 +74,13 @@ function place(target: ValidationMessages, path: readonly PropertyKey[], rules: 
   let node = target;
   for (const [index, key] of path.entries()) {
     const name = String(key);
+    const existing = own(node, name) as ValidationMessages | undefined;
     if (index === path.length - 1) {
-      node[name] = { ...(node[name] as RuleMessages | undefined), ...rules };
+      setOwn(node, name, { ...existing, ...rules });
       return;
     }
-    node[name] ??= {};
-    node = node[name] as ValidationMessages;
+    if (existing === undefined) setOwn(node, name, {});
+    node = own(node, name) as ValidationMessages;
   }
 }
 
@@ -90,7 +104,7 @@ export function mapIssues(issues: readonly Issue[], input: unknown): MappedIssue
     }
     place(messages, path, { [rule]: message });
     const key = path.map(String).join('.');
-    errors[key] = [...(errors[key] ?? []), message];
+    setOwn(errors, key, [...((own(errors, key) as string[] | undefined) ?? []), message]);
   };
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {

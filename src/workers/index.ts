@@ -13,7 +13,7 @@ export function workerJobs(deps: AppDeps): JobDefinition[] {
     {
       name: 'plan-window-reset',
       pattern: jobSchedules.planWindowReset,
-      run: (ctx) => planWindowReset.run(deps, ctx),
+      run: () => planWindowReset.run(deps),
     },
     {
       name: 'unit-counter-reconcile',

@@ -1,8 +1,11 @@
 import type { AppDeps } from '@/deps';
-import type { JobContext, JobDetails } from './scheduler';
+import type { JobDetails } from './scheduler';
 
-/** CONTRACT §9: clears expired calendar windows of every plan, in the store and in memory. */
-export async function run(_deps: AppDeps, _ctx: JobContext): Promise<JobDetails> {
-  // Will call the customer API's plan-window reset (issue 8) once that feature is merged.
-  return { skipped: 'not wired yet' };
+/**
+ * CONTRACT §9: clears expired calendar windows of every plan, stored and in
+ * memory, so GET /api/v1/tokens/limits shows fresh windows even for
+ * identities that made no request since.
+ */
+export async function run(deps: AppDeps): Promise<JobDetails> {
+  return { ...(await deps.limiter.resetExpiredWindows(deps.clock())) };
 }

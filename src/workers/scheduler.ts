@@ -120,14 +120,11 @@ export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): 
     try {
       details = (await job.run(context)) ?? {};
     } catch (error) {
-      // Never fatal: the message is recorded, the stack only logged.
+      // Never fatal: the message is recorded and logged; no stack trace in any
+      // log line (issue 9), the job name and message locate the failure.
       outcome = 'failed';
       details = { error: messageOf(error) };
-      logger.error('job failed', {
-        job: job.name,
-        error: messageOf(error),
-        stack: error instanceof Error ? error.stack : undefined,
-      });
+      logger.error('job failed', { job: job.name, error: messageOf(error) });
     }
     const row = { startedAt, finishedAt: new Date(clock()), outcome, details };
     try {

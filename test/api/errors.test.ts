@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
 import { z } from 'zod';
-import { answersUnprocessable } from '@/api/plugins/error-handler';
+import { answersUnprocessable, errorHandler, withBackstop } from '@/api/plugins/error-handler';
+import { createLogger } from '@/logger';
 import { problemOf, setup } from '../support/harness';
 
 const Probe = z.strictObject({
@@ -173,6 +174,67 @@ describe('error model (CONTRACT §4)', () => {
       detail: 'Internal Server Error',
     });
     expect(res.text).not.toContain('secret');
+  });
+
+  test('a handler answering off its own response schema → logged 500, not a 400', async () => {
+    // Found by the fuzzer: Elysia's response validation used to map to 400.
+    const lines: string[] = [];
+    const logger = createLogger('silent');
+    logger.error = (message, fields) => lines.push(JSON.stringify({ message, ...fields }));
+    const app = new Elysia()
+      .use(errorHandler({ logger, allowedMethods: () => [] }))
+      .get('/listings/off-schema', () => ({ count: '$argon2id$v=19$leaked' }) as never, {
+        response: { 200: z.object({ count: z.number() }) },
+      });
+    const res = await app.handle(new Request('http://localhost/listings/off-schema'));
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual(problemOf(500));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('the response does not match its schema at count');
+    expect(lines[0]).not.toContain('argon2id');
+  });
+
+  test('unknown keys named like Object.prototype members are fields like any other', async () => {
+    // Found by the fuzzer: `constructor` crashed the error handler itself.
+    const raw = JSON.stringify({ ...valid, constructor: 1, toString: [] }).replace(
+      /^\{/,
+      '{"__proto__":{"polluted":true},',
+    );
+    const headers = { 'content-type': 'application/json' };
+    const listings = await ctx.request('POST', '/listings/probe-422', { raw, headers });
+    expect(listings.status).toBe(422);
+    const messages = (listings.body as { validationMessages: Record<string, unknown> })
+      .validationMessages;
+    expect(Object.keys(messages)).toEqual(['__proto__', 'constructor', 'toString']);
+    for (const key of Object.keys(messages)) {
+      expect(Object.getOwnPropertyDescriptor(messages, key)?.value).toEqual({
+        notAllowed: 'The field is not allowed',
+      });
+    }
+    const customer = await ctx.request('POST', '/api/v1/probe', { raw, headers });
+    expect(customer.status).toBe(422);
+    expect(Object.keys((customer.body as { errors: object }).errors)).toEqual([
+      '__proto__',
+      'constructor',
+      'toString',
+    ]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  test('a failure escaping the error handler is still the logged 500 problem', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('silent');
+    logger.error = (message, fields) => lines.push(JSON.stringify({ message, ...fields }));
+    const fetch = withBackstop(() => Promise.reject(new TypeError('internal detail')), logger);
+    const res = await fetch(new Request('http://localhost/listings/anything'));
+    expect(res.status).toBe(500);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual(problemOf(500));
+    expect(text).not.toContain('internal detail');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('TypeError: internal detail');
   });
 
   describe('customer API bodies are Laravel-style', () => {

@@ -126,6 +126,15 @@ describe('bearer tokens (CONTRACT §3)', () => {
     expect(invalid.status).toBe(401);
   });
 
+  test('a session cookie that is not valid percent-encoding is no credential, not a 500', async () => {
+    // Found by the fuzzer (test/slow/fuzz.slow.ts): decodeURIComponent threw.
+    const res = await ctx.request('GET', '/listings/probe/any', {
+      headers: { cookie: 'session=%zz; other=1' },
+    });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(problemOf(401));
+  });
+
   test('a token expires with the injected clock', async () => {
     const token = await ctx.tokenFor('u', 'customer', 60);
     expect((await ctx.request('GET', '/listings/probe/any', { token })).status).toBe(200);

@@ -45,34 +45,49 @@ export const RenameBody = z.strictObject({ name: PasskeyName });
 
 export const PasskeyParams = z.object({ id: z.string() });
 
-const base64url = z.base64url();
+/**
+ * Bounds on the browser's WebAuthn result (issue 9: every string and array
+ * bounded): a credential id is at most 1023 bytes (WebAuthn §5.1), a user
+ * handle at most 64; the other fields get room for post-quantum keys and
+ * signatures and for extensions. `transports` is stored with the passkey.
+ */
+const base64url = (maxBytes: number) => z.base64url().max(Math.ceil((maxBytes * 4) / 3));
+const CredentialId = base64url(1023).min(1);
+const Transports = z.array(z.string().max(32)).max(10);
+const EXTENSION_RESULTS_MAX = 16 * 1024;
+const ExtensionResults = z
+  .record(z.string().max(64), z.unknown())
+  .refine((value) => JSON.stringify(value).length <= EXTENSION_RESULTS_MAX, {
+    message: `The input is more than ${EXTENSION_RESULTS_MAX} characters long once serialized`,
+    params: { rule: 'objectTooLarge' },
+  });
 
 /** @simplewebauthn's RegistrationResponseJSON (the browser's `startRegistration()` result). */
 export const RegistrationResponse = z.looseObject({
-  id: base64url.min(1),
-  rawId: base64url.min(1),
+  id: CredentialId,
+  rawId: CredentialId,
   type: z.literal('public-key'),
   response: z.looseObject({
-    clientDataJSON: base64url,
-    attestationObject: base64url,
-    transports: z.array(z.string()).optional(),
+    clientDataJSON: base64url(16 * 1024),
+    attestationObject: base64url(64 * 1024),
+    transports: Transports.optional(),
   }),
-  clientExtensionResults: z.record(z.string(), z.unknown()),
+  clientExtensionResults: ExtensionResults,
   authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
 });
 
 /** @simplewebauthn's AuthenticationResponseJSON (the browser's `startAuthentication()` result). */
 export const AuthenticationResponse = z.looseObject({
-  id: base64url.min(1),
-  rawId: base64url.min(1),
+  id: CredentialId,
+  rawId: CredentialId,
   type: z.literal('public-key'),
   response: z.looseObject({
-    clientDataJSON: base64url,
-    authenticatorData: base64url,
-    signature: base64url,
-    userHandle: base64url.optional(),
+    clientDataJSON: base64url(16 * 1024),
+    authenticatorData: base64url(16 * 1024),
+    signature: base64url(16 * 1024),
+    userHandle: base64url(64).optional(),
   }),
-  clientExtensionResults: z.record(z.string(), z.unknown()),
+  clientExtensionResults: ExtensionResults,
   authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
 });
 

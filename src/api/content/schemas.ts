@@ -112,7 +112,11 @@ export const DeleteQuery = z.object({ language: CanonicalLanguage });
  * the credential (a declared schema would be validated before auth).
  */
 export const DeleteQueryDoc = z.object({
-  language: z.string().optional().describe('Required: the language version to delete (en, es-ES)'),
+  language: z
+    .string()
+    .max(35)
+    .optional()
+    .describe('Required: the language version to delete (en, es-ES)'),
 });
 
 /** The problem body of SPEC.md "Errors", for the docs. */

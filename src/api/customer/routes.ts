@@ -1,6 +1,15 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '@/deps';
+import { rateLimit } from '../plugins/rate-limit';
+import { adminRoutes } from './admin/routes';
+import { tokenRoutes } from './tokens/routes';
+import { transactionRoutes } from './transactions/routes';
 
 /** Customer API, mounted at {api_url} = /api; paths carry /v1 (CONTRACT §2). */
-export const customerRoutes = ({ auth }: AppDeps) =>
-  new Elysia({ name: 'customer-api', prefix: '/api/v1' }).use(auth);
+export const customerRoutes = (deps: AppDeps) =>
+  new Elysia({ name: 'customer-api', prefix: '/api/v1' })
+    .use(deps.auth)
+    .use(rateLimit(deps))
+    .use(tokenRoutes(deps))
+    .use(transactionRoutes(deps))
+    .use(adminRoutes(deps));

@@ -11,7 +11,7 @@ import {
 } from '../errors';
 import { LARAVEL_MESSAGES, laravelValidationMessage, problemOf } from '../problem';
 import { mapIssues } from '../validation';
-import { requestIdOf } from './request-context';
+import { requestIdOf, securityHeaders } from './request-context';
 
 /**
  * Routes whose body failures answer 422 with `validationMessages` (SPEC.md
@@ -50,6 +50,19 @@ function fromValidation(error: ValidationError, method: string, route: string, p
     return new Unprocessable(mapped.messages, mapped.errors);
   }
   return new BadRequest();
+}
+
+/**
+ * The log line's account of an unhandled error. A response that fails its
+ * schema names only the failing fields: Elysia's message carries the value,
+ * which may hold what must never be logged (a hash, a token).
+ */
+function describeUnhandled(error: unknown): string {
+  if (error instanceof ValidationError) {
+    const fields = issuesOf(error).map((issue) => issue.path.map(String).join('.') || '(root)');
+    return `ValidationError: the ${error.type} does not match its schema at ${[...new Set(fields)].join(', ') || '(root)'}`;
+  }
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 function json(body: unknown, status: number, contentType: string, extra?: Record<string, string>) {
@@ -97,7 +110,13 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
       else if (code === 'PARSE') {
         const cause = (error as Error).cause;
         known = cause instanceof AppError ? cause : new BadRequest();
-      } else if (code === 'VALIDATION' && error instanceof ValidationError) {
+      } else if (
+        code === 'VALIDATION' &&
+        error instanceof ValidationError &&
+        // A handler's answer failing its own response schema is a server
+        // fault: it falls through to the logged 500, not a 400 to the client.
+        error.type !== 'response'
+      ) {
         known = fromValidation(error, request.method, route, path);
       } else if (code === 'NOT_FOUND') {
         const allow = allowedMethods(path);
@@ -114,9 +133,38 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
         method: request.method,
         path,
         code: String(code),
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        error: describeUnhandled(error),
       });
       set.status = 500;
       return render(new AppError(500), path);
     },
   );
+
+/**
+ * The last line: a failure that escapes the error handler (it threw itself)
+ * is still the logged 500 problem, never Bun's own error page, which shows the
+ * message, working directory and stack outside production.
+ */
+export function withBackstop(
+  handle: (request: Request) => Promise<Response>,
+  logger: Logger,
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    try {
+      return await handle(request);
+    } catch (error) {
+      const { pathname } = new URL(request.url);
+      logger.error('unhandled error', {
+        requestId: requestIdOf(request),
+        method: request.method,
+        path: pathname,
+        code: 'ESCAPED',
+        error: describeUnhandled(error),
+      });
+      const response = render(new AppError(500), pathname);
+      for (const [name, value] of Object.entries(securityHeaders))
+        response.headers.set(name, value);
+      return response;
+    }
+  };
+}

@@ -6,6 +6,7 @@ import { caller } from '../guard';
 import { halCollection, halCollectionSchema, pagingOf } from '../paging';
 import { parseListQuery, searchOf } from '../query';
 import { created, documentedQuery, NoBody, problems } from '../schemas';
+import { etagOf, IfNoneMatchHeaders, ifNoneMatchHolds, withETag } from './etag';
 import { listProperties, PROPERTY_LIST_SHAPE, PropertyListQuery } from './list';
 import { toProperty } from './representation';
 import { Property, PropertyCreate, PropertyIdParams, PublicPropertyCreate } from './schemas';
@@ -87,12 +88,31 @@ export const propertyRoutes = ({ db, clock, auth }: AppDeps) => {
     )
     .get(
       '/properties/:id',
-      ({ params, viewer }) => toProperty(findProperty(db, params.id, viewer)),
+      ({ params, viewer, headers, set }) => {
+        const property = toProperty(findProperty(db, params.id, viewer));
+        const etag = etagOf(property);
+        if (ifNoneMatchHolds(headers['if-none-match'], etag)) {
+          return new Response(null, { status: 304, headers: { etag } });
+        }
+        set.headers.etag = etag;
+        return property;
+      },
       {
         optionalAuth: true,
         params: PropertyIdParams,
-        response: { 200: Property, ...problems(401, 404) },
-        detail: { summary: 'Read a property (no token needed)', tags },
+        headers: IfNoneMatchHeaders,
+        response: {
+          200: withETag(Property),
+          304: withETag(NoBody.describe('Not modified: the If-None-Match tag is current')),
+          ...problems(401, 404),
+        },
+        detail: {
+          summary: 'Read a property (no token needed)',
+          description:
+            'Carries a strong ETag; send it back as If-Match on the property writes (412 when ' +
+            'stale), or as If-None-Match here (304 when unchanged).',
+          tags,
+        },
       },
     );
 };

@@ -4,6 +4,7 @@ import { type Actor, ensureVisible, scopeOf } from '../access';
 import { countryOf } from '../cities';
 import { exec, one, writeTransaction } from '../sql';
 import { insertPropertiesBulk } from './bulk';
+import { ensureCurrent, type PropertyWrite } from './etag';
 import { addressSearchOf, PROPERTY_COLUMNS, type PropertyRecord } from './representation';
 import type { InformationBody, LocationUpdate, PropertyCreate, PropertyType } from './schemas';
 
@@ -12,6 +13,16 @@ const BY_ID = `SELECT ${PROPERTY_COLUMNS} FROM properties p WHERE p.id = ?`;
 /** A property as `actor` may see it (404 otherwise). Read inside the caller's transaction. */
 export function findProperty(db: Db, id: string, actor: Actor): PropertyRecord {
   return ensureVisible(one<PropertyRecord>(db, BY_ID, id), actor);
+}
+
+/**
+ * The property a write acts on, read inside the write's transaction: 404 when
+ * the caller may not see it, 412 when `If-Match` names another version.
+ */
+function currentProperty(db: Db, id: string, write: PropertyWrite): PropertyRecord {
+  const property = findProperty(db, id, write.actor);
+  ensureCurrent(property, write.ifMatch);
+  return property;
 }
 
 export interface CreateOptions {
@@ -64,15 +75,10 @@ export interface ArchiveReasons {
 }
 
 /** DELETE /properties/{id}: unpublishes every unit and archives (409 when already archived). */
-export function archiveProperty(
-  db: Db,
-  id: string,
-  actor: Actor,
-  reasons: ArchiveReasons,
-  now: number,
-) {
+export function archiveProperty(db: Db, id: string, reasons: ArchiveReasons, write: PropertyWrite) {
+  const { now } = write;
   writeTransaction(db, () => {
-    const property = findProperty(db, id, actor);
+    const property = currentProperty(db, id, write);
     if (property.archived) throw new Conflict();
     exec(
       db,
@@ -93,9 +99,9 @@ export function archiveProperty(
 }
 
 /** POST /properties/{id}/unarchive: back to not archived, units still unpublished (409 when not archived). */
-export function unarchiveProperty(db: Db, id: string, actor: Actor, now: number) {
+export function unarchiveProperty(db: Db, id: string, write: PropertyWrite) {
   writeTransaction(db, () => {
-    const property = findProperty(db, id, actor);
+    const property = currentProperty(db, id, write);
     if (!property.archived) throw new Conflict();
     exec(
       db,
@@ -103,17 +109,17 @@ export function unarchiveProperty(db: Db, id: string, actor: Actor, now: number)
          reason_to_unpublish_extra_info = NULL WHERE id = ?`,
       id,
     );
-    refreshCounters(db, id, now);
+    refreshCounters(db, id, write.now);
   });
 }
 
 /** PUT /properties/{id}/convert: 409 on an archived property; the same type is a no-op. */
-export function convertProperty(db: Db, id: string, actor: Actor, type: PropertyType, now: number) {
+export function convertProperty(db: Db, id: string, type: PropertyType, write: PropertyWrite) {
   writeTransaction(db, () => {
-    const property = findProperty(db, id, actor);
+    const property = currentProperty(db, id, write);
     if (property.archived) throw new Conflict();
     if (property.type === type) return;
-    exec(db, 'UPDATE properties SET type = ?, updated_at = ? WHERE id = ?', type, now, id);
+    exec(db, 'UPDATE properties SET type = ?, updated_at = ? WHERE id = ?', type, write.now, id);
   });
 }
 
@@ -122,15 +128,9 @@ export function convertProperty(db: Db, id: string, actor: Actor, type: Property
  * (an omitted addressLine2 is cleared, an omitted cityId kept); `country`
  * follows `cityId`; another city drops the neighbourhood (CONTRACT §5).
  */
-export function moveProperty(
-  db: Db,
-  id: string,
-  actor: Actor,
-  location: LocationUpdate,
-  now: number,
-) {
+export function moveProperty(db: Db, id: string, location: LocationUpdate, write: PropertyWrite) {
   writeTransaction(db, () => {
-    const property = findProperty(db, id, actor);
+    const property = currentProperty(db, id, write);
     const cityId = location.cityId ?? property.city_id;
     const neighbourhoodId = cityId === property.city_id ? property.neighbourhood_id : null;
     exec(
@@ -148,7 +148,7 @@ export function moveProperty(
       location.latitude,
       location.longitude,
       addressSearchOf(location),
-      now,
+      write.now,
       id,
     );
   });
@@ -161,12 +161,11 @@ export function moveProperty(
 export function assignNeighbourhood(
   db: Db,
   id: string,
-  actor: Actor,
   neighbourhoodId: string,
-  now: number,
+  write: PropertyWrite,
 ) {
   writeTransaction(db, () => {
-    const property = findProperty(db, id, actor);
+    const property = currentProperty(db, id, write);
     const neighbourhood = one<{ city_id: string }>(
       db,
       'SELECT city_id FROM neighbourhoods WHERE id = ?',
@@ -177,17 +176,23 @@ export function assignNeighbourhood(
       db,
       'UPDATE properties SET neighbourhood_id = ?, updated_at = ? WHERE id = ?',
       neighbourhoodId,
-      now,
+      write.now,
       id,
     );
   });
 }
 
 /** PUT /properties/{id}/owner (employees only: the route refuses customers with 403). */
-export function changeOwner(db: Db, id: string, ownerId: string, now: number) {
+export function changeOwner(db: Db, id: string, ownerId: string, write: PropertyWrite) {
   writeTransaction(db, () => {
-    findProperty(db, id, null);
-    exec(db, 'UPDATE properties SET owner_id = ?, updated_at = ? WHERE id = ?', ownerId, now, id);
+    currentProperty(db, id, write);
+    exec(
+      db,
+      'UPDATE properties SET owner_id = ?, updated_at = ? WHERE id = ?',
+      ownerId,
+      write.now,
+      id,
+    );
   });
 }
 
@@ -195,18 +200,17 @@ export function changeOwner(db: Db, id: string, ownerId: string, now: number) {
 export function changeInformation(
   db: Db,
   id: string,
-  actor: Actor,
   information: InformationBody,
-  now: number,
+  write: PropertyWrite,
 ) {
   writeTransaction(db, () => {
-    findProperty(db, id, actor);
+    currentProperty(db, id, write);
     exec(
       db,
       'UPDATE properties SET is_visitable = ?, year_of_construction = ?, updated_at = ? WHERE id = ?',
       information.isVisitable ? 1 : 0,
       information.yearOfConstruction ?? null,
-      now,
+      write.now,
       id,
     );
   });

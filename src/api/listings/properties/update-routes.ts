@@ -1,7 +1,9 @@
 import { Elysia } from 'elysia';
+import type { Identity } from '@/auth/tokens';
 import type { AppDeps } from '@/deps';
 import { caller } from '../guard';
 import { NoBody, noContent, problems } from '../schemas';
+import { IfMatchHeaders, type PropertyWrite } from './etag';
 import {
   ArchiveBody,
   ConvertBody,
@@ -23,24 +25,37 @@ import {
 
 const tags = ['Listings: properties'];
 const params = PropertyIdParams;
+const headers = IfMatchHeaders;
+const IF_MATCH =
+  'Honours If-Match with the ETag of GET /listings/properties/{id} (or *): 412 when the property has changed since.';
 
-/** The state changes of a property; each answers 204 with no body. */
+/**
+ * The state changes of a property; each answers 204 with no body, or 412
+ * when an `If-Match` header names an ETag the property no longer has.
+ */
 export const propertyUpdateRoutes = ({ db, clock, auth }: AppDeps) => {
+  const writeOf = (
+    identity: Identity,
+    headers: { 'if-match'?: string | undefined },
+  ): PropertyWrite => ({ actor: identity, now: clock(), ifMatch: headers['if-match'] });
+
   return new Elysia({ name: 'listings-property-updates' })
     .use(auth)
     .delete(
       '/properties/:id',
-      ({ params, body, identity, set }) => {
-        archiveProperty(db, params.id, identity, body ?? {}, clock());
+      ({ params, body, identity, headers, set }) => {
+        archiveProperty(db, params.id, body ?? {}, writeOf(identity, headers));
         return noContent(set);
       },
       {
         ...caller.any,
         params,
+        headers,
         parse: 'json',
         body: ArchiveBody,
-        response: { 204: NoBody, ...problems(400, 401, 404, 409) },
+        response: { 204: NoBody, ...problems(400, 401, 404, 409, 412) },
         detail: {
+          description: IF_MATCH,
           summary: 'Archive a property (unpublishes every unit; 409 when already archived)',
           tags,
         },
@@ -48,60 +63,77 @@ export const propertyUpdateRoutes = ({ db, clock, auth }: AppDeps) => {
     )
     .post(
       '/properties/:id/unarchive',
-      ({ params, identity, set }) => {
-        unarchiveProperty(db, params.id, identity, clock());
+      ({ params, identity, headers, set }) => {
+        unarchiveProperty(db, params.id, writeOf(identity, headers));
         return noContent(set);
       },
       {
         ...caller.any,
         params,
-        response: { 204: NoBody, ...problems(401, 404, 409) },
-        detail: { summary: 'Bring an archived property back (409 when not archived)', tags },
+        headers,
+        response: { 204: NoBody, ...problems(401, 404, 409, 412) },
+        detail: {
+          description: IF_MATCH,
+          summary: 'Bring an archived property back (409 when not archived)',
+          tags,
+        },
       },
     )
     .put(
       '/properties/:id/convert',
-      ({ params, body, identity, set }) => {
-        convertProperty(db, params.id, identity, body.type, clock());
+      ({ params, body, identity, headers, set }) => {
+        convertProperty(db, params.id, body.type, writeOf(identity, headers));
         return noContent(set);
       },
       {
         ...caller.any,
         params,
+        headers,
         parse: 'json',
         body: ConvertBody,
-        response: { 204: NoBody, ...problems(400, 401, 404, 409) },
-        detail: { summary: 'Convert a property to another type (409 when archived)', tags },
+        response: { 204: NoBody, ...problems(400, 401, 404, 409, 412) },
+        detail: {
+          description: IF_MATCH,
+          summary: 'Convert a property to another type (409 when archived)',
+          tags,
+        },
       },
     )
     .put(
       '/properties/:id/location',
-      ({ params, body, identity, set }) => {
-        moveProperty(db, params.id, identity, body, clock());
+      ({ params, body, identity, headers, set }) => {
+        moveProperty(db, params.id, body, writeOf(identity, headers));
         return noContent(set);
       },
       {
         ...caller.any,
         params,
+        headers,
         parse: 'json',
         body: LocationUpdate,
-        response: { 204: NoBody, ...problems(400, 401, 404) },
-        detail: { summary: 'Move a property (another cityId drops its neighbourhood)', tags },
+        response: { 204: NoBody, ...problems(400, 401, 404, 412) },
+        detail: {
+          description: IF_MATCH,
+          summary: 'Move a property (another cityId drops its neighbourhood)',
+          tags,
+        },
       },
     )
     .put(
       '/properties/:id/neighbourhood',
-      ({ params, body, identity, set }) => {
-        assignNeighbourhood(db, params.id, identity, body.neighbourhoodId, clock());
+      ({ params, body, identity, headers, set }) => {
+        assignNeighbourhood(db, params.id, body.neighbourhoodId, writeOf(identity, headers));
         return noContent(set);
       },
       {
         ...caller.any,
         params,
+        headers,
         parse: 'json',
         body: NeighbourhoodAssignment,
-        response: { 204: NoBody, ...problems(400, 401, 404, 409) },
+        response: { 204: NoBody, ...problems(400, 401, 404, 409, 412) },
         detail: {
+          description: IF_MATCH,
           summary:
             'Assign a neighbourhood of the property’s city (409 unknown, other city, archived)',
           tags,
@@ -110,32 +142,42 @@ export const propertyUpdateRoutes = ({ db, clock, auth }: AppDeps) => {
     )
     .put(
       '/properties/:id/owner',
-      ({ params, body, set }) => {
-        changeOwner(db, params.id, body.ownerId, clock());
+      ({ params, body, identity, headers, set }) => {
+        changeOwner(db, params.id, body.ownerId, writeOf(identity, headers));
         return noContent(set);
       },
       {
         ...caller.employee,
         params,
+        headers,
         parse: 'json',
         body: OwnerChange,
-        response: { 204: NoBody, ...problems(400, 401, 403, 404) },
-        detail: { summary: 'Reassign a property to another owner (employees)', tags },
+        response: { 204: NoBody, ...problems(400, 401, 403, 404, 412) },
+        detail: {
+          description: IF_MATCH,
+          summary: 'Reassign a property to another owner (employees)',
+          tags,
+        },
       },
     )
     .put(
       '/properties/:id/information',
-      ({ params, body, identity, set }) => {
-        changeInformation(db, params.id, identity, body, clock());
+      ({ params, body, identity, headers, set }) => {
+        changeInformation(db, params.id, body, writeOf(identity, headers));
         return noContent(set);
       },
       {
         ...caller.any,
         params,
+        headers,
         parse: 'json',
         body: InformationBody,
-        response: { 204: NoBody, ...problems(400, 401, 404) },
-        detail: { summary: 'Change year of construction and visitability', tags },
+        response: { 204: NoBody, ...problems(400, 401, 404, 412) },
+        detail: {
+          description: IF_MATCH,
+          summary: 'Change year of construction and visitability',
+          tags,
+        },
       },
     );
 };

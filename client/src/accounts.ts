@@ -1,0 +1,57 @@
+import { type CallOptions, segment, type Transport } from './http';
+import type {
+  AuthenticateBody,
+  AuthenticateOptionsBody,
+  AuthenticationOptions,
+  PasskeyList,
+  PasskeySummary,
+  RegisterBody,
+  RegistrationOptions,
+  RenameBody,
+  SignInBody,
+  SignInResponse,
+  SignUpBody,
+  UserSummary,
+} from './types';
+
+/**
+ * Accounts and passkeys (`/auth`, CONTRACT §7). The WebAuthn ceremonies pass
+ * @simplewebauthn's JSON through untouched: hand the options to the browser's
+ * `startRegistration()` / `startAuthentication()` and send back its result.
+ */
+export function authApi(http: Transport) {
+  const passkeys = {
+    /** Step 1 of registration (signed-in user): options for `navigator.credentials.create()`. */
+    registrationOptions: (options?: CallOptions) =>
+      http.json<RegistrationOptions>('POST', '/auth/passkey/register/options', options),
+    /** Step 2: the browser's registration result; 201 with the new passkey. */
+    register: (body: RegisterBody, options?: CallOptions) =>
+      http.json<PasskeySummary>('POST', '/auth/passkey/register', { ...options, body }),
+    /** Step 1 of sign-in: a challenge (omit `email` for the usernameless flow). */
+    authenticationOptions: (body: AuthenticateOptionsBody = {}, options?: CallOptions) =>
+      http.json<AuthenticationOptions>('POST', '/auth/passkey/authenticate/options', {
+        ...options,
+        body,
+      }),
+    /** Step 2: the signed assertion; answers like password sign-in. */
+    authenticate: (body: AuthenticateBody, options?: CallOptions) =>
+      http.json<SignInResponse>('POST', '/auth/passkey/authenticate', { ...options, body }),
+    list: (options?: CallOptions) => http.json<PasskeyList>('GET', '/auth/passkeys', options),
+    rename: (id: string, body: RenameBody, options?: CallOptions) =>
+      http.json<PasskeySummary>('PATCH', `/auth/passkeys/${segment(id)}`, { ...options, body }),
+    delete: (id: string, options?: CallOptions) =>
+      http.send('DELETE', `/auth/passkeys/${segment(id)}`, options),
+  };
+
+  return {
+    /** 201 with the new customer account; 409 when the email is taken. */
+    signUp: (body: SignUpBody, options?: CallOptions) =>
+      http.json<UserSummary>('POST', '/auth/sign-up', { ...options, body }),
+    /** The bearer token to pass to `client.setToken()`, and the user. */
+    signIn: (body: SignInBody, options?: CallOptions) =>
+      http.json<SignInResponse>('POST', '/auth/sign-in', { ...options, body }),
+    signOut: (options?: CallOptions) => http.send('POST', '/auth/sign-out', options),
+    me: (options?: CallOptions) => http.json<UserSummary>('GET', '/auth/me', options),
+    passkeys,
+  };
+}

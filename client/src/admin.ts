@@ -1,0 +1,15 @@
+import { type CallOptions, segment, type Transport } from './http';
+import type { Health, JobList, JobRunResult } from './types';
+
+/** Operator endpoints (`/admin`, employees) and the health check (CONTRACT §2, §9). */
+export function operationsApi(http: Transport) {
+  return {
+    health: (options?: CallOptions) => http.json<Health>('GET', '/health', options),
+    jobs: {
+      list: (options?: CallOptions) => http.json<JobList>('GET', '/admin/jobs', options),
+      /** Runs a job now and answers its run record (409 while it runs). */
+      run: (name: string, options?: CallOptions) =>
+        http.json<JobRunResult>('POST', `/admin/jobs/${segment(name)}/run`, options),
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import type { ApiResponse, CallOptions, Transport } from './http';
+import { segment } from './http';
+import type { StaticPage, StaticPageInput, StaticPageList } from './types';
+
+const BASE = '/content/static-pages';
+
+export interface PageReadOptions extends CallOptions {
+  /** `?language=`; without it the service uses Accept-Language, then `en`, then any. */
+  language?: string;
+  acceptLanguage?: string;
+}
+
+export interface ConditionalOptions extends PageReadOptions {
+  /** The ETag of a copy held: a 304 answer means it is still current. */
+  ifNoneMatch?: string;
+}
+
+/** A conditional read: the page and its ETag, or 304 `notModified`. */
+export type Conditional<T> =
+  | { notModified: false; etag: string | null; body: T }
+  | { notModified: true; etag: string | null };
+
+function conditional<T>(response: ApiResponse<T>): Conditional<T> {
+  const etag = response.headers.get('etag');
+  return response.status === 304
+    ? { notModified: true, etag }
+    : { notModified: false, etag, body: response.body };
+}
+
+const readHeaders = (options: ConditionalOptions = {}) => ({
+  ...options.headers,
+  ...(options.acceptLanguage ? { 'accept-language': options.acceptLanguage } : {}),
+  ...(options.ifNoneMatch ? { 'if-none-match': options.ifNoneMatch } : {}),
+});
+
+/** The static pages API (`{static_pages_url}` = /content) with CONTRACT §6's writes. */
+export function staticPagesApi(http: Transport) {
+  const read = (slug: string, options: ConditionalOptions = {}) =>
+    http.request<StaticPage>('GET', `${BASE}/${segment(slug)}`, {
+      signal: options.signal,
+      headers: readHeaders(options),
+      query: { language: options.language },
+    });
+  const readList = (options: ConditionalOptions = {}) =>
+    http.request<StaticPageList>('GET', `${BASE}/`, {
+      signal: options.signal,
+      headers: readHeaders(options),
+    });
+
+  return {
+    /** Published pages `[{id, slug, locale, group}]` by id. */
+    list: async (options?: CallOptions) => (await readList(options)).body,
+    listIfChanged: async (options?: ConditionalOptions) => conditional(await readList(options)),
+    get: async (slug: string, options?: PageReadOptions) => (await read(slug, options)).body,
+    getIfChanged: async (slug: string, options?: ConditionalOptions) =>
+      conditional(await read(slug, options)),
+    /** Creates (201) or replaces (200) one language version (employees). */
+    put: async (slug: string, body: StaticPageInput, options?: CallOptions) => {
+      const response = await http.request<StaticPage>('PUT', `${BASE}/${segment(slug)}`, {
+        ...options,
+        body,
+      });
+      return { created: response.status === 201, page: response.body };
+    },
+    delete: (slug: string, language: string, options?: CallOptions) =>
+      http.send('DELETE', `${BASE}/${segment(slug)}`, { ...options, query: { language } }),
+  };
+}

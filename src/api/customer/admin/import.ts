@@ -1,0 +1,44 @@
+import { Elysia } from 'elysia';
+import type { AppDeps } from '@/deps';
+import { Unprocessable } from '../../errors';
+import { bearer, employeeResponses } from '../schemas';
+import { importTransactions } from '../transactions/service';
+import { toCents } from '../validation';
+import { ImportBody, Imported, type ImportRow, MAX_IMPORT_ROWS } from './schemas';
+
+const toNew = (row: ImportRow) => ({
+  customerId: row.customer_id,
+  bookingId: row.booking_id,
+  amountCents: toCents(row.amount)!,
+  currency: row.currency,
+  payDate: row.pay_date,
+  status: row.status,
+  description: row.description ?? null,
+});
+
+/**
+ * POST /api/v1/admin/transactions: a JSON array, all or nothing. Row
+ * failures are reported by the body schema as `"3.amount"`; a body that is
+ * not an array is a 400.
+ */
+export const importRoutes = ({ auth, db }: AppDeps) =>
+  new Elysia({ name: 'customer-admin-import' }).use(auth).post(
+    '/transactions',
+    ({ body, status }) => {
+      if (body.length > MAX_IMPORT_ROWS) {
+        const message = `At most ${MAX_IMPORT_ROWS} transactions may be imported at once.`;
+        throw new Unprocessable({ transactions: { max: message } }, { transactions: [message] });
+      }
+      return status(201, { imported: importTransactions(db, body.map(toNew)) });
+    },
+    {
+      auth: 'employee',
+      body: ImportBody,
+      response: { 201: Imported, ...employeeResponses },
+      detail: {
+        summary: 'Import transactions (a JSON array, each with customer_id); all or nothing',
+        tags: ['Customer API admin'],
+        security: bearer,
+      },
+    },
+  );

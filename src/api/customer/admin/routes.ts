@@ -1,0 +1,114 @@
+import { Elysia } from 'elysia';
+import type { AppDeps } from '@/deps';
+import { bearer, employeeResponses } from '../schemas';
+import { importRoutes } from './import';
+import {
+  EmployeeRateLimit,
+  Plan,
+  PlanAssignment,
+  PlanIdParams,
+  PlanInput,
+  PlanList,
+  SubParams,
+} from './schemas';
+import {
+  assignPlan,
+  createPlan,
+  deletePlan,
+  listPlans,
+  planIdOf,
+  setEmployeeLimit,
+  updatePlan,
+} from './service';
+
+const detail = (summary: string) => ({ summary, tags: ['Customer API admin'], security: bearer });
+
+/**
+ * Employee-only administration of the customer API (CONTRACT §8): plans,
+ * plan assignment, employee limits and transaction import. Every write
+ * drops the limiter's cached policies so the next request sees it.
+ */
+export const adminRoutes = (deps: AppDeps) => {
+  const { auth, db, limiter } = deps;
+  return new Elysia({ name: 'customer-admin', prefix: '/admin' })
+    .use(auth)
+    .get('/plans', () => ({ data: listPlans(db) }), {
+      auth: 'employee',
+      response: { 200: PlanList, ...employeeResponses },
+      detail: detail('List the stored plans'),
+    })
+    .post(
+      '/plans',
+      ({ body, status }) => {
+        const plan = createPlan(db, body);
+        limiter.invalidate();
+        return status(201, plan);
+      },
+      {
+        auth: 'employee',
+        body: PlanInput,
+        response: { 201: Plan, ...employeeResponses },
+        detail: detail('Create a plan with calendar windows'),
+      },
+    )
+    .put(
+      '/plans/:id',
+      ({ params, body }) => {
+        const plan = updatePlan(db, planIdOf(params.id), body);
+        limiter.invalidate();
+        return plan;
+      },
+      {
+        auth: 'employee',
+        params: PlanIdParams,
+        body: PlanInput,
+        response: { 200: Plan, ...employeeResponses },
+        detail: detail('Replace a plan'),
+      },
+    )
+    .delete(
+      '/plans/:id',
+      ({ params, set }) => {
+        deletePlan(db, planIdOf(params.id));
+        limiter.invalidate();
+        set.status = 204;
+      },
+      {
+        auth: 'employee',
+        params: PlanIdParams,
+        response: employeeResponses,
+        detail: detail('Delete a plan; its customers return to Standard'),
+      },
+    )
+    .put(
+      '/customers/:sub/plan',
+      ({ params, body, set }) => {
+        assignPlan(db, params.sub, body.planId);
+        limiter.invalidate();
+        set.status = 204;
+      },
+      {
+        auth: 'employee',
+        params: SubParams,
+        body: PlanAssignment,
+        response: employeeResponses,
+        detail: detail("Set a customer's plan (null for Standard)"),
+      },
+    )
+    .put(
+      '/employees/:sub/rate-limit',
+      ({ params, body, set }) => {
+        setEmployeeLimit(db, params.sub, body.perMinute);
+        limiter.invalidate();
+        set.status = 204;
+      },
+      {
+        auth: 'employee',
+        params: SubParams,
+        body: EmployeeRateLimit,
+        response: employeeResponses,
+        detail: detail("Set an employee's own per-minute limit (at least 2000)"),
+      },
+    )
+    .use(importRoutes(deps));
+};

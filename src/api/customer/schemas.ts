@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { WINDOW_KINDS } from '@/rate-limit/calendar';
+
+/** Laravel-style bodies of the customer API (CONTRACT §4). */
+export const Message = z.object({ message: z.string() });
+export const ValidationFailed = z.object({
+  message: z.string(),
+  errors: z.record(z.string(), z.array(z.string())),
+});
+
+/** SPEC.md "Rate-limit window record". */
+export const WindowRecord = z.object({
+  window: z.enum(WINDOW_KINDS),
+  limit: z.int(),
+  used: z.int(),
+  remaining: z.int(),
+  resets_in_seconds: z.int(),
+  resets_at: z.string().meta({ example: '2026-11-22T12:01:00+00:00' }),
+});
+
+/** SPEC.md Errors, 429. */
+export const RateLimited = z.object({ message: z.string(), rate_limit: WindowRecord });
+
+/** Answers every /api/v1 route may give besides its own. */
+export const commonResponses = { 401: Message, 429: RateLimited } as const;
+export const employeeResponses = { ...commonResponses, 403: Message, 422: ValidationFailed };
+
+export const bearer = [{ bearer: [] }];

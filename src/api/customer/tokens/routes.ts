@@ -1,0 +1,33 @@
+import { Elysia } from 'elysia';
+import { z } from 'zod';
+import { AUDIENCES } from '@/auth/tokens';
+import type { AppDeps } from '@/deps';
+import { bearer, commonResponses, WindowRecord } from '../schemas';
+
+export const TokenLimits = z.object({
+  message: z.string(),
+  rate_limits: z.object({
+    audience: z.enum(AUDIENCES),
+    plan: z.object({ id: z.int(), name: z.string(), slug: z.string() }),
+    limits: z.array(WindowRecord),
+  }),
+});
+
+/** GET /api/v1/tokens/limits (SPEC.md): the caller's plan and the usage of every active window. */
+export const tokenRoutes = ({ auth, limiter }: AppDeps) =>
+  new Elysia({ name: 'customer-tokens' }).use(auth).get(
+    '/tokens/limits',
+    async ({ identity }) => ({
+      message: 'Rate limits retrieved successfully.',
+      rate_limits: await limiter.report(identity),
+    }),
+    {
+      auth: 'any',
+      response: { 200: TokenLimits, ...commonResponses },
+      detail: {
+        summary: "The token owner's plan and current rate-limit usage (does not consume quota)",
+        tags: ['Customer API'],
+        security: bearer,
+      },
+    },
+  );

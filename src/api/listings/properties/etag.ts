@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import { withHeaders } from '@elysiajs/openapi';
+import { z } from 'zod';
+import { PreconditionFailed } from '../../errors';
+import type { Actor } from '../access';
+import { type PropertyRecord, toProperty } from './representation';
+import type { Property } from './schemas';
+
+/**
+ * Strong ETag of a property: a digest of its JSON representation, so it
+ * changes with every change a reader could see, whoever made it (the
+ * property routes, unit writes rewriting the counters, the reconcile worker,
+ * an import) without each writer having to bump a version column. Equal
+ * tags mean byte-equal representations, which is what "strong" promises.
+ */
+export const etagOf = (property: Property): string =>
+  `"${createHash('sha256').update(JSON.stringify(property)).digest('base64url').slice(0, 27)}"`;
+
+/** The opaque tags of a list header, `W/` kept so strong comparison can refuse them. */
+const tagsOf = (header: string) =>
+  header
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== '');
+
+/**
+ * RFC 9110 §13.1.1 If-Match: `*` holds for any existing property, otherwise
+ * one listed tag must equal the current one by strong comparison (a weak
+ * `W/` tag never matches). No header: the write is unconditional.
+ */
+export function ifMatchHolds(header: string | null | undefined, etag: string): boolean {
+  if (header === null || header === undefined) return true;
+  if (header.trim() === '*') return true;
+  return tagsOf(header).includes(etag);
+}
+
+/** RFC 9110 §13.1.2 If-None-Match on a GET: `*` or any listed tag, compared weakly. */
+export function ifNoneMatchHolds(header: string | null | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return tagsOf(header).some((tag) => tag.replace(/^W\//, '') === etag);
+}
+
+/**
+ * A property write's caller, clock reading and `If-Match` header. Services
+ * check the header inside the write's transaction, right after reading the
+ * row (after 401/403/404, before 409 and the write), so a stale editor gets
+ * 412 and nothing is written.
+ */
+export interface PropertyWrite {
+  actor: Actor;
+  now: number;
+  ifMatch?: string | null;
+}
+
+/** Throws 412 when `If-Match` names another version of `row`. */
+export function ensureCurrent(row: PropertyRecord, ifMatch: string | null | undefined): void {
+  if (ifMatch === null || ifMatch === undefined) return;
+  if (!ifMatchHolds(ifMatch, etagOf(toProperty(row)))) throw new PreconditionFailed();
+}
+
+const TAG_LIST_MAX = 1024;
+
+/** `If-Match` on the write routes (documented as a header parameter, bounded). */
+export const IfMatchHeaders = z.object({
+  'if-match': z
+    .string()
+    .max(TAG_LIST_MAX)
+    .optional()
+    .describe(
+      'ETag of GET /listings/properties/{id} (or *): the write happens only if the property ' +
+        'still has it, else 412. Omitted: unconditional.',
+    ),
+});
+
+/** `If-None-Match` on GET /properties/{id}. */
+export const IfNoneMatchHeaders = z.object({
+  'if-none-match': z
+    .string()
+    .max(TAG_LIST_MAX)
+    .optional()
+    .describe('ETag(s) the client holds: 304 without a body when one is current.'),
+});
+
+const ETagHeader = z.string().describe('Strong validator of this representation');
+
+/** A response schema documented with the ETag header it carries. */
+export const withETag = <S extends z.ZodType>(schema: S) =>
+  withHeaders(schema, { ETag: ETagHeader });

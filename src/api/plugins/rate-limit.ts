@@ -1,0 +1,87 @@
+import { Elysia } from 'elysia';
+import type { Identity } from '@/auth/tokens';
+import type { AppDeps } from '@/deps';
+import type { Caller } from '@/rate-limit/limiter';
+import type { HitResult, WindowUsage } from '@/rate-limit/store';
+import { identify } from './auth';
+import { clientAddressOf } from './request-context';
+
+const PREFIX = '/api/v1';
+/** Reports usage and does not consume quota (CONTRACT §8) — for a valid token. */
+const LIMITS_PATH = `${PREFIX}/tokens/limits`;
+/** Verified Authorization headers remembered before starting over. */
+const MAX_REMEMBERED = 10_000;
+
+/** The path of an absolute request URL, without parsing the whole URL on every request. */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return '/';
+  const query = url.indexOf('?', start);
+  return url.slice(start, query < 0 ? undefined : query);
+}
+
+const isCustomerApi = (path: string) =>
+  path.startsWith(PREFIX) && (path.length === PREFIX.length || path[PREFIX.length] === '/');
+
+const isFree = (method: string, path: string) =>
+  (method === 'GET' || method === 'HEAD') && (path === LIMITS_PATH || path === `${LIMITS_PATH}/`);
+
+/**
+ * Counts every /api/v1 request once, before routing, so 401, 404, 413 and
+ * 422 answers are counted and carry the headers too: a valid bearer token
+ * by its subject, anything else (no token, a bad one) by client IP.
+ *
+ * The store's `hit` checks and records in one synchronous step; the only
+ * wait before it is the first verification of a token, so concurrent
+ * requests cannot overshoot. Headers go into `set.headers` first so the
+ * error handler's responses — the 429 included — carry them.
+ */
+export const rateLimit = ({ limiter, tokens, config, clock }: AppDeps) => {
+  const plugin = new Elysia();
+  if (!limiter.enabled) return plugin;
+  // Header value → identity, so a known token costs no promise on the hot path.
+  const remembered = new Map<string, Identity>();
+
+  const settle = (
+    windows: WindowUsage[],
+    admitted: boolean,
+    headers: Record<string, string | number>,
+  ): void => {
+    limiter.headers(windows, headers);
+    if (!admitted) throw limiter.rejection(windows);
+  };
+
+  /** Synchronous with the in-process store; a shared store may answer with a promise. */
+  const apply = (
+    caller: Caller,
+    free: boolean,
+    headers: Record<string, string | number>,
+  ): void | Promise<void> => {
+    if (free) {
+      const windows = limiter.peek(caller);
+      if (!(windows instanceof Promise)) return settle(windows, true, headers);
+      return windows.then((w) => settle(w, true, headers));
+    }
+    const result = limiter.hit(caller);
+    if (!(result instanceof Promise)) return settle(result.windows, result.admitted, headers);
+    return result.then((r: HitResult) => settle(r.windows, r.admitted, headers));
+  };
+
+  return plugin.onRequest(({ request, set }) => {
+    const path = pathOf(request.url);
+    if (!isCustomerApi(path)) return;
+    const anonymous = () => limiter.callerOf(null, clientAddressOf(request, config.trustProxy));
+    const header = request.headers.get('authorization');
+    if (header === null) return apply(anonymous(), false, set.headers);
+    const known = remembered.get(header);
+    if (known && known.exp * 1000 > clock()) {
+      return apply(limiter.callerOf(known, ''), isFree(request.method, path), set.headers);
+    }
+    return identify(request, { tokens }).then((identity) => {
+      if (!identity) return apply(anonymous(), false, set.headers);
+      if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+      remembered.set(header, identity);
+      return apply(limiter.callerOf(identity, ''), isFree(request.method, path), set.headers);
+    });
+  });
+};

@@ -1,0 +1,209 @@
+import { eq, sql } from 'drizzle-orm';
+import { TooManyRequests } from '@/api/errors';
+import { LARAVEL_MESSAGES } from '@/api/problem';
+import type { Identity } from '@/auth/tokens';
+import type { Config } from '@/config';
+import type { Db } from '@/db/client';
+import { employeeLimits, type PlanRow, planAssignments, plans } from '@/db/schema';
+import type { Clock } from '@/deps';
+import type { Logger } from '@/logger';
+import { CALENDAR_KINDS, secondsUntil } from './calendar';
+import { MemoryStore } from './memory-store';
+import { planLimitsOf, tightestOf, windowRecord, windowSeconds } from './records';
+import type { HitResult, MaybePromise, RateLimitStore, WindowRule, WindowUsage } from './store';
+import { sqliteWindowPersistence } from './window-persistence';
+
+export interface PlanRef {
+  id: number;
+  name: string;
+  slug: string;
+}
+
+/** Built-in plans (CONTRACT §8); stored plans take ids from 3. */
+export const STANDARD_PLAN: PlanRef = Object.freeze({ id: 1, name: 'Standard', slug: 'standard' });
+export const EMPLOYEE_PLAN: PlanRef = Object.freeze({ id: 2, name: 'Employee', slug: 'employee' });
+/** SPEC.md Limits: an employee's limit is never below this. */
+export const EMPLOYEE_MINIMUM_PER_MINUTE = 2000;
+
+export type CallerAudience = 'anonymous' | 'customer' | 'employee';
+
+/** Who a request is counted against: an IP, a customer or an employee. */
+export interface Caller {
+  key: string;
+  audience: CallerAudience;
+}
+
+interface Policy {
+  plan: PlanRef;
+  rules: WindowRule[];
+}
+
+/** Policies cached at most for this many customers/employees before starting over. */
+const MAX_CACHED_POLICIES = 10_000;
+
+export interface RateLimiterOptions {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  logger?: Logger;
+  store?: RateLimitStore;
+}
+
+/**
+ * The rate limits of SPEC.md "Limits" and CONTRACT §8: who is counted, which
+ * windows apply to them, and how usage is reported (records, headers, 429).
+ * Usage itself lives in a `RateLimitStore`.
+ */
+export class RateLimiter {
+  readonly enabled: boolean;
+  readonly store: RateLimitStore;
+  readonly #config: Config['rateLimits'];
+  readonly #clock: Clock;
+  readonly #policies = new Map<string, Policy>();
+  readonly #callers = new WeakMap<Identity, Caller>();
+  readonly #anonymous: Policy;
+  readonly #planOf: (sub: string) => PlanRow | undefined;
+  readonly #employeeLimitOf: (sub: string) => number | undefined;
+
+  constructor({ db, config, clock, logger, store }: RateLimiterOptions) {
+    this.enabled = config.rateLimits.enabled;
+    this.#config = config.rateLimits;
+    this.#clock = clock;
+    this.store = store ?? new MemoryStore({ persistence: sqliteWindowPersistence(db), logger });
+    this.#anonymous = {
+      plan: STANDARD_PLAN,
+      rules: [{ kind: 'minute', limit: config.rateLimits.anonymous }],
+    };
+
+    const planQuery = db
+      .select({ plan: plans })
+      .from(planAssignments)
+      .innerJoin(plans, eq(plans.id, planAssignments.planId))
+      .where(eq(planAssignments.customerSub, sql.placeholder('sub')))
+      .prepare();
+    this.#planOf = (sub) => planQuery.get({ sub })?.plan;
+    const employeeQuery = db
+      .select({ perMinute: employeeLimits.perMinute })
+      .from(employeeLimits)
+      .where(eq(employeeLimits.employeeSub, sql.placeholder('sub')))
+      .prepare();
+    this.#employeeLimitOf = (sub) => employeeQuery.get({ sub })?.perMinute;
+  }
+
+  /** A valid token counts against its subject; anything else against the client IP. */
+  callerOf(identity: Identity | null | undefined, address: string): Caller {
+    if (!identity) return { key: `ip:${address}`, audience: 'anonymous' };
+    // TokenService hands out one Identity object per cached token: reuse its caller.
+    let caller = this.#callers.get(identity);
+    if (!caller) {
+      caller =
+        identity.aud === 'employee'
+          ? { key: `e:${identity.sub}`, audience: 'employee' }
+          : { key: `c:${identity.sub}`, audience: 'customer' };
+      this.#callers.set(identity, caller);
+    }
+    return caller;
+  }
+
+  /** Counts one request if every window has room (one atomic step of the store). */
+  hit(caller: Caller): MaybePromise<HitResult> {
+    return this.store.hit(caller.key, this.#policy(caller).rules, this.#clock());
+  }
+
+  /** Usage without counting (GET /api/v1/tokens/limits). */
+  peek(caller: Caller): MaybePromise<WindowUsage[]> {
+    return this.store.peek(caller.key, this.#policy(caller).rules, this.#clock());
+  }
+
+  async report(identity: Identity) {
+    const caller = this.callerOf(identity, '');
+    const now = this.#clock();
+    const windows = await this.peek(caller);
+    return {
+      audience: identity.aud,
+      plan: { ...this.#policy(caller).plan },
+      limits: windows.map((usage) => windowRecord(usage, now)),
+    };
+  }
+
+  /**
+   * RateLimit-Policy lists every window; RateLimit and X-RateLimit-* describe
+   * the window closest to refusing (draft-ietf-httpapi-ratelimit-headers).
+   */
+  headers(
+    windows: readonly WindowUsage[],
+    into: Record<string, string | number> = {},
+  ): Record<string, string | number> {
+    const now = this.#clock();
+    const tightest = tightestOf(windows);
+    const remaining = Math.max(0, tightest.limit - tightest.used);
+    let policy = `${windows[0]!.limit};w=${windowSeconds(windows[0]!.kind, now)}`;
+    for (let i = 1; i < windows.length; i++) {
+      policy += `, ${windows[i]!.limit};w=${windowSeconds(windows[i]!.kind, now)}`;
+    }
+    into['ratelimit-policy'] = policy;
+    into.ratelimit = `limit=${tightest.limit}, remaining=${remaining}, reset=${secondsUntil(tightest.resetAt, now)}`;
+    into['x-ratelimit-limit'] = String(tightest.limit);
+    into['x-ratelimit-remaining'] = String(remaining);
+    into['x-ratelimit-reset'] = String(Math.ceil(tightest.resetAt / 1000));
+    return into;
+  }
+
+  /** The 429 of SPEC.md Errors, for the exhausted window that resets last. */
+  rejection(windows: readonly WindowUsage[]): TooManyRequests {
+    const record = windowRecord(tightestOf(windows), this.#clock());
+    return new TooManyRequests(Math.max(1, record.resets_in_seconds), {
+      message: LARAVEL_MESSAGES[429],
+      rate_limit: record,
+    });
+  }
+
+  /** Forget cached plans and employee limits after an admin change. */
+  invalidate(): void {
+    this.#policies.clear();
+  }
+
+  /** Writes pending window usage; src/index.ts calls it during shutdown. */
+  flush(): MaybePromise<void> {
+    return this.store.flush();
+  }
+
+  /** Clears ended calendar windows in store and memory (the plan-window-reset worker). */
+  async resetExpiredWindows(now = this.#clock()): Promise<{ cleared: number }> {
+    return { cleared: await this.store.resetExpired(now) };
+  }
+
+  #policy(caller: Caller): Policy {
+    if (caller.audience === 'anonymous') return this.#anonymous;
+    let policy = this.#policies.get(caller.key);
+    if (policy) return policy;
+    const sub = caller.key.slice(2);
+    policy = caller.audience === 'employee' ? this.#employeePolicy(sub) : this.#customerPolicy(sub);
+    if (this.#policies.size >= MAX_CACHED_POLICIES) this.#policies.clear();
+    this.#policies.set(caller.key, policy);
+    return policy;
+  }
+
+  #employeePolicy(sub: string): Policy {
+    const own = this.#employeeLimitOf(sub) ?? this.#config.employee;
+    return {
+      plan: EMPLOYEE_PLAN,
+      rules: [{ kind: 'minute', limit: Math.max(EMPLOYEE_MINIMUM_PER_MINUTE, own) }],
+    };
+  }
+
+  #customerPolicy(sub: string): Policy {
+    const row = this.#planOf(sub);
+    if (!row)
+      return { plan: STANDARD_PLAN, rules: [{ kind: 'minute', limit: this.#config.customer }] };
+    const limits = planLimitsOf(row);
+    // A plan `minute` lowers the sliding base window; it never raises it.
+    const minute = Math.min(this.#config.customer, limits.minute ?? Number.POSITIVE_INFINITY);
+    const rules: WindowRule[] = [{ kind: 'minute', limit: minute }];
+    for (const kind of CALENDAR_KINDS) {
+      const limit = limits[kind];
+      if (limit !== undefined) rules.push({ kind, limit });
+    }
+    return { plan: { id: row.id, name: row.name, slug: row.slug }, rules };
+  }
+}

@@ -1,0 +1,195 @@
+import type { Logger } from '@/logger';
+import { type CalendarKind, calendarSpan, MINUTE_MS } from './calendar';
+import { SlidingLog } from './sliding-log';
+import type { HitResult, RateLimitStore, WindowRule, WindowUsage } from './store';
+import type { StoredWindow, WindowPersistence } from './window-persistence';
+
+interface Counter {
+  start: number;
+  end: number;
+  used: number;
+}
+
+interface Entry {
+  log: SlidingLog;
+  /** Calendar windows, loaded from persistence the first time a rule needs them. */
+  calendar?: Map<CalendarKind, Counter>;
+  lastSeen: number;
+}
+
+/** How often (clock time) idle identities are swept out. */
+const SWEEP_EVERY_MS = 10_000;
+/** Write-behind delay: a crash loses at most this much calendar usage (CONTRACT §8). */
+const FLUSH_AFTER_MS = 1_000;
+
+export interface MemoryStoreOptions {
+  persistence?: WindowPersistence;
+  logger?: Logger;
+}
+
+/**
+ * The in-process store. Every method is synchronous, so `hit` — check all
+ * windows, then record in all — runs to completion before any other request
+ * is looked at: exact under any concurrency in one process.
+ */
+export class MemoryStore implements RateLimitStore {
+  readonly #entries = new Map<string, Entry>();
+  readonly #dirty = new Map<string, Map<CalendarKind, Counter>>();
+  readonly #persistence?: WindowPersistence;
+  readonly #logger?: Logger;
+  #nextSweep = 0;
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor({ persistence, logger }: MemoryStoreOptions = {}) {
+    this.#persistence = persistence;
+    this.#logger = logger;
+  }
+
+  /** Identities held in memory (for tests and metrics). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  hit(key: string, rules: readonly WindowRule[], now: number): HitResult {
+    if (now >= this.#nextSweep) this.#sweep(now);
+    const entry = this.#entry(key, rules, now);
+    entry.lastSeen = now;
+    let admitted = true;
+    for (const rule of rules) {
+      if (this.#used(entry, rule, now) >= rule.limit) admitted = false;
+    }
+    if (admitted) {
+      for (const rule of rules) {
+        if (rule.kind === 'minute') entry.log.push(now);
+        else this.#record(key, rule.kind, this.#counter(entry, rule.kind, now));
+      }
+    }
+    return { admitted, windows: this.#usages(entry, rules, now) };
+  }
+
+  peek(key: string, rules: readonly WindowRule[], now: number): WindowUsage[] {
+    return this.#usages(this.#entry(key, rules, now), rules, now);
+  }
+
+  resetExpired(now: number): number {
+    this.flush();
+    let cleared = 0;
+    for (const entry of this.#entries.values()) {
+      for (const [kind, counter] of entry.calendar ?? []) {
+        if (counter.end > now) continue;
+        entry.calendar!.delete(kind);
+        cleared++;
+      }
+    }
+    this.#sweep(now);
+    return this.#persistence ? this.#persistence.deleteExpired(now) : cleared;
+  }
+
+  flush(): void {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    if (this.#dirty.size === 0 || !this.#persistence) return;
+    const rows: StoredWindow[] = [];
+    for (const [subject, counters] of this.#dirty) {
+      for (const [kind, { start, end, used }] of counters) {
+        rows.push({ subject, kind, start, end, used });
+      }
+    }
+    try {
+      this.#persistence.save(rows);
+      this.#dirty.clear();
+    } catch (error) {
+      // Kept dirty: the next hit schedules another attempt.
+      this.#logger?.error('rate-limit flush failed', { error: String(error) });
+    }
+  }
+
+  #entry(key: string, rules: readonly WindowRule[], now: number): Entry {
+    const minute = rules[0]!.kind === 'minute' ? rules[0]!.limit : Number.POSITIVE_INFINITY;
+    let entry = this.#entries.get(key);
+    if (!entry) {
+      entry = { log: new SlidingLog(minute), lastSeen: now };
+      this.#entries.set(key, entry);
+    } else if (entry.log.limit !== minute) {
+      entry.log.setLimit(minute);
+    }
+    if (!entry.calendar && rules.length > 1) entry.calendar = this.#load(key);
+    return entry;
+  }
+
+  #load(key: string): Map<CalendarKind, Counter> {
+    const counters = new Map<CalendarKind, Counter>();
+    // Pending writes win over what is stored (an entry evicted before its flush).
+    const pending = this.#dirty.get(key);
+    for (const row of this.#persistence?.load(key) ?? []) {
+      counters.set(row.kind, pending?.get(row.kind) ?? { ...row });
+    }
+    for (const [kind, counter] of pending ?? []) counters.set(kind, counter);
+    return counters;
+  }
+
+  /** The counter of the calendar window containing `now` (a new one when the old ended). */
+  #counter(entry: Entry, kind: CalendarKind, now: number): Counter {
+    entry.calendar ??= new Map();
+    const calendar = entry.calendar;
+    const current = calendar.get(kind);
+    if (current && current.start <= now && now < current.end) return current;
+    const span = calendarSpan(kind, now);
+    const counter = { start: span.start, end: span.end, used: 0 };
+    calendar.set(kind, counter);
+    return counter;
+  }
+
+  #used(entry: Entry, rule: WindowRule, now: number): number {
+    return rule.kind === 'minute'
+      ? entry.log.count(now)
+      : this.#counter(entry, rule.kind, now).used;
+  }
+
+  #usages(entry: Entry, rules: readonly WindowRule[], now: number): WindowUsage[] {
+    return rules.map((rule) => {
+      if (rule.kind === 'minute') {
+        return {
+          kind: rule.kind,
+          limit: rule.limit,
+          used: entry.log.count(now),
+          resetAt: entry.log.resetAt(now),
+        };
+      }
+      const counter = this.#counter(entry, rule.kind, now);
+      return { kind: rule.kind, limit: rule.limit, used: counter.used, resetAt: counter.end };
+    });
+  }
+
+  #record(key: string, kind: CalendarKind, counter: Counter): void {
+    counter.used++;
+    if (!this.#persistence) return;
+    let pending = this.#dirty.get(key);
+    if (!pending) {
+      pending = new Map();
+      this.#dirty.set(key, pending);
+    }
+    pending.set(kind, counter);
+    if (!this.#flushTimer) {
+      this.#flushTimer = setTimeout(() => this.flush(), FLUSH_AFTER_MS);
+      this.#flushTimer.unref?.();
+    }
+  }
+
+  /**
+   * Forgets identities idle for a whole minute: their sliding window is
+   * empty and their calendar usage is stored (pending writes stay in
+   * `#dirty` until flushed, and `#load` prefers them). Without persistence,
+   * an identity is kept while one of its calendar windows is still running.
+   */
+  #sweep(now: number): void {
+    this.#nextSweep = now + SWEEP_EVERY_MS;
+    for (const [key, entry] of this.#entries) {
+      if (now - Math.max(entry.lastSeen, entry.log.newest) < MINUTE_MS) continue;
+      if (!this.#persistence && [...(entry.calendar?.values() ?? [])].some((c) => c.end > now)) {
+        continue;
+      }
+      this.#entries.delete(key);
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import type { WindowKind } from './calendar';
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * One limit to enforce. `minute` is the sliding 60-second base window; the
+ * other kinds are UTC calendar windows (CONTRACT §8).
+ */
+export interface WindowRule {
+  kind: WindowKind;
+  limit: number;
+}
+
+export interface WindowUsage {
+  kind: WindowKind;
+  limit: number;
+  used: number;
+  /** Epoch ms when the window frees room (calendar: its end; sliding: the oldest request ages out). */
+  resetAt: number;
+}
+
+export interface HitResult {
+  admitted: boolean;
+  /** Usage of every rule, in rule order, after the hit was recorded (if admitted). */
+  windows: WindowUsage[];
+}
+
+/**
+ * Where usage lives. The in-process store is the only one today; a shared
+ * store (e.g. Redis with a script) can replace it as long as `hit` stays one
+ * atomic step: check every window and record in all of them only when all
+ * have room. The limiter never checks and records in two calls, so no
+ * concurrent request can slip between them.
+ */
+export interface RateLimitStore {
+  hit(key: string, rules: readonly WindowRule[], now: number): MaybePromise<HitResult>;
+  peek(key: string, rules: readonly WindowRule[], now: number): MaybePromise<WindowUsage[]>;
+  /** Clears calendar windows that ended at or before `now`; returns how many. */
+  resetExpired(now: number): MaybePromise<number>;
+  /** Writes pending usage to durable storage. */
+  flush(): MaybePromise<void>;
+}

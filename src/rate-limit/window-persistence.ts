@@ -1,0 +1,76 @@
+import { eq, lte, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { windowUsage } from '@/db/schema';
+import type { CalendarKind } from './calendar';
+
+export interface StoredWindow {
+  subject: string;
+  kind: CalendarKind;
+  start: number;
+  end: number;
+  used: number;
+}
+
+/** Durable home of calendar-window usage; synchronous so a load never splits a hit. */
+export interface WindowPersistence {
+  load(subject: string): StoredWindow[];
+  save(rows: readonly StoredWindow[]): void;
+  /** Deletes windows that ended at or before `now`; returns how many. */
+  deleteExpired(now: number): number;
+}
+
+/** Calendar-window usage in the `window_usage` table, with prepared statements. */
+export function sqliteWindowPersistence(db: Db): WindowPersistence {
+  const load = db
+    .select()
+    .from(windowUsage)
+    .where(eq(windowUsage.subject, sql.placeholder('subject')))
+    .prepare();
+  const upsert = db
+    .insert(windowUsage)
+    .values({
+      subject: sql.placeholder('subject'),
+      window: sql.placeholder('window'),
+      windowStart: sql.placeholder('windowStart'),
+      resetsAt: sql.placeholder('resetsAt'),
+      used: sql.placeholder('used'),
+    })
+    .onConflictDoUpdate({
+      target: [windowUsage.subject, windowUsage.window],
+      set: {
+        windowStart: sql`excluded.window_start`,
+        resetsAt: sql`excluded.resets_at`,
+        used: sql`excluded.used`,
+      },
+    })
+    .prepare();
+  const deleteExpired = db
+    .delete(windowUsage)
+    .where(lte(windowUsage.resetsAt, sql.placeholder('now')))
+    .returning({ subject: windowUsage.subject })
+    .prepare();
+
+  return {
+    load: (subject) =>
+      load.all({ subject }).map((row) => ({
+        subject: row.subject,
+        kind: row.window as CalendarKind,
+        start: row.windowStart,
+        end: row.resetsAt,
+        used: row.used,
+      })),
+    save: (rows) =>
+      db.transaction(() => {
+        for (const row of rows) {
+          upsert.run({
+            subject: row.subject,
+            window: row.kind,
+            windowStart: row.start,
+            resetsAt: row.end,
+            used: row.used,
+          });
+        }
+      }),
+    deleteExpired: (now) => deleteExpired.all({ now }).length,
+  };
+}

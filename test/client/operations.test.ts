@@ -1,0 +1,33 @@
+import { describe, expect, test } from 'bun:test';
+import { JobList, JobRunResult } from '@/api/admin/schemas';
+import { Health } from '@/api/health/routes';
+import { serviceUnderTest } from './support';
+
+const svc = await serviceUnderTest();
+
+describe('happy', () => {
+  test('health answers without a token', async () => {
+    expect(Health.parse(await svc.anonymous.health())).toMatchObject({ status: 'ok' });
+  });
+
+  test('admin jobs: list and run one', async () => {
+    const { jobs } = JobList.parse(await svc.employee.admin.jobs.list());
+    expect(jobs.map((job) => job.name)).toEqual([
+      'plan-window-reset',
+      'unit-counter-reconcile',
+      'static-page-cache-warm',
+    ]);
+    const run = JobRunResult.parse(await svc.employee.admin.jobs.run('static-page-cache-warm'));
+    expect(run).toMatchObject({ job: 'static-page-cache-warm', outcome: 'succeeded' });
+  });
+});
+
+describe('auth', () => {
+  test('a customer is refused the admin endpoints', async () => {
+    const customer = await svc.customer('c-1');
+    await expect(customer.admin.jobs.list()).rejects.toMatchObject({
+      status: 403,
+      title: 'Forbidden',
+    });
+  });
+});

@@ -1,0 +1,136 @@
+import { describe, expect, test } from 'bun:test';
+import type { z } from 'zod';
+import type * as accounts from '@/api/accounts/schemas';
+import type * as admin from '@/api/admin/schemas';
+import type * as content from '@/api/content/schemas';
+import type * as customerAdmin from '@/api/customer/admin/schemas';
+import type * as customer from '@/api/customer/schemas';
+import type { TokenLimits } from '@/api/customer/tokens/routes';
+import type * as transactions from '@/api/customer/transactions/schemas';
+import type * as additionalData from '@/api/listings/additional-data/schemas';
+import type * as multiListing from '@/api/listings/multi-listing-units/schemas';
+import type * as neighbourhoods from '@/api/listings/neighbourhoods/schemas';
+import type { PropertyList } from '@/api/listings/properties/routes';
+import type * as properties from '@/api/listings/properties/schemas';
+import type { UnitList } from '@/api/listings/units/routes';
+import type * as units from '@/api/listings/units/schemas';
+import { type ListingsServiceClient, queryString, type RateLimitError } from '../../client/src';
+
+/** True only when A and B are the same type (not merely assignable). */
+type Equal<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const same = <A, B>(proof: Equal<A, B>) => proof;
+/** True when every value of `Given` is a value of `Wanted`. */
+const accepts = <Wanted, Given>(proof: Given extends Wanted ? true : false) => proof;
+
+type C = ListingsServiceClient;
+type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+type Arg<F extends (...args: never[]) => unknown, N extends number> = Parameters<F>[N];
+
+/**
+ * Compile-time proof that the client speaks the server's own schemas: each
+ * call's body is the route's zod input and each answer the route's zod output.
+ * `tsc --noEmit` fails here when the client drifts.
+ */
+describe('the client uses the server schemas', () => {
+  test('listings', () => {
+    const p = {} as C['listings']['properties'];
+    same<Arg<typeof p.create, 0>, z.input<typeof properties.PropertyCreate>>(true);
+    same<Arg<typeof p.createPublic, 0>, z.input<typeof properties.PublicPropertyCreate>>(true);
+    same<Answer<typeof p.get>, z.output<typeof properties.Property>>(true);
+    same<Answer<typeof p.list>, z.output<typeof PropertyList>>(true);
+    same<Arg<typeof p.convert, 1>, z.input<typeof properties.ConvertBody>>(true);
+    same<Arg<typeof p.move, 1>, z.input<typeof properties.LocationUpdate>>(true);
+    same<Arg<typeof p.changeInformation, 1>, z.input<typeof properties.InformationBody>>(true);
+    same<Arg<typeof p.changeOwner, 1>, z.input<typeof properties.OwnerChange>>(true);
+    same<Arg<typeof p.assignNeighbourhood, 1>, z.input<typeof properties.NeighbourhoodAssignment>>(
+      true,
+    );
+    const u = {} as C['listings']['units'];
+    same<Answer<typeof u.get>, z.output<typeof units.Unit>>(true);
+    same<Answer<typeof u.list>, z.output<typeof UnitList>>(true);
+    same<Arg<typeof u.update, 2>, z.input<typeof units.UnitPatch>>(true);
+    const m = {} as C['listings']['multiListingUnits'];
+    same<Answer<typeof m.get>, z.output<typeof multiListing.MultiListingUnit>>(true);
+    same<Answer<typeof m.list>, z.output<typeof multiListing.MultiListingUnitList>>(true);
+    same<Arg<typeof m.set, 1>, z.input<typeof multiListing.CounterBody>>(true);
+    const n = {} as C['listings']['neighbourhoods'];
+    same<Answer<typeof n.list>, z.output<typeof neighbourhoods.NeighbourhoodList>>(true);
+    same<Arg<typeof n.put, 1>, z.input<typeof neighbourhoods.NeighbourhoodBody>>(true);
+    const a = {} as C['listings']['additionalData'];
+    same<Arg<typeof a.create, 0>, z.input<typeof additionalData.AdditionalDataCreate>>(true);
+    same<Answer<typeof a.get>, z.output<typeof additionalData.AdditionalData>>(true);
+    same<Answer<typeof a.put>, z.output<typeof additionalData.AdditionalDataWritten>>(true);
+  });
+
+  test('customer API', () => {
+    const c = {} as C['customer'];
+    same<Answer<typeof c.tokenLimits>, z.output<typeof TokenLimits>>(true);
+    same<Answer<typeof c.transactions.list>, z.output<typeof transactions.TransactionPage>>(true);
+    const a = c.admin;
+    same<Answer<typeof a.plans.list>, z.output<typeof customerAdmin.PlanList>>(true);
+    same<Arg<typeof a.plans.create, 0>, z.input<typeof customerAdmin.PlanInput>>(true);
+    same<Answer<typeof a.plans.update>, z.output<typeof customerAdmin.Plan>>(true);
+    same<Arg<typeof a.assignPlan, 1>, z.input<typeof customerAdmin.PlanAssignment>>(true);
+    same<Arg<typeof a.setEmployeeRateLimit, 1>, z.input<typeof customerAdmin.EmployeeRateLimit>>(
+      true,
+    );
+    same<Arg<typeof a.importTransactions, 0>, z.input<typeof customerAdmin.ImportBody>>(true);
+    same<Answer<typeof a.importTransactions>, z.output<typeof customerAdmin.Imported>>(true);
+    same<RateLimitError['rateLimit'], z.output<typeof customer.WindowRecord> | null>(true);
+  });
+
+  test('static pages, accounts, admin', () => {
+    const s = {} as C['staticPages'];
+    same<Answer<typeof s.get>, z.output<typeof content.StaticPage>>(true);
+    same<Answer<typeof s.list>, z.output<typeof content.StaticPageList>>(true);
+    same<Arg<typeof s.put, 1>, z.input<typeof content.StaticPageInput>>(true);
+    const auth = {} as C['auth'];
+    same<Arg<typeof auth.signUp, 0>, z.input<typeof accounts.SignUpBody>>(true);
+    same<Answer<typeof auth.signIn>, z.output<typeof accounts.SignInResponse>>(true);
+    same<Answer<typeof auth.me>, z.output<typeof accounts.UserSummary>>(true);
+    const k = auth.passkeys;
+    same<Answer<typeof k.registrationOptions>, z.output<typeof accounts.RegistrationOptions>>(true);
+    // WebAuthn results pass through: whatever the client takes, the server's schema takes too.
+    accepts<z.input<typeof accounts.RegisterBody>, Arg<typeof k.register, 0>>(true);
+    accepts<z.input<typeof accounts.AuthenticateBody>, Arg<typeof k.authenticate, 0>>(true);
+    same<Answer<typeof k.authenticate>, z.output<typeof accounts.SignInResponse>>(true);
+    same<Answer<typeof k.list>, z.output<typeof accounts.PasskeyList>>(true);
+    same<Arg<typeof k.rename, 1>, z.input<typeof accounts.RenameBody>>(true);
+    const jobs = {} as C['admin']['jobs'];
+    same<Answer<typeof jobs.list>, z.output<typeof admin.JobList>>(true);
+    same<Answer<typeof jobs.run>, z.output<typeof admin.JobRunResult>>(true);
+    expect(true).toBe(true);
+  });
+});
+
+describe('query strings', () => {
+  test('arrays repeat the key, features are indexed, numbers and booleans are text', () => {
+    expect(
+      queryString({
+        cityIds: ['madrid', 'bilbao'],
+        features: [{ name: 'balcony', value: 'yes' }, { category: 'comfort' }],
+        published: true,
+        itemsPerPage: 3,
+        ownerId: undefined,
+      }),
+    ).toBe(
+      '?cityIds=madrid&cityIds=bilbao&features%5B0%5D%5Bname%5D=balcony&features%5B0%5D%5Bvalue%5D=yes&features%5B1%5D%5Bcategory%5D=comfort&published=true&itemsPerPage=3',
+    );
+    expect(queryString({})).toBe('');
+  });
+});
+
+describe('run time', () => {
+  test('the client bundles for a browser on its own: no server module, no dependency', async () => {
+    const build = await Bun.build({
+      entrypoints: [`${import.meta.dir}/../../client/src/index.ts`],
+      target: 'browser',
+    });
+    expect(build.success).toBe(true);
+    const [bundle] = build.outputs;
+    const code = await bundle!.text();
+    expect(code).not.toMatch(/^import |\brequire\(|\$ZodType|bun:sqlite|drizzle|elysia/m);
+    expect(code.length).toBeLessThan(40_000);
+  });
+});
