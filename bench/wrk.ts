@@ -16,6 +16,8 @@ export interface WrkOptions {
   /** POST body; sent with Content-Type: application/json through a Lua script. */
   body?: string;
   method?: string;
+  /** Paths (with query) the requests rotate over, in order; the URL's own path when absent. */
+  paths?: string[];
   /** CPU the load generator is pinned to. */
   cpu: number;
   scriptDir: string;
@@ -63,14 +65,28 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     args.push('-H', `${name}: ${value}`);
   }
+  const lua: string[] = [];
   if (options.body !== undefined || options.method) {
-    const script = join(options.scriptDir, `wrk-${crypto.randomUUID()}.lua`);
-    const lua = [
+    lua.push(
       `wrk.method = ${JSON.stringify(options.method ?? 'POST')}`,
       options.body !== undefined ? `wrk.body = ${JSON.stringify(options.body)}` : '',
       `wrk.headers["Content-Type"] = "application/json"`,
-    ].join('\n');
-    await Bun.write(script, lua);
+    );
+  }
+  if (options.paths && options.paths.length > 1) {
+    // One wrk thread: a plain counter rotates over the paths.
+    lua.push(
+      `local paths = { ${options.paths.map((path) => JSON.stringify(path)).join(', ')} }`,
+      'local next = 0',
+      'request = function()',
+      '  next = next % #paths + 1',
+      '  return wrk.format(nil, paths[next])',
+      'end',
+    );
+  }
+  if (lua.length > 0) {
+    const script = join(options.scriptDir, `wrk-${crypto.randomUUID()}.lua`);
+    await Bun.write(script, lua.join('\n'));
     args.push('-s', script);
   }
   args.push(options.url);
