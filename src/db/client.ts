@@ -27,6 +27,10 @@ export function openDatabase(path: string): Db {
   sqlite.exec('PRAGMA busy_timeout = 5000');
   sqlite.exec('PRAGMA temp_store = MEMORY');
   sqlite.exec('PRAGMA cache_size = -65536');
+  // The WAL is checkpointed every 1000 pages (the default); after a burst that
+  // outgrew that (a checkpoint held back by a long read), the file is cut
+  // back to 64 MiB at the next reset instead of keeping its peak size.
+  sqlite.exec('PRAGMA journal_size_limit = 67108864');
   return drizzle({ client: sqlite, schema, casing: 'snake_case' }) as Db;
 }
 

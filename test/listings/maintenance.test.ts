@@ -216,8 +216,8 @@ describe('query plans (docs/listings-query-plans.md)', () => {
     ],
     [
       '?features[0][name]=balcony&features[0][value]=yes',
-      'SEARCH f USING INDEX unit_features_name_value_idx (name=? AND value=?)',
-      'unit_features_name_value_idx (name=? AND value=?)',
+      'SEARCH f USING COVERING INDEX unit_features_name_value_idx (name=? AND value=?)',
+      'SEARCH f USING COVERING INDEX unit_features_name_value_idx (name=? AND value=?)',
     ],
     [
       '?features[0][category]=amenities',
@@ -238,6 +238,17 @@ describe('query plans (docs/listings-query-plans.md)', () => {
     expect(plan.count).toContain(total);
     expect(plan.page).not.toMatch(/SCAN p( |$)(?!USING)/);
     expect(plan.count).not.toMatch(/SCAN p( |$)(?!USING)/);
+  });
+
+  test('a features-only list walks the features index in property order and skips deleted units by the small index', () => {
+    for (const sort of ['', '&sort=-_id']) {
+      const plan = planOf(`?features[0][name]=balcony&features[0][value]=yes${sort}`);
+      // No LIST SUBQUERY: the page stops after its properties instead of collecting every match.
+      expect(plan.page).not.toContain('LIST SUBQUERY');
+      expect(plan.page).toContain('SEARCH d USING INDEX units_deleted_idx (id=?)');
+      expect(plan.count).toContain('SEARCH d USING INDEX units_deleted_idx (id=?)');
+      expect(plan.count).not.toContain(' p ');
+    }
   });
 
   test('a customer list leads with its owner index', () => {

@@ -230,6 +230,17 @@ describe('GET /listings/properties', () => {
       expect(await idsOf('?features[0][name]=balcony&features[1][name]=lift')).toEqual([madrid]);
     });
 
+    test('features alone: either _id order, paged, each property counted once', async () => {
+      const balcony = '?features[0][name]=balcony';
+      expect(await idsOf(`${balcony}&sort=-_id`)).toEqual([madrid2, paris, madrid]);
+      const second = await list(`${balcony}&itemsPerPage=2&page=2`);
+      expect(second._embedded['svc:properties'].map((p) => p.id)).toEqual([madrid2]);
+      expect([second.count, second.total]).toEqual([1, 3]);
+      // paris matches on two units (balcony and lift, both amenities).
+      const amenities = await list('?features[0][category]=amenities');
+      expect([amenities.count, amenities.total]).toEqual([3, 3]);
+    });
+
     test('features of deleted units only with includeDeleted=true', async () => {
       expect(await idsOf('?features[0][name]=sauna')).toEqual([]);
       expect(await idsOf('?features[0][name]=sauna&includeDeleted=true')).toEqual([berlin]);

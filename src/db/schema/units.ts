@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { properties } from './properties';
 
@@ -15,7 +16,11 @@ export const units = sqliteTable(
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
   },
-  (table) => [index('units_property_idx').on(table.propertyId, table.id)],
+  (table) => [
+    index('units_property_idx').on(table.propertyId, table.id),
+    // Only the deleted units (few): the features filter skips them without reading unit rows.
+    index('units_deleted_idx').on(table.id).where(sql`${table.deletedAt} IS NOT NULL`),
+  ],
 );
 
 /**
@@ -37,7 +42,13 @@ export const unitFeatures = sqliteTable(
   },
   (table) => [
     primaryKey({ columns: [table.unitId, table.position] }),
-    index('unit_features_name_value_idx').on(table.name, table.value),
+    // Covers the features filter: matching properties in order, counted without row reads.
+    index('unit_features_name_value_idx').on(
+      table.name,
+      table.value,
+      table.propertyId,
+      table.unitId,
+    ),
     index('unit_features_category_name_idx').on(table.category, table.name),
   ],
 );

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { z } from 'zod';
 import { AUDIENCES } from '@/auth/tokens';
 import type { AppDeps } from '@/deps';
+import { jsonResponse } from '../../json-response';
 import { bearer, commonResponses, WindowRecord } from '../schemas';
 
 export const TokenLimits = z.object({
@@ -17,10 +18,11 @@ export const TokenLimits = z.object({
 export const tokenRoutes = ({ auth, limiter }: AppDeps) =>
   new Elysia({ name: 'customer-tokens' }).use(auth).get(
     '/tokens/limits',
-    async ({ identity }) => ({
-      message: 'Rate limits retrieved successfully.',
-      rate_limits: await limiter.report(identity),
-    }),
+    async ({ identity }) =>
+      jsonResponse({
+        message: 'Rate limits retrieved successfully.',
+        rate_limits: await limiter.report(identity),
+      }),
     {
       auth: 'any',
       response: { 200: TokenLimits, ...commonResponses },

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '@/deps';
+import { jsonResponse } from '../../json-response';
 import { bearer, commonResponses, ValidationFailed } from '../schemas';
 import { parseListQuery, TransactionPage, TransactionQuery } from './schemas';
 import { listTransactions, pageOf, toResource } from './service';
@@ -11,7 +12,7 @@ export const transactionRoutes = ({ auth, db }: AppDeps) =>
     ({ identity, query }) => {
       const { filter, page, perPage } = parseListQuery(query, identity);
       const { total, rows } = listTransactions(db, filter, page, perPage);
-      return pageOf(rows.map(toResource), total, page, perPage);
+      return jsonResponse(pageOf(rows.map(toResource), total, page, perPage));
     },
     {
       auth: 'any',

@@ -13,8 +13,11 @@ import type { Property } from './schemas';
  * an import) without each writer having to bump a version column. Equal
  * tags mean byte-equal representations, which is what "strong" promises.
  */
-export const etagOf = (property: Property): string =>
-  `"${createHash('sha256').update(JSON.stringify(property)).digest('base64url').slice(0, 27)}"`;
+export const etagOf = (property: Property): string => etagOfJson(JSON.stringify(property));
+
+/** The same tag from the representation already serialised (the read route sends that text). */
+export const etagOfJson = (json: string): string =>
+  `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
 
 /** The opaque tags of a list header, `W/` kept so strong comparison can refuse them. */
 const tagsOf = (header: string) =>

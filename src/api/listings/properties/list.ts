@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { type Paging, pagingFields } from '../paging';
 import type { FeatureCriterion, QueryShape } from '../query';
-import { type Bindings, many, one } from '../sql';
+import { type Bindings, many, memoUntilWrite, one } from '../sql';
 import { PROPERTY_COLUMNS, type PropertyRecord } from './representation';
 import { CityId, PropertyType } from './schemas';
 
@@ -205,6 +205,8 @@ function conditionsOf(filter: PropertyFilter, sort: SortKey[]) {
   const driver = driverOf(query, owners[0], sort);
   const lead = (name: Driver) => (driver === name ? '' : '+');
   const liveUnits = query.includeDeleted === 'true' ? '' : ' AND u.deleted_at IS NULL';
+  /** With features leading: the matching feature rows (`FROM unit_features f WHERE …`). */
+  let featureMatch: Statement | undefined;
 
   if (query.id !== undefined) where.add(`${lead('id')}p.id = ?`, query.id);
   if (query.ids) where.add(`${lead('ids')}p.id ${IN_JSON}`, JSON.stringify(query.ids));
@@ -243,13 +245,14 @@ function conditionsOf(filter: PropertyFilter, sort: SortKey[]) {
       const [first, ...rest] = query.features;
       const on = criterionOn('f', first!, params, false);
       const others = rest.length > 0 ? ` AND ${everyCriterion('f.unit_id', rest, params)}` : '';
+      // Deleted units are few: probing the small partial index of deleted ones costs no
+      // row read, where checking each matching unit's own row read millions of pages.
       const live = liveUnits
-        ? ' AND EXISTS (SELECT 1 FROM units u WHERE u.id = f.unit_id AND u.deleted_at IS NULL)'
+        ? ' AND NOT EXISTS (SELECT 1 FROM units d INDEXED BY units_deleted_idx WHERE d.id = f.unit_id AND d.deleted_at IS NOT NULL)'
         : '';
-      where.add(
-        `p.id IN (SELECT f.property_id FROM unit_features f WHERE ${on}${others}${live})`,
-        ...params,
-      );
+      const matching = `FROM unit_features f WHERE ${on}${others}${live}`;
+      where.add(`p.id IN (SELECT f.property_id ${matching})`, ...params);
+      featureMatch = { sql: matching, params };
     } else {
       const every = everyCriterion('u.id', query.features, params);
       where.add(
@@ -266,7 +269,7 @@ function conditionsOf(filter: PropertyFilter, sort: SortKey[]) {
   }
   if (query.published) where.add(`${lead('published')}p.published = ?`, flag(query.published));
   if (query.archived) where.add(`${lead('archived')}p.archived = ?`, flag(query.archived));
-  return { where, driver };
+  return { where, driver, featureMatch };
 }
 
 /** Filters `property_counts` can total: no id, owner, unit, feature or address filter. */
@@ -311,7 +314,10 @@ export interface PropertyListSql {
 /** The two statements of a list request (exposed for the query-plan tests and doc). */
 export function propertyListSql(filter: PropertyFilter, paging: Paging): PropertyListSql {
   const sort = sortKeysOf(filter.query.sort);
-  const { where, driver } = conditionsOf(filter, sort);
+  const { where, driver, featureMatch } = conditionsOf(filter, sort);
+  if (featureMatch && where.parts.length === 1 && sort.length === 1) {
+    return featuresOnlySql(featureMatch, sort[0]!.descending, paging);
+  }
   // Without statistics SQLite may prefer (type, id) here; the composite serves both filters.
   const from =
     driver === 'cityIds' ? 'properties p INDEXED BY properties_city_type_idx' : 'properties p';
@@ -329,10 +335,37 @@ export function propertyListSql(filter: PropertyFilter, paging: Paging): Propert
   };
 }
 
+/**
+ * A list filtered by unit features alone, in `_id` order: the matching
+ * feature rows are walked in property order on the (name, value,
+ * property_id, unit_id) index, so the page stops after its properties
+ * instead of collecting every match first, and the total counts distinct
+ * properties on that index without reading a property row.
+ */
+function featuresOnlySql(match: Statement, descending: boolean, paging: Paging): PropertyListSql {
+  const direction = descending ? 'DESC' : 'ASC';
+  return {
+    page: {
+      sql: `SELECT ${PROPERTY_COLUMNS} FROM (SELECT DISTINCT f.property_id AS id ${match.sql}
+        ORDER BY f.property_id ${direction} LIMIT ? OFFSET ?) AS m
+        JOIN properties p ON p.id = m.id ORDER BY p.id ${direction}`,
+      params: [...match.params, paging.itemsPerPage, paging.offset],
+    },
+    count: {
+      sql: `SELECT count(DISTINCT f.property_id) AS total ${match.sql}`,
+      params: match.params,
+    },
+  };
+}
+
 /** One page of properties and the number matching (SPEC.md GET /properties). */
 export function listProperties(db: Db, filter: PropertyFilter, paging: Paging) {
   const { page, count } = propertyListSql(filter, paging);
-  const total = one<{ total: number }>(db, count.sql, ...count.params)!.total;
+  const counted = () => one<{ total: number }>(db, count.sql, ...count.params)!.total;
+  // A sum over property_counts is cheap; other totals walk every matching index entry.
+  const total = countsOnly(filter)
+    ? counted()
+    : memoUntilWrite(db, `${count.sql}\u0000${JSON.stringify(count.params)}`, counted);
   const rows = paging.offset < total ? many<PropertyRecord>(db, page.sql, ...page.params) : [];
   return { total, rows };
 }

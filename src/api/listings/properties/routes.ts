@@ -1,12 +1,13 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '@/deps';
+import { jsonResponse, jsonTextResponse } from '../../json-response';
 import { answersUnprocessable } from '../../plugins/error-handler';
 import { scopeOf } from '../access';
 import { caller } from '../guard';
 import { halCollection, halCollectionSchema, pagingOf } from '../paging';
 import { parseListQuery, searchOf } from '../query';
 import { created, documentedQuery, NoBody, problems } from '../schemas';
-import { etagOf, IfNoneMatchHeaders, ifNoneMatchHolds, withETag } from './etag';
+import { etagOfJson, IfNoneMatchHeaders, ifNoneMatchHolds, withETag } from './etag';
 import { listProperties, PROPERTY_LIST_SHAPE, PropertyListQuery } from './list';
 import { toProperty } from './representation';
 import { Property, PropertyCreate, PropertyIdParams, PublicPropertyCreate } from './schemas';
@@ -31,13 +32,15 @@ export const propertyRoutes = ({ db, clock, auth }: AppDeps) => {
         const paging = pagingOf(query);
         const filter = { query, scopeOwner: scopeOf(identity) };
         const { total, rows } = listProperties(db, filter, paging);
-        return halCollection(
-          '/listings/properties',
-          search,
-          paging,
-          total,
-          'svc:properties',
-          rows.map(toProperty),
+        return jsonResponse(
+          halCollection(
+            '/listings/properties',
+            search,
+            paging,
+            total,
+            'svc:properties',
+            rows.map(toProperty),
+          ),
         );
       },
       {
@@ -89,13 +92,13 @@ export const propertyRoutes = ({ db, clock, auth }: AppDeps) => {
     .get(
       '/properties/:id',
       ({ params, viewer, headers, set }) => {
-        const property = toProperty(findProperty(db, params.id, viewer));
-        const etag = etagOf(property);
+        const json = JSON.stringify(toProperty(findProperty(db, params.id, viewer)));
+        const etag = etagOfJson(json);
         if (ifNoneMatchHolds(headers['if-none-match'], etag)) {
           return new Response(null, { status: 304, headers: { etag } });
         }
         set.headers.etag = etag;
-        return property;
+        return jsonTextResponse(json);
       },
       {
         optionalAuth: true,
