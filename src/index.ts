@@ -3,7 +3,7 @@ import { ConfigError, parseConfig } from '@/config';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { createLogger } from '@/logger';
 import { MAX_BODY_BYTES } from './api/plugins/json-body';
-import { recordPeerAddress } from './api/plugins/request-context';
+import { lookUpPeersOn } from './api/plugins/request-context';
 
 function loadConfig() {
   try {
@@ -33,11 +33,9 @@ const server = Bun.serve({
   tls: config.tls
     ? { cert: Bun.file(config.tls.certPath), key: Bun.file(config.tls.keyPath) }
     : undefined,
-  fetch: (request, srv) => {
-    recordPeerAddress(request, srv.requestIP(request)?.address);
-    return service.fetch(request);
-  },
+  fetch: service.fetch,
 });
+lookUpPeersOn(server);
 logger.info('listening', {
   url: `${config.tls ? 'https' : 'http'}://${config.host}:${server.port}`,
   database: config.databasePath,

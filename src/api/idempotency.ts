@@ -87,9 +87,9 @@ export function withIdempotency(handle: Handle, db: Db, clock: Clock): Handle {
       return null;
     });
 
-  return async (request) => {
-    const key = request.headers.get('idempotency-key');
-    if (key === null || request.method !== 'POST') return handle(request);
+  // Only a POST with a key takes the async path below; every other request goes
+  // straight through, without an extra promise.
+  const guarded = async (request: Request, key: string) => {
     const url = new URL(request.url);
     if (!coveredPath(url.pathname)) return handle(request);
     if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return handle(request);
@@ -120,5 +120,9 @@ export function withIdempotency(handle: Handle, db: Db, clock: Clock): Handle {
         response.headers.set(name, value);
       return response;
     }
+  };
+  return (request) => {
+    const key = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
+    return key === null ? handle(request) : guarded(request, key);
   };
 }

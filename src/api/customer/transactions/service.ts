@@ -1,5 +1,4 @@
-import { and, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
-import type { Db, DbOrTx } from '@/db/client';
+import type { Db } from '@/db/client';
 import { type TransactionRow, transactions } from '@/db/schema';
 import { formatCents } from '../validation';
 
@@ -14,43 +13,51 @@ export interface TransactionFilter {
 
 export type NewTransaction = typeof transactions.$inferInsert;
 
-function conditionsOf(filter: TransactionFilter): SQL | undefined {
-  const conditions: SQL[] = [];
-  if (filter.customerId !== undefined)
-    conditions.push(eq(transactions.customerId, filter.customerId));
-  if (filter.payDateFrom) conditions.push(gte(transactions.payDate, filter.payDateFrom));
-  if (filter.payDateTo) conditions.push(lte(transactions.payDate, filter.payDateTo));
-  if (filter.amountFrom !== undefined)
-    conditions.push(gte(transactions.amountCents, filter.amountFrom));
-  if (filter.amountTo !== undefined)
-    conditions.push(lte(transactions.amountCents, filter.amountTo));
-  if (filter.bookingId !== undefined) conditions.push(eq(transactions.bookingId, filter.bookingId));
-  return and(...conditions);
+const COLUMNS = `id, customer_id AS customerId, booking_id AS bookingId,
+  amount_cents AS amountCents, currency, pay_date AS payDate, status, description`;
+
+/**
+ * The WHERE clause of the filters present. Plain SQL text, one per
+ * combination, whose prepared statement bun:sqlite keeps (`query()` caches by
+ * text): building the query with drizzle's builder on every request cost more
+ * than running it (issue #10).
+ */
+function whereOf(filter: TransactionFilter) {
+  const parts: string[] = [];
+  const params: (string | number)[] = [];
+  const add = (part: string, value: string | number) => {
+    parts.push(part);
+    params.push(value);
+  };
+  if (filter.customerId !== undefined) add('customer_id = ?', filter.customerId);
+  if (filter.payDateFrom) add('pay_date >= ?', filter.payDateFrom);
+  if (filter.payDateTo) add('pay_date <= ?', filter.payDateTo);
+  if (filter.amountFrom !== undefined) add('amount_cents >= ?', filter.amountFrom);
+  if (filter.amountTo !== undefined) add('amount_cents <= ?', filter.amountTo);
+  if (filter.bookingId !== undefined) add('booking_id = ?', filter.bookingId);
+  return { sql: parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 
 /** One page, newest pay date first, id breaking ties (CONTRACT §8). */
-export function listTransactions(
-  db: DbOrTx,
-  filter: TransactionFilter,
-  page: number,
-  perPage: number,
-) {
-  const where = conditionsOf(filter);
-  return db.transaction((tx) => {
-    const total = tx.select({ n: count() }).from(transactions).where(where).get()?.n ?? 0;
+export function listTransactions(db: Db, filter: TransactionFilter, page: number, perPage: number) {
+  const { sql, params } = whereOf(filter);
+  const client = db.$client;
+  const offset = (page - 1) * perPage;
+  // One read transaction: the total and the page see the same snapshot.
+  return client.transaction(() => {
+    const total = client
+      .query<{ n: number }, (string | number)[]>(`SELECT count(*) AS n FROM transactions ${sql}`)
+      .get(...params)!.n;
     const rows =
-      total > (page - 1) * perPage
-        ? tx
-            .select()
-            .from(transactions)
-            .where(where)
-            .orderBy(desc(transactions.payDate), desc(transactions.id))
-            .limit(perPage)
-            .offset((page - 1) * perPage)
-            .all()
+      total > offset
+        ? client
+            .query<TransactionRow, (string | number)[]>(
+              `SELECT ${COLUMNS} FROM transactions ${sql} ORDER BY pay_date DESC, id DESC LIMIT ? OFFSET ?`,
+            )
+            .all(...params, perPage, offset)
         : [];
     return { total, rows };
-  });
+  })();
 }
 
 /** Laravel-style envelope; an empty page has `from`/`to` null and `last_page` at least 1. */
