@@ -21,7 +21,7 @@ import { fixOpenApiDocument } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
-import { requestContext } from './api/plugins/request-context';
+import { requestContext, withRequestLog } from './api/plugins/request-context';
 import { routeTable } from './api/route-table';
 
 export interface CreateAppOptions {
@@ -80,7 +80,7 @@ export function createApp(options: CreateAppOptions | AppDeps) {
   let allowedMethods: (path: string) => string[] = () => [];
 
   const app = new Elysia()
-    .use(requestContext({ logger: deps.logger, corsOrigins: deps.config.corsOrigins }))
+    .use(requestContext({ corsOrigins: deps.config.corsOrigins }))
     .use(errorHandler({ logger: deps.logger, allowedMethods: (path) => allowedMethods(path) }))
     .use(jsonBody)
     .use(docsRoutes(() => routes))
@@ -105,8 +105,11 @@ export type App = ReturnType<typeof createApp>;
 export function createService(options: CreateAppOptions | AppDeps) {
   const deps = 'auth' in options ? options : buildDeps(options);
   const app = createApp(deps);
-  const fetch = withBackstop(
-    withIdempotency((request) => app.handle(request), deps.db, deps.clock),
+  const fetch = withRequestLog(
+    withBackstop(
+      withIdempotency((request) => app.handle(request), deps.db, deps.clock),
+      deps.logger,
+    ),
     deps.logger,
   );
   return { deps, app, fetch };

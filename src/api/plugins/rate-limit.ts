@@ -4,21 +4,13 @@ import type { AppDeps } from '@/deps';
 import type { Caller } from '@/rate-limit/limiter';
 import type { HitResult, WindowUsage } from '@/rate-limit/store';
 import { identify } from './auth';
-import { clientAddressOf } from './request-context';
+import { clientAddressOf, pathOf } from './request-context';
 
 const PREFIX = '/api/v1';
 /** Reports usage and does not consume quota (CONTRACT §8) — for a valid token. */
 const LIMITS_PATH = `${PREFIX}/tokens/limits`;
 /** Verified Authorization headers remembered before starting over. */
 const MAX_REMEMBERED = 10_000;
-
-/** The path of an absolute request URL, without parsing the whole URL on every request. */
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  if (start < 0) return '/';
-  const query = url.indexOf('?', start);
-  return url.slice(start, query < 0 ? undefined : query);
-}
 
 const isCustomerApi = (path: string) =>
   path.startsWith(PREFIX) && (path.length === PREFIX.length || path[PREFIX.length] === '/');

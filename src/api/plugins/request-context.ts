@@ -53,7 +53,6 @@ export const securityHeaders = {
 };
 
 export interface RequestContextOptions {
-  logger: Logger;
   corsOrigins: readonly string[];
 }
 
@@ -70,50 +69,70 @@ function corsHeaders(origin: string | null, allowed: readonly string[]) {
 
 /**
  * Request id (X-Request-Id echoed or created), security headers, optional
- * CORS (off unless CORS_ORIGINS is set) and one JSON log line per request.
+ * CORS (off unless CORS_ORIGINS is set); the log line is `withRequestLog`.
  */
-export const requestContext = ({ logger, corsOrigins }: RequestContextOptions) =>
-  new Elysia({ name: 'request-context' })
-    .onRequest(({ request, set }) => {
-      const given = request.headers.get('x-request-id');
-      const id = given && acceptableId.test(given) ? given : crypto.randomUUID();
-      metas.set(request, { id, startedAt: performance.now() });
-      Object.assign(set.headers, securityHeaders, { 'x-request-id': id });
-      if (request.url.length > MAX_URL_LENGTH) {
-        const response = render(new AppError(414), new URL(request.url).pathname);
-        for (const [name, value] of Object.entries(set.headers)) {
-          if (typeof value === 'string') response.headers.set(name, value);
-        }
-        return response;
+export const requestContext = ({ corsOrigins }: RequestContextOptions) =>
+  new Elysia({ name: 'request-context' }).onRequest(({ request, set }) => {
+    const given = request.headers.get('x-request-id');
+    const id = given && acceptableId.test(given) ? given : crypto.randomUUID();
+    metas.set(request, { id, startedAt: performance.now() });
+    Object.assign(set.headers, securityHeaders, { 'x-request-id': id });
+    if (request.url.length > MAX_URL_LENGTH) {
+      const response = render(new AppError(414), new URL(request.url).pathname);
+      for (const [name, value] of Object.entries(set.headers)) {
+        if (typeof value === 'string') response.headers.set(name, value);
       }
-      const cors = corsOrigins.length
-        ? corsHeaders(request.headers.get('origin'), corsOrigins)
-        : undefined;
-      if (!cors) return;
-      Object.assign(set.headers, cors);
-      if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) {
-        return new Response(null, {
-          status: 204,
-          headers: {
-            ...securityHeaders,
-            ...cors,
-            'x-request-id': id,
-            'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE',
-            'access-control-allow-headers':
-              'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id',
-            'access-control-max-age': '600',
-          },
-        });
-      }
-    })
-    .onAfterResponse({ as: 'global' }, ({ request, path, set, responseValue }) => {
+      return response;
+    }
+    const cors = corsOrigins.length
+      ? corsHeaders(request.headers.get('origin'), corsOrigins)
+      : undefined;
+    if (!cors) return;
+    Object.assign(set.headers, cors);
+    if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) {
+      return new Response(null, {
+        status: 204,
+        headers: {
+          ...securityHeaders,
+          ...cors,
+          'x-request-id': id,
+          'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE',
+          'access-control-allow-headers':
+            'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id',
+          'access-control-max-age': '600',
+        },
+      });
+    }
+  });
+
+/** The path of an absolute request URL, without parsing the whole URL. */
+export function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return '/';
+  const query = url.indexOf('?', start);
+  return url.slice(start, query < 0 ? undefined : query);
+}
+
+/**
+ * One JSON log line per request, once its response is ready. Written around
+ * the app rather than in an after-response hook: Elysia runs such a hook in a
+ * callback of its own for every request, which cost about 7 µs of a 25 µs
+ * cached read (issue #10).
+ */
+export function withRequestLog(
+  handle: (request: Request) => Promise<Response>,
+  logger: Logger,
+): (request: Request) => Promise<Response> {
+  return (request) =>
+    handle(request).then((response) => {
       const meta = metas.get(request);
-      const status = responseValue instanceof Response ? responseValue.status : set.status;
       logger.info('request', {
         requestId: meta?.id,
         method: request.method,
-        path,
-        status: typeof status === 'number' ? status : 200,
+        path: pathOf(request.url),
+        status: response.status,
         durationMs: meta ? Math.round((performance.now() - meta.startedAt) * 100) / 100 : undefined,
       });
+      return response;
     });
+}
