@@ -21,7 +21,7 @@ import { fixOpenApiDocument } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
-import { requestContext, withRequestLog } from './api/plugins/request-context';
+import { requestContext, withRequestContext } from './api/plugins/request-context';
 import { routeTable } from './api/route-table';
 
 export interface CreateAppOptions {
@@ -105,7 +105,7 @@ export type App = ReturnType<typeof createApp>;
 export function createService(options: CreateAppOptions | AppDeps) {
   const deps = 'auth' in options ? options : buildDeps(options);
   const app = createApp(deps);
-  const fetch = withRequestLog(
+  const fetch = withRequestContext(
     withBackstop(
       withIdempotency((request) => app.handle(request), deps.db, deps.clock),
       deps.logger,
