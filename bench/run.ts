@@ -304,7 +304,8 @@ async function main() {
       2,
     ),
   );
-  if (!values.database) rmSync(workDir, { recursive: true, force: true });
+  // The wrk scripts, and the seeded database unless --database named one elsewhere.
+  rmSync(workDir, { recursive: true, force: true });
 }
 
 function datasetOf(path: string) {
