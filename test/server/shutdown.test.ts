@@ -17,7 +17,7 @@ async function startServer() {
     stdout: 'pipe',
     stderr: 'pipe',
   });
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
       (r) => r.ok,
       () => false,
@@ -62,4 +62,4 @@ test('SIGTERM lets a slow request in flight finish, then exits 0', async () => {
     () => true,
   );
   expect(refused).toBe(true);
-});
+}, 30_000);
