@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { withHeaders } from '@elysiajs/openapi';
 import { z } from 'zod';
 import { PreconditionFailed } from '../../errors';
@@ -11,13 +10,15 @@ import type { Property } from './schemas';
  * changes with every change a reader could see, whoever made it (the
  * property routes, unit writes rewriting the counters, the reconcile worker,
  * an import) without each writer having to bump a version column. Equal
- * tags mean byte-equal representations, which is what "strong" promises.
+ * tags mean byte-equal representations, which is what "strong" promises:
+ * a 64-bit wyhash plus the length (a stale tag colliding with the current
+ * one is a 2^-64 event; SHA-256 cost 3 µs of a 22 µs read).
  */
 export const etagOf = (property: Property): string => etagOfJson(JSON.stringify(property));
 
 /** The same tag from the representation already serialised (the read route sends that text). */
 export const etagOfJson = (json: string): string =>
-  `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+  `"${Bun.hash.wyhash(json).toString(36)}-${json.length.toString(36)}"`;
 
 /** The opaque tags of a list header, `W/` kept so strong comparison can refuse them. */
 const tagsOf = (header: string) =>
