@@ -14,8 +14,11 @@ import { adminRoutes } from './api/admin/routes';
 import { StaticPageCache } from './api/content/cache';
 import { contentRoutes } from './api/content/routes';
 import { customerRoutes } from './api/customer/routes';
+import { withFastLane } from './api/fast-lane';
+import { fastRoutes } from './api/fast-routes';
 import { healthRoutes } from './api/health/routes';
 import { withIdempotency } from './api/idempotency';
+import { PropertyReadCache } from './api/listings/properties/read-cache';
 import { listingsRoutes } from './api/listings/routes';
 import { fixOpenApiDocument } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
@@ -37,7 +40,11 @@ export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOpt
   const sessions = sessionResolver(db, clock);
   const auth = authPlugin({ tokens, sessions, origins: config.publicOrigins });
   const limiter = new RateLimiter({ db, config, clock, logger });
-  const deps: AppDeps = { config, db, logger, clock, tokens, auth, staticPages, limiter };
+  const propertyReads = new PropertyReadCache({ db, clock, enabled: config.readCache });
+  const deps: AppDeps = {
+    ...{ config, db, logger, clock, tokens, auth, staticPages, limiter },
+    propertyReads,
+  };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
   deps.jobs = createWorkers(deps);
   return deps;
@@ -99,18 +106,23 @@ export function createApp(options: CreateAppOptions | AppDeps) {
 export type App = ReturnType<typeof createApp>;
 
 /**
- * The app plus the outer request pipeline (safe retries) that the server and
- * the tests both use: `fetch` is what `Bun.serve` calls.
+ * The app plus the outer request pipeline (fast lane for the hot reads,
+ * request context, backstop, safe retries) that the server and the tests
+ * both use: `fetch` is what `Bun.serve` calls.
  */
 export function createService(options: CreateAppOptions | AppDeps) {
   const deps = 'auth' in options ? options : buildDeps(options);
   const app = createApp(deps);
-  const fetch = withRequestContext(
+  const fullPipeline = withRequestContext(
     withBackstop(
       withIdempotency((request) => app.handle(request), deps.db, deps.clock),
       deps.logger,
     ),
     deps.logger,
   );
-  return { deps, app, fetch };
+  const fetch = withFastLane(fastRoutes(deps), fullPipeline, {
+    logger: deps.logger,
+    corsOrigins: deps.config.corsOrigins,
+  });
+  return { deps, app, fetch, fullPipeline };
 }

@@ -49,6 +49,7 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   CORS_ORIGINS: z.string().optional(),
   STATIC_PAGES_CACHE: booleanFlag.default(true),
+  READ_CACHE: booleanFlag.default(true),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -75,6 +76,8 @@ export interface Config {
   corsOrigins: string[];
   /** In-process cache of the static-page reads (CONTRACT §6); off for benchmarks. */
   staticPagesCache: boolean;
+  /** In-process caches of property reads and list pages, dropped on any write; off for benchmarks. */
+  readCache: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -164,5 +167,6 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     logLevel: e.LOG_LEVEL,
     corsOrigins: list(e.CORS_ORIGINS),
     staticPagesCache: e.STATIC_PAGES_CACHE,
+    readCache: e.READ_CACHE,
   });
 }

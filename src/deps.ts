@@ -5,6 +5,7 @@ import type { Logger } from '@/logger';
 import type { RateLimiter } from '@/rate-limit/limiter';
 import type { Scheduler } from '@/workers/scheduler';
 import type { StaticPageCache } from './api/content/cache';
+import type { PropertyReadCache } from './api/listings/properties/read-cache';
 import type { authPlugin } from './api/plugins/auth';
 
 /** Milliseconds since the epoch; injected so tests never sleep on real timers. */
@@ -25,4 +26,6 @@ export interface AppDeps {
   jobs?: Scheduler;
   /** Static-page read cache, shared by the routes and the warm job. */
   staticPages: StaticPageCache;
+  /** GET /listings/properties/{id} representations, dropped on any write. */
+  propertyReads: PropertyReadCache;
 }

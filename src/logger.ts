@@ -52,9 +52,16 @@ export function createLogger(
     stdout(line);
   },
 ): Logger {
-  const make = (name: Level) => (message: string, fields?: Record<string, unknown>) => {
-    if (levels[name] < levels[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: name, msg: message, ...fields }));
+  const make = (name: Level) => {
+    // The line's fixed start is written by hand and the fields are appended
+    // as their own JSON object: no object spread per line (issue #10).
+    const head = `","level":"${name}","msg":`;
+    return (message: string, fields?: Record<string, unknown>) => {
+      if (levels[name] < levels[level]) return;
+      const start = `{"time":"${new Date().toISOString()}${head}${JSON.stringify(message)}`;
+      const rest = fields === undefined ? '{}' : JSON.stringify(fields);
+      write(rest === '{}' ? `${start}}` : `${start},${rest.slice(1)}`);
+    };
   };
   return { debug: make('debug'), info: make('info'), warn: make('warn'), error: make('error') };
 }

@@ -13,6 +13,8 @@
 export const jsonResponse = (body: unknown, status = 200): Response =>
   Response.json(body, { status });
 
+export const JSON_CONTENT_TYPE = 'application/json;charset=utf-8';
+
 /** The same, for a body already serialised (to digest it for an ETag, say). */
 export const jsonTextResponse = (text: string, status = 200): Response =>
-  new Response(text, { status, headers: { 'content-type': 'application/json;charset=utf-8' } });
+  new Response(text, { status, headers: { 'content-type': JSON_CONTENT_TYPE } });

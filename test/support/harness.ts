@@ -52,7 +52,7 @@ export function setup(env: Record<string, string> = {}, clock = manualClock(Date
   const db = openDatabase(config.databasePath);
   migrateDatabase(db);
   const deps: AppDeps = buildDeps({ config, db, logger: createLogger('silent'), clock });
-  const { app, fetch } = createService(deps);
+  const { app, fetch, fullPipeline } = createService(deps);
 
   async function request<T = unknown>(
     method: string,
@@ -78,7 +78,7 @@ export function setup(env: Record<string, string> = {}, clock = manualClock(Date
   const tokenFor = (sub: string, aud: Audience = 'customer', ttlSeconds = 3600) =>
     deps.tokens.issue(sub, aud, ttlSeconds);
 
-  return { app, fetch, db, deps, config, dir, clock, request, tokenFor };
+  return { app, fetch, fullPipeline, db, deps, config, dir, clock, request, tokenFor };
 }
 
 export type TestContext = ReturnType<typeof setup>;

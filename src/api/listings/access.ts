@@ -13,7 +13,12 @@ export const scopeOf = (actor: Actor): string | null =>
  * revealed); employees and anonymous readers see every property.
  */
 export function ensureVisible<T extends { owner_id: string }>(row: T | null, actor: Actor): T {
-  const scope = scopeOf(actor);
-  if (!row || (scope !== null && row.owner_id !== scope)) throw new NotFound();
+  if (!row || !canSee(row.owner_id, actor)) throw new NotFound();
   return row;
+}
+
+/** Whether `actor` may see a property of `ownerId`. */
+export function canSee(ownerId: string, actor: Actor): boolean {
+  const scope = scopeOf(actor);
+  return scope === null || ownerId === scope;
 }

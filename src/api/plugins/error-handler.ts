@@ -153,18 +153,22 @@ export function withBackstop(
     try {
       return await handle(request);
     } catch (error) {
-      const { pathname } = new URL(request.url);
-      logger.error('unhandled error', {
-        requestId: requestIdOf(request),
-        method: request.method,
-        path: pathname,
-        code: 'ESCAPED',
-        error: describeUnhandled(error),
-      });
-      const response = render(new AppError(500), pathname);
-      for (const [name, value] of Object.entries(securityHeaders))
-        response.headers.set(name, value);
-      return response;
+      return unhandled(error, request, logger);
     }
   };
+}
+
+/** The logged 500 problem for a failure nothing else caught, with the security headers. */
+export function unhandled(error: unknown, request: Request, logger: Logger): Response {
+  const { pathname } = new URL(request.url);
+  logger.error('unhandled error', {
+    requestId: requestIdOf(request),
+    method: request.method,
+    path: pathname,
+    code: 'ESCAPED',
+    error: describeUnhandled(error),
+  });
+  const response = render(new AppError(500), pathname);
+  for (const [name, value] of Object.entries(securityHeaders)) response.headers.set(name, value);
+  return response;
 }

@@ -73,9 +73,7 @@ function corsHeaders(origin: string | null, allowed: readonly string[]) {
  */
 export const requestContext = ({ corsOrigins }: RequestContextOptions) =>
   new Elysia({ name: 'request-context' }).onRequest(({ request, set }) => {
-    const given = request.headers.get('x-request-id');
-    const id = given && acceptableId.test(given) ? given : crypto.randomUUID();
-    metas.set(request, { id, startedAt: performance.now() });
+    const { id } = startRequest(request);
     // The security headers and the request id are put on the final response
     // by `withRequestContext`: in `set.headers` they made Elysia copy every
     // Response a handler returns into a new one (issue #10).
@@ -103,6 +101,32 @@ export const requestContext = ({ corsOrigins }: RequestContextOptions) =>
     }
   });
 
+/**
+ * The request's id (a short printable X-Request-Id is echoed, otherwise a new
+ * UUID) and start time, recorded once whichever lane answers it.
+ */
+export function startRequest(request: Request): RequestMeta {
+  let meta = metas.get(request);
+  if (meta) return meta;
+  const given = request.headers.get('x-request-id');
+  const id = given && acceptableId.test(given) ? given : crypto.randomUUID();
+  meta = { id, startedAt: performance.now() };
+  metas.set(request, meta);
+  return meta;
+}
+
+/** The one log line per request, once its response is ready. */
+export function logRequest(logger: Logger, request: Request, path: string, status: number): void {
+  const meta = metas.get(request);
+  logger.info('request', {
+    requestId: meta?.id,
+    method: request.method,
+    path,
+    status,
+    durationMs: meta ? Math.round((performance.now() - meta.startedAt) * 100) / 100 : undefined,
+  });
+}
+
 /** The path of an absolute request URL, without parsing the whole URL. */
 export function pathOf(url: string): string {
   const start = url.indexOf('/', url.indexOf('//') + 2);
@@ -122,21 +146,16 @@ export function withRequestContext(
   handle: (request: Request) => Promise<Response>,
   logger: Logger,
 ): (request: Request) => Promise<Response> {
-  return (request) =>
-    handle(request).then((response) => {
-      const meta = metas.get(request);
+  return (request) => {
+    startRequest(request);
+    return handle(request).then((response) => {
       const { headers } = response;
       for (const name in securityHeaders) {
         headers.set(name, securityHeaders[name as keyof typeof securityHeaders]);
       }
-      if (meta) headers.set('x-request-id', meta.id);
-      logger.info('request', {
-        requestId: meta?.id,
-        method: request.method,
-        path: pathOf(request.url),
-        status: response.status,
-        durationMs: meta ? Math.round((performance.now() - meta.startedAt) * 100) / 100 : undefined,
-      });
+      headers.set('x-request-id', startRequest(request).id);
+      logRequest(logger, request, pathOf(request.url), response.status);
       return response;
     });
+  };
 }

@@ -43,7 +43,7 @@ export interface Credential {
 }
 
 export interface FuzzOptions extends CheckOptions {
-  fetch: (request: Request) => Promise<Response>;
+  fetch: (request: Request) => Response | Promise<Response>;
   /** At least this many requests in total (more when operations need their minimum). */
   requests: number;
   seed: number;

@@ -63,7 +63,7 @@ export function ensureCurrent(row: PropertyRecord, ifMatch: string | null | unde
   if (!ifMatchHolds(ifMatch, etagOf(toProperty(row)))) throw new PreconditionFailed();
 }
 
-const TAG_LIST_MAX = 1024;
+export const TAG_LIST_MAX = 1024;
 
 /** `If-Match` on the write routes (documented as a header parameter, bounded). */
 export const IfMatchHeaders = z.object({

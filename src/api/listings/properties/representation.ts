@@ -7,6 +7,9 @@ export const PROPERTY_COLUMNS = `p.id, p.type, p.owner_id, p.address_line1, p.ad
   p.total_units, p.rentable_units, p.published_units, p.verified, p.year_of_construction,
   p.is_visitable, p.source, p.published, p.archived, p.created_at, p.updated_at`;
 
+/** One property by id, as a PropertyRecord. */
+export const PROPERTY_BY_ID = `SELECT ${PROPERTY_COLUMNS} FROM properties p WHERE p.id = ?`;
+
 export interface PropertyRecord {
   id: string;
   type: PropertyType;

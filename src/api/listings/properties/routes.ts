@@ -1,17 +1,19 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '@/deps';
-import { jsonResponse, jsonTextResponse } from '../../json-response';
+import { NotFound } from '../../errors';
+import { jsonResponse } from '../../json-response';
 import { answersUnprocessable } from '../../plugins/error-handler';
-import { scopeOf } from '../access';
+import { canSee, scopeOf } from '../access';
 import { caller } from '../guard';
 import { halCollection, halCollectionSchema, pagingOf } from '../paging';
 import { parseListQuery, searchOf } from '../query';
 import { created, documentedQuery, NoBody, problems } from '../schemas';
-import { etagOfJson, IfNoneMatchHeaders, ifNoneMatchHolds, withETag } from './etag';
+import { IfNoneMatchHeaders, withETag } from './etag';
+import { propertyReadAnswer } from './fast-read';
 import { listProperties, PROPERTY_LIST_SHAPE, PropertyListQuery } from './list';
 import { toProperty } from './representation';
 import { Property, PropertyCreate, PropertyIdParams, PublicPropertyCreate } from './schemas';
-import { createProperty, findProperty } from './service';
+import { createProperty } from './service';
 
 // SPEC.md lists 422 for both create operations.
 answersUnprocessable('POST', '/listings/properties');
@@ -21,7 +23,7 @@ const tags = ['Listings: properties'];
 export const PropertyList = halCollectionSchema('svc:properties', Property);
 
 /** GET/POST /properties, POST /public/properties, GET /properties/{id}. */
-export const propertyRoutes = ({ db, clock, auth }: AppDeps) => {
+export const propertyRoutes = ({ db, clock, auth, propertyReads }: AppDeps) => {
   return new Elysia({ name: 'listings-properties' })
     .use(auth)
     .get(
@@ -91,14 +93,15 @@ export const propertyRoutes = ({ db, clock, auth }: AppDeps) => {
     )
     .get(
       '/properties/:id',
-      ({ params, viewer, headers, set }) => {
-        const json = JSON.stringify(toProperty(findProperty(db, params.id, viewer)));
-        const etag = etagOfJson(json);
-        if (ifNoneMatchHolds(headers['if-none-match'], etag)) {
-          return new Response(null, { status: 304, headers: { etag } });
-        }
-        set.headers.etag = etag;
-        return jsonTextResponse(json);
+      ({ params, viewer, headers }) => {
+        const read = propertyReads.read(params.id);
+        if (!read || !canSee(read.ownerId, viewer)) throw new NotFound();
+        const {
+          status,
+          body,
+          headers: answerHeaders,
+        } = propertyReadAnswer(read, headers['if-none-match']);
+        return new Response(body, { status, headers: answerHeaders });
       },
       {
         optionalAuth: true,

@@ -5,14 +5,12 @@ import { countryOf } from '../cities';
 import { exec, one, writeTransaction } from '../sql';
 import { insertPropertiesBulk } from './bulk';
 import { ensureCurrent, type PropertyWrite } from './etag';
-import { addressSearchOf, PROPERTY_COLUMNS, type PropertyRecord } from './representation';
+import { addressSearchOf, PROPERTY_BY_ID, type PropertyRecord } from './representation';
 import type { InformationBody, LocationUpdate, PropertyCreate, PropertyType } from './schemas';
-
-const BY_ID = `SELECT ${PROPERTY_COLUMNS} FROM properties p WHERE p.id = ?`;
 
 /** A property as `actor` may see it (404 otherwise). Read inside the caller's transaction. */
 export function findProperty(db: Db, id: string, actor: Actor): PropertyRecord {
-  return ensureVisible(one<PropertyRecord>(db, BY_ID, id), actor);
+  return ensureVisible(one<PropertyRecord>(db, PROPERTY_BY_ID, id), actor);
 }
 
 /**

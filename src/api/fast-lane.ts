@@ -1,0 +1,89 @@
+import type { Logger } from '@/logger';
+import { unhandled } from './plugins/error-handler';
+import {
+  logRequest,
+  MAX_URL_LENGTH,
+  pathOf,
+  securityHeaders,
+  startRequest,
+} from './plugins/request-context';
+
+/** What a fast route answers: the response minus the headers every response carries. */
+export interface FastAnswer {
+  status: number;
+  body: string | null;
+  headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * One hot read answered outside Elysia's lifecycle. `answer` gets the path
+ * after `prefix` and the query string (with its `?`, or '') and answers only
+ * the common case: anything else — an error, a credential it cannot check
+ * synchronously, an unusual header — is `undefined`, and the full pipeline
+ * answers the request as if the fast lane did not exist.
+ */
+export interface FastRoute {
+  prefix: string;
+  answer(request: Request, rest: string, search: string): FastAnswer | undefined;
+}
+
+type Handle = (request: Request) => Response | Promise<Response>;
+
+export interface FastLaneOptions {
+  logger: Logger;
+  /** With CORS on, a request naming an Origin takes the full pipeline (CORS headers, preflight). */
+  corsOrigins: readonly string[];
+}
+
+/**
+ * The server's request handler: GETs of the hot reads (a property, a static
+ * page, the customer API reads) go to their fast route; everything else, and
+ * whatever a fast route declines, goes to `fallback` (Elysia with the request
+ * context, backstop and idempotency wrappers).
+ *
+ * Why: Elysia's lifecycle (hooks, macros, schema checks, a promise per
+ * stage) cost about 15 µs of a 22 µs property read; issue #10 wants those
+ * reads at half the speed of a bare Bun.serve. A fast answer carries the same
+ * headers, request id and log line as the full pipeline's.
+ */
+export function withFastLane(
+  routes: readonly FastRoute[],
+  fallback: Handle,
+  { logger, corsOrigins }: FastLaneOptions,
+): Handle {
+  const corsOn = corsOrigins.length > 0;
+
+  const answer = (request: Request): Response | undefined => {
+    const { url } = request;
+    if (url.length > MAX_URL_LENGTH || (corsOn && request.headers.has('origin'))) return;
+    const start = url.indexOf('/', url.indexOf('//') + 2);
+    const queryAt = url.indexOf('?', start);
+    const path = queryAt < 0 ? url.slice(start) : url.slice(start, queryAt);
+    const search = queryAt < 0 ? '' : url.slice(queryAt);
+    for (const route of routes) {
+      if (!path.startsWith(route.prefix)) continue;
+      const found = route.answer(request, path.slice(route.prefix.length), search);
+      if (!found) return;
+      const { id } = startRequest(request);
+      const response = new Response(found.body, {
+        status: found.status,
+        headers: { ...found.headers, ...securityHeaders, 'x-request-id': id },
+      });
+      logRequest(logger, request, path, found.status);
+      return response;
+    }
+  };
+
+  return (request) => {
+    if (request.method !== 'GET') return fallback(request);
+    try {
+      return answer(request) ?? fallback(request);
+    } catch (error) {
+      const { id } = startRequest(request);
+      const response = unhandled(error, request, logger);
+      response.headers.set('x-request-id', id);
+      logRequest(logger, request, pathOf(request.url), response.status);
+      return response;
+    }
+  };
+}

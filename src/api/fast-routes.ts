@@ -1,0 +1,6 @@
+import type { AppDeps } from '@/deps';
+import type { FastRoute } from './fast-lane';
+import { fastPropertyRead } from './listings/properties/fast-read';
+
+/** The reads issue #10 measures, in the order they are tried. */
+export const fastRoutes = (deps: AppDeps): FastRoute[] => [fastPropertyRead(deps)];

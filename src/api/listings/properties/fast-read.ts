@@ -1,0 +1,36 @@
+import type { AppDeps } from '@/deps';
+import type { FastAnswer, FastRoute } from '../../fast-lane';
+import { JSON_CONTENT_TYPE } from '../../json-response';
+import { knownCaller, UNSETTLED } from '../../plugins/auth';
+import { canSee } from '../access';
+import { ifNoneMatchHolds, TAG_LIST_MAX } from './etag';
+import type { PropertyRead } from './read-cache';
+
+/** 200 with the representation, or 304 when `If-None-Match` names its tag. */
+export const propertyReadAnswer = (read: PropertyRead, ifNoneMatch?: string | null): FastAnswer =>
+  ifNoneMatchHolds(ifNoneMatch, read.etag)
+    ? { status: 304, body: null, headers: { etag: read.etag } }
+    : {
+        status: 200,
+        body: read.json,
+        headers: { 'content-type': JSON_CONTENT_TYPE, etag: read.etag },
+      };
+
+/**
+ * GET /listings/properties/{id} in the fast lane: an existing property the
+ * caller may see, anonymous or with a bearer token verified before. A 404,
+ * a 401, a query string or an over-long If-None-Match goes to the full route.
+ */
+export const fastPropertyRead = ({ tokens, propertyReads }: AppDeps): FastRoute => ({
+  prefix: '/listings/properties/',
+  answer(request, id, search) {
+    if (search !== '' || id === '' || id.includes('/') || id.includes('%')) return;
+    const ifNoneMatch = request.headers.get('if-none-match');
+    if (ifNoneMatch !== null && ifNoneMatch.length > TAG_LIST_MAX) return;
+    const viewer = knownCaller(request, tokens);
+    if (viewer === UNSETTLED) return;
+    const read = propertyReads.read(id);
+    if (!read || !canSee(read.ownerId, viewer ?? null)) return;
+    return propertyReadAnswer(read, ifNoneMatch);
+  },
+});

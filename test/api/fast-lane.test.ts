@@ -1,0 +1,104 @@
+import { describe, expect, test } from 'bun:test';
+import { type FastRoute, withFastLane } from '@/api/fast-lane';
+import { problemOf } from '@/api/problem';
+import { createLogger } from '@/logger';
+import { BASE } from '../support/harness';
+
+function lane(routes: FastRoute[], corsOrigins: string[] = []) {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger('info', (line) => lines.push(JSON.parse(line)));
+  const fallbackCalls: string[] = [];
+  const fallback = (request: Request) => {
+    fallbackCalls.push(`${request.method} ${new URL(request.url).pathname}`);
+    return new Response('full', { status: 299 });
+  };
+  return { fetch: withFastLane(routes, fallback, { logger, corsOrigins }), lines, fallbackCalls };
+}
+
+const hello: FastRoute = {
+  prefix: '/hello/',
+  answer: (_request, rest, search) =>
+    rest === 'world' && search === ''
+      ? { status: 200, body: '{"hi":1}', headers: { 'content-type': 'application/json' } }
+      : undefined,
+};
+
+describe('withFastLane', () => {
+  test('a fast answer carries the security headers, a request id and one log line', async () => {
+    const { fetch, lines, fallbackCalls } = lane([hello]);
+    const res = await fetch(
+      new Request(`${BASE}/hello/world`, { headers: { 'x-request-id': 'abc.1' } }),
+    );
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('{"hi":1}');
+    expect(Object.fromEntries(res.headers)).toEqual({
+      'content-type': 'application/json',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+      'cross-origin-opener-policy': 'same-origin',
+      'x-request-id': 'abc.1',
+    });
+    expect(fallbackCalls).toEqual([]);
+    expect(lines).toEqual([
+      {
+        time: expect.any(String),
+        level: 'info',
+        msg: 'request',
+        requestId: 'abc.1',
+        method: 'GET',
+        path: '/hello/world',
+        status: 200,
+        durationMs: expect.any(Number),
+      },
+    ]);
+  });
+
+  test('declined, other methods, other paths and over-long URLs go to the full pipeline', async () => {
+    const { fetch, fallbackCalls, lines } = lane([hello]);
+    const paths = [
+      '/hello/there',
+      '/hello/world?x=1',
+      '/elsewhere',
+      `/hello/world?${'a'.repeat(9000)}`,
+    ];
+    for (const path of paths) expect((await fetch(new Request(`${BASE}${path}`))).status).toBe(299);
+    await fetch(new Request(`${BASE}/hello/world`, { method: 'POST', body: '{}' }));
+    expect(fallbackCalls).toEqual([
+      'GET /hello/there',
+      'GET /hello/world',
+      'GET /elsewhere',
+      'GET /hello/world',
+      'POST /hello/world',
+    ]);
+    expect(lines).toEqual([]);
+  });
+
+  test('with CORS on, a request naming an Origin takes the full pipeline', async () => {
+    const { fetch, fallbackCalls } = lane([hello], ['https://app.example']);
+    await fetch(new Request(`${BASE}/hello/world`, { headers: { origin: 'https://app.example' } }));
+    expect((await fetch(new Request(`${BASE}/hello/world`))).status).toBe(200);
+    expect(fallbackCalls).toEqual(['GET /hello/world']);
+  });
+
+  test('a route that throws answers the logged 500 problem, never the error', async () => {
+    const broken: FastRoute = {
+      prefix: '/',
+      answer: () => {
+        throw new Error('secret detail');
+      },
+    };
+    const { fetch, lines } = lane([broken]);
+    const res = await fetch(new Request(`${BASE}/boom`, { headers: { 'x-request-id': 'r-9' } }));
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual(problemOf(500));
+    expect(text).not.toContain('secret');
+    expect(res.headers.get('x-request-id')).toBe('r-9');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(lines.map((line) => [line.level, line.msg, line.requestId])).toEqual([
+      ['error', 'unhandled error', 'r-9'],
+      ['info', 'request', 'r-9'],
+    ]);
+  });
+});

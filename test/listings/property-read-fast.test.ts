@@ -1,0 +1,117 @@
+import { Database } from 'bun:sqlite';
+import { describe, expect, test } from 'bun:test';
+import type { Property } from '@/api/listings/properties/schemas';
+import { BASE } from '../support/harness';
+import { listingsContext, OTHER_OWNER, postProperty } from './support';
+
+const ctx = await listingsContext();
+const id = await postProperty(ctx);
+const MISSING = '01900000-0000-7000-8000-000000000000';
+
+type Handle = (request: Request) => Response | Promise<Response>;
+
+/** Status, headers (minus the per-request ones) and body text. */
+async function snapshot(handle: Handle, path: string, headers: Record<string, string> = {}) {
+  const response = await handle(new Request(`${BASE}${path}`, { headers }));
+  const shown = Object.fromEntries(
+    [...response.headers].filter(([name]) => name !== 'x-request-id' && name !== 'date'),
+  );
+  return { status: response.status, headers: shown, body: await response.text() };
+}
+
+const read = async (path = `/listings/properties/${id}`, token?: string) =>
+  ctx.request<Property>('GET', path, { token });
+
+describe('GET /listings/properties/{id}: fast lane', () => {
+  test('answers exactly as the full pipeline: anonymous, employee, owner, 304 and the errors', async () => {
+    const { etag } = (await snapshot(ctx.fetch, `/listings/properties/${id}`)).headers;
+    expect(etag).toMatch(/^"[0-9a-z]+-[0-9a-z]+"$/);
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+    const cases: [string, Record<string, string>][] = [
+      [`/listings/properties/${id}`, {}],
+      [`/listings/properties/${id}`, bearer(ctx.employee)],
+      [`/listings/properties/${id}`, bearer(ctx.customer)],
+      [`/listings/properties/${id}`, bearer(ctx.otherCustomer)],
+      [`/listings/properties/${id}`, { 'if-none-match': etag! }],
+      [`/listings/properties/${id}`, { 'if-none-match': `"x", W/${etag}` }],
+      [`/listings/properties/${id}`, { 'if-none-match': '*' }],
+      [`/listings/properties/${id}`, { 'if-none-match': '"stale"' }],
+      [`/listings/properties/${id}`, { 'if-none-match': `"${'a'.repeat(1100)}"` }],
+      [`/listings/properties/${id}`, { authorization: 'Bearer not-a-token' }],
+      [`/listings/properties/${id}`, { authorization: 'Basic abc' }],
+      [`/listings/properties/${id}?x=1`, {}],
+      [`/listings/properties/${MISSING}`, {}],
+      [`/listings/properties/${MISSING}`, bearer(ctx.employee)],
+      ['/listings/properties/%30', {}],
+    ];
+    for (const [path, headers] of cases) {
+      // Twice through the service: the first call verifies and remembers the token.
+      await ctx.fetch(new Request(`${BASE}${path}`, { headers }));
+      const fast = await snapshot(ctx.fetch, path, headers);
+      const full = await snapshot(ctx.fullPipeline, path, headers);
+      expect({ path, sent: headers, ...fast }).toEqual({ path, sent: headers, ...full });
+    }
+  });
+
+  test('the expected statuses come out of those cases', async () => {
+    expect((await read()).status).toBe(200);
+    expect((await read(undefined, ctx.customer)).status).toBe(200);
+    expect((await read(undefined, ctx.otherCustomer)).status).toBe(404);
+    expect((await read(`/listings/properties/${MISSING}`)).status).toBe(404);
+    expect((await read(undefined, 'not-a-token')).status).toBe(401);
+  });
+
+  test('carries the request id given and the security headers', async () => {
+    const res = await ctx.request('GET', `/listings/properties/${id}`, {
+      headers: { 'x-request-id': 'trace-42' },
+    });
+    expect(res.headers.get('x-request-id')).toBe('trace-42');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    const fresh = await ctx.request('GET', `/listings/properties/${id}`, {
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
+    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('GET /listings/properties/{id}: read cache', () => {
+  test('a write through the service shows at once, with a new ETag', async () => {
+    const before = await read();
+    const put = await ctx.request('PUT', `/listings/properties/${id}/information`, {
+      body: { isVisitable: true, yearOfConstruction: 1931 },
+      token: ctx.employee,
+    });
+    expect(put.status).toBe(204);
+    const after = await read();
+    expect(after.body.yearOfConstruction).toBe(1931);
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+  });
+
+  test('a write through the same connection outside the routes (a worker) shows at once', async () => {
+    await read();
+    ctx.db.$client.run('UPDATE properties SET verified = 1 - verified WHERE id = ?', [id]);
+    const first = (await read()).body.verified;
+    ctx.db.$client.run('UPDATE properties SET verified = 1 - verified WHERE id = ?', [id]);
+    expect((await read()).body.verified).toBe(!first);
+  });
+
+  test('a commit by another process shows within a second', async () => {
+    const other = new Database(ctx.config.databasePath);
+    try {
+      ctx.clock.advance(1000);
+      const before = (await read()).body.rentableUnits;
+      other.run('UPDATE properties SET rentable_units = rentable_units + 7 WHERE id = ?', [id]);
+      ctx.clock.advance(1000);
+      expect((await read()).body.rentableUnits).toBe(before + 7);
+    } finally {
+      other.close();
+    }
+  });
+
+  test('another owner never gets a cached read', async () => {
+    const theirs = await postProperty(ctx, { ownerId: OTHER_OWNER }, ctx.otherCustomer);
+    expect((await read(`/listings/properties/${theirs}`, ctx.otherCustomer)).status).toBe(200);
+    expect((await read(`/listings/properties/${theirs}`, ctx.customer)).status).toBe(404);
+  });
+});
