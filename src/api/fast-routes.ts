@@ -1,6 +1,10 @@
 import type { AppDeps } from '@/deps';
+import { fastStaticPageRead } from './content/fast-read';
 import type { FastRoute } from './fast-lane';
 import { fastPropertyRead } from './listings/properties/fast-read';
 
 /** The reads issue #10 measures, in the order they are tried. */
-export const fastRoutes = (deps: AppDeps): FastRoute[] => [fastPropertyRead(deps)];
+export const fastRoutes = (deps: AppDeps): FastRoute[] => [
+  fastPropertyRead(deps),
+  fastStaticPageRead(deps),
+];

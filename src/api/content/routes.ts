@@ -3,14 +3,13 @@ import { z } from 'zod';
 import type { AppDeps } from '@/deps';
 import { BadRequest, NotFound } from '../errors';
 import { type PreparedResponse, readList, readPage } from './cache';
+import { isSlug, preparedAnswer } from './fast-read';
 import {
   AnySlugParams,
   DeleteQuery,
   DeleteQueryDoc,
   PageQuery,
   Problem,
-  SLUG_MAX,
-  SLUG_PATTERN,
   Slug,
   StaticPage,
   StaticPageInput,
@@ -21,38 +20,17 @@ import { deleteStaticPage, notFoundDetail, toStaticPage, upsertStaticPage } from
 const TAGS = ['Static pages'];
 
 /** RFC 9110 §13.1.2: `*` or any listed tag, compared weakly (a `W/` prefix is ignored). */
-export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
 type SetHeaders = Record<string, string | number | undefined>;
 
-/** Our `Vary` joined with one set earlier (CORS adds `Origin`): Elysia would keep only ours. */
-function withVary(headers: Readonly<Record<string, string>>, set: SetHeaders) {
-  const earlier = set.vary;
-  if (earlier === undefined) return headers;
-  return { ...headers, vary: headers.vary ? `${headers.vary}, ${earlier}` : String(earlier) };
-}
-
-/** The precomputed body as is, or a bodiless 304 when the client already holds it. */
+/** The fast lane's answer, with a Vary that CORS added (only the full pipeline sees CORS). */
 function respond(prepared: PreparedResponse, request: Request, set: SetHeaders): Response {
-  if (matchesIfNoneMatch(request.headers.get('if-none-match'), prepared.etag)) {
-    return new Response(null, {
-      status: 304,
-      headers: withVary(prepared.notModifiedHeaders, set),
-    });
-  }
-  return new Response(prepared.body, { headers: withVary(prepared.headers, set) });
+  const { status, body, headers } = preparedAnswer(prepared, request.headers.get('if-none-match'));
+  const earlier = set.vary;
+  if (earlier === undefined) return new Response(body, { status, headers });
+  const vary = headers.vary ? `${headers.vary}, ${earlier}` : String(earlier);
+  return new Response(body, { status, headers: { ...headers, vary } });
 }
 
-/**
- * Writes check the credential before the input: an anonymous or customer
- * request answers 401/403 whatever it sent. Elysia validates declared
- * schemas before the auth macro resolves, so the write routes parse here and
- * describe their input to the docs by hand.
- */
 function parsed<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const result = schema.safeParse(value);
   if (!result.success) throw new BadRequest();
@@ -61,8 +39,6 @@ function parsed<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
 
 const inputSchema = (schema: z.ZodType) =>
   z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
-
-const isSlug = (slug: string) => slug.length <= SLUG_MAX && SLUG_PATTERN.test(slug);
 
 /** 204 carries no body. (A 304 is left out of the docs' response maps: the
  * OpenAPI plugin renders a bodiless 304 as an invalid content object.) */

@@ -1,5 +1,6 @@
 import { withHeaders } from '@elysiajs/openapi';
 import { z } from 'zod';
+import { ifMatchHolds } from '../../conditional';
 import { PreconditionFailed } from '../../errors';
 import type { Actor } from '../access';
 import { type PropertyRecord, toProperty } from './representation';
@@ -19,31 +20,6 @@ export const etagOf = (property: Property): string => etagOfJson(JSON.stringify(
 /** The same tag from the representation already serialised (the read route sends that text). */
 export const etagOfJson = (json: string): string =>
   `"${Bun.hash.wyhash(json).toString(36)}-${json.length.toString(36)}"`;
-
-/** The opaque tags of a list header, `W/` kept so strong comparison can refuse them. */
-const tagsOf = (header: string) =>
-  header
-    .split(',')
-    .map((tag) => tag.trim())
-    .filter((tag) => tag !== '');
-
-/**
- * RFC 9110 §13.1.1 If-Match: `*` holds for any existing property, otherwise
- * one listed tag must equal the current one by strong comparison (a weak
- * `W/` tag never matches). No header: the write is unconditional.
- */
-export function ifMatchHolds(header: string | null | undefined, etag: string): boolean {
-  if (header === null || header === undefined) return true;
-  if (header.trim() === '*') return true;
-  return tagsOf(header).includes(etag);
-}
-
-/** RFC 9110 §13.1.2 If-None-Match on a GET: `*` or any listed tag, compared weakly. */
-export function ifNoneMatchHolds(header: string | null | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return tagsOf(header).some((tag) => tag.replace(/^W\//, '') === etag);
-}
 
 /**
  * A property write's caller, clock reading and `If-Match` header. Services

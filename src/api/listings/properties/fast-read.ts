@@ -1,9 +1,10 @@
 import type { AppDeps } from '@/deps';
+import { ifNoneMatchHolds } from '../../conditional';
 import type { FastAnswer, FastRoute } from '../../fast-lane';
 import { JSON_CONTENT_TYPE } from '../../json-response';
 import { knownCaller, UNSETTLED } from '../../plugins/auth';
 import { canSee } from '../access';
-import { ifNoneMatchHolds, TAG_LIST_MAX } from './etag';
+import { TAG_LIST_MAX } from './etag';
 import type { PropertyRead } from './read-cache';
 
 /** 200 with the representation, or 304 when `If-None-Match` names its tag. */

@@ -1,0 +1,26 @@
+/** RFC 9110 §13.1 preconditions on entity tags, shared by the listings and content reads. */
+
+/** The opaque tags of a list header, `W/` kept so strong comparison can refuse them. */
+const tagsOf = (header: string) =>
+  header
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== '');
+
+/**
+ * RFC 9110 §13.1.1 If-Match: `*` holds for any existing property, otherwise
+ * one listed tag must equal the current one by strong comparison (a weak
+ * `W/` tag never matches). No header: the write is unconditional.
+ */
+export function ifMatchHolds(header: string | null | undefined, etag: string): boolean {
+  if (header === null || header === undefined) return true;
+  if (header.trim() === '*') return true;
+  return tagsOf(header).includes(etag);
+}
+
+/** RFC 9110 §13.1.2 If-None-Match on a GET: `*` or any listed tag, compared weakly. */
+export function ifNoneMatchHolds(header: string | null | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return tagsOf(header).some((tag) => tag.replace(/^W\//, '') === etag);
+}
