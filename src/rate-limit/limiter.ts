@@ -116,14 +116,22 @@ export class RateLimiter {
   }
 
   async report(identity: Identity) {
-    const caller = this.callerOf(identity, '');
+    return this.reportOf(identity, await this.peek(this.callerOf(identity, '')));
+  }
+
+  /** The report of `identity` from its windows as `peek` gave them. */
+  reportOf(identity: Identity, windows: readonly WindowUsage[]) {
     const now = this.#clock();
-    const windows = await this.peek(caller);
     return {
       audience: identity.aud,
-      plan: { ...this.#policy(caller).plan },
+      plan: { ...this.#policy(this.callerOf(identity, '')).plan },
       limits: windows.map((usage) => windowRecord(usage, now)),
     };
+  }
+
+  /** Whether `hit` and `peek` answer at once (the in-process store), never with a promise. */
+  get synchronous(): boolean {
+    return this.store instanceof MemoryStore;
   }
 
   /**
@@ -134,6 +142,11 @@ export class RateLimiter {
     windows: readonly WindowUsage[],
     into: Record<string, string | number> = {},
   ): Record<string, string | number> {
+    return Object.assign(into, this.headerValues(windows));
+  }
+
+  /** The same headers as a new object. */
+  headerValues(windows: readonly WindowUsage[]): Record<string, string> {
     const now = this.#clock();
     const tightest = tightestOf(windows);
     const remaining = Math.max(0, tightest.limit - tightest.used);
@@ -141,12 +154,13 @@ export class RateLimiter {
     for (let i = 1; i < windows.length; i++) {
       policy += `, ${windows[i]!.limit};w=${windowSeconds(windows[i]!.kind, now)}`;
     }
-    into['ratelimit-policy'] = policy;
-    into.ratelimit = `limit=${tightest.limit}, remaining=${remaining}, reset=${secondsUntil(tightest.resetAt, now)}`;
-    into['x-ratelimit-limit'] = String(tightest.limit);
-    into['x-ratelimit-remaining'] = String(remaining);
-    into['x-ratelimit-reset'] = String(Math.ceil(tightest.resetAt / 1000));
-    return into;
+    return {
+      'ratelimit-policy': policy,
+      ratelimit: `limit=${tightest.limit}, remaining=${remaining}, reset=${secondsUntil(tightest.resetAt, now)}`,
+      'x-ratelimit-limit': String(tightest.limit),
+      'x-ratelimit-remaining': String(remaining),
+      'x-ratelimit-reset': String(Math.ceil(tightest.resetAt / 1000)),
+    };
   }
 
   /** The 429 of SPEC.md Errors, for the exhausted window that resets last. */

@@ -14,13 +14,15 @@ export const TokenLimits = z.object({
   }),
 });
 
+export const TOKEN_LIMITS_MESSAGE = 'Rate limits retrieved successfully.';
+
 /** GET /api/v1/tokens/limits (SPEC.md): the caller's plan and the usage of every active window. */
 export const tokenRoutes = ({ auth, limiter }: AppDeps) =>
   new Elysia({ name: 'customer-tokens' }).use(auth).get(
     '/tokens/limits',
     async ({ identity }) =>
       jsonResponse({
-        message: 'Rate limits retrieved successfully.',
+        message: TOKEN_LIMITS_MESSAGE,
         rate_limits: await limiter.report(identity),
       }),
     {

@@ -1,0 +1,99 @@
+import { describe, expect, test } from 'bun:test';
+import { manualClock, setup } from '../support/harness';
+import { expectSameAnswers, type LaneCase } from '../support/lanes';
+import { makeTransaction } from './factories';
+
+const LIST = '/api/v1/c/transactions';
+const LIMITS = '/api/v1/tokens/limits';
+/** Headers that count the requests themselves: one more request, one less remaining. */
+const COUNTING = ['ratelimit', 'x-ratelimit-remaining'];
+
+async function context(env: Record<string, string> = {}) {
+  const ctx = setup(env, manualClock());
+  for (let i = 0; i < 20; i++) {
+    makeTransaction(ctx.db, {
+      customerId: i % 2 ? 'customer-1' : 'customer-2',
+      bookingId: `B-${i}`,
+      payDate: `2026-0${1 + (i % 9)}-1${i % 10}`,
+    });
+  }
+  const bearer = async (sub: string, aud: 'customer' | 'employee' = 'customer') => ({
+    authorization: `Bearer ${await ctx.tokenFor(sub, aud)}`,
+  });
+  return {
+    ...ctx,
+    customer: await bearer('customer-1'),
+    employee: await bearer('emp-1', 'employee'),
+  };
+}
+
+const remainingOf = async (response: Response | Promise<Response>) =>
+  Number((await response).headers.get('x-ratelimit-remaining'));
+
+describe('customer API reads: fast lane', () => {
+  test('answer exactly as the full pipeline, validation errors and 401s included', async () => {
+    const ctx = await context({ RATE_LIMIT_CUSTOMER_PER_MINUTE: '100000' });
+    const cases: LaneCase[] = [
+      [LIMITS, ctx.customer],
+      [LIMITS, ctx.employee],
+      [`${LIMITS}?x=1`, ctx.customer],
+      [LIMITS, {}],
+      [LIMITS, { authorization: 'Bearer nope' }],
+      [LIST, ctx.customer],
+      [`${LIST}?per_page=3&page=2`, ctx.customer],
+      [`${LIST}?pay_date_from=2026-03-01&pay_date_to=2026-06-30`, ctx.customer],
+      [`${LIST}?customer_id=customer-2&amount_from=0`, ctx.employee],
+      [`${LIST}?customer_id=customer-2`, ctx.customer],
+      [`${LIST}?booking_id=B-3`, ctx.customer],
+      [`${LIST}?booking_id=B%2D3`, ctx.customer],
+      [`${LIST}?page=1&page=2`, ctx.customer],
+      [`${LIST}?per_page=0`, ctx.customer],
+      [`${LIST}?pay_date_from=2026-13-01`, ctx.customer],
+      [`${LIST}?pay_date_from=2026-05-01&pay_date_to=2026-04-01`, ctx.customer],
+      [`${LIST}?unknown=1&&`, ctx.customer],
+      [LIST, {}],
+    ];
+    const answers = await expectSameAnswers(ctx, cases, COUNTING);
+    expect(answers.map((answer) => answer.status)).toEqual([
+      200, 200, 200, 401, 401, 200, 200, 200, 200, 200, 200, 200, 400, 422, 422, 422, 200, 401,
+    ]);
+    expect(JSON.parse(answers[6]!.body).pagination).toMatchObject({ per_page: 3, current_page: 2 });
+  });
+
+  test('each request is counted once, whichever lane answers it', async () => {
+    const ctx = await context({ RATE_LIMIT_CUSTOMER_PER_MINUTE: '10' });
+    const get = (path: string) =>
+      ctx.fetch(new Request(`http://localhost${path}`, { headers: ctx.customer }));
+    // The first call verifies the token in the full pipeline; the rest are fast.
+    expect(await remainingOf(get(LIST))).toBe(9);
+    expect(await remainingOf(get(LIST))).toBe(8);
+    expect(await remainingOf(get(`${LIST}?per_page=0`))).toBe(7);
+    expect(await remainingOf(get(LIMITS))).toBe(7);
+    expect(await remainingOf(get(`${LIST}?page=2`))).toBe(6);
+  });
+
+  test('the request over the limit gets the full pipeline 429, and is not counted', async () => {
+    const ctx = await context({ RATE_LIMIT_CUSTOMER_PER_MINUTE: '2' });
+    const get = (path: string) =>
+      ctx.fetch(new Request(`http://localhost${path}`, { headers: ctx.customer }));
+    expect((await get(LIST)).status).toBe(200);
+    expect((await get(LIST)).status).toBe(200);
+    const refused = await get(LIST);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(await refused.json()).toMatchObject({
+      rate_limit: { window: 'minute', limit: 2, used: 2 },
+    });
+    const limits = await (await get(LIMITS)).json();
+    expect(limits.rate_limits.limits[0]).toMatchObject({ limit: 2, used: 2, remaining: 0 });
+  });
+
+  test('with the limiter off, no rate-limit headers and the same answers', async () => {
+    const ctx = await context({ RATE_LIMITS: 'off' });
+    const answers = await expectSameAnswers(ctx, [
+      [LIMITS, ctx.customer],
+      [LIST, ctx.customer],
+    ]);
+    expect(answers.every((answer) => !('ratelimit' in answer.headers))).toBe(true);
+  });
+});
