@@ -44,6 +44,18 @@ export function bufferedStdout(): (line: string) => void {
 
 let stdout: ((line: string) => void) | undefined;
 
+let stampedAt = Number.NaN;
+let stamp = '';
+/** The current time as ISO 8601, formatted once per millisecond (lines come in bursts). */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== stampedAt) {
+    stampedAt = now;
+    stamp = new Date(now).toISOString();
+  }
+  return stamp;
+}
+
 /** One JSON object per line on stdout; never given secrets, hashes or tokens. */
 export function createLogger(
   level: Config['logLevel'],
@@ -58,7 +70,7 @@ export function createLogger(
     const head = `","level":"${name}","msg":`;
     return (message: string, fields?: Record<string, unknown>) => {
       if (levels[name] < levels[level]) return;
-      const start = `{"time":"${new Date().toISOString()}${head}${JSON.stringify(message)}`;
+      const start = `{"time":"${isoNow()}${head}${JSON.stringify(message)}`;
       const rest = fields === undefined ? '{}' : JSON.stringify(fields);
       write(rest === '{}' ? `${start}}` : `${start},${rest.slice(1)}`);
     };

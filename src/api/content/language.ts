@@ -53,6 +53,16 @@ function matchTag<T extends LanguageVariant>(
   return variants.find((variant) => variant.language.toLowerCase().split('-')[0] === prefix);
 }
 
+const defaults = new WeakMap<readonly LanguageVariant[], LanguageVariant | undefined>();
+
+/** The choice without `?language=` or Accept-Language, worked out once per set of variants. */
+function defaultVariant<T extends LanguageVariant>(variants: readonly T[]): T | undefined {
+  if (!defaults.has(variants)) {
+    defaults.set(variants, matchTag(variants, DEFAULT_LANGUAGE) ?? variants[0]);
+  }
+  return defaults.get(variants) as T | undefined;
+}
+
 /**
  * CONTRACT §6 language choice among the published variants of one slug
  * (sorted by id): `?language=`, then Accept-Language by q-value, then the
@@ -66,6 +76,7 @@ export function chooseVariant<T extends LanguageVariant>(
 ): T | undefined {
   // One variant is the answer whatever the steps say; skip the header parsing.
   if (variants.length <= 1) return variants[0];
+  if (!requested && !acceptLanguage) return defaultVariant(variants);
   const wanted = [
     ...(requested ? [requested] : []),
     ...parseAcceptLanguage(acceptLanguage),
