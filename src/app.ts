@@ -25,6 +25,7 @@ import { authPlugin } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
 import { requestContext, withRequestContext } from './api/plugins/request-context';
+import { ResponseMemo } from './api/response-memo';
 import { routeTable } from './api/route-table';
 
 export interface CreateAppOptions {
@@ -41,9 +42,10 @@ export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOpt
   const auth = authPlugin({ tokens, sessions, origins: config.publicOrigins });
   const limiter = new RateLimiter({ db, config, clock, logger });
   const propertyReads = new PropertyReadCache({ db, clock, enabled: config.readCache });
+  const listAnswers = new ResponseMemo({ db, clock, enabled: config.readCache });
   const deps: AppDeps = {
     ...{ config, db, logger, clock, tokens, auth, staticPages, limiter },
-    propertyReads,
+    ...{ propertyReads, listAnswers },
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
   deps.jobs = createWorkers(deps);

@@ -7,6 +7,7 @@ import type { Scheduler } from '@/workers/scheduler';
 import type { StaticPageCache } from './api/content/cache';
 import type { PropertyReadCache } from './api/listings/properties/read-cache';
 import type { authPlugin } from './api/plugins/auth';
+import type { ResponseMemo } from './api/response-memo';
 
 /** Milliseconds since the epoch; injected so tests never sleep on real timers. */
 export type Clock = () => number;
@@ -28,4 +29,6 @@ export interface AppDeps {
   staticPages: StaticPageCache;
   /** GET /listings/properties/{id} representations, dropped on any write. */
   propertyReads: PropertyReadCache;
+  /** Answers of the list reads (properties, transactions), dropped on any write. */
+  listAnswers: ResponseMemo;
 }

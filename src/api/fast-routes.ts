@@ -2,10 +2,13 @@ import type { AppDeps } from '@/deps';
 import { fastStaticPageRead } from './content/fast-read';
 import { fastCustomerReads } from './customer/fast-read';
 import type { FastRoute } from './fast-lane';
-import { fastPropertyRead } from './listings/properties/fast-read';
+import { fastPropertyList, fastPropertyRead } from './listings/properties/fast-read';
 
 /** The reads issue #10 measures, in the order they are tried. */
 export const fastRoutes = (deps: AppDeps): FastRoute[] =>
-  [fastPropertyRead(deps), fastStaticPageRead(deps), fastCustomerReads(deps)].filter(
-    (route) => route !== undefined,
-  );
+  [
+    fastPropertyRead(deps),
+    fastPropertyList(deps),
+    fastStaticPageRead(deps),
+    fastCustomerReads(deps),
+  ].filter((route) => route !== undefined);

@@ -5,7 +5,7 @@ import { JSON_CONTENT_TYPE } from '../json-response';
 import { knownCaller, UNSETTLED } from '../plugins/auth';
 import { TOKEN_LIMITS_MESSAGE } from './tokens/routes';
 import { parseListQuery, TransactionQuery } from './transactions/schemas';
-import { listTransactions, pageOf, toResource } from './transactions/service';
+import { transactionPageBody } from './transactions/service';
 
 const QUERY_KEYS = new Set(Object.keys(TransactionQuery.shape));
 
@@ -27,9 +27,9 @@ function plainQuery(search: string): TransactionQuery | null {
   return query;
 }
 
-const json = (body: unknown, headers: Record<string, string>): FastAnswer => ({
+const text = (body: string, headers: Record<string, string>): FastAnswer => ({
   status: 200,
-  body: JSON.stringify(body),
+  body,
   headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
 });
 
@@ -42,7 +42,12 @@ const json = (body: unknown, headers: Record<string, string>): FastAnswer => ({
  * its 429) without the request being counted twice. The transactions query
  * is checked before counting; a 422 is left to the full route.
  */
-export function fastCustomerReads({ db, limiter, tokens }: AppDeps): FastRoute | undefined {
+export function fastCustomerReads({
+  db,
+  limiter,
+  tokens,
+  listAnswers,
+}: AppDeps): FastRoute | undefined {
   if (!limiter.synchronous) return undefined;
 
   const limits = (identity: Identity): FastAnswer => {
@@ -52,7 +57,7 @@ export function fastCustomerReads({ db, limiter, tokens }: AppDeps): FastRoute |
       message: TOKEN_LIMITS_MESSAGE,
       rate_limits: limiter.reportOf(identity, windows),
     };
-    return json(report, limiter.enabled ? limiter.headerValues(windows) : {});
+    return text(JSON.stringify(report), limiter.enabled ? limiter.headerValues(windows) : {});
   };
 
   const transactions = (identity: Identity, search: string): FastAnswer | undefined => {
@@ -71,9 +76,7 @@ export function fastCustomerReads({ db, limiter, tokens }: AppDeps): FastRoute |
       if (!result.admitted) return;
       headers = limiter.headerValues(result.windows);
     }
-    const { filter, page, perPage } = request;
-    const { total, rows } = listTransactions(db, filter, page, perPage);
-    return json(pageOf(rows.map(toResource), total, page, perPage), headers);
+    return text(transactionPageBody(db, listAnswers, request), headers);
   };
 
   return {

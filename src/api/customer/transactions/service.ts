@@ -1,6 +1,8 @@
 import type { Db } from '@/db/client';
 import { type TransactionRow, transactions } from '@/db/schema';
+import type { ResponseMemo } from '../../response-memo';
 import { formatCents } from '../validation';
+import type { ListRequest } from './schemas';
 
 export interface TransactionFilter {
   customerId?: string;
@@ -99,4 +101,13 @@ export function importTransactions(db: Db, rows: readonly NewTransaction[]): num
     }
   });
   return rows.length;
+}
+
+/** The body of one page for a checked request, remembered in `answers` until the next write. */
+export function transactionPageBody(db: Db, answers: ResponseMemo, request: ListRequest): string {
+  return answers.answer(JSON.stringify(['transactions', request]), () => {
+    const { filter, page, perPage } = request;
+    const { total, rows } = listTransactions(db, filter, page, perPage);
+    return JSON.stringify(pageOf(rows.map(toResource), total, page, perPage));
+  });
 }

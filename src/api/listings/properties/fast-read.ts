@@ -1,10 +1,12 @@
 import type { AppDeps } from '@/deps';
 import { ifNoneMatchHolds } from '../../conditional';
+import { AppError } from '../../errors';
 import type { FastAnswer, FastRoute } from '../../fast-lane';
 import { JSON_CONTENT_TYPE } from '../../json-response';
 import { knownCaller, UNSETTLED } from '../../plugins/auth';
-import { canSee } from '../access';
+import { canSee, scopeOf } from '../access';
 import { TAG_LIST_MAX } from './etag';
+import { propertyListBody } from './list';
 import type { PropertyRead } from './read-cache';
 
 /** 200 with the representation, or 304 when `If-None-Match` names its tag. */
@@ -33,5 +35,25 @@ export const fastPropertyRead = ({ tokens, propertyReads }: AppDeps): FastRoute 
     const read = propertyReads.read(id);
     if (!read || !canSee(read.ownerId, viewer ?? null)) return;
     return propertyReadAnswer(read, ifNoneMatch);
+  },
+});
+
+/**
+ * GET /listings/properties in the fast lane, for a bearer token verified
+ * before; an invalid query (400/422) and every other case go to the full route.
+ */
+export const fastPropertyList = ({ db, tokens, listAnswers }: AppDeps): FastRoute => ({
+  prefix: '/listings/properties',
+  answer(request, rest, search) {
+    if (rest !== '') return;
+    const identity = knownCaller(request, tokens);
+    if (identity === UNSETTLED || identity === undefined) return;
+    try {
+      const body = propertyListBody(db, listAnswers, search, scopeOf(identity));
+      return { status: 200, body, headers: { 'content-type': JSON_CONTENT_TYPE } };
+    } catch (error) {
+      if (error instanceof AppError) return;
+      throw error;
+    }
   },
 });

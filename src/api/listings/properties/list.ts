@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { Db } from '@/db/client';
-import { type Paging, pagingFields } from '../paging';
-import type { FeatureCriterion, QueryShape } from '../query';
+import type { ResponseMemo } from '../../response-memo';
+import { halCollection, type Paging, pagingFields, pagingOf } from '../paging';
+import { type FeatureCriterion, parseListQuery, type QueryShape } from '../query';
 import { type Bindings, many, memoUntilWrite, one } from '../sql';
-import { PROPERTY_COLUMNS, type PropertyRecord } from './representation';
+import { PROPERTY_COLUMNS, type PropertyRecord, toProperty } from './representation';
 import { CityId, PropertyType } from './schemas';
 
 const Value = z.string().max(255);
@@ -368,4 +369,26 @@ export function listProperties(db: Db, filter: PropertyFilter, paging: Paging) {
     : memoUntilWrite(db, `${count.sql}\u0000${JSON.stringify(count.params)}`, counted);
   const rows = paging.offset < total ? many<PropertyRecord>(db, page.sql, ...page.params) : [];
   return { total, rows };
+}
+
+/**
+ * The body of GET /listings/properties for a query string and the owner a
+ * customer is confined to (null: every owner), remembered in `answers`
+ * until the next write. Throws the 400/422 of an invalid query.
+ */
+export function propertyListBody(
+  db: Db,
+  answers: ResponseMemo,
+  search: string,
+  scopeOwner: string | null,
+): string {
+  return answers.answer(JSON.stringify(['properties', scopeOwner, search]), () => {
+    const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);
+    const paging = pagingOf(query);
+    const { total, rows } = listProperties(db, { query, scopeOwner }, paging);
+    const items = rows.map(toProperty);
+    return JSON.stringify(
+      halCollection('/listings/properties', search, paging, total, 'svc:properties', items),
+    );
+  });
 }

@@ -1,17 +1,16 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '@/deps';
 import { NotFound } from '../../errors';
-import { jsonResponse } from '../../json-response';
+import { jsonTextResponse } from '../../json-response';
 import { answersUnprocessable } from '../../plugins/error-handler';
 import { canSee, scopeOf } from '../access';
 import { caller } from '../guard';
-import { halCollection, halCollectionSchema, pagingOf } from '../paging';
-import { parseListQuery, searchOf } from '../query';
+import { halCollectionSchema } from '../paging';
+import { searchOf } from '../query';
 import { created, documentedQuery, NoBody, problems } from '../schemas';
 import { IfNoneMatchHeaders, withETag } from './etag';
 import { propertyReadAnswer } from './fast-read';
-import { listProperties, PROPERTY_LIST_SHAPE, PropertyListQuery } from './list';
-import { toProperty } from './representation';
+import { PropertyListQuery, propertyListBody } from './list';
 import { Property, PropertyCreate, PropertyIdParams, PublicPropertyCreate } from './schemas';
 import { createProperty } from './service';
 
@@ -23,28 +22,15 @@ const tags = ['Listings: properties'];
 export const PropertyList = halCollectionSchema('svc:properties', Property);
 
 /** GET/POST /properties, POST /public/properties, GET /properties/{id}. */
-export const propertyRoutes = ({ db, clock, auth, propertyReads }: AppDeps) => {
+export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: AppDeps) => {
   return new Elysia({ name: 'listings-properties' })
     .use(auth)
     .get(
       '/properties',
-      ({ request, identity }) => {
-        const search = searchOf(request.url);
-        const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);
-        const paging = pagingOf(query);
-        const filter = { query, scopeOwner: scopeOf(identity) };
-        const { total, rows } = listProperties(db, filter, paging);
-        return jsonResponse(
-          halCollection(
-            '/listings/properties',
-            search,
-            paging,
-            total,
-            'svc:properties',
-            rows.map(toProperty),
-          ),
-        );
-      },
+      ({ request, identity }) =>
+        jsonTextResponse(
+          propertyListBody(db, listAnswers, searchOf(request.url), scopeOf(identity)),
+        ),
       {
         ...caller.any,
         query: documentedQuery(PropertyListQuery),

@@ -1,0 +1,79 @@
+import { Database } from 'bun:sqlite';
+import { describe, expect, test } from 'bun:test';
+import { expectSameAnswers, type LaneCase } from '../support/lanes';
+import { listingsContext, makeProperty, OTHER_OWNER, OWNER, postProperty } from './support';
+
+const ctx = await listingsContext();
+for (let i = 0; i < 7; i++) makeProperty(ctx.db, { ownerId: i % 3 ? OWNER : OTHER_OWNER });
+const LONDON = {
+  ...{ addressLine1: '1 Baker St', postalCode: 'NW1', latitude: 51.5, longitude: -0.15 },
+  ...{ cityId: 'london' as const, city: 'London' },
+};
+makeProperty(ctx.db, { type: 'studio', location: LONDON });
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const LIST = '/listings/properties';
+const totalOf = async (token: string, query = '') =>
+  (await ctx.request<{ total: number }>('GET', `${LIST}${query}`, { token })).body.total;
+
+describe('GET /listings/properties: fast lane', () => {
+  test('answers exactly as the full pipeline, paging links and errors included', async () => {
+    const cases: LaneCase[] = [
+      [LIST, bearer(ctx.employee)],
+      [LIST, bearer(ctx.customer)],
+      [LIST, bearer(ctx.otherCustomer)],
+      [`${LIST}?itemsPerPage=2&page=2&sort=-_id`, bearer(ctx.employee)],
+      [`${LIST}?cityIds=london&type=studio`, bearer(ctx.employee)],
+      [`${LIST}?cityIds[]=london&cityIds[]=madrid`, bearer(ctx.employee)],
+      [`${LIST}?features[0][name]=pool&features[0][value]=true`, bearer(ctx.employee)],
+      [`${LIST}?itemsPerPage=0`, bearer(ctx.employee)],
+      [`${LIST}?type=castle`, bearer(ctx.employee)],
+      [`${LIST}?sort=nope`, bearer(ctx.customer)],
+      [LIST, {}],
+      [LIST, { authorization: 'Bearer forged' }],
+      [`${LIST}/`, bearer(ctx.employee)],
+    ];
+    const answers = await expectSameAnswers(ctx, cases);
+    expect(answers.map((answer) => answer.status)).toEqual([
+      200, 200, 200, 200, 200, 200, 200, 400, 400, 400, 401, 401, 200,
+    ]);
+    expect(answers.slice(0, 3).map((answer) => JSON.parse(answer.body).total)).toEqual([8, 5, 3]);
+  });
+});
+
+describe('GET /listings/properties: remembered answers', () => {
+  test('a create through the service shows in the next page', async () => {
+    const before = await totalOf(ctx.employee);
+    await postProperty(ctx);
+    expect(await totalOf(ctx.employee)).toBe(before + 1);
+  });
+
+  test('a write through the same connection outside the routes shows at once', async () => {
+    const before = await totalOf(ctx.employee, '?cityIds=london');
+    makeProperty(ctx.db, { location: LONDON });
+    expect(await totalOf(ctx.employee, '?cityIds=london')).toBe(before + 1);
+  });
+
+  test('a commit by another process shows within a second', async () => {
+    ctx.clock.advance(1000);
+    const before = await totalOf(ctx.employee, '?type=studio');
+    const other = new Database(ctx.config.databasePath);
+    try {
+      other.run(
+        "UPDATE properties SET type = 'studio' WHERE type = 'apartment' AND city_id = 'madrid' AND rowid = (SELECT min(rowid) FROM properties WHERE city_id = 'madrid')",
+      );
+    } finally {
+      other.close();
+    }
+    ctx.clock.advance(1000);
+    expect(await totalOf(ctx.employee, '?type=studio')).toBe(before + 1);
+  });
+
+  test("one customer's page is never another's", async () => {
+    const mine = await totalOf(ctx.customer);
+    const theirs = await totalOf(ctx.otherCustomer);
+    const all = await totalOf(ctx.employee);
+    expect(new Set([mine, theirs, all]).size).toBe(3);
+    expect(mine + theirs).toBeLessThanOrEqual(all);
+  });
+});
