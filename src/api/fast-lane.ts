@@ -8,12 +8,21 @@ import {
   startRequest,
 } from './plugins/request-context';
 
-/** What a fast route answers: the response minus the headers every response carries. */
+/**
+ * What a fast route answers. `headers` without the ones every response
+ * carries, or a `Headers` template made by `answerHeaders` that has them
+ * already (for answers served over and over: copying a template into the
+ * response costs half as much as building it from an object, issue #10).
+ */
 export interface FastAnswer {
   status: number;
   body: string | null;
-  headers: Readonly<Record<string, string>>;
+  headers: Readonly<Record<string, string>> | Headers;
 }
+
+/** A response headers template: `headers` plus the security headers. */
+export const answerHeaders = (headers: Readonly<Record<string, string>>): Headers =>
+  new Headers({ ...headers, ...securityHeaders });
 
 /**
  * One hot read answered outside Elysia's lifecycle. `answer` gets the path
@@ -65,10 +74,12 @@ export function withFastLane(
       const found = route.answer(request, path.slice(route.prefix.length), search);
       if (!found) return;
       const { id } = startRequest(request);
+      const { headers } = found;
       const response = new Response(found.body, {
         status: found.status,
-        headers: { ...found.headers, ...securityHeaders, 'x-request-id': id },
+        headers: headers instanceof Headers ? headers : { ...headers, ...securityHeaders },
       });
+      response.headers.set('x-request-id', id);
       logRequest(logger, request, path, found.status);
       return response;
     }

@@ -1,19 +1,33 @@
 import type { AppDeps } from '@/deps';
 import { ifNoneMatchHolds } from '../conditional';
-import type { FastAnswer, FastRoute } from '../fast-lane';
+import { answerHeaders, type FastAnswer, type FastRoute } from '../fast-lane';
 import { type PreparedResponse, readList, readPage } from './cache';
 import { SLUG_MAX, SLUG_PATTERN } from './schemas';
 
 export const isSlug = (slug: string) => slug.length <= SLUG_MAX && SLUG_PATTERN.test(slug);
 
+const templates = new WeakMap<PreparedResponse, { ok: Headers; notModified: Headers }>();
+
+/** The headers templates of a prepared response, made once per response. */
+function templatesOf(prepared: PreparedResponse) {
+  let made = templates.get(prepared);
+  if (!made) {
+    made = {
+      ok: answerHeaders(prepared.headers),
+      notModified: answerHeaders(prepared.notModifiedHeaders),
+    };
+    templates.set(prepared, made);
+  }
+  return made;
+}
+
 /** 200 with the prepared body, or 304 when `If-None-Match` names its tag. */
-export const preparedAnswer = (
-  prepared: PreparedResponse,
-  ifNoneMatch: string | null,
-): FastAnswer =>
-  ifNoneMatchHolds(ifNoneMatch, prepared.etag)
-    ? { status: 304, body: null, headers: prepared.notModifiedHeaders }
-    : { status: 200, body: prepared.body, headers: prepared.headers };
+function fastAnswer(prepared: PreparedResponse, ifNoneMatch: string | null): FastAnswer {
+  const { ok, notModified } = templatesOf(prepared);
+  return ifNoneMatchHolds(ifNoneMatch, prepared.etag)
+    ? { status: 304, body: null, headers: notModified }
+    : { status: 200, body: prepared.body, headers: ok };
+}
 
 /**
  * The public static-page reads in the fast lane (they need no credential):
@@ -25,12 +39,11 @@ export const fastStaticPageRead = ({ db, clock, staticPages: cache }: AppDeps): 
   answer(request, rest, search) {
     if (search !== '') return;
     const ifNoneMatch = request.headers.get('if-none-match');
-    if (rest === '' || rest === '/')
-      return preparedAnswer(readList(db, cache, clock()), ifNoneMatch);
+    if (rest === '' || rest === '/') return fastAnswer(readList(db, cache, clock()), ifNoneMatch);
     const slug = rest.slice(1);
     if (rest[0] !== '/' || !isSlug(slug)) return;
     const acceptLanguage = request.headers.get('accept-language');
     const prepared = readPage(db, cache, clock(), slug, undefined, acceptLanguage);
-    return prepared && preparedAnswer(prepared, ifNoneMatch);
+    return prepared && fastAnswer(prepared, ifNoneMatch);
   },
 });

@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
 import type { AppDeps } from '@/deps';
+import { ifNoneMatchHolds } from '../conditional';
 import { BadRequest, NotFound } from '../errors';
 import { type PreparedResponse, readList, readPage } from './cache';
-import { isSlug, preparedAnswer } from './fast-read';
+import { isSlug } from './fast-read';
 import {
   AnySlugParams,
   DeleteQuery,
@@ -22,13 +23,16 @@ const TAGS = ['Static pages'];
 /** RFC 9110 §13.1.2: `*` or any listed tag, compared weakly (a `W/` prefix is ignored). */
 type SetHeaders = Record<string, string | number | undefined>;
 
-/** The fast lane's answer, with a Vary that CORS added (only the full pipeline sees CORS). */
+/** 200 or 304 (`If-None-Match`), with a Vary that CORS added (only the full pipeline sees CORS). */
 function respond(prepared: PreparedResponse, request: Request, set: SetHeaders): Response {
-  const { status, body, headers } = preparedAnswer(prepared, request.headers.get('if-none-match'));
+  const notModified = ifNoneMatchHolds(request.headers.get('if-none-match'), prepared.etag);
+  const headers = notModified ? prepared.notModifiedHeaders : prepared.headers;
   const earlier = set.vary;
-  if (earlier === undefined) return new Response(body, { status, headers });
   const vary = headers.vary ? `${headers.vary}, ${earlier}` : String(earlier);
-  return new Response(body, { status, headers: { ...headers, vary } });
+  return new Response(notModified ? null : prepared.body, {
+    status: notModified ? 304 : 200,
+    headers: earlier === undefined ? headers : { ...headers, vary },
+  });
 }
 
 function parsed<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {

@@ -1,7 +1,7 @@
 import type { AppDeps } from '@/deps';
 import { ifNoneMatchHolds } from '../../conditional';
 import { AppError } from '../../errors';
-import type { FastAnswer, FastRoute } from '../../fast-lane';
+import { answerHeaders, type FastAnswer, type FastRoute } from '../../fast-lane';
 import { JSON_CONTENT_TYPE } from '../../json-response';
 import { knownCaller, UNSETTLED } from '../../plugins/auth';
 import { canSee, scopeOf } from '../access';
@@ -12,12 +12,10 @@ import type { PropertyRead } from './read-cache';
 /** 200 with the representation, or 304 when `If-None-Match` names its tag. */
 export const propertyReadAnswer = (read: PropertyRead, ifNoneMatch?: string | null): FastAnswer =>
   ifNoneMatchHolds(ifNoneMatch, read.etag)
-    ? { status: 304, body: null, headers: { etag: read.etag } }
-    : {
-        status: 200,
-        body: read.json,
-        headers: { 'content-type': JSON_CONTENT_TYPE, etag: read.etag },
-      };
+    ? { status: 304, body: null, headers: read.notModifiedHeaders }
+    : { status: 200, body: read.json, headers: read.headers };
+
+const LIST_HEADERS = answerHeaders({ 'content-type': JSON_CONTENT_TYPE });
 
 /**
  * GET /listings/properties/{id} in the fast lane: an existing property the
@@ -50,7 +48,7 @@ export const fastPropertyList = ({ db, tokens, listAnswers }: AppDeps): FastRout
     if (identity === UNSETTLED || identity === undefined) return;
     try {
       const body = propertyListBody(db, listAnswers, search, scopeOf(identity));
-      return { status: 200, body, headers: { 'content-type': JSON_CONTENT_TYPE } };
+      return { status: 200, body, headers: LIST_HEADERS };
     } catch (error) {
       if (error instanceof AppError) return;
       throw error;
