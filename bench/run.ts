@@ -9,7 +9,10 @@
  * WAL size; a machine-readable copy goes to bench/results/latest.json.
  *
  *   bun run bench [-- --properties 1000000 --units-per-property 5 --seconds 10
- *                     --database /tmp/bench.db --only features,POST]
+ *                     --database /tmp/bench.db --only features,POST --read-cache off]
+ *
+ * `--read-cache off` starts the service with READ_CACHE=off: every property
+ * and list read queries SQLite, for the figures of a cache miss.
  */
 import { Database } from 'bun:sqlite';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
@@ -31,6 +34,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     database: { type: 'string' },
     only: { type: 'string' },
+    'read-cache': { type: 'string', default: 'on' },
   },
 });
 
@@ -162,7 +166,7 @@ const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / value
 async function main() {
   ensureWrk();
   ensureTwoCores();
-  console.log(`bench: database ${databasePath}`);
+  console.log(`bench: database ${databasePath}, read cache ${values['read-cache']}`);
   const properties = Number(values.properties);
   if (!existsSync(databasePath)) {
     const started = performance.now();
@@ -194,6 +198,7 @@ async function main() {
     LOG_LEVEL: 'info',
     // The limiter stays on; the bench employee may send far more than 5000 a minute.
     RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
+    READ_CACHE: values['read-cache'] === 'off' ? 'off' : 'on',
   };
   const server = Bun.spawn(
     ['taskset', '-c', String(SERVER_CPU), process.execPath, 'src/index.ts'],
@@ -291,6 +296,7 @@ async function main() {
     JSON.stringify(
       {
         at: new Date().toISOString(),
+        readCache: env.READ_CACHE,
         dataset,
         seconds,
         connections,
