@@ -10,10 +10,15 @@ import { propertyListBody } from './list';
 import type { PropertyRead } from './read-cache';
 
 /** 200 with the representation, or 304 when `If-None-Match` names its tag. */
-export const propertyReadAnswer = (read: PropertyRead, ifNoneMatch?: string | null): FastAnswer =>
-  ifNoneMatchHolds(ifNoneMatch, read.etag)
-    ? { status: 304, body: null, headers: read.notModifiedHeaders }
-    : { status: 200, body: read.json, headers: read.headers };
+export function propertyReadAnswer(read: PropertyRead, ifNoneMatch?: string | null): FastAnswer {
+  const { etag } = read;
+  if (ifNoneMatchHolds(ifNoneMatch, etag)) {
+    read.notModifiedHeaders ??= answerHeaders({ etag });
+    return { status: 304, body: null, headers: read.notModifiedHeaders };
+  }
+  read.headers ??= answerHeaders({ 'content-type': JSON_CONTENT_TYPE, etag });
+  return { status: 200, body: read.json, headers: read.headers };
+}
 
 const LIST_HEADERS = answerHeaders({ 'content-type': JSON_CONTENT_TYPE });
 

@@ -1,8 +1,6 @@
 import type { Db } from '@/db/client';
 import { WriteWatch } from '@/db/write-watch';
 import type { Clock } from '@/deps';
-import { answerHeaders } from '../../fast-lane';
-import { JSON_CONTENT_TYPE } from '../../json-response';
 import { one } from '../sql';
 import { etagOfJson } from './etag';
 import { PROPERTY_BY_ID, type PropertyRecord, toProperty } from './representation';
@@ -12,9 +10,9 @@ export interface PropertyRead {
   json: string;
   etag: string;
   ownerId: string;
-  /** Response headers of the 200 and of a 304, security headers included. */
-  headers: Headers;
-  notModifiedHeaders: Headers;
+  /** Response headers of the 200 and of a 304, made on first use (`propertyReadAnswer`). */
+  headers?: Headers;
+  notModifiedHeaders?: Headers;
 }
 
 export interface PropertyReadCacheOptions {
@@ -70,11 +68,6 @@ export class PropertyReadCache {
     const row = one<PropertyRecord>(this.#db, PROPERTY_BY_ID, id);
     if (!row) return null;
     const json = JSON.stringify(toProperty(row));
-    const etag = etagOfJson(json);
-    return {
-      ...{ json, etag, ownerId: row.owner_id },
-      headers: answerHeaders({ 'content-type': JSON_CONTENT_TYPE, etag }),
-      notModifiedHeaders: answerHeaders({ etag }),
-    };
+    return { json, etag: etagOfJson(json), ownerId: row.owner_id };
   }
 }
