@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { groupCommitOf } from '@/db/group-commit';
 import type { AppDeps } from '@/deps';
 import { jsonResponse, jsonTextResponse } from '../../json-response';
 import { answersUnprocessable } from '../../plugins/error-handler';
@@ -22,6 +23,9 @@ export const PropertyList = halCollectionSchema('svc:properties', Property);
 
 /** GET/POST /properties, POST /public/properties, GET /properties/{id}. */
 export const propertyRoutes = ({ db, clock, auth }: AppDeps) => {
+  // Creates share one write transaction per event-loop turn (group commit);
+  // the 201 goes out only after that transaction's COMMIT.
+  const creates = groupCommitOf(db);
   return new Elysia({ name: 'listings-properties' })
     .use(auth)
     .get(
@@ -59,8 +63,9 @@ export const propertyRoutes = ({ db, clock, auth }: AppDeps) => {
     )
     .post(
       '/properties',
-      ({ body, identity, set }) => {
-        const id = createProperty(db, body, { actor: identity, source: 'outbound', now: clock() });
+      async ({ body, identity, set }) => {
+        const options = { actor: identity, source: 'outbound', now: clock() } as const;
+        const id = await creates.run(() => createProperty(db, body, options));
         return created(set, `/properties/${id}`);
       },
       {
@@ -73,8 +78,9 @@ export const propertyRoutes = ({ db, clock, auth }: AppDeps) => {
     )
     .post(
       '/public/properties',
-      ({ body, identity, set }) => {
-        const id = createProperty(db, body, { actor: identity, source: 'inbound', now: clock() });
+      async ({ body, identity, set }) => {
+        const options = { actor: identity, source: 'inbound', now: clock() } as const;
+        const id = await creates.run(() => createProperty(db, body, options));
         return created(set, `/listings/properties/${id}`);
       },
       {
