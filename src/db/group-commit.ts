@@ -1,32 +1,49 @@
 import type { Database, Statement } from 'bun:sqlite';
 import type { Db } from './client';
 
-/** Creates per write transaction at most: bounds the time one COMMIT keeps the others waiting. */
+/** Writes per write transaction at most: bounds the time one COMMIT keeps the others waiting. */
 export const MAX_BATCH = 64;
 
 type Schedule = (flush: () => void) => void;
 
-interface Pending<T = unknown> {
-  work: () => T;
-  resolve: (value: T) => void;
+/**
+ * A kind of write. With `many`, consecutive writes of the kind are done at
+ * once (one multi-row statement per table instead of one per input): `many`
+ * must have exactly the effect of `one` on each input in order, or throw;
+ * when it throws, its writes are rolled back and each input runs alone with
+ * `one`, so only the inputs that fail on their own fail.
+ */
+export interface Combinable<I, O> {
+  one(input: I): O;
+  many?(inputs: I[]): O[];
+}
+
+interface Pending {
+  kind: Combinable<unknown, unknown>;
+  input: unknown;
+  resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-const SAVEPOINT = 'SAVEPOINT group_commit_item';
-const RELEASE = 'RELEASE group_commit_item';
-const ROLLBACK_TO = 'ROLLBACK TO group_commit_item';
+/** A plain `run(work)`: alone, never combined. */
+const ALONE: Combinable<() => unknown, unknown> = { one: (work) => work() };
+
+const SAVEPOINT = 'SAVEPOINT group_commit';
+const RELEASE = 'RELEASE group_commit';
+const ROLLBACK_TO = 'ROLLBACK TO group_commit';
 
 /**
  * Group commit: writes submitted while a flush is pending share ONE write
  * transaction (one WAL commit instead of one each, the dominant cost of a
- * small insert on a large database). Each write runs synchronously in its own
- * SAVEPOINT, in submission order, so a write that throws rolls back only
- * itself and rejects only its own promise. Every promise settles only after
- * the batch's COMMIT: a success is durable (WAL, synchronous=NORMAL) before
- * anyone hears of it. A batch runs on the next macrotask, or at once when
- * `maxBatch` writes are waiting.
+ * small insert on a large database). Writes run synchronously in submission
+ * order, each in its own SAVEPOINT (consecutive writes of one `Combinable`
+ * kind together, falling back to one by one), so a write that throws rolls
+ * back only itself and rejects only its own promise. Every promise settles
+ * only after the batch's COMMIT: a success is durable (WAL,
+ * synchronous=NORMAL) before anyone hears of it. A batch runs on the next
+ * macrotask, or at once when `maxBatch` writes are waiting.
  */
 export class GroupCommit {
   readonly #client: Database;
@@ -52,8 +69,13 @@ export class GroupCommit {
    * the next batch; resolves with its result once that batch has committed.
    */
   run<T>(work: () => T): Promise<T> {
-    const { promise, resolve, reject } = Promise.withResolvers<T>();
-    this.#queue.push({ work, resolve, reject } as Pending);
+    return this.submit(ALONE as Combinable<() => T, T>, work);
+  }
+
+  /** Queues `kind.one(input)`, which may be combined with its neighbours of the same kind. */
+  submit<I, O>(kind: Combinable<I, O>, input: I): Promise<O> {
+    const { promise, resolve, reject } = Promise.withResolvers<O>();
+    this.#queue.push({ kind, input, resolve, reject } as Pending);
     if (this.#queue.length >= this.#maxBatch && !this.#client.inTransaction) {
       this.flush();
     } else if (!this.#scheduled) {
@@ -89,6 +111,29 @@ export class GroupCommit {
     prepared.run();
   }
 
+  /**
+   * Runs `batch[from, to)` (one kind) as one `many` call in a savepoint;
+   * false (and nothing written) when it threw but left the transaction open.
+   */
+  #combined(batch: Pending[], from: number, to: number, outcomes: Outcome[]): boolean {
+    const { kind } = batch[from]!;
+    this.#exec(SAVEPOINT);
+    try {
+      const values = kind.many!(batch.slice(from, to).map((item) => item.input));
+      if (values.length !== to - from) throw new RangeError('many() answered a wrong count');
+      this.#exec(RELEASE);
+      for (let index = from; index < to; index++) {
+        outcomes[index] = { ok: true, value: values[index - from] };
+      }
+      return true;
+    } catch (error) {
+      if (!this.#client.inTransaction) throw error;
+      this.#exec(ROLLBACK_TO);
+      this.#exec(RELEASE);
+      return false;
+    }
+  }
+
   /** Runs one batch; answers each write's outcome, successes only if COMMIT succeeded. */
   #commit(batch: Pending[]): Outcome[] {
     const client = this.#client;
@@ -107,17 +152,26 @@ export class GroupCommit {
         break;
       }
       try {
-        for (; done < batch.length; done++) {
-          this.#exec(SAVEPOINT);
-          try {
-            outcomes[done] = { ok: true, value: batch[done]!.work() };
-            this.#exec(RELEASE);
-          } catch (error) {
-            outcomes[done] = { ok: false, error };
-            // SQLite ends the whole transaction on some errors (I/O, full disk).
-            if (!client.inTransaction) throw error;
-            this.#exec(ROLLBACK_TO);
-            this.#exec(RELEASE);
+        while (done < batch.length) {
+          const { kind } = batch[done]!;
+          let end = done + 1;
+          while (kind.many && end < batch.length && batch[end]!.kind === kind) end++;
+          if (end - done > 1 && this.#combined(batch, done, end, outcomes)) {
+            done = end;
+            continue;
+          }
+          for (; done < end; done++) {
+            this.#exec(SAVEPOINT);
+            try {
+              outcomes[done] = { ok: true, value: kind.one(batch[done]!.input) };
+              this.#exec(RELEASE);
+            } catch (error) {
+              outcomes[done] = { ok: false, error };
+              // SQLite ends the whole transaction on some errors (I/O, full disk).
+              if (!client.inTransaction) throw error;
+              this.#exec(ROLLBACK_TO);
+              this.#exec(RELEASE);
+            }
           }
         }
         this.#exec('COMMIT');

@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { flushGroupCommit, GroupCommit, groupCommitOf } from '@/db/group-commit';
+import { type Combinable, flushGroupCommit, GroupCommit, groupCommitOf } from '@/db/group-commit';
 import { tempDir } from '../support/harness';
 
 /** A file database (WAL, as in production) and a second connection that sees only commits. */
@@ -130,6 +130,67 @@ describe('GroupCommit', () => {
       expect(committed()).toEqual(['queued']);
       await write;
       db.$client.close();
+    });
+  });
+
+  describe('combinable writes', () => {
+    /** Inserts names; `many` in one multi-row statement, and the calls are recorded. */
+    function namesKind(writer: Database) {
+      const calls: string[][] = [];
+      const kind: Combinable<string, number> = {
+        one: (name) => {
+          calls.push([name]);
+          return (
+            writer.query('INSERT INTO t (name) VALUES (?) RETURNING seq').get(name) as {
+              seq: number;
+            }
+          ).seq;
+        },
+        many: (names) => {
+          calls.push(names);
+          const values = names.map(() => '(?)').join(', ');
+          return writer
+            .query<{ seq: number }, string[]>(`INSERT INTO t (name) VALUES ${values} RETURNING seq`)
+            .all(...names)
+            .map((row) => row.seq);
+        },
+      };
+      return { kind, calls };
+    }
+
+    test('consecutive writes of one kind run as one many() call; a plain write splits them', async () => {
+      const { writer, committed, insert } = files();
+      const manual = manualSchedule();
+      const group = new GroupCommit(writer, { schedule: manual.schedule });
+      const { kind, calls } = namesKind(writer);
+      const results = [
+        group.submit(kind, 'a'),
+        group.submit(kind, 'b'),
+        group.run(insert('plain')),
+        group.submit(kind, 'c'),
+        group.submit(kind, 'd'),
+      ];
+      manual.runAll();
+      expect(await Promise.all(results)).toEqual([1, 2, { seq: 3 }, 4, 5]);
+      expect(calls).toEqual([
+        ['a', 'b'],
+        ['c', 'd'],
+      ]);
+      expect(committed()).toEqual(['a', 'b', 'plain', 'c', 'd']);
+    });
+
+    test('when many() fails, each runs alone: only the failing one rejects, nothing half-written', async () => {
+      const { writer, committed } = files();
+      const manual = manualSchedule();
+      const group = new GroupCommit(writer, { schedule: manual.schedule });
+      const { kind, calls } = namesKind(writer);
+      const results = ['a', 'b', 'a', 'c'].map((name) => settle(group.submit(kind, name)));
+      manual.runAll();
+      const outcomes = await Promise.all(results);
+      expect(calls).toEqual([['a', 'b', 'a', 'c'], ['a'], ['b'], ['a'], ['c']]);
+      expect(outcomes.map((o) => o.ok)).toEqual([true, true, false, true]);
+      expect(String((outcomes[2] as { error: unknown }).error)).toContain('UNIQUE');
+      expect(committed()).toEqual(['a', 'b', 'c']);
     });
   });
 

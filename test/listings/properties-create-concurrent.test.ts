@@ -32,6 +32,13 @@ describe('POST /listings/properties, many at once', () => {
       expect(read.body.totalUnits).toBe((i % 3) + 1);
     }
     expect(count(ctx.db, 'units')).toBe(streets.reduce((sum, _, i) => sum + (i % 3) + 1, 0));
+    // The address index (kept by a trigger) has every row of the shared transaction.
+    const search = await ctx.request<{ total: number }>(
+      'GET',
+      `/listings/properties?address=${encodeURIComponent('concurrente 1')}`,
+      { token: ctx.employee },
+    );
+    expect(search.body.total).toBe(11); // 1 and 10..19
   });
 
   test('a refused create among others answers 422 alone and writes nothing', async () => {

@@ -12,7 +12,7 @@ import { etagOfJson, IfNoneMatchHeaders, ifNoneMatchHolds, withETag } from './et
 import { listProperties, PROPERTY_LIST_SHAPE, PropertyListQuery } from './list';
 import { toProperty } from './representation';
 import { Property, PropertyCreate, PropertyIdParams, PublicPropertyCreate } from './schemas';
-import { createProperty, findProperty } from './service';
+import { findProperty, propertyCreates, propertyToCreate } from './service';
 
 // SPEC.md lists 422 for both create operations.
 answersUnprocessable('POST', '/listings/properties');
@@ -26,6 +26,7 @@ export const propertyRoutes = ({ db, clock, auth }: AppDeps) => {
   // Creates share one write transaction per event-loop turn (group commit);
   // the 201 goes out only after that transaction's COMMIT.
   const creates = groupCommitOf(db);
+  const insert = propertyCreates(db);
   return new Elysia({ name: 'listings-properties' })
     .use(auth)
     .get(
@@ -64,8 +65,8 @@ export const propertyRoutes = ({ db, clock, auth }: AppDeps) => {
     .post(
       '/properties',
       async ({ body, identity, set }) => {
-        const options = { actor: identity, source: 'outbound', now: clock() } as const;
-        const id = await creates.run(() => createProperty(db, body, options));
+        const row = propertyToCreate(body, { actor: identity, source: 'outbound', now: clock() });
+        const id = await creates.submit(insert, row);
         return created(set, `/properties/${id}`);
       },
       {
@@ -79,8 +80,8 @@ export const propertyRoutes = ({ db, clock, auth }: AppDeps) => {
     .post(
       '/public/properties',
       async ({ body, identity, set }) => {
-        const options = { actor: identity, source: 'inbound', now: clock() } as const;
-        const id = await creates.run(() => createProperty(db, body, options));
+        const row = propertyToCreate(body, { actor: identity, source: 'inbound', now: clock() });
+        const id = await creates.submit(insert, row);
         return created(set, `/listings/properties/${id}`);
       },
       {
