@@ -1,6 +1,7 @@
 import { buildDeps, createService } from '@/app';
 import { ConfigError, parseConfig } from '@/config';
 import { migrateDatabase, openDatabase } from '@/db/client';
+import { flushGroupCommit } from '@/db/group-commit';
 import { createLogger } from '@/logger';
 import { MAX_BODY_BYTES } from './api/plugins/json-body';
 import { lookUpPeersOn } from './api/plugins/request-context';
@@ -51,6 +52,8 @@ async function shutdown(signal: string) {
   // Waits for a running job to finish its current chunk.
   await deps.jobs?.stop();
   await deps.limiter.flush();
+  // Creates queued for a group commit (normally none left once requests are answered).
+  flushGroupCommit(db);
   db.$client.close();
   logger.info('stopped');
   process.exit(0);

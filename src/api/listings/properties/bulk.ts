@@ -59,8 +59,8 @@ export interface BulkInsertResult {
 const PROPERTY_INSERT = `INSERT INTO properties (id, type, owner_id, address_line1, address_line2,
   city, city_id, neighbourhood_id, postal_code, country, latitude, longitude, address_search,
   total_units, rentable_units, published_units, units_counter, verified, year_of_construction,
-  is_visitable, source, published, archived, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  is_visitable, source, published, archived, created_at, updated_at) VALUES `;
+const PROPERTY_VALUES = `(${Array(25).fill('?').join(', ')})`;
 const UNIT_INSERT = `INSERT INTO units (id, property_id, rentable, published, created_at, updated_at)
   VALUES `;
 const UNIT_VALUES = '(?, ?, ?, ?, ?, ?)';
@@ -68,24 +68,24 @@ const FEATURE_INSERT = `INSERT INTO unit_features (unit_id, position, property_i
   category, name, value) VALUES `;
 const FEATURE_VALUES = '(?, ?, ?, ?, ?, ?, ?)';
 
-/** Rows per multi-row INSERT: one statement call instead of 64 (seeding writes millions). */
+/** Rows per multi-row INSERT at most: one statement call instead of 64 (seeding writes millions). */
 const ROWS_PER_INSERT = 64;
 
 /**
- * Inserts `params` (flat, `width` values a row) with a 64-row statement and
- * the remainder one row at a time, so only two statement texts are cached.
+ * Inserts `params` (flat, `width` values a row) in as few statements as
+ * possible: 64 rows at a time, the remainder in power-of-two chunks, so at
+ * most seven statement texts per table are cached. A multi-row statement
+ * matters beyond the call count: the address index (FTS5, kept by a trigger)
+ * writes its pending terms out at every statement that follows, so one
+ * statement for a batch of properties writes one index segment, not one each.
  */
 function insertRows(db: Db, head: string, values: string, width: number, params: Bindings) {
-  const rows = params.length / width;
-  const full = rows - (rows % ROWS_PER_INSERT);
-  if (full > 0) {
-    const many = statement(db, head + Array(ROWS_PER_INSERT).fill(values).join(', '));
-    const size = ROWS_PER_INSERT * width;
-    for (let at = 0; at < full * width; at += size) many.run(...params.slice(at, at + size));
-  }
-  const one = statement(db, head + values);
-  for (let at = full * width; at < params.length; at += width) {
-    one.run(...params.slice(at, at + width));
+  let at = 0;
+  for (let rows = ROWS_PER_INSERT; rows >= 1; rows /= 2) {
+    const size = rows * width;
+    if (params.length - at < size) continue;
+    const insert = statement(db, head + Array(rows).fill(values).join(', '));
+    for (; params.length - at >= size; at += size) insert.run(...params.slice(at, at + size));
   }
 }
 
@@ -109,11 +109,11 @@ export function insertPropertiesBulk(
   options: { now?: number } = {},
 ): BulkInsertResult {
   const now = options.now ?? Date.now();
-  const insertProperty = statement(db, PROPERTY_INSERT);
   return writeTransaction(db, () => {
     const ids: string[] = [];
     let unitCount = 0;
-    // Written after all the properties, then the units, so every foreign key resolves.
+    // The properties first, then the units, then their features, so every foreign key resolves.
+    const propertyParams: Bindings = [];
     const unitParams: Bindings = [];
     const featureParams: Bindings = [];
     for (const input of rows) {
@@ -133,7 +133,7 @@ export function insertPropertiesBulk(
         if (unit.rentable && unit.published && !archived) published++;
       }
       const { location } = input;
-      insertProperty.run(
+      propertyParams.push(
         id,
         input.type,
         input.ownerId,
@@ -178,6 +178,7 @@ export function insertPropertiesBulk(
       unitCount += units.length;
       ids.push(id);
     }
+    insertRows(db, PROPERTY_INSERT, PROPERTY_VALUES, 25, propertyParams);
     insertRows(db, UNIT_INSERT, UNIT_VALUES, 6, unitParams);
     insertRows(db, FEATURE_INSERT, FEATURE_VALUES, 7, featureParams);
     return { properties: ids.length, units: unitCount, ids };

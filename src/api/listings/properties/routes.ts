@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { groupCommitOf } from '@/db/group-commit';
 import type { AppDeps } from '@/deps';
 import { NotFound } from '../../errors';
 import { jsonTextResponse } from '../../json-response';
@@ -12,7 +13,7 @@ import { IfNoneMatchHeaders, withETag } from './etag';
 import { propertyReadAnswer } from './fast-read';
 import { PropertyListQuery, propertyListBody } from './list';
 import { Property, PropertyCreate, PropertyIdParams, PublicPropertyCreate } from './schemas';
-import { createProperty } from './service';
+import { propertyCreates, propertyToCreate } from './service';
 
 // SPEC.md lists 422 for both create operations.
 answersUnprocessable('POST', '/listings/properties');
@@ -23,6 +24,10 @@ export const PropertyList = halCollectionSchema('svc:properties', Property);
 
 /** GET/POST /properties, POST /public/properties, GET /properties/{id}. */
 export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: AppDeps) => {
+  // Creates share one write transaction per event-loop turn (group commit);
+  // the 201 goes out only after that transaction's COMMIT.
+  const creates = groupCommitOf(db);
+  const insert = propertyCreates(db);
   return new Elysia({ name: 'listings-properties' })
     .use(auth)
     .get(
@@ -47,8 +52,9 @@ export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: 
     )
     .post(
       '/properties',
-      ({ body, identity, set }) => {
-        const id = createProperty(db, body, { actor: identity, source: 'outbound', now: clock() });
+      async ({ body, identity, set }) => {
+        const row = propertyToCreate(body, { actor: identity, source: 'outbound', now: clock() });
+        const id = await creates.submit(insert, row);
         return created(set, `/properties/${id}`);
       },
       {
@@ -61,8 +67,9 @@ export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: 
     )
     .post(
       '/public/properties',
-      ({ body, identity, set }) => {
-        const id = createProperty(db, body, { actor: identity, source: 'inbound', now: clock() });
+      async ({ body, identity, set }) => {
+        const row = propertyToCreate(body, { actor: identity, source: 'inbound', now: clock() });
+        const id = await creates.submit(insert, row);
         return created(set, `/listings/properties/${id}`);
       },
       {

@@ -1,9 +1,10 @@
 import type { Db } from '@/db/client';
+import type { Combinable } from '@/db/group-commit';
 import { Conflict, fieldError } from '../../errors';
 import { type Actor, ensureVisible, scopeOf } from '../access';
 import { countryOf } from '../cities';
 import { exec, one, writeTransaction } from '../sql';
-import { insertPropertiesBulk } from './bulk';
+import { type BulkPropertyInput, insertPropertiesBulk } from './bulk';
 import { ensureCurrent, type PropertyWrite } from './etag';
 import { addressSearchOf, PROPERTY_BY_ID, type PropertyRecord } from './representation';
 import type { InformationBody, LocationUpdate, PropertyCreate, PropertyType } from './schemas';
@@ -30,21 +31,27 @@ export interface CreateOptions {
 }
 
 /**
- * Creates a property with its units (CONTRACT §5): `totalUnits` (default 1)
- * units, the first `rentableUnits` (default all) rentable, none published;
- * the multi-listing counter starts at `totalUnits`. A customer may only
- * create its own (422 otherwise).
+ * The row a create inserts (CONTRACT §5): `totalUnits` (default 1) units,
+ * the first `rentableUnits` (default all) rentable, none published; the
+ * multi-listing counter starts at `totalUnits`. A customer may only create
+ * its own (422 otherwise), checked here, before anything is queued.
  */
-export function createProperty(db: Db, input: PropertyCreate, options: CreateOptions): string {
+export function propertyToCreate(input: PropertyCreate, options: CreateOptions): BulkPropertyInput {
   const scope = scopeOf(options.actor);
   if (scope !== null && input.ownerId !== scope) {
     throw fieldError(['ownerId'], 'notAllowed', 'A customer may only create its own properties');
   }
-  const [id] = insertPropertiesBulk(db, [{ ...input, source: options.source }], {
-    now: options.now,
-  }).ids;
-  return id!;
+  return { ...input, source: options.source, createdAt: options.now };
 }
+
+/**
+ * Inserts rows from `propertyToCreate`, answering their ids: one at a time,
+ * or all the creates of a group commit at once (one statement per table).
+ */
+export const propertyCreates = (db: Db): Combinable<BulkPropertyInput, string> => ({
+  one: (row) => insertPropertiesBulk(db, [row]).ids[0]!,
+  many: (rows) => insertPropertiesBulk(db, rows).ids,
+});
 
 /**
  * Rewrites the unit counters and `published` of a property from its units
