@@ -28,10 +28,15 @@ const CONNECTIONS = 64;
 const SEEDED_PROPERTIES = 300;
 const PAGES = ['about', 'terms', 'careers', 'faq', 'privacy'];
 const CUSTOMER = 'load-customer';
-/** RSS of the last third may exceed the first third's peak by at most this much… */
+/**
+ * RSS of the last third may exceed the middle third's peak by at most this
+ * much… The first third is warm-up (JIT, SQLite's 64 MiB page cache filling
+ * as the file grows, the read caches): compared with it, a run whose
+ * start-up happened to be lean failed by a few MB without any leak.
+ */
 const RSS_GROWTH_BYTES = 50 * 1024 * 1024;
-/** …or by this factor, whichever allows more (SQLite's 64 MiB page cache fills as the file grows). */
-const RSS_GROWTH_FACTOR = 1.5;
+/** …or by this factor, whichever allows more. */
+const RSS_GROWTH_FACTOR = 1.25;
 
 interface Call {
   kind: string;
@@ -261,6 +266,7 @@ test(`${CONNECTIONS} connections for ${SECONDS} s of mixed reads and writes: no 
     });
     const third = Math.max(1, Math.floor(rss.length / 3));
     const firstPeak = Math.max(...rss.slice(0, third));
+    const middlePeak = Math.max(...rss.slice(third, -third));
     const lastPeak = Math.max(...rss.slice(-third));
     console.log(
       [
@@ -268,7 +274,7 @@ test(`${CONNECTIONS} connections for ${SECONDS} s of mixed reads and writes: no 
           `${CONNECTIONS} connections, ${ids.length} properties at the end`,
         ...lines,
         `  ${'all'.padEnd(26)} ${String(all.length).padStart(7)}  p50 ${percentile(all, 50).toFixed(1).padStart(6)} ms  p99 ${percentile(all, 99).toFixed(1).padStart(7)} ms`,
-        `  server RSS: first third peak ${MB(firstPeak)}, last third peak ${MB(lastPeak)}, ` +
+        `  server RSS: thirds' peaks ${MB(firstPeak)}, ${MB(middlePeak)}, ${MB(lastPeak)}, ` +
           `samples ${rss.map((b) => Math.round(b / 1024 / 1024)).join(' ')}`,
       ].join('\n'),
     );
@@ -278,7 +284,7 @@ test(`${CONNECTIONS} connections for ${SECONDS} s of mixed reads and writes: no 
     expect(elapsed).toBeGreaterThanOrEqual(SECONDS);
     expect(rss.length).toBeGreaterThanOrEqual(Math.floor(SECONDS) - 2);
     expect(lastPeak).toBeLessThanOrEqual(
-      Math.max(firstPeak + RSS_GROWTH_BYTES, firstPeak * RSS_GROWTH_FACTOR),
+      Math.max(middlePeak + RSS_GROWTH_BYTES, middlePeak * RSS_GROWTH_FACTOR),
     );
     const health = await fetch(`${base}/health`);
     expect(health.status).toBe(200);
