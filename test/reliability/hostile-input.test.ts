@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { StaticPageInput } from '@/api/content/schemas';
+import { TokenService } from '@/auth/tokens';
 import { accountsSetup } from '../accounts/support';
 import { listingsContext, postProperty, propertyBody } from '../listings/support';
 import { freePort, JWT_SECRET, startServer } from '../slow/support';
@@ -124,7 +125,7 @@ describe('a 10 MB string field → 413', () => {
     expect(sent).toBeLessThan(2 * 1024 * 1024);
   });
 
-  test('through the real server over a socket', async () => {
+  test('through the real server over a socket, where a body within the limit is read whole', async () => {
     const dir = (await import('../support/harness')).tempDir('listings-hostile-');
     const port = freePort();
     const server = await startServer(port, { DATABASE_PATH: join(dir, 'app.db'), JWT_SECRET });
@@ -137,6 +138,19 @@ describe('a 10 MB string field → 413', () => {
       expect(res.status).toBe(413);
       await res.arrayBuffer();
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+      // A body within the limit, framed by its Content-Length, is read whole, UTF-8 intact.
+      const token = await new TokenService(JWT_SECRET).issue('emp', 'employee', 600);
+      const auth = { authorization: `Bearer ${token}` };
+      const location = { ...propertyBody().location, addressLine1: 'Calle de Alcalá 12, 2º 🏠' };
+      const created = await fetch(`http://127.0.0.1:${port}/listings/properties`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify(propertyBody({ location })),
+      });
+      expect(created.status).toBe(201);
+      const path = created.headers.get('location')!;
+      const read = await fetch(`http://127.0.0.1:${port}/listings${path}`, { headers: auth });
+      expect((await read.json()).location.addressLine1).toBe('Calle de Alcalá 12, 2º 🏠');
     } finally {
       server.kill('SIGTERM');
       await server.exited;

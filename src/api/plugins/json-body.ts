@@ -15,6 +15,10 @@ async function readLimited(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > limit) throw new PayloadTooLarge();
   if (!request.body) return '';
+  // A declared length within the limit bounds the body by itself (the server
+  // reads exactly that many bytes): read it in one go, which costs a tenth of
+  // walking the stream chunk by chunk (issue #10: 15 % of a create).
+  if (declared >= 0 && !request.headers.has('transfer-encoding')) return request.text();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
