@@ -4,8 +4,10 @@ import {
   logRequest,
   MAX_URL_LENGTH,
   pathOf,
+  requestIdFor,
   securityHeaders,
   startRequest,
+  writeRequestLine,
 } from './plugins/request-context';
 
 /**
@@ -62,7 +64,7 @@ export function withFastLane(
 ): Handle {
   const corsOn = corsOrigins.length > 0;
 
-  const answer = (request: Request): Response | undefined => {
+  const answer = (request: Request, startedAt: number): Response | undefined => {
     const { url } = request;
     if (url.length > MAX_URL_LENGTH || (corsOn && request.headers.has('origin'))) return;
     const start = url.indexOf('/', url.indexOf('//') + 2);
@@ -73,14 +75,14 @@ export function withFastLane(
       if (!path.startsWith(route.prefix)) continue;
       const found = route.answer(request, path.slice(route.prefix.length), search);
       if (!found) return;
-      const { id } = startRequest(request);
+      const id = requestIdFor(request);
       const { headers } = found;
       const response = new Response(found.body, {
         status: found.status,
         headers: headers instanceof Headers ? headers : { ...headers, ...securityHeaders },
       });
       response.headers.set('x-request-id', id);
-      logRequest(logger, request, path, found.status);
+      writeRequestLine(logger, id, 'GET', path, found.status, startedAt);
       return response;
     }
   };
@@ -88,7 +90,7 @@ export function withFastLane(
   return (request) => {
     if (request.method !== 'GET') return fallback(request);
     try {
-      return answer(request) ?? fallback(request);
+      return answer(request, performance.now()) ?? fallback(request);
     } catch (error) {
       const { id } = startRequest(request);
       const response = unhandled(error, request, logger);

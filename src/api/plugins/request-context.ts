@@ -101,16 +101,17 @@ export const requestContext = ({ corsOrigins }: RequestContextOptions) =>
     }
   });
 
-/**
- * The request's id (a short printable X-Request-Id is echoed, otherwise a new
- * UUID) and start time, recorded once whichever lane answers it.
- */
+/** The request's id: a short printable X-Request-Id is echoed, otherwise a new UUID. */
+export function requestIdFor(request: Request): string {
+  const given = request.headers.get('x-request-id');
+  return given && acceptableId.test(given) ? given : crypto.randomUUID();
+}
+
+/** The request's id and start time, recorded once whichever lane answers it. */
 export function startRequest(request: Request): RequestMeta {
   let meta = metas.get(request);
   if (meta) return meta;
-  const given = request.headers.get('x-request-id');
-  const id = given && acceptableId.test(given) ? given : crypto.randomUUID();
-  meta = { id, startedAt: performance.now() };
+  meta = { id: requestIdFor(request), startedAt: performance.now() };
   metas.set(request, meta);
   return meta;
 }
@@ -118,13 +119,21 @@ export function startRequest(request: Request): RequestMeta {
 /** The one log line per request, once its response is ready. */
 export function logRequest(logger: Logger, request: Request, path: string, status: number): void {
   const meta = metas.get(request);
-  logger.info('request', {
-    requestId: meta?.id,
-    method: request.method,
-    path,
-    status,
-    durationMs: meta ? Math.round((performance.now() - meta.startedAt) * 100) / 100 : undefined,
-  });
+  writeRequestLine(logger, meta?.id, request.method, path, status, meta?.startedAt);
+}
+
+/** That line from its parts (the fast lane keeps them in locals). */
+export function writeRequestLine(
+  logger: Logger,
+  requestId: string | undefined,
+  method: string,
+  path: string,
+  status: number,
+  startedAt: number | undefined,
+): void {
+  const durationMs =
+    startedAt === undefined ? undefined : Math.round((performance.now() - startedAt) * 100) / 100;
+  logger.info('request', { requestId, method, path, status, durationMs });
 }
 
 /** The path of an absolute request URL, without parsing the whole URL. */
