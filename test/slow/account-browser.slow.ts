@@ -142,6 +142,8 @@ describe.skipIf(!present)('account page in headless Chromium', () => {
     const before = { ...calls };
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.locator('#signed-in').waitFor({ state: 'visible' });
+    // The page shows the signed-in view, loads the passkey list, then says so.
+    await page.locator('#message', { hasText: 'Signed in with a passkey' }).waitFor();
     await expect(message().textContent()).resolves.toBe(`Signed in with a passkey as ${email}.`);
     expect(calls.options - before.options).toBe(1);
     expect(calls.authenticate - before.authenticate).toBe(1);
