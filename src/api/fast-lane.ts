@@ -5,6 +5,7 @@ import {
   MAX_URL_LENGTH,
   pathOf,
   requestIdFor,
+  searchOf,
   securityHeaders,
   startRequest,
   writeRequestLine,
@@ -67,10 +68,8 @@ export function withFastLane(
   const answer = (request: Request, startedAt: number): Response | undefined => {
     const { url } = request;
     if (url.length > MAX_URL_LENGTH || (corsOn && request.headers.has('origin'))) return;
-    const start = url.indexOf('/', url.indexOf('//') + 2);
-    const queryAt = url.indexOf('?', start);
-    const path = queryAt < 0 ? url.slice(start) : url.slice(start, queryAt);
-    const search = queryAt < 0 ? '' : url.slice(queryAt);
+    const path = pathOf(url);
+    const search = searchOf(url);
     for (const route of routes) {
       if (!path.startsWith(route.prefix)) continue;
       const found = route.answer(request, path.slice(route.prefix.length), search);

@@ -69,9 +69,3 @@ export function parseListQuery<S extends z.ZodType>(
   if (!parsed.success) throw new BadRequest();
   return parsed.data;
 }
-
-/** `?` and the query string of a request URL, without parsing the rest of it. */
-export function searchOf(url: string): string {
-  const start = url.indexOf('?');
-  return start === -1 ? '' : url.slice(start);
-}

@@ -1,5 +1,6 @@
 import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite';
 import type { Db } from '@/db/client';
+import { WriteWatch } from '@/db/write-watch';
 
 /** Listing ids are UUIDv7 (CONTRACT §5); Bun's generator is monotonic within a millisecond,
  * so the rows of one request or one bulk batch keep their insertion order by id. */
@@ -46,32 +47,29 @@ export const many = <Row>(db: Db, text: string, ...params: Bindings): Row[] =>
 export const exec = (db: Db, text: string, ...params: Bindings): number =>
   statement(db, text).run(...params).changes;
 
-const GENERATION = `SELECT total_changes() AS changes,
-  (SELECT data_version FROM pragma_data_version) AS version`;
 const MAX_MEMOS = 1000;
 
 interface Memo {
-  changes: number;
-  version: number;
+  watch: WriteWatch;
   values: Map<string, unknown>;
 }
 const memos = new WeakMap<Database, Memo>();
 
 /**
  * `compute()` once per `key` until the database changes: any row written by
- * this connection (`total_changes()`, triggers included) or a commit by
- * another (`data_version`) starts over, so the answer is always the one a
- * fresh query would give. For reads that cost a walk over many index
+ * this connection or a commit by another starts over (a `WriteWatch` that
+ * looks at other connections on every call), so the answer is always the one
+ * a fresh query would give. For reads that cost a walk over many index
  * entries (list totals) and repeat between writes.
  */
 export function memoUntilWrite<T>(db: Db, key: string, compute: () => T): T {
   const client = db.$client;
-  const now = statement<{ changes: number; version: number }>(db, GENERATION).get()!;
   let memo = memos.get(client);
-  if (!memo || memo.changes !== now.changes || memo.version !== now.version) {
-    memo = { ...now, values: new Map() };
+  if (!memo) {
+    memo = { watch: new WriteWatch(client, Date.now, 0), values: new Map() };
     memos.set(client, memo);
   }
+  if (memo.watch.changed()) memo.values.clear();
   if (memo.values.has(key)) return memo.values.get(key) as T;
   const value = compute();
   if (memo.values.size >= MAX_MEMOS) memo.values.clear();

@@ -3,14 +3,12 @@ import type { Identity } from '@/auth/tokens';
 import type { AppDeps } from '@/deps';
 import type { Caller } from '@/rate-limit/limiter';
 import type { HitResult, WindowUsage } from '@/rate-limit/store';
-import { identify } from './auth';
+import { identify, knownCaller, UNSETTLED } from './auth';
 import { clientAddressOf, pathOf } from './request-context';
 
 const PREFIX = '/api/v1';
 /** Reports usage and does not consume quota (CONTRACT §8) — for a valid token. */
 const LIMITS_PATH = `${PREFIX}/tokens/limits`;
-/** Verified Authorization headers remembered before starting over. */
-const MAX_REMEMBERED = 10_000;
 
 const isCustomerApi = (path: string) =>
   path.startsWith(PREFIX) && (path.length === PREFIX.length || path[PREFIX.length] === '/');
@@ -28,11 +26,9 @@ const isFree = (method: string, path: string) =>
  * requests cannot overshoot. Headers go into `set.headers` first so the
  * error handler's responses — the 429 included — carry them.
  */
-export const rateLimit = ({ limiter, tokens, config, clock }: AppDeps) => {
+export const rateLimit = ({ limiter, tokens, config }: AppDeps) => {
   const plugin = new Elysia();
   if (!limiter.enabled) return plugin;
-  // Header value → identity, so a known token costs no promise on the hot path.
-  const remembered = new Map<string, Identity>();
 
   const settle = (
     windows: WindowUsage[],
@@ -63,17 +59,14 @@ export const rateLimit = ({ limiter, tokens, config, clock }: AppDeps) => {
     const path = pathOf(request.url);
     if (!isCustomerApi(path)) return;
     const anonymous = () => limiter.callerOf(null, clientAddressOf(request, config.trustProxy));
-    const header = request.headers.get('authorization');
-    if (header === null) return apply(anonymous(), false, set.headers);
-    const known = remembered.get(header);
-    if (known && known.exp * 1000 > clock()) {
-      return apply(limiter.callerOf(known, ''), isFree(request.method, path), set.headers);
-    }
-    return identify(request, { tokens }).then((identity) => {
-      if (!identity) return apply(anonymous(), false, set.headers);
-      if (remembered.size >= MAX_REMEMBERED) remembered.clear();
-      remembered.set(header, identity);
-      return apply(limiter.callerOf(identity, ''), isFree(request.method, path), set.headers);
-    });
+    if (!request.headers.has('authorization')) return apply(anonymous(), false, set.headers);
+    const counted = (identity: Identity) =>
+      apply(limiter.callerOf(identity, ''), isFree(request.method, path), set.headers);
+    // A token verified before costs no promise (TokenService remembers it).
+    const known = knownCaller(request, tokens);
+    if (known !== UNSETTLED && known !== undefined) return counted(known);
+    return identify(request, { tokens }).then((identity) =>
+      identity ? counted(identity) : apply(anonymous(), false, set.headers),
+    );
   });
 };

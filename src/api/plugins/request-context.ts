@@ -136,6 +136,12 @@ export function writeRequestLine(
   logger.info('request', { requestId, method, path, status, durationMs });
 }
 
+/** The query string of a request URL, with its `?`; '' when there is none. */
+export function searchOf(url: string): string {
+  const start = url.indexOf('?');
+  return start === -1 ? '' : url.slice(start);
+}
+
 /** The path of an absolute request URL, without parsing the whole URL. */
 export function pathOf(url: string): string {
   const start = url.indexOf('/', url.indexOf('//') + 2);

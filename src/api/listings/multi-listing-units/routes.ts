@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '@/deps';
+import { searchOf } from '../../plugins/request-context';
 import { scopeOf } from '../access';
 import { caller } from '../guard';
 import { halCollection, pagingOf } from '../paging';
-import { parseListQuery, searchOf } from '../query';
+import { parseListQuery } from '../query';
 import { documentedQuery, NoBody, noContent, problems } from '../schemas';
 import {
   CounterBody,

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '@/deps';
+import { searchOf } from '../../plugins/request-context';
 import { caller } from '../guard';
-import { parseListQuery, searchOf } from '../query';
+import { parseListQuery } from '../query';
 import { documentedQuery, NoBody, noContent, problems } from '../schemas';
 import {
   NeighbourhoodBody,

@@ -45,10 +45,6 @@ export class PropertyReadCache {
     this.#maxEntries = maxEntries;
   }
 
-  get size(): number {
-    return this.#entries.size;
-  }
-
   /** The property's representation; null when there is no such property. */
   read(id: string): PropertyRead | null {
     if (!this.#enabled) return this.#load(id);

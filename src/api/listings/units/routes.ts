@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '@/deps';
+import { searchOf } from '../../plugins/request-context';
 import { caller } from '../guard';
 import { halCollection, halCollectionSchema, pagingOf } from '../paging';
 import { PropertyIdParams } from '../properties/schemas';
-import { parseListQuery, searchOf } from '../query';
+import { parseListQuery } from '../query';
 import { created, documentedQuery, NoBody, noContent, problems } from '../schemas';
 import { Unit, UnitCreate, UnitListQuery, UnitParams, UnitPatch } from './schemas';
 import { addUnit, deleteUnit, getUnit, listUnits, patchUnit } from './service';
