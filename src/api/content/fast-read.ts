@@ -2,9 +2,7 @@ import type { AppDeps } from '@/deps';
 import { ifNoneMatchHolds } from '../conditional';
 import { answerHeaders, type FastAnswer, type FastRoute } from '../fast-lane';
 import { type PreparedResponse, readList, readPage } from './cache';
-import { SLUG_MAX, SLUG_PATTERN } from './schemas';
-
-export const isSlug = (slug: string) => slug.length <= SLUG_MAX && SLUG_PATTERN.test(slug);
+import { isSlug } from './schemas';
 
 const templates = new WeakMap<PreparedResponse, { ok: Headers; notModified: Headers }>();
 

@@ -4,11 +4,11 @@ import type { AppDeps } from '@/deps';
 import { ifNoneMatchHolds } from '../conditional';
 import { BadRequest, NotFound } from '../errors';
 import { type PreparedResponse, readList, readPage } from './cache';
-import { isSlug } from './fast-read';
 import {
   AnySlugParams,
   DeleteQuery,
   DeleteQueryDoc,
+  isSlug,
   PageQuery,
   Problem,
   Slug,

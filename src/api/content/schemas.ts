@@ -7,6 +7,8 @@ import { z } from 'zod';
  */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const SLUG_MAX = 100;
+/** The slug rule without zod, for the read paths (a slug breaking it is a 404 there). */
+export const isSlug = (slug: string) => slug.length <= SLUG_MAX && SLUG_PATTERN.test(slug);
 export const Slug = z
   .string()
   .max(SLUG_MAX)
