@@ -1,5 +1,5 @@
 import { openapi } from '@elysiajs/openapi';
-import { Elysia } from 'elysia';
+import { type AnyElysia, Elysia } from 'elysia';
 import { z } from 'zod';
 import { sessionResolver } from '@/accounts/sessions';
 import { TokenService } from '@/auth/tokens';
@@ -34,6 +34,9 @@ export interface CreateAppOptions {
   logger: Logger;
   clock?: Clock;
 }
+
+/** Routes mounted after the service's own (tests add probes through these). */
+export type ExtraRoutes = (deps: AppDeps) => AnyElysia;
 
 export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOptions): AppDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
@@ -84,7 +87,7 @@ const docsRoutes = (routes: () => Parameters<typeof fixOpenApiDocument>[1]) =>
     );
 
 /** Builds the whole service; never listens (src/index.ts does). */
-export function createApp(options: CreateAppOptions | AppDeps) {
+export function createApp(options: CreateAppOptions | AppDeps, extraRoutes?: ExtraRoutes) {
   const deps = 'auth' in options ? options : buildDeps(options);
   let allowedMethods: (path: string) => string[] = () => [];
 
@@ -98,7 +101,8 @@ export function createApp(options: CreateAppOptions | AppDeps) {
     .use(contentRoutes(deps))
     .use(customerRoutes(deps))
     .use(accountsRoutes(deps))
-    .use(adminRoutes(deps));
+    .use(adminRoutes(deps))
+    .use(extraRoutes ? extraRoutes(deps) : new Elysia({ name: 'no-extra-routes' }));
 
   const routes: Parameters<typeof fixOpenApiDocument>[1] = app.routes;
   allowedMethods = routeTable(app.routes);
@@ -112,9 +116,9 @@ export type App = ReturnType<typeof createApp>;
  * request context, backstop, safe retries) that the server and the tests
  * both use: `fetch` is what `Bun.serve` calls.
  */
-export function createService(options: CreateAppOptions | AppDeps) {
+export function createService(options: CreateAppOptions | AppDeps, extraRoutes?: ExtraRoutes) {
   const deps = 'auth' in options ? options : buildDeps(options);
-  const app = createApp(deps);
+  const app = createApp(deps, extraRoutes);
   const fullPipeline = withRequestContext(
     withBackstop(
       withIdempotency((request) => app.handle(request), deps.db, deps.clock),

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { ACCOUNT_PAGE_CSP } from '@/web/routes';
-import { setup } from '../support/harness';
+import { createTestApp } from '../support/harness';
 
 describe('GET /account (CONTRACT §2)', () => {
-  const ctx = setup();
+  const ctx = createTestApp();
 
   test('serves the page with a strict CSP and no inline script or style', async () => {
     const res = await ctx.request('GET', '/account', { headers: { accept: 'text/html' } });

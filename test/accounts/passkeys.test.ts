@@ -466,7 +466,7 @@ describe('passkeys (SPEC Passkey endpoints, CONTRACT §7)', () => {
 
   describe('transport', () => {
     const call = (url: string, headers: Record<string, string> = {}) =>
-      ctx.app.handle(
+      ctx.fetch(
         new Request(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...headers },
@@ -478,12 +478,12 @@ describe('passkeys (SPEC Passkey endpoints, CONTRACT §7)', () => {
       const res = await call('http://listings.example/auth/passkey/authenticate/options');
       expect(res.status).toBe(403);
       expect(await res.json()).toEqual(problemOf(403));
-      const list = await ctx.app.handle(new Request('http://10.0.0.5/auth/passkeys'));
+      const list = await ctx.fetch(new Request('http://10.0.0.5/auth/passkeys'));
       expect(list.status).toBe(403);
     });
 
     test('only passkey routes are HTTPS-only: password sign-in over plain HTTP still answers', async () => {
-      const res = await ctx.app.handle(
+      const res = await ctx.fetch(
         new Request('http://listings.example/auth/sign-in', {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -520,7 +520,7 @@ describe('passkeys (SPEC Passkey endpoints, CONTRACT §7)', () => {
       const headers = { 'x-forwarded-proto': 'https' };
       expect((await call(url, headers)).status).toBe(403);
       const trusting = accountsSetup({ TRUST_PROXY: 'true' });
-      const res = await trusting.app.handle(
+      const res = await trusting.fetch(
         new Request(url, {
           method: 'POST',
           headers: { ...headers, 'content-type': 'application/json' },

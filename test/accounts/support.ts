@@ -2,7 +2,7 @@ import { expect } from 'bun:test';
 import type { PasskeySummary } from '@/accounts/passkeys';
 import { uuidv7 } from '@/db/ids';
 import { users } from '@/db/schema';
-import { manualClock, type RequestOptions, setup } from '../support/harness';
+import { createTestApp, manualClock, type RequestOptions } from '../support/harness';
 import {
   type CreateCredentialOverrides,
   type GetAssertionOverrides,
@@ -26,7 +26,7 @@ export const cookieOf = (setCookie: string | null) => setCookie?.split(';')[0] ?
 /** A fresh app whose PUBLIC_ORIGIN is a loopback origin, plus account helpers. */
 export function accountsSetup(env: Record<string, string> = {}) {
   const clock = manualClock();
-  const ctx = setup({ PUBLIC_ORIGIN: ORIGIN, ...env }, clock);
+  const ctx = createTestApp({ env: { PUBLIC_ORIGIN: ORIGIN, ...env }, clock });
   let counter = 0;
 
   const newAuthenticator = () => new SoftAuthenticator({ origin: ORIGIN, rpId: RP_ID });

@@ -1,8 +1,8 @@
 import { expect, test } from 'bun:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { setup } from '../support/harness';
+import { createTestApp } from '../support/harness';
 
-const ctx = setup();
+const ctx = createTestApp();
 
 test('GET /docs/json is a valid OpenAPI 3 document', async () => {
   const res = await ctx.request('GET', '/docs/json');

@@ -3,7 +3,7 @@ import { Elysia } from 'elysia';
 import { z } from 'zod';
 import { answersUnprocessable, errorHandler, withBackstop } from '@/api/plugins/error-handler';
 import { createLogger } from '@/logger';
-import { problemOf, setup } from '../support/harness';
+import { createTestApp, problemOf } from '../support/harness';
 
 const Probe = z.strictObject({
   name: z.string().min(1).max(5),
@@ -14,21 +14,20 @@ const Probe = z.strictObject({
 });
 
 function probeContext() {
-  const ctx = setup();
   answersUnprocessable('POST', '/listings/probe-422');
-  ctx.app.use(
-    new Elysia()
-      .post('/listings/probe', ({ body }) => body, { body: Probe })
-      .post('/listings/probe-422', ({ body }) => body, { body: Probe })
-      .post('/api/v1/probe', ({ body }) => body, { body: Probe })
-      .get('/listings/boom', () => {
-        throw new Error('secret internals /etc/passwd');
-      })
-      .get('/api/v1/boom', () => {
-        throw new Error('secret internals');
-      }),
-  );
-  return ctx;
+  return createTestApp({
+    extraRoutes: () =>
+      new Elysia()
+        .post('/listings/probe', ({ body }) => body, { body: Probe })
+        .post('/listings/probe-422', ({ body }) => body, { body: Probe })
+        .post('/api/v1/probe', ({ body }) => body, { body: Probe })
+        .get('/listings/boom', () => {
+          throw new Error('secret internals /etc/passwd');
+        })
+        .get('/api/v1/boom', () => {
+          throw new Error('secret internals');
+        }),
+  });
 }
 
 const valid = { name: 'abc', location: { latitude: 1, cityId: 'madrid' } };
@@ -259,7 +258,7 @@ describe('error model (CONTRACT §4)', () => {
 });
 
 describe('request context', () => {
-  const ctx = setup();
+  const ctx = createTestApp();
 
   test('X-Request-Id is created, or echoed when sane', async () => {
     const created = await ctx.request('GET', '/health');
@@ -282,7 +281,7 @@ describe('request context', () => {
   test('no CORS headers unless configured', async () => {
     const res = await ctx.request('GET', '/health', { headers: { origin: 'https://evil.test' } });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
-    const cors = setup({ CORS_ORIGINS: 'https://app.test' });
+    const cors = createTestApp({ env: { CORS_ORIGINS: 'https://app.test' } });
     const allowed = await cors.request('GET', '/health', {
       headers: { origin: 'https://app.test' },
     });
@@ -300,7 +299,7 @@ describe('request context', () => {
 });
 
 describe('bounded URLs', () => {
-  const ctx = setup();
+  const ctx = createTestApp();
   test('a query string past 8 KiB → 414 problem', async () => {
     const res = await ctx.request('GET', `/listings/properties?address=${'a'.repeat(9000)}`);
     expect(res.status).toBe(414);

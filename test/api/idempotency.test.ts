@@ -3,13 +3,12 @@ import { Elysia } from 'elysia';
 import { z } from 'zod';
 import { IDEMPOTENCY_TTL_MS } from '@/api/idempotency';
 import { idempotencyKeys } from '@/db/schema';
-import { problemOf, setup } from '../support/harness';
+import { createTestApp, problemOf } from '../support/harness';
 
 function probeContext() {
-  const ctx = setup();
   let created = 0;
   let release: (() => void) | undefined;
-  ctx.app.use(
+  const probes = () =>
     new Elysia()
       .post(
         '/listings/probe',
@@ -30,8 +29,8 @@ function probeContext() {
       .post('/listings/fails', () => {
         created += 1;
         throw new Error('boom');
-      }),
-  );
+      });
+  const ctx = createTestApp({ extraRoutes: probes });
   return { ...ctx, created: () => created, release: () => release?.() };
 }
 

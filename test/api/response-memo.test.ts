@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { ResponseMemo } from '@/api/response-memo';
-import { manualClock, setup } from '../support/harness';
+import { createTestApp, manualClock } from '../support/harness';
 
 function memo(options: Partial<ConstructorParameters<typeof ResponseMemo>[0]> = {}) {
-  const ctx = setup();
+  const ctx = createTestApp();
   const clock = manualClock();
   return { ctx, memo: new ResponseMemo({ db: ctx.db, clock, ...options }) };
 }

@@ -3,16 +3,16 @@ import { Elysia } from 'elysia';
 import { SignJWT } from 'jose';
 import { z } from 'zod';
 import { parseDuration } from '@/auth/tokens';
-import { problemOf, setup } from '../support/harness';
+import { createTestApp, problemOf } from '../support/harness';
 
-const ctx = setup();
-ctx.app.use(
-  new Elysia()
-    .use(ctx.deps.auth)
-    .get('/listings/probe/any', ({ identity }) => identity, { auth: 'any' })
-    .get('/listings/probe/employee', ({ identity }) => identity, { auth: 'employee' })
-    .get('/listings/probe/optional', ({ viewer }) => ({ viewer }), { optionalAuth: true }),
-);
+const ctx = createTestApp({
+  extraRoutes: ({ auth }) =>
+    new Elysia()
+      .use(auth)
+      .get('/listings/probe/any', ({ identity }) => identity, { auth: 'any' })
+      .get('/listings/probe/employee', ({ identity }) => identity, { auth: 'employee' })
+      .get('/listings/probe/optional', ({ viewer }) => ({ viewer }), { optionalAuth: true }),
+});
 
 const key = (secret: string) => new TextEncoder().encode(secret);
 const now = () => Math.floor(ctx.clock() / 1000);
@@ -153,13 +153,13 @@ test('parseDuration', () => {
 });
 
 test('credentials are checked before the body: 401/403 come before 400', async () => {
-  const local = setup();
-  local.app.use(
-    new Elysia().use(local.deps.auth).post('/listings/probe/strict', ({ body }) => body, {
-      auth: 'employee',
-      body: z.object({ name: z.string() }),
-    }),
-  );
+  const local = createTestApp({
+    extraRoutes: ({ auth }) =>
+      new Elysia().use(auth).post('/listings/probe/strict', ({ body }) => body, {
+        auth: 'employee',
+        body: z.object({ name: z.string() }),
+      }),
+  });
   const bad = { body: { name: 7 } };
   expect((await local.request('POST', '/listings/probe/strict', bad)).status).toBe(401);
   const customer = await local.tokenFor('c', 'customer');

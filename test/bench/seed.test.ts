@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { progressBar, seedProperties, withBulkLoadSettings } from '../../scripts/seed';
-import { setup } from '../support/harness';
+import { createTestApp } from '../support/harness';
 
-const indexNames = (ctx: ReturnType<typeof setup>) =>
+const indexNames = (ctx: ReturnType<typeof createTestApp>) =>
   ctx.deps.db.$client
     .query<{ name: string }, []>(
       "SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name",
@@ -12,7 +12,7 @@ const indexNames = (ctx: ReturnType<typeof setup>) =>
 
 describe('seed', () => {
   test('loads varied properties that the list filters find, indexes and counts intact', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     const before = indexNames(ctx);
     const result = await withBulkLoadSettings(ctx.deps.db, () =>
       seedProperties(ctx.deps.db, { properties: 600, unitsPerProperty: 3, batch: 250 }),
@@ -46,7 +46,7 @@ describe('seed', () => {
 
   test('the same seed gives the same data', async () => {
     const rowsOf = async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       await seedProperties(ctx.deps.db, { properties: 50, unitsPerProperty: 2, now: 1.8e12 });
       return ctx.deps.db.$client
         .query(

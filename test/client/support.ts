@@ -1,7 +1,7 @@
 import { afterAll } from 'bun:test';
 import { recordPeerAddress } from '@/api/plugins/request-context';
 import { type ClientOptions, createClient } from '../../client/src';
-import { manualClock, setup } from '../support/harness';
+import { createTestApp, manualClock } from '../support/harness';
 
 export const PUBLIC_ORIGIN = 'http://localhost:3000';
 
@@ -12,7 +12,7 @@ export const PUBLIC_ORIGIN = 'http://localhost:3000';
  */
 export async function serviceUnderTest(env: Record<string, string> = {}, startAt = Date.now()) {
   const clock = manualClock(startAt);
-  const ctx = setup({ PUBLIC_ORIGIN, ...env }, clock);
+  const ctx = createTestApp({ env: { PUBLIC_ORIGIN, ...env }, clock });
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',

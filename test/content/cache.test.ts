@@ -2,12 +2,12 @@ import { describe, expect, test } from 'bun:test';
 import { StaticPageCache, warmStaticPageCache } from '@/api/content/cache';
 import { chooseVariant, parseAcceptLanguage } from '@/api/content/language';
 import { openDatabase } from '@/db/client';
-import { manualClock, setup } from '../support/harness';
+import { createTestApp, manualClock } from '../support/harness';
 import { makePage } from './factory';
 
 describe('warmStaticPageCache', () => {
   test('loads every published page and the list; reads then need no database', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     makePage(ctx.db, 'about');
     makePage(ctx.db, 'about', { language: 'es', title: 'Quiénes somos' });
     makePage(ctx.db, 'terms');
@@ -32,7 +32,7 @@ describe('warmStaticPageCache', () => {
   });
 
   test('is idempotent and drops what was unpublished meanwhile', () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     makePage(ctx.db, 'about');
     makePage(ctx.db, 'terms');
     expect(warmStaticPageCache(ctx.db, ctx.deps.staticPages)).toEqual({ pages: 2, slugs: 2 });
@@ -42,7 +42,7 @@ describe('warmStaticPageCache', () => {
   });
 
   test('is a no-op with the cache off', () => {
-    const ctx = setup({ STATIC_PAGES_CACHE: 'off' });
+    const ctx = createTestApp({ env: { STATIC_PAGES_CACHE: 'off' } });
     makePage(ctx.db, 'about');
     expect(warmStaticPageCache(ctx.db, ctx.deps.staticPages)).toEqual({ pages: 0, slugs: 0 });
     expect(ctx.deps.staticPages.size).toBe(0);
@@ -51,8 +51,8 @@ describe('warmStaticPageCache', () => {
 
 describe('STATIC_PAGES_CACHE=off', () => {
   test('every read goes to the database, with the same bodies and ETags', async () => {
-    const cached = setup();
-    const uncached = setup({ STATIC_PAGES_CACHE: 'off' });
+    const cached = createTestApp();
+    const uncached = createTestApp({ env: { STATIC_PAGES_CACHE: 'off' } });
     expect(uncached.deps.staticPages.enabled).toBe(false);
     for (const ctx of [cached, uncached]) makePage(ctx.db, 'about');
     const a = await cached.request('GET', '/content/static-pages/about');
@@ -72,7 +72,7 @@ describe('STATIC_PAGES_CACHE=off', () => {
 describe('writes by another process (pages:import)', () => {
   test('are noticed through PRAGMA data_version within a second', async () => {
     const clock = manualClock();
-    const ctx = setup({}, clock);
+    const ctx = createTestApp({ clock: clock });
     makePage(ctx.db, 'about', { title: 'Old' });
     expect((await ctx.request('GET', '/content/static-pages/')).body).toHaveLength(1);
     expect(
@@ -107,7 +107,7 @@ describe('StaticPageCache', () => {
   });
 
   test('unknown slugs are remembered as missing until a write', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     expect((await ctx.request('GET', '/content/static-pages/nope')).status).toBe(404);
     expect(ctx.deps.staticPages.page('nope')).toEqual([]);
     // Slugs that cannot exist are never stored.

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test';
-import { setup } from '../support/harness';
+import { createTestApp } from '../support/harness';
 import { expectSameAnswers, type LaneCase, snapshot } from '../support/lanes';
 import { makePage } from './factory';
 
 describe('static-page reads: fast lane', () => {
   test('answer exactly as the full pipeline, 304s and errors included', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     makePage(ctx.db, 'about');
     makePage(ctx.db, 'about', { language: 'es', title: 'Sobre nosotros' });
     const page = await snapshot(ctx.fetch, '/content/static-pages/about', {});

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importStaticPages, parseMarkdown } from '@/api/content/import';
 import { migrateDatabase, openDatabase } from '@/db/client';
-import { setup, tempDir } from '../support/harness';
+import { createTestApp, tempDir } from '../support/harness';
 
 const root = join(import.meta.dir, '..', '..');
 
@@ -55,7 +55,7 @@ describe('parseMarkdown', () => {
 
 describe('importStaticPages', () => {
   test('the example content folder imports cleanly, unpublished page included', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     const report = importStaticPages(ctx.db, join(root, 'content'), Date.now());
     expect(report.refused).toEqual([]);
     expect(report.imported.map(({ slug, language }) => `${slug}/${language}`)).toEqual([
@@ -70,7 +70,7 @@ describe('importStaticPages', () => {
   });
 
   test('a duplicate slug+language in one folder refuses the later file', () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     const dir = tempDir('pages-');
     const page = { slug: 'a', language: 'en', title: 'A', content: 'a', published: true };
     writeFileSync(join(dir, 'a.json'), JSON.stringify(page));

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { StaticPage, StaticPageList } from '@/api/content/schemas';
-import { problemOf, setup } from '../support/harness';
+import { createTestApp, problemOf } from '../support/harness';
 import { makePage } from './factory';
 
 const SPEC_FIELDS = [
@@ -19,7 +19,7 @@ const SPEC_FIELDS = [
 describe('GET /content/static-pages/{slug}', () => {
   describe('happy', () => {
     test('answers exactly the fields of the SPEC, each with its stored value', async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       makePage(ctx.db, 'about');
       const res = await ctx.request<Record<string, unknown>>('GET', '/content/static-pages/about');
       expect(res.status).toBe(200);
@@ -39,7 +39,7 @@ describe('GET /content/static-pages/{slug}', () => {
     });
 
     test('carries a strong ETag, Cache-Control and the chosen language', async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       makePage(ctx.db, 'about');
       const res = await ctx.request('GET', '/content/static-pages/about');
       expect(res.headers.get('etag')).toMatch(/^"[\w-]{32}"$/);
@@ -49,7 +49,7 @@ describe('GET /content/static-pages/{slug}', () => {
     });
 
     test('with CORS on, Vary names both Accept-Language and Origin', async () => {
-      const ctx = setup({ CORS_ORIGINS: 'https://app.test' });
+      const ctx = createTestApp({ env: { CORS_ORIGINS: 'https://app.test' } });
       makePage(ctx.db, 'about');
       const res = await ctx.request('GET', '/content/static-pages/about', {
         headers: { origin: 'https://app.test' },
@@ -62,7 +62,7 @@ describe('GET /content/static-pages/{slug}', () => {
     });
 
     test('304 flow: a matching If-None-Match answers 304 without a body, a stale one 200', async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       makePage(ctx.db, 'about');
       const first = await ctx.request('GET', '/content/static-pages/about');
       const etag = first.headers.get('etag')!;
@@ -83,7 +83,7 @@ describe('GET /content/static-pages/{slug}', () => {
     });
 
     test('the ETag changes with the content and differs per language', async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       makePage(ctx.db, 'about');
       makePage(ctx.db, 'about', { language: 'es', title: 'Quiénes somos' });
       const en = await ctx.request('GET', '/content/static-pages/about?language=en');
@@ -94,14 +94,18 @@ describe('GET /content/static-pages/{slug}', () => {
 
   describe('language choice (CONTRACT §6)', () => {
     function multilingual() {
-      const ctx = setup();
+      const ctx = createTestApp();
       makePage(ctx.db, 'about', { language: 'fr', title: 'À propos' });
       makePage(ctx.db, 'about', { language: 'es', title: 'Quiénes somos' });
       makePage(ctx.db, 'about', { language: 'en', title: 'About us' });
       makePage(ctx.db, 'about', { language: 'de', title: 'Über uns', published: false });
       return ctx;
     }
-    const titleOf = async (ctx: ReturnType<typeof setup>, path: string, accept?: string) => {
+    const titleOf = async (
+      ctx: ReturnType<typeof createTestApp>,
+      path: string,
+      accept?: string,
+    ) => {
       const res = await ctx.request<{ title: string; language: string }>('GET', path, {
         headers: accept ? { 'accept-language': accept } : {},
       });
@@ -153,7 +157,7 @@ describe('GET /content/static-pages/{slug}', () => {
     });
 
     test('4. then any published language, lowest id first', async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       makePage(ctx.db, 'faq', { language: 'de', title: 'Hilfe', published: false });
       makePage(ctx.db, 'faq', { language: 'fr', title: 'Aide' });
       makePage(ctx.db, 'faq', { language: 'es', title: 'Ayuda' });
@@ -164,7 +168,7 @@ describe('GET /content/static-pages/{slug}', () => {
 
   describe('error', () => {
     test('missing slug → 404 whose detail names the page', async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       const res = await ctx.request('GET', '/content/static-pages/about');
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
@@ -177,7 +181,7 @@ describe('GET /content/static-pages/{slug}', () => {
     });
 
     test('a page published in no language → 404', async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       makePage(ctx.db, 'careers', { published: false });
       makePage(ctx.db, 'careers', { language: 'es', published: false });
       const res = await ctx.request('GET', '/content/static-pages/careers?language=es');
@@ -186,7 +190,7 @@ describe('GET /content/static-pages/{slug}', () => {
     });
 
     test('a slug that cannot exist → 404 naming it', async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       const res = await ctx.request('GET', '/content/static-pages/About%20Us');
       expect(res.status).toBe(404);
       expect(res.body).toEqual(problemOf(404, 'Static page "About Us" was not found'));
@@ -195,7 +199,7 @@ describe('GET /content/static-pages/{slug}', () => {
     test.each([['e'], ['english'], ['en_GB'], ['en-'], ['']])(
       'a bad ?language=%p → 400',
       async (language) => {
-        const ctx = setup();
+        const ctx = createTestApp();
         makePage(ctx.db, 'about');
         const res = await ctx.request('GET', `/content/static-pages/about?language=${language}`);
         expect(res.status).toBe(400);
@@ -204,7 +208,7 @@ describe('GET /content/static-pages/{slug}', () => {
     );
 
     test('the store failing → 500 with the fixed body', async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       makePage(ctx.db, 'about');
       ctx.db.$client.close();
       for (const path of ['/content/static-pages/about', '/content/static-pages/']) {
@@ -221,7 +225,7 @@ describe('GET /content/static-pages/{slug}', () => {
     });
 
     test('a missing table → 500 with the fixed body, nothing internal', async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       ctx.db.$client.exec('DROP TABLE static_pages');
       const res = await ctx.request('GET', '/content/static-pages/about');
       expect(res.status).toBe(500);
@@ -233,7 +237,7 @@ describe('GET /content/static-pages/{slug}', () => {
 
 describe('GET /content/static-pages/', () => {
   test('lists only published pages, in id order, group "" when none', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     const terms = makePage(ctx.db, 'terms', { group: '' });
     makePage(ctx.db, 'careers', { published: false });
     const aboutEn = makePage(ctx.db, 'about', { group: 'footer' });
@@ -251,7 +255,7 @@ describe('GET /content/static-pages/', () => {
   });
 
   test('answers with and without the trailing slash', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     makePage(ctx.db, 'about');
     const slash = await ctx.request('GET', '/content/static-pages/');
     const bare = await ctx.request('GET', '/content/static-pages');
@@ -260,14 +264,14 @@ describe('GET /content/static-pages/', () => {
   });
 
   test('empty store → []', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     const res = await ctx.request('GET', '/content/static-pages');
     expect(res.status).toBe(200);
     expect(res.body).toEqual([]);
   });
 
   test('304 flow on the list', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     makePage(ctx.db, 'about');
     const first = await ctx.request('GET', '/content/static-pages/');
     const etag = first.headers.get('etag')!;

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test';
 import { StaticPage } from '@/api/content/schemas';
-import { problemOf, setup } from '../support/harness';
+import { createTestApp, problemOf } from '../support/harness';
 import { fullPage, makePage } from './factory';
 
 const body = (overrides: Record<string, unknown> = {}) => ({ ...fullPage(), ...overrides });
 
 async function employee() {
-  const ctx = setup();
+  const ctx = createTestApp();
   return { ...ctx, token: await ctx.tokenFor('editor-1', 'employee') };
 }
 
@@ -197,7 +197,7 @@ describe('PUT /content/static-pages/{slug}', () => {
 
   describe('auth', () => {
     test('anonymous → 401, even with a bad body', async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       for (const sent of [body(), { nonsense: true }]) {
         const res = await ctx.request('PUT', '/content/static-pages/about', { body: sent });
         expect(res.status).toBe(401);
@@ -207,7 +207,7 @@ describe('PUT /content/static-pages/{slug}', () => {
     });
 
     test('customer → 403, even with a bad body', async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       const token = await ctx.tokenFor('owner-1', 'customer');
       for (const sent of [body(), { nonsense: true }]) {
         const res = await ctx.request('PUT', '/content/static-pages/BAD', { token, body: sent });
@@ -217,7 +217,7 @@ describe('PUT /content/static-pages/{slug}', () => {
     });
 
     test('an invalid token → 401', async () => {
-      const ctx = setup();
+      const ctx = createTestApp();
       const res = await ctx.request('PUT', '/content/static-pages/about', {
         token: 'a.b.c',
         body: body(),
@@ -263,7 +263,7 @@ describe('DELETE /content/static-pages/{slug}?language=', () => {
   });
 
   test('anonymous → 401, customer → 403', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     makePage(ctx.db, 'about');
     const anonymous = await ctx.request('DELETE', '/content/static-pages/about');
     expect(anonymous.status).toBe(401);
@@ -279,14 +279,14 @@ describe('DELETE /content/static-pages/{slug}?language=', () => {
 });
 
 test('another method on a page → 405 with Allow', async () => {
-  const ctx = setup();
+  const ctx = createTestApp();
   const res = await ctx.request('POST', '/content/static-pages/about', { body: {} });
   expect(res.status).toBe(405);
   expect(res.headers.get('allow')).toBe('DELETE, GET, PUT');
 });
 
 test('the OpenAPI document lists the four operations with their input', async () => {
-  const ctx = setup();
+  const ctx = createTestApp();
   const doc = (await ctx.request('GET', '/docs/json')).body as {
     paths: Record<string, Record<string, { tags?: string[]; requestBody?: unknown }>>;
   };

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test';
 import { Plan, PlanList } from '@/api/customer/admin/schemas';
-import { manualClock, setup } from '../support/harness';
+import { createTestApp, manualClock } from '../support/harness';
 
 const PLANS = '/api/v1/admin/plans';
 const IMPORT = '/api/v1/admin/transactions';
 
 async function context() {
-  const ctx = setup({}, manualClock());
+  const ctx = createTestApp({ clock: manualClock() });
   const admin = await ctx.tokenFor('admin', 'employee');
   const as = (method: string, path: string, body?: unknown) =>
     ctx.request<Record<string, unknown>>(method, path, { token: admin, body });

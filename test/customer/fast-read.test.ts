@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { manualClock, setup } from '../support/harness';
+import { createTestApp, manualClock } from '../support/harness';
 import { expectSameAnswers, type LaneCase } from '../support/lanes';
 import { makeTransaction } from './factories';
 
@@ -9,7 +9,7 @@ const LIMITS = '/api/v1/tokens/limits';
 const COUNTING = ['ratelimit', 'x-ratelimit-remaining'];
 
 async function context(env: Record<string, string> = {}) {
-  const ctx = setup(env, manualClock());
+  const ctx = createTestApp({ env, clock: manualClock() });
   for (let i = 0; i < 20; i++) {
     makeTransaction(ctx.db, {
       customerId: i % 2 ? 'customer-1' : 'customer-2',

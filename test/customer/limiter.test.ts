@@ -4,7 +4,7 @@ import { MemoryStore } from '@/rate-limit/memory-store';
 import { SlidingLog } from '@/rate-limit/sliding-log';
 import type { WindowRule } from '@/rate-limit/store';
 import { sqliteWindowPersistence } from '@/rate-limit/window-persistence';
-import { manualClock, setup } from '../support/harness';
+import { createTestApp, manualClock } from '../support/harness';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -101,7 +101,7 @@ describe('memory store', () => {
 describe('resetExpiredWindows', () => {
   test('clears ended calendar windows in store and memory', async () => {
     const start = Date.UTC(2026, 10, 22, 12, 30);
-    const ctx = setup({}, manualClock(start));
+    const ctx = createTestApp({ clock: manualClock(start) });
     const store = new MemoryStore({ persistence: sqliteWindowPersistence(ctx.db) });
     const rules: WindowRule[] = [
       { kind: 'minute', limit: 100 },
@@ -125,7 +125,7 @@ describe('resetExpiredWindows', () => {
   });
 
   test('through the limiter of the app', async () => {
-    const ctx = setup({}, manualClock(Date.UTC(2026, 10, 22, 23, 0)));
+    const ctx = createTestApp({ clock: manualClock(Date.UTC(2026, 10, 22, 23, 0)) });
     const admin = await ctx.tokenFor('admin', 'employee');
     const plan = await ctx.request<{ id: number }>('POST', '/api/v1/admin/plans', {
       token: admin,

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { buildDeps, createApp } from '@/app';
+import { buildDeps, createService } from '@/app';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { createLogger } from '@/logger';
-import { manualClock, setup, type TestContext } from '../support/harness';
+import { createTestApp, manualClock, type TestContext } from '../support/harness';
 import { burst, countOf, serve, tooMany } from './support';
 
 const TRANSACTIONS = '/api/v1/c/transactions';
@@ -16,8 +16,8 @@ afterEach(() => {
 });
 
 function start(env: Record<string, string> = {}, clock = manualClock()) {
-  const ctx = setup(env, clock);
-  const http = serve(ctx.app);
+  const ctx = createTestApp({ env, clock });
+  const http = serve(ctx.fetch);
   servers.push(http);
   return { ...ctx, http };
 }
@@ -32,7 +32,7 @@ function restart(ctx: TestContext) {
     logger: createLogger('silent'),
     clock: ctx.clock,
   });
-  const http = serve(createApp(deps));
+  const http = serve(createService(deps).fetch);
   servers.push(http);
   return http;
 }

@@ -10,13 +10,13 @@ export interface SocketResponse<T = unknown> {
  * Serves the app on a real socket (port 0, loopback) the way src/index.ts
  * does, recording the peer address the limiter counts anonymous calls by.
  */
-export function serve(app: { handle: (request: Request) => Response | Promise<Response> }) {
+export function serve(handle: (request: Request) => Response | Promise<Response>) {
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
     fetch: (request, srv) => {
       recordPeerAddress(request, srv.requestIP(request)?.address);
-      return app.handle(request);
+      return handle(request);
     },
   });
   const base = `http://127.0.0.1:${server.port}`;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { TokenLimits } from '@/api/customer/tokens/routes';
-import { manualClock, setup } from '../support/harness';
+import { createTestApp, manualClock } from '../support/harness';
 
 const LIMITS = '/api/v1/tokens/limits';
 
@@ -16,7 +16,7 @@ const minute = (limit: number, used = 0) => ({
 describe('GET /api/v1/tokens/limits', () => {
   describe('happy', () => {
     test('a customer without a plan: Standard with the base minute window', async () => {
-      const ctx = setup({}, manualClock());
+      const ctx = createTestApp({ clock: manualClock() });
       const res = await ctx.request('GET', LIMITS, { token: await ctx.tokenFor('c-standard') });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
@@ -31,7 +31,10 @@ describe('GET /api/v1/tokens/limits', () => {
     });
 
     test('an employee: the Employee plan, its own limit, never below 2000', async () => {
-      const ctx = setup({ RATE_LIMIT_EMPLOYEE_PER_MINUTE: '100' }, manualClock());
+      const ctx = createTestApp({
+        env: { RATE_LIMIT_EMPLOYEE_PER_MINUTE: '100' },
+        clock: manualClock(),
+      });
       const token = await ctx.tokenFor('e-1', 'employee');
       const res = await ctx.request('GET', LIMITS, { token });
       expect(res.body).toEqual({
@@ -54,7 +57,7 @@ describe('GET /api/v1/tokens/limits', () => {
     });
 
     test('a customer on a plan: one record per active window, usage counted', async () => {
-      const ctx = setup({}, manualClock(Date.UTC(2026, 10, 22, 12, 0, 30)));
+      const ctx = createTestApp({ clock: manualClock(Date.UTC(2026, 10, 22, 12, 0, 30)) });
       const admin = await ctx.tokenFor('admin', 'employee');
       const plan = await ctx.request<{ id: number }>('POST', '/api/v1/admin/plans', {
         token: admin,
@@ -104,7 +107,10 @@ describe('GET /api/v1/tokens/limits', () => {
     });
 
     test('does not consume quota, even when the minute is used up', async () => {
-      const ctx = setup({ RATE_LIMIT_CUSTOMER_PER_MINUTE: '2' }, manualClock());
+      const ctx = createTestApp({
+        env: { RATE_LIMIT_CUSTOMER_PER_MINUTE: '2' },
+        clock: manualClock(),
+      });
       const token = await ctx.tokenFor('c-free');
       for (let i = 0; i < 5; i++) {
         expect((await ctx.request('GET', LIMITS, { token })).status).toBe(200);
@@ -122,7 +128,7 @@ describe('GET /api/v1/tokens/limits', () => {
 
   describe('auth', () => {
     test('without a token → 401, counted against the IP', async () => {
-      const ctx = setup({}, manualClock());
+      const ctx = createTestApp({ clock: manualClock() });
       const res = await ctx.request('GET', LIMITS);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ message: 'Unauthenticated.' });
@@ -130,7 +136,7 @@ describe('GET /api/v1/tokens/limits', () => {
     });
 
     test('with an invalid or expired token → 401', async () => {
-      const ctx = setup({}, manualClock());
+      const ctx = createTestApp({ clock: manualClock() });
       const expired = await ctx.tokenFor('c-old', 'customer', 1);
       ctx.clock.advance(3_600_000);
       for (const token of ['a.b.c', expired]) {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import type { z } from 'zod';
 import { TransactionPage } from '@/api/customer/transactions/schemas';
-import { manualClock, setup } from '../support/harness';
+import { createTestApp, manualClock } from '../support/harness';
 import { makeTransaction } from './factories';
 
 const LIST = '/api/v1/c/transactions';
@@ -12,7 +12,10 @@ type Invalid = { message: string; errors: Record<string, string[]> };
 
 /** A fresh app with room for many calls per customer. */
 async function context() {
-  const ctx = setup({ RATE_LIMIT_CUSTOMER_PER_MINUTE: '100000' }, manualClock());
+  const ctx = createTestApp({
+    env: { RATE_LIMIT_CUSTOMER_PER_MINUTE: '100000' },
+    clock: manualClock(),
+  });
   const token = await ctx.tokenFor('customer-1');
   const list = async (query = '', as = token) => {
     const res = await ctx.request<Page>('GET', `${LIST}${query}`, { token: as });

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { setup } from '../support/harness';
+import { createTestApp } from '../support/harness';
 
 interface Operation {
   summary?: string;
@@ -37,7 +37,7 @@ const ROUTES: [method: string, path: string, statuses: string[], body: boolean][
 ];
 
 test('/docs/json describes every listings route with its request and responses', async () => {
-  const { request } = setup();
+  const { request } = createTestApp();
   const res = await request<{ paths: Record<string, Record<string, Operation>> }>(
     'GET',
     '/docs/json',

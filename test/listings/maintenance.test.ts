@@ -9,7 +9,7 @@ import {
 } from '@/api/listings/properties/list';
 import { reconcileUnitCounters } from '@/api/listings/properties/reconcile';
 import { parseListQuery } from '@/api/listings/query';
-import { setup } from '../support/harness';
+import { createTestApp } from '../support/harness';
 import { count } from './support';
 
 const input = (i: number, overrides: Partial<BulkPropertyInput> = {}): BulkPropertyInput => ({
@@ -30,7 +30,7 @@ const input = (i: number, overrides: Partial<BulkPropertyInput> = {}): BulkPrope
 
 describe('insertPropertiesBulk', () => {
   test('inserts properties with K units each, counters and counts derived', () => {
-    const { db } = setup();
+    const { db } = createTestApp();
     const result = insertPropertiesBulk(
       db,
       Array.from({ length: 200 }, (_, i) => input(i)),
@@ -59,7 +59,7 @@ describe('insertPropertiesBulk', () => {
   });
 
   test('explicit units: published only when rentable and not archived', () => {
-    const { db } = setup();
+    const { db } = createTestApp();
     const { ids } = insertPropertiesBulk(db, [
       input(0, {
         units: [
@@ -80,7 +80,7 @@ describe('insertPropertiesBulk', () => {
   });
 
   test('all or nothing: a bad row writes nothing', () => {
-    const { db } = setup();
+    const { db } = createTestApp();
     expect(() => insertPropertiesBulk(db, [input(0), input(1, { totalUnits: 31 })])).toThrow(
       RangeError,
     );
@@ -97,7 +97,7 @@ describe('insertPropertiesBulk', () => {
 
 describe('reconcileUnitCounters', () => {
   test('repairs drifted counters chunk by chunk and counts what it did', () => {
-    const { db } = setup();
+    const { db } = createTestApp();
     const { ids } = insertPropertiesBulk(
       db,
       Array.from({ length: 5 }, (_, i) => input(i)),
@@ -152,7 +152,7 @@ describe('reconcileUnitCounters', () => {
 });
 
 describe('query plans (docs/listings-query-plans.md)', () => {
-  const { db } = setup();
+  const { db } = createTestApp();
   insertPropertiesBulk(db, [input(0), input(1)]);
   const planOf = (search: string, scopeOwner: string | null = null) => {
     const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test';
 import { memoUntilWrite } from '@/api/listings/sql';
 import { openDatabase } from '@/db/client';
-import { setup } from '../support/harness';
+import { createTestApp } from '../support/harness';
 import { makeProperty } from './support';
 
 describe('memoUntilWrite', () => {
   test('computes once until this connection or another one writes', () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     let computed = 0;
     const total = () =>
       memoUntilWrite(ctx.db, 'count', () => {
@@ -29,7 +29,7 @@ describe('memoUntilWrite', () => {
   });
 
   test('a features total follows a unit write at once', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     const token = await ctx.tokenFor('employee-1', 'employee');
     const feature = { applicability: 'unit', category: 'amenities', name: 'pool', value: 'yes' };
     const id = makeProperty(ctx.db, { units: [{ rentable: true, features: [feature] }] });

@@ -1,13 +1,13 @@
 import { type BulkPropertyInput, insertPropertiesBulk } from '@/api/listings/properties/bulk';
 import type { Db } from '@/db/client';
-import { setup } from '../support/harness';
+import { createTestApp } from '../support/harness';
 
 export const OWNER = 'owner-1';
 export const OTHER_OWNER = 'owner-2';
 
 /** A fresh app and database with an employee and two customers' tokens. */
 export async function listingsContext() {
-  const ctx = setup();
+  const ctx = createTestApp();
   return {
     ...ctx,
     employee: await ctx.tokenFor('employee-1', 'employee'),

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test';
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
-import { problemOf, setup } from '../support/harness';
+import { createTestApp, problemOf } from '../support/harness';
 
 /**
  * The token attacks test/auth/tokens.test.ts leaves out (issue 9): HS/RS
  * algorithm confusion and the edges of the tolerated clock skew.
  */
-const ctx = setup();
+const ctx = createTestApp();
 const now = () => Math.floor(ctx.clock() / 1000);
 const claims = (extra: Record<string, unknown> = {}) => ({
   sub: 'employee-1',

@@ -1,10 +1,10 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildDeps, createService } from '@/app';
+import { buildDeps, createService, type ExtraRoutes } from '@/app';
 import type { Audience } from '@/auth/tokens';
 import { parseConfig } from '@/config';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { type Db, migrateDatabase, openDatabase } from '@/db/client';
 import type { AppDeps } from '@/deps';
 import { createLogger } from '@/logger';
 
@@ -38,21 +38,51 @@ export interface TestResponse<T = unknown> {
   body: T;
 }
 
+/** Databases the test apps opened, and every temp folder made: cleared when the run ends. */
+const openDatabases: Db[] = [];
+const tempDirs: string[] = [];
+
+/** A new temp folder, removed once the run ends (test/support/cleanup.ts). */
 export function tempDir(prefix = 'listings-test-') {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+export function closeTestApps(): void {
+  for (const db of openDatabases.splice(0)) {
+    try {
+      db.$client.close();
+    } catch {}
+  }
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+export interface TestAppOptions {
+  /** Environment variables on top of a temp DATABASE_PATH and LOG_LEVEL=silent. */
+  env?: Record<string, string>;
+  clock?: ReturnType<typeof manualClock>;
+  /** Probe routes mounted after the service's own, inside the same pipeline. */
+  extraRoutes?: ExtraRoutes;
 }
 
 /**
- * A fresh migrated SQLite file in a temp dir, the whole app on top of it, and
- * helpers to call it in-process (`app.handle`).
+ * A fresh migrated SQLite file in a temp dir, the whole service on top of it,
+ * and helpers that call it through `fetch`, the production pipeline (fast
+ * lane, request context, backstop, idempotency, Elysia).
  */
-export function setup(env: Record<string, string> = {}, clock = manualClock(Date.now())) {
+export function createTestApp({
+  env = {},
+  clock = manualClock(Date.now()),
+  extraRoutes,
+}: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({ DATABASE_PATH: join(dir, 'app.db'), LOG_LEVEL: 'silent', ...env });
   const db = openDatabase(config.databasePath);
+  openDatabases.push(db);
   migrateDatabase(db);
   const deps: AppDeps = buildDeps({ config, db, logger: createLogger('silent'), clock });
-  const { app, fetch, fullPipeline } = createService(deps);
+  const { app, fetch, fullPipeline } = createService(deps, extraRoutes);
 
   async function request<T = unknown>(
     method: string,
@@ -81,7 +111,7 @@ export function setup(env: Record<string, string> = {}, clock = manualClock(Date
   return { app, fetch, fullPipeline, db, deps, config, dir, clock, request, tokenFor };
 }
 
-export type TestContext = ReturnType<typeof setup>;
+export type TestContext = ReturnType<typeof createTestApp>;
 
 /** The exact problem body of SPEC.md for a status (fixed title and detail). */
 export { problemOf } from '@/api/problem';

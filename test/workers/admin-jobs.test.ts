@@ -3,14 +3,14 @@ import { JobList, JobRunResult } from '@/api/admin/schemas';
 import { createApp } from '@/app';
 import { createLogger } from '@/logger';
 import { createScheduler } from '@/workers/scheduler';
-import { BASE, problemOf, setup } from '../support/harness';
+import { BASE, createTestApp, problemOf } from '../support/harness';
 import { gate, NEVER_SOON } from './support';
 
 const JOB_NAMES = ['plan-window-reset', 'unit-counter-reconcile', 'static-page-cache-warm'];
 
 describe('happy', () => {
   test('GET /admin/jobs lists every job with schedule, nextRunAt and last runs', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     const res = await ctx.request('GET', '/admin/jobs', {
       token: await ctx.tokenFor('ops', 'employee'),
     });
@@ -28,7 +28,7 @@ describe('happy', () => {
   test.each(JOB_NAMES)(
     'POST /admin/jobs/%s/run runs it and answers 200 with the run',
     async (name) => {
-      const ctx = setup();
+      const ctx = createTestApp();
       const token = await ctx.tokenFor('ops', 'employee');
       const at = new Date(ctx.clock()).toISOString();
       const res = await ctx.request('POST', `/admin/jobs/${name}/run`, { token });
@@ -53,7 +53,7 @@ describe('happy', () => {
 
 describe('error', () => {
   test('POST for an unknown job → 404 problem naming it', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     const res = await ctx.request('POST', '/admin/jobs/nope/run', {
       token: await ctx.tokenFor('ops', 'employee'),
     });
@@ -63,7 +63,7 @@ describe('error', () => {
   });
 
   test('POST while the job runs → 409 problem; a failing job answers 200 with outcome failed', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     const blocker = gate();
     let slowStarted = false;
     const jobs = createScheduler({
@@ -116,7 +116,7 @@ describe('error', () => {
   });
 
   test('GET /admin/jobs/x/run → 405 with Allow: POST', async () => {
-    const ctx = setup();
+    const ctx = createTestApp();
     const res = await ctx.request('GET', '/admin/jobs/plan-window-reset/run', {
       token: await ctx.tokenFor('ops', 'employee'),
     });
@@ -132,19 +132,19 @@ describe('auth', () => {
   ] as const;
 
   test.each(routes)('%s %s without a token → 401 problem', async (method, path) => {
-    const res = await setup().request(method, path);
+    const res = await createTestApp().request(method, path);
     expect(res.status).toBe(401);
     expect(res.body).toEqual(problemOf(401));
   });
 
   test.each(routes)('%s %s with an invalid token → 401 problem', async (method, path) => {
-    const res = await setup().request(method, path, { token: 'not.a.jwt' });
+    const res = await createTestApp().request(method, path, { token: 'not.a.jwt' });
     expect(res.status).toBe(401);
     expect(res.body).toEqual(problemOf(401));
   });
 
   test.each(routes)('%s %s as a customer → 403 problem, nothing run', async (method, path) => {
-    const ctx = setup();
+    const ctx = createTestApp();
     const res = await ctx.request(method, path, { token: await ctx.tokenFor('c1', 'customer') });
     expect(res.status).toBe(403);
     expect(res.body).toEqual(problemOf(403));

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { ConfigError, parseConfig } from '@/config';
 import { workerJobs } from '@/workers';
 import { assertValidJobs } from '@/workers/scheduler';
-import { setup } from '../support/harness';
+import { createTestApp } from '../support/harness';
 
 const VARIABLES = [
   'JOB_PLAN_WINDOW_RESET_CRON',
@@ -12,7 +12,7 @@ const VARIABLES = [
 
 describe('the job list (CONTRACT §9)', () => {
   test('names, default schedules and run-at-start; every schedule parses and every name is unique', () => {
-    const jobs = workerJobs(setup().deps);
+    const jobs = workerJobs(createTestApp().deps);
     expect(jobs.map(({ name, pattern, runAtStart }) => ({ name, pattern, runAtStart }))).toEqual([
       { name: 'plan-window-reset', pattern: '* * * * *', runAtStart: undefined },
       { name: 'unit-counter-reconcile', pattern: '*/5 * * * *', runAtStart: undefined },
@@ -23,10 +23,12 @@ describe('the job list (CONTRACT §9)', () => {
   });
 
   test('schedules follow the JOB_*_CRON variables', () => {
-    const { deps } = setup({
-      JOB_PLAN_WINDOW_RESET_CRON: '*/2 * * * *',
-      JOB_UNIT_COUNTER_RECONCILE_CRON: '30 */15 * * * *',
-      JOB_STATIC_PAGE_CACHE_WARM_CRON: '@hourly',
+    const { deps } = createTestApp({
+      env: {
+        JOB_PLAN_WINDOW_RESET_CRON: '*/2 * * * *',
+        JOB_UNIT_COUNTER_RECONCILE_CRON: '30 */15 * * * *',
+        JOB_STATIC_PAGE_CACHE_WARM_CRON: '@hourly',
+      },
     });
     expect(workerJobs(deps).map((job) => job.pattern)).toEqual([
       '*/2 * * * *',

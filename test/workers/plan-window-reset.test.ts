@@ -1,12 +1,12 @@
 import { expect, test } from 'bun:test';
-import { manualClock, setup } from '../support/harness';
+import { createTestApp, manualClock } from '../support/harness';
 
 interface Limits {
   rate_limits: { limits: { window: string; used: number }[] };
 }
 
 test('plan-window-reset clears ended windows and leaves live ones untouched', async () => {
-  const ctx = setup({}, manualClock(Date.UTC(2026, 10, 24, 23, 30)));
+  const ctx = createTestApp({ clock: manualClock(Date.UTC(2026, 10, 24, 23, 30)) });
   const admin = await ctx.tokenFor('admin', 'employee');
   const plan = await ctx.request<{ id: number }>('POST', '/api/v1/admin/plans', {
     token: admin,

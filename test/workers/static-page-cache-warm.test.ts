@@ -1,8 +1,8 @@
 import { expect, test } from 'bun:test';
-import { setup } from '../support/harness';
+import { createTestApp } from '../support/harness';
 
 test('static-page-cache-warm: after a run the cache holds every published page', async () => {
-  const ctx = setup();
+  const ctx = createTestApp();
   const token = await ctx.tokenFor('ops', 'employee');
   const page = (language: string, published: boolean) => ({
     language,

@@ -1,6 +1,6 @@
 import { createLogger } from '@/logger';
 import { createScheduler, type JobDefinition } from '@/workers/scheduler';
-import { manualClock, setup } from '../support/harness';
+import { createTestApp, manualClock } from '../support/harness';
 
 /** A promise the test opens by hand: a job blocks on it. */
 export function gate() {
@@ -19,7 +19,7 @@ export const NEVER_SOON = '0 0 1 1 *';
  * and a logger whose lines the test can read.
  */
 export function schedulerWith(jobs: JobDefinition[], clock = manualClock()) {
-  const ctx = setup({}, clock);
+  const ctx = createTestApp({ clock });
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger('debug', (line) => lines.push(JSON.parse(line)));
   const scheduler = createScheduler({ jobs, db: ctx.db, logger, clock });

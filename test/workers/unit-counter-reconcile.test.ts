@@ -2,7 +2,7 @@ import { expect, test } from 'bun:test';
 import { insertPropertiesBulk } from '@/api/listings/properties/bulk';
 import type { JobContext } from '@/workers/scheduler';
 import { run } from '@/workers/unit-counter-reconcile';
-import { setup } from '../support/harness';
+import { createTestApp } from '../support/harness';
 
 const input = (i: number) => ({
   type: 'apartment' as const,
@@ -22,7 +22,7 @@ const input = (i: number) => ({
 const running: JobContext = { signal: new AbortController().signal, shouldStop: () => false };
 
 test('unit-counter-reconcile repairs hand-corrupted counters over every chunk and counts them', async () => {
-  const { db, deps } = setup();
+  const { db, deps } = createTestApp();
   const { ids } = insertPropertiesBulk(
     db,
     Array.from({ length: 25 }, (_, i) => input(i)),
@@ -42,7 +42,7 @@ test('unit-counter-reconcile repairs hand-corrupted counters over every chunk an
 });
 
 test('unit-counter-reconcile stops after the current chunk when asked', async () => {
-  const { db, deps } = setup();
+  const { db, deps } = createTestApp();
   insertPropertiesBulk(
     db,
     Array.from({ length: 30 }, (_, i) => input(i)),
@@ -56,7 +56,7 @@ test('unit-counter-reconcile stops after the current chunk when asked', async ()
 });
 
 test('through the scheduler the run is recorded with its figures', async () => {
-  const { deps } = setup();
+  const { deps } = createTestApp();
   const result = await deps.jobs!.runNow('unit-counter-reconcile');
   expect(result).toMatchObject({ outcome: 'succeeded', details: { scanned: 0, repaired: 0 } });
 });

@@ -4,7 +4,7 @@
  * quota does not hide the routes behind 429s, and many client addresses.
  */
 import { createUser } from '@/accounts/users';
-import { setup } from '../harness';
+import { createTestApp } from '../harness';
 import { forgeAuthorizations } from './credentials';
 import { seedFromEnv } from './generate';
 import { type Credential, type FuzzOptions, type FuzzReport, formatReport, runFuzz } from './run';
@@ -22,12 +22,14 @@ export async function fuzzService({
   requests,
   ...rest
 }: FuzzServiceOptions): Promise<{ report: FuzzReport; text: string }> {
-  const ctx = setup({
-    TRUST_PROXY: 'true',
-    RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
-    RATE_LIMIT_CUSTOMER_PER_MINUTE: '1000000',
-    RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
-    WORKERS: 'off',
+  const ctx = createTestApp({
+    env: {
+      TRUST_PROXY: 'true',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
+      RATE_LIMIT_CUSTOMER_PER_MINUTE: '1000000',
+      RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
+      WORKERS: 'off',
+    },
   });
   const users = [
     { email: 'fuzz-employee@example.com', role: 'employee' as const },
