@@ -13,9 +13,9 @@
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { preparePage } from '@/api/content/cache';
-import { importStaticPages } from '@/api/content/import';
-import { findPublishedVariants } from '@/api/content/service';
+import { preparePage } from '@/content/cache';
+import { importStaticPages } from '@/content/import';
+import { findPublishedVariants } from '@/content/service';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { tempDir } from '../test/support/harness';
 

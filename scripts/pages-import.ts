@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
-import { importStaticPages } from '@/api/content/import';
 import { ConfigError, parseConfig } from '@/config';
+import { importStaticPages } from '@/content/import';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { fail } from './cli';
 

@@ -8,16 +8,16 @@
  * properties. Also imports the example static pages of content/.
  */
 import { join } from 'node:path';
-import { importStaticPages } from '@/api/content/import';
-import { CITY_IDS, type CityId } from '@/api/listings/cities';
+import { importStaticPages } from '@/content/import';
+import { type Db, migrateDatabase, openDatabase } from '@/db/client';
+import { CITY_IDS, type CityId } from '@/listings/cities';
 import {
   type BulkPropertyInput,
   type BulkUnitFeature,
   type BulkUnitInput,
   insertPropertiesBulk,
-} from '@/api/listings/properties/bulk';
-import { MAX_UNITS, type PropertyType } from '@/api/listings/properties/schemas';
-import { type Db, migrateDatabase, openDatabase } from '@/db/client';
+} from '@/listings/properties/bulk';
+import { MAX_UNITS, type PropertyType } from '@/listings/properties/schemas';
 import { cli, fail } from './cli';
 
 /** mulberry32: a small, fast, seeded generator (the same seed gives the same database). */

@@ -2,30 +2,31 @@ import { openapi } from '@elysiajs/openapi';
 import { type AnyElysia, Elysia } from 'elysia';
 import { z } from 'zod';
 import { sessionResolver } from '@/accounts/sessions';
+import type { ApiDeps } from '@/api/deps';
+import { requestContext, withRequestContext } from '@/api/plugins/request-context';
 import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
+import { StaticPageCache } from '@/content/cache';
 import type { Db } from '@/db/client';
-import type { AppDeps, Clock } from '@/deps';
+import { ResponseMemo } from '@/db/response-memo';
+import type { Clock } from '@/kernel/clock';
+import { PropertyReadCache } from '@/listings/properties/read-cache';
 import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
 import { createWorkers } from '@/workers';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
-import { StaticPageCache } from './api/content/cache';
 import { contentRoutes } from './api/content/routes';
 import { customerRoutes } from './api/customer/routes';
 import { withFastLane } from './api/fast-lane';
 import { fastRoutes } from './api/fast-routes';
 import { healthRoutes } from './api/health/routes';
 import { withIdempotency } from './api/idempotency';
-import { PropertyReadCache } from './api/listings/properties/read-cache';
 import { listingsRoutes } from './api/listings/routes';
 import { fixOpenApiDocument } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
-import { requestContext, withRequestContext } from './api/plugins/request-context';
-import { ResponseMemo } from './api/response-memo';
 import { routeTable } from './api/route-table';
 
 export interface CreateAppOptions {
@@ -36,9 +37,9 @@ export interface CreateAppOptions {
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
-export type ExtraRoutes = (deps: AppDeps) => AnyElysia;
+export type ExtraRoutes = (deps: ApiDeps) => AnyElysia;
 
-export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOptions): AppDeps {
+export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const staticPages = new StaticPageCache({ enabled: config.staticPagesCache });
   const sessions = sessionResolver(db, clock);
@@ -46,7 +47,7 @@ export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOpt
   const limiter = new RateLimiter({ db, config, clock, logger });
   const propertyReads = new PropertyReadCache({ db, clock, enabled: config.readCache });
   const listAnswers = new ResponseMemo({ db, clock, enabled: config.readCache });
-  const deps: AppDeps = {
+  const deps: ApiDeps = {
     ...{ config, db, logger, clock, tokens, auth, staticPages, limiter },
     ...{ propertyReads, listAnswers },
   };
@@ -87,7 +88,7 @@ const docsRoutes = (routes: () => Parameters<typeof fixOpenApiDocument>[1]) =>
     );
 
 /** Builds the whole service; never listens (src/index.ts does). */
-export function createApp(options: CreateAppOptions | AppDeps, extraRoutes?: ExtraRoutes) {
+export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: ExtraRoutes) {
   const deps = 'auth' in options ? options : buildDeps(options);
   let allowedMethods: (path: string) => string[] = () => [];
 
@@ -116,7 +117,7 @@ export type App = ReturnType<typeof createApp>;
  * request context, backstop, safe retries) that the server and the tests
  * both use: `fetch` is what `Bun.serve` calls.
  */
-export function createService(options: CreateAppOptions | AppDeps, extraRoutes?: ExtraRoutes) {
+export function createService(options: CreateAppOptions | ApiDeps, extraRoutes?: ExtraRoutes) {
   const deps = 'auth' in options ? options : buildDeps(options);
   const app = createApp(deps, extraRoutes);
   const fullPipeline = withRequestContext(

@@ -1,18 +1,15 @@
 import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
+import type { StaticPageCache } from '@/content/cache';
 import type { Db } from '@/db/client';
+import type { ResponseMemo } from '@/db/response-memo';
+import type { Clock } from '@/kernel/clock';
+import type { PropertyReadCache } from '@/listings/properties/read-cache';
 import type { Logger } from '@/logger';
 import type { RateLimiter } from '@/rate-limit/limiter';
 import type { Scheduler } from '@/workers/scheduler';
-import type { StaticPageCache } from './api/content/cache';
-import type { PropertyReadCache } from './api/listings/properties/read-cache';
-import type { authPlugin } from './api/plugins/auth';
-import type { ResponseMemo } from './api/response-memo';
 
-/** Milliseconds since the epoch; injected so tests never sleep on real timers. */
-export type Clock = () => number;
-
-/** Everything a feature plugin may use; built once by `createApp`. */
+/** The services the domains, workers and routes share; built once by `buildDeps`. */
 export interface AppDeps {
   config: Config;
   db: Db;
@@ -21,8 +18,6 @@ export interface AppDeps {
   tokens: TokenService;
   /** Customer API rate limits (CONTRACT §8); flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
-  /** The shared auth plugin (`auth` and `optionalAuth` macros). */
-  auth: ReturnType<typeof authPlugin>;
   /** The worker jobs (CONTRACT §9), scheduled only once started. */
   jobs?: Scheduler;
   /** Static-page read cache, shared by the routes and the warm job. */

@@ -1,10 +1,10 @@
+import { lookUpPeersOn } from '@/api/request/peer';
 import { buildDeps, createService } from '@/app';
 import { ConfigError, parseConfig } from '@/config';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
+import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
-import { MAX_BODY_BYTES } from './api/plugins/json-body';
-import { lookUpPeersOn } from './api/plugins/request-context';
 
 function loadConfig() {
   try {

@@ -6,20 +6,20 @@
 import type { z } from 'zod';
 import type * as accounts from '../../src/api/accounts/schemas';
 import type * as admin from '../../src/api/admin/schemas';
-import type * as content from '../../src/api/content/schemas';
-import type * as customerAdmin from '../../src/api/customer/admin/schemas';
 import type * as customer from '../../src/api/customer/schemas';
 import type { TokenLimits as TokenLimitsSchema } from '../../src/api/customer/tokens/routes';
-import type * as transactions from '../../src/api/customer/transactions/schemas';
 import type { Health as HealthSchema } from '../../src/api/health/routes';
-import type * as additionalData from '../../src/api/listings/additional-data/schemas';
-import type * as multiListing from '../../src/api/listings/multi-listing-units/schemas';
-import type * as neighbourhoods from '../../src/api/listings/neighbourhoods/schemas';
-import type { PropertyListQuery as PropertyListQuerySchema } from '../../src/api/listings/properties/list';
 import type { PropertyList as PropertyListSchema } from '../../src/api/listings/properties/routes';
-import type * as properties from '../../src/api/listings/properties/schemas';
 import type { UnitList as UnitListSchema } from '../../src/api/listings/units/routes';
-import type * as units from '../../src/api/listings/units/schemas';
+import type * as content from '../../src/content/schemas';
+import type * as customerAdmin from '../../src/customer/admin/schemas';
+import type * as transactions from '../../src/customer/transactions/schemas';
+import type * as additionalData from '../../src/listings/additional-data/schemas';
+import type * as multiListing from '../../src/listings/multi-listing-units/schemas';
+import type * as neighbourhoods from '../../src/listings/neighbourhoods/schemas';
+import type { PropertyListQuery as PropertyListQuerySchema } from '../../src/listings/properties/list';
+import type * as properties from '../../src/listings/properties/schemas';
+import type * as units from '../../src/listings/units/schemas';
 
 /** What a route accepts (before defaults and transforms). */
 type In<S extends z.ZodType> = z.input<S>;

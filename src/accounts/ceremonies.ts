@@ -9,9 +9,9 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
-import { BadRequest, Conflict, Unauthorized } from '@/api/errors';
 import type { Db } from '@/db/client';
 import type { Passkey, User } from '@/db/schema';
+import { BadRequest, Conflict, Unauthorized } from '@/kernel/errors';
 import { CHALLENGE_TTL_MS, consumeChallenge, storeChallenge } from './challenges';
 import {
   findPasskeyByCredentialId,

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, lte } from 'drizzle-orm';
-import { TooManyRequests } from '@/api/errors';
 import type { Db } from '@/db/client';
 import { authFailures } from '@/db/schema';
+import { TooManyRequests } from '@/kernel/errors';
 import { normalizeEmail } from './users';
 
 /** CONTRACT §7: failures counted over a sliding 15 minutes. */

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { eq, lte, sql } from 'drizzle-orm';
-import type { SessionResolver } from '@/api/plugins/auth';
+import type { SessionResolver } from '@/auth/tokens';
 import type { Db, DbOrTx } from '@/db/client';
 import { sessions, users } from '@/db/schema';
-import type { Clock } from '@/deps';
+import type { Clock } from '@/kernel/clock';
 
 /** Sessions last 7 days from sign-in; they do not slide. */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;

@@ -1,8 +1,8 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
-import { Unauthorized } from '@/api/errors';
 import type { TokenService } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import type { User } from '@/db/schema';
+import { Unauthorized } from '@/kernel/errors';
 import { finishAuthentication, type RelyingParty } from './ceremonies';
 import { accountCounter, beginAttempt, forgiveAttempt, ipCounter } from './guessing';
 import { createSession } from './sessions';

@@ -1,15 +1,9 @@
+import { securityHeaders } from '@/api/request/headers';
+import { logRequest, writeRequestLine } from '@/api/request/log';
+import { requestIdFor, startRequest } from '@/api/request/meta';
+import { MAX_URL_LENGTH, pathOf, searchOf } from '@/api/request/url';
 import type { Logger } from '@/logger';
 import { unhandled } from './plugins/error-handler';
-import {
-  logRequest,
-  MAX_URL_LENGTH,
-  pathOf,
-  requestIdFor,
-  searchOf,
-  securityHeaders,
-  startRequest,
-  writeRequestLine,
-} from './plugins/request-context';
 
 /**
  * What a fast route answers. `headers` without the ones every response

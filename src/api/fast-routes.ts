@@ -1,11 +1,11 @@
-import type { AppDeps } from '@/deps';
+import type { ApiDeps } from '@/api/deps';
 import { fastStaticPageRead } from './content/fast-read';
 import { fastCustomerReads } from './customer/fast-read';
 import type { FastRoute } from './fast-lane';
 import { fastPropertyList, fastPropertyRead } from './listings/properties/fast-read';
 
 /** The reads issue #10 measures, in the order they are tried. */
-export const fastRoutes = (deps: AppDeps): FastRoute[] =>
+export const fastRoutes = (deps: ApiDeps): FastRoute[] =>
   [
     fastPropertyRead(deps),
     fastPropertyList(deps),

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lt } from 'drizzle-orm';
+import { securityHeaders } from '@/api/request/headers';
 import type { Db } from '@/db/client';
 import { idempotencyKeys } from '@/db/schema';
-import type { Clock } from '@/deps';
-import { AppError, BadRequest, Conflict, fieldError } from './errors';
-import { render } from './plugins/error-handler';
-import { MAX_BODY_BYTES } from './plugins/json-body';
-import { securityHeaders } from './plugins/request-context';
+import type { Clock } from '@/kernel/clock';
+import { AppError, BadRequest, Conflict, fieldError } from '@/kernel/errors';
+import { MAX_BODY_BYTES } from '@/kernel/limits';
+import { renderError } from './render-error';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -115,7 +115,7 @@ export function withIdempotency(handle: Handle, db: Db, clock: Clock): Handle {
       return new Response(body, { status: response.status, headers: response.headers });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      const response = render(error, url.pathname);
+      const response = renderError(error, url.pathname);
       for (const [name, value] of Object.entries(securityHeaders))
         response.headers.set(name, value);
       return response;

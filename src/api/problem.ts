@@ -1,4 +1,4 @@
-import type { ValidationMessages } from './errors';
+import type { ValidationMessages } from '@/kernel/errors';
 
 /** The RFC 2616 §10 reference that SPEC.md's `type` field points at. */
 export const PROBLEM_TYPE = 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { RuleMessages, ValidationMessages } from './errors';
+import type { RuleMessages, ValidationMessages } from '@/kernel/errors';
 
 type Issue = z.core.$ZodIssue;
 

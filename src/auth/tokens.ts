@@ -27,6 +27,9 @@ const isAudience = (value: unknown): value is Audience =>
  * Verified tokens are cached until they expire: the HMAC is the dominant cost
  * of an authenticated request and a token is immutable.
  */
+/** Looks a session cookie up (filled by the accounts feature); null when unknown. */
+export type SessionResolver = (sessionId: string) => Identity | null;
+
 export class TokenService {
   readonly #key: Uint8Array;
   readonly #verified = new Map<string, Identity>();

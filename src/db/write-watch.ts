@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'bun:sqlite';
-import type { Clock } from '@/deps';
+import type { Clock } from '@/kernel/clock';
 
 /** How often, at most, to look for commits by another connection (another process). */
 export const RECHECK_OTHERS_MS = 1000;

@@ -1,11 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
-import { TooManyRequests } from '@/api/errors';
 import { LARAVEL_MESSAGES } from '@/api/problem';
 import type { Identity } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { Db } from '@/db/client';
 import { employeeLimits, type PlanRow, planAssignments, plans } from '@/db/schema';
-import type { Clock } from '@/deps';
+import type { Clock } from '@/kernel/clock';
+import { TooManyRequests } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 import { CALENDAR_KINDS, secondsUntil } from './calendar';
 import { MemoryStore } from './memory-store';

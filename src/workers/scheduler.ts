@@ -1,9 +1,9 @@
 import { Cron, CronPattern } from 'croner';
 import { and, desc, eq, lte, sql } from 'drizzle-orm';
-import { Conflict, NotFound, ServiceUnavailable } from '@/api/errors';
 import type { Db } from '@/db/client';
 import { type JobRunRow, jobRuns } from '@/db/schema';
-import type { Clock } from '@/deps';
+import type { Clock } from '@/kernel/clock';
+import { Conflict, NotFound, ServiceUnavailable } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 
 /** Runs kept per job; older ones are pruned after every run (CONTRACT §9). */

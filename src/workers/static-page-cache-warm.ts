@@ -1,4 +1,4 @@
-import { warmStaticPageCache } from '@/api/content/cache';
+import { warmStaticPageCache } from '@/content/cache';
 import type { AppDeps } from '@/deps';
 import type { JobDetails } from './scheduler';
 

@@ -1,5 +1,5 @@
-import { reconcileUnitCounters } from '@/api/listings/properties/reconcile';
 import type { AppDeps } from '@/deps';
+import { reconcileUnitCounters } from '@/listings/properties/reconcile';
 import type { JobContext, JobDetails } from './scheduler';
 
 /** Properties per transaction: short enough that a request never waits long behind one. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { ResponseMemo } from '@/api/response-memo';
+import { ResponseMemo } from '@/db/response-memo';
 import { createTestApp, manualClock } from '../support/harness';
 
 function memo(options: Partial<ConstructorParameters<typeof ResponseMemo>[0]> = {}) {

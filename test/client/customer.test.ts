@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
-import { Imported, Plan, PlanList } from '@/api/customer/admin/schemas';
 import { TokenLimits } from '@/api/customer/tokens/routes';
-import { TransactionPage } from '@/api/customer/transactions/schemas';
+import { Imported, Plan, PlanList } from '@/customer/admin/schemas';
+import { TransactionPage } from '@/customer/transactions/schemas';
 import { ApiError, LaravelError } from '../../client/src';
 import { collect, serviceUnderTest } from './support';
 

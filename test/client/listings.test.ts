@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test';
-import { AdditionalData } from '@/api/listings/additional-data/schemas';
-import { MultiListingUnit, MultiListingUnitList } from '@/api/listings/multi-listing-units/schemas';
-import { NeighbourhoodList } from '@/api/listings/neighbourhoods/schemas';
 import { PropertyList } from '@/api/listings/properties/routes';
-import { Property } from '@/api/listings/properties/schemas';
 import { UnitList } from '@/api/listings/units/routes';
-import { Unit } from '@/api/listings/units/schemas';
+import { AdditionalData } from '@/listings/additional-data/schemas';
+import { MultiListingUnit, MultiListingUnitList } from '@/listings/multi-listing-units/schemas';
+import { NeighbourhoodList } from '@/listings/neighbourhoods/schemas';
+import { Property } from '@/listings/properties/schemas';
+import { Unit } from '@/listings/units/schemas';
 import { ProblemError } from '../../client/src';
 import { problemOf } from '../support/harness';
 import { collect, propertyBody, serviceUnderTest } from './support';

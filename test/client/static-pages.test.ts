@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { StaticPage, StaticPageList } from '@/api/content/schemas';
+import { StaticPage, StaticPageList } from '@/content/schemas';
 import { ProblemError } from '../../client/src';
 import { problemOf } from '../support/harness';
 import { serviceUnderTest } from './support';

@@ -1,5 +1,5 @@
 import { afterAll } from 'bun:test';
-import { recordPeerAddress } from '@/api/plugins/request-context';
+import { recordPeerAddress } from '@/api/request/peer';
 import { type ClientOptions, createClient } from '../../client/src';
 import { createTestApp, manualClock } from '../support/harness';
 

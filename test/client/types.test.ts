@@ -2,18 +2,18 @@ import { describe, expect, test } from 'bun:test';
 import type { z } from 'zod';
 import type * as accounts from '@/api/accounts/schemas';
 import type * as admin from '@/api/admin/schemas';
-import type * as content from '@/api/content/schemas';
-import type * as customerAdmin from '@/api/customer/admin/schemas';
 import type * as customer from '@/api/customer/schemas';
 import type { TokenLimits } from '@/api/customer/tokens/routes';
-import type * as transactions from '@/api/customer/transactions/schemas';
-import type * as additionalData from '@/api/listings/additional-data/schemas';
-import type * as multiListing from '@/api/listings/multi-listing-units/schemas';
-import type * as neighbourhoods from '@/api/listings/neighbourhoods/schemas';
 import type { PropertyList } from '@/api/listings/properties/routes';
-import type * as properties from '@/api/listings/properties/schemas';
 import type { UnitList } from '@/api/listings/units/routes';
-import type * as units from '@/api/listings/units/schemas';
+import type * as content from '@/content/schemas';
+import type * as customerAdmin from '@/customer/admin/schemas';
+import type * as transactions from '@/customer/transactions/schemas';
+import type * as additionalData from '@/listings/additional-data/schemas';
+import type * as multiListing from '@/listings/multi-listing-units/schemas';
+import type * as neighbourhoods from '@/listings/neighbourhoods/schemas';
+import type * as properties from '@/listings/properties/schemas';
+import type * as units from '@/listings/units/schemas';
 import { type ListingsServiceClient, queryString, type RateLimitError } from '../../client/src';
 
 /** True only when A and B are the same type (not merely assignable). */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { StaticPageCache, warmStaticPageCache } from '@/api/content/cache';
-import { chooseVariant, parseAcceptLanguage } from '@/api/content/language';
+import { StaticPageCache, warmStaticPageCache } from '@/content/cache';
+import { chooseVariant, parseAcceptLanguage } from '@/content/language';
 import { openDatabase } from '@/db/client';
 import { createTestApp, manualClock } from '../support/harness';
 import { makePage } from './factory';

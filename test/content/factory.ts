@@ -1,5 +1,5 @@
-import type { StaticPageWrite } from '@/api/content/service';
-import { upsertStaticPage } from '@/api/content/service';
+import type { StaticPageWrite } from '@/content/service';
+import { upsertStaticPage } from '@/content/service';
 import type { Db } from '@/db/client';
 
 export const fullPage = (overrides: Partial<StaticPageWrite> = {}): StaticPageWrite => ({

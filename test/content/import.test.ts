@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { importStaticPages, parseMarkdown } from '@/api/content/import';
+import { importStaticPages, parseMarkdown } from '@/content/import';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { createTestApp, tempDir } from '../support/harness';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { StaticPage, StaticPageList } from '@/api/content/schemas';
+import { StaticPage, StaticPageList } from '@/content/schemas';
 import { createTestApp, problemOf } from '../support/harness';
 import { makePage } from './factory';
 

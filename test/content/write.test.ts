@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { StaticPage } from '@/api/content/schemas';
+import { StaticPage } from '@/content/schemas';
 import { createTestApp, problemOf } from '../support/harness';
 import { fullPage, makePage } from './factory';
 

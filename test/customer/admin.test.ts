@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { Plan, PlanList } from '@/api/customer/admin/schemas';
+import { Plan, PlanList } from '@/customer/admin/schemas';
 import { createTestApp, manualClock } from '../support/harness';
 
 const PLANS = '/api/v1/admin/plans';

@@ -1,4 +1,4 @@
-import { recordPeerAddress } from '@/api/plugins/request-context';
+import { recordPeerAddress } from '@/api/request/peer';
 
 export interface SocketResponse<T = unknown> {
   status: number;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import type { z } from 'zod';
-import { TransactionPage } from '@/api/customer/transactions/schemas';
+import { TransactionPage } from '@/customer/transactions/schemas';
 import { createTestApp, manualClock } from '../support/harness';
 import { makeTransaction } from './factories';
 

@@ -1,14 +1,14 @@
 import { describe, expect, test } from 'bun:test';
-import { CITY_IDS } from '@/api/listings/cities';
-import { pagingOf } from '@/api/listings/paging';
-import { type BulkPropertyInput, insertPropertiesBulk } from '@/api/listings/properties/bulk';
+import { CITY_IDS } from '@/listings/cities';
+import { pagingOf } from '@/listings/paging';
+import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
 import {
   PROPERTY_LIST_SHAPE,
   PropertyListQuery,
   propertyListSql,
-} from '@/api/listings/properties/list';
-import { reconcileUnitCounters } from '@/api/listings/properties/reconcile';
-import { parseListQuery } from '@/api/listings/query';
+} from '@/listings/properties/list';
+import { reconcileUnitCounters } from '@/listings/properties/reconcile';
+import { parseListQuery } from '@/listings/query';
 import { createTestApp } from '../support/harness';
 import { count } from './support';
 

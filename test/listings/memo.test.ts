@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { memoUntilWrite } from '@/api/listings/sql';
 import { openDatabase } from '@/db/client';
+import { memoUntilWrite } from '@/listings/sql';
 import { createTestApp } from '../support/harness';
 import { makeProperty } from './support';
 

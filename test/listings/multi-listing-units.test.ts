@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { MultiListingUnitList } from '@/api/listings/multi-listing-units/schemas';
-import type { HalCollection } from '@/api/listings/paging';
+import { MultiListingUnitList } from '@/listings/multi-listing-units/schemas';
+import type { HalCollection } from '@/listings/paging';
 import { problemOf } from '../support/harness';
 import { listingsContext, makeProperty, OTHER_OWNER, postProperty } from './support';
 

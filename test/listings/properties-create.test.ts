@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { Property } from '@/api/listings/properties/schemas';
+import { Property } from '@/listings/properties/schemas';
 import { problemOf } from '../support/harness';
 import { count, listingsContext, OTHER_OWNER, OWNER, propertyBody } from './support';
 

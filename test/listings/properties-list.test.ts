@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import type { HalCollection } from '@/api/listings/paging';
 import { PropertyList } from '@/api/listings/properties/routes';
-import type { Property } from '@/api/listings/properties/schemas';
+import type { HalCollection } from '@/listings/paging';
+import type { Property } from '@/listings/properties/schemas';
 import { problemOf } from '../support/harness';
 import { listingsContext, makeProperty, OTHER_OWNER, OWNER } from './support';
 

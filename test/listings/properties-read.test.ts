@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { CITY_COUNTRIES } from '@/api/listings/cities';
-import type { Property } from '@/api/listings/properties/schemas';
+import { CITY_COUNTRIES } from '@/listings/cities';
+import type { Property } from '@/listings/properties/schemas';
 import { problemOf } from '../support/harness';
 import { listingsContext, OTHER_OWNER, postProperty } from './support';
 

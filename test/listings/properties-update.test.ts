@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import type { Property } from '@/api/listings/properties/schemas';
+import type { Property } from '@/listings/properties/schemas';
 import { problemOf } from '../support/harness';
 import { count, listingsContext, OWNER, postProperty } from './support';
 

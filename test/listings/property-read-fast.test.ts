@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
-import type { Property } from '@/api/listings/properties/schemas';
+import type { Property } from '@/listings/properties/schemas';
 import { expectSameAnswers, type LaneCase, snapshot } from '../support/lanes';
 import { listingsContext, OTHER_OWNER, postProperty } from './support';
 

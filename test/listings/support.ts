@@ -1,5 +1,5 @@
-import { type BulkPropertyInput, insertPropertiesBulk } from '@/api/listings/properties/bulk';
 import type { Db } from '@/db/client';
+import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
 import { createTestApp } from '../support/harness';
 
 export const OWNER = 'owner-1';

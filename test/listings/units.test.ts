@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
-import type { HalCollection } from '@/api/listings/paging';
-import type { Property } from '@/api/listings/properties/schemas';
 import { UnitList } from '@/api/listings/units/routes';
-import type { Unit } from '@/api/listings/units/schemas';
+import type { HalCollection } from '@/listings/paging';
+import type { Property } from '@/listings/properties/schemas';
+import type { Unit } from '@/listings/units/schemas';
 import { problemOf } from '../support/harness';
 import { count, listingsContext, postProperty } from './support';
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { StaticPageInput } from '@/api/content/schemas';
 import { TokenService } from '@/auth/tokens';
+import { StaticPageInput } from '@/content/schemas';
 import { accountsSetup } from '../accounts/support';
 import { listingsContext, postProperty, propertyBody } from '../listings/support';
 import { freePort, JWT_SECRET, startServer } from '../slow/support';

@@ -1,9 +1,9 @@
 import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CITY_IDS } from '@/api/listings/cities';
-import { PROPERTY_TYPES } from '@/api/listings/properties/schemas';
 import { TokenService } from '@/auth/tokens';
+import { CITY_IDS } from '@/listings/cities';
+import { PROPERTY_TYPES } from '@/listings/properties/schemas';
 import { tempDir } from '../support/harness';
 import {
   employeeToken,

@@ -1,6 +1,6 @@
-import { CITY_IDS } from '@/api/listings/cities';
-import { PROPERTY_TYPES } from '@/api/listings/properties/schemas';
 import { TokenService } from '@/auth/tokens';
+import { CITY_IDS } from '@/listings/cities';
+import { PROPERTY_TYPES } from '@/listings/properties/schemas';
 
 export { freePort, startServer } from '../accounts/server-process';
 

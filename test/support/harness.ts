@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ApiDeps } from '@/api/deps';
 import { buildDeps, createService, type ExtraRoutes } from '@/app';
 import type { Audience } from '@/auth/tokens';
 import { parseConfig } from '@/config';
 import { type Db, migrateDatabase, openDatabase } from '@/db/client';
-import type { AppDeps } from '@/deps';
 import { createLogger } from '@/logger';
 
 export const BASE = 'http://localhost';
@@ -81,7 +81,7 @@ export function createTestApp({
   const db = openDatabase(config.databasePath);
   openDatabases.push(db);
   migrateDatabase(db);
-  const deps: AppDeps = buildDeps({ config, db, logger: createLogger('silent'), clock });
+  const deps: ApiDeps = buildDeps({ config, db, logger: createLogger('silent'), clock });
   const { app, fetch, fullPipeline } = createService(deps, extraRoutes);
 
   async function request<T = unknown>(

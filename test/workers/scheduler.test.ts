@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { Cron } from 'croner';
 import { eq, sql } from 'drizzle-orm';
-import { AppError } from '@/api/errors';
 import { jobRuns } from '@/db/schema';
+import { AppError } from '@/kernel/errors';
 import {
   assertValidJobs,
   type JobContext,

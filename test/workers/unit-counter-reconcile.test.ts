@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { insertPropertiesBulk } from '@/api/listings/properties/bulk';
+import { insertPropertiesBulk } from '@/listings/properties/bulk';
 import type { JobContext } from '@/workers/scheduler';
 import { run } from '@/workers/unit-counter-reconcile';
 import { createTestApp } from '../support/harness';

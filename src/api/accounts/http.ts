@@ -1,6 +1,6 @@
 import { SESSION_COOKIE } from '@/api/plugins/auth';
 import type { Config } from '@/config';
-import { Forbidden } from '../errors';
+import { Forbidden } from '@/kernel/errors';
 
 /**
  * HTTPS as the client sees it: the request URL (Bun.serve with TLS), or with

@@ -10,9 +10,9 @@ import {
 import { deletePasskey, listPasskeys, renamePasskey, summaryOf } from '@/accounts/passkeys';
 import { verifyPasskeySignIn } from '@/accounts/sign-in';
 import { findUserById } from '@/accounts/users';
-import { clientAddressOf } from '@/api/plugins/request-context';
-import type { AppDeps } from '@/deps';
-import { Forbidden, NotFound } from '../errors';
+import type { ApiDeps } from '@/api/deps';
+import { clientAddressOf } from '@/api/request/peer';
+import { Forbidden, NotFound } from '@/kernel/errors';
 import { assertSecureTransport } from './http';
 import {
   AuthenticateBody,
@@ -35,7 +35,7 @@ const tags = ['Passkeys'];
  * The passkey ceremonies of SPEC "Passkey endpoints" and their management
  * (CONTRACT §7). Every route here refuses plain HTTP off loopback.
  */
-export const passkeyRoutes = (deps: AppDeps) => {
+export const passkeyRoutes = (deps: ApiDeps) => {
   const { db, clock, config, auth } = deps;
   const rp: RelyingParty = {
     id: config.rpId,

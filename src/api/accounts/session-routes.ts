@@ -2,10 +2,10 @@ import { Elysia } from 'elysia';
 import { deleteSession } from '@/accounts/sessions';
 import { verifyPasswordSignIn } from '@/accounts/sign-in';
 import { createUser, findUserByEmail, findUserById, userSummaryOf } from '@/accounts/users';
+import type { ApiDeps } from '@/api/deps';
 import { assertSameOrigin, cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
-import { clientAddressOf } from '@/api/plugins/request-context';
-import type { AppDeps } from '@/deps';
-import { Conflict, NotFound } from '../errors';
+import { clientAddressOf } from '@/api/request/peer';
+import { Conflict, NotFound } from '@/kernel/errors';
 import { clearedSessionCookie } from './http';
 import { SignInBody, SignInResponse, SignUpBody, UserSummary } from './schemas';
 import { signedInResponse } from './signed-in';
@@ -14,7 +14,7 @@ const isUniqueViolation = (error: unknown) =>
   (error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
 /** Sign-up, password sign-in, sign-out and "who am I" (CONTRACT §7). */
-export const sessionRoutes = (deps: AppDeps) => {
+export const sessionRoutes = (deps: ApiDeps) => {
   const { db, clock, config, auth } = deps;
   return new Elysia({ name: 'accounts-sessions' })
     .use(auth)

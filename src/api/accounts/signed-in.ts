@@ -1,12 +1,12 @@
 import type { Context } from 'elysia';
 import { signIn } from '@/accounts/sign-in';
+import type { ApiDeps } from '@/api/deps';
 import type { User } from '@/db/schema';
-import type { AppDeps } from '@/deps';
 import { sessionCookie } from './http';
 
 /** Both sign-in paths answer alike: the token body, a session cookie, never cached. */
 export async function signedInResponse(
-  { db, tokens, clock, config }: AppDeps,
+  { db, tokens, clock, config }: ApiDeps,
   request: Request,
   set: Context['set'],
   user: User,

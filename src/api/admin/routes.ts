@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '@/deps';
+import type { ApiDeps } from '@/api/deps';
 import { unknownJob } from '@/workers/scheduler';
 import { JobList, JobParams, JobRunResult } from './schemas';
 
 const security = [{ bearer: [] }];
 
 /** Operator endpoints at /admin (employee only; CONTRACT §9). */
-export const adminRoutes = ({ auth, jobs }: AppDeps) =>
+export const adminRoutes = ({ auth, jobs }: ApiDeps) =>
   new Elysia({ name: 'admin', prefix: '/admin' })
     .use(auth)
     .get('/jobs', () => ({ jobs: jobs?.status() ?? [] }), {

@@ -1,8 +1,8 @@
-import type { AppDeps } from '@/deps';
-import { ifNoneMatchHolds } from '../conditional';
+import type { ApiDeps } from '@/api/deps';
+import { type PreparedResponse, readList, readPage } from '@/content/cache';
+import { isSlug } from '@/content/schemas';
+import { ifNoneMatchHolds } from '@/kernel/preconditions';
 import { answerHeaders, type FastAnswer, type FastRoute } from '../fast-lane';
-import { type PreparedResponse, readList, readPage } from './cache';
-import { isSlug } from './schemas';
 
 const templates = new WeakMap<PreparedResponse, { ok: Headers; notModified: Headers }>();
 
@@ -32,7 +32,7 @@ function fastAnswer(prepared: PreparedResponse, ifNoneMatch: string | null): Fas
  * a published page without `?language=`, and the list. A 404, a query
  * string or an odd slug goes to the full route.
  */
-export const fastStaticPageRead = ({ db, clock, staticPages: cache }: AppDeps): FastRoute => ({
+export const fastStaticPageRead = ({ db, clock, staticPages: cache }: ApiDeps): FastRoute => ({
   prefix: '/content/static-pages',
   answer(request, rest, search) {
     if (search !== '') return;

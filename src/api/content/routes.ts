@@ -1,9 +1,7 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
-import type { AppDeps } from '@/deps';
-import { ifNoneMatchHolds } from '../conditional';
-import { BadRequest, NotFound } from '../errors';
-import { type PreparedResponse, readList, readPage } from './cache';
+import type { ApiDeps } from '@/api/deps';
+import { type PreparedResponse, readList, readPage } from '@/content/cache';
 import {
   AnySlugParams,
   DeleteQuery,
@@ -15,8 +13,15 @@ import {
   StaticPage,
   StaticPageInput,
   StaticPageList,
-} from './schemas';
-import { deleteStaticPage, notFoundDetail, toStaticPage, upsertStaticPage } from './service';
+} from '@/content/schemas';
+import {
+  deleteStaticPage,
+  notFoundDetail,
+  toStaticPage,
+  upsertStaticPage,
+} from '@/content/service';
+import { BadRequest, NotFound } from '@/kernel/errors';
+import { ifNoneMatchHolds } from '@/kernel/preconditions';
 
 const TAGS = ['Static pages'];
 
@@ -53,7 +58,7 @@ const empty = z.null();
  * Reads are public and served from the in-process cache; writes need an
  * employee token and invalidate it.
  */
-export const contentRoutes = ({ auth, db, clock, staticPages: cache }: AppDeps) =>
+export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) =>
   new Elysia({ name: 'content', prefix: '/content' })
     .use(auth)
     // `/content/static-pages` without the slash answers too (Elysia's loose paths).

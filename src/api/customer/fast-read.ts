@@ -1,11 +1,11 @@
+import type { ApiDeps } from '@/api/deps';
 import type { Identity } from '@/auth/tokens';
-import type { AppDeps } from '@/deps';
+import { parseListQuery, TransactionQuery } from '@/customer/transactions/schemas';
+import { transactionPageBody } from '@/customer/transactions/service';
 import type { FastAnswer, FastRoute } from '../fast-lane';
 import { JSON_CONTENT_TYPE } from '../json-response';
 import { knownCaller, UNSETTLED } from '../plugins/auth';
 import { TOKEN_LIMITS_MESSAGE } from './tokens/routes';
-import { parseListQuery, TransactionQuery } from './transactions/schemas';
-import { transactionPageBody } from './transactions/service';
 
 const QUERY_KEYS = new Set(Object.keys(TransactionQuery.shape));
 
@@ -47,7 +47,7 @@ export function fastCustomerReads({
   limiter,
   tokens,
   listAnswers,
-}: AppDeps): FastRoute | undefined {
+}: ApiDeps): FastRoute | undefined {
   if (!limiter.synchronous) return undefined;
 
   const limits = (identity: Identity): FastAnswer => {

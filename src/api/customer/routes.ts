@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '@/deps';
+import type { ApiDeps } from '@/api/deps';
 import { rateLimit } from '../plugins/rate-limit';
 import { adminRoutes } from './admin/routes';
 import { tokenRoutes } from './tokens/routes';
 import { transactionRoutes } from './transactions/routes';
 
 /** Customer API, mounted at {api_url} = /api; paths carry /v1 (CONTRACT §2). */
-export const customerRoutes = (deps: AppDeps) =>
+export const customerRoutes = (deps: ApiDeps) =>
   new Elysia({ name: 'customer-api', prefix: '/api/v1' })
     .use(deps.auth)
     .use(rateLimit(deps))

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
+import type { ApiDeps } from '@/api/deps';
 import { isDatabaseHealthy } from '@/db/client';
-import type { AppDeps } from '@/deps';
-import { ServiceUnavailable } from '../errors';
+import { ServiceUnavailable } from '@/kernel/errors';
 
 export const Health = z.object({
   status: z.literal('ok'),
@@ -13,7 +13,7 @@ export const Health = z.object({
 const startedAt = performance.now();
 
 /** Liveness and readiness: 200 once the database answers, 503 otherwise. */
-export const healthRoutes = ({ db }: AppDeps) =>
+export const healthRoutes = ({ db }: ApiDeps) =>
   new Elysia({ name: 'health' }).get(
     '/health',
     () => {

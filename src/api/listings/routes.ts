@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '@/deps';
+import type { ApiDeps } from '@/api/deps';
 import { additionalDataRoutes } from './additional-data/routes';
 import { multiListingUnitRoutes } from './multi-listing-units/routes';
 import { neighbourhoodRoutes } from './neighbourhoods/routes';
@@ -8,7 +8,7 @@ import { propertyUpdateRoutes } from './properties/update-routes';
 import { unitRoutes } from './units/routes';
 
 /** Listings API, mounted at {base_url} = /listings (CONTRACT §2). */
-export const listingsRoutes = (deps: AppDeps) =>
+export const listingsRoutes = (deps: ApiDeps) =>
   new Elysia({ name: 'listings', prefix: '/listings' })
     .use(propertyRoutes(deps))
     .use(propertyUpdateRoutes(deps))

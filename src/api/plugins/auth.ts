@@ -1,9 +1,6 @@
 import { Elysia } from 'elysia';
-import type { Identity, TokenService } from '@/auth/tokens';
-import { Forbidden, Unauthorized } from '../errors';
-
-/** Looks a session cookie up (filled by the accounts feature); null when unknown. */
-export type SessionResolver = (sessionId: string) => Identity | null;
+import type { Identity, SessionResolver, TokenService } from '@/auth/tokens';
+import { Forbidden, Unauthorized } from '@/kernel/errors';
 
 export interface AuthOptions {
   tokens: TokenService;

@@ -1,17 +1,11 @@
 import { Elysia, ValidationError } from 'elysia';
 import type { z } from 'zod';
+import { securityHeaders } from '@/api/request/headers';
+import { requestIdOf } from '@/api/request/meta';
+import { AppError, BadRequest, MethodNotAllowed, NotFound, Unprocessable } from '@/kernel/errors';
 import type { Logger } from '@/logger';
-import {
-  AppError,
-  BadRequest,
-  MethodNotAllowed,
-  NotFound,
-  TooManyRequests,
-  Unprocessable,
-} from '../errors';
-import { LARAVEL_MESSAGES, laravelValidationMessage, problemOf } from '../problem';
+import { isCustomerApi, renderError } from '../render-error';
 import { mapIssues } from '../validation';
-import { requestIdOf, securityHeaders } from './request-context';
 
 /**
  * Routes whose body failures answer 422 with `validationMessages` (SPEC.md
@@ -24,7 +18,6 @@ export function answersUnprocessable(method: string, route: string): void {
   unprocessableRoutes.add(`${method} ${route}`);
 }
 
-const isCustomerApi = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
 /** `/auth` takes 422 for every body failure (CONTRACT §7: sign-up answers 422). */
 const isAuth = (path: string) => path.startsWith('/auth/');
 
@@ -65,35 +58,6 @@ function describeUnhandled(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-function json(body: unknown, status: number, contentType: string, extra?: Record<string, string>) {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': contentType, ...extra },
-  });
-}
-
-export function render(error: AppError, path: string): Response {
-  const headers: Record<string, string> = {};
-  if (error instanceof MethodNotAllowed) headers.allow = error.allow.join(', ');
-  if (error instanceof TooManyRequests)
-    headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
-  if (error instanceof TooManyRequests && error.body) {
-    return json(error.body, 429, 'application/json', headers);
-  }
-  if (isCustomerApi(path)) {
-    const body =
-      error instanceof Unprocessable
-        ? { message: laravelValidationMessage(error.errors ?? {}), errors: error.errors ?? {} }
-        : { message: LARAVEL_MESSAGES[error.status] ?? LARAVEL_MESSAGES[500] };
-    return json(body, error.status, 'application/json', headers);
-  }
-  const problem =
-    error instanceof Unprocessable
-      ? problemOf(422, undefined, error.validationMessages)
-      : problemOf(error.status, error.detail);
-  return json(problem, error.status, 'application/problem+json', headers);
-}
-
 export interface ErrorHandlerOptions {
   logger: Logger;
   /** Methods registered for a path, for 405 + Allow (filled once routes exist). */
@@ -124,7 +88,7 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
       } else if (code === 'INVALID_COOKIE_SIGNATURE') known = new BadRequest();
       if (known) {
         set.status = known.status;
-        return render(known, path);
+        return renderError(known, path);
       }
 
       // Logged with the request id; the response carries nothing internal.
@@ -136,7 +100,7 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
         error: describeUnhandled(error),
       });
       set.status = 500;
-      return render(new AppError(500), path);
+      return renderError(new AppError(500), path);
     },
   );
 
@@ -168,7 +132,7 @@ export function unhandled(error: unknown, request: Request, logger: Logger): Res
     code: 'ESCAPED',
     error: describeUnhandled(error),
   });
-  const response = render(new AppError(500), pathname);
+  const response = renderError(new AppError(500), pathname);
   for (const [name, value] of Object.entries(securityHeaders)) response.headers.set(name, value);
   return response;
 }

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
-import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../errors';
+import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '@/kernel/errors';
+import { MAX_BODY_BYTES } from '@/kernel/limits';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
 /** Deeper JSON than this is refused: no legitimate body here nests further. */
 export const MAX_JSON_DEPTH = 32;
 

@@ -1,10 +1,11 @@
 import { Elysia } from 'elysia';
+import type { ApiDeps } from '@/api/deps';
+import { clientAddressOf } from '@/api/request/peer';
+import { pathOf } from '@/api/request/url';
 import type { Identity } from '@/auth/tokens';
-import type { AppDeps } from '@/deps';
 import type { Caller } from '@/rate-limit/limiter';
 import type { HitResult, WindowUsage } from '@/rate-limit/store';
 import { identify, knownCaller, UNSETTLED } from './auth';
-import { clientAddressOf, pathOf } from './request-context';
 
 const PREFIX = '/api/v1';
 /** Reports usage and does not consume quota (CONTRACT §8) — for a valid token. */
@@ -26,7 +27,7 @@ const isFree = (method: string, path: string) =>
  * requests cannot overshoot. Headers go into `set.headers` first so the
  * error handler's responses — the 429 included — carry them.
  */
-export const rateLimit = ({ limiter, tokens, config }: AppDeps) => {
+export const rateLimit = ({ limiter, tokens, config }: ApiDeps) => {
   const plugin = new Elysia();
   if (!limiter.enabled) return plugin;
 

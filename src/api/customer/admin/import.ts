@@ -1,10 +1,10 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '@/deps';
-import { Unprocessable } from '../../errors';
+import type { ApiDeps } from '@/api/deps';
+import { ImportBody, Imported, type ImportRow, MAX_IMPORT_ROWS } from '@/customer/admin/schemas';
+import { importTransactions } from '@/customer/transactions/service';
+import { toCents } from '@/customer/validation';
+import { Unprocessable } from '@/kernel/errors';
 import { bearer, employeeResponses } from '../schemas';
-import { importTransactions } from '../transactions/service';
-import { toCents } from '../validation';
-import { ImportBody, Imported, type ImportRow, MAX_IMPORT_ROWS } from './schemas';
 
 const toNew = (row: ImportRow) => ({
   customerId: row.customer_id,
@@ -21,7 +21,7 @@ const toNew = (row: ImportRow) => ({
  * failures are reported by the body schema as `"3.amount"`; a body that is
  * not an array is a 400.
  */
-export const importRoutes = ({ auth, db }: AppDeps) =>
+export const importRoutes = ({ auth, db }: ApiDeps) =>
   new Elysia({ name: 'customer-admin-import' }).use(auth).post(
     '/transactions',
     ({ body, status }) => {

@@ -1,7 +1,5 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '@/deps';
-import { bearer, employeeResponses } from '../schemas';
-import { importRoutes } from './import';
+import type { ApiDeps } from '@/api/deps';
 import {
   EmployeeRateLimit,
   Plan,
@@ -10,7 +8,7 @@ import {
   PlanInput,
   PlanList,
   SubParams,
-} from './schemas';
+} from '@/customer/admin/schemas';
 import {
   assignPlan,
   createPlan,
@@ -19,7 +17,9 @@ import {
   planIdOf,
   setEmployeeLimit,
   updatePlan,
-} from './service';
+} from '@/customer/admin/service';
+import { bearer, employeeResponses } from '../schemas';
+import { importRoutes } from './import';
 
 const detail = (summary: string) => ({ summary, tags: ['Customer API admin'], security: bearer });
 
@@ -28,7 +28,7 @@ const detail = (summary: string) => ({ summary, tags: ['Customer API admin'], se
  * plan assignment, employee limits and transaction import. Every write
  * drops the limiter's cached policies so the next request sees it.
  */
-export const adminRoutes = (deps: AppDeps) => {
+export const adminRoutes = (deps: ApiDeps) => {
   const { auth, db, limiter } = deps;
   return new Elysia({ name: 'customer-admin', prefix: '/admin' })
     .use(auth)

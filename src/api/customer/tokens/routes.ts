@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
+import type { ApiDeps } from '@/api/deps';
 import { AUDIENCES } from '@/auth/tokens';
-import type { AppDeps } from '@/deps';
 import { jsonResponse } from '../../json-response';
 import { bearer, commonResponses, WindowRecord } from '../schemas';
 
@@ -17,7 +17,7 @@ export const TokenLimits = z.object({
 export const TOKEN_LIMITS_MESSAGE = 'Rate limits retrieved successfully.';
 
 /** GET /api/v1/tokens/limits (SPEC.md): the caller's plan and the usage of every active window. */
-export const tokenRoutes = ({ auth, limiter }: AppDeps) =>
+export const tokenRoutes = ({ auth, limiter }: ApiDeps) =>
   new Elysia({ name: 'customer-tokens' }).use(auth).get(
     '/tokens/limits',
     async ({ identity }) =>

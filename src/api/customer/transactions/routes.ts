@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '@/deps';
+import type { ApiDeps } from '@/api/deps';
+import { parseListQuery, TransactionPage, TransactionQuery } from '@/customer/transactions/schemas';
+import { transactionPageBody } from '@/customer/transactions/service';
 import { jsonTextResponse } from '../../json-response';
 import { bearer, commonResponses, ValidationFailed } from '../schemas';
-import { parseListQuery, TransactionPage, TransactionQuery } from './schemas';
-import { transactionPageBody } from './service';
 
 /** GET /api/v1/c/transactions (SPEC.md, CONTRACT §8). */
-export const transactionRoutes = ({ auth, db, listAnswers }: AppDeps) =>
+export const transactionRoutes = ({ auth, db, listAnswers }: ApiDeps) =>
   new Elysia({ name: 'customer-transactions' })
     .use(auth)
     .get(

@@ -1,16 +1,20 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '@/deps';
-import { answersUnprocessable } from '../../plugins/error-handler';
-import { caller } from '../guard';
-import { PropertyIdParams } from '../properties/schemas';
-import { created, NoBody, problems } from '../schemas';
+import type { ApiDeps } from '@/api/deps';
 import {
   AdditionalData,
   AdditionalDataCreate,
   AdditionalDataPut,
   AdditionalDataWritten,
-} from './schemas';
-import { createAdditionalData, putAdditionalData, readAdditionalData } from './service';
+} from '@/listings/additional-data/schemas';
+import {
+  createAdditionalData,
+  putAdditionalData,
+  readAdditionalData,
+} from '@/listings/additional-data/service';
+import { PropertyIdParams } from '@/listings/properties/schemas';
+import { answersUnprocessable } from '../../plugins/error-handler';
+import { caller } from '../guard';
+import { created, NoBody, problems } from '../schemas';
 
 // SPEC.md lists 422 for the create operation only.
 answersUnprocessable('POST', '/listings/properties/additional-data');
@@ -19,7 +23,7 @@ const tags = ['Listings: additional data'];
 const path = (id: string) => `/listings/properties/${id}/additional-data`;
 
 /** Free-form additional data per property (SPEC.md, CONTRACT §5). */
-export const additionalDataRoutes = ({ db, clock, auth }: AppDeps) => {
+export const additionalDataRoutes = ({ db, clock, auth }: ApiDeps) => {
   return new Elysia({ name: 'listings-additional-data' })
     .use(auth)
     .post(

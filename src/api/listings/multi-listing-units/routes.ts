@@ -1,25 +1,25 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '@/deps';
-import { searchOf } from '../../plugins/request-context';
-import { scopeOf } from '../access';
-import { caller } from '../guard';
-import { halCollection, pagingOf } from '../paging';
-import { parseListQuery } from '../query';
-import { documentedQuery, NoBody, noContent, problems } from '../schemas';
+import type { ApiDeps } from '@/api/deps';
+import { searchOf } from '@/api/request/url';
+import { scopeOf } from '@/listings/access';
 import {
   CounterBody,
   MultiListingUnit,
   MultiListingUnitList,
   MultiListingUnitParams,
   MultiListingUnitQuery,
-} from './schemas';
-import { getCounter, listCounters, setCounter } from './service';
+} from '@/listings/multi-listing-units/schemas';
+import { getCounter, listCounters, setCounter } from '@/listings/multi-listing-units/service';
+import { halCollection, pagingOf } from '@/listings/paging';
+import { parseListQuery } from '@/listings/query';
+import { caller } from '../guard';
+import { documentedQuery, NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: multi-listing units'];
 const SHAPE = { scalars: ['page', 'itemsPerPage'], arrays: ['ids'] };
 
 /** SPEC.md multi-listing unit counters, with CONTRACT §5's paging and `ids` filter. */
-export const multiListingUnitRoutes = ({ db, clock, auth }: AppDeps) => {
+export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
   return new Elysia({ name: 'listings-multi-listing-units' })
     .use(auth)
     .get(

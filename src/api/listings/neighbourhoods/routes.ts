@@ -1,21 +1,21 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '@/deps';
-import { searchOf } from '../../plugins/request-context';
-import { caller } from '../guard';
-import { parseListQuery } from '../query';
-import { documentedQuery, NoBody, noContent, problems } from '../schemas';
+import type { ApiDeps } from '@/api/deps';
+import { searchOf } from '@/api/request/url';
 import {
   NeighbourhoodBody,
   NeighbourhoodList,
   NeighbourhoodParams,
   NeighbourhoodQuery,
-} from './schemas';
-import { listNeighbourhoods, putNeighbourhood } from './service';
+} from '@/listings/neighbourhoods/schemas';
+import { listNeighbourhoods, putNeighbourhood } from '@/listings/neighbourhoods/service';
+import { parseListQuery } from '@/listings/query';
+import { caller } from '../guard';
+import { documentedQuery, NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: neighbourhoods'];
 
 /** The neighbourhood catalogue of CONTRACT §5. */
-export const neighbourhoodRoutes = ({ db, clock, auth }: AppDeps) => {
+export const neighbourhoodRoutes = ({ db, clock, auth }: ApiDeps) => {
   return new Elysia({ name: 'listings-neighbourhoods' })
     .use(auth)
     .get(

@@ -1,13 +1,13 @@
-import type { AppDeps } from '@/deps';
-import { ifNoneMatchHolds } from '../../conditional';
-import { AppError } from '../../errors';
+import type { ApiDeps } from '@/api/deps';
+import { AppError } from '@/kernel/errors';
+import { ifNoneMatchHolds } from '@/kernel/preconditions';
+import { canSee, scopeOf } from '@/listings/access';
+import { TAG_LIST_MAX } from '@/listings/properties/etag';
+import { propertyListBody } from '@/listings/properties/list';
+import type { PropertyRead } from '@/listings/properties/read-cache';
 import { answerHeaders, type FastAnswer, type FastRoute } from '../../fast-lane';
 import { JSON_CONTENT_TYPE } from '../../json-response';
 import { knownCaller, UNSETTLED } from '../../plugins/auth';
-import { canSee, scopeOf } from '../access';
-import { TAG_LIST_MAX } from './etag';
-import { propertyListBody } from './list';
-import type { PropertyRead } from './read-cache';
 
 /** 200 with the representation, or 304 when `If-None-Match` names its tag. */
 export function propertyReadAnswer(read: PropertyRead, ifNoneMatch?: string | null): FastAnswer {
@@ -27,7 +27,7 @@ const LIST_HEADERS = answerHeaders({ 'content-type': JSON_CONTENT_TYPE });
  * caller may see, anonymous or with a bearer token verified before. A 404,
  * a 401, a query string or an over-long If-None-Match goes to the full route.
  */
-export const fastPropertyRead = ({ tokens, propertyReads }: AppDeps): FastRoute => ({
+export const fastPropertyRead = ({ tokens, propertyReads }: ApiDeps): FastRoute => ({
   prefix: '/listings/properties/',
   answer(request, id, search) {
     if (search !== '' || id === '' || id.includes('/') || id.includes('%')) return;
@@ -45,7 +45,7 @@ export const fastPropertyRead = ({ tokens, propertyReads }: AppDeps): FastRoute 
  * GET /listings/properties in the fast lane, for a bearer token verified
  * before; an invalid query (400/422) and every other case go to the full route.
  */
-export const fastPropertyList = ({ db, tokens, listAnswers }: AppDeps): FastRoute => ({
+export const fastPropertyList = ({ db, tokens, listAnswers }: ApiDeps): FastRoute => ({
   prefix: '/listings/properties',
   answer(request, rest, search) {
     if (rest !== '') return;

@@ -1,19 +1,24 @@
 import { Elysia } from 'elysia';
+import type { ApiDeps } from '@/api/deps';
+import { searchOf } from '@/api/request/url';
 import { groupCommitOf } from '@/db/group-commit';
-import type { AppDeps } from '@/deps';
-import { NotFound } from '../../errors';
+import { NotFound } from '@/kernel/errors';
+import { canSee, scopeOf } from '@/listings/access';
+import { halCollectionSchema } from '@/listings/paging';
+import { PropertyListQuery, propertyListBody } from '@/listings/properties/list';
+import {
+  Property,
+  PropertyCreate,
+  PropertyIdParams,
+  PublicPropertyCreate,
+} from '@/listings/properties/schemas';
+import { propertyCreates, propertyToCreate } from '@/listings/properties/service';
 import { jsonTextResponse } from '../../json-response';
 import { answersUnprocessable } from '../../plugins/error-handler';
-import { searchOf } from '../../plugins/request-context';
-import { canSee, scopeOf } from '../access';
 import { caller } from '../guard';
-import { halCollectionSchema } from '../paging';
 import { created, documentedQuery, NoBody, problems } from '../schemas';
-import { IfNoneMatchHeaders, withETag } from './etag';
 import { propertyReadAnswer } from './fast-read';
-import { PropertyListQuery, propertyListBody } from './list';
-import { Property, PropertyCreate, PropertyIdParams, PublicPropertyCreate } from './schemas';
-import { propertyCreates, propertyToCreate } from './service';
+import { IfNoneMatchHeaders, withETag } from './headers';
 
 // SPEC.md lists 422 for both create operations.
 answersUnprocessable('POST', '/listings/properties');
@@ -23,7 +28,7 @@ const tags = ['Listings: properties'];
 export const PropertyList = halCollectionSchema('svc:properties', Property);
 
 /** GET/POST /properties, POST /public/properties, GET /properties/{id}. */
-export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: AppDeps) => {
+export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: ApiDeps) => {
   // Creates share one write transaction per event-loop turn (group commit);
   // the 201 goes out only after that transaction's COMMIT.
   const creates = groupCommitOf(db);

@@ -1,9 +1,7 @@
 import { Elysia } from 'elysia';
+import type { ApiDeps } from '@/api/deps';
 import type { Identity } from '@/auth/tokens';
-import type { AppDeps } from '@/deps';
-import { caller } from '../guard';
-import { NoBody, noContent, problems } from '../schemas';
-import { IfMatchHeaders, type PropertyWrite } from './etag';
+import type { PropertyWrite } from '@/listings/properties/etag';
 import {
   ArchiveBody,
   ConvertBody,
@@ -12,7 +10,7 @@ import {
   NeighbourhoodAssignment,
   OwnerChange,
   PropertyIdParams,
-} from './schemas';
+} from '@/listings/properties/schemas';
 import {
   archiveProperty,
   assignNeighbourhood,
@@ -21,7 +19,10 @@ import {
   convertProperty,
   moveProperty,
   unarchiveProperty,
-} from './service';
+} from '@/listings/properties/service';
+import { caller } from '../guard';
+import { NoBody, noContent, problems } from '../schemas';
+import { IfMatchHeaders } from './headers';
 
 const tags = ['Listings: properties'];
 const params = PropertyIdParams;
@@ -33,7 +34,7 @@ const IF_MATCH =
  * The state changes of a property; each answers 204 with no body, or 412
  * when an `If-Match` header names an ETag the property no longer has.
  */
-export const propertyUpdateRoutes = ({ db, clock, auth }: AppDeps) => {
+export const propertyUpdateRoutes = ({ db, clock, auth }: ApiDeps) => {
   const writeOf = (
     identity: Identity,
     headers: { 'if-match'?: string | undefined },

@@ -1,20 +1,20 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '@/deps';
-import { searchOf } from '../../plugins/request-context';
+import type { ApiDeps } from '@/api/deps';
+import { searchOf } from '@/api/request/url';
+import { halCollection, halCollectionSchema, pagingOf } from '@/listings/paging';
+import { PropertyIdParams } from '@/listings/properties/schemas';
+import { parseListQuery } from '@/listings/query';
+import { Unit, UnitCreate, UnitListQuery, UnitParams, UnitPatch } from '@/listings/units/schemas';
+import { addUnit, deleteUnit, getUnit, listUnits, patchUnit } from '@/listings/units/service';
 import { caller } from '../guard';
-import { halCollection, halCollectionSchema, pagingOf } from '../paging';
-import { PropertyIdParams } from '../properties/schemas';
-import { parseListQuery } from '../query';
 import { created, documentedQuery, NoBody, noContent, problems } from '../schemas';
-import { Unit, UnitCreate, UnitListQuery, UnitParams, UnitPatch } from './schemas';
-import { addUnit, deleteUnit, getUnit, listUnits, patchUnit } from './service';
 
 const tags = ['Listings: units'];
 const UNIT_LIST_SHAPE = { scalars: ['includeDeleted', 'page', 'itemsPerPage'], arrays: [] };
 export const UnitList = halCollectionSchema('svc:units', Unit);
 
 /** The unit endpoints of CONTRACT §5 (beyond SPEC.md). */
-export const unitRoutes = ({ db, clock, auth }: AppDeps) => {
+export const unitRoutes = ({ db, clock, auth }: ApiDeps) => {
   return new Elysia({ name: 'listings-units' })
     .use(auth)
     .get(

@@ -1,0 +1,7 @@
+import type { AppDeps } from '@/deps';
+import type { authPlugin } from './plugins/auth';
+
+/** What a route plugin may use: the shared services plus the auth plugin (`auth` and `optionalAuth` macros). */
+export interface ApiDeps extends AppDeps {
+  auth: ReturnType<typeof authPlugin>;
+}

@@ -1,0 +1,28 @@
+/** Socket peer addresses, recorded by the server's fetch handler before routing. */
+const peers = new WeakMap<Request, string>();
+export const recordPeerAddress = (request: Request, address: string | undefined) => {
+  if (address) peers.set(request, address);
+};
+
+/**
+ * The server whose sockets the requests come from: their peer address is
+ * looked up only when asked for (rate limits, guessing protection), not on
+ * every request (issue #10: a sixteenth of a cached read's CPU time).
+ */
+let peerServer: { requestIP(request: Request): { address: string } | null } | undefined;
+export const lookUpPeersOn = (server: typeof peerServer) => {
+  peerServer = server;
+};
+
+/**
+ * The client's IP: the socket peer, or with TRUST_PROXY the left-most
+ * X-Forwarded-For entry. In-process requests (tests) without either are
+ * attributed to loopback.
+ */
+export function clientAddressOf(request: Request, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return peers.get(request) ?? peerServer?.requestIP(request)?.address ?? '127.0.0.1';
+}

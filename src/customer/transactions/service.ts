@@ -1,0 +1,104 @@
+import { formatCents } from '@/customer/validation';
+import type { Db } from '@/db/client';
+import type { ResponseMemo } from '@/db/response-memo';
+import { type TransactionRow, transactions } from '@/db/schema';
+import type { ListRequest, TransactionFilter } from './schemas';
+
+export type NewTransaction = typeof transactions.$inferInsert;
+
+const COLUMNS = `id, customer_id AS customerId, booking_id AS bookingId,
+  amount_cents AS amountCents, currency, pay_date AS payDate, status, description`;
+
+/**
+ * The WHERE clause of the filters present. Plain SQL text, one per
+ * combination, whose prepared statement bun:sqlite keeps (`query()` caches by
+ * text): building the query with drizzle's builder on every request cost more
+ * than running it (issue #10).
+ */
+function whereOf(filter: TransactionFilter) {
+  const parts: string[] = [];
+  const params: (string | number)[] = [];
+  const add = (part: string, value: string | number) => {
+    parts.push(part);
+    params.push(value);
+  };
+  if (filter.customerId !== undefined) add('customer_id = ?', filter.customerId);
+  if (filter.payDateFrom) add('pay_date >= ?', filter.payDateFrom);
+  if (filter.payDateTo) add('pay_date <= ?', filter.payDateTo);
+  if (filter.amountFrom !== undefined) add('amount_cents >= ?', filter.amountFrom);
+  if (filter.amountTo !== undefined) add('amount_cents <= ?', filter.amountTo);
+  if (filter.bookingId !== undefined) add('booking_id = ?', filter.bookingId);
+  return { sql: parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : '', params };
+}
+
+/** One page, newest pay date first, id breaking ties (CONTRACT §8). */
+export function listTransactions(db: Db, filter: TransactionFilter, page: number, perPage: number) {
+  const { sql, params } = whereOf(filter);
+  const client = db.$client;
+  const offset = (page - 1) * perPage;
+  // One read transaction: the total and the page see the same snapshot.
+  return client.transaction(() => {
+    const total = client
+      .query<{ n: number }, (string | number)[]>(`SELECT count(*) AS n FROM transactions ${sql}`)
+      .get(...params)!.n;
+    const rows =
+      total > offset
+        ? client
+            .query<TransactionRow, (string | number)[]>(
+              `SELECT ${COLUMNS} FROM transactions ${sql} ORDER BY pay_date DESC, id DESC LIMIT ? OFFSET ?`,
+            )
+            .all(...params, perPage, offset)
+        : [];
+    return { total, rows };
+  })();
+}
+
+/** Laravel-style envelope; an empty page has `from`/`to` null and `last_page` at least 1. */
+export function pageOf<T>(items: T[], total: number, page: number, perPage: number) {
+  const from = items.length > 0 ? (page - 1) * perPage + 1 : null;
+  return {
+    pagination: {
+      total,
+      per_page: perPage,
+      current_page: page,
+      last_page: Math.max(1, Math.ceil(total / perPage)),
+      from,
+      to: from === null ? null : from + items.length - 1,
+    },
+    data: items,
+  };
+}
+
+export const toResource = (row: TransactionRow) => ({
+  id: row.id,
+  booking_id: row.bookingId,
+  amount: formatCents(row.amountCents),
+  currency: row.currency,
+  pay_date: row.payDate,
+  status: row.status,
+  description: row.description,
+});
+
+/** SQLite binds at most 32766 variables: 8 columns × 500 rows stays well below. */
+const CHUNK = 500;
+
+/** All or nothing: one transaction for the whole import. */
+export function importTransactions(db: Db, rows: readonly NewTransaction[]): number {
+  db.transaction((tx) => {
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      tx.insert(transactions)
+        .values(rows.slice(i, i + CHUNK))
+        .run();
+    }
+  });
+  return rows.length;
+}
+
+/** The body of one page for a checked request, remembered in `answers` until the next write. */
+export function transactionPageBody(db: Db, answers: ResponseMemo, request: ListRequest): string {
+  return answers.answer(JSON.stringify(['transactions', request]), () => {
+    const { filter, page, perPage } = request;
+    const { total, rows } = listTransactions(db, filter, page, perPage);
+    return JSON.stringify(pageOf(rows.map(toResource), total, page, perPage));
+  });
+}

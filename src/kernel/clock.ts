@@ -1,0 +1,2 @@
+/** Milliseconds since the epoch; injected so tests never sleep on real timers. */
+export type Clock = () => number;

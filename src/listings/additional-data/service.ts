@@ -1,0 +1,52 @@
+import type { Db } from '@/db/client';
+import { fieldError, NotFound } from '@/kernel/errors';
+import type { Actor } from '@/listings/access';
+import type { Data } from '@/listings/additional-data/schemas';
+import { findProperty } from '@/listings/properties/service';
+import { exec, one, writeTransaction } from '@/listings/sql';
+
+const SAVE = `INSERT INTO property_additional_data (property_id, data, created_at, updated_at)
+  VALUES (?, ?, ?, ?)
+  ON CONFLICT (property_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`;
+
+const stored = (db: Db, propertyId: string) =>
+  one<{ data: string }>(
+    db,
+    'SELECT data FROM property_additional_data WHERE property_id = ?',
+    propertyId,
+  );
+
+/**
+ * POST /properties/additional-data: a missing (or, for a customer, another
+ * owner's) property is 422 `recordNotFound`, existing data 422 `recordExists`.
+ */
+export function createAdditionalData(db: Db, id: string, data: Data, actor: Actor, now: number) {
+  writeTransaction(db, () => {
+    try {
+      findProperty(db, id, actor);
+    } catch (error) {
+      if (!(error instanceof NotFound)) throw error;
+      throw fieldError(['id'], 'recordNotFound', 'No property with this id was found');
+    }
+    if (stored(db, id)) {
+      throw fieldError(['id'], 'recordExists', 'Additional data already exists for this property');
+    }
+    exec(db, SAVE, id, JSON.stringify(data), now, now);
+  });
+}
+
+/** GET /properties/{id}/additional-data: 404 without a visible property or without data. */
+export function readAdditionalData(db: Db, id: string, actor: Actor): Data {
+  findProperty(db, id, actor);
+  const row = stored(db, id);
+  if (!row) throw new NotFound();
+  return JSON.parse(row.data) as Data;
+}
+
+/** PUT /properties/{id}/additional-data: creates or replaces (404 for a missing property). */
+export function putAdditionalData(db: Db, id: string, data: Data, actor: Actor, now: number) {
+  writeTransaction(db, () => {
+    findProperty(db, id, actor);
+    exec(db, SAVE, id, JSON.stringify(data), now, now);
+  });
+}

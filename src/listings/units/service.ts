@@ -1,0 +1,195 @@
+import type { Db } from '@/db/client';
+import { Conflict, NotFound } from '@/kernel/errors';
+import type { Actor } from '@/listings/access';
+import type { Paging } from '@/listings/paging';
+import { MAX_UNITS } from '@/listings/properties/schemas';
+import { findProperty, refreshCounters } from '@/listings/properties/service';
+import { exec, many, newId, one, writeTransaction } from '@/listings/sql';
+import type { Unit, UnitCreate, UnitFeature, UnitPatch } from '@/listings/units/schemas';
+
+interface UnitRecord {
+  id: string;
+  property_id: string;
+  rentable: number;
+  published: number;
+  deleted_at: number | null;
+}
+
+const UNIT_COLUMNS = 'u.id, u.property_id, u.rentable, u.published, u.deleted_at';
+
+function featuresOf(db: Db, unitIds: string[]): Map<string, UnitFeature[]> {
+  const rows = many<UnitFeature & { unit_id: string }>(
+    db,
+    `SELECT unit_id, applicability, category, name, value FROM unit_features
+     WHERE unit_id IN (SELECT value FROM json_each(?)) ORDER BY unit_id, position`,
+    JSON.stringify(unitIds),
+  );
+  const byUnit = new Map<string, UnitFeature[]>();
+  for (const { unit_id, ...feature } of rows) {
+    byUnit.set(unit_id, [...(byUnit.get(unit_id) ?? []), feature]);
+  }
+  return byUnit;
+}
+
+function toUnits(db: Db, rows: UnitRecord[]): Unit[] {
+  const features = featuresOf(
+    db,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    propertyId: row.property_id,
+    rentable: row.rentable === 1,
+    published: row.published === 1,
+    deleted: row.deleted_at !== null,
+    deletedAt: row.deleted_at === null ? null : new Date(row.deleted_at).toISOString(),
+    features: features.get(row.id) ?? [],
+  }));
+}
+
+function writeFeatures(db: Db, unitId: string, propertyId: string, features: UnitFeature[]) {
+  exec(db, 'DELETE FROM unit_features WHERE unit_id = ?', unitId);
+  for (const [position, f] of features.entries()) {
+    exec(
+      db,
+      `INSERT INTO unit_features (unit_id, position, property_id, applicability, category, name, value)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      unitId,
+      position,
+      propertyId,
+      f.applicability,
+      f.category,
+      f.name,
+      f.value,
+    );
+  }
+}
+
+/** GET /properties/{id}/units: a page in id (creation) order; deleted ones only on request. */
+export function listUnits(
+  db: Db,
+  propertyId: string,
+  actor: Actor,
+  includeDeleted: boolean,
+  paging: Paging,
+) {
+  findProperty(db, propertyId, actor);
+  const live = includeDeleted ? '' : ' AND u.deleted_at IS NULL';
+  const total = one<{ total: number }>(
+    db,
+    `SELECT count(*) AS total FROM units u WHERE u.property_id = ?${live}`,
+    propertyId,
+  )!.total;
+  const rows = many<UnitRecord>(
+    db,
+    `SELECT ${UNIT_COLUMNS} FROM units u WHERE u.property_id = ?${live}
+     ORDER BY u.id LIMIT ? OFFSET ?`,
+    propertyId,
+    paging.itemsPerPage,
+    paging.offset,
+  );
+  return { total, units: toUnits(db, rows) };
+}
+
+function findUnit(db: Db, propertyId: string, unitId: string): UnitRecord {
+  const row = one<UnitRecord>(
+    db,
+    `SELECT ${UNIT_COLUMNS} FROM units u WHERE u.id = ? AND u.property_id = ?`,
+    unitId,
+    propertyId,
+  );
+  if (!row) throw new NotFound();
+  return row;
+}
+
+export function getUnit(db: Db, propertyId: string, unitId: string, actor: Actor): Unit {
+  findProperty(db, propertyId, actor);
+  return toUnits(db, [findUnit(db, propertyId, unitId)])[0]!;
+}
+
+/** Counted from the units, not the stored counters, so a limit holds even before a reconcile. */
+const liveUnits = (db: Db, propertyId: string) =>
+  one<{ n: number }>(
+    db,
+    'SELECT count(*) AS n FROM units WHERE property_id = ? AND deleted_at IS NULL',
+    propertyId,
+  )!.n;
+
+/** Unit writes are refused on an archived property (CONTRACT §5). */
+function writableProperty(db: Db, propertyId: string, actor: Actor) {
+  if (findProperty(db, propertyId, actor).archived) throw new Conflict();
+}
+
+/** POST /properties/{id}/units: 409 past 30 live units. Returns the new unit's id. */
+export function addUnit(
+  db: Db,
+  propertyId: string,
+  actor: Actor,
+  input: UnitCreate,
+  now: number,
+): string {
+  return writeTransaction(db, () => {
+    writableProperty(db, propertyId, actor);
+    if (liveUnits(db, propertyId) >= MAX_UNITS) throw new Conflict();
+    const id = newId(now);
+    exec(
+      db,
+      `INSERT INTO units (id, property_id, rentable, published, created_at, updated_at)
+       VALUES (?, ?, ?, 0, ?, ?)`,
+      id,
+      propertyId,
+      input?.rentable === false ? 0 : 1,
+      now,
+      now,
+    );
+    writeFeatures(db, id, propertyId, input?.features ?? []);
+    refreshCounters(db, propertyId, now);
+    return id;
+  });
+}
+
+/** PATCH: 409 for a deleted unit or a published unit that is not rentable. */
+export function patchUnit(
+  db: Db,
+  propertyId: string,
+  unitId: string,
+  actor: Actor,
+  patch: UnitPatch,
+  now: number,
+) {
+  writeTransaction(db, () => {
+    writableProperty(db, propertyId, actor);
+    const unit = findUnit(db, propertyId, unitId);
+    if (unit.deleted_at !== null) throw new Conflict();
+    const rentable = patch.rentable ?? unit.rentable === 1;
+    const published = patch.published ?? unit.published === 1;
+    if (published && !rentable) throw new Conflict();
+    exec(
+      db,
+      'UPDATE units SET rentable = ?, published = ?, updated_at = ? WHERE id = ?',
+      rentable ? 1 : 0,
+      published ? 1 : 0,
+      now,
+      unitId,
+    );
+    if (patch.features) writeFeatures(db, unitId, propertyId, patch.features);
+    refreshCounters(db, propertyId, now);
+  });
+}
+
+/** DELETE: a soft delete that also unpublishes; 409 for the last live unit or one already deleted. */
+export function deleteUnit(db: Db, propertyId: string, unitId: string, actor: Actor, now: number) {
+  writeTransaction(db, () => {
+    writableProperty(db, propertyId, actor);
+    const unit = findUnit(db, propertyId, unitId);
+    if (unit.deleted_at !== null || liveUnits(db, propertyId) <= 1) throw new Conflict();
+    exec(
+      db,
+      'UPDATE units SET deleted_at = ?, published = 0, updated_at = ? WHERE id = ?',
+      now,
+      now,
+      unitId,
+    );
+    refreshCounters(db, propertyId, now);
+  });
+}
