@@ -83,5 +83,5 @@ export function setup(env: Record<string, string> = {}, clock = manualClock(Date
 
 export type TestContext = ReturnType<typeof setup>;
 
-/** The exact problem body of SPEC.md for a status (fixed title and detail). */
+/** The exact problem body for a status (fixed title and detail). */
 export { problemOf } from '@/api/problem';

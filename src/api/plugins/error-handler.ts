@@ -14,8 +14,8 @@ import { mapIssues } from '../validation';
 import { requestIdOf, securityHeaders } from './request-context';
 
 /**
- * Routes whose body failures answer 422 with `validationMessages` (SPEC.md
- * lists 422 for them); every other listings/content body failure is a 400.
+ * Routes whose body failures answer 422 with `validationMessages` (the
+ * creates of docs/errors.md); every other listings/content body failure is a 400.
  * Keys are `METHOD /registered/:route`.
  */
 const unprocessableRoutes = new Set<string>();
@@ -25,7 +25,7 @@ export function answersUnprocessable(method: string, route: string): void {
 }
 
 const isCustomerApi = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
-/** `/auth` takes 422 for every body failure (CONTRACT §7: sign-up answers 422). */
+/** `/auth` answers 422 for every body failure (e.g. a bad sign-up email or password). */
 const isAuth = (path: string) => path.startsWith('/auth/');
 
 type Issue = z.core.$ZodIssue;
@@ -100,7 +100,7 @@ export interface ErrorHandlerOptions {
   allowedMethods: (path: string) => string[];
 }
 
-/** The one place that turns every failure into the body of SPEC.md / CONTRACT §4. */
+/** The one place that turns every failure into its error body (docs/errors.md). */
 export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
   new Elysia({ name: 'error-handler' }).onError(
     { as: 'global' },

@@ -7,7 +7,7 @@ import { identify, knownCaller, UNSETTLED } from './auth';
 import { clientAddressOf, pathOf } from './request-context';
 
 const PREFIX = '/api/v1';
-/** Reports usage and does not consume quota (CONTRACT §8) — for a valid token. */
+/** Reports usage and does not consume quota — for a valid token. */
 const LIMITS_PATH = `${PREFIX}/tokens/limits`;
 
 const isCustomerApi = (path: string) =>

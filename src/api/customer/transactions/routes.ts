@@ -5,7 +5,7 @@ import { bearer, commonResponses, ValidationFailed } from '../schemas';
 import { parseListQuery, TransactionPage, TransactionQuery } from './schemas';
 import { transactionPageBody } from './service';
 
-/** GET /api/v1/c/transactions (SPEC.md, CONTRACT §8). */
+/** GET /api/v1/c/transactions: a customer's transactions, paged and filtered. */
 export const transactionRoutes = ({ auth, db, listAnswers }: AppDeps) =>
   new Elysia({ name: 'customer-transactions' })
     .use(auth)

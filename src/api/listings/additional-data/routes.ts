@@ -12,13 +12,13 @@ import {
 } from './schemas';
 import { createAdditionalData, putAdditionalData, readAdditionalData } from './service';
 
-// SPEC.md lists 422 for the create operation only.
+// Only the create operation answers a bad body with 422 (docs/errors.md).
 answersUnprocessable('POST', '/listings/properties/additional-data');
 
 const tags = ['Listings: additional data'];
 const path = (id: string) => `/listings/properties/${id}/additional-data`;
 
-/** Free-form additional data per property (SPEC.md, CONTRACT §5). */
+/** Free-form additional data per property: one JSON object of at most 64 KiB. */
 export const additionalDataRoutes = ({ db, clock, auth }: AppDeps) => {
   return new Elysia({ name: 'listings-additional-data' })
     .use(auth)

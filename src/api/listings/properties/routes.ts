@@ -15,7 +15,7 @@ import { PropertyListQuery, propertyListBody } from './list';
 import { Property, PropertyCreate, PropertyIdParams, PublicPropertyCreate } from './schemas';
 import { propertyCreates, propertyToCreate } from './service';
 
-// SPEC.md lists 422 for both create operations.
+// Both create operations answer a bad body with 422 (docs/errors.md).
 answersUnprocessable('POST', '/listings/properties');
 answersUnprocessable('POST', '/listings/public/properties');
 
