@@ -1,6 +1,6 @@
 /**
- * What the measured requests read, and the endpoint list with the targets of
- * issue #10 (ratios of the bare Bun.serve ceiling measured in the same run).
+ * What the measured requests read, and the endpoint list with the performance
+ * targets (docs/performance.md; ratios of the bare Bun.serve ceiling measured in the same run).
  *
  * Reads rotate over many keys so the figures are not those of one hot row:
  * property ids picked at random from the whole table, the ten largest cities

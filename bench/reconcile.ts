@@ -1,7 +1,7 @@
 /**
  * `bun run bench:reconcile`: how long the unit-counter-reconcile job takes
  * over 100,000 properties × 5 units, and how long a request waits behind it
- * (issue #8). Seeds a temporary database, knocks the counters of 1 % of the
+ * (docs/performance.md). Seeds a temporary database, knocks the counters of 1 % of the
  * properties off, starts the real server pinned to CPU 0, and while the job
  * runs (POST /admin/jobs/unit-counter-reconcile/run) keeps 8 clients reading
  * random properties; the same clients run alone first as the baseline.

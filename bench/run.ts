@@ -1,6 +1,6 @@
 /**
  * `bun run bench`: seeds a temporary database (or reuses `--database FILE`),
- * starts the service pinned to CPU 0, drives each endpoint of issue #10 with
+ * starts the service pinned to CPU 0, drives each benchmarked endpoint with
  * wrk pinned to CPU 1 (32 connections, a bearer token on every request), and
  * measures a bare Bun.serve ceiling (~570-byte JSON, also on CPU 0) before
  * every endpoint and once at the end: each endpoint's ratio is taken against
@@ -55,7 +55,7 @@ export interface Endpoint {
   paths?: string[];
   method?: 'GET' | 'POST';
   body?: string;
-  /** Target as a ratio of the ceiling's requests/s (issue #10). */
+  /** Target as a ratio of the ceiling's requests/s (docs/performance.md). */
   target?: number;
   /** Extra target: p99 under this many ms. */
   p99TargetMs?: number;

@@ -23,7 +23,7 @@ export function isCronPattern(pattern: string): boolean {
 
 const cron = z.string().refine(isCronPattern, 'not a valid cron pattern (e.g. "*/5 * * * *")');
 
-/** The environment variables of CONTRACT §1, each validated once at start-up. */
+/** The environment variables (README, Configuration), each validated once at start-up. */
 export const EnvSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -39,10 +39,10 @@ export const EnvSchema = z.object({
   RATE_LIMITS: booleanFlag.default(true),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinute.default(60),
   RATE_LIMIT_CUSTOMER_PER_MINUTE: perMinute.default(120),
-  // SPEC.md Limits: the employee limit is never below 2000 per minute.
+  // An employee's limit is never below 2000 per minute: lower values are raised.
   RATE_LIMIT_EMPLOYEE_PER_MINUTE: perMinute.default(5000).transform((v) => Math.max(v, 2000)),
   WORKERS: booleanFlag.default(true),
-  // CONTRACT §9 schedules.
+  // Default schedules of the worker jobs (UTC cron).
   JOB_PLAN_WINDOW_RESET_CRON: cron.default('* * * * *'),
   JOB_UNIT_COUNTER_RECONCILE_CRON: cron.default('*/5 * * * *'),
   JOB_STATIC_PAGE_CACHE_WARM_CRON: cron.default('*/10 * * * *'),
@@ -74,7 +74,7 @@ export interface Config {
   };
   logLevel: Env['LOG_LEVEL'];
   corsOrigins: string[];
-  /** In-process cache of the static-page reads (CONTRACT §6); off for benchmarks. */
+  /** In-process cache of the static-page reads; off for benchmarks. */
   staticPagesCache: boolean;
   /** In-process caches of property reads and list pages, dropped on any write; off for benchmarks. */
   readCache: boolean;
@@ -106,7 +106,7 @@ function originsOf(env: Env): string[] {
 
 /**
  * JWT_SECRET, when unset, is generated once and kept beside the database so
- * tokens survive restarts (CONTRACT §1). An in-memory database gets a
+ * tokens survive restarts. An in-memory database gets a
  * throw-away secret.
  */
 export function loadOrCreateSecret(databasePath: string): string {

@@ -16,9 +16,9 @@ export interface AppDeps {
   logger: Logger;
   clock: Clock;
   tokens: TokenService;
-  /** Customer API rate limits (CONTRACT §8); flushed at shutdown, reset by a worker. */
+  /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
-  /** The worker jobs (CONTRACT §9), scheduled only once started. */
+  /** The cron worker jobs (`src/workers/`), scheduled only once started. */
   jobs?: Scheduler;
   /** Static-page read cache, shared by the routes and the warm job. */
   staticPages: StaticPageCache;

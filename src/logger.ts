@@ -11,8 +11,8 @@ const FLUSH_AT = 64 * 1024;
 
 /**
  * Lines to stdout, batched: one `write(2)` per turn of the event loop (or per
- * 64 KiB) instead of one per line — with a line per request, the per-line
- * write was a sixth of a simple read's CPU time (issue #10). Written
+ * 64 KiB) instead of one per line: with a line per request, a write per line
+ * is a large share of a cheap read's CPU time (docs/performance.md). Written
  * synchronously, so the process's exit flushes whatever is left.
  */
 export function bufferedStdout(): (line: string) => void {
@@ -66,7 +66,7 @@ export function createLogger(
 ): Logger {
   const make = (name: Level) => {
     // The line's fixed start is written by hand and the fields are appended
-    // as their own JSON object: no object spread per line (issue #10).
+    // as their own JSON object: no object spread per line.
     const head = `","level":"${name}","msg":`;
     return (message: string, fields?: Record<string, unknown>) => {
       if (levels[name] < levels[level]) return;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ConfigError, parseConfig } from '@/config';
 import { tempDir } from './support/harness';
 
-describe('configuration (CONTRACT §1)', () => {
+describe('configuration (environment variables)', () => {
   test('defaults', () => {
     const dir = tempDir();
     const config = parseConfig({ DATABASE_PATH: join(dir, 'app.db') });

@@ -15,7 +15,7 @@ import type {
 } from './types';
 
 /**
- * Accounts and passkeys (`/auth`, CONTRACT §7). The WebAuthn ceremonies pass
+ * Accounts and passkeys (`/auth`). The WebAuthn ceremonies pass
  * @simplewebauthn's JSON through untouched: hand the options to the browser's
  * `startRegistration()` / `startAuthentication()` and send back its result.
  */

@@ -1,7 +1,7 @@
 import { type CallOptions, segment, type Transport } from './http';
 import type { Health, JobList, JobRunResult } from './types';
 
-/** Operator endpoints (`/admin`, employees) and the health check (CONTRACT §2, §9). */
+/** Operator endpoints (`/admin`, employees: the worker jobs) and the health check (`/health`). */
 export function operationsApi(http: Transport) {
   return {
     health: (options?: CallOptions) => http.json<Health>('GET', '/health', options),

@@ -33,7 +33,7 @@ const readHeaders = (options: ConditionalOptions = {}) => ({
   ...(options.ifNoneMatch ? { 'if-none-match': options.ifNoneMatch } : {}),
 });
 
-/** The static pages API (`{static_pages_url}` = /content) with CONTRACT §6's writes. */
+/** The static pages API (/content): the public reads and the employees' writes. */
 export function staticPagesApi(http: Transport) {
   const read = (slug: string, options: ConditionalOptions = {}) =>
     http.request<StaticPage>('GET', `${BASE}/${segment(slug)}`, {

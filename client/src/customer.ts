@@ -16,7 +16,7 @@ import type {
 
 const BASE = '/api/v1';
 
-/** The customer API (`{api_url}/v1` = /api/v1, CONTRACT §8); errors are `ApiError`s. */
+/** The customer API (/api/v1); errors are `ApiError`s. */
 export function customerApi(http: Transport) {
   const transactions = {
     /** One page; a documented no-results 404 with an empty `data` is returned as that page. */

@@ -14,7 +14,7 @@ export class HttpError extends Error {
   }
 }
 
-/** A problem+json answer (listings, static pages, /auth, /admin): SPEC.md "Errors". */
+/** A problem+json answer `{type, title, status, detail}`: listings, static pages, /auth, /admin. */
 export class ProblemError extends HttpError {
   override name = 'ProblemError';
   readonly title: string;
@@ -51,8 +51,8 @@ export class ApiError extends HttpError {
 export { ApiError as LaravelError };
 
 /**
- * 429 after the retry schedule ran out (SPEC.md Limits: "then stop and
- * report"): how many requests were sent, the waits between them and the last
+ * 429 after the retry schedule ran out (the guidance is to stop and report
+ * then): how many requests were sent, the waits between them and the last
  * `rate_limit` record the service gave (null when a 429 carried none, e.g.
  * the sign-in guessing protection's problem body).
  */

@@ -12,7 +12,10 @@ import type { Created, RateLimitRecord } from './types';
 export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
 
 export interface ClientOptions {
-  /** Where the service answers, e.g. `https://listings.example.com` (mount points of CONTRACT §2 are added). */
+  /**
+   * Where the service answers, e.g. `https://listings.example.com` (the mount
+   * points /listings, /content, /api/v1, /auth, /admin are added).
+   */
   baseUrl: string;
   /** A bearer token, or a function asked before every request. */
   token?: TokenSource;
@@ -24,7 +27,7 @@ export interface ClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** A number in [0, 1) for the jitter; defaults to `Math.random`. */
   random?: () => number;
-  /** Retry schedule in milliseconds (SPEC.md: 30 s, 60 s, 2 min, 5 min); `false` turns retries off. */
+  /** Retry schedule in ms (default 30 s, 60 s, 2 min, 5 min); `false` turns retries off. */
   retryDelays?: readonly number[] | false;
   /** Jitter as a fraction of each delay (default 0.1). */
   jitter?: number;
@@ -72,7 +75,7 @@ export const acceptsIdempotencyKey = (method: string, path: string) =>
   method === 'POST' && (path.startsWith('/listings/') || path.startsWith('/api/v1/admin/'));
 
 /**
- * Query string of CONTRACT §5's list conventions: arrays as repeated keys
+ * Query string of the list conventions: arrays as repeated keys
  * (`k=a&k=b`), arrays of objects as `k[i][field]`, booleans and numbers as text.
  */
 export function queryString(query: object | undefined): string {
@@ -121,8 +124,8 @@ const hasData = (body: unknown) =>
   typeof body === 'object' && body !== null && Array.isArray((body as { data?: unknown }).data);
 
 /**
- * Sends requests with the headers of SPEC.md, the bearer token and the retry
- * guidance of SPEC.md Limits; turns error answers into typed exceptions.
+ * Sends requests with JSON `Accept`/`Content-Type` headers, the bearer token and
+ * the service's retry guidance; turns error answers into typed exceptions.
  */
 export class Transport {
   readonly baseUrl: string;

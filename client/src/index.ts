@@ -7,7 +7,7 @@ import { listingsApi } from './listings';
 
 /**
  * A typed client of the listings service: one namespace per API, retries as
- * SPEC.md Limits advises, error answers as typed exceptions.
+ * the service's retry guidance advises (README, Retry guidance), error answers as typed exceptions.
  */
 export function createClient(options: ClientOptions) {
   const http = new Transport(options);

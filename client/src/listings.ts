@@ -35,7 +35,7 @@ const BASE = '/listings';
 const property = (id: string) => `${BASE}/properties/${segment(id)}`;
 const unit = (id: string, unitId: string) => `${property(id)}/units/${segment(unitId)}`;
 
-/** The listings API (`{base_url}` = /listings): SPEC.md endpoints and CONTRACT §5 extensions. */
+/** The listings API (/listings): properties, units, neighbourhoods, counters, additional data. */
 export function listingsApi(http: Transport) {
   const properties = {
     /** One page: `GET /properties` with filters, `page` and `itemsPerPage`. */

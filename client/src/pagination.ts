@@ -1,6 +1,6 @@
 import type { Transport } from './http';
 
-/** The listings' HAL page (SPEC.md GET /properties): `count`, `total`, `_links`, `_embedded`. */
+/** The listings' HAL page (as GET /properties answers): `count`, `total`, `_links`, `_embedded`. */
 export interface HalPage<T> {
   count: number;
   total: number;
@@ -8,7 +8,7 @@ export interface HalPage<T> {
   _embedded?: { [key: string]: T[] | undefined };
 }
 
-/** The customer API's envelope (SPEC.md pagination conventions). */
+/** The customer API's envelope: `pagination` and `data`. */
 export interface EnvelopePage<T> {
   pagination: { current_page: number; last_page: number };
   data: T[];

@@ -1,5 +1,5 @@
 /**
- * SPEC.md Limits, retry guidance for automated clients: back off on 429 with
+ * The service's retry guidance for automated clients: back off on 429 with
  * jitter — 30 s, 60 s, 2 min, 5 min for attempts 1 to 4 — then stop and report.
  */
 export const DEFAULT_RETRY_DELAYS: readonly number[] = [30_000, 60_000, 120_000, 300_000];

@@ -110,7 +110,7 @@ export type RegisterBody = Closed<In<typeof accounts.RegisterBody>>;
 export type AuthenticateBody = Closed<In<typeof accounts.AuthenticateBody>>;
 export type AuthenticateOptionsBody = NonNullable<In<typeof accounts.AuthenticateOptionsBody>>;
 
-// Customer API (CONTRACT §8)
+// Customer API
 export type RateLimitRecord = Out<typeof customer.WindowRecord>;
 export type RateLimited = Out<typeof customer.RateLimited>;
 export type LaravelMessage = Out<typeof customer.Message>;

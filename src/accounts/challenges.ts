@@ -3,7 +3,7 @@ import type { DbOrTx } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
 import { type WebauthnChallenge, webauthnChallenges } from '@/db/schema';
 
-/** CONTRACT §7: each challenge is single-use and expires after 5 minutes. */
+/** Each WebAuthn challenge is single-use and expires after 5 minutes. */
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 
 export type CeremonyKind = WebauthnChallenge['kind'];

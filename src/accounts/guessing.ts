@@ -4,7 +4,7 @@ import { authFailures } from '@/db/schema';
 import { TooManyRequests } from '@/kernel/errors';
 import { normalizeEmail } from './users';
 
-/** CONTRACT §7: failures counted over a sliding 15 minutes. */
+/** Sign-in failures are counted over a sliding 15 minutes (10 per account, 50 per IP). */
 export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 export const ACCOUNT_FAILURE_LIMIT = 10;
 export const IP_FAILURE_LIMIT = 50;

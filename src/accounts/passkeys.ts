@@ -3,7 +3,7 @@ import type { DbOrTx } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
 import { type Passkey, passkeys } from '@/db/schema';
 
-/** What the API shows of a passkey (CONTRACT §7); never the key or counter. */
+/** What the API shows of a passkey; never the key or counter. */
 export interface PasskeySummary {
   id: string;
   name: string;

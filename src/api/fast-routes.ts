@@ -4,7 +4,7 @@ import { fastCustomerReads } from './customer/fast-read';
 import type { FastRoute } from './fast-lane';
 import { fastPropertyList, fastPropertyRead } from './listings/properties/fast-read';
 
-/** The reads issue #10 measures, in the order they are tried. */
+/** The hot reads the benchmark measures (docs/performance.md), in the order they are tried. */
 export const fastRoutes = (deps: ApiDeps): FastRoute[] =>
   [
     fastPropertyRead(deps),

@@ -6,7 +6,7 @@
  * Why: Elysia validates a returned *object* against the route's response
  * schema on every request, and skips that for a returned `Response`. On the
  * hot reads (a property, a list of 30, the customer API reads) that
- * validation was a third of the request's CPU time (issue #10). Those routes
+ * validation is a large share of the request's CPU time (docs/performance.md). Those routes
  * still declare their response schemas — for the OpenAPI document and the
  * handler's types — and their tests check every body against them.
  */

@@ -1,9 +1,9 @@
 import type { ValidationMessages } from '@/kernel/errors';
 
-/** The RFC 2616 §10 reference that SPEC.md's `type` field points at. */
+/** The problem `type`: RFC 2616 §10, the definitions of the HTTP status codes. */
 export const PROBLEM_TYPE = 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html';
 
-/** Fixed titles and details: SPEC.md "Errors" table, RFC 2616 reason phrases beyond it. */
+/** Fixed titles (RFC 2616 reason phrases) and details of each status (docs/errors.md). */
 export const PROBLEMS: Record<number, { title: string; detail: string }> = {
   400: {
     title: 'Bad Request',
@@ -66,7 +66,7 @@ export function problemOf(
   };
 }
 
-/** Laravel-style messages of the customer API (CONTRACT §4). */
+/** The customer API's Laravel-style `{message}` per status (docs/errors.md). */
 export const LARAVEL_MESSAGES: Record<number, string> = {
   400: 'The request could not be understood by the server due to malformed syntax.',
   401: 'Unauthenticated.',

@@ -6,7 +6,7 @@ type Issue = z.core.$ZodIssue;
 const typeNames: Record<string, string> = { int: 'an integer', number: 'a number' };
 
 /**
- * Names a zod issue after the validator rule of SPEC.md's 422 bodies
+ * Names a zod issue after the validator rule of the 422 `validationMessages`
  * (isEmpty, notInArray, notBetween, stringLengthTooLong, invalidType, ...).
  * Custom refinements carry their own rule in `params.rule`.
  */
@@ -85,7 +85,7 @@ function place(target: ValidationMessages, path: readonly PropertyKey[], rules: 
 }
 
 export interface MappedIssues {
-  /** Nested per-field rule maps (SPEC.md 422 `validationMessages`). */
+  /** Nested per-field rule maps (the 422 `validationMessages`, docs/errors.md). */
   messages: ValidationMessages;
   /** Flat dotted field → sentences (Laravel `errors`). */
   errors: Record<string, string[]>;

@@ -4,7 +4,7 @@ export const AUDIENCES = ['customer', 'employee'] as const;
 export type Audience = (typeof AUDIENCES)[number];
 
 export interface Identity {
-  /** User id; for customers also the `ownerId` they act as (CONTRACT §3). */
+  /** User id; for customers also the `ownerId` of the properties they act on. */
   sub: string;
   aud: Audience;
   /** How the caller proved it: a bearer token or the browser session cookie. */

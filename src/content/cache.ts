@@ -42,7 +42,7 @@ function prepare(value: unknown, extra: Record<string, string> = {}): PreparedRe
   };
 }
 
-/** One page's response: the SPEC's fields only, negotiated on Accept-Language. */
+/** One page's response: the page fields only, negotiated on Accept-Language. */
 export const preparePage = (row: StaticPageRow): PreparedVariant => ({
   id: row.id,
   language: row.language,
@@ -64,7 +64,7 @@ export interface StaticPageCacheOptions {
 }
 
 /**
- * In-process cache of the two static-page reads (CONTRACT §6): per slug, every
+ * In-process cache of the two static-page reads: per slug, every
  * published language version with its body and ETag precomputed (or none, for
  * a slug known to be missing), plus the list. Writes through this process
  * call `invalidate()`; writes by another process (`pages:import`) are noticed
@@ -195,7 +195,7 @@ export interface WarmFigures {
 }
 
 /**
- * Loads every published page and the list into the cache (CONTRACT §9 job
+ * Loads every published page and the list into the cache (the worker job
  * `static-page-cache-warm` calls this at start and every 10 minutes).
  * Idempotent; a no-op when the cache is off.
  */

@@ -64,7 +64,7 @@ function defaultVariant<T extends LanguageVariant>(variants: readonly T[]): T | 
 }
 
 /**
- * CONTRACT §6 language choice among the published variants of one slug
+ * The language choice among the published variants of one slug
  * (sorted by id): `?language=`, then Accept-Language by q-value, then the
  * default language, then any (the lowest id). A step that finds nothing
  * falls through to the next, so a request never 404s while some language exists.

@@ -44,7 +44,7 @@ const JsonObject = z
     params: { rule: 'objectTooLarge' },
   });
 
-/** SPEC.md "Static page (single)": exactly these fields. */
+/** A static page as GET /content/static-pages/{slug} answers it: exactly these fields. */
 export const StaticPage = z.object({
   content: z.string(),
   accounting: z.record(z.string(), z.unknown()),
@@ -59,7 +59,7 @@ export const StaticPage = z.object({
 });
 export type StaticPage = z.infer<typeof StaticPage>;
 
-/** SPEC.md "Static page summary (list element)"; `group` is "" when none. */
+/** One element of the static page list; `group` is "" when none. */
 export const StaticPageSummary = z.object({
   id: z.number().int(),
   slug: z.string(),
@@ -82,7 +82,7 @@ const fields = {
   metaTitle: z.string().max(200).default(''),
   metaDescription: z.string().max(500).default(''),
   category: z.string().max(100).default(''),
-  // "" when none (SPEC.md); null is accepted as "none" too.
+  // "" when none, as the reads answer it; null is accepted as "none" too.
   group: z
     .string()
     .max(100)
@@ -121,7 +121,7 @@ export const DeleteQueryDoc = z.object({
     .describe('Required: the language version to delete (en, es-ES)'),
 });
 
-/** The problem body of SPEC.md "Errors", for the docs. */
+/** The problem body of every static-page failure (docs/errors.md), for the docs. */
 export const Problem = z.object({
   type: z.string(),
   title: z.string(),

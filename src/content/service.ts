@@ -3,7 +3,7 @@ import type { StaticPage, StaticPageFile, StaticPageSummary } from '@/content/sc
 import type { Db, DbOrTx } from '@/db/client';
 import { type StaticPageRow, staticPages } from '@/db/schema';
 
-/** The default language of CONTRACT §6, step three of the choice. */
+/** The default language: step three of the choice, after `?language=` and Accept-Language. */
 export const DEFAULT_LANGUAGE = 'en';
 
 export const notFoundDetail = (slug: string, language?: string) =>
@@ -76,14 +76,14 @@ export const findPublishedVariants = (db: Db, slug: string): StaticPageRow[] =>
 /** Every published page, lowest id first. */
 export const findAllPublished = (db: Db): StaticPageRow[] => statements(db).published.all();
 
-/** SPEC.md "GET static-pages/": published pages in id order. */
+/** GET /content/static-pages/: published pages in id order. */
 export const listPublished = (db: Db): StaticPageSummary[] =>
   statements(db).summaries.all().map(toSummary);
 
 export type StaticPageWrite = Omit<StaticPageFile, 'slug'>;
 
 /**
- * Creates or replaces the page of one slug and language (CONTRACT §6: unique
+ * Creates or replaces the page of one slug and language (a slug is unique
  * per language). Synchronous so callers may compose it inside a transaction.
  */
 export function upsertStaticPage(

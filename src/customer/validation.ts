@@ -1,7 +1,7 @@
 import { Unprocessable, type ValidationMessages } from '@/kernel/errors';
 
 /**
- * Collects Laravel-style field errors (CONTRACT §4 `{message, errors}`) for
+ * Collects Laravel-style field errors (`{message, errors}`, docs/errors.md) for
  * input that is not a JSON body (query strings, cross-field rules).
  */
 export class FieldErrors {

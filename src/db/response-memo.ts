@@ -20,9 +20,9 @@ export interface ResponseMemoOptions {
  * `WriteWatch` sees a write, whoever made it. A read is what a fresh query
  * would give. Bounded in count and size; the oldest answer makes room.
  *
- * Why: a 30-property page costs about 300 µs to query and serialise, a
- * dozen times a property read; the same pages are asked for over and over
- * between writes (issue #10).
+ * Why: a 30-property page costs many times a property read to query and
+ * serialise, and the same pages are asked for over and over between writes
+ * (docs/performance.md).
  */
 export class ResponseMemo {
   readonly #watch: WriteWatch;

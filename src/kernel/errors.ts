@@ -1,7 +1,7 @@
 /**
  * Typed domain errors. Services throw these; the error-handler plugin maps
- * each to the body of SPEC.md (problem details) or, under /api/v1, to the
- * Laravel-style body of CONTRACT §4.
+ * each to a problem+json body or, under /api/v1, to a Laravel-style body
+ * (docs/errors.md).
  */
 export type RuleMessages = Record<string, string>;
 export interface ValidationMessages {

@@ -4,7 +4,7 @@ import { NotFound } from '@/kernel/errors';
 /** The caller of a listings operation; null when anonymous (GET /properties/{id}). */
 export type Actor = Pick<Identity, 'sub' | 'aud'> | null;
 
-/** The owner a customer is confined to (CONTRACT §3); null for employees and anonymous reads. */
+/** The owner a customer is confined to (its token `sub`); null for employees and anonymous. */
 export const scopeOf = (actor: Actor): string | null =>
   actor?.aud === 'customer' ? actor.sub : null;
 

@@ -1,7 +1,7 @@
 /**
- * The cityId enum of SPEC.md (Location) and the ISO 3166-1 alpha-2 country each
- * one belongs to (CONTRACT §5, from shared/data/city-countries.json): the service
- * sets `country`; clients never send it.
+ * The accepted `cityId` values and the ISO 3166-1 alpha-2 country each one
+ * belongs to: the service sets `location.country` from `cityId`; clients never
+ * send it (a `country` in a body is refused as `notAllowed`).
  */
 export const CITY_COUNTRIES = {
   madrid: 'ES',

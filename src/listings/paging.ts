@@ -3,7 +3,7 @@ import { z } from 'zod';
 export const DEFAULT_ITEMS_PER_PAGE = 30;
 export const MAX_ITEMS_PER_PAGE = 100;
 
-/** `page` ≥ 1 and `itemsPerPage` 1..100, as digits (CONTRACT §5 Paging). */
+/** `page` ≥ 1 and `itemsPerPage` 1..100, as digits (docs/listings.md). */
 export const pagingFields = {
   page: z
     .string()
@@ -31,7 +31,7 @@ export function pagingOf(query: { page?: string; itemsPerPage?: string }): Pagin
 
 export const Link = z.object({ href: z.string() });
 
-/** The HAL envelope of SPEC.md GET /properties, with `key` naming the embedded array. */
+/** The HAL envelope of GET /properties, with `key` naming the embedded array. */
 export const halCollectionSchema = <T extends z.ZodType>(key: string, item: T) =>
   z.object({
     count: z.number().int(),

@@ -10,7 +10,7 @@ export type FeatureCriterion = Partial<Record<FeaturePart, string>>;
 export interface QueryShape {
   /** Parameters that carry one value; given twice → 400. */
   scalars: readonly string[];
-  /** Parameters that carry a list, in any of the four encodings of CONTRACT §5. */
+  /** Parameters that carry a list: `k=a&k=b`, `k[]=a`, `k[0]=a` or `k=a,b` (docs/listings.md). */
   arrays: readonly string[];
   /** Whether `features[i][applicability|category|name|value]` is accepted. */
   features?: boolean;

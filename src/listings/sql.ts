@@ -2,7 +2,7 @@ import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite';
 import type { Db } from '@/db/client';
 import { WriteWatch } from '@/db/write-watch';
 
-/** Listing ids are UUIDv7 (CONTRACT §5); Bun's generator is monotonic within a millisecond,
+/** Listing ids are UUIDv7; Bun's generator is monotonic within a millisecond,
  * so the rows of one request or one bulk batch keep their insertion order by id. */
 export const newId = (now: number): string => Bun.randomUUIDv7('hex', now);
 

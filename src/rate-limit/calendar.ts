@@ -1,4 +1,4 @@
-/** Window kinds of SPEC.md "Limits", in the order they are reported. */
+/** Window kinds of the rate limits, in the order they are reported. */
 export const WINDOW_KINDS = ['minute', 'hour', 'day', 'week', 'month'] as const;
 export type WindowKind = (typeof WINDOW_KINDS)[number];
 export type CalendarKind = Exclude<WindowKind, 'minute'>;
@@ -16,7 +16,7 @@ export interface Span {
 }
 
 /**
- * The UTC calendar window of a kind that contains `now` (CONTRACT §8): hours
+ * The UTC calendar window of a kind that contains `now`: hours
  * from :00, days from 00:00, weeks from Monday 00:00, months from the 1st.
  */
 export function calendarSpan(kind: CalendarKind, now: number): Span {

@@ -19,10 +19,13 @@ export interface PlanRef {
   slug: string;
 }
 
-/** Built-in plans (CONTRACT §8); stored plans take ids from 3. */
+/**
+ * Built-in plans, never stored: customers without a plan get Standard,
+ * employees Employee; stored plans take ids from 3.
+ */
 export const STANDARD_PLAN: PlanRef = Object.freeze({ id: 1, name: 'Standard', slug: 'standard' });
 export const EMPLOYEE_PLAN: PlanRef = Object.freeze({ id: 2, name: 'Employee', slug: 'employee' });
-/** SPEC.md Limits: an employee's limit is never below this. */
+/** An employee's per-minute limit is never below this. */
 export const EMPLOYEE_MINIMUM_PER_MINUTE = 2000;
 
 export type CallerAudience = 'anonymous' | 'customer' | 'employee';
@@ -50,9 +53,9 @@ export interface RateLimiterOptions {
 }
 
 /**
- * The rate limits of SPEC.md "Limits" and CONTRACT §8: who is counted, which
- * windows apply to them, and how usage is reported (records, headers, 429).
- * Usage itself lives in a `RateLimitStore`.
+ * The customer API's rate limits (README, "Customer API and rate limits"):
+ * who is counted, which windows apply to them, and how usage is reported
+ * (records, headers, 429). Usage itself lives in a `RateLimitStore`.
  */
 export class RateLimiter {
   readonly enabled: boolean;
@@ -163,7 +166,7 @@ export class RateLimiter {
     };
   }
 
-  /** The 429 of SPEC.md Errors, for the exhausted window that resets last. */
+  /** The 429 `{message, rate_limit}`, for the exhausted window that resets last. */
   rejection(windows: readonly WindowUsage[]): TooManyRequests {
     const record = windowRecord(tightestOf(windows), this.#clock());
     return new TooManyRequests(Math.max(1, record.resets_in_seconds), {

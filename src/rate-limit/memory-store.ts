@@ -19,7 +19,7 @@ interface Entry {
 
 /** How often (clock time) idle identities are swept out. */
 const SWEEP_EVERY_MS = 10_000;
-/** Write-behind delay: a crash loses at most this much calendar usage (CONTRACT §8). */
+/** Write-behind delay: a crash loses at most this much calendar usage. */
 const FLUSH_AFTER_MS = 1_000;
 
 export interface MemoryStoreOptions {

@@ -3,7 +3,7 @@ import type { PlanRow } from '@/db/schema';
 import { calendarSpan, isoWithOffset, secondsUntil, type WindowKind } from './calendar';
 import type { WindowUsage } from './store';
 
-/** A rate-limit window record of SPEC.md. */
+/** A rate-limit window record, as `GET /api/v1/tokens/limits` and the 429 body show it. */
 export interface WindowRecord {
   window: WindowKind;
   limit: number;

@@ -4,7 +4,7 @@ export type MaybePromise<T> = T | Promise<T>;
 
 /**
  * One limit to enforce. `minute` is the sliding 60-second base window; the
- * other kinds are UTC calendar windows (CONTRACT §8).
+ * other kinds are UTC calendar windows.
  */
 export interface WindowRule {
   kind: WindowKind;

@@ -6,7 +6,7 @@ import * as unitCounterReconcile from './unit-counter-reconcile';
 
 export type { JobContext, JobDefinition, JobDetails, JobRun, Scheduler } from './scheduler';
 
-/** The worker jobs of CONTRACT §9; schedules come from the JOB_*_CRON variables. */
+/** The worker jobs (README, Workers); schedules come from the JOB_*_CRON variables. */
 export function workerJobs(deps: AppDeps): JobDefinition[] {
   const { jobSchedules } = deps.config;
   return [

@@ -2,7 +2,7 @@ import type { AppDeps } from '@/deps';
 import type { JobDetails } from './scheduler';
 
 /**
- * CONTRACT §9: clears expired calendar windows of every plan, stored and in
+ * Clears expired calendar windows of every plan, stored and in
  * memory, so GET /api/v1/tokens/limits shows fresh windows even for
  * identities that made no request since.
  */

@@ -6,11 +6,11 @@ import type { Clock } from '@/kernel/clock';
 import { Conflict, NotFound, ServiceUnavailable } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 
-/** Runs kept per job; older ones are pruned after every run (CONTRACT §9). */
+/** Runs kept per job; older ones are pruned after every run. */
 export const RUNS_KEPT_PER_JOB = 1000;
 /** Runs shown per job by `status()` (GET /admin/jobs). */
 export const RUNS_SHOWN_PER_JOB = 20;
-/** Cron patterns are read in UTC, like the plan windows (CONTRACT §8). */
+/** Cron patterns are read in UTC, like the plan windows of the customer API. */
 export const SCHEDULE_TIMEZONE = 'UTC';
 
 export interface JobContext {
@@ -121,7 +121,7 @@ export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): 
       details = (await job.run(context)) ?? {};
     } catch (error) {
       // Never fatal: the message is recorded and logged; no stack trace in any
-      // log line (issue 9), the job name and message locate the failure.
+      // log line (stacks can leak internals); the job name and message locate the failure.
       outcome = 'failed';
       details = { error: messageOf(error) };
       logger.error('job failed', { job: job.name, error: messageOf(error) });

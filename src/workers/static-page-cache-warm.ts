@@ -2,7 +2,7 @@ import { warmStaticPageCache } from '@/content/cache';
 import type { AppDeps } from '@/deps';
 import type { JobDetails } from './scheduler';
 
-/** CONTRACT §9: loads every published static page and the page list into the cache. */
+/** Loads every published static page and the page list into the cache. */
 export function run(deps: AppDeps): JobDetails {
   const started = performance.now();
   const figures = warmStaticPageCache(deps.db, deps.staticPages);

@@ -6,7 +6,7 @@ import type { JobContext, JobDetails } from './scheduler';
 export const RECONCILE_CHUNK = 1000;
 
 /**
- * CONTRACT §9: recomputes every property's unit counters and published flag
+ * Recomputes every property's unit counters and published flag
  * from its units, chunk by chunk, yielding to the event loop between chunks
  * so requests keep flowing, and stopping after the current chunk on shutdown.
  */

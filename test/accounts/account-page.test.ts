@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { ACCOUNT_PAGE_CSP } from '@/web/routes';
 import { createTestApp } from '../support/harness';
 
-describe('GET /account (CONTRACT §2)', () => {
+describe('GET /account', () => {
   const ctx = createTestApp();
 
   test('serves the page with a strict CSP and no inline script or style', async () => {

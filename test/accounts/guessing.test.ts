@@ -4,7 +4,7 @@ import { accountsSetup, PASSWORD } from './support';
 
 const MINUTE_MS = 60_000;
 
-describe('guessing protection (CONTRACT §7)', () => {
+describe('guessing protection', () => {
   const ctx = accountsSetup({ TRUST_PROXY: 'true' });
   let ipCounter = 0;
   const newIp = () => `203.0.113.${++ipCounter}`;

@@ -5,7 +5,7 @@ import { accountsSetup, cookieOf, ORIGIN } from './support';
 
 const FIVE_MINUTES_MS = 5 * 60 * 1000;
 
-describe('passkeys (SPEC Passkey endpoints, CONTRACT §7)', () => {
+describe('passkeys (registration, sign-in, management)', () => {
   const ctx = accountsSetup();
 
   describe('happy', () => {

@@ -6,7 +6,7 @@ import { accountsSetup, cookieOf, ORIGIN, PASSWORD } from './support';
 
 const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
 
-describe('sign-up, sign-in, sign-out (CONTRACT §7)', () => {
+describe('sign-up, sign-in, sign-out', () => {
   const ctx = accountsSetup();
 
   describe('happy', () => {

@@ -32,7 +32,7 @@ function probeContext() {
 
 const valid = { name: 'abc', location: { latitude: 1, cityId: 'madrid' } };
 
-describe('error model (CONTRACT §4)', () => {
+describe('error model (problem bodies; Laravel bodies under /api/v1)', () => {
   const ctx = probeContext();
 
   test('unknown route → 404 problem', async () => {
@@ -54,7 +54,7 @@ describe('error model (CONTRACT §4)', () => {
     });
   });
 
-  test('malformed JSON → 400 with the fixed SPEC body', async () => {
+  test('malformed JSON → 400 with the fixed problem body', async () => {
     const res = await ctx.request('POST', '/listings/probe', {
       raw: '{"name": ',
       headers: { 'content-type': 'application/json' },

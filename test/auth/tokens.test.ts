@@ -28,7 +28,7 @@ async function sign(
 
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-describe('bearer tokens (CONTRACT §3)', () => {
+describe('bearer tokens (HS256 JWT with sub, aud, exp)', () => {
   test('a valid customer token resolves the identity', async () => {
     const res = await ctx.request('GET', '/listings/probe/any', {
       token: await ctx.tokenFor('owner-1', 'customer'),
@@ -98,7 +98,7 @@ describe('bearer tokens (CONTRACT §3)', () => {
     ],
   ];
 
-  test.each(attacks)('%s → 401 with the SPEC body', async (_name, headers) => {
+  test.each(attacks)('%s → 401 with the fixed problem body', async (_name, headers) => {
     const res = await ctx.request('GET', '/listings/probe/any', { headers: await headers() });
     expect(res.status).toBe(401);
     expect(res.body).toEqual(problemOf(401));

@@ -65,7 +65,7 @@ describe('happy', () => {
     const customer = await svc.customer('cust-empty');
     expect(await collect(customer.customer.transactions.all())).toEqual([]);
 
-    // Some deployments answer "no results" with 404 and the same envelope (SPEC.md).
+    // Some servers answer "no results" with 404 and the same envelope: an empty page.
     const { client } = svc.recording({
       token: await svc.tokenFor('cust-empty'),
       fetch: async (request) => {

@@ -3,7 +3,7 @@ import { StaticPage, StaticPageList } from '@/content/schemas';
 import { createTestApp, problemOf } from '../support/harness';
 import { makePage } from './factory';
 
-const SPEC_FIELDS = [
+const PAGE_FIELDS = [
   'content',
   'accounting',
   'title',
@@ -18,13 +18,13 @@ const SPEC_FIELDS = [
 
 describe('GET /content/static-pages/{slug}', () => {
   describe('happy', () => {
-    test('answers exactly the fields of the SPEC, each with its stored value', async () => {
+    test('answers exactly the page fields, each with its stored value', async () => {
       const ctx = createTestApp();
       makePage(ctx.db, 'about');
       const res = await ctx.request<Record<string, unknown>>('GET', '/content/static-pages/about');
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/json');
-      expect(Object.keys(res.body).sort()).toEqual([...SPEC_FIELDS].sort());
+      expect(Object.keys(res.body).sort()).toEqual([...PAGE_FIELDS].sort());
       expect(res.body.content).toBe('# About us\n\nWe list homes.');
       expect(res.body.accounting).toEqual({ costCenter: 'marketing', budget: 12.5 });
       expect(res.body.title).toBe('About us');
@@ -92,7 +92,7 @@ describe('GET /content/static-pages/{slug}', () => {
     });
   });
 
-  describe('language choice (CONTRACT §6)', () => {
+  describe('language choice (?language=, Accept-Language, en, any)', () => {
     function multilingual() {
       const ctx = createTestApp();
       makePage(ctx.db, 'about', { language: 'fr', title: 'À propos' });

@@ -66,7 +66,7 @@ export async function burst(
 export const countOf = (statuses: number[], status: number) =>
   statuses.filter((s) => s === status).length;
 
-/** The exact 429 body of SPEC.md for a window refused at the harness clock. */
+/** The exact 429 body `{message, rate_limit}` for a window refused at the harness clock. */
 export const tooMany = (
   window: string,
   limit: number,

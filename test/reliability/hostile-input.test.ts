@@ -49,7 +49,7 @@ function declaredInputs() {
   });
 }
 
-describe('every input string and array is bounded (issue 9)', () => {
+describe('every input string and array is bounded', () => {
   test('the walker finds unbounded strings, arrays, records and open objects', () => {
     expect(unboundedPaths(z.strictObject({ a: z.string() }))).toEqual(['$.a']);
     expect(unboundedPaths(z.array(z.string().max(3)))).toEqual(['$ (items)']);
@@ -305,7 +305,7 @@ describe('SQL metacharacters are only ever data', () => {
     });
     expect(found.status).toBe(200);
     expect(found.body._embedded['svc:properties'].map((p) => p.id)).toEqual([id]);
-    // `%` and `_` match themselves (CONTRACT §5): only the property above holds them.
+    // `%` and `_` match themselves in `address`: only the property above holds them.
     const cases = [
       [`ownerId=${encodeURIComponent("x' OR '1'='1")}`, 0],
       ['address=%25', 1],

@@ -3,7 +3,7 @@ import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { createTestApp, problemOf } from '../support/harness';
 
 /**
- * The token attacks test/auth/tokens.test.ts leaves out (issue 9): HS/RS
+ * The token attacks test/auth/tokens.test.ts leaves out: HS/RS
  * algorithm confusion and the edges of the tolerated clock skew.
  */
 const ctx = createTestApp();

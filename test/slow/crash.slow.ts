@@ -13,7 +13,7 @@ import {
 } from './support';
 
 /**
- * Durability at the socket (issue 9): a burst of POST /listings/properties
+ * Durability at the socket: a burst of POST /listings/properties
  * from several clients, the server killed with SIGKILL in the middle,
  * restarted on the same file. Every property acknowledged with 201 must be
  * there, whole; none may be half-written; a retry with the same

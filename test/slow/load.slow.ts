@@ -17,7 +17,7 @@ import {
 } from './support';
 
 /**
- * Bounded load on loopback (issue 9): 64 connections for 60 s of mixed reads
+ * Bounded load on loopback: 64 connections for 60 s of mixed reads
  * and writes against the real server. No error response other than the
  * customer API's planned 429s, memory that levels off (the server's RSS
  * sampled every second), and p50/p99 latency printed per kind of request.
@@ -65,7 +65,7 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** A list query with a few random filters (SPEC.md GET /properties). */
+/** A list query with a few random filters of GET /properties. */
 function listQuery(random: Random): string {
   const params = new URLSearchParams();
   if (random.next() < 0.6) params.append('cityIds', random.pick(CITY_IDS));

@@ -113,5 +113,5 @@ export function createTestApp({
 
 export type TestContext = ReturnType<typeof createTestApp>;
 
-/** The exact problem body of SPEC.md for a status (fixed title and detail). */
+/** The exact problem body for a status (fixed title and detail). */
 export { problemOf } from '@/api/problem';

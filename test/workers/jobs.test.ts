@@ -10,7 +10,7 @@ const VARIABLES = [
   'JOB_STATIC_PAGE_CACHE_WARM_CRON',
 ] as const;
 
-describe('the job list (CONTRACT §9)', () => {
+describe('the job list', () => {
   test('names, default schedules and run-at-start; every schedule parses and every name is unique', () => {
     const jobs = workerJobs(createTestApp().deps);
     expect(jobs.map(({ name, pattern, runAtStart }) => ({ name, pattern, runAtStart }))).toEqual([

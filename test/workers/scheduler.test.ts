@@ -288,7 +288,7 @@ describe('job definitions', () => {
     expect(() => assertValidJobs([{ name: 'x', pattern: 'every minute', run }])).toThrow();
   });
 
-  test('croner agrees with nextRunAt for the contract schedules', () => {
+  test('croner agrees with nextRunAt for the default schedules', () => {
     const from = new Date(Date.UTC(2026, 10, 22, 12, 7, 30));
     const next = (pattern: string) =>
       new Cron(pattern, { paused: true, timezone: 'UTC' }).nextRun(from)?.toISOString();

@@ -17,7 +17,7 @@ const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 const hostnameOf = (url: string) => (URL.canParse(url) ? new URL(url).hostname : '');
 
 /**
- * SPEC Authentication 4: passkeys need HTTPS. Plain HTTP is accepted only on
+ * Passkeys need HTTPS (WebAuthn needs a secure context). Plain HTTP is accepted only on
  * loopback — when the address the request was sent to (Host) and the page
  * that sent it (Origin, when given) are both localhost/127.x/[::1] — which is
  * what browsers themselves treat as a secure context. Otherwise 403.
@@ -38,7 +38,7 @@ function isSecureCookie(request: Request, config: Config): boolean {
   return isHttps(request, config.trustProxy) || page.startsWith('https:');
 }
 
-/** The session cookie: HttpOnly, SameSite=Lax, Path=/ (CONTRACT §7). */
+/** The session cookie: HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS. */
 export function sessionCookie(
   request: Request,
   config: Config,

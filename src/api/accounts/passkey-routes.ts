@@ -32,8 +32,8 @@ import { signedInResponse } from './signed-in';
 const tags = ['Passkeys'];
 
 /**
- * The passkey ceremonies of SPEC "Passkey endpoints" and their management
- * (CONTRACT §7). Every route here refuses plain HTTP off loopback.
+ * The passkey ceremonies (registration and sign-in, options then result) and
+ * passkey management (list, rename, delete). Every route here refuses plain HTTP off loopback.
  */
 export const passkeyRoutes = (deps: ApiDeps) => {
   const { db, clock, config, auth } = deps;

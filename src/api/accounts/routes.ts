@@ -4,7 +4,7 @@ import { accountPage } from '@/web/routes';
 import { passkeyRoutes } from './passkey-routes';
 import { sessionRoutes } from './session-routes';
 
-/** Accounts, sign-in and passkeys at /auth (CONTRACT §2, §7), and the /account page. */
+/** Accounts, sign-in and passkeys at /auth, and the /account page. */
 export const accountsRoutes = (deps: ApiDeps) =>
   new Elysia({ name: 'accounts' })
     .use(new Elysia({ prefix: '/auth' }).use(sessionRoutes(deps)).use(passkeyRoutes(deps)))

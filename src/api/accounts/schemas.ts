@@ -46,7 +46,7 @@ export const RenameBody = z.strictObject({ name: PasskeyName });
 export const PasskeyParams = z.object({ id: z.string() });
 
 /**
- * Bounds on the browser's WebAuthn result (issue 9: every string and array
+ * Bounds on the browser's WebAuthn result (every input string and array is
  * bounded): a credential id is at most 1023 bytes (WebAuthn §5.1), a user
  * handle at most 64; the other fields get room for post-quantum keys and
  * signatures and for extensions. `transports` is stored with the passkey.

@@ -13,7 +13,7 @@ import { signedInResponse } from './signed-in';
 const isUniqueViolation = (error: unknown) =>
   (error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
-/** Sign-up, password sign-in, sign-out and "who am I" (CONTRACT §7). */
+/** Sign-up, password sign-in, sign-out and "who am I". */
 export const sessionRoutes = (deps: ApiDeps) => {
   const { db, clock, config, auth } = deps;
   return new Elysia({ name: 'accounts-sessions' })

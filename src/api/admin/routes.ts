@@ -5,7 +5,7 @@ import { JobList, JobParams, JobRunResult } from './schemas';
 
 const security = [{ bearer: [] }];
 
-/** Operator endpoints at /admin (employee only; CONTRACT §9). */
+/** Operator endpoints at /admin (employee only): the worker jobs. */
 export const adminRoutes = ({ auth, jobs }: ApiDeps) =>
   new Elysia({ name: 'admin', prefix: '/admin' })
     .use(auth)

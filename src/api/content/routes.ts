@@ -54,7 +54,7 @@ const inputSchema = (schema: z.ZodType) =>
 const empty = z.null();
 
 /**
- * Static pages API, mounted at {static_pages_url} = /content (CONTRACT §2, §6).
+ * Static pages API, mounted at /content.
  * Reads are public and served from the in-process cache; writes need an
  * employee token and invalidate it.
  */

@@ -5,7 +5,7 @@ import { adminRoutes } from './admin/routes';
 import { tokenRoutes } from './tokens/routes';
 import { transactionRoutes } from './transactions/routes';
 
-/** Customer API, mounted at {api_url} = /api; paths carry /v1 (CONTRACT §2). */
+/** Customer API, mounted at /api; its paths carry the version, /api/v1/... */
 export const customerRoutes = (deps: ApiDeps) =>
   new Elysia({ name: 'customer-api', prefix: '/api/v1' })
     .use(deps.auth)

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { WINDOW_KINDS } from '@/rate-limit/calendar';
 
-/** Laravel-style bodies of the customer API (CONTRACT §4). */
+/** The customer API answers errors in Laravel's shape: `{message}`, 422 `{message, errors}`. */
 export const Message = z.object({ message: z.string() });
 export const ValidationFailed = z.object({
   message: z.string(),
   errors: z.record(z.string(), z.array(z.string())),
 });
 
-/** SPEC.md "Rate-limit window record". */
+/** One rate-limit window: `{window, limit, used, remaining, resets_in_seconds, resets_at}`. */
 export const WindowRecord = z.object({
   window: z.enum(WINDOW_KINDS),
   limit: z.int(),
@@ -18,7 +18,7 @@ export const WindowRecord = z.object({
   resets_at: z.string().meta({ example: '2026-11-22T12:01:00+00:00' }),
 });
 
-/** SPEC.md Errors, 429. */
+/** The 429 body: `{message, rate_limit}` for the exhausted window that resets last. */
 export const RateLimited = z.object({ message: z.string(), rate_limit: WindowRecord });
 
 /** Answers every /api/v1 route may give besides its own. */

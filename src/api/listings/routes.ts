@@ -7,7 +7,7 @@ import { propertyRoutes } from './properties/routes';
 import { propertyUpdateRoutes } from './properties/update-routes';
 import { unitRoutes } from './units/routes';
 
-/** Listings API, mounted at {base_url} = /listings (CONTRACT §2). */
+/** Listings API, mounted at /listings. */
 export const listingsRoutes = (deps: ApiDeps) =>
   new Elysia({ name: 'listings', prefix: '/listings' })
     .use(propertyRoutes(deps))

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** SPEC.md "Errors": the problem body of every listings failure. */
+/** The problem body of every listings failure (docs/errors.md). */
 export const Problem = z
   .object({
     type: z.string(),

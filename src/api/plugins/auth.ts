@@ -99,7 +99,7 @@ const checked = new WeakMap<Request, Identity | null>();
  * `auth: 'any' | 'employee'` on a route resolves `identity` (401 without a
  * valid credential, 403 for a customer on an employee route);
  * `optionalAuth: true` resolves `viewer` (null when anonymous). A credential
- * that is present but invalid is 401 in both cases (CONTRACT §3).
+ * that is present but invalid is 401 in both cases, even on a public read.
  *
  * The check runs in `transform`, which Elysia runs before schema validation,
  * so a caller without the right credential learns nothing about the input

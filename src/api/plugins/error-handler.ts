@@ -8,8 +8,8 @@ import { isCustomerApi, renderError } from '../render-error';
 import { mapIssues } from '../validation';
 
 /**
- * Routes whose body failures answer 422 with `validationMessages` (SPEC.md
- * lists 422 for them); every other listings/content body failure is a 400.
+ * Routes whose body failures answer 422 with `validationMessages` (the
+ * creates of docs/errors.md); every other listings/content body failure is a 400.
  * Keys are `METHOD /registered/:route`.
  */
 const unprocessableRoutes = new Set<string>();
@@ -18,7 +18,7 @@ export function answersUnprocessable(method: string, route: string): void {
   unprocessableRoutes.add(`${method} ${route}`);
 }
 
-/** `/auth` takes 422 for every body failure (CONTRACT §7: sign-up answers 422). */
+/** `/auth` answers 422 for every body failure (e.g. a bad sign-up email or password). */
 const isAuth = (path: string) => path.startsWith('/auth/');
 
 type Issue = z.core.$ZodIssue;
@@ -64,7 +64,7 @@ export interface ErrorHandlerOptions {
   allowedMethods: (path: string) => string[];
 }
 
-/** The one place that turns every failure into the body of SPEC.md / CONTRACT §4. */
+/** The one place that turns every failure into its error body (docs/errors.md). */
 export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
   new Elysia({ name: 'error-handler' }).onError(
     { as: 'global' },

@@ -8,7 +8,7 @@ import type { HitResult, WindowUsage } from '@/rate-limit/store';
 import { identify, knownCaller, UNSETTLED } from './auth';
 
 const PREFIX = '/api/v1';
-/** Reports usage and does not consume quota (CONTRACT §8) — for a valid token. */
+/** Reports usage and does not consume quota — for a valid token. */
 const LIMITS_PATH = `${PREFIX}/tokens/limits`;
 
 const isCustomerApi = (path: string) =>

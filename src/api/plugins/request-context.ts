@@ -20,7 +20,7 @@ export const requestContext = ({ corsOrigins }: RequestContextOptions) =>
     const { id } = startRequest(request);
     // The security headers and the request id are put on the final response
     // by `withRequestContext`: in `set.headers` they made Elysia copy every
-    // Response a handler returns into a new one (issue #10).
+    // Response a handler returns into a new one.
     if (request.url.length > MAX_URL_LENGTH) {
       return renderError(new AppError(414), new URL(request.url).pathname);
     }
@@ -49,8 +49,8 @@ export const requestContext = ({ corsOrigins }: RequestContextOptions) =>
  * The security headers and the request id on every response, and one JSON
  * log line per request, once its response is ready. Written around
  * the app rather than in an after-response hook: Elysia runs such a hook in a
- * callback of its own for every request, which cost about 7 µs of a 25 µs
- * cached read (issue #10).
+ * callback of its own for every request, a large share of a cached read
+ * (docs/performance.md).
  */
 export function withRequestContext(
   handle: (request: Request) => Promise<Response>,

@@ -7,7 +7,7 @@ export const recordPeerAddress = (request: Request, address: string | undefined)
 /**
  * The server whose sockets the requests come from: their peer address is
  * looked up only when asked for (rate limits, guessing protection), not on
- * every request (issue #10: a sixteenth of a cached read's CPU time).
+ * every request, which would cost a cached read noticeably (docs/performance.md).
  */
 let peerServer: { requestIP(request: Request): { address: string } | null } | undefined;
 export const lookUpPeersOn = (server: typeof peerServer) => {

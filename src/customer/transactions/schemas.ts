@@ -12,7 +12,7 @@ export const Transaction = z.object({
   description: z.string().nullable(),
 });
 
-/** The customer API envelope (SPEC.md pagination conventions, CONTRACT §8). */
+/** The customer API's page envelope: `{pagination: {total, per_page, …, from, to}, data}`. */
 export const TransactionPage = z.object({
   pagination: z.object({
     total: z.int(),
@@ -120,7 +120,7 @@ function textParam(errors: FieldErrors, field: string, value: string | undefined
 }
 
 /**
- * Validates the list query (CONTRACT §8): filters are inclusive, a bad date
+ * Validates the list query: filters are inclusive, a bad date
  * or amount and a `per_page` outside 1..100 answer 422. A customer is always
  * limited to its own transactions; an employee may name one customer.
  */

@@ -12,8 +12,8 @@ const COLUMNS = `id, customer_id AS customerId, booking_id AS bookingId,
 /**
  * The WHERE clause of the filters present. Plain SQL text, one per
  * combination, whose prepared statement bun:sqlite keeps (`query()` caches by
- * text): building the query with drizzle's builder on every request cost more
- * than running it (issue #10).
+ * text): building the query with drizzle's builder on every request costs more
+ * than running it (docs/performance.md).
  */
 function whereOf(filter: TransactionFilter) {
   const parts: string[] = [];
@@ -31,7 +31,7 @@ function whereOf(filter: TransactionFilter) {
   return { sql: parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 
-/** One page, newest pay date first, id breaking ties (CONTRACT §8). */
+/** One page, newest pay date first, id breaking ties. */
 export function listTransactions(db: Db, filter: TransactionFilter, page: number, perPage: number) {
   const { sql, params } = whereOf(filter);
   const client = db.$client;

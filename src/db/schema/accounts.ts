@@ -2,7 +2,7 @@ import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-or
 import { users } from './users';
 
 /**
- * Browser sessions (CONTRACT §7). The cookie carries a random token; only its
+ * Browser sessions, 7 days from sign-in. The cookie carries a random token; only its
  * SHA-256 is stored, so a copy of the database cannot be replayed as cookies.
  */
 export const sessions = sqliteTable(

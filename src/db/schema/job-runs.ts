@@ -1,7 +1,7 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
- * One row per finished worker run (CONTRACT §9), pruned to the newest 1,000
+ * One row per finished worker run (shown by GET /admin/jobs), pruned to the newest 1,000
  * per job. Runs of one job never overlap, so `id` order is start order.
  */
 export const jobRuns = sqliteTable(

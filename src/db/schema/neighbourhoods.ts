@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
-/** The neighbourhood catalogue (CONTRACT §5): `{id, cityId, name}`, written by employees. */
+/** The neighbourhood catalogue: `{id, cityId, name}`, written by employees. */
 export const neighbourhoods = sqliteTable(
   'neighbourhoods',
   {

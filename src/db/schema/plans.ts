@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /**
- * Customer API plans (CONTRACT §8). Ids 1 and 2 belong to the built-in
+ * Customer API plans (extra UTC calendar windows). Ids 1 and 2 belong to the built-in
  * Standard and Employee plans, which are not stored: stored plans start at 3.
  * A null limit means the plan has no window of that kind.
  */

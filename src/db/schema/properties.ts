@@ -3,11 +3,11 @@ import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-or
 import { neighbourhoods } from './neighbourhoods';
 
 /**
- * A property (SPEC.md "Property" and "Location", flattened). `seq` is the
+ * A property with its location fields flattened into the row. `seq` is the
  * rowid alias: stable across VACUUM, so the address trigram index (an FTS5
  * external-content table kept by triggers, see migrations) can point at it.
  * The unit counters and `published` are derived from `units` and rewritten in
- * the same transaction as every unit write (CONTRACT §5); `unitsCounter` is
+ * the same transaction as every unit write; `unitsCounter` is
  * the multi-listing counter, independent of the units once created.
  */
 export const properties = sqliteTable(
@@ -43,7 +43,7 @@ export const properties = sqliteTable(
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
   },
-  // One index per list filter and sort field (SPEC.md GET /properties), each
+  // One index per list filter and sort field of GET /properties, each
   // ending in `id` so a filtered page is read in `_id` order without sorting.
   (table) => [
     uniqueIndex('properties_id_unique').on(table.id),

@@ -1,7 +1,7 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { properties } from './properties';
 
-/** Free-form additional data of a property (SPEC.md): one JSON object, ≤ 64 KiB, kept as text. */
+/** Free-form additional data of a property: one JSON object, ≤ 64 KiB, kept as text. */
 export const propertyAdditionalData = sqliteTable('property_additional_data', {
   propertyId: text()
     .primaryKey()

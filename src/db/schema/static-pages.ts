@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
-/** Static pages of CONTRACT §6: one row per slug and language. */
+/** Static pages: one row per slug and language. */
 export const staticPages = sqliteTable(
   'static_pages',
   {

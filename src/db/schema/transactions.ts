@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
-/** Customer transactions (CONTRACT §8): amounts are exact integer cents. */
+/** Customer transactions: amounts are exact integer cents. */
 export const transactions = sqliteTable(
   'transactions',
   {

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { properties } from './properties';
 
-/** Units of a property (CONTRACT §5); a delete is soft (`deletedAt`). */
+/** Units of a property (at most 30); a delete is soft (`deletedAt`). */
 export const units = sqliteTable(
   'units',
   {

@@ -5,7 +5,7 @@ export const users = sqliteTable(
   'users',
   {
     id: text().primaryKey(),
-    // Stored lower-cased: emails are unique case-insensitively (CONTRACT §3).
+    // Stored lower-cased: emails are unique case-insensitively.
     email: text().notNull(),
     passwordHash: text().notNull(),
     role: text({ enum: ['customer', 'employee'] }).notNull(),

@@ -2,7 +2,7 @@ import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlit
 
 /**
  * Usage of the calendar windows of plans, written behind the in-memory
- * counters at least once a second so it survives a restart (CONTRACT §8).
+ * counters at least once a second so it survives a restart (a crash loses at most the last second).
  * `subject` is the limiter key (e.g. `c:<sub>`); times are epoch milliseconds.
  */
 export const windowUsage = sqliteTable(

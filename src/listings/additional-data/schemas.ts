@@ -4,7 +4,7 @@ import { text } from '@/listings/properties/schemas';
 export const MAX_DATA_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
 
-/** A JSON object (not an array, string or null) of at most 64 KiB as JSON (CONTRACT §5). */
+/** A JSON object (not an array, string or null) of at most 64 KiB as JSON. */
 export const Data = z
   .looseObject({})
   .refine((data) => encoder.encode(JSON.stringify(data)).byteLength <= MAX_DATA_BYTES, {
@@ -14,7 +14,7 @@ export const Data = z
   .describe('Free-form JSON object, at most 64 KiB');
 export type Data = z.infer<typeof Data>;
 
-/** POST /properties/additional-data (SPEC.md). */
+/** POST /properties/additional-data. */
 export const AdditionalDataCreate = z.strictObject({ id: text(), data: Data });
 
 /** PUT /properties/{id}/additional-data: creates or replaces. */

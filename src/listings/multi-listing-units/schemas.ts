@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { halCollectionSchema, pagingFields } from '@/listings/paging';
 import { intBetween } from '@/listings/properties/schemas';
 
-/** SPEC.md "Multi-listing unit counter": `id` is the property id. */
+/** A multi-listing unit counter: `id` is the property id. */
 export const MultiListingUnit = z.object({ id: z.string(), unitsCounter: z.int() });
 export type MultiListingUnit = z.infer<typeof MultiListingUnit>;
 
@@ -11,7 +11,7 @@ export const MultiListingUnitList = halCollectionSchema(
   MultiListingUnit,
 );
 
-/** A path id that cannot be a property id is a 400 (SPEC.md lists 400 for these routes). */
+/** A path id that cannot be a property id is a 400 (these routes document 400 for a bad id). */
 export const MultiListingUnitParams = z.object({
   id: z
     .string()
@@ -19,7 +19,7 @@ export const MultiListingUnitParams = z.object({
     .describe('Property id'),
 });
 
-/** CONTRACT §5: an integer 0..10000. */
+/** The counter is an integer 0..10000. */
 export const CounterBody = z.strictObject({ counter: intBetween(0, 10_000) });
 
 export const MultiListingUnitQuery = z.strictObject({

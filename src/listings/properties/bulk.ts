@@ -36,7 +36,7 @@ export interface BulkPropertyInput {
   yearOfConstruction?: number;
   isVisitable?: boolean;
   verified?: boolean;
-  /** Imported records are `null` (CONTRACT §5) unless said otherwise. */
+  /** Imported records have the source `"null"` (the string) unless said otherwise. */
   source?: (typeof SOURCES)[number];
   archived?: boolean;
   /** Milliseconds since the epoch; `options.now` when omitted. */

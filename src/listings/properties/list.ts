@@ -32,7 +32,7 @@ export const FeatureCriterionSchema = z.strictObject({
 });
 
 /**
- * GET /properties query after `parseListQuery` (SPEC.md, CONTRACT §5). Kept
+ * GET /properties query after `parseListQuery` (docs/listings.md). Kept
  * free of transforms so the same schema documents the parameters.
  */
 export const PropertyListQuery = z.strictObject({
@@ -157,7 +157,7 @@ function everyCriterion(unitColumn: string, criteria: FeatureCriterion[], params
 
 export interface PropertyFilter {
   query: PropertyListQuery;
-  /** A customer sees only its own properties (CONTRACT §3). */
+  /** A customer sees only its own properties (`ownerId` = its token `sub`). */
   scopeOwner: string | null;
 }
 
@@ -363,7 +363,7 @@ function featuresOnlySql(match: Statement, descending: boolean, paging: Paging):
   };
 }
 
-/** One page of properties and the number matching (SPEC.md GET /properties). */
+/** One page of properties and the number matching (GET /properties). */
 export function listProperties(db: Db, filter: PropertyFilter, paging: Paging) {
   const { page, count } = propertyListSql(filter, paging);
   const counted = () => one<{ total: number }>(db, count.sql, ...count.params)!.total;

@@ -33,7 +33,7 @@ export interface PropertyReadCacheOptions {
  * has been written: every entry is dropped as soon as the `WriteWatch` sees
  * a write (any table, so unit writes that rewrite the counters, the
  * reconcile worker and imports are covered without each writer having to
- * say so). A read is what a fresh query would give; issue #10.
+ * say so). A read is what a fresh query would give (docs/performance.md).
  */
 export class PropertyReadCache {
   readonly #db: Db;

@@ -32,7 +32,7 @@ interface Tally {
 /**
  * Recomputes totalUnits, rentableUnits, publishedUnits and published of one
  * chunk of properties (in id order) from their units, in one transaction, and
- * rewrites those that drifted (CONTRACT §5: counters are derived from the
+ * rewrites those that drifted (counters are derived from the
  * non-deleted units; a property is published when not archived and one of
  * its units is). Idempotent; the unit-counter-reconcile worker calls it
  * chunk after chunk so requests keep flowing in between.

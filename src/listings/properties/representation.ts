@@ -36,7 +36,7 @@ export interface PropertyRecord {
   updated_at: number;
 }
 
-/** SPEC.md Property: unset optional fields omitted, `neighbourhoodId` null when unassigned. */
+/** A property as answered: unset optional fields omitted, `neighbourhoodId` null if unassigned. */
 export function toProperty(row: PropertyRecord): Property {
   const location: Property['location'] = {
     addressLine1: row.address_line1,
@@ -77,7 +77,7 @@ export interface AddressFields {
 
 /**
  * What `address=` searches: the four fields lower-cased and joined by U+0001,
- * which no needle contains, so a match never spans two fields (CONTRACT §5).
+ * which no needle contains, so a match never spans two fields.
  */
 export const addressSearchOf = (location: AddressFields): string =>
   [location.addressLine1, location.addressLine2 ?? '', location.city, location.postalCode]

@@ -17,7 +17,7 @@ const REQUIRED = "Value is required and can't be empty";
 const between = (min: number, max: number) =>
   `The input is not between '${min}' and '${max}', inclusively`;
 
-/** A bounded integer whose range failures read as SPEC's `notBetween`. */
+/** A bounded integer whose range failures read as the `notBetween` rule. */
 export const intBetween = (min: number, max: number) =>
   z.int().min(min, between(min, max)).max(max, between(min, max));
 
@@ -60,7 +60,7 @@ const createFields = {
 
 const unitCount = intBetween(1, MAX_UNITS);
 
-/** CONTRACT §5: on both create endpoints `rentableUnits` above `totalUnits` (default 1) is a 422. */
+/** On both create endpoints `rentableUnits` above `totalUnits` (default 1) is a 422. */
 const rentableWithinTotal = z.refine<{ totalUnits?: number; rentableUnits?: number }>(
   (body) => (body.rentableUnits ?? 0) <= (body.totalUnits ?? 1),
   {
@@ -77,7 +77,7 @@ const rentableWithinTotal = z.refine<{ totalUnits?: number; rentableUnits?: numb
   },
 );
 
-/** POST /properties (SPEC.md). */
+/** POST /properties. */
 export const PropertyCreate = z
   .strictObject({
     ...createFields,
@@ -126,7 +126,7 @@ export const Location = z.object({
   longitude: z.number(),
 });
 
-/** The Property of SPEC.md, plus the indicators CONTRACT §5 allows responses to add. */
+/** A property as answered, with `archived`, `published`, `createdAt` and `updatedAt`. */
 export const Property = z.object({
   id: z.string(),
   type: PropertyType,

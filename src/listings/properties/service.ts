@@ -40,7 +40,7 @@ export interface CreateOptions {
 }
 
 /**
- * The row a create inserts (CONTRACT §5): `totalUnits` (default 1) units,
+ * The row a create inserts: `totalUnits` (default 1) units,
  * the first `rentableUnits` (default all) rentable, none published; the
  * multi-listing counter starts at `totalUnits`. A customer may only create
  * its own (422 otherwise), checked here, before anything is queued.
@@ -64,7 +64,7 @@ export const propertyCreates = (db: Db): Combinable<BulkPropertyInput, string> =
 
 /**
  * Rewrites the unit counters and `published` of a property from its units
- * (CONTRACT §5: counters derived from non-deleted units; published = not
+ * (counters count the non-deleted units; published = not
  * archived and at least one published unit). Called in every unit write's
  * transaction.
  */
@@ -140,7 +140,7 @@ export function convertProperty(db: Db, id: string, type: PropertyType, write: P
 /**
  * PUT /properties/{id}/location: replaces the address and coordinates
  * (an omitted addressLine2 is cleared, an omitted cityId kept); `country`
- * follows `cityId`; another city drops the neighbourhood (CONTRACT §5).
+ * follows `cityId`; another city drops the neighbourhood.
  */
 export function moveProperty(db: Db, id: string, location: LocationUpdate, write: PropertyWrite) {
   writeTransaction(db, () => {
@@ -170,7 +170,7 @@ export function moveProperty(db: Db, id: string, location: LocationUpdate, write
 
 /**
  * PUT /properties/{id}/neighbourhood: 409 for an unknown neighbourhood, one
- * of another city, or an archived property (CONTRACT §5).
+ * of another city, or an archived property.
  */
 export function assignNeighbourhood(
   db: Db,

@@ -14,7 +14,7 @@ export type UnitFeature = z.infer<typeof UnitFeature>;
 
 const Features = z.array(UnitFeature).max(MAX_FEATURES);
 
-/** POST /properties/{id}/units (CONTRACT §5); a new unit is rentable unless said otherwise. */
+/** POST /properties/{id}/units; a new unit is rentable unless said otherwise. */
 export const UnitCreate = z
   .strictObject({ rentable: z.boolean().optional(), features: Features.optional() })
   .nullish();

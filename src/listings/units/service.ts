@@ -115,7 +115,7 @@ const liveUnits = (db: Db, propertyId: string) =>
     propertyId,
   )!.n;
 
-/** Unit writes are refused on an archived property (CONTRACT §5). */
+/** Unit writes are refused (409) on an archived property. */
 function writableProperty(db: Db, propertyId: string, actor: Actor) {
   if (findProperty(db, propertyId, actor).archived) throw new Conflict();
 }

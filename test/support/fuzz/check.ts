@@ -2,7 +2,7 @@
  * What every response must satisfy, whatever was sent: no 5xx (unless the
  * operation documents it), an answer in time, a JSON (or problem+json) body
  * when there is one, the route's own documented schema for that status, the
- * error body of SPEC.md / CONTRACT §4 (problem outside /api/v1, `{message}`
+ * error body (docs/errors.md: problem outside /api/v1, `{message}`
  * inside), and nothing internal leaked (stack traces, hashes, SQL, secrets).
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
@@ -24,7 +24,7 @@ export interface CheckOptions {
   pages?: RegExp;
 }
 
-/** The API docs UI and the account page (CONTRACT §2). */
+/** The API docs UI (/docs) and the account page (/account). */
 export const DEFAULT_PAGES = /^\/(?:docs|account)(?:\/|$)/;
 
 export interface CheckedOperation {

@@ -24,7 +24,7 @@ import { importRoutes } from './import';
 const detail = (summary: string) => ({ summary, tags: ['Customer API admin'], security: bearer });
 
 /**
- * Employee-only administration of the customer API (CONTRACT §8): plans,
+ * Employee-only administration of the customer API: plans,
  * plan assignment, employee limits and transaction import. Every write
  * drops the limiter's cached policies so the next request sees it.
  */

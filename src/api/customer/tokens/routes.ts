@@ -16,7 +16,7 @@ export const TokenLimits = z.object({
 
 export const TOKEN_LIMITS_MESSAGE = 'Rate limits retrieved successfully.';
 
-/** GET /api/v1/tokens/limits (SPEC.md): the caller's plan and the usage of every active window. */
+/** GET /api/v1/tokens/limits: the caller's plan and the usage of every active window. */
 export const tokenRoutes = ({ auth, limiter }: ApiDeps) =>
   new Elysia({ name: 'customer-tokens' }).use(auth).get(
     '/tokens/limits',

@@ -5,7 +5,7 @@ import { transactionPageBody } from '@/customer/transactions/service';
 import { jsonTextResponse } from '../../json-response';
 import { bearer, commonResponses, ValidationFailed } from '../schemas';
 
-/** GET /api/v1/c/transactions (SPEC.md, CONTRACT §8). */
+/** GET /api/v1/c/transactions: a customer's transactions, paged and filtered. */
 export const transactionRoutes = ({ auth, db, listAnswers }: ApiDeps) =>
   new Elysia({ name: 'customer-transactions' })
     .use(auth)

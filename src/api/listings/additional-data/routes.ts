@@ -16,13 +16,13 @@ import { answersUnprocessable } from '../../plugins/error-handler';
 import { caller } from '../guard';
 import { created, NoBody, problems } from '../schemas';
 
-// SPEC.md lists 422 for the create operation only.
+// Only the create operation answers a bad body with 422 (docs/errors.md).
 answersUnprocessable('POST', '/listings/properties/additional-data');
 
 const tags = ['Listings: additional data'];
 const path = (id: string) => `/listings/properties/${id}/additional-data`;
 
-/** Free-form additional data per property (SPEC.md, CONTRACT §5). */
+/** Free-form additional data per property: one JSON object of at most 64 KiB. */
 export const additionalDataRoutes = ({ db, clock, auth }: ApiDeps) => {
   return new Elysia({ name: 'listings-additional-data' })
     .use(auth)

@@ -18,7 +18,7 @@ import { documentedQuery, NoBody, noContent, problems } from '../schemas';
 const tags = ['Listings: multi-listing units'];
 const SHAPE = { scalars: ['page', 'itemsPerPage'], arrays: ['ids'] };
 
-/** SPEC.md multi-listing unit counters, with CONTRACT §5's paging and `ids` filter. */
+/** Multi-listing unit counters, paged like the property list, with an `ids` filter. */
 export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
   return new Elysia({ name: 'listings-multi-listing-units' })
     .use(auth)

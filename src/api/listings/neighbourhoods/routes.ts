@@ -14,7 +14,7 @@ import { documentedQuery, NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: neighbourhoods'];
 
-/** The neighbourhood catalogue of CONTRACT §5. */
+/** The neighbourhood catalogue `{id, cityId, name}`: anyone with a token reads, employees write. */
 export const neighbourhoodRoutes = ({ db, clock, auth }: ApiDeps) => {
   return new Elysia({ name: 'listings-neighbourhoods' })
     .use(auth)

@@ -20,7 +20,7 @@ import { created, documentedQuery, NoBody, problems } from '../schemas';
 import { propertyReadAnswer } from './fast-read';
 import { IfNoneMatchHeaders, withETag } from './headers';
 
-// SPEC.md lists 422 for both create operations.
+// Both create operations answer a bad body with 422 (docs/errors.md).
 answersUnprocessable('POST', '/listings/properties');
 answersUnprocessable('POST', '/listings/public/properties');
 

@@ -13,7 +13,7 @@ const tags = ['Listings: units'];
 const UNIT_LIST_SHAPE = { scalars: ['includeDeleted', 'page', 'itemsPerPage'], arrays: [] };
 export const UnitList = halCollectionSchema('svc:units', Unit);
 
-/** The unit endpoints of CONTRACT §5 (beyond SPEC.md). */
+/** The unit endpoints: list, create, read, change and soft-delete the units of a property. */
 export const unitRoutes = ({ db, clock, auth }: ApiDeps) => {
   return new Elysia({ name: 'listings-units' })
     .use(auth)
