@@ -11,7 +11,7 @@ import {
 } from '@simplewebauthn/server';
 import type { Db } from '@/db/client';
 import type { Passkey, User } from '@/db/schema';
-import { BadRequest, Conflict, Unauthorized } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import { CHALLENGE_TTL_MS, consumeChallenge, storeChallenge } from './challenges';
 import {
   findPasskeyByCredentialId,
@@ -97,7 +97,7 @@ export async function finishRegistration(
     challenge === null
       ? null
       : consumeChallenge(db, { challenge, kind: 'registration', userId: input.userId }, now);
-  if (!stored) throw new BadRequest();
+  if (!stored) throw fail('passkey.ceremony_failed');
 
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
@@ -110,13 +110,13 @@ export async function finishRegistration(
       requireUserVerification: false,
     });
   } catch {
-    throw new BadRequest();
+    throw fail('passkey.ceremony_failed');
   }
-  if (!verified.verified) throw new BadRequest();
+  if (!verified.verified) throw fail('passkey.ceremony_failed');
   const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
 
   return db.transaction((tx) => {
-    if (findPasskeyByCredentialId(tx, credential.id)) throw new Conflict();
+    if (findPasskeyByCredentialId(tx, credential.id)) throw fail('passkey.already_registered');
     const count = listPasskeys(tx, input.userId).length;
     return insertPasskey(
       tx,
@@ -194,10 +194,11 @@ export async function finishAuthentication(
   const stored =
     challenge === null ? null : consumeChallenge(db, { challenge, kind: 'authentication' }, now);
   const passkey = stored ? findPasskeyByCredentialId(db, response.id) : undefined;
-  if (!stored || !passkey) throw new Unauthorized();
-  if (stored.userId !== null && stored.userId !== passkey.userId) throw new Unauthorized();
+  if (!stored || !passkey) throw fail('credentials.invalid');
+  if (stored.userId !== null && stored.userId !== passkey.userId) throw fail('credentials.invalid');
   const handle = response.response.userHandle;
-  if (handle !== undefined && userIdOfHandle(handle) !== passkey.userId) throw new Unauthorized();
+  if (handle !== undefined && userIdOfHandle(handle) !== passkey.userId)
+    throw fail('credentials.invalid');
 
   let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
@@ -216,9 +217,9 @@ export async function finishAuthentication(
     });
   } catch {
     // Includes a sign counter that did not increase (a cloned authenticator).
-    throw new Unauthorized();
+    throw fail('credentials.invalid');
   }
-  if (!verified.verified) throw new Unauthorized();
+  if (!verified.verified) throw fail('credentials.invalid');
   const info = verified.authenticationInfo;
   const recorded = recordPasskeyUse(
     db,
@@ -231,6 +232,6 @@ export async function finishAuthentication(
     now,
   );
   const user = findUserById(db, passkey.userId);
-  if (!recorded || !user) throw new Unauthorized();
+  if (!recorded || !user) throw fail('credentials.invalid');
   return user;
 }

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, lte } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { authFailures } from '@/db/schema';
-import { TooManyRequests } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import { normalizeEmail } from './users';
 
 /** Sign-in failures are counted over a sliding 15 minutes (10 per account, 50 per IP). */
@@ -55,7 +55,8 @@ export function beginAttempt(db: Db, counters: FailureCounter[], now: number): A
       const freedAt = times[times.length - limit]!.at + FAILURE_WINDOW_MS;
       retryAfterMs = Math.max(retryAfterMs, freedAt - now);
     }
-    if (retryAfterMs > 0) throw new TooManyRequests(Math.ceil(retryAfterMs / 1000));
+    if (retryAfterMs > 0)
+      throw fail('auth.too_many_attempts', { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) });
     const ids = counters.map(
       (counter) =>
         tx

@@ -2,7 +2,7 @@ import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { TokenService } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import type { User } from '@/db/schema';
-import { Unauthorized } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import { finishAuthentication, type RelyingParty } from './ceremonies';
 import { accountCounter, beginAttempt, forgiveAttempt, ipCounter } from './guessing';
 import { createSession } from './sessions';
@@ -38,7 +38,7 @@ export async function verifyPasswordSignIn(
   const attempt = beginAttempt(db, [account, ipCounter(input.address)], now);
   const user = findUserByEmail(db, input.email);
   const ok = await passwordMatches(input.password, user?.passwordHash ?? (await dummyHashOnce()));
-  if (!user || !ok) throw new Unauthorized();
+  if (!user || !ok) throw fail('credentials.invalid');
   forgiveAttempt(db, attempt, [account.key]);
   return user;
 }

@@ -4,9 +4,9 @@ import { securityHeaders } from '@/api/request/headers';
 import type { Db } from '@/db/client';
 import { idempotencyKeys } from '@/db/schema';
 import type { Clock } from '@/kernel/clock';
-import { AppError, BadRequest, Conflict, fieldError } from '@/kernel/errors';
+import { DomainError, fail, fieldError } from '@/kernel/errors';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
-import { renderError } from './render-error';
+import { renderError } from './errors';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -68,7 +68,9 @@ export function withIdempotency(handle: Handle, db: Db, clock: Clock): Handle {
           );
         }
         if (row.status === null) {
-          throw new Conflict('A request with this Idempotency-Key is still being processed');
+          throw fail('idempotency.in_progress', {
+            detail: 'A request with this Idempotency-Key is still being processed',
+          });
         }
         return new Response(row.body, {
           status: row.status,
@@ -95,7 +97,9 @@ export function withIdempotency(handle: Handle, db: Db, clock: Clock): Handle {
     if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return handle(request);
     try {
       if (!KEY_PATTERN.test(key))
-        throw new BadRequest('Idempotency-Key must be 1 to 255 printable characters');
+        throw fail('idempotency.key_invalid', {
+          detail: 'Idempotency-Key must be 1 to 255 printable characters',
+        });
       const credential =
         request.headers.get('authorization') ?? request.headers.get('cookie') ?? 'anonymous';
       const scope = sha256(credential);
@@ -114,7 +118,7 @@ export function withIdempotency(handle: Handle, db: Db, clock: Clock): Handle {
       finish(scope, key, response, body);
       return new Response(body, { status: response.status, headers: response.headers });
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
+      if (!(error instanceof DomainError)) throw error;
       const response = renderError(error, url.pathname);
       for (const [name, value] of Object.entries(securityHeaders))
         response.headers.set(name, value);

@@ -1,4 +1,4 @@
-import { Unprocessable, type ValidationMessages } from '@/kernel/errors';
+import { fail, type ValidationMessages } from '@/kernel/errors';
 
 /**
  * Collects Laravel-style field errors (`{message, errors}`, docs/errors.md) for
@@ -23,7 +23,7 @@ export class FieldErrors {
   /** Throws the 422 when anything was added. */
   throwIfAny(): void {
     if (Object.keys(this.#errors).length > 0) {
-      throw new Unprocessable(this.#messages, this.#errors);
+      throw fail('request.invalid', { fields: { messages: this.#messages, errors: this.#errors } });
     }
   }
 }

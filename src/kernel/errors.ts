@@ -1,111 +1,121 @@
 /**
- * Typed domain errors. Services throw these; the error-handler plugin maps
- * each to a problem+json body or, under /api/v1, to a Laravel-style body
- * (docs/errors.md).
+ * The one error type of the service. Domains and the transport throw a
+ * `DomainError` with a code from this closed list; `src/api/errors` maps each
+ * code, exhaustively, to a status and renders it as a problem body or, under
+ * the customer API, as a Laravel-style body (docs/errors.md).
  */
+export type ErrorCode =
+  // The request itself
+  | 'request.malformed'
+  | 'request.uri_too_long'
+  | 'request.body_too_large'
+  | 'request.unsupported_media_type'
+  | 'request.invalid'
+  | 'route.not_found'
+  | 'route.method_not_allowed'
+  | 'idempotency.key_invalid'
+  | 'idempotency.in_progress'
+  // Who is calling
+  | 'auth.unauthenticated'
+  | 'auth.forbidden'
+  | 'auth.cross_origin'
+  | 'auth.insecure_transport'
+  | 'auth.too_many_attempts'
+  | 'rate_limit.exceeded'
+  // Listings
+  | 'listings.query_invalid'
+  | 'property.not_found'
+  | 'property.changed'
+  | 'property.archived'
+  | 'property.not_archived'
+  | 'property.neighbourhood_mismatch'
+  | 'unit.not_found'
+  | 'unit.limit_reached'
+  | 'unit.deleted'
+  | 'unit.not_rentable'
+  | 'unit.last_live'
+  | 'neighbourhood.in_use'
+  | 'additional_data.not_found'
+  | 'multi_listing_unit.not_found'
+  // Static pages
+  | 'page.not_found'
+  | 'page.slug_mismatch'
+  | 'page.query_invalid'
+  // Customer API
+  | 'plan.not_found'
+  // Accounts and passkeys
+  | 'account.email_taken'
+  | 'account.not_found'
+  | 'account.required'
+  | 'credentials.invalid'
+  | 'passkey.not_found'
+  | 'passkey.ceremony_failed'
+  | 'passkey.already_registered'
+  // Operations
+  | 'job.not_found'
+  | 'job.running'
+  | 'service.stopping'
+  | 'service.unavailable'
+  | 'internal';
+
 export type RuleMessages = Record<string, string>;
 export interface ValidationMessages {
   [field: string]: RuleMessages | ValidationMessages;
 }
 
-export class AppError extends Error {
+/** Field-level failures, in both shapes the service answers them in. */
+export interface FieldFailures {
+  /** Nested field → rule → message (the problem body's `validationMessages`). */
+  messages: ValidationMessages;
+  /** Dotted field → sentences (the customer API's Laravel `errors`). */
+  errors: Record<string, string[]>;
+}
+
+/** A rate-limit window as the customer API reports it in a 429. */
+export interface RateLimitWindow {
+  window: string;
+  limit: number;
+  used: number;
+  remaining: number;
+  resets_in_seconds: number;
+  resets_at: string;
+}
+
+export interface ErrorDetails {
+  /** Replaces the fixed detail of the status (e.g. a page naming its slug). */
+  detail?: string;
+  fields?: FieldFailures;
+  retryAfterSeconds?: number;
+  /** The exhausted window of a customer-API 429. */
+  rateLimit?: RateLimitWindow;
+  /** The methods a path answers, for a 405's Allow header. */
+  allow?: readonly string[];
+}
+
+export class DomainError extends Error {
   constructor(
-    readonly status: number,
-    /** Overrides the fixed detail of the status (e.g. a static page naming its slug). */
-    readonly detail?: string,
+    readonly code: ErrorCode,
+    readonly details: ErrorDetails = {},
   ) {
-    super(detail ?? `HTTP ${status}`);
-    this.name = new.target.name;
+    super(details.detail ?? code);
+    this.name = 'DomainError';
   }
 }
 
-export class BadRequest extends AppError {
-  constructor(detail?: string) {
-    super(400, detail);
-  }
-}
+/** `new DomainError(code, details)`, for `throw fail(...)` and `?? fail(...)` alike. */
+export const fail = (code: ErrorCode, details?: ErrorDetails): DomainError =>
+  new DomainError(code, details);
 
-export class Unauthorized extends AppError {
-  constructor() {
-    super(401);
-  }
-}
+/** Whether `error` is a `DomainError`, optionally of one code. */
+export const isDomainError = (error: unknown, code?: ErrorCode): error is DomainError =>
+  error instanceof DomainError && (code === undefined || error.code === code);
 
-export class Forbidden extends AppError {
-  constructor() {
-    super(403);
-  }
-}
-
-export class NotFound extends AppError {
-  constructor(detail?: string) {
-    super(404, detail);
-  }
-}
-
-export class MethodNotAllowed extends AppError {
-  constructor(readonly allow: string[]) {
-    super(405);
-  }
-}
-
-export class Conflict extends AppError {
-  constructor(detail?: string) {
-    super(409, detail);
-  }
-}
-
-export class PreconditionFailed extends AppError {
-  constructor() {
-    super(412);
-  }
-}
-
-export class PayloadTooLarge extends AppError {
-  constructor() {
-    super(413);
-  }
-}
-
-export class UnsupportedMediaType extends AppError {
-  constructor() {
-    super(415);
-  }
-}
-
-/** 422 with `validationMessages` (listings) or `errors` (customer API). */
-export class Unprocessable extends AppError {
-  constructor(
-    readonly validationMessages: ValidationMessages,
-    /** Laravel-style `errors` for /api/v1: dotted field → sentences. */
-    readonly errors?: Record<string, string[]>,
-  ) {
-    super(422);
-  }
-}
-
-export class TooManyRequests extends AppError {
-  constructor(
-    readonly retryAfterSeconds: number,
-    /** A body that replaces the default one (the customer API's rate-limit body). */
-    readonly body?: Record<string, unknown>,
-  ) {
-    super(429);
-  }
-}
-
-export class ServiceUnavailable extends AppError {
-  constructor() {
-    super(503);
-  }
-}
-
-/** A field-level failure: `fieldError(['location', 'cityId'], 'notInArray', '...')`. */
+/** A 422 naming one field: `fieldError(['location', 'cityId'], 'notInArray', '...')`. */
 export function fieldError(
   path: readonly (string | number)[],
   rule: string,
   message: string,
-): Unprocessable {
+): DomainError {
   const messages: ValidationMessages = {};
   let node: ValidationMessages = messages;
   for (const [index, key] of path.entries()) {
@@ -117,5 +127,5 @@ export function fieldError(
       node = next;
     }
   }
-  return new Unprocessable(messages, { [path.join('.')]: [message] });
+  return fail('request.invalid', { fields: { messages, errors: { [path.join('.')]: [message] } } });
 }

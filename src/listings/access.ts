@@ -1,5 +1,5 @@
 import type { Identity } from '@/auth/tokens';
-import { NotFound } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 
 /** The caller of a listings operation; null when anonymous (GET /properties/{id}). */
 export type Actor = Pick<Identity, 'sub' | 'aud'> | null;
@@ -13,7 +13,7 @@ export const scopeOf = (actor: Actor): string | null =>
  * revealed); employees and anonymous readers see every property.
  */
 export function ensureVisible<T extends { owner_id: string }>(row: T | null, actor: Actor): T {
-  if (!row || !canSee(row.owner_id, actor)) throw new NotFound();
+  if (!row || !canSee(row.owner_id, actor)) throw fail('property.not_found');
   return row;
 }
 

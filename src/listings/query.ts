@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { BadRequest } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 
 /** More parameters than this in one list query is not a real client (400). */
 const MAX_PARAMETERS = 300;
@@ -36,25 +36,25 @@ export function parseListQuery<S extends z.ZodType>(
   const features = new Map<number, FeatureCriterion>();
   let seen = 0;
   for (const [key, value] of params) {
-    if (++seen > MAX_PARAMETERS) throw new BadRequest();
+    if (++seen > MAX_PARAMETERS) throw fail('listings.query_invalid');
     if (shape.scalars.includes(key)) {
-      if (key in out) throw new BadRequest();
+      if (key in out) throw fail('listings.query_invalid');
       if (value !== '') out[key] = value;
       continue;
     }
     const feature = shape.features ? FEATURE_KEY.exec(key) : null;
     if (feature) {
       const part = feature[2] as FeaturePart;
-      if (!FEATURE_PARTS.includes(part)) throw new BadRequest();
+      if (!FEATURE_PARTS.includes(part)) throw fail('listings.query_invalid');
       const index = Number(feature[1]);
       const criterion = features.get(index) ?? {};
-      if (part in criterion) throw new BadRequest();
+      if (part in criterion) throw fail('listings.query_invalid');
       if (value !== '') criterion[part] = value;
       features.set(index, criterion);
       continue;
     }
     const array = ARRAY_KEY.exec(key);
-    if (!array || !shape.arrays.includes(array[1]!)) throw new BadRequest();
+    if (!array || !shape.arrays.includes(array[1]!)) throw fail('listings.query_invalid');
     const values = arrays.get(array[1]!) ?? [];
     for (const item of value.split(',')) if (item !== '') values.push(item);
     arrays.set(array[1]!, values);
@@ -66,6 +66,6 @@ export function parseListQuery<S extends z.ZodType>(
     .filter((criterion) => Object.keys(criterion).length > 0);
   if (criteria.length > 0) out.features = criteria;
   const parsed = schema.safeParse(out);
-  if (!parsed.success) throw new BadRequest();
+  if (!parsed.success) throw fail('listings.query_invalid');
   return parsed.data;
 }

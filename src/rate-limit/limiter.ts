@@ -1,11 +1,10 @@
 import { eq, sql } from 'drizzle-orm';
-import { LARAVEL_MESSAGES } from '@/api/problem';
 import type { Identity } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { Db } from '@/db/client';
 import { employeeLimits, type PlanRow, planAssignments, plans } from '@/db/schema';
 import type { Clock } from '@/kernel/clock';
-import { TooManyRequests } from '@/kernel/errors';
+import { type DomainError, fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 import { CALENDAR_KINDS, secondsUntil } from './calendar';
 import { MemoryStore } from './memory-store';
@@ -167,11 +166,11 @@ export class RateLimiter {
   }
 
   /** The 429 `{message, rate_limit}`, for the exhausted window that resets last. */
-  rejection(windows: readonly WindowUsage[]): TooManyRequests {
+  rejection(windows: readonly WindowUsage[]): DomainError {
     const record = windowRecord(tightestOf(windows), this.#clock());
-    return new TooManyRequests(Math.max(1, record.resets_in_seconds), {
-      message: LARAVEL_MESSAGES[429],
-      rate_limit: record,
+    return fail('rate_limit.exceeded', {
+      retryAfterSeconds: Math.max(1, record.resets_in_seconds),
+      rateLimit: record,
     });
   }
 

@@ -3,7 +3,7 @@ import { and, desc, eq, lte, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { type JobRunRow, jobRuns } from '@/db/schema';
 import type { Clock } from '@/kernel/clock';
-import { Conflict, NotFound, ServiceUnavailable } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 
 /** Runs kept per job; older ones are pruned after every run. */
@@ -77,7 +77,8 @@ export function assertValidJobs(jobs: readonly JobDefinition[]): void {
   }
 }
 
-export const unknownJob = (name: string) => new NotFound(`Job "${name}" was not found`);
+export const unknownJob = (name: string) =>
+  fail('job.not_found', { detail: `Job "${name}" was not found` });
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -183,8 +184,11 @@ export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): 
     runNow(name) {
       const job = byName.get(name);
       if (!job) return Promise.reject(unknownJob(name));
-      if (stopping.signal.aborted) return Promise.reject(new ServiceUnavailable());
-      return begin(job) ?? Promise.reject(new Conflict(`Job "${name}" is already running`));
+      if (stopping.signal.aborted) return Promise.reject(fail('service.stopping'));
+      return (
+        begin(job) ??
+        Promise.reject(fail('job.running', { detail: `Job "${name}" is already running` }))
+      );
     },
 
     status() {

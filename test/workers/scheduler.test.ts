@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { Cron } from 'croner';
 import { eq, sql } from 'drizzle-orm';
+import { STATUS_OF } from '@/api/errors';
 import { jobRuns } from '@/db/schema';
-import { AppError } from '@/kernel/errors';
+import { DomainError } from '@/kernel/errors';
 import {
   assertValidJobs,
   type JobContext,
@@ -23,7 +24,7 @@ async function statusOf(promise: Promise<unknown>): Promise<number | 'resolved'>
     await promise;
     return 'resolved';
   } catch (error) {
-    return error instanceof AppError ? error.status : -1;
+    return error instanceof DomainError ? STATUS_OF[error.code] : -1;
   }
 }
 

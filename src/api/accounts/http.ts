@@ -1,6 +1,6 @@
 import { SESSION_COOKIE } from '@/api/plugins/auth';
 import type { Config } from '@/config';
-import { Forbidden } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 
 /**
  * HTTPS as the client sees it: the request URL (Bun.serve with TLS), or with
@@ -26,7 +26,7 @@ export function assertSecureTransport(request: Request, trustProxy: boolean): vo
   if (isHttps(request, trustProxy)) return;
   const origin = request.headers.get('origin');
   const hosts = [new URL(request.url).hostname, ...(origin === null ? [] : [hostnameOf(origin)])];
-  if (!hosts.every((host) => LOOPBACK.test(host))) throw new Forbidden();
+  if (!hosts.every((host) => LOOPBACK.test(host))) throw fail('auth.insecure_transport');
 }
 
 /**

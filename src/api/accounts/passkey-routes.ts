@@ -12,7 +12,7 @@ import { verifyPasskeySignIn } from '@/accounts/sign-in';
 import { findUserById } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { clientAddressOf } from '@/api/request/peer';
-import { Forbidden, NotFound } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import { assertSecureTransport } from './http';
 import {
   AuthenticateBody,
@@ -46,7 +46,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
   /** Registration needs an account (a token minted for an unknown `sub` has none). */
   const accountOf = (sub: string) => {
     const user = findUserById(db, sub);
-    if (!user) throw new Forbidden();
+    if (!user) throw fail('account.required');
     return user;
   };
 
@@ -130,7 +130,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       '/passkeys/:id',
       ({ identity, params, body }) => {
         const passkey = renamePasskey(db, identity.sub, params.id, body.name);
-        if (!passkey) throw new NotFound();
+        if (!passkey) throw fail('passkey.not_found');
         return summaryOf(passkey);
       },
       {
@@ -144,7 +144,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     .delete(
       '/passkeys/:id',
       ({ identity, params, set }) => {
-        if (!deletePasskey(db, identity.sub, params.id)) throw new NotFound();
+        if (!deletePasskey(db, identity.sub, params.id)) throw fail('passkey.not_found');
         set.status = 204;
       },
       {

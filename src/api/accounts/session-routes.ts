@@ -5,7 +5,7 @@ import { createUser, findUserByEmail, findUserById, userSummaryOf } from '@/acco
 import type { ApiDeps } from '@/api/deps';
 import { assertSameOrigin, cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
 import { clientAddressOf } from '@/api/request/peer';
-import { Conflict, NotFound } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import { clearedSessionCookie } from './http';
 import { SignInBody, SignInResponse, SignUpBody, UserSummary } from './schemas';
 import { signedInResponse } from './signed-in';
@@ -21,13 +21,13 @@ export const sessionRoutes = (deps: ApiDeps) => {
     .post(
       '/sign-up',
       async ({ body, status }) => {
-        if (findUserByEmail(db, body.email)) throw new Conflict();
+        if (findUserByEmail(db, body.email)) throw fail('account.email_taken');
         try {
           const user = await createUser(db, { ...body, role: 'customer' });
           return status(201, userSummaryOf(user));
         } catch (error) {
           // Two sign-ups for one email raced past the check above.
-          if (isUniqueViolation(error)) throw new Conflict();
+          if (isUniqueViolation(error)) throw fail('account.email_taken');
           throw error;
         }
       },
@@ -75,7 +75,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
       '/me',
       ({ identity }) => {
         const user = findUserById(db, identity.sub);
-        if (!user) throw new NotFound();
+        if (!user) throw fail('account.not_found');
         return userSummaryOf(user);
       },
       {

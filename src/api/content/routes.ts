@@ -20,7 +20,7 @@ import {
   toStaticPage,
   upsertStaticPage,
 } from '@/content/service';
-import { BadRequest, NotFound } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import { ifNoneMatchHolds } from '@/kernel/preconditions';
 
 const TAGS = ['Static pages'];
@@ -42,7 +42,7 @@ function respond(prepared: PreparedResponse, request: Request, set: SetHeaders):
 
 function parsed<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const result = schema.safeParse(value);
-  if (!result.success) throw new BadRequest();
+  if (!result.success) throw fail('page.query_invalid');
   return result.data;
 }
 
@@ -81,7 +81,7 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
         const prepared = isSlug(slug)
           ? readPage(db, cache, clock(), slug, language, request.headers.get('accept-language'))
           : undefined;
-        if (!prepared) throw new NotFound(notFoundDetail(slug));
+        if (!prepared) throw fail('page.not_found', { detail: notFoundDetail(slug) });
         return respond(prepared, request, set.headers);
       },
       {
@@ -101,7 +101,7 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
       ({ params, body, set }) => {
         const slug = parsed(Slug, params.slug);
         const page = parsed(StaticPageInput, body);
-        if (page.slug !== undefined && page.slug !== slug) throw new BadRequest();
+        if (page.slug !== undefined && page.slug !== slug) throw fail('page.slug_mismatch');
         const { row, created } = db.transaction((tx) => upsertStaticPage(tx, slug, page, clock()), {
           behavior: 'immediate',
         });
@@ -132,7 +132,7 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
         const slug = parsed(Slug, params.slug);
         const { language } = parsed(DeleteQuery, query);
         if (!deleteStaticPage(db, slug, language)) {
-          throw new NotFound(notFoundDetail(slug, language));
+          throw fail('page.not_found', { detail: notFoundDetail(slug, language) });
         }
         cache.invalidate();
         return new Response(null, { status: 204 });

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { isDatabaseHealthy } from '@/db/client';
-import { ServiceUnavailable } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 
 export const Health = z.object({
   status: z.literal('ok'),
@@ -17,7 +17,7 @@ export const healthRoutes = ({ db }: ApiDeps) =>
   new Elysia({ name: 'health' }).get(
     '/health',
     () => {
-      if (!isDatabaseHealthy(db)) throw new ServiceUnavailable();
+      if (!isDatabaseHealthy(db)) throw fail('service.unavailable');
       return {
         status: 'ok' as const,
         database: 'ok' as const,

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { Identity, SessionResolver, TokenService } from '@/auth/tokens';
-import { Forbidden, Unauthorized } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 
 export interface AuthOptions {
   tokens: TokenService;
@@ -46,7 +46,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function assertSameOrigin(request: Request, origins: readonly string[] = []): void {
   if (SAFE_METHODS.has(request.method)) return;
   const origin = request.headers.get('origin');
-  if (origin === null || !origins.includes(origin)) throw new Forbidden();
+  if (origin === null || !origins.includes(origin)) throw fail('auth.cross_origin');
 }
 
 /**
@@ -110,20 +110,20 @@ export const authPlugin = (options: AuthOptions) =>
     auth: (requirement: AuthRequirement) => ({
       async transform({ request }) {
         const identity = await identify(request, options);
-        if (!identity) throw new Unauthorized();
-        if (requirement === 'employee' && identity.aud !== 'employee') throw new Forbidden();
+        if (!identity) throw fail('auth.unauthenticated');
+        if (requirement === 'employee' && identity.aud !== 'employee') throw fail('auth.forbidden');
         checked.set(request, identity);
       },
       resolve({ request }) {
         const identity = checked.get(request);
-        if (!identity) throw new Unauthorized();
+        if (!identity) throw fail('auth.unauthenticated');
         return { identity };
       },
     }),
     optionalAuth: (enabled: boolean) => ({
       async transform({ request }) {
         const viewer = enabled ? await identify(request, options) : undefined;
-        if (viewer === null) throw new Unauthorized();
+        if (viewer === null) throw fail('auth.unauthenticated');
         checked.set(request, viewer ?? null);
       },
       resolve({ request }) {

@@ -2,9 +2,9 @@ import { Elysia, ValidationError } from 'elysia';
 import type { z } from 'zod';
 import { securityHeaders } from '@/api/request/headers';
 import { requestIdOf } from '@/api/request/meta';
-import { AppError, BadRequest, MethodNotAllowed, NotFound, Unprocessable } from '@/kernel/errors';
+import { DomainError, fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
-import { isCustomerApi, renderError } from '../render-error';
+import { INTERNAL, isCustomerApi, renderError, statusOf } from '../errors';
 import { mapIssues } from '../validation';
 
 /**
@@ -36,13 +36,13 @@ function issuesOf(error: ValidationError): Issue[] {
 
 /** Turns Elysia's validation failure into the domain error it means. */
 function fromValidation(error: ValidationError, method: string, route: string, path: string) {
-  if (error.type !== 'body') return new BadRequest();
+  if (error.type !== 'body') return fail('request.malformed');
   const mapped = mapIssues(issuesOf(error), error.value);
-  if (mapped.rootInvalid) return new BadRequest();
+  if (mapped.rootInvalid) return fail('request.malformed');
   if (isCustomerApi(path) || isAuth(path) || unprocessableRoutes.has(`${method} ${route}`)) {
-    return new Unprocessable(mapped.messages, mapped.errors);
+    return fail('request.invalid', { fields: mapped });
   }
-  return new BadRequest();
+  return fail('request.malformed');
 }
 
 /**
@@ -69,11 +69,11 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
   new Elysia({ name: 'error-handler' }).onError(
     { as: 'global' },
     ({ code, error, request, path, route, set }) => {
-      let known: AppError | undefined;
-      if (error instanceof AppError) known = error;
+      let known: DomainError | undefined;
+      if (error instanceof DomainError) known = error;
       else if (code === 'PARSE') {
         const cause = (error as Error).cause;
-        known = cause instanceof AppError ? cause : new BadRequest();
+        known = cause instanceof DomainError ? cause : fail('request.malformed');
       } else if (
         code === 'VALIDATION' &&
         error instanceof ValidationError &&
@@ -84,10 +84,11 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
         known = fromValidation(error, request.method, route, path);
       } else if (code === 'NOT_FOUND') {
         const allow = allowedMethods(path);
-        known = allow.length > 0 ? new MethodNotAllowed(allow) : new NotFound();
-      } else if (code === 'INVALID_COOKIE_SIGNATURE') known = new BadRequest();
+        known =
+          allow.length > 0 ? fail('route.method_not_allowed', { allow }) : fail('route.not_found');
+      } else if (code === 'INVALID_COOKIE_SIGNATURE') known = fail('request.malformed');
       if (known) {
-        set.status = known.status;
+        set.status = statusOf(known);
         return renderError(known, path);
       }
 
@@ -100,7 +101,7 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
         error: describeUnhandled(error),
       });
       set.status = 500;
-      return renderError(new AppError(500), path);
+      return renderError(INTERNAL, path);
     },
   );
 
@@ -132,7 +133,7 @@ export function unhandled(error: unknown, request: Request, logger: Logger): Res
     code: 'ESCAPED',
     error: describeUnhandled(error),
   });
-  const response = renderError(new AppError(500), pathname);
+  const response = renderError(INTERNAL, pathname);
   for (const [name, value] of Object.entries(securityHeaders)) response.headers.set(name, value);
   return response;
 }

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 
 /** Deeper JSON than this is refused: no legitimate body here nests further. */
@@ -13,7 +13,7 @@ const isJsonType = (contentType: string) => {
 /** Reads at most `limit` bytes, so a chunked body cannot grow past the limit in memory. */
 async function readLimited(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > limit) throw new PayloadTooLarge();
+  if (declared > limit) throw fail('request.body_too_large');
   if (!request.body) return '';
   // A declared length within the limit bounds the body by itself (the server
   // reads exactly that many bytes): read it in one go, far cheaper than
@@ -23,7 +23,7 @@ async function readLimited(request: Request, limit: number): Promise<string> {
   let size = 0;
   for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
-    if (size > limit) throw new PayloadTooLarge();
+    if (size > limit) throw fail('request.body_too_large');
     chunks.push(chunk);
   }
   return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
@@ -43,9 +43,9 @@ export function parseJson(text: string): unknown {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new BadRequest();
+    throw fail('request.malformed');
   }
-  if (depthOf(value) > MAX_JSON_DEPTH) throw new BadRequest();
+  if (depthOf(value) > MAX_JSON_DEPTH) throw fail('request.malformed');
   return value;
 }
 
@@ -60,7 +60,7 @@ export const jsonBody = new Elysia({ name: 'json-body' }).onParse(
   async ({ request, contentType }) => {
     const text = await readLimited(request, MAX_BODY_BYTES);
     if (text.trim() === '') return null;
-    if (!isJsonType(contentType ?? '')) throw new UnsupportedMediaType();
+    if (!isJsonType(contentType ?? '')) throw fail('request.unsupported_media_type');
     return parseJson(text);
   },
 );

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
-import { AppError } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
-import { renderError } from '../render-error';
+import { renderError } from '../errors';
 import { corsHeaders, securityHeaders } from '../request/headers';
 import { logRequest } from '../request/log';
 import { startRequest } from '../request/meta';
@@ -22,7 +22,7 @@ export const requestContext = ({ corsOrigins }: RequestContextOptions) =>
     // by `withRequestContext`: in `set.headers` they made Elysia copy every
     // Response a handler returns into a new one.
     if (request.url.length > MAX_URL_LENGTH) {
-      return renderError(new AppError(414), new URL(request.url).pathname);
+      return renderError(fail('request.uri_too_long'), new URL(request.url).pathname);
     }
     const cors = corsOrigins.length
       ? corsHeaders(request.headers.get('origin'), corsOrigins)

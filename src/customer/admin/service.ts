@@ -2,7 +2,7 @@ import { asc, eq, max } from 'drizzle-orm';
 import type { Plan, PlanInput } from '@/customer/admin/schemas';
 import type { Db } from '@/db/client';
 import { employeeLimits, type PlanRow, planAssignments, plans } from '@/db/schema';
-import { fieldError, NotFound } from '@/kernel/errors';
+import { fail, fieldError } from '@/kernel/errors';
 import { EMPLOYEE_PLAN, STANDARD_PLAN } from '@/rate-limit/limiter';
 import { planLimitsOf } from '@/rate-limit/records';
 
@@ -59,7 +59,7 @@ export function createPlan(db: Db, input: PlanInput): Plan {
 /** Stored plan ids are integers; anything else (or a built-in id) is simply not found. */
 export function planIdOf(raw: string): number {
   const id = /^\d{1,9}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(id > EMPLOYEE_PLAN.id)) throw new NotFound();
+  if (!(id > EMPLOYEE_PLAN.id)) throw fail('plan.not_found');
   return id;
 }
 
@@ -67,7 +67,7 @@ export function updatePlan(db: Db, id: number, input: PlanInput): Plan {
   return db.transaction((tx) => {
     assertSlugFree(tx, input.slug, id);
     const row = tx.update(plans).set(columnsOf(input)).where(eq(plans.id, id)).returning().get();
-    if (!row) throw new NotFound();
+    if (!row) throw fail('plan.not_found');
     return toPlan(row);
   });
 }
@@ -75,7 +75,7 @@ export function updatePlan(db: Db, id: number, input: PlanInput): Plan {
 /** Customers on a deleted plan return to Standard (the assignment cascades). */
 export function deletePlan(db: Db, id: number): void {
   const deleted = db.delete(plans).where(eq(plans.id, id)).returning({ id: plans.id }).get();
-  if (!deleted) throw new NotFound();
+  if (!deleted) throw fail('plan.not_found');
 }
 
 /** `null` (or the Standard id) returns the customer to the built-in Standard plan. */

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { fieldError, NotFound } from '@/kernel/errors';
+import { fail, fieldError, isDomainError } from '@/kernel/errors';
 import type { Actor } from '@/listings/access';
 import type { Data } from '@/listings/additional-data/schemas';
 import { findProperty } from '@/listings/properties/service';
@@ -25,7 +25,7 @@ export function createAdditionalData(db: Db, id: string, data: Data, actor: Acto
     try {
       findProperty(db, id, actor);
     } catch (error) {
-      if (!(error instanceof NotFound)) throw error;
+      if (!isDomainError(error, 'property.not_found')) throw error;
       throw fieldError(['id'], 'recordNotFound', 'No property with this id was found');
     }
     if (stored(db, id)) {
@@ -39,7 +39,7 @@ export function createAdditionalData(db: Db, id: string, data: Data, actor: Acto
 export function readAdditionalData(db: Db, id: string, actor: Actor): Data {
   findProperty(db, id, actor);
   const row = stored(db, id);
-  if (!row) throw new NotFound();
+  if (!row) throw fail('additional_data.not_found');
   return JSON.parse(row.data) as Data;
 }
 

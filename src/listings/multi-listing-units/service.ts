@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { NotFound } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import { type Actor, ensureVisible } from '@/listings/access';
 import type {
   MultiListingUnit,
@@ -76,6 +76,6 @@ export function setCounter(db: Db, id: string, counter: number, now: number) {
       now,
       id,
     );
-    if (changed === 0) throw new NotFound();
+    if (changed === 0) throw fail('multi_listing_unit.not_found');
   });
 }

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { Conflict } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import type { Neighbourhood, NeighbourhoodBody } from '@/listings/neighbourhoods/schemas';
 import { exec, many, one, writeTransaction } from '@/listings/sql';
 
@@ -28,7 +28,7 @@ export function putNeighbourhood(db: Db, id: string, body: NeighbourhoodBody, no
     );
     if (current && current.city_id !== body.cityId) {
       const used = one(db, 'SELECT 1 FROM properties WHERE neighbourhood_id = ? LIMIT 1', id);
-      if (used) throw new Conflict();
+      if (used) throw fail('neighbourhood.in_use');
     }
     exec(
       db,

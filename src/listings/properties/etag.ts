@@ -1,4 +1,4 @@
-import { PreconditionFailed } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import { ifMatchHolds } from '@/kernel/preconditions';
 import type { Actor } from '@/listings/access';
 import { type PropertyRecord, toProperty } from '@/listings/properties/representation';
@@ -34,7 +34,7 @@ export interface PropertyWrite {
 /** Throws 412 when `If-Match` names another version of `row`. */
 export function ensureCurrent(row: PropertyRecord, ifMatch: string | null | undefined): void {
   if (ifMatch === null || ifMatch === undefined) return;
-  if (!ifMatchHolds(ifMatch, etagOf(toProperty(row)))) throw new PreconditionFailed();
+  if (!ifMatchHolds(ifMatch, etagOf(toProperty(row)))) throw fail('property.changed');
 }
 
 export const TAG_LIST_MAX = 1024;

@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
 import type { Combinable } from '@/db/group-commit';
-import { Conflict, fieldError } from '@/kernel/errors';
+import { fail, fieldError } from '@/kernel/errors';
 import { type Actor, ensureVisible, scopeOf } from '@/listings/access';
 import { countryOf } from '@/listings/cities';
 import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
@@ -93,7 +93,7 @@ export function archiveProperty(db: Db, id: string, reasons: ArchiveReasons, wri
   const { now } = write;
   writeTransaction(db, () => {
     const property = currentProperty(db, id, write);
-    if (property.archived) throw new Conflict();
+    if (property.archived) throw fail('property.archived');
     exec(
       db,
       'UPDATE units SET published = 0, updated_at = ? WHERE property_id = ? AND published = 1',
@@ -116,7 +116,7 @@ export function archiveProperty(db: Db, id: string, reasons: ArchiveReasons, wri
 export function unarchiveProperty(db: Db, id: string, write: PropertyWrite) {
   writeTransaction(db, () => {
     const property = currentProperty(db, id, write);
-    if (!property.archived) throw new Conflict();
+    if (!property.archived) throw fail('property.not_archived');
     exec(
       db,
       `UPDATE properties SET archived = 0, reason_to_unpublish = NULL,
@@ -131,7 +131,7 @@ export function unarchiveProperty(db: Db, id: string, write: PropertyWrite) {
 export function convertProperty(db: Db, id: string, type: PropertyType, write: PropertyWrite) {
   writeTransaction(db, () => {
     const property = currentProperty(db, id, write);
-    if (property.archived) throw new Conflict();
+    if (property.archived) throw fail('property.archived');
     if (property.type === type) return;
     exec(db, 'UPDATE properties SET type = ?, updated_at = ? WHERE id = ?', type, write.now, id);
   });
@@ -185,7 +185,8 @@ export function assignNeighbourhood(
       'SELECT city_id FROM neighbourhoods WHERE id = ?',
       neighbourhoodId,
     );
-    if (property.archived || neighbourhood?.city_id !== property.city_id) throw new Conflict();
+    if (property.archived) throw fail('property.archived');
+    if (neighbourhood?.city_id !== property.city_id) throw fail('property.neighbourhood_mismatch');
     exec(
       db,
       'UPDATE properties SET neighbourhood_id = ?, updated_at = ? WHERE id = ?',

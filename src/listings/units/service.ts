@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { Conflict, NotFound } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import type { Actor } from '@/listings/access';
 import type { Paging } from '@/listings/paging';
 import { MAX_UNITS } from '@/listings/properties/schemas';
@@ -98,7 +98,7 @@ function findUnit(db: Db, propertyId: string, unitId: string): UnitRecord {
     unitId,
     propertyId,
   );
-  if (!row) throw new NotFound();
+  if (!row) throw fail('unit.not_found');
   return row;
 }
 
@@ -117,7 +117,7 @@ const liveUnits = (db: Db, propertyId: string) =>
 
 /** Unit writes are refused (409) on an archived property. */
 function writableProperty(db: Db, propertyId: string, actor: Actor) {
-  if (findProperty(db, propertyId, actor).archived) throw new Conflict();
+  if (findProperty(db, propertyId, actor).archived) throw fail('property.archived');
 }
 
 /** POST /properties/{id}/units: 409 past 30 live units. Returns the new unit's id. */
@@ -130,7 +130,7 @@ export function addUnit(
 ): string {
   return writeTransaction(db, () => {
     writableProperty(db, propertyId, actor);
-    if (liveUnits(db, propertyId) >= MAX_UNITS) throw new Conflict();
+    if (liveUnits(db, propertyId) >= MAX_UNITS) throw fail('unit.limit_reached');
     const id = newId(now);
     exec(
       db,
@@ -160,10 +160,10 @@ export function patchUnit(
   writeTransaction(db, () => {
     writableProperty(db, propertyId, actor);
     const unit = findUnit(db, propertyId, unitId);
-    if (unit.deleted_at !== null) throw new Conflict();
+    if (unit.deleted_at !== null) throw fail('unit.deleted');
     const rentable = patch.rentable ?? unit.rentable === 1;
     const published = patch.published ?? unit.published === 1;
-    if (published && !rentable) throw new Conflict();
+    if (published && !rentable) throw fail('unit.not_rentable');
     exec(
       db,
       'UPDATE units SET rentable = ?, published = ?, updated_at = ? WHERE id = ?',
@@ -182,7 +182,8 @@ export function deleteUnit(db: Db, propertyId: string, unitId: string, actor: Ac
   writeTransaction(db, () => {
     writableProperty(db, propertyId, actor);
     const unit = findUnit(db, propertyId, unitId);
-    if (unit.deleted_at !== null || liveUnits(db, propertyId) <= 1) throw new Conflict();
+    if (unit.deleted_at !== null) throw fail('unit.deleted');
+    if (liveUnits(db, propertyId) <= 1) throw fail('unit.last_live');
     exec(
       db,
       'UPDATE units SET deleted_at = ?, published = 0, updated_at = ? WHERE id = ?',

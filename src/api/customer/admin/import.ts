@@ -3,7 +3,7 @@ import type { ApiDeps } from '@/api/deps';
 import { ImportBody, Imported, type ImportRow, MAX_IMPORT_ROWS } from '@/customer/admin/schemas';
 import { importTransactions } from '@/customer/transactions/service';
 import { toCents } from '@/customer/validation';
-import { Unprocessable } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import { bearer, employeeResponses } from '../schemas';
 
 const toNew = (row: ImportRow) => ({
@@ -27,7 +27,12 @@ export const importRoutes = ({ auth, db }: ApiDeps) =>
     ({ body, status }) => {
       if (body.length > MAX_IMPORT_ROWS) {
         const message = `At most ${MAX_IMPORT_ROWS} transactions may be imported at once.`;
-        throw new Unprocessable({ transactions: { max: message } }, { transactions: [message] });
+        throw fail('request.invalid', {
+          fields: {
+            messages: { transactions: { max: message } },
+            errors: { transactions: [message] },
+          },
+        });
       }
       return status(201, { imported: importTransactions(db, body.map(toNew)) });
     },

@@ -1,5 +1,5 @@
 import type { ApiDeps } from '@/api/deps';
-import { AppError } from '@/kernel/errors';
+import { DomainError } from '@/kernel/errors';
 import { ifNoneMatchHolds } from '@/kernel/preconditions';
 import { canSee, scopeOf } from '@/listings/access';
 import { TAG_LIST_MAX } from '@/listings/properties/etag';
@@ -55,7 +55,7 @@ export const fastPropertyList = ({ db, tokens, listAnswers }: ApiDeps): FastRout
       const body = propertyListBody(db, listAnswers, search, scopeOf(identity));
       return { status: 200, body, headers: LIST_HEADERS };
     } catch (error) {
-      if (error instanceof AppError) return;
+      if (error instanceof DomainError) return;
       throw error;
     }
   },

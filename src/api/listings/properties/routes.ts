@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { groupCommitOf } from '@/db/group-commit';
-import { NotFound } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import { canSee, scopeOf } from '@/listings/access';
 import { halCollectionSchema } from '@/listings/paging';
 import { PropertyListQuery, propertyListBody } from '@/listings/properties/list';
@@ -93,7 +93,7 @@ export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: 
       '/properties/:id',
       ({ params, viewer, headers }) => {
         const read = propertyReads.read(params.id);
-        if (!read || !canSee(read.ownerId, viewer)) throw new NotFound();
+        if (!read || !canSee(read.ownerId, viewer)) throw fail('property.not_found');
         const {
           status,
           body,

@@ -1,0 +1,92 @@
+import { DomainError, type ErrorCode } from '@/kernel/errors';
+import { LARAVEL_MESSAGES, laravelValidationMessage, problemOf } from './problem';
+
+/** The status of every error code: exhaustive, so a new code must be given one here. */
+export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
+  'request.malformed': 400,
+  'request.uri_too_long': 414,
+  'request.body_too_large': 413,
+  'request.unsupported_media_type': 415,
+  'request.invalid': 422,
+  'route.not_found': 404,
+  'route.method_not_allowed': 405,
+  'idempotency.key_invalid': 400,
+  'idempotency.in_progress': 409,
+  'auth.unauthenticated': 401,
+  'auth.forbidden': 403,
+  'auth.cross_origin': 403,
+  'auth.insecure_transport': 403,
+  'auth.too_many_attempts': 429,
+  'rate_limit.exceeded': 429,
+  'listings.query_invalid': 400,
+  'property.not_found': 404,
+  'property.changed': 412,
+  'property.archived': 409,
+  'property.not_archived': 409,
+  'property.neighbourhood_mismatch': 409,
+  'unit.not_found': 404,
+  'unit.limit_reached': 409,
+  'unit.deleted': 409,
+  'unit.not_rentable': 409,
+  'unit.last_live': 409,
+  'neighbourhood.in_use': 409,
+  'additional_data.not_found': 404,
+  'multi_listing_unit.not_found': 404,
+  'page.not_found': 404,
+  'page.slug_mismatch': 400,
+  'page.query_invalid': 400,
+  'plan.not_found': 404,
+  'account.email_taken': 409,
+  'account.not_found': 404,
+  'account.required': 403,
+  'credentials.invalid': 401,
+  'passkey.not_found': 404,
+  'passkey.ceremony_failed': 400,
+  'passkey.already_registered': 409,
+  'job.not_found': 404,
+  'job.running': 409,
+  'service.stopping': 503,
+  'service.unavailable': 503,
+  internal: 500,
+};
+
+export const statusOf = (error: DomainError): number => STATUS_OF[error.code];
+
+/** The customer API answers in Laravel's shape; everything else in problem details. */
+export const isCustomerApi = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
+
+function json(body: unknown, status: number, contentType: string, extra?: Record<string, string>) {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': contentType, ...extra },
+  });
+}
+
+/** The response of an error: its status, body (docs/errors.md) and Allow / Retry-After headers. */
+export function renderError(error: DomainError, path: string): Response {
+  const status = statusOf(error);
+  const { detail, fields, retryAfterSeconds, rateLimit, allow } = error.details;
+  const headers: Record<string, string> = {};
+  if (allow) headers.allow = allow.join(', ');
+  if (retryAfterSeconds !== undefined)
+    headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+  if (rateLimit) {
+    return json(
+      { message: LARAVEL_MESSAGES[429], rate_limit: rateLimit },
+      status,
+      'application/json',
+      headers,
+    );
+  }
+  if (isCustomerApi(path)) {
+    const body = fields
+      ? { message: laravelValidationMessage(fields.errors), errors: fields.errors }
+      : { message: LARAVEL_MESSAGES[status] ?? LARAVEL_MESSAGES[500] };
+    return json(body, status, 'application/json', headers);
+  }
+  const problem = problemOf(status, fields ? undefined : detail, fields?.messages);
+  return json(problem, status, 'application/problem+json', headers);
+}
+
+/** The generic 500, for failures that are not domain errors. */
+export const INTERNAL = new DomainError('internal');
