@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { CronPattern } from 'croner';
 import { z } from 'zod';
+import { type AddressRange, defaultTrustedRanges, parseRanges } from './api/client-address';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'])
@@ -35,6 +36,13 @@ export const EnvSchema = z.object({
   TLS_CERT_PATH: z.string().min(1).optional(),
   TLS_KEY_PATH: z.string().min(1).optional(),
   TRUST_PROXY: booleanFlag.default(false),
+  TRUSTED_PROXIES: z
+    .string()
+    .refine(
+      (value) => 'ranges' in parseRanges(value),
+      'not a comma-separated list of IP addresses and CIDR ranges (e.g. "10.0.0.0/8, fc00::/7")',
+    )
+    .optional(),
   // `off` disables the customer API limiter (no counting, no 429, no headers): benchmarks only.
   RATE_LIMITS: booleanFlag.default(true),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinute.default(60),
@@ -64,6 +72,8 @@ export interface Config {
   rpName: string;
   tls?: { certPath: string; keyPath: string };
   trustProxy: boolean;
+  /** With TRUST_PROXY: the proxies whose X-Forwarded-For entries are believed. */
+  trustedProxies: readonly AddressRange[];
   rateLimits: { enabled: boolean; anonymous: number; customer: number; employee: number };
   workers: boolean;
   /** Cron patterns (UTC) of the worker jobs. */
@@ -120,6 +130,12 @@ export function loadOrCreateSecret(databasePath: string): string {
   return secret;
 }
 
+function trustedProxiesOf(value: string | undefined): AddressRange[] {
+  if (value === undefined) return defaultTrustedRanges();
+  const parsed = parseRanges(value);
+  return 'ranges' in parsed ? parsed.ranges : [];
+}
+
 /** Parses the environment; throws ConfigError with one line naming the variable. */
 export function parseConfig(source: Record<string, string | undefined>): Config {
   // An empty variable means "not set" (as in `PORT= bun start`).
@@ -152,6 +168,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
         ? { certPath: e.TLS_CERT_PATH, keyPath: e.TLS_KEY_PATH }
         : undefined,
     trustProxy: e.TRUST_PROXY,
+    trustedProxies: trustedProxiesOf(e.TRUSTED_PROXIES),
     rateLimits: {
       enabled: e.RATE_LIMITS,
       anonymous: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE,

@@ -106,7 +106,7 @@ export const passkeyRoutes = (deps: AppDeps) => {
     .post(
       '/passkey/authenticate',
       async ({ body, request, set }) => {
-        const address = clientAddressOf(request, config.trustProxy);
+        const address = clientAddressOf(request, config);
         const response = body.response as AuthenticationResponseJSON;
         const user = await verifyPasskeySignIn(db, rp, { response, address }, clock());
         return signedInResponse(deps, request, set, user);
