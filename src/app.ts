@@ -27,6 +27,7 @@ import { jsonBody } from './api/plugins/json-body';
 import { requestContext, withRequestContext } from './api/plugins/request-context';
 import { ResponseMemo } from './api/response-memo';
 import { routeTable } from './api/route-table';
+import { withHsts, withHtmlPolicy } from './api/security-policy';
 
 export interface CreateAppOptions {
   config: Config;
@@ -115,16 +116,18 @@ export type App = ReturnType<typeof createApp>;
 export function createService(options: CreateAppOptions | AppDeps) {
   const deps = 'auth' in options ? options : buildDeps(options);
   const app = createApp(deps);
-  const fullPipeline = withRequestContext(
+  const pipeline = withRequestContext(
     withBackstop(
       withIdempotency((request) => app.handle(request), deps.db, deps.clock),
       deps.logger,
     ),
     deps.logger,
   );
-  const fetch = withFastLane(fastRoutes(deps), fullPipeline, {
+  const fullPipeline = withHtmlPolicy(pipeline);
+  const fastLane = withFastLane(fastRoutes(deps), fullPipeline, {
     logger: deps.logger,
     corsOrigins: deps.config.corsOrigins,
   });
+  const fetch = withHsts(fastLane, deps.config);
   return { deps, app, fetch, fullPipeline };
 }
