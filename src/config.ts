@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CronPattern } from 'croner';
 import { z } from 'zod';
@@ -8,6 +8,9 @@ import { type AddressRange, defaultTrustedRanges, parseRanges } from './api/clie
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'])
   .transform((value) => ['true', '1', 'on', 'yes'].includes(value));
+
+/** JWT_SECRET, or the jwt-secret file, is at least this long. */
+export const MIN_SECRET_LENGTH = 32;
 
 const port = z.coerce.number().int().min(0).max(65535);
 const perMinute = z.coerce.number().int().min(1).max(1_000_000);
@@ -29,7 +32,7 @@ export const EnvSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_PATH: z.string().min(1).default('./data/app.db'),
-  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  JWT_SECRET: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),
   PUBLIC_ORIGIN: z.string().optional(),
   RP_ID: z.string().min(1).optional(),
   RP_NAME: z.string().min(1).default('Listings Service'),
@@ -122,10 +125,10 @@ function originsOf(env: Env): string[] {
 export function loadOrCreateSecret(databasePath: string): string {
   if (databasePath === ':memory:') return randomBytes(32).toString('base64url');
   const file = join(dirname(databasePath), 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) return readSecretFile(file);
   mkdirSync(dirname(file), { recursive: true });
   const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
   return secret;
 }
@@ -134,6 +137,26 @@ function trustedProxiesOf(value: string | undefined): AddressRange[] {
   if (value === undefined) return defaultTrustedRanges();
   const parsed = parseRanges(value);
   return 'ranges' in parsed ? parsed.ranges : [];
+}
+
+/**
+ * An existing secret file is used only if no one but its owner can read it
+ * (mode 0600 or stricter) and it is as long as JWT_SECRET must be.
+ */
+function readSecretFile(file: string): string {
+  const mode = statSync(file).mode & 0o777;
+  if (mode & 0o077) {
+    throw new ConfigError(
+      `${file}: open to group or others (mode ${mode.toString(8).padStart(4, '0')}); run chmod 600 on it`,
+    );
+  }
+  const secret = readFileSync(file, 'utf8').trim();
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(
+      `${file}: the secret must be at least ${MIN_SECRET_LENGTH} characters (got ${secret.length}, not shown)`,
+    );
+  }
+  return secret;
 }
 
 /** Parses the environment; throws ConfigError with one line naming the variable. */

@@ -11,6 +11,7 @@ import { deletePasskey, listPasskeys, renamePasskey, summaryOf } from '@/account
 import { verifyPasskeySignIn } from '@/accounts/sign-in';
 import { findUserById } from '@/accounts/users';
 import { clientAddressOf } from '@/api/plugins/request-context';
+import { derivedKey } from '@/auth/keys';
 import type { AppDeps } from '@/deps';
 import { Forbidden, NotFound } from '../errors';
 import { assertSecureTransport } from './http';
@@ -41,7 +42,7 @@ export const passkeyRoutes = (deps: AppDeps) => {
     id: config.rpId,
     name: config.rpName,
     origins: config.publicOrigins,
-    secret: config.jwtSecret,
+    secret: derivedKey(config.jwtSecret, 'passkey-decoy'),
   };
   /** Registration needs an account (a token minted for an unknown `sub` has none). */
   const accountOf = (sub: string) => {
