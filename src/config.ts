@@ -14,6 +14,7 @@ export const MIN_SECRET_LENGTH = 32;
 
 const port = z.coerce.number().int().min(0).max(65535);
 const perMinute = z.coerce.number().int().min(1).max(1_000_000);
+const quota = z.coerce.number().int().min(1).max(1_000_000_000);
 
 /** A croner pattern (5 or 6 fields, or a nickname such as `@hourly`), read in UTC. */
 export function isCronPattern(pattern: string): boolean {
@@ -61,6 +62,8 @@ export const EnvSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   STATIC_PAGES_CACHE: booleanFlag.default(true),
   READ_CACHE: booleanFlag.default(true),
+  QUOTA_PROPERTIES_PER_OWNER: quota.default(10_000),
+  QUOTA_UNITS_PER_PROPERTY: quota.default(1_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -91,6 +94,8 @@ export interface Config {
   staticPagesCache: boolean;
   /** In-process caches of property reads and list pages, dropped on any write; off for benchmarks. */
   readCache: boolean;
+  /** Storage quotas of customers (employees are exempt). */
+  quotas: { propertiesPerOwner: number; unitsPerProperty: number };
 }
 
 export class ConfigError extends Error {}
@@ -208,5 +213,9 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     corsOrigins: list(e.CORS_ORIGINS),
     staticPagesCache: e.STATIC_PAGES_CACHE,
     readCache: e.READ_CACHE,
+    quotas: {
+      propertiesPerOwner: e.QUOTA_PROPERTIES_PER_OWNER,
+      unitsPerProperty: e.QUOTA_UNITS_PER_PROPERTY,
+    },
   });
 }

@@ -14,7 +14,7 @@ const UNIT_LIST_SHAPE = { scalars: ['includeDeleted', 'page', 'itemsPerPage'], a
 export const UnitList = halCollectionSchema('svc:units', Unit);
 
 /** The unit endpoints of CONTRACT §5 (beyond SPEC.md). */
-export const unitRoutes = ({ db, clock, auth }: AppDeps) => {
+export const unitRoutes = ({ db, clock, config, auth }: AppDeps) => {
   return new Elysia({ name: 'listings-units' })
     .use(auth)
     .get(
@@ -39,7 +39,8 @@ export const unitRoutes = ({ db, clock, auth }: AppDeps) => {
     .post(
       '/properties/:id/units',
       ({ params, body, identity, set }) => {
-        const unitId = addUnit(db, params.id, identity, body, clock());
+        const quota = config.quotas.unitsPerProperty;
+        const unitId = addUnit(db, params.id, identity, body, clock(), quota);
         return created(set, `/listings/properties/${params.id}/units/${unitId}`);
       },
       {

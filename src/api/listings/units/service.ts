@@ -4,6 +4,7 @@ import type { Actor } from '../access';
 import type { Paging } from '../paging';
 import { MAX_UNITS } from '../properties/schemas';
 import { findProperty, refreshCounters } from '../properties/service';
+import { ensureUnitRoom } from '../quotas';
 import { exec, many, newId, one, writeTransaction } from '../sql';
 import type { Unit, UnitCreate, UnitFeature, UnitPatch } from './schemas';
 
@@ -127,10 +128,12 @@ export function addUnit(
   actor: Actor,
   input: UnitCreate,
   now: number,
+  unitQuota?: number,
 ): string {
   return writeTransaction(db, () => {
     writableProperty(db, propertyId, actor);
     if (liveUnits(db, propertyId) >= MAX_UNITS) throw new Conflict();
+    if (unitQuota !== undefined) ensureUnitRoom(db, propertyId, actor, unitQuota);
     const id = newId(now);
     exec(
       db,
