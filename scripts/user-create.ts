@@ -2,13 +2,22 @@ import { z } from 'zod';
 import { createUser, findUserByEmail } from '@/accounts/users';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { cli, fail } from './cli';
+import { ARGV_PASSWORD_WARNING, readPassword } from './read-password';
 
-const usage = 'usage: bun run user:create -- --email E --password P [--role customer|employee]';
+const usage =
+  'usage: bun run user:create -- --email E [--role customer|employee] (password on stdin or at the prompt)';
 const { values, config } = cli(usage, {
   email: { type: 'string' },
   password: { type: 'string' },
   role: { type: 'string' },
 });
+
+/** `--password` still works, with a warning: prefer stdin or the prompt. */
+async function passwordOf(given: string | undefined): Promise<string> {
+  if (given === undefined) return readPassword();
+  console.error(ARGV_PASSWORD_WARNING);
+  return given;
+}
 
 const input = z
   .object({
@@ -16,7 +25,7 @@ const input = z
     password: z.string().min(8, 'password must be at least 8 characters'),
     role: z.enum(['customer', 'employee']).default('customer'),
   })
-  .safeParse(values);
+  .safeParse({ ...values, password: await passwordOf(values.password) });
 if (!input.success) fail(`${input.error.issues[0]?.message}\n${usage}`);
 
 const db = openDatabase(config.databasePath);

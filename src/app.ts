@@ -28,6 +28,7 @@ import { authPlugin } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
 import { routeTable } from './api/route-table';
+import { withHsts, withHtmlPolicy } from './api/security-policy';
 
 export interface CreateAppOptions {
   config: Config;
@@ -120,16 +121,18 @@ export type App = ReturnType<typeof createApp>;
 export function createService(options: CreateAppOptions | ApiDeps, extraRoutes?: ExtraRoutes) {
   const deps = 'auth' in options ? options : buildDeps(options);
   const app = createApp(deps, extraRoutes);
-  const fullPipeline = withRequestContext(
+  const pipeline = withRequestContext(
     withBackstop(
       withIdempotency((request) => app.handle(request), deps.db, deps.clock),
       deps.logger,
     ),
     deps.logger,
   );
-  const fetch = withFastLane(fastRoutes(deps), fullPipeline, {
+  const fullPipeline = withHtmlPolicy(pipeline);
+  const fastLane = withFastLane(fastRoutes(deps), fullPipeline, {
     logger: deps.logger,
     corsOrigins: deps.config.corsOrigins,
   });
+  const fetch = withHsts(fastLane, deps.config);
   return { deps, app, fetch, fullPipeline };
 }

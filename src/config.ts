@@ -1,15 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CronPattern } from 'croner';
 import { z } from 'zod';
+import { type AddressRange, defaultTrustedRanges, parseRanges } from '@/kernel/addresses';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'])
   .transform((value) => ['true', '1', 'on', 'yes'].includes(value));
 
+/** JWT_SECRET, or the jwt-secret file, is at least this long. */
+export const MIN_SECRET_LENGTH = 32;
+
 const port = z.coerce.number().int().min(0).max(65535);
 const perMinute = z.coerce.number().int().min(1).max(1_000_000);
+const quota = z.coerce.number().int().min(1).max(1_000_000_000);
 
 /** A croner pattern (5 or 6 fields, or a nickname such as `@hourly`), read in UTC. */
 export function isCronPattern(pattern: string): boolean {
@@ -28,13 +33,20 @@ export const EnvSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_PATH: z.string().min(1).default('./data/app.db'),
-  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  JWT_SECRET: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),
   PUBLIC_ORIGIN: z.string().optional(),
   RP_ID: z.string().min(1).optional(),
   RP_NAME: z.string().min(1).default('Listings Service'),
   TLS_CERT_PATH: z.string().min(1).optional(),
   TLS_KEY_PATH: z.string().min(1).optional(),
   TRUST_PROXY: booleanFlag.default(false),
+  TRUSTED_PROXIES: z
+    .string()
+    .refine(
+      (value) => 'ranges' in parseRanges(value),
+      'not a comma-separated list of IP addresses and CIDR ranges (e.g. "10.0.0.0/8, fc00::/7")',
+    )
+    .optional(),
   // `off` disables the customer API limiter (no counting, no 429, no headers): benchmarks only.
   RATE_LIMITS: booleanFlag.default(true),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinute.default(60),
@@ -50,6 +62,8 @@ export const EnvSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   STATIC_PAGES_CACHE: booleanFlag.default(true),
   READ_CACHE: booleanFlag.default(true),
+  QUOTA_PROPERTIES_PER_OWNER: quota.default(10_000),
+  QUOTA_UNITS_PER_PROPERTY: quota.default(1_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -64,6 +78,8 @@ export interface Config {
   rpName: string;
   tls?: { certPath: string; keyPath: string };
   trustProxy: boolean;
+  /** With TRUST_PROXY: the proxies whose X-Forwarded-For entries are believed. */
+  trustedProxies: readonly AddressRange[];
   rateLimits: { enabled: boolean; anonymous: number; customer: number; employee: number };
   workers: boolean;
   /** Cron patterns (UTC) of the worker jobs. */
@@ -78,6 +94,8 @@ export interface Config {
   staticPagesCache: boolean;
   /** In-process caches of property reads and list pages, dropped on any write; off for benchmarks. */
   readCache: boolean;
+  /** Storage quotas of customers (employees are exempt). */
+  quotas: { propertiesPerOwner: number; unitsPerProperty: number };
 }
 
 export class ConfigError extends Error {}
@@ -112,11 +130,37 @@ function originsOf(env: Env): string[] {
 export function loadOrCreateSecret(databasePath: string): string {
   if (databasePath === ':memory:') return randomBytes(32).toString('base64url');
   const file = join(dirname(databasePath), 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) return readSecretFile(file);
   mkdirSync(dirname(file), { recursive: true });
   const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
+  return secret;
+}
+
+function trustedProxiesOf(value: string | undefined): AddressRange[] {
+  if (value === undefined) return defaultTrustedRanges();
+  const parsed = parseRanges(value);
+  return 'ranges' in parsed ? parsed.ranges : [];
+}
+
+/**
+ * An existing secret file is used only if no one but its owner can read it
+ * (mode 0600 or stricter) and it is as long as JWT_SECRET must be.
+ */
+function readSecretFile(file: string): string {
+  const mode = statSync(file).mode & 0o777;
+  if (mode & 0o077) {
+    throw new ConfigError(
+      `${file}: open to group or others (mode ${mode.toString(8).padStart(4, '0')}); run chmod 600 on it`,
+    );
+  }
+  const secret = readFileSync(file, 'utf8').trim();
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(
+      `${file}: the secret must be at least ${MIN_SECRET_LENGTH} characters (got ${secret.length}, not shown)`,
+    );
+  }
   return secret;
 }
 
@@ -152,6 +196,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
         ? { certPath: e.TLS_CERT_PATH, keyPath: e.TLS_KEY_PATH }
         : undefined,
     trustProxy: e.TRUST_PROXY,
+    trustedProxies: trustedProxiesOf(e.TRUSTED_PROXIES),
     rateLimits: {
       enabled: e.RATE_LIMITS,
       anonymous: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
@@ -168,5 +213,9 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     corsOrigins: list(e.CORS_ORIGINS),
     staticPagesCache: e.STATIC_PAGES_CACHE,
     readCache: e.READ_CACHE,
+    quotas: {
+      propertiesPerOwner: e.QUOTA_PROPERTIES_PER_OWNER,
+      unitsPerProperty: e.QUOTA_UNITS_PER_PROPERTY,
+    },
   });
 }

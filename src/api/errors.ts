@@ -30,6 +30,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   'unit.not_rentable': 409,
   'unit.last_live': 409,
   'neighbourhood.in_use': 409,
+  'quota.properties_reached': 409,
+  'quota.units_reached': 409,
   'additional_data.not_found': 404,
   'multi_listing_unit.not_found': 404,
   'page.not_found': 404,

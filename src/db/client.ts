@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
+import { ownerOnly } from './file-mode';
 import * as schema from './schema';
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
@@ -20,8 +21,11 @@ export const migrationsFolder = join(import.meta.dir, '..', '..', 'migrations');
  */
 export function openDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new Database(path, { create: true, strict: true });
-  sqlite.exec('PRAGMA journal_mode = WAL');
+  const sqlite = ownerOnly(path, () => {
+    const opened = new Database(path, { create: true, strict: true });
+    opened.exec('PRAGMA journal_mode = WAL');
+    return opened;
+  });
   sqlite.exec('PRAGMA synchronous = NORMAL');
   sqlite.exec('PRAGMA foreign_keys = ON');
   sqlite.exec('PRAGMA busy_timeout = 5000');

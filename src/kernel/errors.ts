@@ -35,6 +35,8 @@ export type ErrorCode =
   | 'unit.not_rentable'
   | 'unit.last_live'
   | 'neighbourhood.in_use'
+  | 'quota.properties_reached'
+  | 'quota.units_reached'
   | 'additional_data.not_found'
   | 'multi_listing_unit.not_found'
   // Static pages

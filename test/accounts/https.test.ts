@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { HSTS } from '@/api/security-policy';
 import { tempDir } from '../support/harness';
 import { freePort, startServer } from './server-process';
 
@@ -53,6 +54,7 @@ describe('HTTPS with TLS_CERT_PATH / TLS_KEY_PATH', () => {
     const health = await call('/health');
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok' });
+    expect(health.headers.get('strict-transport-security')).toBe(HSTS);
 
     const options = await call('/auth/passkey/authenticate/options', {
       method: 'POST',

@@ -12,6 +12,7 @@ import { verifyPasskeySignIn } from '@/accounts/sign-in';
 import { findUserById } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { clientAddressOf } from '@/api/request/peer';
+import { derivedKey } from '@/auth/keys';
 import { fail } from '@/kernel/errors';
 import { assertSecureTransport } from './http';
 import {
@@ -41,7 +42,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     id: config.rpId,
     name: config.rpName,
     origins: config.publicOrigins,
-    secret: config.jwtSecret,
+    secret: derivedKey(config.jwtSecret, 'passkey-decoy'),
   };
   /** Registration needs an account (a token minted for an unknown `sub` has none). */
   const accountOf = (sub: string) => {
@@ -106,7 +107,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     .post(
       '/passkey/authenticate',
       async ({ body, request, set }) => {
-        const address = clientAddressOf(request, config.trustProxy);
+        const address = clientAddressOf(request, config);
         const response = body.response as AuthenticationResponseJSON;
         const user = await verifyPasskeySignIn(db, rp, { response, address }, clock());
         return signedInResponse(deps, request, set, user);

@@ -40,7 +40,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
     .post(
       '/sign-in',
       async ({ body, request, set }) => {
-        const address = clientAddressOf(request, config.trustProxy);
+        const address = clientAddressOf(request, config);
         const user = await verifyPasswordSignIn(db, { ...body, address }, clock());
         return signedInResponse(deps, request, set, user);
       },

@@ -59,7 +59,7 @@ export const rateLimit = ({ limiter, tokens, config }: ApiDeps) => {
   return plugin.onRequest(({ request, set }) => {
     const path = pathOf(request.url);
     if (!isCustomerApi(path)) return;
-    const anonymous = () => limiter.callerOf(null, clientAddressOf(request, config.trustProxy));
+    const anonymous = () => limiter.callerOf(null, clientAddressOf(request, config));
     if (!request.headers.has('authorization')) return apply(anonymous(), false, set.headers);
     const counted = (identity: Identity) =>
       apply(limiter.callerOf(identity, ''), isFree(request.method, path), set.headers);

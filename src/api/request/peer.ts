@@ -1,3 +1,6 @@
+import type { Config } from '@/config';
+import { clientAddress } from '@/kernel/addresses';
+
 /** Socket peer addresses, recorded by the server's fetch handler before routing. */
 const peers = new WeakMap<Request, string>();
 export const recordPeerAddress = (request: Request, address: string | undefined) => {
@@ -15,14 +18,15 @@ export const lookUpPeersOn = (server: typeof peerServer) => {
 };
 
 /**
- * The client's IP: the socket peer, or with TRUST_PROXY the left-most
- * X-Forwarded-For entry. In-process requests (tests) without either are
- * attributed to loopback.
+ * The client's IP: the socket peer, or with TRUST_PROXY the right-most
+ * X-Forwarded-For address that is not a trusted proxy (`clientAddress`).
+ * In-process requests (tests) without a peer are attributed to loopback.
  */
-export function clientAddressOf(request: Request, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  return peers.get(request) ?? peerServer?.requestIP(request)?.address ?? '127.0.0.1';
+export function clientAddressOf(
+  request: Request,
+  { trustProxy, trustedProxies }: Pick<Config, 'trustProxy' | 'trustedProxies'>,
+): string {
+  const peer = peers.get(request) ?? peerServer?.requestIP(request)?.address ?? '127.0.0.1';
+  if (!trustProxy) return peer;
+  return clientAddress(request.headers.get('x-forwarded-for'), peer, trustedProxies);
 }

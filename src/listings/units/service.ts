@@ -4,6 +4,7 @@ import type { Actor } from '@/listings/access';
 import type { Paging } from '@/listings/paging';
 import { MAX_UNITS } from '@/listings/properties/schemas';
 import { findProperty, refreshCounters } from '@/listings/properties/service';
+import { ensureUnitRoom } from '@/listings/quotas';
 import { exec, many, newId, one, writeTransaction } from '@/listings/sql';
 import type { Unit, UnitCreate, UnitFeature, UnitPatch } from '@/listings/units/schemas';
 
@@ -127,10 +128,12 @@ export function addUnit(
   actor: Actor,
   input: UnitCreate,
   now: number,
+  unitQuota?: number,
 ): string {
   return writeTransaction(db, () => {
     writableProperty(db, propertyId, actor);
     if (liveUnits(db, propertyId) >= MAX_UNITS) throw fail('unit.limit_reached');
+    if (unitQuota !== undefined) ensureUnitRoom(db, propertyId, actor, unitQuota);
     const id = newId(now);
     exec(
       db,

@@ -13,6 +13,7 @@ import {
   PublicPropertyCreate,
 } from '@/listings/properties/schemas';
 import { propertyCreates, propertyToCreate } from '@/listings/properties/service';
+import { countsAgainstQuota, quotaCheckedCreates } from '@/listings/quotas';
 import { jsonTextResponse } from '../../json-response';
 import { answersUnprocessable } from '../../plugins/error-handler';
 import { caller } from '../guard';
@@ -28,11 +29,18 @@ const tags = ['Listings: properties'];
 export const PropertyList = halCollectionSchema('svc:properties', Property);
 
 /** GET/POST /properties, POST /public/properties, GET /properties/{id}. */
-export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: ApiDeps) => {
+export const propertyRoutes = ({
+  db,
+  clock,
+  config,
+  auth,
+  propertyReads,
+  listAnswers,
+}: ApiDeps) => {
   // Creates share one write transaction per event-loop turn (group commit);
   // the 201 goes out only after that transaction's COMMIT.
   const creates = groupCommitOf(db);
-  const insert = propertyCreates(db);
+  const insert = quotaCheckedCreates(db, propertyCreates(db), config.quotas.propertiesPerOwner);
   return new Elysia({ name: 'listings-properties' })
     .use(auth)
     .get(
@@ -59,14 +67,15 @@ export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: 
       '/properties',
       async ({ body, identity, set }) => {
         const row = propertyToCreate(body, { actor: identity, source: 'outbound', now: clock() });
-        const id = await creates.submit(insert, row);
+        const counted = countsAgainstQuota(identity);
+        const id = await creates.submit(insert, { row, counted });
         return created(set, `/properties/${id}`);
       },
       {
         ...caller.any,
         parse: 'json',
         body: PropertyCreate,
-        response: { 201: NoBody, ...problems(400, 401, 422) },
+        response: { 201: NoBody, ...problems(400, 401, 409, 422) },
         detail: { summary: 'Create a property (Location: /properties/<id>)', tags },
       },
     )
@@ -74,14 +83,15 @@ export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: 
       '/public/properties',
       async ({ body, identity, set }) => {
         const row = propertyToCreate(body, { actor: identity, source: 'inbound', now: clock() });
-        const id = await creates.submit(insert, row);
+        const counted = countsAgainstQuota(identity);
+        const id = await creates.submit(insert, { row, counted });
         return created(set, `/listings/properties/${id}`);
       },
       {
         ...caller.any,
         parse: 'json',
         body: PublicPropertyCreate,
-        response: { 201: NoBody, ...problems(400, 401, 422) },
+        response: { 201: NoBody, ...problems(400, 401, 409, 422) },
         detail: {
           summary:
             'Create a property on behalf of a public user (Location: /listings/properties/<id>)',

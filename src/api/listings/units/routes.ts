@@ -14,7 +14,7 @@ const UNIT_LIST_SHAPE = { scalars: ['includeDeleted', 'page', 'itemsPerPage'], a
 export const UnitList = halCollectionSchema('svc:units', Unit);
 
 /** The unit endpoints: list, create, read, change and soft-delete the units of a property. */
-export const unitRoutes = ({ db, clock, auth }: ApiDeps) => {
+export const unitRoutes = ({ db, clock, config, auth }: ApiDeps) => {
   return new Elysia({ name: 'listings-units' })
     .use(auth)
     .get(
@@ -39,7 +39,8 @@ export const unitRoutes = ({ db, clock, auth }: ApiDeps) => {
     .post(
       '/properties/:id/units',
       ({ params, body, identity, set }) => {
-        const unitId = addUnit(db, params.id, identity, body, clock());
+        const quota = config.quotas.unitsPerProperty;
+        const unitId = addUnit(db, params.id, identity, body, clock(), quota);
         return created(set, `/listings/properties/${params.id}/units/${unitId}`);
       },
       {

@@ -1,0 +1,147 @@
+import { describe, expect, test } from 'bun:test';
+import { ConfigError, parseConfig } from '@/config';
+import {
+  clientAddress,
+  defaultTrustedRanges,
+  forwardedEntries,
+  isTrusted,
+  parseRanges,
+} from '@/kernel/addresses';
+
+const defaults = defaultTrustedRanges();
+const ranges = (text: string) => {
+  const parsed = parseRanges(text);
+  if (!('ranges' in parsed)) throw new Error(`invalid ${parsed.invalid}`);
+  return parsed.ranges;
+};
+
+describe('trusted ranges', () => {
+  test.each([
+    ['127.0.0.1', true],
+    ['127.255.0.9', true],
+    ['::1', true],
+    ['[::1]:8080', true],
+    ['::ffff:127.0.0.1', true],
+    ['10.1.2.3', true],
+    ['172.16.0.1', true],
+    ['172.31.255.255', true],
+    ['172.32.0.1', false],
+    ['192.168.1.1', true],
+    ['192.169.1.1', false],
+    ['fd12:3456::1', true],
+    ['fc00::', true],
+    ['fe80::1', false],
+    ['2001:db8::1', false],
+    ['203.0.113.7', false],
+    ['203.0.113.7:443', false],
+    ['::ffff:203.0.113.7', false],
+    ['not an address', false],
+    ['', false],
+  ])('default: %s trusted is %p', (address, expected) => {
+    expect(isTrusted(address, defaults)).toBe(expected);
+  });
+
+  test('single addresses and ranges of either family', () => {
+    const list = ranges(' 198.51.100.7 , 2001:db8:1::/48,203.0.113.0/24');
+    expect(isTrusted('198.51.100.7', list)).toBe(true);
+    expect(isTrusted('198.51.100.8', list)).toBe(false);
+    expect(isTrusted('2001:db8:1:ffff::9', list)).toBe(true);
+    expect(isTrusted('2001:db8:2::9', list)).toBe(false);
+    expect(isTrusted('203.0.113.255', list)).toBe(true);
+    expect(isTrusted('127.0.0.1', list)).toBe(false);
+  });
+
+  test('a range whose base has host bits set still matches its network', () => {
+    expect(isTrusted('10.9.9.9', ranges('10.1.2.3/8'))).toBe(true);
+  });
+
+  test.each([
+    '10.0.0.0/33',
+    '::/129',
+    '10.0.0.0/8/8',
+    '10.0.0.0/x',
+    '10.0.0',
+    '256.1.1.1',
+    'example.com',
+    '[::1]',
+    '10.0.0.1:80',
+    'fe80::1%eth0',
+  ])('%s is not a range', (entry) => {
+    expect(parseRanges(`10.0.0.0/8, ${entry}`)).toEqual({ invalid: entry });
+  });
+
+  test('an empty list trusts nothing', () => {
+    expect(ranges(' , ')).toEqual([]);
+  });
+});
+
+describe('the client behind the proxies', () => {
+  const proxy = '10.0.0.2';
+
+  test('the right-most untrusted entry, not the left-most the client wrote', () => {
+    expect(clientAddress('1.2.3.4, 198.51.100.9', proxy, defaults)).toBe('198.51.100.9');
+  });
+
+  test('trusted proxies on the right are skipped', () => {
+    expect(clientAddress('1.2.3.4, 198.51.100.9, 10.0.0.1, 192.168.0.5', proxy, defaults)).toBe(
+      '198.51.100.9',
+    );
+  });
+
+  test('invalid entries are skipped', () => {
+    expect(clientAddress('198.51.100.9, garbage, , 10.0.0.1', proxy, defaults)).toBe(
+      '198.51.100.9',
+    );
+  });
+
+  test('when every entry is trusted, the left-most', () => {
+    expect(clientAddress('192.168.1.20, 10.0.0.1', proxy, defaults)).toBe('192.168.1.20');
+    expect(clientAddress(null, proxy, defaults)).toBe(proxy);
+    expect(clientAddress('garbage', proxy, defaults)).toBe(proxy);
+  });
+
+  test('a peer that is not a trusted proxy is the client: its header proves nothing', () => {
+    expect(clientAddress('1.2.3.4', '198.51.100.1', defaults)).toBe('198.51.100.1');
+  });
+
+  test('one spelling per address', () => {
+    expect(clientAddress('[2001:DB8:0:0::1]:443', proxy, defaults)).toBe('2001:db8::1');
+    expect(clientAddress('::ffff:198.51.100.9', proxy, defaults)).toBe('198.51.100.9');
+    expect(clientAddress('198.51.100.9:5000', proxy, defaults)).toBe('198.51.100.9');
+    expect(clientAddress('2001:db8:0:1:0:0:0:1', proxy, defaults)).toBe('2001:db8:0:1::1');
+  });
+
+  test('only the right-most 1 KiB and 32 entries of the header are read', () => {
+    const padding = Array.from({ length: 500 }, (_, i) => `203.0.${i >> 8}.${i & 255}`).join(', ');
+    // The client pads its header to push the proxy's entry out of reach: it stays in reach.
+    expect(clientAddress(`${padding}, 198.51.100.9`, proxy, defaults)).toBe('198.51.100.9');
+    const trustedTail = Array.from({ length: 40 }, () => '10.0.0.1').join(',');
+    // 40 trusted hops: the 32 read are all trusted, so the left-most of those.
+    expect(clientAddress(`198.51.100.9, ${trustedTail}`, proxy, defaults)).toBe('10.0.0.1');
+    expect(forwardedEntries(trustedTail)).toHaveLength(32);
+    const long = `${'1'.repeat(2000)},198.51.100.9`;
+    expect(forwardedEntries(long)).toEqual(['198.51.100.9']);
+  });
+});
+
+describe('TRUSTED_PROXIES', () => {
+  test('defaults to loopback and the private ranges', () => {
+    const config = parseConfig({ DATABASE_PATH: ':memory:' });
+    expect(config.trustedProxies).toEqual(defaults);
+  });
+
+  test('is read as a list', () => {
+    const config = parseConfig({ DATABASE_PATH: ':memory:', TRUSTED_PROXIES: '198.51.100.0/24' });
+    expect(isTrusted('198.51.100.3', config.trustedProxies)).toBe(true);
+    expect(isTrusted('127.0.0.1', config.trustedProxies)).toBe(false);
+  });
+
+  test('a bad entry is refused naming the variable', () => {
+    const parse = () =>
+      parseConfig({ DATABASE_PATH: ':memory:', TRUSTED_PROXIES: '10.0.0.0/8, 10.0.0.0/40' });
+    expect(parse).toThrow(ConfigError);
+    expect(parse).toThrow(
+      'TRUSTED_PROXIES: not a comma-separated list of IP addresses and CIDR ranges (e.g. "10.0.0.0/8, fc00::/7") (got "10.0.0.0/8, 10.0.0.0/40")',
+    );
+  });
+});
