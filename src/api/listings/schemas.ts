@@ -26,14 +26,6 @@ export function problems<const S extends readonly number[]>(...statuses: S) {
   ) as { [K in S[number]]: K extends 422 ? typeof ValidationProblem : typeof Problem };
 }
 
-/**
- * A list query schema for the OpenAPI document only: list routes read their
- * parameters from the raw URL (`parseListQuery`, all four array encodings),
- * so what Elysia parses is never refused here.
- */
-export const documentedQuery = <T extends z.ZodType>(schema: T) =>
-  schema.catch(() => ({}) as z.output<T>);
-
 interface ResponseSet {
   status?: number | string;
   headers: Record<string, string | number>;
