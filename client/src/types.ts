@@ -17,7 +17,7 @@ import type * as transactions from '../../src/customer/transactions/schemas';
 import type * as additionalData from '../../src/listings/additional-data/schemas';
 import type * as multiListing from '../../src/listings/multi-listing-units/schemas';
 import type * as neighbourhoods from '../../src/listings/neighbourhoods/schemas';
-import type { PropertyListQuery as PropertyListQuerySchema } from '../../src/listings/properties/list';
+import type { PropertyListQuery as PropertyListQuerySchema } from '../../src/listings/properties/list-query';
 import type * as properties from '../../src/listings/properties/schemas';
 import type * as units from '../../src/listings/units/schemas';
 

@@ -6,7 +6,6 @@ import {
   DeleteQuery,
   DeleteQueryDoc,
   PageQuery,
-  Problem,
   Slug,
   StaticPage,
   StaticPageInput,
@@ -20,6 +19,7 @@ import {
 } from '@/content/service';
 import { fail } from '@/kernel/errors';
 import { type Answer, responseOf } from '../answer';
+import { Problem } from '../problem';
 import { staticPageAnswer, staticPageListAnswer } from './read';
 
 const TAGS = ['Static pages'];

@@ -3,7 +3,7 @@ import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { groupCommitOf } from '@/db/group-commit';
 import { halCollectionSchema } from '@/listings/paging';
-import { PropertyListQuery } from '@/listings/properties/list';
+import { PropertyListQuery } from '@/listings/properties/list-query';
 import {
   Property,
   PropertyCreate,
