@@ -35,15 +35,6 @@ export interface Caller {
   audience: CallerAudience;
 }
 
-/** One request counted (or, for a free one, only looked at), with its response headers. */
-export interface Counted {
-  admitted: boolean;
-  windows: readonly WindowUsage[];
-  headers: Readonly<Record<string, string>>;
-}
-
-const UNCOUNTED: Counted = Object.freeze({ admitted: true, windows: [], headers: {} });
-
 interface Policy {
   plan: PlanRef;
   rules: WindowRule[];
@@ -124,31 +115,6 @@ export class RateLimiter {
   /** Usage without counting (GET /api/v1/tokens/limits). */
   peek(caller: Caller): MaybePromise<WindowUsage[]> {
     return this.store.peek(caller.key, this.#policy(caller).rules, this.#clock());
-  }
-
-  /**
-   * A request's one count: `hit`, or `peek` for a request that does not
-   * consume quota (`free`), with the rate-limit headers of the result;
-   * admitted without headers when the limiter is off. The request pipeline
-   * and the fast lane both count through this.
-   */
-  count(caller: Caller, free: boolean): MaybePromise<Counted> {
-    if (!this.enabled) return UNCOUNTED;
-    const counted = (admitted: boolean, windows: readonly WindowUsage[]): Counted => ({
-      admitted,
-      windows,
-      headers: this.headerValues(windows),
-    });
-    if (free) {
-      const windows = this.peek(caller);
-      return windows instanceof Promise
-        ? windows.then((w) => counted(true, w))
-        : counted(true, windows);
-    }
-    const result = this.hit(caller);
-    return result instanceof Promise
-      ? result.then((r) => counted(r.admitted, r.windows))
-      : counted(result.admitted, result.windows);
   }
 
   async report(identity: Identity) {

@@ -1,4 +1,5 @@
 import type { ApiDeps } from '@/api/deps';
+import { countRequest } from '@/rate-limit/count';
 import { withHeaders } from '../answer';
 import type { FastRoute } from '../fast-lane';
 import { knownCaller, UNSETTLED } from '../plugins/auth';
@@ -9,8 +10,8 @@ const unreachable = () => new Error('unreachable: synchronous limiter store');
 /**
  * GET /api/v1/tokens/limits and GET /api/v1/c/transactions in the fast
  * lane, for a bearer token verified before: the routes' cores, counted by
- * the limiter's `count` as the request pipeline counts them. Only with the
- * in-process limiter store, whose `count` answers in one synchronous step
+ * `countRequest` as the request pipeline counts them. Only with the
+ * in-process limiter store, whose count answers in one synchronous step
  * and records nothing when it refuses: the answer is made first (a 400/422
  * goes to the full route uncounted), then the request counted, and a
  * refused one goes to the full route, which answers its 429 without the
@@ -30,7 +31,7 @@ export function fastCustomerReads(deps: ApiDeps): FastRoute | undefined {
         ? tokenLimitsAnswer(limiter, identity)
         : transactionsAnswer(deps, identity, search);
       // tokens/limits reports usage without consuming quota.
-      const counted = limiter.count(limiter.callerOf(identity, ''), isLimits);
+      const counted = countRequest(limiter, limiter.callerOf(identity, ''), isLimits);
       if (answer instanceof Promise || counted instanceof Promise) throw unreachable();
       if (!counted.admitted) return;
       return withHeaders(answer, counted.headers);

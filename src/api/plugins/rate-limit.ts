@@ -3,7 +3,8 @@ import type { ApiDeps } from '@/api/deps';
 import { clientAddressOf } from '@/api/request/peer';
 import { pathOf } from '@/api/request/url';
 import type { Identity } from '@/auth/tokens';
-import type { Caller, Counted } from '@/rate-limit/limiter';
+import { type Counted, countRequest } from '@/rate-limit/count';
+import type { Caller } from '@/rate-limit/limiter';
 import { identify, knownCaller, UNSETTLED } from './auth';
 
 const PREFIX = '/api/v1';
@@ -41,7 +42,7 @@ export const rateLimit = ({ limiter, tokens, config }: ApiDeps) => {
     free: boolean,
     headers: Record<string, string | number>,
   ): void | Promise<void> => {
-    const counted = limiter.count(caller, free);
+    const counted = countRequest(limiter, caller, free);
     if (counted instanceof Promise) return counted.then((c) => settle(c, headers));
     return settle(counted, headers);
   };
