@@ -113,12 +113,22 @@ export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: Ext
 
 export type App = ReturnType<typeof createApp>;
 
+/** What a test may watch of the service; the server passes none. */
+export interface ServiceProbe {
+  /** Called for each request the fast lane answered. */
+  onFastAnswer?: (request: Request) => void;
+}
+
 /**
  * The app plus the outer request pipeline (fast lane for the hot reads,
  * request context, backstop, safe retries) that the server and the tests
  * both use: `fetch` is what `Bun.serve` calls.
  */
-export function createService(options: CreateAppOptions | ApiDeps, extraRoutes?: ExtraRoutes) {
+export function createService(
+  options: CreateAppOptions | ApiDeps,
+  extraRoutes?: ExtraRoutes,
+  probe: ServiceProbe = {},
+) {
   const deps = 'auth' in options ? options : buildDeps(options);
   const app = createApp(deps, extraRoutes);
   const pipeline = withRequestContext(
@@ -132,6 +142,7 @@ export function createService(options: CreateAppOptions | ApiDeps, extraRoutes?:
   const fastLane = withFastLane(fastRoutes(deps), fullPipeline, {
     logger: deps.logger,
     corsOrigins: deps.config.corsOrigins,
+    onFastAnswer: probe.onFastAnswer,
   });
   const fetch = withHsts(fastLane, deps.config);
   return { deps, app, fetch, fullPipeline };

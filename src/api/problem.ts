@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ValidationMessages } from '@/kernel/errors';
 
 /** The problem `type`: RFC 2616 §10, the definitions of the HTTP status codes. */
@@ -43,13 +44,23 @@ export const PROBLEMS: Record<number, { title: string; detail: string }> = {
   503: { title: 'Service Unavailable', detail: 'The service is temporarily unavailable' },
 };
 
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  validationMessages?: ValidationMessages;
-}
+/** The problem body of every failure outside the customer API (docs/errors.md). */
+export const Problem = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.int(),
+  detail: z.string(),
+});
+
+/** A 422's problem body: the same, with the failed rules. */
+export const ValidationProblem = Problem.extend({
+  validationMessages: z
+    .record(z.string(), z.unknown())
+    .describe('One key per failed field (nested for nested objects): rule name → message'),
+});
+
+/** A problem body as rendered: `validationMessages` only on a 422. */
+export type Problem = z.infer<typeof Problem> & { validationMessages?: ValidationMessages };
 
 export function problemOf(
   status: number,

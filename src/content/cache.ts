@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { chooseVariant } from '@/content/language';
 import {
   findAllPublished,
@@ -8,6 +7,7 @@ import {
 } from '@/content/service';
 import type { Db } from '@/db/client';
 import type { StaticPageRow } from '@/db/schema';
+import { etagOfText } from '@/kernel/etag';
 
 /**
  * Public content: shared caches may keep it a minute and must revalidate
@@ -32,7 +32,7 @@ export interface PreparedVariant {
 
 function prepare(value: unknown, extra: Record<string, string> = {}): PreparedResponse {
   const body = JSON.stringify(value);
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+  const etag = etagOfText(body);
   const notModifiedHeaders = { etag, 'cache-control': CACHE_CONTROL, ...extra };
   return {
     body,

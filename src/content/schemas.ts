@@ -120,11 +120,3 @@ export const DeleteQueryDoc = z.object({
     .optional()
     .describe('Required: the language version to delete (en, es-ES)'),
 });
-
-/** The problem body of every static-page failure (docs/errors.md), for the docs. */
-export const Problem = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-});

@@ -1,12 +1,7 @@
-import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite';
+import type { Database, Statement } from 'bun:sqlite';
 import type { Db } from '@/db/client';
+import type { Bindings } from '@/db/where';
 import { WriteWatch } from '@/db/write-watch';
-
-/** Listing ids are UUIDv7; Bun's generator is monotonic within a millisecond,
- * so the rows of one request or one bulk batch keep their insertion order by id. */
-export const newId = (now: number): string => Bun.randomUUIDv7('hex', now);
-
-export type Bindings = SQLQueryBindings[];
 
 const MAX_CACHED = 256;
 const caches = new WeakMap<Database, Map<string, Statement>>();

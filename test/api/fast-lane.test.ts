@@ -1,18 +1,22 @@
 import { describe, expect, test } from 'bun:test';
 import { type FastRoute, withFastLane } from '@/api/fast-lane';
 import { problemOf } from '@/api/problem';
+import { fail } from '@/kernel/errors';
 import { createLogger } from '@/logger';
 import { BASE } from '../support/harness';
 
 function lane(routes: FastRoute[], corsOrigins: string[] = []) {
   const lines: Record<string, unknown>[] = [];
+  const fastAnswers: string[] = [];
+  const onFastAnswer = (request: Request) => fastAnswers.push(new URL(request.url).pathname);
   const logger = createLogger('info', (line) => lines.push(JSON.parse(line)));
   const fallbackCalls: string[] = [];
   const fallback = (request: Request) => {
     fallbackCalls.push(`${request.method} ${new URL(request.url).pathname}`);
     return new Response('full', { status: 299 });
   };
-  return { fetch: withFastLane(routes, fallback, { logger, corsOrigins }), lines, fallbackCalls };
+  const fetch = withFastLane(routes, fallback, { logger, corsOrigins, onFastAnswer });
+  return { fetch, lines, fallbackCalls, fastAnswers };
 }
 
 const hello: FastRoute = {
@@ -25,7 +29,7 @@ const hello: FastRoute = {
 
 describe('withFastLane', () => {
   test('a fast answer carries the security headers, a request id and one log line', async () => {
-    const { fetch, lines, fallbackCalls } = lane([hello]);
+    const { fetch, lines, fallbackCalls, fastAnswers } = lane([hello]);
     const res = await fetch(
       new Request(`${BASE}/hello/world`, { headers: { 'x-request-id': 'abc.1' } }),
     );
@@ -40,6 +44,7 @@ describe('withFastLane', () => {
       'x-request-id': 'abc.1',
     });
     expect(fallbackCalls).toEqual([]);
+    expect(fastAnswers).toEqual(['/hello/world']);
     expect(lines).toEqual([
       {
         time: expect.any(String),
@@ -71,6 +76,20 @@ describe('withFastLane', () => {
       'GET /hello/world',
       'POST /hello/world',
     ]);
+    expect(lines).toEqual([]);
+  });
+
+  test('a domain error thrown by a route hands the request to the full pipeline', async () => {
+    const missing: FastRoute = {
+      prefix: '/things/',
+      answer: () => {
+        throw fail('property.not_found');
+      },
+    };
+    const { fetch, fallbackCalls, lines, fastAnswers } = lane([missing]);
+    expect((await fetch(new Request(`${BASE}/things/1`))).status).toBe(299);
+    expect(fallbackCalls).toEqual(['GET /things/1']);
+    expect(fastAnswers).toEqual([]);
     expect(lines).toEqual([]);
   });
 

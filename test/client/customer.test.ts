@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { TokenLimits } from '@/api/customer/tokens/routes';
+import { TokenLimits } from '@/api/customer/tokens/schemas';
 import { Imported, Plan, PlanList } from '@/customer/admin/schemas';
 import { TransactionPage } from '@/customer/transactions/schemas';
 import { ApiError, LaravelError } from '../../client/src';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { JobList, JobRunResult } from '@/api/admin/schemas';
-import { Health } from '@/api/health/routes';
+import { Health } from '@/api/health/schemas';
 import { serviceUnderTest } from './support';
 
 const svc = await serviceUnderTest();

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type * as accounts from '@/api/accounts/schemas';
 import type * as admin from '@/api/admin/schemas';
 import type * as customer from '@/api/customer/schemas';
-import type { TokenLimits } from '@/api/customer/tokens/routes';
+import type { TokenLimits } from '@/api/customer/tokens/schemas';
 import type { PropertyList } from '@/api/listings/properties/routes';
 import type { UnitList } from '@/api/listings/units/routes';
 import type * as content from '@/content/schemas';

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { createTestApp } from '../support/harness';
-import { expectSameAnswers, type LaneCase, snapshot } from '../support/lanes';
+import { expectSameAnswers, type LaneCase, lanesOf, snapshot } from '../support/lanes';
 import { makePage } from './factory';
 
 describe('static-page reads: fast lane', () => {
-  test('answer exactly as the full pipeline, 304s and errors included', async () => {
+  test('answer 200 and 304 in the fast lane, and the errors and queries in the full pipeline, byte for byte the same', async () => {
     const ctx = createTestApp();
     makePage(ctx.db, 'about');
     makePage(ctx.db, 'about', { language: 'es', title: 'Sobre nosotros' });
@@ -27,9 +27,23 @@ describe('static-page reads: fast lane', () => {
       ['/content/static-pagesx', {}],
     ];
     const answers = await expectSameAnswers(ctx, cases);
-    expect(answers.map((answer) => answer.status)).toEqual([
-      200, 200, 200, 304, 304, 200, 200, 404, 404, 404, 200, 200, 304, 404,
+    expect(lanesOf(answers)).toEqual([
+      ...['200 fast', '200 fast', '200 full', '304 fast', '304 fast', '200 fast', '200 fast'],
+      ...['404 full', '404 full', '404 full', '200 fast', '200 fast', '304 fast', '404 full'],
     ]);
     expect(JSON.parse(answers[1]!.body).title).toBe('Sobre nosotros');
+  });
+
+  test('with CORS on, a request naming an Origin is answered by the full pipeline', async () => {
+    const ctx = createTestApp({ env: { CORS_ORIGINS: 'https://app.example' } });
+    makePage(ctx.db, 'about');
+    const origin = { origin: 'https://app.example' };
+    const answers = await expectSameAnswers(ctx, [
+      ['/content/static-pages/about', origin],
+      ['/content/static-pages', origin],
+      ['/content/static-pages/about', {}],
+    ]);
+    expect(lanesOf(answers)).toEqual(['200 full', '200 full', '200 fast']);
+    expect(answers[0]!.headers.vary).toBe('Accept-Language, Origin');
   });
 });

@@ -42,7 +42,7 @@ describe('GET /content/static-pages/{slug}', () => {
       const ctx = createTestApp();
       makePage(ctx.db, 'about');
       const res = await ctx.request('GET', '/content/static-pages/about');
-      expect(res.headers.get('etag')).toMatch(/^"[\w-]{32}"$/);
+      expect(res.headers.get('etag')).toMatch(/^"[0-9a-z]+-[0-9a-z]+"$/);
       expect(res.headers.get('cache-control')).toBe('public, max-age=60');
       expect(res.headers.get('content-language')).toBe('en');
       expect(res.headers.get('vary')).toBe('Accept-Language');
@@ -275,7 +275,7 @@ describe('GET /content/static-pages/', () => {
     makePage(ctx.db, 'about');
     const first = await ctx.request('GET', '/content/static-pages/');
     const etag = first.headers.get('etag')!;
-    expect(etag).toMatch(/^"[\w-]{32}"$/);
+    expect(etag).toMatch(/^"[0-9a-z]+-[0-9a-z]+"$/);
     expect(first.headers.get('cache-control')).toBe('public, max-age=60');
     const again = await ctx.request('GET', '/content/static-pages', {
       headers: { 'if-none-match': etag },

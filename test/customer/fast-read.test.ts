@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { createTestApp, manualClock } from '../support/harness';
-import { expectSameAnswers, type LaneCase } from '../support/lanes';
+import { expectSameAnswers, type LaneCase, lanesOf } from '../support/lanes';
 import { makeTransaction } from './factories';
 
 const LIST = '/api/v1/c/transactions';
@@ -31,7 +31,7 @@ const remainingOf = async (response: Response | Promise<Response>) =>
   Number((await response).headers.get('x-ratelimit-remaining'));
 
 describe('customer API reads: fast lane', () => {
-  test('answer exactly as the full pipeline, validation errors and 401s included', async () => {
+  test('answer 200 in the fast lane, and 400, 401 and 422 in the full pipeline, byte for byte the same', async () => {
     const ctx = await context({ RATE_LIMIT_CUSTOMER_PER_MINUTE: '100000' });
     const cases: LaneCase[] = [
       [LIMITS, ctx.customer],
@@ -52,10 +52,13 @@ describe('customer API reads: fast lane', () => {
       [`${LIST}?pay_date_from=2026-05-01&pay_date_to=2026-04-01`, ctx.customer],
       [`${LIST}?unknown=1&&`, ctx.customer],
       [LIST, {}],
+      [LIST, { cookie: 'session=unknown' }],
     ];
     const answers = await expectSameAnswers(ctx, cases, COUNTING);
-    expect(answers.map((answer) => answer.status)).toEqual([
-      200, 200, 200, 401, 401, 200, 200, 200, 200, 200, 200, 200, 400, 422, 422, 422, 200, 401,
+    expect(lanesOf(answers)).toEqual([
+      ...['200 fast', '200 fast', '200 full', '401 full', '401 full'],
+      ...['200 fast', '200 fast', '200 fast', '200 fast', '200 fast', '200 fast', '200 fast'],
+      ...['400 full', '422 full', '422 full', '422 full', '200 fast', '401 full', '401 full'],
     ]);
     expect(JSON.parse(answers[6]!.body).pagination).toMatchObject({ per_page: 3, current_page: 2 });
   });
@@ -70,6 +73,7 @@ describe('customer API reads: fast lane', () => {
     expect(await remainingOf(get(`${LIST}?per_page=0`))).toBe(7);
     expect(await remainingOf(get(LIMITS))).toBe(7);
     expect(await remainingOf(get(`${LIST}?page=2`))).toBe(6);
+    expect(ctx.lanes.fast).toBe(3);
   });
 
   test('the request over the limit gets the full pipeline 429, and is not counted', async () => {
@@ -86,6 +90,8 @@ describe('customer API reads: fast lane', () => {
     });
     const limits = await (await get(LIMITS)).json();
     expect(limits.rate_limits.limits[0]).toMatchObject({ limit: 2, used: 2, remaining: 0 });
+    // The second read and tokens/limits were fast; the refused one was not.
+    expect(ctx.lanes.fast).toBe(2);
   });
 
   test('with the limiter off, no rate-limit headers and the same answers', async () => {
@@ -94,6 +100,22 @@ describe('customer API reads: fast lane', () => {
       [LIMITS, ctx.customer],
       [LIST, ctx.customer],
     ]);
+    expect(lanesOf(answers)).toEqual(['200 fast', '200 fast']);
     expect(answers.every((answer) => !('ratelimit' in answer.headers))).toBe(true);
+  });
+
+  test('with CORS on, a request naming an Origin is answered by the full pipeline', async () => {
+    const ctx = await context({ CORS_ORIGINS: 'https://app.example' });
+    const answers = await expectSameAnswers(
+      ctx,
+      [
+        [LIST, { ...ctx.customer, origin: 'https://app.example' }],
+        [LIMITS, { ...ctx.customer, origin: 'https://app.example' }],
+        [LIST, ctx.customer],
+      ],
+      COUNTING,
+    );
+    expect(lanesOf(answers)).toEqual(['200 full', '200 full', '200 fast']);
+    expect(answers[0]!.headers['access-control-allow-origin']).toBe('https://app.example');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { TokenLimits } from '@/api/customer/tokens/routes';
+import { TokenLimits } from '@/api/customer/tokens/schemas';
 import { createTestApp, manualClock } from '../support/harness';
 
 const LIMITS = '/api/v1/tokens/limits';

@@ -2,11 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import { CITY_IDS } from '@/listings/cities';
 import { pagingOf } from '@/listings/paging';
 import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
-import {
-  PROPERTY_LIST_SHAPE,
-  PropertyListQuery,
-  propertyListSql,
-} from '@/listings/properties/list';
+import { PROPERTY_LIST_SHAPE, PropertyListQuery } from '@/listings/properties/list-query';
+import { propertyListSql } from '@/listings/properties/list-sql';
 import { reconcileUnitCounters } from '@/listings/properties/reconcile';
 import { parseListQuery } from '@/listings/query';
 import { createTestApp } from '../support/harness';

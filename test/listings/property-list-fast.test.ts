@@ -1,6 +1,7 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
-import { expectSameAnswers, type LaneCase } from '../support/lanes';
+import { createTestApp } from '../support/harness';
+import { expectSameAnswers, type LaneCase, lanesOf } from '../support/lanes';
 import { listingsContext, makeProperty, OTHER_OWNER, OWNER, postProperty } from './support';
 
 const ctx = await listingsContext();
@@ -17,7 +18,7 @@ const totalOf = async (token: string, query = '') =>
   (await ctx.request<{ total: number }>('GET', `${LIST}${query}`, { token })).body.total;
 
 describe('GET /listings/properties: fast lane', () => {
-  test('answers exactly as the full pipeline, paging links and errors included', async () => {
+  test('answers 200 in the fast lane and the errors in the full pipeline, byte for byte the same', async () => {
     const cases: LaneCase[] = [
       [LIST, bearer(ctx.employee)],
       [LIST, bearer(ctx.customer)],
@@ -32,12 +33,27 @@ describe('GET /listings/properties: fast lane', () => {
       [LIST, {}],
       [LIST, { authorization: 'Bearer forged' }],
       [`${LIST}/`, bearer(ctx.employee)],
+      [LIST, { cookie: 'session=unknown' }],
     ];
     const answers = await expectSameAnswers(ctx, cases);
-    expect(answers.map((answer) => answer.status)).toEqual([
-      200, 200, 200, 200, 200, 200, 200, 400, 400, 400, 401, 401, 200,
+    expect(lanesOf(answers)).toEqual([
+      ...['200 fast', '200 fast', '200 fast', '200 fast', '200 fast', '200 fast', '200 fast'],
+      ...['400 full', '400 full', '400 full', '401 full', '401 full', '200 full', '401 full'],
     ]);
     expect(answers.slice(0, 3).map((answer) => JSON.parse(answer.body).total)).toEqual([8, 5, 3]);
+  });
+});
+
+describe('GET /listings/properties: CORS', () => {
+  test('with CORS on, a request naming an Origin is answered by the full pipeline', async () => {
+    const cors = createTestApp({ env: { CORS_ORIGINS: 'https://app.example' } });
+    const token = { authorization: `Bearer ${await cors.tokenFor('employee-1', 'employee')}` };
+    const answers = await expectSameAnswers(cors, [
+      [LIST, { ...token, origin: 'https://app.example' }],
+      [LIST, token],
+    ]);
+    expect(lanesOf(answers)).toEqual(['200 full', '200 fast']);
+    expect(answers[0]!.headers.vary).toBe('Origin');
   });
 });
 

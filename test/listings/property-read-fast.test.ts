@@ -1,8 +1,9 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
 import type { Property } from '@/listings/properties/schemas';
-import { expectSameAnswers, type LaneCase, snapshot } from '../support/lanes';
-import { listingsContext, OTHER_OWNER, postProperty } from './support';
+import { createTestApp } from '../support/harness';
+import { expectSameAnswers, type LaneCase, lanesOf, snapshot } from '../support/lanes';
+import { listingsContext, makeProperty, OTHER_OWNER, postProperty } from './support';
 
 const ctx = await listingsContext();
 const id = await postProperty(ctx);
@@ -12,7 +13,7 @@ const read = async (path = `/listings/properties/${id}`, token?: string) =>
   ctx.request<Property>('GET', path, { token });
 
 describe('GET /listings/properties/{id}: fast lane', () => {
-  test('answers exactly as the full pipeline: anonymous, employee, owner, 304 and the errors', async () => {
+  test('answers 200 and 304 in the fast lane, and the errors, cookies and odd requests in the full pipeline, byte for byte the same', async () => {
     const { etag } = (await snapshot(ctx.fetch, `/listings/properties/${id}`, {})).headers;
     expect(etag).toMatch(/^"[0-9a-z]+-[0-9a-z]+"$/);
     const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -32,11 +33,25 @@ describe('GET /listings/properties/{id}: fast lane', () => {
       [`/listings/properties/${MISSING}`, {}],
       [`/listings/properties/${MISSING}`, bearer(ctx.employee)],
       ['/listings/properties/%30', {}],
+      [`/listings/properties/${id}`, { cookie: 'session=unknown' }],
     ];
     const answers = await expectSameAnswers(ctx, cases);
-    expect(answers.map((answer) => answer.status)).toEqual([
-      200, 200, 200, 404, 304, 304, 304, 200, 400, 401, 401, 200, 404, 404, 404,
+    expect(lanesOf(answers)).toEqual([
+      ...['200 fast', '200 fast', '200 fast', '404 full'],
+      ...['304 fast', '304 fast', '304 fast', '200 fast', '400 full'],
+      ...['401 full', '401 full', '200 full', '404 full', '404 full', '404 full', '401 full'],
     ]);
+  });
+
+  test('with CORS on, a request naming an Origin is answered by the full pipeline', async () => {
+    const cors = createTestApp({ env: { CORS_ORIGINS: 'https://app.example' } });
+    const corsId = makeProperty(cors.db);
+    const answers = await expectSameAnswers(cors, [
+      [`/listings/properties/${corsId}`, { origin: 'https://app.example' }],
+      [`/listings/properties/${corsId}`, {}],
+    ]);
+    expect(lanesOf(answers)).toEqual(['200 full', '200 fast']);
+    expect(answers[0]!.headers['access-control-allow-origin']).toBe('https://app.example');
   });
 
   test('the expected statuses come out of those cases', async () => {

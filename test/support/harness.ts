@@ -82,7 +82,13 @@ export function createTestApp({
   openDatabases.push(db);
   migrateDatabase(db);
   const deps: ApiDeps = buildDeps({ config, db, logger: createLogger('silent'), clock });
-  const { app, fetch, fullPipeline } = createService(deps, extraRoutes);
+  /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */
+  const lanes = { fast: 0 };
+  const { app, fetch, fullPipeline } = createService(deps, extraRoutes, {
+    onFastAnswer: () => {
+      lanes.fast++;
+    },
+  });
 
   async function request<T = unknown>(
     method: string,
@@ -108,7 +114,7 @@ export function createTestApp({
   const tokenFor = (sub: string, aud: Audience = 'customer', ttlSeconds = 3600) =>
     deps.tokens.issue(sub, aud, ttlSeconds);
 
-  return { app, fetch, fullPipeline, db, deps, config, dir, clock, request, tokenFor };
+  return { app, fetch, fullPipeline, lanes, db, deps, config, dir, clock, request, tokenFor };
 }
 
 export type TestContext = ReturnType<typeof createTestApp>;

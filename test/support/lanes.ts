@@ -19,25 +19,50 @@ export async function snapshot(
 /** A request: its path and headers. */
 export type LaneCase = [path: string, headers: Record<string, string>];
 
+/** Which lane answered: the fast lane, or the full pipeline behind it. */
+export type Lane = 'fast' | 'full';
+
+type LaneContext = Pick<TestContext, 'fetch' | 'fullPipeline' | 'lanes'>;
+
+/** One request through the service, with the lane that answered it. */
+export async function laneSnapshot(
+  ctx: LaneContext,
+  path: string,
+  headers: Record<string, string>,
+  ignored: readonly string[] = [],
+) {
+  const before = ctx.lanes.fast;
+  const answer = await snapshot(ctx.fetch, path, headers, ignored);
+  const lane: Lane = ctx.lanes.fast > before ? 'fast' : 'full';
+  return { ...answer, lane };
+}
+
 /**
  * Each request answers the same through the service (fast lane included)
  * as through the full Elysia pipeline. Sent twice to the service first, so
- * a bearer token is verified and remembered and the second is a fast one.
- * Answers the service's snapshots. `ignored` headers are left out of the
- * comparison (those that count the requests themselves).
+ * a bearer token is verified and remembered and the second can be a fast
+ * one. Answers the service's snapshots with the lane that answered each
+ * (`${status} ${lane}` in `lanesOf`), so a test shows which cases the fast
+ * lane must answer and which it must leave to the full pipeline. `ignored`
+ * headers are left out of the comparison (those that count the requests
+ * themselves).
  */
 export async function expectSameAnswers(
-  ctx: Pick<TestContext, 'fetch' | 'fullPipeline'>,
+  ctx: LaneContext,
   cases: LaneCase[],
   ignored: readonly string[] = [],
 ) {
   const answers = [];
   for (const [path, headers] of cases) {
     await ctx.fetch(new Request(`${BASE}${path}`, { headers }));
-    const fast = await snapshot(ctx.fetch, path, headers, ignored);
+    const { lane, ...fast } = await laneSnapshot(ctx, path, headers, ignored);
     const full = await snapshot(ctx.fullPipeline, path, headers, ignored);
     expect({ path, sent: headers, ...fast }).toEqual({ path, sent: headers, ...full });
-    answers.push(fast);
+    answers.push({ ...fast, lane });
   }
   return answers;
 }
+
+/** `200 fast`, `404 full`, … for each answer. */
+export const lanesOf = (answers: readonly { status: number; lane: Lane }[]) =>
+  answers.map(({ status, lane }) => `${status} ${lane}`);

@@ -1,14 +1,11 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
-import { type PreparedResponse, readList, readPage } from '@/content/cache';
 import {
   AnySlugParams,
   DeleteQuery,
   DeleteQueryDoc,
-  isSlug,
   PageQuery,
-  Problem,
   Slug,
   StaticPage,
   StaticPageInput,
@@ -21,23 +18,22 @@ import {
   upsertStaticPage,
 } from '@/content/service';
 import { fail } from '@/kernel/errors';
-import { ifNoneMatchHolds } from '@/kernel/preconditions';
+import { type Answer, responseOf } from '../answer';
+import { Problem } from '../problem';
+import { staticPageAnswer, staticPageListAnswer } from './read';
 
 const TAGS = ['Static pages'];
 
-/** RFC 9110 §13.1.2: `*` or any listed tag, compared weakly (a `W/` prefix is ignored). */
 type SetHeaders = Record<string, string | number | undefined>;
 
-/** 200 or 304 (`If-None-Match`), with a Vary that CORS added (only the full pipeline sees CORS). */
-function respond(prepared: PreparedResponse, request: Request, set: SetHeaders): Response {
-  const notModified = ifNoneMatchHolds(request.headers.get('if-none-match'), prepared.etag);
-  const headers = notModified ? prepared.notModifiedHeaders : prepared.headers;
+/** The core's answer with a Vary that CORS added (only the full pipeline sees CORS). */
+function respond(answer: Answer, set: SetHeaders): Response {
+  const response = responseOf(answer);
   const earlier = set.vary;
-  const vary = headers.vary ? `${headers.vary}, ${earlier}` : String(earlier);
-  return new Response(notModified ? null : prepared.body, {
-    status: notModified ? 304 : 200,
-    headers: earlier === undefined ? headers : { ...headers, vary },
-  });
+  if (earlier === undefined) return response;
+  const own = response.headers.get('vary');
+  response.headers.set('vary', own ? `${own}, ${earlier}` : String(earlier));
+  return response;
 }
 
 function parsed<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
@@ -64,7 +60,14 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
     // `/content/static-pages` without the slash answers too (Elysia's loose paths).
     .get(
       '/static-pages/',
-      ({ request, set }) => respond(readList(db, cache, clock()), request, set.headers),
+      ({ request, set }) =>
+        respond(
+          staticPageListAnswer(
+            { db, clock, staticPages: cache },
+            request.headers.get('if-none-match'),
+          ),
+          set.headers,
+        ),
       {
         response: { 200: StaticPageList, 500: Problem },
         detail: {
@@ -77,12 +80,17 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
     )
     .get(
       '/static-pages/:slug',
-      ({ params: { slug }, query: { language }, request, set }) => {
-        const prepared = isSlug(slug)
-          ? readPage(db, cache, clock(), slug, language, request.headers.get('accept-language'))
-          : undefined;
-        if (!prepared) throw fail('page.not_found', { detail: notFoundDetail(slug) });
-        return respond(prepared, request, set.headers);
+      ({ params: { slug }, query: { language }, request: { headers }, set }) => {
+        const acceptLanguage = headers.get('accept-language');
+        const ifNoneMatch = headers.get('if-none-match');
+        const answer = staticPageAnswer(
+          { db, clock, staticPages: cache },
+          slug,
+          language,
+          acceptLanguage,
+          ifNoneMatch,
+        );
+        return respond(answer, set.headers);
       },
       {
         params: AnySlugParams,

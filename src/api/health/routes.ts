@@ -1,14 +1,8 @@
 import { Elysia } from 'elysia';
-import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { isDatabaseHealthy } from '@/db/client';
 import { fail } from '@/kernel/errors';
-
-export const Health = z.object({
-  status: z.literal('ok'),
-  database: z.literal('ok'),
-  uptimeSeconds: z.number(),
-});
+import { Health } from './schemas';
 
 const startedAt = performance.now();
 

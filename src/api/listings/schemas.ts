@@ -1,38 +1,18 @@
 import { z } from 'zod';
-
-/** The problem body of every listings failure (docs/errors.md). */
-export const Problem = z
-  .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.int(),
-    detail: z.string(),
-  })
-  .describe('application/problem+json');
-
-export const ValidationProblem = Problem.extend({
-  validationMessages: z
-    .record(z.string(), z.unknown())
-    .describe('One key per failed field (nested for nested objects): rule name → message'),
-});
+import { Problem, ValidationProblem } from '../problem';
 
 /** 201 and 204 answers carry no body. */
 export const NoBody = z.null().describe('No body');
 
+/** In the listings' docs an error response is described by its media type. */
+const DescribedProblem = Problem.describe('application/problem+json');
+
 /** Response schemas of the error statuses a route lists. */
 export function problems<const S extends readonly number[]>(...statuses: S) {
   return Object.fromEntries(
-    statuses.map((status) => [status, status === 422 ? ValidationProblem : Problem]),
+    statuses.map((status) => [status, status === 422 ? ValidationProblem : DescribedProblem]),
   ) as { [K in S[number]]: K extends 422 ? typeof ValidationProblem : typeof Problem };
 }
-
-/**
- * A list query schema for the OpenAPI document only: list routes read their
- * parameters from the raw URL (`parseListQuery`, all four array encodings),
- * so what Elysia parses is never refused here.
- */
-export const documentedQuery = <T extends z.ZodType>(schema: T) =>
-  schema.catch(() => ({}) as z.output<T>);
 
 interface ResponseSet {
   status?: number | string;

@@ -3,8 +3,8 @@ import type { ApiDeps } from '@/api/deps';
 import { clientAddressOf } from '@/api/request/peer';
 import { pathOf } from '@/api/request/url';
 import type { Identity } from '@/auth/tokens';
+import { type Counted, countRequest } from '@/rate-limit/count';
 import type { Caller } from '@/rate-limit/limiter';
-import type { HitResult, WindowUsage } from '@/rate-limit/store';
 import { identify, knownCaller, UNSETTLED } from './auth';
 
 const PREFIX = '/api/v1';
@@ -31,13 +31,9 @@ export const rateLimit = ({ limiter, tokens, config }: ApiDeps) => {
   const plugin = new Elysia();
   if (!limiter.enabled) return plugin;
 
-  const settle = (
-    windows: WindowUsage[],
-    admitted: boolean,
-    headers: Record<string, string | number>,
-  ): void => {
-    limiter.headers(windows, headers);
-    if (!admitted) throw limiter.rejection(windows);
+  const settle = (counted: Counted, headers: Record<string, string | number>): void => {
+    Object.assign(headers, counted.headers);
+    if (!counted.admitted) throw limiter.rejection(counted.windows);
   };
 
   /** Synchronous with the in-process store; a shared store may answer with a promise. */
@@ -46,14 +42,9 @@ export const rateLimit = ({ limiter, tokens, config }: ApiDeps) => {
     free: boolean,
     headers: Record<string, string | number>,
   ): void | Promise<void> => {
-    if (free) {
-      const windows = limiter.peek(caller);
-      if (!(windows instanceof Promise)) return settle(windows, true, headers);
-      return windows.then((w) => settle(w, true, headers));
-    }
-    const result = limiter.hit(caller);
-    if (!(result instanceof Promise)) return settle(result.windows, result.admitted, headers);
-    return result.then((r: HitResult) => settle(r.windows, r.admitted, headers));
+    const counted = countRequest(limiter, caller, free);
+    if (counted instanceof Promise) return counted.then((c) => settle(c, headers));
+    return settle(counted, headers);
   };
 
   return plugin.onRequest(({ request, set }) => {

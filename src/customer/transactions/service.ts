@@ -2,6 +2,7 @@ import { formatCents } from '@/customer/validation';
 import type { Db } from '@/db/client';
 import type { ResponseMemo } from '@/db/response-memo';
 import { type TransactionRow, transactions } from '@/db/schema';
+import { type Bindings, Conditions } from '@/db/where';
 import type { ListRequest, TransactionFilter } from './schemas';
 
 export type NewTransaction = typeof transactions.$inferInsert;
@@ -9,26 +10,16 @@ export type NewTransaction = typeof transactions.$inferInsert;
 const COLUMNS = `id, customer_id AS customerId, booking_id AS bookingId,
   amount_cents AS amountCents, currency, pay_date AS payDate, status, description`;
 
-/**
- * The WHERE clause of the filters present. Plain SQL text, one per
- * combination, whose prepared statement bun:sqlite keeps (`query()` caches by
- * text): building the query with drizzle's builder on every request costs more
- * than running it (docs/performance.md).
- */
-function whereOf(filter: TransactionFilter) {
-  const parts: string[] = [];
-  const params: (string | number)[] = [];
-  const add = (part: string, value: string | number) => {
-    parts.push(part);
-    params.push(value);
-  };
-  if (filter.customerId !== undefined) add('customer_id = ?', filter.customerId);
-  if (filter.payDateFrom) add('pay_date >= ?', filter.payDateFrom);
-  if (filter.payDateTo) add('pay_date <= ?', filter.payDateTo);
-  if (filter.amountFrom !== undefined) add('amount_cents >= ?', filter.amountFrom);
-  if (filter.amountTo !== undefined) add('amount_cents <= ?', filter.amountTo);
-  if (filter.bookingId !== undefined) add('booking_id = ?', filter.bookingId);
-  return { sql: parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : '', params };
+/** The WHERE clause of the filters present (plain SQL, see `Conditions`). */
+function whereOf(filter: TransactionFilter): Conditions {
+  const where = new Conditions();
+  if (filter.customerId !== undefined) where.add('customer_id = ?', filter.customerId);
+  if (filter.payDateFrom) where.add('pay_date >= ?', filter.payDateFrom);
+  if (filter.payDateTo) where.add('pay_date <= ?', filter.payDateTo);
+  if (filter.amountFrom !== undefined) where.add('amount_cents >= ?', filter.amountFrom);
+  if (filter.amountTo !== undefined) where.add('amount_cents <= ?', filter.amountTo);
+  if (filter.bookingId !== undefined) where.add('booking_id = ?', filter.bookingId);
+  return where;
 }
 
 /** One page, newest pay date first, id breaking ties. */
@@ -39,12 +30,12 @@ export function listTransactions(db: Db, filter: TransactionFilter, page: number
   // One read transaction: the total and the page see the same snapshot.
   return client.transaction(() => {
     const total = client
-      .query<{ n: number }, (string | number)[]>(`SELECT count(*) AS n FROM transactions ${sql}`)
+      .query<{ n: number }, Bindings>(`SELECT count(*) AS n FROM transactions ${sql}`)
       .get(...params)!.n;
     const rows =
       total > offset
         ? client
-            .query<TransactionRow, (string | number)[]>(
+            .query<TransactionRow, Bindings>(
               `SELECT ${COLUMNS} FROM transactions ${sql} ORDER BY pay_date DESC, id DESC LIMIT ? OFFSET ?`,
             )
             .all(...params, perPage, offset)

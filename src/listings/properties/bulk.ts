@@ -1,8 +1,10 @@
 import type { Db } from '@/db/client';
+import { uuidv7 } from '@/db/ids';
+import type { Bindings } from '@/db/where';
 import { type CityId, countryOf } from '@/listings/cities';
 import { addressSearchOf } from '@/listings/properties/representation';
 import { MAX_UNITS, type PropertyType, type SOURCES } from '@/listings/properties/schemas';
-import { type Bindings, newId, statement, writeTransaction } from '@/listings/sql';
+import { statement, writeTransaction } from '@/listings/sql';
 
 export interface BulkUnitFeature {
   applicability: string;
@@ -118,7 +120,7 @@ export function insertPropertiesBulk(
     const featureParams: Bindings = [];
     for (const input of rows) {
       const createdAt = input.createdAt ?? now;
-      const id = input.id ?? newId(createdAt);
+      const id = input.id ?? uuidv7(createdAt);
       const units = unitsOf(input);
       if (units.length < 1 || units.length > MAX_UNITS) {
         throw new RangeError(`property ${id}: ${units.length} units (1..${MAX_UNITS} allowed)`);
@@ -161,7 +163,7 @@ export function insertPropertiesBulk(
         createdAt,
       );
       for (const unit of units) {
-        const unitId = newId(createdAt);
+        const unitId = uuidv7(createdAt);
         const isPublished = unit.rentable && unit.published && !archived;
         unitParams.push(
           unitId,

@@ -1,23 +1,12 @@
 import { fail } from '@/kernel/errors';
+import { etagOfText } from '@/kernel/etag';
 import { ifMatchHolds } from '@/kernel/preconditions';
 import type { Actor } from '@/listings/access';
 import { type PropertyRecord, toProperty } from '@/listings/properties/representation';
 import type { Property } from '@/listings/properties/schemas';
 
-/**
- * Strong ETag of a property: a digest of its JSON representation, so it
- * changes with every change a reader could see, whoever made it (the
- * property routes, unit writes rewriting the counters, the reconcile worker,
- * an import) without each writer having to bump a version column. Equal
- * tags mean byte-equal representations, which is what "strong" promises:
- * a 64-bit wyhash plus the length (a stale tag colliding with the current
- * one is a 2^-64 event; much cheaper than SHA-256, see docs/performance.md).
- */
-export const etagOf = (property: Property): string => etagOfJson(JSON.stringify(property));
-
-/** The same tag from the representation already serialised (the read route sends that text). */
-export const etagOfJson = (json: string): string =>
-  `"${Bun.hash.wyhash(json).toString(36)}-${json.length.toString(36)}"`;
+/** Strong ETag of a property: `etagOfText` of its JSON representation. */
+export const etagOf = (property: Property): string => etagOfText(JSON.stringify(property));
 
 /**
  * A property write's caller, clock reading and `If-Match` header. Services

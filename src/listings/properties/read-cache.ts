@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import { WriteWatch } from '@/db/write-watch';
 import type { Clock } from '@/kernel/clock';
-import { etagOfJson } from '@/listings/properties/etag';
+import { etagOfText } from '@/kernel/etag';
 import {
   PROPERTY_BY_ID,
   type PropertyRecord,
@@ -68,6 +68,6 @@ export class PropertyReadCache {
     const row = one<PropertyRecord>(this.#db, PROPERTY_BY_ID, id);
     if (!row) return null;
     const json = JSON.stringify(toProperty(row));
-    return { json, etag: etagOfJson(json), ownerId: row.owner_id };
+    return { json, etag: etagOfText(json), ownerId: row.owner_id };
   }
 }

@@ -1,11 +1,12 @@
 import type { Db } from '@/db/client';
+import { uuidv7 } from '@/db/ids';
 import { fail } from '@/kernel/errors';
 import type { Actor } from '@/listings/access';
 import type { Paging } from '@/listings/paging';
 import { MAX_UNITS } from '@/listings/properties/schemas';
 import { findProperty, refreshCounters } from '@/listings/properties/service';
 import { ensureUnitRoom } from '@/listings/quotas';
-import { exec, many, newId, one, writeTransaction } from '@/listings/sql';
+import { exec, many, one, writeTransaction } from '@/listings/sql';
 import type { Unit, UnitCreate, UnitFeature, UnitPatch } from '@/listings/units/schemas';
 
 interface UnitRecord {
@@ -134,7 +135,7 @@ export function addUnit(
     writableProperty(db, propertyId, actor);
     if (liveUnits(db, propertyId) >= MAX_UNITS) throw fail('unit.limit_reached');
     if (unitQuota !== undefined) ensureUnitRoom(db, propertyId, actor, unitQuota);
-    const id = newId(now);
+    const id = uuidv7(now);
     exec(
       db,
       `INSERT INTO units (id, property_id, rentable, published, created_at, updated_at)

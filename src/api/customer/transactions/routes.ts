@@ -1,21 +1,23 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
-import { parseListQuery, TransactionPage, TransactionQuery } from '@/customer/transactions/schemas';
-import { transactionPageBody } from '@/customer/transactions/service';
-import { jsonTextResponse } from '../../json-response';
+import { searchOf } from '@/api/request/url';
+import { TransactionPage, TransactionQuery } from '@/customer/transactions/schemas';
+import { responseOf } from '../../answer';
+import { documentedQuery } from '../../validation';
+import { transactionsAnswer } from '../reads';
 import { bearer, commonResponses, ValidationFailed } from '../schemas';
 
 /** GET /api/v1/c/transactions: a customer's transactions, paged and filtered. */
-export const transactionRoutes = ({ auth, db, listAnswers }: ApiDeps) =>
+export const transactionRoutes = (deps: ApiDeps) =>
   new Elysia({ name: 'customer-transactions' })
-    .use(auth)
+    .use(deps.auth)
     .get(
       '/c/transactions',
-      ({ identity, query }) =>
-        jsonTextResponse(transactionPageBody(db, listAnswers, parseListQuery(query, identity))),
+      ({ identity, request }) =>
+        responseOf(transactionsAnswer(deps, identity, searchOf(request.url))),
       {
         auth: 'any',
-        query: TransactionQuery,
+        query: documentedQuery(TransactionQuery),
         response: { 200: TransactionPage, ...commonResponses, 422: ValidationFailed },
         detail: {
           summary:

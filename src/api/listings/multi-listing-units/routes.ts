@@ -12,8 +12,9 @@ import {
 import { getCounter, listCounters, setCounter } from '@/listings/multi-listing-units/service';
 import { halCollection, pagingOf } from '@/listings/paging';
 import { parseListQuery } from '@/listings/query';
+import { documentedQuery } from '../../validation';
 import { caller } from '../guard';
-import { documentedQuery, NoBody, noContent, problems } from '../schemas';
+import { NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: multi-listing units'];
 const SHAPE = { scalars: ['page', 'itemsPerPage'], arrays: ['ids'] };

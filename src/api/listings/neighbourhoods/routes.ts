@@ -9,8 +9,9 @@ import {
 } from '@/listings/neighbourhoods/schemas';
 import { listNeighbourhoods, putNeighbourhood } from '@/listings/neighbourhoods/service';
 import { parseListQuery } from '@/listings/query';
+import { documentedQuery } from '../../validation';
 import { caller } from '../guard';
-import { documentedQuery, NoBody, noContent, problems } from '../schemas';
+import { NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: neighbourhoods'];
 

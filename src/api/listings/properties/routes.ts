@@ -2,10 +2,8 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { groupCommitOf } from '@/db/group-commit';
-import { fail } from '@/kernel/errors';
-import { canSee, scopeOf } from '@/listings/access';
 import { halCollectionSchema } from '@/listings/paging';
-import { PropertyListQuery, propertyListBody } from '@/listings/properties/list';
+import { PropertyListQuery } from '@/listings/properties/list-query';
 import {
   Property,
   PropertyCreate,
@@ -14,12 +12,13 @@ import {
 } from '@/listings/properties/schemas';
 import { propertyCreates, propertyToCreate } from '@/listings/properties/service';
 import { countsAgainstQuota, quotaCheckedCreates } from '@/listings/quotas';
-import { jsonTextResponse } from '../../json-response';
+import { responseOf } from '../../answer';
 import { answersUnprocessable } from '../../plugins/error-handler';
+import { documentedQuery } from '../../validation';
 import { caller } from '../guard';
-import { created, documentedQuery, NoBody, problems } from '../schemas';
-import { propertyReadAnswer } from './fast-read';
+import { created, NoBody, problems } from '../schemas';
 import { IfNoneMatchHeaders, withETag } from './headers';
+import { propertyListAnswer, propertyReadAnswer } from './read';
 
 // Both create operations answer a bad body with 422 (docs/errors.md).
 answersUnprocessable('POST', '/listings/properties');
@@ -29,14 +28,8 @@ const tags = ['Listings: properties'];
 export const PropertyList = halCollectionSchema('svc:properties', Property);
 
 /** GET/POST /properties, POST /public/properties, GET /properties/{id}. */
-export const propertyRoutes = ({
-  db,
-  clock,
-  config,
-  auth,
-  propertyReads,
-  listAnswers,
-}: ApiDeps) => {
+export const propertyRoutes = (deps: ApiDeps) => {
+  const { db, clock, config, auth } = deps;
   // Creates share one write transaction per event-loop turn (group commit);
   // the 201 goes out only after that transaction's COMMIT.
   const creates = groupCommitOf(db);
@@ -46,9 +39,7 @@ export const propertyRoutes = ({
     .get(
       '/properties',
       ({ request, identity }) =>
-        jsonTextResponse(
-          propertyListBody(db, listAnswers, searchOf(request.url), scopeOf(identity)),
-        ),
+        responseOf(propertyListAnswer(deps, identity, searchOf(request.url))),
       {
         ...caller.any,
         query: documentedQuery(PropertyListQuery),
@@ -101,16 +92,8 @@ export const propertyRoutes = ({
     )
     .get(
       '/properties/:id',
-      ({ params, viewer, headers }) => {
-        const read = propertyReads.read(params.id);
-        if (!read || !canSee(read.ownerId, viewer)) throw fail('property.not_found');
-        const {
-          status,
-          body,
-          headers: answerHeaders,
-        } = propertyReadAnswer(read, headers['if-none-match']);
-        return new Response(body, { status, headers: answerHeaders });
-      },
+      ({ params, viewer, headers }) =>
+        responseOf(propertyReadAnswer(deps, viewer, params.id, headers['if-none-match'])),
       {
         optionalAuth: true,
         params: PropertyIdParams,

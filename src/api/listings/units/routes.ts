@@ -6,8 +6,9 @@ import { PropertyIdParams } from '@/listings/properties/schemas';
 import { parseListQuery } from '@/listings/query';
 import { Unit, UnitCreate, UnitListQuery, UnitParams, UnitPatch } from '@/listings/units/schemas';
 import { addUnit, deleteUnit, getUnit, listUnits, patchUnit } from '@/listings/units/service';
+import { documentedQuery } from '../../validation';
 import { caller } from '../guard';
-import { created, documentedQuery, NoBody, noContent, problems } from '../schemas';
+import { created, NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: units'];
 const UNIT_LIST_SHAPE = { scalars: ['includeDeleted', 'page', 'itemsPerPage'], arrays: [] };

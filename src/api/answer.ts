@@ -1,0 +1,31 @@
+import { securityHeaders } from '@/api/request/headers';
+
+/**
+ * What the core of a hot read answers: status, body text and the headers of
+ * this answer. The Elysia route turns it into its `Response` and the fast
+ * lane into its own, so both lanes send the same bytes. `headers` is either
+ * a plain record or a `Headers` template made by `answerHeaders` (with the
+ * security headers already in: for answers served over and over, copying a
+ * template into the response is cheaper than building it from an object).
+ */
+export interface Answer {
+  status: number;
+  body: string | null;
+  headers: Readonly<Record<string, string>> | Headers;
+}
+
+/** A response headers template: `headers` plus the security headers. */
+export const answerHeaders = (headers: Readonly<Record<string, string>>): Headers =>
+  new Headers({ ...headers, ...securityHeaders });
+
+/** The answer as the `Response` an Elysia handler returns. */
+export const responseOf = ({ status, body, headers }: Answer): Response =>
+  new Response(body, { status, headers });
+
+/** The answer with `extra` headers on top (a plain-record answer only). */
+export function withHeaders(
+  answer: Answer & { headers: Readonly<Record<string, string>> },
+  extra: Readonly<Record<string, string>>,
+): Answer {
+  return { ...answer, headers: { ...answer.headers, ...extra } };
+}

@@ -1,0 +1,57 @@
+import type { ApiDeps } from '@/api/deps';
+import { type PreparedResponse, readList, readPage } from '@/content/cache';
+import { isSlug } from '@/content/schemas';
+import { notFoundDetail } from '@/content/service';
+import { fail } from '@/kernel/errors';
+import { ifNoneMatchHolds } from '@/kernel/preconditions';
+import { type Answer, answerHeaders } from '../answer';
+
+type Deps = Pick<ApiDeps, 'db' | 'clock' | 'staticPages'>;
+
+const templates = new WeakMap<PreparedResponse, { ok: Headers; notModified: Headers }>();
+
+/** The headers templates of a prepared response, made once per response. */
+function templatesOf(prepared: PreparedResponse) {
+  let made = templates.get(prepared);
+  if (!made) {
+    made = {
+      ok: answerHeaders(prepared.headers),
+      notModified: answerHeaders(prepared.notModifiedHeaders),
+    };
+    templates.set(prepared, made);
+  }
+  return made;
+}
+
+/** 200 with the prepared body, or 304 when `If-None-Match` names its tag. */
+function answerOf(prepared: PreparedResponse, ifNoneMatch: string | null): Answer {
+  const { ok, notModified } = templatesOf(prepared);
+  return ifNoneMatchHolds(ifNoneMatch, prepared.etag)
+    ? { status: 304, body: null, headers: notModified }
+    : { status: 200, body: prepared.body, headers: ok };
+}
+
+/** GET /content/static-pages: the published pages, or 304. Both lanes answer with this. */
+export const staticPageListAnswer = (
+  { db, clock, staticPages }: Deps,
+  ifNoneMatch: string | null,
+): Answer => answerOf(readList(db, staticPages, clock()), ifNoneMatch);
+
+/**
+ * GET /content/static-pages/{slug}: the page in the language asked for
+ * (`?language=`, then Accept-Language), or 304; 404 when no version is
+ * published. Both lanes answer with this.
+ */
+export function staticPageAnswer(
+  { db, clock, staticPages }: Deps,
+  slug: string,
+  language: string | undefined,
+  acceptLanguage: string | null,
+  ifNoneMatch: string | null,
+): Answer {
+  const prepared = isSlug(slug)
+    ? readPage(db, staticPages, clock(), slug, language, acceptLanguage)
+    : undefined;
+  if (!prepared) throw fail('page.not_found', { detail: notFoundDetail(slug) });
+  return answerOf(prepared, ifNoneMatch);
+}

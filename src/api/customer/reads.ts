@@ -1,0 +1,55 @@
+import type { ApiDeps } from '@/api/deps';
+import type { Identity } from '@/auth/tokens';
+import { transactionQueryOf } from '@/customer/transactions/query';
+import { parseListQuery } from '@/customer/transactions/schemas';
+import { transactionPageBody } from '@/customer/transactions/service';
+import type { RateLimiter } from '@/rate-limit/limiter';
+import type { WindowUsage } from '@/rate-limit/store';
+import type { Answer } from '../answer';
+import { JSON_CONTENT_TYPE } from '../json-response';
+import type { TokenLimits } from './tokens/schemas';
+
+const TOKEN_LIMITS_MESSAGE = 'Rate limits retrieved successfully.';
+const JSON_HEADERS = { 'content-type': JSON_CONTENT_TYPE };
+
+/** A customer API answer; the rate-limit headers are added where the request is counted. */
+type CustomerAnswer = Answer & { headers: Readonly<Record<string, string>> };
+
+const ok = (body: string): CustomerAnswer => ({ status: 200, body, headers: JSON_HEADERS });
+
+function tokenLimitsOf(limiter: RateLimiter, identity: Identity, windows: WindowUsage[]) {
+  const report: TokenLimits = {
+    message: TOKEN_LIMITS_MESSAGE,
+    rate_limits: limiter.reportOf(identity, windows),
+  };
+  return ok(JSON.stringify(report));
+}
+
+/**
+ * GET /api/v1/tokens/limits: the caller's plan and current usage, without
+ * counting (a promise only with a shared limiter store). Both lanes answer
+ * with this.
+ */
+export function tokenLimitsAnswer(
+  limiter: RateLimiter,
+  identity: Identity,
+): CustomerAnswer | Promise<CustomerAnswer> {
+  const windows = limiter.peek(limiter.callerOf(identity, ''));
+  return windows instanceof Promise
+    ? windows.then((w) => tokenLimitsOf(limiter, identity, w))
+    : tokenLimitsOf(limiter, identity, windows);
+}
+
+/**
+ * GET /api/v1/c/transactions for `identity` and the raw query string: a
+ * page of transactions, or the 400/422 of a bad query. Both lanes answer
+ * with this.
+ */
+export function transactionsAnswer(
+  { db, listAnswers }: Pick<ApiDeps, 'db' | 'listAnswers'>,
+  identity: Identity,
+  search: string,
+): CustomerAnswer {
+  const request = parseListQuery(transactionQueryOf(search), identity);
+  return ok(transactionPageBody(db, listAnswers, request));
+}

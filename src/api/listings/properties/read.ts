@@ -1,0 +1,46 @@
+import type { ApiDeps } from '@/api/deps';
+import { fail } from '@/kernel/errors';
+import { ifNoneMatchHolds } from '@/kernel/preconditions';
+import { type Actor, canSee, scopeOf } from '@/listings/access';
+import { propertyListBody } from '@/listings/properties/list';
+import { type Answer, answerHeaders } from '../../answer';
+import { JSON_CONTENT_TYPE } from '../../json-response';
+
+/**
+ * GET /listings/properties/{id} for `viewer` (null: anonymous): 200 with the
+ * representation, or 304 when `If-None-Match` names its tag; 404 when there
+ * is no such property or the viewer may not see it. The route and the fast
+ * lane both answer with this.
+ */
+export function propertyReadAnswer(
+  { propertyReads }: Pick<ApiDeps, 'propertyReads'>,
+  viewer: Actor,
+  id: string,
+  ifNoneMatch: string | null | undefined,
+): Answer {
+  const read = propertyReads.read(id);
+  if (!read || !canSee(read.ownerId, viewer)) throw fail('property.not_found');
+  const { etag } = read;
+  if (ifNoneMatchHolds(ifNoneMatch, etag)) {
+    read.notModifiedHeaders ??= answerHeaders({ etag });
+    return { status: 304, body: null, headers: read.notModifiedHeaders };
+  }
+  read.headers ??= answerHeaders({ 'content-type': JSON_CONTENT_TYPE, etag });
+  return { status: 200, body: read.json, headers: read.headers };
+}
+
+const LIST_HEADERS = answerHeaders({ 'content-type': JSON_CONTENT_TYPE });
+
+/**
+ * GET /listings/properties for `caller` and the raw query string (with its
+ * `?`, or ''): the HAL page, or the 400 of an invalid query. The route and
+ * the fast lane both answer with this.
+ */
+export function propertyListAnswer(
+  { db, listAnswers }: Pick<ApiDeps, 'db' | 'listAnswers'>,
+  caller: Actor,
+  search: string,
+): Answer {
+  const body = propertyListBody(db, listAnswers, search, scopeOf(caller));
+  return { status: 200, body, headers: LIST_HEADERS };
+}
