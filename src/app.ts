@@ -27,6 +27,7 @@ import { fixOpenApiDocument } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
+import { withRoutableTarget } from './api/request/target';
 import { routeTable } from './api/route-table';
 
 export interface CreateAppOptions {
@@ -120,16 +121,21 @@ export type App = ReturnType<typeof createApp>;
 export function createService(options: CreateAppOptions | ApiDeps, extraRoutes?: ExtraRoutes) {
   const deps = 'auth' in options ? options : buildDeps(options);
   const app = createApp(deps, extraRoutes);
-  const fullPipeline = withRequestContext(
+  const pipeline = withRequestContext(
     withBackstop(
       withIdempotency((request) => app.handle(request), deps.db, deps.clock),
       deps.logger,
     ),
     deps.logger,
   );
-  const fetch = withFastLane(fastRoutes(deps), fullPipeline, {
-    logger: deps.logger,
-    corsOrigins: deps.config.corsOrigins,
-  });
+  // The front door comes first: everything after it reads one path (src/api/request/target.ts).
+  const fullPipeline = withRoutableTarget(pipeline, deps.logger);
+  const fetch = withRoutableTarget(
+    withFastLane(fastRoutes(deps), pipeline, {
+      logger: deps.logger,
+      corsOrigins: deps.config.corsOrigins,
+    }),
+    deps.logger,
+  );
   return { deps, app, fetch, fullPipeline };
 }

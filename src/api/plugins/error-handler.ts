@@ -2,6 +2,7 @@ import { Elysia, ValidationError } from 'elysia';
 import type { z } from 'zod';
 import { securityHeaders } from '@/api/request/headers';
 import { requestIdOf } from '@/api/request/meta';
+import { pathOf } from '@/api/request/url';
 import { DomainError, fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 import { INTERNAL, isCustomerApi, renderError, statusOf } from '../errors';
@@ -125,7 +126,7 @@ export function withBackstop(
 
 /** The logged 500 problem for a failure nothing else caught, with the security headers. */
 export function unhandled(error: unknown, request: Request, logger: Logger): Response {
-  const { pathname } = new URL(request.url);
+  const pathname = pathOf(request.url);
   logger.error('unhandled error', {
     requestId: requestIdOf(request),
     method: request.method,
