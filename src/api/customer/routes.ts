@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { bodyRules } from '../plugins/body-rules';
 import { rateLimit } from '../plugins/rate-limit';
 import { adminRoutes } from './admin/routes';
 import { tokenRoutes } from './tokens/routes';
@@ -10,6 +11,9 @@ export const customerRoutes = (deps: ApiDeps) =>
   new Elysia({ name: 'customer-api', prefix: '/api/v1' })
     .use(deps.auth)
     .use(rateLimit(deps))
+    // Every customer API route answers a bad body with 422 (Laravel `errors`).
+    .use(bodyRules)
+    .guard({ badBody: 'unprocessable' })
     .use(tokenRoutes(deps))
     .use(transactionRoutes(deps))
     .use(adminRoutes(deps));

@@ -14,15 +14,11 @@ import {
 } from '@/listings/properties/schemas';
 import { propertyCreates, propertyToCreate } from '@/listings/properties/service';
 import { jsonTextResponse } from '../../json-response';
-import { answersUnprocessable } from '../../plugins/error-handler';
+import { bodyRules } from '../../plugins/body-rules';
 import { caller } from '../guard';
 import { created, documentedQuery, NoBody, problems } from '../schemas';
 import { propertyReadAnswer } from './fast-read';
 import { IfNoneMatchHeaders, withETag } from './headers';
-
-// Both create operations answer a bad body with 422 (docs/errors.md).
-answersUnprocessable('POST', '/listings/properties');
-answersUnprocessable('POST', '/listings/public/properties');
 
 const tags = ['Listings: properties'];
 export const PropertyList = halCollectionSchema('svc:properties', Property);
@@ -35,6 +31,7 @@ export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: 
   const insert = propertyCreates(db);
   return new Elysia({ name: 'listings-properties' })
     .use(auth)
+    .use(bodyRules)
     .get(
       '/properties',
       ({ request, identity }) =>
@@ -64,6 +61,7 @@ export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: 
       },
       {
         ...caller.any,
+        badBody: 'unprocessable',
         parse: 'json',
         body: PropertyCreate,
         response: { 201: NoBody, ...problems(400, 401, 422) },
@@ -79,6 +77,7 @@ export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: 
       },
       {
         ...caller.any,
+        badBody: 'unprocessable',
         parse: 'json',
         body: PublicPropertyCreate,
         response: { 201: NoBody, ...problems(400, 401, 422) },
