@@ -50,6 +50,8 @@ export const EnvSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   STATIC_PAGES_CACHE: booleanFlag.default(true),
   READ_CACHE: booleanFlag.default(true),
+  // Live Idempotency-Key records per caller; beyond it the caller's oldest are dropped.
+  IDEMPOTENCY_KEYS_PER_CALLER: z.coerce.number().int().min(1).max(1_000_000).default(1000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -78,6 +80,8 @@ export interface Config {
   staticPagesCache: boolean;
   /** In-process caches of property reads and list pages, dropped on any write; off for benchmarks. */
   readCache: boolean;
+  /** Live Idempotency-Key records kept per caller. */
+  idempotencyKeysPerCaller: number;
 }
 
 export class ConfigError extends Error {}
@@ -168,5 +172,6 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     corsOrigins: list(e.CORS_ORIGINS),
     staticPagesCache: e.STATIC_PAGES_CACHE,
     readCache: e.READ_CACHE,
+    idempotencyKeysPerCaller: e.IDEMPOTENCY_KEYS_PER_CALLER,
   });
 }

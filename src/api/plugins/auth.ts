@@ -96,6 +96,13 @@ export function knownCaller(
 const checked = new WeakMap<Request, Identity | null>();
 
 /**
+ * The caller the route's `auth` / `optionalAuth` check settled (null:
+ * anonymous), or undefined when the route has neither.
+ */
+export const checkedCaller = (request: Request): Identity | null | undefined =>
+  checked.get(request);
+
+/**
  * `auth: 'any' | 'employee'` on a route resolves `identity` (401 without a
  * valid credential, 403 for a customer on an employee route);
  * `optionalAuth: true` resolves `viewer` (null when anonymous). A credential

@@ -20,10 +20,11 @@ const tags = ['Listings: additional data'];
 const path = (id: string) => `/listings/properties/${id}/additional-data`;
 
 /** Free-form additional data per property: one JSON object of at most 64 KiB. */
-export const additionalDataRoutes = ({ db, clock, auth }: ApiDeps) => {
+export const additionalDataRoutes = ({ db, clock, auth, idempotency }: ApiDeps) => {
   return new Elysia({ name: 'listings-additional-data' })
     .use(auth)
     .use(bodyRules)
+    .use(idempotency)
     .post(
       '/properties/additional-data',
       ({ body, identity, set }) => {
@@ -33,6 +34,7 @@ export const additionalDataRoutes = ({ db, clock, auth }: ApiDeps) => {
       {
         ...caller.any,
         badBody: 'unprocessable',
+        idempotent: true,
         parse: 'json',
         body: AdditionalDataCreate,
         response: { 201: NoBody, ...problems(400, 401, 422) },

@@ -24,7 +24,8 @@ const tags = ['Listings: properties'];
 export const PropertyList = halCollectionSchema('svc:properties', Property);
 
 /** GET/POST /properties, POST /public/properties, GET /properties/{id}. */
-export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: ApiDeps) => {
+export const propertyRoutes = (deps: ApiDeps) => {
+  const { db, clock, auth, propertyReads, listAnswers } = deps;
   // Creates share one write transaction per event-loop turn (group commit);
   // the 201 goes out only after that transaction's COMMIT.
   const creates = groupCommitOf(db);
@@ -32,6 +33,7 @@ export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: 
   return new Elysia({ name: 'listings-properties' })
     .use(auth)
     .use(bodyRules)
+    .use(deps.idempotency)
     .get(
       '/properties',
       ({ request, identity }) =>
@@ -62,6 +64,7 @@ export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: 
       {
         ...caller.any,
         badBody: 'unprocessable',
+        idempotent: true,
         parse: 'json',
         body: PropertyCreate,
         response: { 201: NoBody, ...problems(400, 401, 422) },
@@ -78,6 +81,7 @@ export const propertyRoutes = ({ db, clock, auth, propertyReads, listAnswers }: 
       {
         ...caller.any,
         badBody: 'unprocessable',
+        idempotent: true,
         parse: 'json',
         body: PublicPropertyCreate,
         response: { 201: NoBody, ...problems(400, 401, 422) },
