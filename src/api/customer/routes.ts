@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { CUSTOMER_API_PREFIX } from '../errors';
 import { bodyRules } from '../plugins/body-rules';
 import { rateLimit } from '../plugins/rate-limit';
 import { adminRoutes } from './admin/routes';
@@ -8,7 +9,7 @@ import { transactionRoutes } from './transactions/routes';
 
 /** Customer API, mounted at /api; its paths carry the version, /api/v1/... */
 export const customerRoutes = (deps: ApiDeps) =>
-  new Elysia({ name: 'customer-api', prefix: '/api/v1' })
+  new Elysia({ name: 'customer-api', prefix: CUSTOMER_API_PREFIX })
     .use(deps.auth)
     .use(rateLimit(deps))
     // Every customer API route answers a bad body with 422 (Laravel `errors`).
