@@ -21,12 +21,13 @@ import { customerRoutes } from './api/customer/routes';
 import { withFastLane } from './api/fast-lane';
 import { fastRoutes } from './api/fast-routes';
 import { healthRoutes } from './api/health/routes';
-import { withIdempotency } from './api/idempotency';
+import { idempotency, withIdempotency } from './api/idempotency';
 import { listingsRoutes } from './api/listings/routes';
 import { fixOpenApiDocument } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
+import { withRoutableTarget } from './api/request/target';
 import { routeTable } from './api/route-table';
 import { withHsts, withHtmlPolicy } from './api/security-policy';
 
@@ -44,13 +45,16 @@ export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOpt
   const tokens = new TokenService(config.jwtSecret, clock);
   const staticPages = new StaticPageCache({ enabled: config.staticPagesCache });
   const sessions = sessionResolver(db, clock);
-  const auth = authPlugin({ tokens, sessions, origins: config.publicOrigins });
+  const authOptions = { tokens, sessions, origins: config.publicOrigins };
+  const auth = authPlugin(authOptions);
+  const keysPerCaller = config.idempotencyKeysPerCaller;
   const limiter = new RateLimiter({ db, config, clock, logger });
   const propertyReads = new PropertyReadCache({ db, clock, enabled: config.readCache });
   const listAnswers = new ResponseMemo({ db, clock, enabled: config.readCache });
   const deps: ApiDeps = {
-    ...{ config, db, logger, clock, tokens, auth, staticPages, limiter },
+    ...{ config, db, logger, clock, tokens, auth, sessions, staticPages, limiter },
     ...{ propertyReads, listAnswers },
+    idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
   deps.jobs = createWorkers(deps);
@@ -133,17 +137,19 @@ export function createService(
   const app = createApp(deps, extraRoutes);
   const pipeline = withRequestContext(
     withBackstop(
-      withIdempotency((request) => app.handle(request), deps.db, deps.clock),
+      withIdempotency((request) => app.handle(request)),
       deps.logger,
     ),
     deps.logger,
   );
-  const fullPipeline = withHtmlPolicy(pipeline);
-  const fastLane = withFastLane(fastRoutes(deps), fullPipeline, {
+  const htmlPipeline = withHtmlPolicy(pipeline);
+  // The front door comes first: everything after it reads one path (src/api/request/target.ts).
+  const fullPipeline = withRoutableTarget(htmlPipeline, deps.logger);
+  const fastLane = withFastLane(fastRoutes(deps), htmlPipeline, {
     logger: deps.logger,
     corsOrigins: deps.config.corsOrigins,
     onFastAnswer: probe.onFastAnswer,
   });
-  const fetch = withHsts(fastLane, deps.config);
+  const fetch = withHsts(withRoutableTarget(fastLane, deps.logger), deps.config);
   return { deps, app, fetch, fullPipeline };
 }

@@ -64,6 +64,8 @@ export const EnvSchema = z.object({
   READ_CACHE: booleanFlag.default(true),
   QUOTA_PROPERTIES_PER_OWNER: quota.default(10_000),
   QUOTA_UNITS_PER_PROPERTY: quota.default(1_000),
+  // Live Idempotency-Key records per caller; beyond it the caller's oldest are dropped.
+  IDEMPOTENCY_KEYS_PER_CALLER: z.coerce.number().int().min(1).max(1_000_000).default(1000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -96,6 +98,8 @@ export interface Config {
   readCache: boolean;
   /** Storage quotas of customers (employees are exempt). */
   quotas: { propertiesPerOwner: number; unitsPerProperty: number };
+  /** Live Idempotency-Key records kept per caller. */
+  idempotencyKeysPerCaller: number;
 }
 
 export class ConfigError extends Error {}
@@ -217,5 +221,6 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       propertiesPerOwner: e.QUOTA_PROPERTIES_PER_OWNER,
       unitsPerProperty: e.QUOTA_UNITS_PER_PROPERTY,
     },
+    idempotencyKeysPerCaller: e.IDEMPOTENCY_KEYS_PER_CALLER,
   });
 }

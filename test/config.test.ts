@@ -18,6 +18,7 @@ describe('configuration (environment variables)', () => {
       workers: true,
       logLevel: 'info',
       corsOrigins: [],
+      idempotencyKeysPerCaller: 1000,
     });
   });
 
@@ -61,6 +62,8 @@ describe('configuration (environment variables)', () => {
     ['JWT_SECRET', 'short'],
     ['PUBLIC_ORIGIN', 'not a url'],
     ['TLS_CERT_PATH', '/tmp/cert.pem'],
+    ['IDEMPOTENCY_KEYS_PER_CALLER', '0'],
+    ['IDEMPOTENCY_KEYS_PER_CALLER', '2.5'],
   ])('%s=%s is refused naming the variable', (name, value) => {
     expect(() => parseConfig({ DATABASE_PATH: ':memory:', [name]: value })).toThrow(ConfigError);
     try {

@@ -1,7 +1,15 @@
+import type { SessionResolver } from '@/auth/tokens';
 import type { AppDeps } from '@/deps';
+import type { idempotency } from './idempotency';
 import type { authPlugin } from './plugins/auth';
 
-/** What a route plugin may use: the shared services plus the auth plugin (`auth` and `optionalAuth` macros). */
+/**
+ * What a route plugin may use: the shared services plus the auth plugin
+ * (`auth` and `optionalAuth` macros) and the `idempotent` macro.
+ */
 export interface ApiDeps extends AppDeps {
   auth: ReturnType<typeof authPlugin>;
+  idempotency: ReturnType<typeof idempotency>;
+  /** Browser sessions by cookie value (the limiter counts cookie callers by them). */
+  sessions: SessionResolver;
 }

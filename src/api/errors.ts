@@ -54,8 +54,16 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
 
 export const statusOf = (error: DomainError): number => STATUS_OF[error.code];
 
-/** The customer API answers in Laravel's shape; everything else in problem details. */
-export const isCustomerApi = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
+/** Where the customer API is mounted: its routes, rate limits and Laravel-shaped errors. */
+export const CUSTOMER_API_PREFIX = '/api/v1';
+
+/**
+ * Whether a path (`pathOf`, the one the router matches) is the customer API's:
+ * it answers in Laravel's shape; everything else in problem details.
+ */
+export const isCustomerApi = (path: string) =>
+  path.startsWith(CUSTOMER_API_PREFIX) &&
+  (path.length === CUSTOMER_API_PREFIX.length || path[CUSTOMER_API_PREFIX.length] === '/');
 
 function json(body: unknown, status: number, contentType: string, extra?: Record<string, string>) {
   return new Response(JSON.stringify(body), {

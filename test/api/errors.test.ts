@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
 import { z } from 'zod';
-import { answersUnprocessable, errorHandler, withBackstop } from '@/api/plugins/error-handler';
+import { bodyRules } from '@/api/plugins/body-rules';
+import { errorHandler, withBackstop } from '@/api/plugins/error-handler';
 import { createLogger } from '@/logger';
 import { createTestApp, problemOf } from '../support/harness';
 
@@ -14,13 +15,13 @@ const Probe = z.strictObject({
 });
 
 function probeContext() {
-  answersUnprocessable('POST', '/listings/probe-422');
   return createTestApp({
     extraRoutes: () =>
       new Elysia()
+        .use(bodyRules)
         .post('/listings/probe', ({ body }) => body, { body: Probe })
-        .post('/listings/probe-422', ({ body }) => body, { body: Probe })
-        .post('/api/v1/probe', ({ body }) => body, { body: Probe })
+        .post('/listings/probe-422', ({ body }) => body, { body: Probe, badBody: 'unprocessable' })
+        .post('/api/v1/probe', ({ body }) => body, { body: Probe, badBody: 'unprocessable' })
         .get('/listings/boom', () => {
           throw new Error('secret internals /etc/passwd');
         })

@@ -1,11 +1,19 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { accountPage } from '@/web/routes';
+import { bodyRules } from '../plugins/body-rules';
 import { passkeyRoutes } from './passkey-routes';
 import { sessionRoutes } from './session-routes';
 
 /** Accounts, sign-in and passkeys at /auth, and the /account page. */
 export const accountsRoutes = (deps: ApiDeps) =>
   new Elysia({ name: 'accounts' })
-    .use(new Elysia({ prefix: '/auth' }).use(sessionRoutes(deps)).use(passkeyRoutes(deps)))
+    .use(
+      new Elysia({ prefix: '/auth' })
+        // Every /auth route answers a bad body with 422 and its field messages.
+        .use(bodyRules)
+        .guard({ badBody: 'unprocessable' })
+        .use(sessionRoutes(deps))
+        .use(passkeyRoutes(deps)),
+    )
     .use(accountPage());

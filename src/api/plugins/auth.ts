@@ -44,9 +44,14 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * Bearer tokens are never sent implicitly and are exempt.
  */
 export function assertSameOrigin(request: Request, origins: readonly string[] = []): void {
-  if (SAFE_METHODS.has(request.method)) return;
+  if (!isSameOrigin(request, origins)) throw fail('auth.cross_origin');
+}
+
+/** `assertSameOrigin` as a test: false where it would answer 403. */
+export function isSameOrigin(request: Request, origins: readonly string[] = []): boolean {
+  if (SAFE_METHODS.has(request.method)) return true;
   const origin = request.headers.get('origin');
-  if (origin === null || !origins.includes(origin)) throw fail('auth.cross_origin');
+  return origin !== null && origins.includes(origin);
 }
 
 /**
@@ -94,6 +99,13 @@ export function knownCaller(
 
 /** Identities checked in `transform`, picked up by `resolve` (same request). */
 const checked = new WeakMap<Request, Identity | null>();
+
+/**
+ * The caller the route's `auth` / `optionalAuth` check settled (null:
+ * anonymous), or undefined when the route has neither.
+ */
+export const checkedCaller = (request: Request): Identity | null | undefined =>
+  checked.get(request);
 
 /**
  * `auth: 'any' | 'employee'` on a route resolves `identity` (401 without a

@@ -2,24 +2,12 @@ import { Elysia, ValidationError } from 'elysia';
 import type { z } from 'zod';
 import { securityHeaders } from '@/api/request/headers';
 import { requestIdOf } from '@/api/request/meta';
+import { pathOf } from '@/api/request/url';
 import { DomainError, fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
-import { INTERNAL, isCustomerApi, renderError, statusOf } from '../errors';
+import { INTERNAL, renderError, statusOf } from '../errors';
 import { mapIssues } from '../validation';
-
-/**
- * Routes whose body failures answer 422 with `validationMessages` (the
- * creates of docs/errors.md); every other listings/content body failure is a 400.
- * Keys are `METHOD /registered/:route`.
- */
-const unprocessableRoutes = new Set<string>();
-
-export function answersUnprocessable(method: string, route: string): void {
-  unprocessableRoutes.add(`${method} ${route}`);
-}
-
-/** `/auth` answers 422 for every body failure (e.g. a bad sign-up email or password). */
-const isAuth = (path: string) => path.startsWith('/auth/');
+import { answersUnprocessable } from './body-rules';
 
 type Issue = z.core.$ZodIssue;
 
@@ -35,13 +23,12 @@ function issuesOf(error: ValidationError): Issue[] {
 }
 
 /** Turns Elysia's validation failure into the domain error it means. */
-function fromValidation(error: ValidationError, method: string, route: string, path: string) {
+function fromValidation(error: ValidationError, request: Request) {
   if (error.type !== 'body') return fail('request.malformed');
   const mapped = mapIssues(issuesOf(error), error.value);
   if (mapped.rootInvalid) return fail('request.malformed');
-  if (isCustomerApi(path) || isAuth(path) || unprocessableRoutes.has(`${method} ${route}`)) {
-    return fail('request.invalid', { fields: mapped });
-  }
+  // 422 or 400 is the matched route's declaration (`badBody`, src/api/plugins/body-rules.ts).
+  if (answersUnprocessable(request)) return fail('request.invalid', { fields: mapped });
   return fail('request.malformed');
 }
 
@@ -68,7 +55,7 @@ export interface ErrorHandlerOptions {
 export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
   new Elysia({ name: 'error-handler' }).onError(
     { as: 'global' },
-    ({ code, error, request, path, route, set }) => {
+    ({ code, error, request, path, set }) => {
       let known: DomainError | undefined;
       if (error instanceof DomainError) known = error;
       else if (code === 'PARSE') {
@@ -81,7 +68,7 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
         // fault: it falls through to the logged 500, not a 400 to the client.
         error.type !== 'response'
       ) {
-        known = fromValidation(error, request.method, route, path);
+        known = fromValidation(error, request);
       } else if (code === 'NOT_FOUND') {
         const allow = allowedMethods(path);
         known =
@@ -125,7 +112,7 @@ export function withBackstop(
 
 /** The logged 500 problem for a failure nothing else caught, with the security headers. */
 export function unhandled(error: unknown, request: Request, logger: Logger): Response {
-  const { pathname } = new URL(request.url);
+  const pathname = pathOf(request.url);
   logger.error('unhandled error', {
     requestId: requestIdOf(request),
     method: request.method,

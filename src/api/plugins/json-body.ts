@@ -49,6 +49,10 @@ export function parseJson(text: string): unknown {
   return value;
 }
 
+/** The text of each parsed body, for what must compare bodies byte for byte (idempotency). */
+const rawBodies = new WeakMap<Request, string>();
+export const rawBodyOf = (request: Request): string => rawBodies.get(request) ?? '';
+
 /**
  * Every request body is JSON: over 1 MiB → 413, another media type
  * → 415, bad syntax or excessive nesting → 400. An empty body parses to
@@ -59,6 +63,7 @@ export const jsonBody = new Elysia({ name: 'json-body' }).onParse(
   { as: 'global' },
   async ({ request, contentType }) => {
     const text = await readLimited(request, MAX_BODY_BYTES);
+    rawBodies.set(request, text);
     if (text.trim() === '') return null;
     if (!isJsonType(contentType ?? '')) throw fail('request.unsupported_media_type');
     return parseJson(text);

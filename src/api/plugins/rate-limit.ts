@@ -1,33 +1,47 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { CUSTOMER_API_PREFIX, isCustomerApi } from '@/api/errors';
 import { clientAddressOf } from '@/api/request/peer';
 import { pathOf } from '@/api/request/url';
 import type { Identity } from '@/auth/tokens';
 import { type Counted, countRequest } from '@/rate-limit/count';
 import type { Caller } from '@/rate-limit/limiter';
-import { identify, knownCaller, UNSETTLED } from './auth';
+import {
+  cookieValue,
+  identify,
+  isSameOrigin,
+  knownCaller,
+  SESSION_COOKIE,
+  UNSETTLED,
+} from './auth';
 
-const PREFIX = '/api/v1';
-/** Reports usage and does not consume quota — for a valid token. */
-const LIMITS_PATH = `${PREFIX}/tokens/limits`;
-
-const isCustomerApi = (path: string) =>
-  path.startsWith(PREFIX) && (path.length === PREFIX.length || path[PREFIX.length] === '/');
+/** Reports usage and does not consume quota — for a signed-in caller. */
+const LIMITS_PATH = `${CUSTOMER_API_PREFIX}/tokens/limits`;
 
 const isFree = (method: string, path: string) =>
   (method === 'GET' || method === 'HEAD') && (path === LIMITS_PATH || path === `${LIMITS_PATH}/`);
 
 /**
- * Counts every /api/v1 request once, before routing, so 401, 404, 413 and
- * 422 answers are counted and carry the headers too: a valid bearer token
- * by its subject, anything else (no token, a bad one) by client IP.
+ * Mounted by the customer API group; counts every request to its paths once,
+ * before routing, so 401, 404, 413 and 422 answers are counted and carry the
+ * headers too. It has to run before routing: Elysia parses the body (413,
+ * 415, malformed JSON) before any hook of the matched route, and an unknown
+ * path under the mount has no route at all. The path is `pathOf`, the one
+ * the router matches, and the front door has refused any URL where that
+ * could differ from the URL's own path (docs/request-pipeline.md).
+ *
+ * The caller counted is the one the routes serve: a valid bearer token by
+ * its subject; else a valid session cookie by its account (a state-changing
+ * request from a foreign Origin excepted: the route refuses it, and another
+ * site must not spend a signed-in user's quota); anything else (nothing, a
+ * bad token, an unknown session) by client IP.
  *
  * The store's `hit` checks and records in one synchronous step; the only
  * wait before it is the first verification of a token, so concurrent
  * requests cannot overshoot. Headers go into `set.headers` first so the
  * error handler's responses — the 429 included — carry them.
  */
-export const rateLimit = ({ limiter, tokens, config }: ApiDeps) => {
+export const rateLimit = ({ limiter, tokens, sessions, config }: ApiDeps) => {
   const plugin = new Elysia();
   if (!limiter.enabled) return plugin;
 
@@ -47,18 +61,30 @@ export const rateLimit = ({ limiter, tokens, config }: ApiDeps) => {
     return settle(counted, headers);
   };
 
+  /** The signed-in account of a request without an Authorization header, if any. */
+  const sessionCaller = (request: Request): Identity | null => {
+    const value = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
+    if (value === undefined) return null;
+    const identity = sessions(value);
+    return identity && isSameOrigin(request, config.publicOrigins) ? identity : null;
+  };
+
   return plugin.onRequest(({ request, set }) => {
     const path = pathOf(request.url);
     if (!isCustomerApi(path)) return;
-    const anonymous = () => limiter.callerOf(null, clientAddressOf(request, config));
-    if (!request.headers.has('authorization')) return apply(anonymous(), false, set.headers);
+    const anonymous = () =>
+      apply(limiter.callerOf(null, clientAddressOf(request, config)), false, set.headers);
     const counted = (identity: Identity) =>
       apply(limiter.callerOf(identity, ''), isFree(request.method, path), set.headers);
+    if (!request.headers.has('authorization')) {
+      const viaSession = request.headers.has('cookie') ? sessionCaller(request) : null;
+      return viaSession ? counted(viaSession) : anonymous();
+    }
     // A token verified before costs no promise (TokenService remembers it).
     const known = knownCaller(request, tokens);
     if (known !== UNSETTLED && known !== undefined) return counted(known);
     return identify(request, { tokens }).then((identity) =>
-      identity ? counted(identity) : apply(anonymous(), false, set.headers),
+      identity ? counted(identity) : anonymous(),
     );
   });
 };

@@ -22,7 +22,7 @@ export const requestContext = ({ corsOrigins }: RequestContextOptions) =>
     // by `withRequestContext`: in `set.headers` they made Elysia copy every
     // Response a handler returns into a new one.
     if (request.url.length > MAX_URL_LENGTH) {
-      return renderError(fail('request.uri_too_long'), new URL(request.url).pathname);
+      return renderError(fail('request.uri_too_long'), pathOf(request.url));
     }
     const cors = corsOrigins.length
       ? corsHeaders(request.headers.get('origin'), corsOrigins)

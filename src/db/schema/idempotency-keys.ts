@@ -4,7 +4,7 @@ import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlit
 export const idempotencyKeys = sqliteTable(
   'idempotency_keys',
   {
-    /** SHA-256 of the caller's credential, so a key never crosses callers. */
+    /** SHA-256 of the caller (audience and subject), so a key never crosses callers. */
     scope: text().notNull(),
     key: text().notNull(),
     method: text().notNull(),

@@ -21,29 +21,33 @@ const toNew = (row: ImportRow) => ({
  * failures are reported by the body schema as `"3.amount"`; a body that is
  * not an array is a 400.
  */
-export const importRoutes = ({ auth, db }: ApiDeps) =>
-  new Elysia({ name: 'customer-admin-import' }).use(auth).post(
-    '/transactions',
-    ({ body, status }) => {
-      if (body.length > MAX_IMPORT_ROWS) {
-        const message = `At most ${MAX_IMPORT_ROWS} transactions may be imported at once.`;
-        throw fail('request.invalid', {
-          fields: {
-            messages: { transactions: { max: message } },
-            errors: { transactions: [message] },
-          },
-        });
-      }
-      return status(201, { imported: importTransactions(db, body.map(toNew)) });
-    },
-    {
-      auth: 'employee',
-      body: ImportBody,
-      response: { 201: Imported, ...employeeResponses },
-      detail: {
-        summary: 'Import transactions (a JSON array, each with customer_id); all or nothing',
-        tags: ['Customer API admin'],
-        security: bearer,
+export const importRoutes = ({ auth, db, idempotency }: ApiDeps) =>
+  new Elysia({ name: 'customer-admin-import' })
+    .use(auth)
+    .use(idempotency)
+    .post(
+      '/transactions',
+      ({ body, status }) => {
+        if (body.length > MAX_IMPORT_ROWS) {
+          const message = `At most ${MAX_IMPORT_ROWS} transactions may be imported at once.`;
+          throw fail('request.invalid', {
+            fields: {
+              messages: { transactions: { max: message } },
+              errors: { transactions: [message] },
+            },
+          });
+        }
+        return status(201, { imported: importTransactions(db, body.map(toNew)) });
       },
-    },
-  );
+      {
+        auth: 'employee',
+        idempotent: true,
+        body: ImportBody,
+        response: { 201: Imported, ...employeeResponses },
+        detail: {
+          summary: 'Import transactions (a JSON array, each with customer_id); all or nothing',
+          tags: ['Customer API admin'],
+          security: bearer,
+        },
+      },
+    );

@@ -29,9 +29,10 @@ const detail = (summary: string) => ({ summary, tags: ['Customer API admin'], se
  * drops the limiter's cached policies so the next request sees it.
  */
 export const adminRoutes = (deps: ApiDeps) => {
-  const { auth, db, limiter } = deps;
+  const { auth, db, limiter, idempotency } = deps;
   return new Elysia({ name: 'customer-admin', prefix: '/admin' })
     .use(auth)
+    .use(idempotency)
     .get('/plans', () => ({ data: listPlans(db) }), {
       auth: 'employee',
       response: { 200: PlanList, ...employeeResponses },
@@ -46,6 +47,7 @@ export const adminRoutes = (deps: ApiDeps) => {
       },
       {
         auth: 'employee',
+        idempotent: true,
         body: PlanInput,
         response: { 201: Plan, ...employeeResponses },
         detail: detail('Create a plan with calendar windows'),

@@ -12,20 +12,19 @@ import {
   readAdditionalData,
 } from '@/listings/additional-data/service';
 import { PropertyIdParams } from '@/listings/properties/schemas';
-import { answersUnprocessable } from '../../plugins/error-handler';
+import { bodyRules } from '../../plugins/body-rules';
 import { caller } from '../guard';
 import { created, NoBody, problems } from '../schemas';
-
-// Only the create operation answers a bad body with 422 (docs/errors.md).
-answersUnprocessable('POST', '/listings/properties/additional-data');
 
 const tags = ['Listings: additional data'];
 const path = (id: string) => `/listings/properties/${id}/additional-data`;
 
 /** Free-form additional data per property: one JSON object of at most 64 KiB. */
-export const additionalDataRoutes = ({ db, clock, auth }: ApiDeps) => {
+export const additionalDataRoutes = ({ db, clock, auth, idempotency }: ApiDeps) => {
   return new Elysia({ name: 'listings-additional-data' })
     .use(auth)
+    .use(bodyRules)
+    .use(idempotency)
     .post(
       '/properties/additional-data',
       ({ body, identity, set }) => {
@@ -34,6 +33,8 @@ export const additionalDataRoutes = ({ db, clock, auth }: ApiDeps) => {
       },
       {
         ...caller.any,
+        badBody: 'unprocessable',
+        idempotent: true,
         parse: 'json',
         body: AdditionalDataCreate,
         response: { 201: NoBody, ...problems(400, 401, 422) },

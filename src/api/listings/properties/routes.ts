@@ -13,16 +13,12 @@ import {
 import { propertyCreates, propertyToCreate } from '@/listings/properties/service';
 import { countsAgainstQuota, quotaCheckedCreates } from '@/listings/quotas';
 import { responseOf } from '../../answer';
-import { answersUnprocessable } from '../../plugins/error-handler';
+import { bodyRules } from '../../plugins/body-rules';
 import { documentedQuery } from '../../validation';
 import { caller } from '../guard';
 import { created, NoBody, problems } from '../schemas';
 import { IfNoneMatchHeaders, withETag } from './headers';
 import { propertyListAnswer, propertyReadAnswer } from './read';
-
-// Both create operations answer a bad body with 422 (docs/errors.md).
-answersUnprocessable('POST', '/listings/properties');
-answersUnprocessable('POST', '/listings/public/properties');
 
 const tags = ['Listings: properties'];
 export const PropertyList = halCollectionSchema('svc:properties', Property);
@@ -36,6 +32,8 @@ export const propertyRoutes = (deps: ApiDeps) => {
   const insert = quotaCheckedCreates(db, propertyCreates(db), config.quotas.propertiesPerOwner);
   return new Elysia({ name: 'listings-properties' })
     .use(auth)
+    .use(bodyRules)
+    .use(deps.idempotency)
     .get(
       '/properties',
       ({ request, identity }) =>
@@ -64,6 +62,8 @@ export const propertyRoutes = (deps: ApiDeps) => {
       },
       {
         ...caller.any,
+        badBody: 'unprocessable',
+        idempotent: true,
         parse: 'json',
         body: PropertyCreate,
         response: { 201: NoBody, ...problems(400, 401, 409, 422) },
@@ -80,6 +80,8 @@ export const propertyRoutes = (deps: ApiDeps) => {
       },
       {
         ...caller.any,
+        badBody: 'unprocessable',
+        idempotent: true,
         parse: 'json',
         body: PublicPropertyCreate,
         response: { 201: NoBody, ...problems(400, 401, 409, 422) },

@@ -34,7 +34,7 @@ const IF_MATCH =
  * The state changes of a property; each answers 204 with no body, or 412
  * when an `If-Match` header names an ETag the property no longer has.
  */
-export const propertyUpdateRoutes = ({ db, clock, auth }: ApiDeps) => {
+export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) => {
   const writeOf = (
     identity: Identity,
     headers: { 'if-match'?: string | undefined },
@@ -42,6 +42,7 @@ export const propertyUpdateRoutes = ({ db, clock, auth }: ApiDeps) => {
 
   return new Elysia({ name: 'listings-property-updates' })
     .use(auth)
+    .use(idempotency)
     .delete(
       '/properties/:id',
       ({ params, body, identity, headers, set }) => {
@@ -70,6 +71,7 @@ export const propertyUpdateRoutes = ({ db, clock, auth }: ApiDeps) => {
       },
       {
         ...caller.any,
+        idempotent: true,
         params,
         headers,
         response: { 204: NoBody, ...problems(401, 404, 409, 412) },

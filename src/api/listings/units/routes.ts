@@ -15,9 +15,10 @@ const UNIT_LIST_SHAPE = { scalars: ['includeDeleted', 'page', 'itemsPerPage'], a
 export const UnitList = halCollectionSchema('svc:units', Unit);
 
 /** The unit endpoints: list, create, read, change and soft-delete the units of a property. */
-export const unitRoutes = ({ db, clock, config, auth }: ApiDeps) => {
+export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) => {
   return new Elysia({ name: 'listings-units' })
     .use(auth)
+    .use(idempotency)
     .get(
       '/properties/:id/units',
       ({ params, request, identity }) => {
@@ -46,6 +47,7 @@ export const unitRoutes = ({ db, clock, config, auth }: ApiDeps) => {
       },
       {
         ...caller.any,
+        idempotent: true,
         params: PropertyIdParams,
         parse: 'json',
         body: UnitCreate,
