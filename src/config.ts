@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CronPattern } from 'croner';
 import { z } from 'zod';
@@ -50,6 +51,12 @@ export const EnvSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   STATIC_PAGES_CACHE: booleanFlag.default(true),
   READ_CACHE: booleanFlag.default(true),
+  // Accounts: who may sign up, and what bounds the costly or storing auth routes.
+  SIGN_UP: z.enum(['open', 'closed']).default('open'),
+  SIGN_UP_PER_IP_PER_HOUR: perMinute.default(10),
+  PASSKEY_OPTIONS_PER_IP_PER_MINUTE: perMinute.default(30),
+  HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+  HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -78,6 +85,14 @@ export interface Config {
   staticPagesCache: boolean;
   /** In-process caches of property reads and list pages, dropped on any write; off for benchmarks. */
   readCache: boolean;
+  /** Sign-up policy and the per-IP bounds of the account routes. */
+  accounts: {
+    signUp: 'open' | 'closed';
+    signUpsPerIpPerHour: number;
+    passkeyOptionsPerIpPerMinute: number;
+  };
+  /** Password hashes and verifications at once (argon2id), and how many may wait. */
+  hashing: { concurrency: number; queue: number };
 }
 
 export class ConfigError extends Error {}
@@ -139,6 +154,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     throw new ConfigError('TLS_CERT_PATH: TLS_CERT_PATH and TLS_KEY_PATH must be set together');
   }
   const publicOrigins = originsOf(e);
+  const hashConcurrency = e.HASH_CONCURRENCY ?? availableParallelism();
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -168,5 +184,11 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     corsOrigins: list(e.CORS_ORIGINS),
     staticPagesCache: e.STATIC_PAGES_CACHE,
     readCache: e.READ_CACHE,
+    accounts: {
+      signUp: e.SIGN_UP,
+      signUpsPerIpPerHour: e.SIGN_UP_PER_IP_PER_HOUR,
+      passkeyOptionsPerIpPerMinute: e.PASSKEY_OPTIONS_PER_IP_PER_MINUTE,
+    },
+    hashing: { concurrency: hashConcurrency, queue: e.HASH_QUEUE ?? 2 * hashConcurrency },
   });
 }

@@ -8,4 +8,4 @@ import { sessionRoutes } from './session-routes';
 export const accountsRoutes = (deps: ApiDeps) =>
   new Elysia({ name: 'accounts' })
     .use(new Elysia({ prefix: '/auth' }).use(sessionRoutes(deps)).use(passkeyRoutes(deps)))
-    .use(accountPage());
+    .use(accountPage({ signUp: deps.config.accounts.signUp }));
