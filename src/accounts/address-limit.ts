@@ -36,11 +36,6 @@ export class AddressLimit {
     this.#remember(address, times);
   }
 
-  /** Gives back the newest slot of `address` (its request was refused for another reason). */
-  refund(address: string): void {
-    this.#times.get(address)?.pop();
-  }
-
   /** Addresses currently remembered (for tests and figures). */
   get size(): number {
     return this.#times.size;

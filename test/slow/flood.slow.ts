@@ -146,26 +146,27 @@ const counts = (statuses: Map<number, number>) => JSON.stringify(Object.fromEntr
 
 describe('floods from one address, default limits', () => {
   let service: Awaited<ReturnType<typeof deployment>>;
+  /** The reader's p99 on the quiet server, measured just before each flood (the machine's load drifts). */
   let quietP99 = Number.NaN;
   const readerBound = () => Math.max(2 * quietP99, quietP99 + READER_FLOOR_MS);
+  async function measureQuiet(before: string) {
+    const stop = service.startReader();
+    await Bun.sleep(QUIET_MS);
+    const latencies = await stop();
+    quietP99 = percentile(latencies, 0.99);
+    console.log(
+      `quiet reader before ${before}: ${latencies.length} reads, p50 ${ms(percentile(latencies, 0.5))}, p99 ${ms(quietP99)}`,
+    );
+    expect(latencies.length).toBeGreaterThan(100);
+  }
 
   beforeAll(async () => {
     service = await deployment();
   });
   afterAll(() => service?.stop());
 
-  test('quiet reader (the baseline)', async () => {
-    const stop = service.startReader();
-    await Bun.sleep(QUIET_MS);
-    const latencies = await stop();
-    quietP99 = percentile(latencies, 0.99);
-    console.log(
-      `quiet reader: ${latencies.length} reads, p50 ${ms(percentile(latencies, 0.5))}, p99 ${ms(quietP99)}`,
-    );
-    expect(latencies.length).toBeGreaterThan(100);
-  });
-
   test(`${SIGN_UP_CLIENTS} clients sign up for ${SIGN_UP_FLOOD_MS / 1000} s: at most ${SIGN_UP_LIMIT} accounts, fast 429s, the reader unharmed`, async () => {
+    await measureQuiet('the sign-up flood');
     const { base } = service;
     const stop = service.startReader();
     const statuses = new Map<number, number>();
@@ -202,14 +203,16 @@ describe('floods from one address, default limits', () => {
     expect(accepted).toBeGreaterThan(0);
     expect(accepted).toBeLessThanOrEqual(SIGN_UP_LIMIT);
     expect(service.rowsOf('users')).toBe(accepted);
-    // Besides the admitted ones: 429, or 503 when a sign-up found the hashing queue full.
+    // Besides the admitted ones: 429, or 503 (not counted) while the hashing queue was full.
     expect([...statuses.keys()].filter((status) => ![202, 429, 503].includes(status))).toEqual([]);
-    expect(statuses.get(429)).toBe(sent - SIGN_UP_LIMIT);
+    expect((statuses.get(429) ?? 0) + (statuses.get(503) ?? 0)).toBe(sent - accepted);
+    expect(statuses.get(429) ?? 0).toBeGreaterThan(0);
     expect(percentile(refusals, 0.5)).toBeLessThan(REFUSAL_MEDIAN_MS);
     expect(readerP99).toBeLessThanOrEqual(readerBound());
   });
 
   test(`${OPTION_CALLS} passkey option calls: 30 admitted, nothing stored, the reader unharmed`, async () => {
+    await measureQuiet('the option flood');
     const before = service.databaseBytes();
     const stop = service.startReader();
     const { statuses, seconds } = await optionFlood(service.base);

@@ -7,7 +7,7 @@ import { findUserById, normalizeEmail, userSummaryOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { assertSameOrigin, cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
 import { clientAddressOf } from '@/api/request/peer';
-import { fail, isDomainError } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import { clearedSessionCookie } from './http';
 import { SignInBody, SignInResponse, SignUpAccepted, SignUpBody, UserSummary } from './schemas';
 import { signedInResponse } from './signed-in';
@@ -19,16 +19,10 @@ export const sessionRoutes = (deps: ApiDeps) => {
     .use(auth)
     .post(
       '/sign-up',
-      async ({ body, request, status }) => {
-        try {
-          await signUpCustomer(db, accounts.hasher, body);
-        } catch (error) {
-          // Refused for lack of hashing capacity (503): the attempt does not use up a sign-up.
-          if (isDomainError(error, 'service.busy')) {
-            accounts.signUps.refund(clientAddressOf(request, config.trustProxy));
-          }
-          throw error;
-        }
+      async ({ body, status }) => {
+        // A 503 for lack of hashing capacity still used up one of the address's
+        // attempts: given back, a flood would keep the hashing queue full.
+        await signUpCustomer(db, accounts.hasher, body);
         return status(202, {
           email: normalizeEmail(body.email),
           message: SIGN_UP_ACCEPTED_MESSAGE,
