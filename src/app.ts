@@ -1,6 +1,8 @@
 import { openapi } from '@elysiajs/openapi';
 import { type AnyElysia, Elysia } from 'elysia';
 import { z } from 'zod';
+import { AddressLimit } from '@/accounts/address-limit';
+import { argon2idHasher, boundedHasher, type PasswordHasher } from '@/accounts/hashing';
 import { sessionResolver } from '@/accounts/sessions';
 import type { ApiDeps } from '@/api/deps';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
@@ -36,12 +38,22 @@ export interface CreateAppOptions {
   db: Db;
   logger: Logger;
   clock?: Clock;
+  /** The password hash the bounded hasher runs (argon2id; tests pass a controllable one). */
+  hasher?: PasswordHasher;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
 export type ExtraRoutes = (deps: ApiDeps) => AnyElysia;
 
-export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOptions): ApiDeps {
+const HOUR_MS = 60 * 60 * 1000;
+
+export function buildDeps({
+  config,
+  db,
+  logger,
+  clock = Date.now,
+  hasher = argon2idHasher,
+}: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const staticPages = new StaticPageCache({ enabled: config.staticPagesCache });
   const sessions = sessionResolver(db, clock);
@@ -51,9 +63,14 @@ export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOpt
   const limiter = new RateLimiter({ db, config, clock, logger });
   const propertyReads = new PropertyReadCache({ db, clock, enabled: config.readCache });
   const listAnswers = new ResponseMemo({ db, clock, enabled: config.readCache });
+  const accounts = {
+    hasher: boundedHasher(hasher, config.hashing),
+    signUps: new AddressLimit(config.accounts.signUpsPerIpPerHour, HOUR_MS, clock),
+    passkeyOptions: new AddressLimit(config.accounts.passkeyOptionsPerIpPerMinute, 60_000, clock),
+  };
   const deps: ApiDeps = {
     ...{ config, db, logger, clock, tokens, auth, sessions, staticPages, limiter },
-    ...{ propertyReads, listAnswers },
+    ...{ propertyReads, listAnswers, accounts },
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.

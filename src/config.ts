@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CronPattern } from 'croner';
 import { z } from 'zod';
@@ -66,6 +67,12 @@ export const EnvSchema = z.object({
   QUOTA_UNITS_PER_PROPERTY: quota.default(1_000),
   // Live Idempotency-Key records per caller; beyond it the caller's oldest are dropped.
   IDEMPOTENCY_KEYS_PER_CALLER: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  // Accounts: who may sign up, and what bounds the costly or storing auth routes.
+  SIGN_UP: z.enum(['open', 'closed']).default('open'),
+  SIGN_UP_PER_IP_PER_HOUR: perMinute.default(10),
+  PASSKEY_OPTIONS_PER_IP_PER_MINUTE: perMinute.default(30),
+  HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+  HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -100,6 +107,14 @@ export interface Config {
   quotas: { propertiesPerOwner: number; unitsPerProperty: number };
   /** Live Idempotency-Key records kept per caller. */
   idempotencyKeysPerCaller: number;
+  /** Sign-up policy and the per-IP bounds of the account routes. */
+  accounts: {
+    signUp: 'open' | 'closed';
+    signUpsPerIpPerHour: number;
+    passkeyOptionsPerIpPerMinute: number;
+  };
+  /** Password hashes and verifications at once (argon2id), and how many may wait. */
+  hashing: { concurrency: number; queue: number };
 }
 
 export class ConfigError extends Error {}
@@ -187,6 +202,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     throw new ConfigError('TLS_CERT_PATH: TLS_CERT_PATH and TLS_KEY_PATH must be set together');
   }
   const publicOrigins = originsOf(e);
+  const hashConcurrency = e.HASH_CONCURRENCY ?? availableParallelism();
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -222,5 +238,11 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       unitsPerProperty: e.QUOTA_UNITS_PER_PROPERTY,
     },
     idempotencyKeysPerCaller: e.IDEMPOTENCY_KEYS_PER_CALLER,
+    accounts: {
+      signUp: e.SIGN_UP,
+      signUpsPerIpPerHour: e.SIGN_UP_PER_IP_PER_HOUR,
+      passkeyOptionsPerIpPerMinute: e.PASSKEY_OPTIONS_PER_IP_PER_MINUTE,
+    },
+    hashing: { concurrency: hashConcurrency, queue: e.HASH_QUEUE ?? 2 * hashConcurrency },
   });
 }

@@ -1,3 +1,5 @@
+import type { AddressLimit } from '@/accounts/address-limit';
+import type { PasswordHasher } from '@/accounts/hashing';
 import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { StaticPageCache } from '@/content/cache';
@@ -26,4 +28,13 @@ export interface AppDeps {
   propertyReads: PropertyReadCache;
   /** Answers of the list reads (properties, transactions), dropped on any write. */
   listAnswers: ResponseMemo;
+  /** The account routes' bounds: hashing at once, sign-ups and passkey options per address. */
+  accounts: AccountGuards;
+}
+
+export interface AccountGuards {
+  /** Every password hash and verification of the server goes through it. */
+  hasher: PasswordHasher;
+  signUps: AddressLimit;
+  passkeyOptions: AddressLimit;
 }

@@ -39,6 +39,30 @@ describe('configuration (environment variables)', () => {
     expect(existsSync('jwt-secret')).toBe(false);
   });
 
+  test('account bounds: defaults from the core count, and each value checked by name', () => {
+    const config = parseConfig({ DATABASE_PATH: ':memory:', HASH_CONCURRENCY: '3' });
+    expect(config.accounts).toEqual({
+      signUp: 'open',
+      signUpsPerIpPerHour: 10,
+      passkeyOptionsPerIpPerMinute: 30,
+    });
+    expect(config.hashing).toEqual({ concurrency: 3, queue: 6 });
+    expect(parseConfig({ DATABASE_PATH: ':memory:', SIGN_UP: 'closed' }).accounts.signUp).toBe(
+      'closed',
+    );
+    for (const [name, value] of [
+      ['SIGN_UP', 'maybe'],
+      ['SIGN_UP_PER_IP_PER_HOUR', '0'],
+      ['PASSKEY_OPTIONS_PER_IP_PER_MINUTE', 'many'],
+      ['HASH_CONCURRENCY', '0'],
+      ['HASH_QUEUE', '-1'],
+    ] as const) {
+      expect(() => parseConfig({ DATABASE_PATH: ':memory:', [name]: value })).toThrow(
+        new RegExp(`^${name}: .*\\(got "${value}"\\)$`),
+      );
+    }
+  });
+
   test('the employee limit is never below 2000', () => {
     const config = parseConfig({ DATABASE_PATH: ':memory:', RATE_LIMIT_EMPLOYEE_PER_MINUTE: '10' });
     expect(config.rateLimits.employee).toBe(2000);

@@ -10,6 +10,7 @@ import type {
   RenameBody,
   SignInBody,
   SignInResponse,
+  SignUpAccepted,
   SignUpBody,
   UserSummary,
 } from './types';
@@ -21,7 +22,11 @@ import type {
  */
 export function authApi(http: Transport) {
   const passkeys = {
-    /** Step 1 of registration (signed-in user): options for `navigator.credentials.create()`. */
+    /**
+     * Step 1 of registration: options for `navigator.credentials.create()`.
+     * Both steps need the session cookie of a sign-in in the last 10 minutes
+     * (pass it with `Origin` in `headers`); a bearer token alone answers 403.
+     */
     registrationOptions: (options?: CallOptions) =>
       http.json<RegistrationOptions>('POST', '/auth/passkey/register/options', options),
     /** Step 2: the browser's registration result; 201 with the new passkey. */
@@ -44,9 +49,12 @@ export function authApi(http: Transport) {
   };
 
   return {
-    /** 201 with the new customer account; 409 when the email is taken. */
+    /**
+     * 202 with the same body whether or not the email was free (an existing
+     * account is left as it is); 403 while sign-up is closed; 429 per address.
+     */
     signUp: (body: SignUpBody, options?: CallOptions) =>
-      http.json<UserSummary>('POST', '/auth/sign-up', { ...options, body }),
+      http.json<SignUpAccepted>('POST', '/auth/sign-up', { ...options, body }),
     /** The bearer token to pass to `client.setToken()`, and the user. */
     signIn: (body: SignInBody, options?: CallOptions) =>
       http.json<SignInResponse>('POST', '/auth/sign-in', { ...options, body }),

@@ -98,6 +98,7 @@ export type StaticPageInput = In<typeof content.StaticPageInput>;
 
 // Accounts and passkeys (WebAuthn payloads are @simplewebauthn's JSON, passed through)
 export type SignUpBody = In<typeof accounts.SignUpBody>;
+export type SignUpAccepted = Out<typeof accounts.SignUpAccepted>;
 export type SignInBody = In<typeof accounts.SignInBody>;
 export type UserSummary = Out<typeof accounts.UserSummary>;
 export type SignInResponse = Out<typeof accounts.SignInResponse>;

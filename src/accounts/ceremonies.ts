@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import {
   type AuthenticationResponseJSON,
   generateAuthenticationOptions,
@@ -12,14 +11,15 @@ import {
 import type { Db } from '@/db/client';
 import type { Passkey, User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
-import { CHALLENGE_TTL_MS, consumeChallenge, storeChallenge } from './challenges';
+import { CHALLENGE_TTL_MS, issueChallenge, useSignedChallenge } from './challenges';
+import { decoyDescriptor } from './decoy';
 import {
   findPasskeyByCredentialId,
   insertPasskey,
   listPasskeys,
   recordPasskeyUse,
 } from './passkeys';
-import { findUserByEmail, findUserById, normalizeEmail } from './users';
+import { findUserByEmail, findUserById } from './users';
 
 /** The relying party, from configuration (PUBLIC_ORIGIN, RP_ID, RP_NAME). */
 export interface RelyingParty {
@@ -27,7 +27,9 @@ export interface RelyingParty {
   name: string;
   origins: string[];
   /** Keys the decoy credential ids handed out for unknown emails. */
-  secret: string;
+  decoyKey: string;
+  /** Signs the stateless challenges. */
+  challengeKey: string;
 }
 
 /**
@@ -36,16 +38,6 @@ export interface RelyingParty {
  */
 const userHandleOf = (userId: string) => new TextEncoder().encode(userId);
 const userIdOfHandle = (handle: string) => Buffer.from(handle, 'base64url').toString('utf8');
-
-/** The challenge a response signed, read from its clientDataJSON; null when unreadable. */
-function signedChallenge(clientDataJSON: string): string | null {
-  try {
-    const data = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8'));
-    return typeof data?.challenge === 'string' ? data.challenge : null;
-  } catch {
-    return null;
-  }
-}
 
 const descriptorOf = (passkey: Passkey) => ({
   id: passkey.credentialId,
@@ -69,6 +61,7 @@ export async function startRegistration(
     userName: user.email,
     userDisplayName: user.email,
     userID: userHandleOf(user.id),
+    challenge: issueChallenge(rp.challengeKey, { kind: 'registration', userId: user.id }, now),
     timeout: CHALLENGE_TTL_MS,
     attestationType: 'none',
     excludeCredentials: listPasskeys(db, user.id).map(descriptorOf),
@@ -78,7 +71,6 @@ export async function startRegistration(
       userVerification: 'preferred',
     },
   });
-  storeChallenge(db, { challenge: options.challenge, kind: 'registration', userId: user.id }, now);
   return options;
 }
 
@@ -92,11 +84,13 @@ export async function finishRegistration(
   input: { userId: string; response: RegistrationResponseJSON; name?: string },
   now: number,
 ): Promise<Passkey> {
-  const challenge = signedChallenge(input.response.response.clientDataJSON);
-  const stored =
-    challenge === null
-      ? null
-      : consumeChallenge(db, { challenge, kind: 'registration', userId: input.userId }, now);
+  const stored = useSignedChallenge(
+    db,
+    rp.challengeKey,
+    input.response.response.clientDataJSON,
+    { kind: 'registration', boundTo: input.userId },
+    now,
+  );
   if (!stored) throw fail('passkey.ceremony_failed');
 
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
@@ -136,20 +130,10 @@ export async function finishRegistration(
 }
 
 /**
- * A credential id that looks real for an email without passkeys, the same on
- * every call, so the options do not reveal whether the account exists.
- */
-function decoyDescriptor(rp: RelyingParty, email: string) {
-  const id = createHmac('sha256', rp.secret)
-    .update(`passkey-decoy:${normalizeEmail(email)}`)
-    .digest('base64url');
-  return { id, transports: ['internal', 'hybrid'] };
-}
-
-/**
- * Authentication options. Without an email: usernameless (empty
- * allowCredentials, the browser offers the site's discoverable passkeys).
- * With one: that account's passkeys, and the challenge only accepts them.
+ * Authentication options, user verification required. Without an email:
+ * usernameless (empty allowCredentials, the browser offers the site's
+ * discoverable passkeys). With one: that account's passkeys, and the
+ * challenge only accepts them; an email without passkeys gets a decoy.
  */
 export async function startAuthentication(
   db: Db,
@@ -164,19 +148,17 @@ export async function startAuthentication(
       ? []
       : owned.length > 0
         ? owned.map(descriptorOf)
-        : [decoyDescriptor(rp, email)];
-  const options = await generateAuthenticationOptions({
+        : [decoyDescriptor(db, rp.decoyKey, email)];
+  // Only an account with passkeys binds the challenge to itself: a decoy must not differ.
+  const userId = owned.length > 0 && user ? user.id : null;
+  return generateAuthenticationOptions({
     rpID: rp.id,
     allowCredentials,
-    userVerification: 'preferred',
+    // A passkey replaces the password: the authenticator must verify the person (PIN, biometrics).
+    userVerification: 'required',
+    challenge: issueChallenge(rp.challengeKey, { kind: 'authentication', userId }, now),
     timeout: CHALLENGE_TTL_MS,
   });
-  storeChallenge(
-    db,
-    { challenge: options.challenge, kind: 'authentication', userId: user?.id ?? null },
-    now,
-  );
-  return options;
 }
 
 /**
@@ -190,12 +172,16 @@ export async function finishAuthentication(
   response: AuthenticationResponseJSON,
   now: number,
 ): Promise<User> {
-  const challenge = signedChallenge(response.response.clientDataJSON);
-  const stored =
-    challenge === null ? null : consumeChallenge(db, { challenge, kind: 'authentication' }, now);
-  const passkey = stored ? findPasskeyByCredentialId(db, response.id) : undefined;
+  const passkey = findPasskeyByCredentialId(db, response.id);
+  // A challenge bound to an account (options asked with its email) only holds for its passkeys.
+  const stored = useSignedChallenge(
+    db,
+    rp.challengeKey,
+    response.response.clientDataJSON,
+    { kind: 'authentication', boundTo: passkey?.userId ?? null },
+    now,
+  );
   if (!stored || !passkey) throw fail('credentials.invalid');
-  if (stored.userId !== null && stored.userId !== passkey.userId) throw fail('credentials.invalid');
   const handle = response.response.userHandle;
   if (handle !== undefined && userIdOfHandle(handle) !== passkey.userId)
     throw fail('credentials.invalid');
@@ -213,7 +199,7 @@ export async function finishAuthentication(
         counter: passkey.counter,
         transports: passkey.transports,
       },
-      requireUserVerification: false,
+      requireUserVerification: true,
     });
   } catch {
     // Includes a sign counter that did not increase (a cloned authenticator).

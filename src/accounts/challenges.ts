@@ -1,47 +1,149 @@
-import { and, eq, lte } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { count, lte } from 'drizzle-orm';
+import type { Db } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
 import { type WebauthnChallenge, webauthnChallenges } from '@/db/schema';
+import { fail } from '@/kernel/errors';
 
 /** Each WebAuthn challenge is single-use and expires after 5 minutes. */
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 
+/**
+ * Used challenges remembered at most. Only a signed, live, unused challenge
+ * presented in a verification adds one, and each lives 5 minutes; past the
+ * bound verifications answer 503 (busy) rather than forget one and allow
+ * its replay.
+ */
+export const USED_CHALLENGES_MAX = 100_000;
+
 export type CeremonyKind = WebauthnChallenge['kind'];
 
-export function storeChallenge(
-  db: DbOrTx,
-  input: { challenge: string; kind: CeremonyKind; userId: string | null },
+const KINDS: readonly CeremonyKind[] = ['registration', 'authentication'];
+const NONCE_BYTES = 16;
+const MAC_BYTES = 16;
+/** nonce ‖ expiry (ms, 8 bytes) ‖ kind ‖ bound-to-a-user flag */
+const PAYLOAD_BYTES = NONCE_BYTES + 8 + 1 + 1;
+
+const macOf = (secret: string, payload: Uint8Array, userId: string | null) =>
+  createHmac('sha256', secret)
+    .update('webauthn-challenge\0')
+    .update(payload)
+    .update(userId ?? '')
+    .digest()
+    .subarray(0, MAC_BYTES);
+
+/**
+ * A stateless challenge: random bytes with their expiry, ceremony kind and
+ * (MAC only) the user it is bound to, signed with the server secret. Issuing
+ * one stores nothing, so a flood of option requests cannot grow the
+ * database or push real ceremonies out; the server still recognises, at
+ * verification, exactly the challenges it issued.
+ */
+export function issueChallenge(
+  secret: string,
+  input: { kind: CeremonyKind; userId: string | null },
   now: number,
-): void {
-  // Expired challenges are useless; dropping them here keeps the table small.
-  db.delete(webauthnChallenges)
-    .where(lte(webauthnChallenges.expiresAt, new Date(now)))
-    .run();
-  db.insert(webauthnChallenges)
-    .values({ id: uuidv7(now), ...input, expiresAt: new Date(now + CHALLENGE_TTL_MS) })
-    .run();
+): Uint8Array<ArrayBuffer> {
+  const payload = Buffer.alloc(PAYLOAD_BYTES);
+  randomBytes(NONCE_BYTES).copy(payload, 0);
+  payload.writeBigUInt64BE(BigInt(now + CHALLENGE_TTL_MS), NONCE_BYTES);
+  payload[NONCE_BYTES + 8] = KINDS.indexOf(input.kind);
+  payload[NONCE_BYTES + 9] = input.userId === null ? 0 : 1;
+  return new Uint8Array(Buffer.concat([payload, macOf(secret, payload, input.userId)]));
+}
+
+export interface LiveChallenge {
+  /** base64url, as in the options and in clientDataJSON. */
+  challenge: string;
+  /** The user the challenge was bound to, or null. */
+  userId: string | null;
+  expiresAt: number;
 }
 
 /**
- * Takes a challenge out of the store (so it can never be used twice) and
- * returns it when it is still live. A registration challenge is only found
- * for the user it was issued to.
+ * Reads a challenge this server issued for `kind`, still live, whose MAC
+ * holds for the user it names: a bound challenge only for `boundTo`. Null
+ * for anything else (forged, altered, expired, another kind or user).
  */
-export function consumeChallenge(
-  db: DbOrTx,
-  input: { challenge: string; kind: CeremonyKind; userId?: string },
+export function readChallenge(
+  secret: string,
+  challenge: string,
+  input: { kind: CeremonyKind; boundTo: string | null },
   now: number,
-): WebauthnChallenge | null {
-  const conditions = [
-    eq(webauthnChallenges.challenge, input.challenge),
-    eq(webauthnChallenges.kind, input.kind),
-  ];
-  if (input.userId !== undefined) conditions.push(eq(webauthnChallenges.userId, input.userId));
-  const row = db
-    .delete(webauthnChallenges)
-    .where(and(...conditions))
-    .returning()
-    .get();
-  if (!row || row.expiresAt.getTime() <= now) return null;
-  return row;
+): LiveChallenge | null {
+  const bytes = Buffer.from(challenge, 'base64url');
+  if (bytes.length !== PAYLOAD_BYTES + MAC_BYTES || bytes.toString('base64url') !== challenge)
+    return null;
+  const payload = bytes.subarray(0, PAYLOAD_BYTES);
+  if (KINDS[payload[NONCE_BYTES + 8]!] !== input.kind) return null;
+  const userId = payload[NONCE_BYTES + 9] === 1 ? input.boundTo : null;
+  if (payload[NONCE_BYTES + 9] === 1 && userId === null) return null;
+  if (!timingSafeEqual(bytes.subarray(PAYLOAD_BYTES), macOf(secret, payload, userId))) return null;
+  const expiresAt = Number(payload.readBigUInt64BE(NONCE_BYTES));
+  if (expiresAt <= now) return null;
+  return { challenge, userId, expiresAt };
+}
+
+/**
+ * Marks a live challenge used; false when it already was (a replay). The
+ * used set keeps a challenge until it expires, after which its own expiry
+ * refuses it, so the set holds at most the challenges of the last 5 minutes.
+ */
+export function markChallengeUsed(
+  db: Db,
+  live: LiveChallenge,
+  kind: CeremonyKind,
+  now: number,
+): boolean {
+  return db.transaction((tx) => {
+    tx.delete(webauthnChallenges)
+      .where(lte(webauthnChallenges.expiresAt, new Date(now)))
+      .run();
+    const used = tx.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0;
+    if (used >= USED_CHALLENGES_MAX) throw fail('service.busy', { retryAfterSeconds: 60 });
+    const inserted = tx
+      .insert(webauthnChallenges)
+      .values({
+        id: uuidv7(now),
+        challenge: live.challenge,
+        kind,
+        userId: live.userId,
+        expiresAt: new Date(live.expiresAt),
+      })
+      .onConflictDoNothing({ target: webauthnChallenges.challenge })
+      .returning({ id: webauthnChallenges.id })
+      .get();
+    return inserted !== undefined;
+  });
+}
+
+/** Used challenges currently remembered. */
+export const usedChallengeCount = (db: Db): number =>
+  db.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0;
+
+/** The challenge a response signed, read from its clientDataJSON; null when unreadable. */
+function signedChallenge(clientDataJSON: string): string | null {
+  try {
+    const data = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8'));
+    return typeof data?.challenge === 'string' ? data.challenge : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The live challenge a response signed, taken out of play (a second use is a
+ * replay); null when it is not one this server issued for `kind` and `boundTo`.
+ */
+export function useSignedChallenge(
+  db: Db,
+  secret: string,
+  clientDataJSON: string,
+  input: { kind: CeremonyKind; boundTo: string | null },
+  now: number,
+): LiveChallenge | null {
+  const challenge = signedChallenge(clientDataJSON);
+  const live = challenge === null ? null : readChallenge(secret, challenge, input, now);
+  if (!live || !markChallengeUsed(db, live, input.kind, now)) return null;
+  return live;
 }

@@ -4,7 +4,10 @@ import { authFailures } from '@/db/schema';
 import { fail } from '@/kernel/errors';
 import { normalizeEmail } from './users';
 
-/** Sign-in failures are counted over a sliding 15 minutes (10 per account, 50 per IP). */
+/**
+ * Sign-in failures are counted over a sliding 15 minutes: 10 per account
+ * from one address, 50 per address.
+ */
 export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 export const ACCOUNT_FAILURE_LIMIT = 10;
 export const IP_FAILURE_LIMIT = 50;
@@ -14,9 +17,13 @@ export interface FailureCounter {
   limit: number;
 }
 
-/** Keyed by the email as typed (normalized), whether or not an account has it. */
-export const accountCounter = (email: string): FailureCounter => ({
-  key: `account:${normalizeEmail(email)}`,
+/**
+ * Keyed by the email as typed (normalized), whether or not an account has
+ * it, together with the client address: a stranger's wrong guesses lock the
+ * account for the stranger's address only, never for its owner elsewhere.
+ */
+export const accountCounter = (email: string, address: string): FailureCounter => ({
+  key: `account:${address} ${normalizeEmail(email)}`,
   limit: ACCOUNT_FAILURE_LIMIT,
 });
 

@@ -4,6 +4,8 @@ import type { SessionResolver } from '@/auth/tokens';
 import type { Db, DbOrTx } from '@/db/client';
 import { sessions, users } from '@/db/schema';
 import type { Clock } from '@/kernel/clock';
+import { fail } from '@/kernel/errors';
+import { REAUTHENTICATION_DETAIL } from './messages';
 
 /** Sessions last 7 days from sign-in; they do not slide. */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -25,6 +27,32 @@ export function createSession(
     .values({ id: hashOf(token), userId, createdAt: new Date(now), expiresAt: new Date(expiresAt) })
     .run();
   return { token, expiresAt };
+}
+
+/**
+ * Adding a credential needs a password or passkey check within the last 10
+ * minutes. A session starts with one (sign-in by password or passkey is its
+ * only way in), so its creation time is the time of its credential check. A
+ * bearer token (valid an hour, not revocable) never passes.
+ */
+export const RECENT_CHECK_MS = 10 * 60 * 1000;
+
+export function assertRecentCredentialCheck(
+  db: DbOrTx,
+  input: { sessionToken: string | undefined },
+  now: number,
+): void {
+  const row =
+    input.sessionToken === undefined
+      ? undefined
+      : db
+          .select({ checkedAt: sessions.createdAt })
+          .from(sessions)
+          .where(eq(sessions.id, hashOf(input.sessionToken)))
+          .get();
+  if (!row || now - row.checkedAt.getTime() > RECENT_CHECK_MS) {
+    throw fail('auth.reauthentication_required', { detail: REAUTHENTICATION_DETAIL });
+  }
 }
 
 export function deleteSession(db: DbOrTx, token: string): void {

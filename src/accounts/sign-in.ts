@@ -5,39 +5,48 @@ import type { User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
 import { finishAuthentication, type RelyingParty } from './ceremonies';
 import { accountCounter, beginAttempt, forgiveAttempt, ipCounter } from './guessing';
+import type { PasswordHasher } from './hashing';
 import { createSession } from './sessions';
 import { findUserByEmail, userSummaryOf } from './users';
 
 /** Bearer tokens issued at sign-in live one hour; the browser session 7 days. */
 export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
 
-let dummyHash: Promise<string> | undefined;
-/** A real argon2id hash to verify against when the email is unknown (same cost, same time). */
-const dummyHashOnce = () =>
-  (dummyHash ??= Bun.password.hash(crypto.randomUUID(), { algorithm: 'argon2id' }));
-
-async function passwordMatches(password: string, hash: string): Promise<boolean> {
-  try {
-    return await Bun.password.verify(password, hash);
-  } catch {
-    return false;
+const dummyHashes = new WeakMap<PasswordHasher, Promise<string>>();
+/** A real hash to verify against when the email is unknown (same cost, same time). */
+function dummyHashOf(hasher: PasswordHasher): Promise<string> {
+  let hash = dummyHashes.get(hasher);
+  if (!hash) {
+    hash = hasher.hash(crypto.randomUUID());
+    // A refused (busy) attempt is made again next time rather than remembered.
+    hash.catch(() => dummyHashes.delete(hasher));
+    dummyHashes.set(hasher, hash);
   }
+  return hash;
 }
 
 /**
- * Checks an email and password under the guessing limits (per account, even
- * unknown ones, and per IP). An unknown email costs the same hash as a wrong
- * password, and both answer the same 401.
+ * Checks an email and password under the guessing limits (per account from
+ * this address, even unknown accounts, and per address). An unknown email
+ * costs the same hash as a wrong password, and both answer the same 401.
  */
 export async function verifyPasswordSignIn(
   db: Db,
+  hasher: PasswordHasher,
   input: { email: string; password: string; address: string },
   now: number,
 ): Promise<User> {
-  const account = accountCounter(input.email);
+  const account = accountCounter(input.email, input.address);
   const attempt = beginAttempt(db, [account, ipCounter(input.address)], now);
   const user = findUserByEmail(db, input.email);
-  const ok = await passwordMatches(input.password, user?.passwordHash ?? (await dummyHashOnce()));
+  let ok: boolean;
+  try {
+    ok = await hasher.verify(input.password, user?.passwordHash ?? (await dummyHashOf(hasher)));
+  } catch (error) {
+    // Refused for lack of capacity (503): nothing was checked, so nothing counts.
+    forgiveAttempt(db, attempt);
+    throw error;
+  }
   if (!user || !ok) throw fail('credentials.invalid');
   forgiveAttempt(db, attempt, [account.key]);
   return user;

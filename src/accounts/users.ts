@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
 import { type User, users } from '@/db/schema';
+import { argon2idHasher, type PasswordHasher } from './hashing';
 
 export type Role = User['role'];
 
@@ -15,12 +16,16 @@ export function findUserByEmail(db: DbOrTx, email: string): User | undefined {
     .get();
 }
 
-/** Inserts a user with an argon2id hash; the caller checks uniqueness first. */
+/**
+ * Inserts a user with an argon2id hash (through the server's bounded hasher
+ * when given); the caller checks uniqueness first.
+ */
 export async function createUser(
   db: DbOrTx,
   input: { email: string; password: string; role: Role },
+  hasher: PasswordHasher = argon2idHasher,
 ): Promise<User> {
-  const passwordHash = await Bun.password.hash(input.password, { algorithm: 'argon2id' });
+  const passwordHash = await hasher.hash(input.password);
   return db
     .insert(users)
     .values({ id: uuidv7(), email: normalizeEmail(input.email), passwordHash, role: input.role })

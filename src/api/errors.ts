@@ -17,6 +17,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   'auth.cross_origin': 403,
   'auth.insecure_transport': 403,
   'auth.too_many_attempts': 429,
+  'auth.too_many_requests': 429,
+  'auth.reauthentication_required': 403,
   'rate_limit.exceeded': 429,
   'listings.query_invalid': 400,
   'property.not_found': 404,
@@ -39,6 +41,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   'page.query_invalid': 400,
   'plan.not_found': 404,
   'account.email_taken': 409,
+  'sign_up.closed': 403,
   'account.not_found': 404,
   'account.required': 403,
   'credentials.invalid': 401,
@@ -49,6 +52,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   'job.running': 409,
   'service.stopping': 503,
   'service.unavailable': 503,
+  'service.busy': 503,
   internal: 500,
 };
 

@@ -21,6 +21,8 @@ export type ErrorCode =
   | 'auth.cross_origin'
   | 'auth.insecure_transport'
   | 'auth.too_many_attempts'
+  | 'auth.too_many_requests'
+  | 'auth.reauthentication_required'
   | 'rate_limit.exceeded'
   // Listings
   | 'listings.query_invalid'
@@ -47,6 +49,7 @@ export type ErrorCode =
   | 'plan.not_found'
   // Accounts and passkeys
   | 'account.email_taken'
+  | 'sign_up.closed'
   | 'account.not_found'
   | 'account.required'
   | 'credentials.invalid'
@@ -58,6 +61,7 @@ export type ErrorCode =
   | 'job.running'
   | 'service.stopping'
   | 'service.unavailable'
+  | 'service.busy'
   | 'internal';
 
 export type RuleMessages = Record<string, string>;

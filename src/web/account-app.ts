@@ -12,6 +12,7 @@ import {
   startAuthentication,
   startRegistration,
 } from '@simplewebauthn/browser';
+import { REAUTHENTICATION_DETAIL } from '../accounts/messages';
 import { type Action, ApiError, api, describe, type Passkey, type User } from './app/api';
 import { type PasskeyActions, renderPasskey } from './app/passkey-item';
 
@@ -27,7 +28,8 @@ const ui = {
   signInEmail: element<HTMLInputElement>('sign-in-email'),
   signInPassword: element<HTMLInputElement>('sign-in-password'),
   passkeySignIn: element<HTMLButtonElement>('passkey-sign-in-button'),
-  signUpForm: element<HTMLFormElement>('sign-up-form'),
+  /** Absent when the server's sign-up is closed. */
+  signUpForm: document.getElementById('sign-up-form') as HTMLFormElement | null,
   signUpEmail: element<HTMLInputElement>('sign-up-email'),
   signUpPassword: element<HTMLInputElement>('sign-up-password'),
   userEmail: element('user-email'),
@@ -60,6 +62,7 @@ async function run(action: Action, button: HTMLButtonElement | null, work: () =>
     if (isAbort(error)) return;
     const signedInAction = !['load', 'sign-in', 'sign-up', 'passkey-sign-in'].includes(action);
     if (error instanceof ApiError && error.status === 401 && signedInAction) showSignedOut();
+    if (error instanceof ApiError && error.detail === REAUTHENTICATION_DETAIL) showSignedOut();
     say(describe(error, action), 'error');
   } finally {
     if (button) button.disabled = false;
@@ -106,7 +109,7 @@ function showSignedOut() {
 async function enter(user: User) {
   showSignedIn(user);
   ui.signInForm.reset();
-  ui.signUpForm.reset();
+  ui.signUpForm?.reset();
   await loadPasskeys();
 }
 
@@ -173,18 +176,31 @@ ui.passkeySignIn.addEventListener('click', () => {
   });
 });
 
-ui.signUpForm.addEventListener('submit', (event) => {
+ui.signUpForm?.addEventListener('submit', (event) => {
   event.preventDefault();
   clearMessage();
   const submit = event.submitter instanceof HTMLButtonElement ? event.submitter : null;
   void run('sign-up', submit, async () => {
     const credentials = { email: ui.signUpEmail.value, password: ui.signUpPassword.value };
+    // The answer is the same whether or not the email was free; signing in tells them apart.
     await api('POST', '/auth/sign-up', credentials);
-    const signedIn = await api<{ user: User }>('POST', '/auth/sign-in', credentials);
+    const signedIn = await signInAfterSignUp(credentials);
     await enter(signedIn.user);
     say('Your account is ready and you are signed in. Add a passkey to sign in faster next time.');
   });
 });
+
+/** A 401 right after sign-up means the email already had an account (another password). */
+async function signInAfterSignUp(credentials: { email: string; password: string }) {
+  try {
+    return await api<{ user: User }>('POST', '/auth/sign-in', credentials);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      throw new ApiError(409, error.retryAfterSeconds, error.detail);
+    }
+    throw error;
+  }
+}
 
 ui.signOut.addEventListener('click', () => {
   clearMessage();

@@ -49,6 +49,18 @@ function asset(name: string): Promise<string> {
   return text;
 }
 
+/** The sign-up form between its markers in account.html. */
+const SIGN_UP_FORM = /\s*<!-- sign-up:[\s\S]*?<!-- \/sign-up -->/;
+
+/**
+ * The page as served: with sign-up closed the form is not in the HTML at all
+ * (the server refuses sign-ups anyway), so nothing has to hide it.
+ */
+async function accountHtml(signUp: 'open' | 'closed'): Promise<string> {
+  const html = await asset('account.html');
+  return signUp === 'open' ? html : html.replace(SIGN_UP_FORM, '');
+}
+
 function page(body: string, contentType: string) {
   return new Response(body, {
     headers: {
@@ -62,10 +74,10 @@ function page(body: string, contentType: string) {
 const tags = ['Account page'];
 
 /** GET /account: sign up, sign in (password or passkey) and manage passkeys in a browser. */
-export const accountPage = () =>
+export const accountPage = ({ signUp }: { signUp: 'open' | 'closed' }) =>
   new Elysia({ name: 'account-page' })
-    .get('/account', async () => page(await asset('account.html'), 'text/html; charset=utf-8'), {
-      detail: { summary: 'The browser account page (HTML)', tags },
+    .get('/account', async () => page(await accountHtml(signUp), 'text/html; charset=utf-8'), {
+      detail: { summary: 'The browser account page (HTML; no sign-up form when closed)', tags },
     })
     .get(
       '/account/app.css',

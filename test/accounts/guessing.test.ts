@@ -29,18 +29,18 @@ describe('guessing protection', () => {
       },
     });
 
-  async function failTimes(email: string, times: number) {
+  async function failTimes(email: string, times: number, ip: string) {
     for (let i = 0; i < times; i++) {
-      // A new address each time: only the per-account counter can add up.
-      expect((await signIn(email, 'wrong password')).status).toBe(401);
+      expect((await signIn(email, 'wrong password', ip)).status).toBe(401);
     }
   }
 
-  describe('per account', () => {
-    test('10 failures → 429 with Retry-After, even for the right password; then it lifts', async () => {
+  describe('per account and address', () => {
+    test('10 failures → 429 with Retry-After for that address, even for the right password; then it lifts', async () => {
       const user = await ctx.createAccount();
-      await failTimes(user.email, 10);
-      const blocked = await signIn(user.email, PASSWORD);
+      const ip = newIp();
+      await failTimes(user.email, 10, ip);
+      const blocked = await signIn(user.email, PASSWORD, ip);
       expect(blocked.status).toBe(429);
       expect(blocked.body).toEqual(problemOf(429));
       expect(blocked.headers.get('retry-after')).toBe('900');
@@ -48,17 +48,39 @@ describe('guessing protection', () => {
 
       // Refused attempts do not count: the wait is not extended.
       ctx.clock.advance(5 * MINUTE_MS);
-      const later = await signIn(user.email.toUpperCase(), PASSWORD);
+      const later = await signIn(user.email.toUpperCase(), PASSWORD, ip);
       expect(later.status).toBe(429);
       expect(later.headers.get('retry-after')).toBe('600');
 
       ctx.clock.advance(10 * MINUTE_MS);
-      expect((await signIn(user.email, PASSWORD)).status).toBe(200);
+      expect((await signIn(user.email, PASSWORD, ip)).status).toBe(200);
+    });
+
+    test("a stranger's failures do not lock the owner out from another address", async () => {
+      const user = await ctx.createAccount();
+      const stranger = newIp();
+      await failTimes(user.email, 10, stranger);
+      const refused = await signIn(user.email, PASSWORD, stranger);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual(problemOf(429));
+      const owner = await signIn(user.email, PASSWORD, newIp());
+      expect(owner.status).toBe(200);
+      // The owner's success clears only the owner's own failures: the stranger stays refused.
+      expect((await signIn(user.email, PASSWORD, stranger)).status).toBe(429);
+    });
+
+    test('failures spread over addresses do not add up for the account', async () => {
+      const user = await ctx.createAccount();
+      for (let i = 0; i < 12; i++) {
+        expect((await signIn(user.email, 'wrong password', newIp())).status).toBe(401);
+      }
+      expect((await signIn(user.email, PASSWORD, newIp())).status).toBe(200);
     });
 
     test('an unknown email is limited the same way (no hint it does not exist)', async () => {
-      await failTimes('nobody@example.com', 10);
-      const res = await signIn('nobody@example.com', PASSWORD);
+      const ip = newIp();
+      await failTimes('nobody@example.com', 10, ip);
+      const res = await signIn('nobody@example.com', PASSWORD, ip);
       expect(res.status).toBe(429);
       expect(res.body).toEqual(problemOf(429));
       expect(res.headers.get('retry-after')).toBe('900');
@@ -66,16 +88,18 @@ describe('guessing protection', () => {
 
     test('a successful sign-in clears the account failures', async () => {
       const user = await ctx.createAccount();
-      await failTimes(user.email, 9);
-      expect((await signIn(user.email, PASSWORD)).status).toBe(200);
-      await failTimes(user.email, 9);
-      expect((await signIn(user.email, PASSWORD)).status).toBe(200);
+      const ip = newIp();
+      await failTimes(user.email, 9, ip);
+      expect((await signIn(user.email, PASSWORD, ip)).status).toBe(200);
+      await failTimes(user.email, 9, ip);
+      expect((await signIn(user.email, PASSWORD, ip)).status).toBe(200);
     });
 
     test('parallel guesses cannot slip past the limit', async () => {
       const user = await ctx.createAccount();
+      const ip = newIp();
       const answers = await Promise.all(
-        Array.from({ length: 15 }, () => signIn(user.email, 'wrong password')),
+        Array.from({ length: 15 }, () => signIn(user.email, 'wrong password', ip)),
       );
       const statuses = answers.map((res) => res.status).sort();
       expect(statuses).toEqual([...Array(10).fill(401), ...Array(5).fill(429)]);
@@ -85,8 +109,9 @@ describe('guessing protection', () => {
       const session = await ctx.newUser();
       const authenticator = ctx.newAuthenticator();
       await ctx.register(session, authenticator);
-      await failTimes(session.user.email, 10);
-      expect((await signIn(session.user.email, PASSWORD)).status).toBe(429);
+      const ip = newIp();
+      await failTimes(session.user.email, 10, ip);
+      expect((await signIn(session.user.email, PASSWORD, ip)).status).toBe(429);
       expect((await ctx.authenticate(authenticator)).status).toBe(200);
     });
   });

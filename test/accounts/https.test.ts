@@ -68,7 +68,7 @@ describe('HTTPS with TLS_CERT_PATH / TLS_KEY_PATH', () => {
     const headers = { 'content-type': 'application/json', origin };
     expect(
       (await call('/auth/sign-up', { method: 'POST', headers, body: credentials })).status,
-    ).toBe(201);
+    ).toBe(202);
     const signIn = await call('/auth/sign-in', { method: 'POST', headers, body: credentials });
     expect(signIn.status).toBe(200);
     expect(signIn.headers.get('set-cookie')).toMatch(/; HttpOnly; SameSite=Lax; .*; Secure$/);

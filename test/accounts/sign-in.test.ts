@@ -1,6 +1,10 @@
 import { describe, expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
 import { Elysia } from 'elysia';
-import { SignInResponse, UserSummary } from '@/api/accounts/schemas';
+import { SIGN_UP_ACCEPTED_MESSAGE } from '@/accounts/messages';
+import { findUserByEmail } from '@/accounts/users';
+import { SignInResponse, SignUpAccepted } from '@/api/accounts/schemas';
+import { users } from '@/db/schema';
 import { problemOf } from '../support/harness';
 import { accountsSetup, cookieOf, ORIGIN, PASSWORD } from './support';
 
@@ -10,13 +14,18 @@ describe('sign-up, sign-in, sign-out', () => {
   const ctx = accountsSetup();
 
   describe('happy', () => {
-    test('sign-up → 201 user summary, email stored lower-case', async () => {
+    test('sign-up → 202 neutral answer; the customer account is stored with its email lower-case', async () => {
       const res = await ctx.request('POST', '/auth/sign-up', {
         body: { email: '  Mixed.Case@Example.com ', password: 'eight ch' },
       });
-      expect(res.status).toBe(201);
-      const user = UserSummary.parse(res.body);
-      expect(res.body).toEqual({ id: user.id, email: 'mixed.case@example.com', role: 'customer' });
+      expect(res.status).toBe(202);
+      expect(SignUpAccepted.parse(res.body)).toEqual({
+        email: 'mixed.case@example.com',
+        message: SIGN_UP_ACCEPTED_MESSAGE,
+      });
+      const stored = findUserByEmail(ctx.db, 'mixed.case@example.com');
+      expect(stored).toMatchObject({ email: 'mixed.case@example.com', role: 'customer' });
+      expect((await ctx.signIn('mixed.case@example.com', 'eight ch')).user.id).toBe(stored!.id);
     });
 
     test('sign-in → bearer token body and an HttpOnly, SameSite=Lax session cookie', async () => {
@@ -126,13 +135,37 @@ describe('sign-up, sign-in, sign-out', () => {
       );
     });
 
-    test('an email already taken (any case) → 409', async () => {
+    test('an email already taken (any case) → the same 202 as a free one; nothing changes', async () => {
       const user = await ctx.createAccount();
-      const res = await ctx.request('POST', '/auth/sign-up', {
-        body: { email: user.email.toUpperCase(), password: PASSWORD },
+      const before = findUserByEmail(ctx.db, user.email);
+      const taken = await ctx.request('POST', '/auth/sign-up', {
+        body: { email: user.email.toUpperCase(), password: 'another password' },
       });
-      expect(res.status).toBe(409);
-      expect(res.body).toEqual(problemOf(409));
+      const free = await ctx.request('POST', '/auth/sign-up', {
+        body: { email: 'free@example.com', password: 'another password' },
+      });
+      expect(taken.status).toBe(202);
+      expect(free.status).toBe(202);
+      expect(taken.headers.get('content-type')).toBe(free.headers.get('content-type'));
+      expect(taken.body).toEqual({ email: user.email, message: SIGN_UP_ACCEPTED_MESSAGE });
+      expect(free.body).toEqual({ email: 'free@example.com', message: SIGN_UP_ACCEPTED_MESSAGE });
+      // The account keeps its password; no second row.
+      expect(findUserByEmail(ctx.db, user.email)).toEqual(before);
+      expect(ctx.db.select().from(users).where(eq(users.email, user.email)).all()).toHaveLength(1);
+      expect((await ctx.signIn(user.email, PASSWORD)).user.id).toBe(user.id);
+    });
+
+    test('two sign-ups racing for one free email → both 202, one account', async () => {
+      const body = { email: 'race@example.com', password: 'race password' };
+      const answers = await Promise.all([
+        ctx.request('POST', '/auth/sign-up', { body }),
+        ctx.request('POST', '/auth/sign-up', { body }),
+      ]);
+      expect(answers.map((res) => res.status)).toEqual([202, 202]);
+      expect(answers[0]!.body).toEqual(answers[1]!.body);
+      expect(
+        ctx.db.select().from(users).where(eq(users.email, 'race@example.com')).all(),
+      ).toHaveLength(1);
     });
 
     test('wrong password and unknown email answer the same 401, without a cookie', async () => {
@@ -213,8 +246,9 @@ describe('sign-up, sign-in, sign-out', () => {
 
     test('bearer requests need no Origin; GET with a cookie needs none either', async () => {
       const session = await ctx.newUser();
-      const bearer = await ctx.request('POST', '/auth/passkey/register/options', {
+      const bearer = await ctx.request('POST', '/auth/passkey/authenticate/options', {
         token: session.token,
+        body: {},
       });
       expect(bearer.status).toBe(200);
       const get = await ctx.request('GET', '/auth/passkeys', {

@@ -5,6 +5,7 @@ import {
   PasskeySummary,
   RegistrationOptions,
   SignInResponse,
+  SignUpAccepted,
   UserSummary,
 } from '@/api/accounts/schemas';
 import { ProblemError } from '../../client/src';
@@ -15,26 +16,46 @@ import { PUBLIC_ORIGIN, serviceUnderTest } from './support';
 const svc = await serviceUnderTest();
 const PASSWORD = 'correct horse battery';
 
+/** The session cookie a browser would hold after signing in (the client keeps bearer tokens only). */
+async function sessionCookieOf(email: string): Promise<string> {
+  const res = await fetch(`${svc.baseUrl}/auth/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: PASSWORD }),
+  });
+  return res.headers.get('set-cookie')?.split(';')[0] ?? '';
+}
+
 describe('happy', () => {
   test('sign up, sign in, register a passkey, sign in with it, rename, delete, sign out', async () => {
     const client = svc.clientWith();
-    const user = UserSummary.parse(
-      await client.auth.signUp({ email: 'ana@example.com', password: PASSWORD }),
-    );
+    expect(
+      SignUpAccepted.parse(
+        await client.auth.signUp({ email: 'ana@example.com', password: PASSWORD }),
+      ),
+    ).toMatchObject({ email: 'ana@example.com' });
     const signedIn = SignInResponse.parse(
       await client.auth.signIn({ email: 'ana@example.com', password: PASSWORD }),
     );
     client.setToken(signedIn.accessToken);
-    expect(await client.auth.me()).toEqual(user);
+    const user = UserSummary.parse(await client.auth.me());
+    expect(user).toEqual(signedIn.user);
+
+    // Adding a passkey takes a fresh browser session, never the bearer token alone.
+    await expect(client.auth.passkeys.registrationOptions()).rejects.toMatchObject({
+      status: 403,
+    });
+    const cookie = await sessionCookieOf('ana@example.com');
+    const browser = svc.clientWith({ headers: { cookie, origin: PUBLIC_ORIGIN } });
 
     // The ceremonies' JSON goes through the client untouched.
     const authenticator = new SoftAuthenticator({ origin: PUBLIC_ORIGIN, rpId: 'localhost' });
-    const creation = RegistrationOptions.parse(await client.auth.passkeys.registrationOptions());
+    const creation = RegistrationOptions.parse(await browser.auth.passkeys.registrationOptions());
     const response = await authenticator.createCredential(
       creation as Parameters<SoftAuthenticator['createCredential']>[0],
     );
     const passkey = PasskeySummary.parse(
-      await client.auth.passkeys.register({ response, name: 'Laptop' }),
+      await browser.auth.passkeys.register({ response, name: 'Laptop' }),
     );
     expect(passkey.name).toBe('Laptop');
 

@@ -87,6 +87,7 @@ describe('the client uses the server schemas', () => {
     same<Arg<typeof s.put, 1>, z.input<typeof content.StaticPageInput>>(true);
     const auth = {} as C['auth'];
     same<Arg<typeof auth.signUp, 0>, z.input<typeof accounts.SignUpBody>>(true);
+    same<Answer<typeof auth.signUp>, z.output<typeof accounts.SignUpAccepted>>(true);
     same<Answer<typeof auth.signIn>, z.output<typeof accounts.SignInResponse>>(true);
     same<Answer<typeof auth.me>, z.output<typeof accounts.UserSummary>>(true);
     const k = auth.passkeys;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { TokenService } from '@/auth/tokens';
 import { StaticPageInput } from '@/content/schemas';
-import { accountsSetup } from '../accounts/support';
+import { accountsSetup, ORIGIN } from '../accounts/support';
 import { listingsContext, postProperty, propertyBody } from '../listings/support';
 import { freePort, JWT_SECRET, startServer } from '../slow/support';
 import { problemOf } from '../support/harness';
@@ -278,7 +278,8 @@ describe('over-long fields answer the route’s validation error', () => {
             ...response,
           },
         },
-        token: session.token,
+        // A fresh browser session: a bearer token alone may not add a passkey.
+        headers: { cookie: session.cookie, origin: ORIGIN },
       });
       expect(res.status).toBe(422);
       expect(res.body).toMatchObject({ validationMessages: { response: messages } });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
-import { createHmac } from 'node:crypto';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { decoyDescriptor } from '@/accounts/decoy';
 import { derivedKey } from '@/auth/keys';
 import { ConfigError, parseConfig } from '@/config';
 import { openDatabase } from '@/db/client';
@@ -94,9 +94,11 @@ describe('one key per purpose', () => {
       { body: { email: 'nobody@example.com' } },
     );
     expect(res.status).toBe(200);
-    const decoy = (key: string) =>
-      createHmac('sha256', key).update('passkey-decoy:nobody@example.com').digest('base64url');
+    const decoy = (key: string) => decoyDescriptor(ctx.db, key, 'nobody@example.com').id;
     expect(res.body.allowCredentials[0]!.id).toBe(decoy(derivedKey(SECRET, 'passkey-decoy')));
     expect(res.body.allowCredentials[0]!.id).not.toBe(decoy(SECRET));
+    expect(res.body.allowCredentials[0]!.id).not.toBe(
+      decoy(derivedKey(SECRET, 'passkey-challenge')),
+    );
   });
 });

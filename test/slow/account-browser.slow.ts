@@ -2,7 +2,8 @@
  * The account page end to end in Debian's headless Chromium, driven by
  * playwright-core over CDP with a virtual platform authenticator: sign up,
  * add a passkey, sign out, sign back in with it, rename it, delete it — all
- * through the page's own buttons. Leaves test/artifacts/account*.png.
+ * through the page's own buttons; and, with SIGN_UP=closed, a page without the
+ * sign-up form. Leaves test/artifacts/account*.png.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -185,5 +186,54 @@ describe.skipIf(!present)('account page in headless Chromium', () => {
     await page.screenshot({ path: join(artifacts, 'account-error.png'), fullPage: true });
 
     expect(problems.filter((problem) => !problem.includes('401'))).toEqual([]);
+  });
+});
+
+describe.skipIf(!present)('account page with SIGN_UP=closed in headless Chromium', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'account-browser-closed-'));
+  const port = freePort();
+  const origin = `http://localhost:${port}`;
+  let server: Awaited<ReturnType<typeof startServer>>;
+  let context: BrowserContext;
+
+  beforeAll(async () => {
+    server = await startServer(port, {
+      DATABASE_PATH: join(dir, 'app.db'),
+      PUBLIC_ORIGIN: origin,
+      SIGN_UP: 'closed',
+    });
+    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+      viewport: { width: 900, height: 700 },
+    });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    server?.kill();
+    await server?.exited;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('shows sign-in only: no sign-up form in the DOM; a screenshot is saved', async () => {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const response = await page.goto(`${origin}/account`);
+    expect(response?.status()).toBe(200);
+    await page.locator('#signed-out').waitFor({ state: 'visible' });
+    await expect(page.locator('#sign-in-form').isVisible()).resolves.toBe(true);
+    await expect(page.locator('#sign-up-form').count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Create account' }).count()).resolves.toBe(0);
+    await expect(page.getByText('Create an account').count()).resolves.toBe(0);
+
+    const shot = join(dir, 'account-sign-up-closed.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(existsSync(shot)).toBe(true);
+    mkdirSync(artifacts, { recursive: true });
+    await page.screenshot({ path: join(artifacts, 'account-sign-up-closed.png'), fullPage: true });
+    expect(problems).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { PasswordHasher } from '@/accounts/hashing';
 import type { ApiDeps } from '@/api/deps';
 import { buildDeps, createService, type ExtraRoutes } from '@/app';
 import type { Audience } from '@/auth/tokens';
@@ -64,6 +65,8 @@ export interface TestAppOptions {
   clock?: ReturnType<typeof manualClock>;
   /** Probe routes mounted after the service's own, inside the same pipeline. */
   extraRoutes?: ExtraRoutes;
+  /** The password hash under the server's bounded hasher (default argon2id). */
+  hasher?: PasswordHasher;
 }
 
 /**
@@ -75,13 +78,17 @@ export function createTestApp({
   env = {},
   clock = manualClock(Date.now()),
   extraRoutes,
+  hasher,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({ DATABASE_PATH: join(dir, 'app.db'), LOG_LEVEL: 'silent', ...env });
   const db = openDatabase(config.databasePath);
   openDatabases.push(db);
   migrateDatabase(db);
-  const deps: ApiDeps = buildDeps({ config, db, logger: createLogger('silent'), clock });
+  const deps: ApiDeps = buildDeps({
+    ...{ config, db, logger: createLogger('silent'), clock },
+    hasher,
+  });
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */
   const lanes = { fast: 0 };
   const { app, fetch, fullPipeline } = createService(deps, extraRoutes, {

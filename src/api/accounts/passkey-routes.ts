@@ -8,9 +8,11 @@ import {
   startRegistration,
 } from '@/accounts/ceremonies';
 import { deletePasskey, listPasskeys, renamePasskey, summaryOf } from '@/accounts/passkeys';
+import { assertRecentCredentialCheck, sessionResolver } from '@/accounts/sessions';
 import { verifyPasskeySignIn } from '@/accounts/sign-in';
 import { findUserById } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
+import { cookieValue, identify, SESSION_COOKIE } from '@/api/plugins/auth';
 import { clientAddressOf } from '@/api/request/peer';
 import { derivedKey } from '@/auth/keys';
 import { fail } from '@/kernel/errors';
@@ -37,12 +39,13 @@ const tags = ['Passkeys'];
  * passkey management (list, rename, delete). Every route here refuses plain HTTP off loopback.
  */
 export const passkeyRoutes = (deps: ApiDeps) => {
-  const { db, clock, config, auth } = deps;
+  const { db, clock, config, auth, accounts } = deps;
   const rp: RelyingParty = {
     id: config.rpId,
     name: config.rpName,
     origins: config.publicOrigins,
-    secret: derivedKey(config.jwtSecret, 'passkey-decoy'),
+    decoyKey: derivedKey(config.jwtSecret, 'passkey-decoy'),
+    challengeKey: derivedKey(config.jwtSecret, 'passkey-challenge'),
   };
   /** Registration needs an account (a token minted for an unknown `sub` has none). */
   const accountOf = (sub: string) => {
@@ -50,18 +53,44 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     if (!user) throw fail('account.required');
     return user;
   };
+  const credentials = {
+    tokens: deps.tokens,
+    sessions: sessionResolver(db, clock),
+    origins: config.publicOrigins,
+  };
+  /**
+   * Adding a passkey needs the session cookie of a sign-in at most 10 minutes
+   * old; a bearer token (valid an hour, not revocable) is never enough.
+   * Checked in `transform`, before the body like the auth check; a missing or
+   * invalid credential is left to that check (401).
+   */
+  const assertRecentCheck = async (request: Request) => {
+    const identity = await identify(request, credentials);
+    if (!identity) return;
+    const sessionToken =
+      identity.via === 'session'
+        ? cookieValue(request.headers.get('cookie'), SESSION_COOKIE)
+        : undefined;
+    assertRecentCredentialCheck(db, { sessionToken }, clock());
+  };
+  /** Options are cheap to ask for: bounded per address before any work. */
+  const takeOptionsSlot = (request: Request) =>
+    accounts.passkeyOptions.take(clientAddressOf(request, config));
 
   return new Elysia({ name: 'accounts-passkeys' })
     .use(auth)
     .onTransform(({ request }) => assertSecureTransport(request, config.trustProxy))
     .post(
       '/passkey/register/options',
-      async ({ identity }) => {
-        const options = await startRegistration(db, rp, accountOf(identity.sub), clock());
+      async ({ identity, request }) => {
+        const user = accountOf(identity.sub);
+        takeOptionsSlot(request);
+        const options = await startRegistration(db, rp, user, clock());
         return options as z.infer<typeof RegistrationOptions>;
       },
       {
         auth: 'any',
+        transform: ({ request }) => assertRecentCheck(request),
         body: NoBody,
         response: { 200: RegistrationOptions },
         detail: { summary: 'Options for navigator.credentials.create()', tags },
@@ -70,11 +99,12 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     .post(
       '/passkey/register',
       async ({ identity, body, status }) => {
+        const user = accountOf(identity.sub);
         const passkey = await finishRegistration(
           db,
           rp,
           {
-            userId: accountOf(identity.sub).id,
+            userId: user.id,
             response: body.response as RegistrationResponseJSON,
             name: body.name,
           },
@@ -84,6 +114,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       },
       {
         auth: 'any',
+        transform: ({ request }) => assertRecentCheck(request),
         body: RegisterBody,
         response: { 201: PasskeySummary },
         detail: { summary: 'Finish registering a passkey', tags },
@@ -96,6 +127,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         return options as z.infer<typeof AuthenticationOptions>;
       },
       {
+        transform: ({ request }) => takeOptionsSlot(request),
         body: AuthenticateOptionsBody,
         response: { 200: AuthenticationOptions },
         detail: {

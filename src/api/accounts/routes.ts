@@ -16,4 +16,4 @@ export const accountsRoutes = (deps: ApiDeps) =>
         .use(sessionRoutes(deps))
         .use(passkeyRoutes(deps)),
     )
-    .use(accountPage());
+    .use(accountPage({ signUp: deps.config.accounts.signUp }));

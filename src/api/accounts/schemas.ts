@@ -9,6 +9,12 @@ export const SignUpBody = z.strictObject({
   password: Password.min(8),
 });
 
+/** Every sign-up answer, whether or not the email was free (nothing to tell them apart). */
+export const SignUpAccepted = z.object({ email: z.string(), message: z.string() });
+
+/** An account an employee creates (POST /admin/users): sign-up's rules plus the role. */
+export const NewUserBody = SignUpBody.extend({ role: z.enum(['customer', 'employee']) });
+
 export const SignInBody = z.strictObject({
   email: z.string().min(1).max(254),
   password: Password.min(1),

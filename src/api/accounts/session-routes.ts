@@ -1,47 +1,54 @@
 import { Elysia } from 'elysia';
+import { SIGN_UP_ACCEPTED_MESSAGE, SIGN_UP_CLOSED_DETAIL } from '@/accounts/messages';
 import { deleteSession } from '@/accounts/sessions';
 import { verifyPasswordSignIn } from '@/accounts/sign-in';
-import { createUser, findUserByEmail, findUserById, userSummaryOf } from '@/accounts/users';
+import { signUpCustomer } from '@/accounts/sign-up';
+import { findUserById, normalizeEmail, userSummaryOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { assertSameOrigin, cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
 import { clientAddressOf } from '@/api/request/peer';
 import { fail } from '@/kernel/errors';
 import { clearedSessionCookie } from './http';
-import { SignInBody, SignInResponse, SignUpBody, UserSummary } from './schemas';
+import { SignInBody, SignInResponse, SignUpAccepted, SignUpBody, UserSummary } from './schemas';
 import { signedInResponse } from './signed-in';
-
-const isUniqueViolation = (error: unknown) =>
-  (error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
 /** Sign-up, password sign-in, sign-out and "who am I". */
 export const sessionRoutes = (deps: ApiDeps) => {
-  const { db, clock, config, auth } = deps;
+  const { db, clock, config, auth, accounts } = deps;
   return new Elysia({ name: 'accounts-sessions' })
     .use(auth)
     .post(
       '/sign-up',
       async ({ body, status }) => {
-        if (findUserByEmail(db, body.email)) throw fail('account.email_taken');
-        try {
-          const user = await createUser(db, { ...body, role: 'customer' });
-          return status(201, userSummaryOf(user));
-        } catch (error) {
-          // Two sign-ups for one email raced past the check above.
-          if (isUniqueViolation(error)) throw fail('account.email_taken');
-          throw error;
-        }
+        // A 503 for lack of hashing capacity still used up one of the address's
+        // attempts: given back, a flood would keep the hashing queue full.
+        await signUpCustomer(db, accounts.hasher, body);
+        return status(202, {
+          email: normalizeEmail(body.email),
+          message: SIGN_UP_ACCEPTED_MESSAGE,
+        });
       },
       {
+        // Before the body is read or anything hashed: the policy, then the per-address bound.
+        transform({ request }) {
+          if (config.accounts.signUp === 'closed') {
+            throw fail('sign_up.closed', { detail: SIGN_UP_CLOSED_DETAIL });
+          }
+          accounts.signUps.take(clientAddressOf(request, config));
+        },
         body: SignUpBody,
-        response: { 201: UserSummary },
-        detail: { summary: 'Create a customer account', tags: ['Accounts'] },
+        response: { 202: SignUpAccepted },
+        detail: {
+          summary: 'Create a customer account (the same 202 whether or not the email is taken)',
+          tags: ['Accounts'],
+        },
       },
     )
     .post(
       '/sign-in',
       async ({ body, request, set }) => {
         const address = clientAddressOf(request, config);
-        const user = await verifyPasswordSignIn(db, { ...body, address }, clock());
+        const user = await verifyPasswordSignIn(db, accounts.hasher, { ...body, address }, clock());
         return signedInResponse(deps, request, set, user);
       },
       {

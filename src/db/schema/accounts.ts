@@ -51,9 +51,9 @@ export const passkeys = sqliteTable(
 );
 
 /**
- * Outstanding WebAuthn challenges: single-use (deleted when consumed) and
- * short-lived. Registration challenges belong to a user; authentication
- * challenges are their own ceremony (optionally narrowed to a user by email).
+ * Used WebAuthn challenges. Challenges are issued stateless (signed, with
+ * their expiry) and recorded here only when a verification uses one, until
+ * they expire, so a second use is refused (src/accounts/challenges.ts).
  */
 export const webauthnChallenges = sqliteTable(
   'webauthn_challenges',
@@ -76,7 +76,7 @@ export const authFailures = sqliteTable(
   'auth_failures',
   {
     id: integer().primaryKey({ autoIncrement: true }),
-    /** `account:<email>` or `ip:<address>`. */
+    /** `account:<address> <email>` or `ip:<address>`. */
     key: text().notNull(),
     at: integer().notNull(),
   },

@@ -1,4 +1,5 @@
 /** The account page's calls to /auth and the sentences it shows for failures. */
+import { REAUTHENTICATION_DETAIL, SIGN_UP_CLOSED_DETAIL } from '../../accounts/messages';
 
 export interface User {
   id: string;
@@ -30,6 +31,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly retryAfterSeconds: number | null,
+    /** The problem body's `detail`, when the server sent one. */
+    readonly detail: string | null = null,
   ) {
     super(`HTTP ${status}`);
   }
@@ -51,7 +54,12 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   }
   if (!response.ok) {
     const retryAfter = Number(response.headers.get('retry-after'));
-    throw new ApiError(response.status, Number.isFinite(retryAfter) ? retryAfter : null);
+    const problem: unknown = await response.json().catch(() => null);
+    const detail =
+      problem !== null && typeof problem === 'object' && 'detail' in problem
+        ? String(problem.detail)
+        : null;
+    throw new ApiError(response.status, Number.isFinite(retryAfter) ? retryAfter : null, detail);
   }
   return (response.status === 204 ? undefined : await response.json()) as T;
 }
@@ -74,7 +82,8 @@ const webAuthnMessages: Record<string, string> = {
 const apiMessages: Partial<Record<Action, Record<number, string>>> = {
   'sign-in': { 401: "That email and password don't match. Check them and try again." },
   'sign-up': {
-    409: 'An account with this email already exists. Sign in instead.',
+    // Sign-up answers alike for a free or taken email: the sign-in that follows fails.
+    409: 'This email and password do not sign in. If you already have an account, sign in with its password.',
     422: 'Enter a valid email address and a password of at least 8 characters.',
   },
   'passkey-sign-in': {
@@ -95,6 +104,10 @@ const apiMessages: Partial<Record<Action, Record<number, string>>> = {
 /** Turns any failure into a sentence for the person at the keyboard. */
 export function describe(error: unknown, action: Action): string {
   if (error instanceof ApiError) {
+    // The server's own sentences for these two refusals are written for people.
+    if (error.detail === SIGN_UP_CLOSED_DETAIL || error.detail === REAUTHENTICATION_DETAIL) {
+      return error.detail;
+    }
     const specific = apiMessages[action]?.[error.status];
     if (specific) return specific;
     switch (error.status) {
@@ -106,6 +119,8 @@ export function describe(error: unknown, action: Action): string {
         return 'The server refused this request. Passkeys need a secure (https) connection.';
       case 429:
         return `Too many attempts. Please wait ${waitText(error.retryAfterSeconds)} and try again.`;
+      case 503:
+        return 'The server is busy. Please try again in a moment.';
       default:
         return error.status >= 500
           ? 'Something went wrong on our side. Please try again in a moment.'

@@ -1,0 +1,53 @@
+import type { Clock } from '@/kernel/clock';
+import { fail } from '@/kernel/errors';
+
+/** Client addresses remembered at most; past it the longest-unseen one is forgotten. */
+const MAX_ADDRESSES = 50_000;
+
+/**
+ * An exact sliding window per client address, in memory: at most `limit`
+ * requests in any `windowMs`. Each address keeps only the times of its
+ * admitted requests still in the window (at most `limit`), and at most
+ * 50,000 addresses are kept, so memory is bounded whatever the traffic.
+ * Checked before any work (hashing, storage), it costs a map lookup.
+ */
+export class AddressLimit {
+  readonly #times = new Map<string, number[]>();
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Admits one request from `address` or throws 429 with the seconds until a slot frees. */
+  take(address: string): void {
+    const now = this.clock();
+    const since = now - this.windowMs;
+    const times = (this.#times.get(address) ?? []).filter((at) => at > since);
+    if (times.length >= this.limit) {
+      const freedAt = times[times.length - this.limit]! + this.windowMs;
+      this.#remember(address, times);
+      throw fail('auth.too_many_requests', {
+        retryAfterSeconds: Math.ceil((freedAt - now) / 1000),
+      });
+    }
+    times.push(now);
+    this.#remember(address, times);
+  }
+
+  /** Addresses currently remembered (for tests and figures). */
+  get size(): number {
+    return this.#times.size;
+  }
+
+  #remember(address: string, times: number[]) {
+    // Re-inserting moves the address to the end: the map's order is least recently seen first.
+    this.#times.delete(address);
+    this.#times.set(address, times);
+    if (this.#times.size > MAX_ADDRESSES) {
+      const oldest = this.#times.keys().next().value;
+      if (oldest !== undefined) this.#times.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * Sentences the account routes answer with, shared with the account page
+ * (src/web), which shows or recognises them. Plain strings: the page's
+ * bundle imports this file, so it imports nothing.
+ */
+
+/** The `detail` of 403 `sign_up.closed`. */
+export const SIGN_UP_CLOSED_DETAIL =
+  'Sign-up is closed on this service. Ask an administrator to create your account.';
+
+/** The `message` of every 202 sign-up answer, whether or not the email was free. */
+export const SIGN_UP_ACCEPTED_MESSAGE =
+  'If this email was not registered yet, its account has been created: sign in with this email and password.';
+
+/** The `detail` of 403 `auth.reauthentication_required`. */
+export const REAUTHENTICATION_DETAIL =
+  'Adding a passkey needs a sign-in with your password or a passkey in the last 10 minutes. Sign in again, then add it.';

@@ -1,0 +1,45 @@
+import { Elysia } from 'elysia';
+import { createUser, findUserByEmail, userSummaryOf } from '@/accounts/users';
+import { NewUserBody, UserSummary } from '@/api/accounts/schemas';
+import type { ApiDeps } from '@/api/deps';
+import { fail } from '@/kernel/errors';
+import { bodyRules } from '../plugins/body-rules';
+
+const isUniqueViolation = (error: unknown) =>
+  (error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+
+/**
+ * POST /admin/users: an employee creates an account (customer or employee),
+ * whatever the sign-up policy, with sign-up's rules. Employees may know which
+ * emails have accounts, so a taken email is a plain 409 here.
+ */
+export const adminUserRoutes = ({ auth, db, accounts }: ApiDeps) =>
+  new Elysia({ name: 'admin-users' })
+    .use(auth)
+    .use(bodyRules)
+    .post(
+      '/users',
+      async ({ body, status }) => {
+        if (findUserByEmail(db, body.email)) throw fail('account.email_taken');
+        try {
+          return status(201, userSummaryOf(await createUser(db, body, accounts.hasher)));
+        } catch (error) {
+          // Two creates for one email raced past the check above.
+          if (isUniqueViolation(error)) throw fail('account.email_taken');
+          throw error;
+        }
+      },
+      {
+        auth: 'employee',
+        badBody: 'unprocessable',
+        body: NewUserBody,
+        response: { 201: UserSummary },
+        detail: {
+          summary: 'Create an account (employee only; works while sign-up is closed)',
+          description:
+            '422 for a bad email, a password under 8 characters or an unknown role; 409 when the email has an account.',
+          tags: ['Admin'],
+          security: [{ bearer: [] }],
+        },
+      },
+    );

@@ -1,0 +1,236 @@
+import { describe, expect, test } from 'bun:test';
+import type { PasswordHasher } from '@/accounts/hashing';
+import { SIGN_UP_ACCEPTED_MESSAGE, SIGN_UP_CLOSED_DETAIL } from '@/accounts/messages';
+import { findUserByEmail } from '@/accounts/users';
+import { UserSummary } from '@/api/accounts/schemas';
+import { users } from '@/db/schema';
+import { problemOf } from '../support/harness';
+import { accountsSetup, PASSWORD } from './support';
+
+/** Lets the requests already sent run until they wait on something (no timers involved). */
+async function settle(rounds = 20) {
+  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * A password hash the test drives: each call waits until released (or not,
+ * once `auto` is set), and every call is counted.
+ */
+function controllableHasher() {
+  const waiting: (() => void)[] = [];
+  const state = { calls: 0, auto: false };
+  const gate = async () => {
+    state.calls++;
+    if (!state.auto) await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const hasher: PasswordHasher = {
+    async hash(password) {
+      await gate();
+      return `stub:${password}`;
+    },
+    async verify(password, hash) {
+      await gate();
+      return hash === `stub:${password}`;
+    },
+  };
+  return {
+    hasher,
+    state,
+    get waiting() {
+      return waiting.length;
+    },
+    release: () => waiting.shift()?.(),
+  };
+}
+
+const signUpBody = (email: string) => ({ body: { email, password: PASSWORD } });
+
+describe('sign-up closed', () => {
+  const ctx = accountsSetup({ SIGN_UP: 'closed' });
+
+  test('POST /auth/sign-up → 403 saying sign-up is closed, whatever the body; nothing created', async () => {
+    for (const body of [{ email: 'new@example.com', password: PASSWORD }, { nonsense: true }]) {
+      const res = await ctx.request('POST', '/auth/sign-up', { body });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(problemOf(403, SIGN_UP_CLOSED_DETAIL));
+    }
+    expect(ctx.db.select().from(users).all()).toEqual([]);
+  });
+
+  test('GET /account carries no sign-up form (and keeps its sign-in form)', async () => {
+    const res = await ctx.request('GET', '/account');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('id="sign-in-form"');
+    expect(res.text).not.toContain('sign-up');
+    expect(res.text).not.toContain('Create an account');
+  });
+
+  test('an employee still creates accounts at POST /admin/users, which then sign in', async () => {
+    const employee = await ctx.tokenFor('ops', 'employee');
+    const res = await ctx.request('POST', '/admin/users', {
+      token: employee,
+      body: { email: ' New.Person@Example.com', password: PASSWORD, role: 'customer' },
+    });
+    expect(res.status).toBe(201);
+    const user = UserSummary.parse(res.body);
+    expect(user).toEqual({ id: user.id, email: 'new.person@example.com', role: 'customer' });
+    expect((await ctx.signIn('new.person@example.com')).user).toEqual(user);
+  });
+});
+
+describe('POST /admin/users', () => {
+  const ctx = accountsSetup();
+
+  test('happy: an employee account → 201', async () => {
+    const res = await ctx.request('POST', '/admin/users', {
+      token: await ctx.tokenFor('ops', 'employee'),
+      body: { email: 'staff@example.com', password: PASSWORD, role: 'employee' },
+    });
+    expect(res.status).toBe(201);
+    expect(findUserByEmail(ctx.db, 'staff@example.com')?.role).toBe('employee');
+  });
+
+  test('error: a taken email → 409; bad email, short password, unknown role → 422', async () => {
+    const token = await ctx.tokenFor('ops', 'employee');
+    const taken = await ctx.createAccount();
+    const again = await ctx.request('POST', '/admin/users', {
+      token,
+      body: { email: taken.email.toUpperCase(), password: PASSWORD, role: 'customer' },
+    });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual(problemOf(409));
+    const bad = await ctx.request('POST', '/admin/users', {
+      token,
+      body: { email: 'nope', password: 'short', role: 'admin' },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toEqual(
+      problemOf(422, undefined, {
+        email: { emailInvalidFormat: 'The input is not a valid email' },
+        password: { stringLengthTooShort: 'The input is less than 8 characters long' },
+        role: { notInArray: 'The input was not found in the haystack' },
+      }),
+    );
+  });
+
+  test('auth: anonymous → 401, a customer → 403, before the body is looked at', async () => {
+    const anonymous = await ctx.request('POST', '/admin/users', { body: {} });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toEqual(problemOf(401));
+    const customer = await ctx.request('POST', '/admin/users', {
+      token: await ctx.tokenFor('someone', 'customer'),
+      body: {},
+    });
+    expect(customer.status).toBe(403);
+    expect(customer.body).toEqual(problemOf(403));
+  });
+});
+
+describe('sign-ups per address', () => {
+  const stub = controllableHasher();
+  stub.state.auto = true;
+  const ctx = accountsSetup({ SIGN_UP_PER_IP_PER_HOUR: '3', TRUST_PROXY: 'true' }, stub);
+  const from = (ip: string, email: string) =>
+    ctx.request('POST', '/auth/sign-up', {
+      ...signUpBody(email),
+      headers: { 'x-forwarded-for': ip },
+    });
+
+  test('past the limit → 429 with Retry-After before any hashing; other addresses unaffected; lifts after the hour', async () => {
+    for (let i = 0; i < 3; i++)
+      expect((await from('198.51.100.1', `a${i}@x.example`)).status).toBe(202);
+    const callsBefore = stub.state.calls;
+    ctx.clock.advance(10 * 60 * 1000);
+    const refused = await from('198.51.100.1', 'a3@x.example');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual(problemOf(429));
+    expect(refused.headers.get('retry-after')).toBe('3000');
+    // Refused before the body's password reached the hasher, and nothing stored.
+    expect(stub.state.calls).toBe(callsBefore);
+    expect(findUserByEmail(ctx.db, 'a3@x.example')).toBeUndefined();
+
+    expect((await from('198.51.100.2', 'b@x.example')).status).toBe(202);
+    ctx.clock.advance(50 * 60 * 1000);
+    expect((await from('198.51.100.1', 'a3@x.example')).status).toBe(202);
+  });
+});
+
+describe('hashing capacity (concurrency 1, queue 1)', () => {
+  const stub = controllableHasher();
+  const ctx = accountsSetup({ HASH_CONCURRENCY: '1', HASH_QUEUE: '1' }, stub);
+
+  test('one hashes, one waits, the next → 503 with Retry-After at once; the admitted two finish', async () => {
+    const first = ctx.request('POST', '/auth/sign-up', signUpBody('one@example.com'));
+    const second = ctx.request('POST', '/auth/sign-up', signUpBody('two@example.com'));
+    await settle();
+    expect(stub.state.calls).toBe(1);
+    const third = await ctx.request('POST', '/auth/sign-up', signUpBody('three@example.com'));
+    expect(third.status).toBe(503);
+    expect(third.body).toEqual(problemOf(503));
+    expect(third.headers.get('retry-after')).toBe('1');
+
+    stub.release();
+    await settle();
+    expect(stub.state.calls).toBe(2);
+    stub.release();
+    expect((await first).status).toBe(202);
+    expect((await second).status).toBe(202);
+    expect(findUserByEmail(ctx.db, 'three@example.com')).toBeUndefined();
+    expect(findUserByEmail(ctx.db, 'two@example.com')?.passwordHash).toBe(`stub:${PASSWORD}`);
+  });
+
+  test('a sign-up refused for capacity still counts against the address', async () => {
+    const limited = controllableHasher();
+    const small = accountsSetup(
+      { HASH_CONCURRENCY: '1', HASH_QUEUE: '0', SIGN_UP_PER_IP_PER_HOUR: '2' },
+      limited,
+    );
+    const first = small.request('POST', '/auth/sign-up', signUpBody('a@example.com'));
+    await settle();
+    expect((await small.request('POST', '/auth/sign-up', signUpBody('b@example.com'))).status).toBe(
+      503,
+    );
+    limited.state.auto = true;
+    limited.release();
+    expect((await first).status).toBe(202);
+    const third = await small.request('POST', '/auth/sign-up', signUpBody('b@example.com'));
+    expect(third.status).toBe(429);
+    expect(third.body).toEqual(problemOf(429));
+  });
+
+  test('a sign-in refused for capacity → 503 and does not count as a failed guess', async () => {
+    stub.state.auto = true;
+    await ctx.signUp('four@example.com');
+    stub.state.auto = false;
+    const blockers = [
+      ctx.request('POST', '/auth/sign-in', signUpBody('four@example.com')),
+      ctx.request('POST', '/auth/sign-in', signUpBody('four@example.com')),
+    ];
+    await settle();
+    for (let i = 0; i < 12; i++) {
+      const busy = await ctx.request('POST', '/auth/sign-in', {
+        body: { email: 'four@example.com', password: 'wrong password' },
+      });
+      expect(busy.status).toBe(503);
+      expect(busy.headers.get('retry-after')).toBe('1');
+    }
+    stub.state.auto = true;
+    stub.release();
+    stub.release();
+    for (const blocker of blockers) expect((await blocker).status).toBe(200);
+    // Twelve refusals, yet no lock: none of them was a guess.
+    expect(
+      (await ctx.request('POST', '/auth/sign-in', signUpBody('four@example.com'))).status,
+    ).toBe(200);
+  });
+
+  test('the sign-up answer for a taken email costs the same hash and matches a free one', async () => {
+    stub.state.auto = true;
+    await ctx.signUp('five@example.com');
+    const calls = stub.state.calls;
+    const taken = await ctx.request('POST', '/auth/sign-up', signUpBody('FIVE@example.com'));
+    expect(stub.state.calls).toBe(calls + 1);
+    expect(taken.status).toBe(202);
+    expect(taken.body).toEqual({ email: 'five@example.com', message: SIGN_UP_ACCEPTED_MESSAGE });
+  });
+});
