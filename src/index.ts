@@ -19,7 +19,7 @@ function loadConfig() {
 }
 
 const config = loadConfig();
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, undefined, config.logFormat);
 const db = openDatabase(config.databasePath);
 migrateDatabase(db);
 const deps = buildDeps({ config, db, logger });
