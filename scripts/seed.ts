@@ -49,14 +49,14 @@ function weighted<T>(pairs: readonly (readonly [T, number])[]): (r: number) => T
 // A few large cities and a long tail (Zipf-like): madrid holds about 12 %,
 // the smallest about 0.35 % of the properties.
 const pickCity = weighted(CITY_IDS.map((id, rank) => [id, 1 / (rank + 1) ** 0.8] as const));
-const pickType = weighted<PropertyType>([
+export const pickType = weighted<PropertyType>([
   ['apartment', 0.55],
   ['studio', 0.2],
   ['roomShared', 0.15],
   ['residence', 0.1],
 ]);
 
-const STREETS = [
+export const STREETS = [
   'Calle Mayor',
   'Gran Vía',
   'Avenida de la Constitución',
@@ -78,7 +78,7 @@ const STREETS = [
 ];
 
 /** What a unit may carry, with the share of units that has it. */
-const FEATURES: readonly (readonly [BulkUnitFeature, number])[] = [
+export const FEATURES: readonly (readonly [BulkUnitFeature, number])[] = [
   [{ applicability: 'unit', category: 'amenities', name: 'airConditioning', value: 'true' }, 0.2],
   [{ applicability: 'unit', category: 'amenities', name: 'balcony', value: 'true' }, 0.1],
   [{ applicability: 'unit', category: 'furniture', name: 'furnished', value: 'true' }, 0.08],
@@ -104,7 +104,7 @@ const cityName = (id: CityId) =>
     .join(' ');
 
 /** Display name and a stable centre per city (not its real one): 35..60° N, 10° W..30° E. */
-const CITIES = new Map(
+export const CITIES = new Map(
   CITY_IDS.map((id) => {
     const r = random([...id].reduce((h, c) => Math.imul(h, 31) + c.charCodeAt(0), 7));
     return [id, { name: cityName(id), latitude: 35 + r() * 25, longitude: -10 + r() * 40 }];

@@ -60,6 +60,8 @@ export const EnvSchema = z.object({
   JOB_UNIT_COUNTER_RECONCILE_CRON: cron.default('*/5 * * * *'),
   JOB_STATIC_PAGE_CACHE_WARM_CRON: cron.default('*/10 * * * *'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  // Unset: `pretty` when stdout is a terminal, else `json`.
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   CORS_ORIGINS: z.string().optional(),
   STATIC_PAGES_CACHE: booleanFlag.default(true),
   READ_CACHE: booleanFlag.default(true),
@@ -98,6 +100,8 @@ export interface Config {
     staticPageCacheWarm: string;
   };
   logLevel: Env['LOG_LEVEL'];
+  /** `pretty`: one coloured human-readable line per request (a terminal); `json`: one object per line. */
+  logFormat: NonNullable<Env['LOG_FORMAT']>;
   corsOrigins: string[];
   /** In-process cache of the static-page reads; off for benchmarks. */
   staticPagesCache: boolean;
@@ -183,8 +187,14 @@ function readSecretFile(file: string): string {
   return secret;
 }
 
-/** Parses the environment; throws ConfigError with one line naming the variable. */
-export function parseConfig(source: Record<string, string | undefined>): Config {
+/**
+ * Parses the environment; throws ConfigError with one line naming the variable.
+ * `terminal` (stdout is a TTY) only picks LOG_FORMAT's default.
+ */
+export function parseConfig(
+  source: Record<string, string | undefined>,
+  terminal = process.stdout.isTTY === true,
+): Config {
   // An empty variable means "not set" (as in `PORT= bun start`).
   const env = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''));
   const parsed = EnvSchema.safeParse(env);
@@ -230,6 +240,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       staticPageCacheWarm: e.JOB_STATIC_PAGE_CACHE_WARM_CRON,
     },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT ?? (terminal ? 'pretty' : 'json'),
     corsOrigins: list(e.CORS_ORIGINS),
     staticPagesCache: e.STATIC_PAGES_CACHE,
     readCache: e.READ_CACHE,

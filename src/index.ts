@@ -1,3 +1,4 @@
+import { hasAnyUser } from '@/accounts/users';
 import { lookUpPeersOn } from '@/api/request/peer';
 import { buildDeps, createService } from '@/app';
 import { ConfigError, parseConfig } from '@/config';
@@ -19,7 +20,7 @@ function loadConfig() {
 }
 
 const config = loadConfig();
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, undefined, config.logFormat);
 const db = openDatabase(config.databasePath);
 migrateDatabase(db);
 const deps = buildDeps({ config, db, logger });
@@ -41,6 +42,11 @@ logger.info('listening', {
   url: `${config.tls ? 'https' : 'http'}://${config.host}:${server.port}`,
   database: config.databasePath,
 });
+if (!hasAnyUser(db)) {
+  logger.info(
+    'no account yet: create the first employee with `bun run user:create -- --email you@example.com --role employee`, or fill the database with demo data: `bun run demo`',
+  );
+}
 
 let stopping = false;
 async function shutdown(signal: string) {

@@ -33,6 +33,10 @@ export async function createUser(
     .get();
 }
 
+/** Whether any account exists (start-up says how to create the first one otherwise). */
+export const hasAnyUser = (db: DbOrTx): boolean =>
+  db.select({ id: users.id }).from(users).limit(1).get() !== undefined;
+
 export function findUserById(db: DbOrTx, id: string): User | undefined {
   return db.select().from(users).where(eq(users.id, id)).get();
 }

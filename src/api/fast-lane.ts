@@ -71,6 +71,7 @@ export function withFastLane(
         headers: headers instanceof Headers ? headers : { ...headers, ...securityHeaders },
       });
       response.headers.set('x-request-id', id);
+      // GETs only: no request body for the debug line of a failed request.
       writeRequestLine(logger, id, 'GET', path, found.status, startedAt);
       onFastAnswer?.(request);
       return response;

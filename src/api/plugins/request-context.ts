@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 import { renderError } from '../errors';
+import { bodyCopyOf, logRequestBody } from '../request/body-log';
 import { corsHeaders, securityHeaders } from '../request/headers';
 import { logRequest } from '../request/log';
 import { startRequest } from '../request/meta';
@@ -46,8 +47,9 @@ export const requestContext = ({ corsOrigins }: RequestContextOptions) =>
   });
 
 /**
- * The security headers and the request id on every response, and one JSON
- * log line per request, once its response is ready. Written around
+ * The security headers and the request id on every response, and one
+ * log line per request, once its response is ready (with debug logging, a
+ * 4xx or 5xx is followed by a line with the request body, redacted). Written around
  * the app rather than in an after-response hook: Elysia runs such a hook in a
  * callback of its own for every request, a large share of a cached read
  * (docs/performance.md).
@@ -58,13 +60,16 @@ export function withRequestContext(
 ): (request: Request) => Promise<Response> {
   return (request) => {
     startRequest(request);
+    const copy = bodyCopyOf(logger, request);
     return handle(request).then((response) => {
       const { headers } = response;
       for (const name in securityHeaders) {
         headers.set(name, securityHeaders[name as keyof typeof securityHeaders]);
       }
-      headers.set('x-request-id', startRequest(request).id);
+      const { id } = startRequest(request);
+      headers.set('x-request-id', id);
       logRequest(logger, request, pathOf(request.url), response.status);
+      logRequestBody(logger, id, response.status, copy);
       return response;
     });
   };

@@ -1,0 +1,62 @@
+/**
+ * `bun run demo [-- --reset]`: fills DATABASE_PATH (migrated first) with a
+ * small realistic data set (scripts/demo-data.ts), prints the demo accounts'
+ * credentials (once, when created), a 24 h token for each and three curl
+ * commands to try. Running it again adds nothing. `--reset` deletes the
+ * database file (and its -wal / -shm) first, so everything in it is gone,
+ * not only the demo's data; the jwt-secret file beside it is kept. Stop the
+ * server before a reset.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { TokenService } from '@/auth/tokens';
+import { migrateDatabase, openDatabase } from '@/db/client';
+import { cli, fail } from './cli';
+import { countRows, type DemoAccount, fillDemo } from './demo-data';
+
+const usage = 'usage: bun run demo [-- --reset]   (--reset deletes the database file first)';
+const { values, config } = cli(usage, { reset: { type: 'boolean' } });
+const path = config.databasePath;
+if (path === ':memory:') fail('demo: DATABASE_PATH is :memory:, so the data would vanish at once');
+
+if (values.reset) {
+  for (const suffix of ['', '-wal', '-shm', '-journal'])
+    rmSync(`${path}${suffix}`, { force: true });
+  console.log(`reset: deleted ${path}`);
+}
+
+const db = openDatabase(path);
+migrateDatabase(db);
+const demo = await fillDemo(db, join(import.meta.dir, '..', 'content'));
+const counts = countRows(db);
+db.$client.close();
+
+const DAY_SECONDS = 24 * 3600;
+const tokens = new TokenService(config.jwtSecret);
+const employeeToken = await tokens.issue(demo.employee.id, 'employee', DAY_SECONDS);
+const customerToken = await tokens.issue(demo.customer.id, 'customer', DAY_SECONDS);
+
+const account = (label: string, { email, id, password }: DemoAccount) =>
+  `  ${label}  ${email}  id ${id}\n    password: ${
+    password ?? '(set when it was created; `bun run demo -- --reset` starts over)'
+  }`;
+const base = `${config.tls ? 'https' : 'http'}://localhost:${config.port}`;
+const bearer = (token: string) => `-H 'Authorization: Bearer ${token}'`;
+
+console.log(`demo data in ${path}:`);
+console.log(
+  Object.entries(counts)
+    .map(([table, n]) => `  ${table.padEnd(26)} ${n}`)
+    .join('\n'),
+);
+for (const { file, reason } of demo.refusedPages) console.error(`page ${file} refused: ${reason}`);
+console.log('\naccounts (passwords are shown only when created):');
+console.log(account('employee', demo.employee));
+console.log(account('customer', demo.customer));
+console.log('\ntokens (valid 24 h):');
+console.log(`  employee  ${employeeToken}`);
+console.log(`  customer  ${customerToken}`);
+console.log('\ntry (with `npm start` or `bun run dev` running):');
+console.log(`curl ${bearer(customerToken)} '${base}/listings/properties?itemsPerPage=5'`);
+console.log(`curl '${base}/listings/properties/${demo.sampleProperty}'`);
+console.log(`curl ${bearer(customerToken)} '${base}/api/v1/tokens/limits'`);
