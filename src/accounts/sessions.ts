@@ -61,7 +61,7 @@ export function deleteSession(db: DbOrTx, token: string): void {
     .run();
 }
 
-/** The auth plugin's cookie path: a live session → the user's identity (role as audience). */
+/** The auth plugin's cookie path: a live session → the user's caller (role as audience). */
 export function sessionResolver(db: Db, clock: Clock): SessionResolver {
   const lookup = db
     .select({ userId: sessions.userId, expiresAt: sessions.expiresAt, role: users.role })

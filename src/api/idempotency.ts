@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { and, asc, count, eq, inArray, lt, sql } from 'drizzle-orm';
 import { Elysia } from 'elysia';
-import type { Identity } from '@/auth/tokens';
+import type { Caller } from '@/auth/tokens';
 import type { Db, Tx } from '@/db/client';
 import { idempotencyKeys } from '@/db/schema';
 import type { Clock } from '@/kernel/clock';
@@ -117,7 +117,7 @@ export const idempotency = ({ db, clock, auth, keysPerCaller }: IdempotencyOptio
       .run();
   };
 
-  const callerOf = async (request: Request): Promise<Identity | null | undefined> => {
+  const callerOf = async (request: Request): Promise<Caller | null | undefined> => {
     const checked = checkedCaller(request);
     return checked !== undefined ? checked : identify(request, auth);
   };

@@ -3,10 +3,15 @@ import { errors, jwtVerify, SignJWT } from 'jose';
 export const AUDIENCES = ['customer', 'employee'] as const;
 export type Audience = (typeof AUDIENCES)[number];
 
-export interface Identity {
+/** Who is calling: an account and its audience. */
+export interface Caller {
   /** User id; for customers also the `ownerId` of the properties they act on. */
   sub: string;
   aud: Audience;
+}
+
+/** A caller as a credential proved it: how, and until when. */
+export interface VerifiedCaller extends Caller {
   /** How the caller proved it: a bearer token or the browser session cookie. */
   via: 'bearer' | 'session';
   /** Seconds since the epoch when the credential stops being valid. */
@@ -28,11 +33,11 @@ const isAudience = (value: unknown): value is Audience =>
  * of an authenticated request and a token is immutable.
  */
 /** Looks a session cookie up (filled by the accounts feature); null when unknown. */
-export type SessionResolver = (sessionId: string) => Identity | null;
+export type SessionResolver = (sessionId: string) => VerifiedCaller | null;
 
 export class TokenService {
   readonly #key: Uint8Array;
-  readonly #verified = new Map<string, Identity>();
+  readonly #verified = new Map<string, VerifiedCaller>();
 
   constructor(
     secret: string,
@@ -42,10 +47,10 @@ export class TokenService {
   }
 
   /**
-   * The identity of a token verified before and not yet expired, without a
+   * The caller of a token verified before and not yet expired, without a
    * promise (the fast lane's reads); undefined when it must be verified.
    */
-  cached(token: string): Identity | undefined {
+  cached(token: string): VerifiedCaller | undefined {
     const cached = this.#verified.get(token);
     if (!cached) return undefined;
     if (cached.exp + CLOCK_SKEW_SECONDS > this.now() / 1000) return cached;
@@ -53,7 +58,7 @@ export class TokenService {
     return undefined;
   }
 
-  async verify(token: string): Promise<Identity | null> {
+  async verify(token: string): Promise<VerifiedCaller | null> {
     const cached = this.cached(token);
     if (cached) return cached;
     try {
@@ -67,10 +72,10 @@ export class TokenService {
       if (!isAudience(aud) || typeof payload.sub !== 'string' || payload.sub.length === 0) {
         return null;
       }
-      const identity: Identity = { sub: payload.sub, aud, via: 'bearer', exp: payload.exp! };
+      const caller: VerifiedCaller = { sub: payload.sub, aud, via: 'bearer', exp: payload.exp! };
       if (this.#verified.size >= MAX_CACHED) this.#verified.clear();
-      this.#verified.set(token, identity);
-      return identity;
+      this.#verified.set(token, caller);
+      return caller;
     } catch (error) {
       if (error instanceof errors.JOSEError || error instanceof TypeError) return null;
       throw error;

@@ -1,7 +1,7 @@
+import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import type { Combinable } from '@/db/group-commit';
 import { fail } from '@/kernel/errors';
-import type { Actor } from './access';
 import type { BulkPropertyInput } from './properties/bulk';
 import { one } from './sql';
 
@@ -11,8 +11,8 @@ import { one } from './sql';
  * inside the write's own transaction, so concurrent writes cannot overshoot.
  */
 
-/** Whether `actor`'s writes count against quotas (customers' do, employees' do not). */
-export const countsAgainstQuota = (actor: Actor): boolean => actor?.aud !== 'employee';
+/** Whether `caller`'s writes count against quotas (customers' do, employees' do not). */
+export const countsAgainstQuota = (caller: Caller | null): boolean => caller?.aud !== 'employee';
 
 /** At most `limit` rows are counted: the scan stops there. */
 const countUpTo = (db: Db, sql: string, key: string, limit: number) =>
@@ -69,8 +69,13 @@ export function quotaCheckedCreates(
  * (a soft delete keeps the row, so create-and-delete would otherwise grow a
  * property without bound). Called inside the unit create's transaction.
  */
-export function ensureUnitRoom(db: Db, propertyId: string, actor: Actor, quota: number): void {
-  if (!countsAgainstQuota(actor)) return;
+export function ensureUnitRoom(
+  db: Db,
+  propertyId: string,
+  caller: Caller | null,
+  quota: number,
+): void {
+  if (!countsAgainstQuota(caller)) return;
   const rows = countUpTo(db, 'SELECT 1 FROM units WHERE property_id = ?', propertyId, quota);
   if (rows >= quota) throw fail('quota.units_reached', { detail: unitQuotaDetail(quota) });
 }

@@ -1,4 +1,4 @@
-import type { Caller, RateLimiter } from './limiter';
+import type { LimitKey, RateLimiter } from './limiter';
 import type { MaybePromise, WindowUsage } from './store';
 
 /** One request counted (or, for a free one, only looked at), with its response headers. */
@@ -18,7 +18,7 @@ const UNCOUNTED: Counted = Object.freeze({ admitted: true, windows: [], headers:
  */
 export function countRequest(
   limiter: RateLimiter,
-  caller: Caller,
+  limitKey: LimitKey,
   free: boolean,
 ): MaybePromise<Counted> {
   if (!limiter.enabled) return UNCOUNTED;
@@ -28,12 +28,12 @@ export function countRequest(
     headers: limiter.headerValues(windows),
   });
   if (free) {
-    const windows = limiter.peek(caller);
+    const windows = limiter.peek(limitKey);
     return windows instanceof Promise
       ? windows.then((w) => counted(true, w))
       : counted(true, windows);
   }
-  const result = limiter.hit(caller);
+  const result = limiter.hit(limitKey);
   return result instanceof Promise
     ? result.then((r) => counted(r.admitted, r.windows))
     : counted(result.admitted, result.windows);

@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Identity } from '@/auth/tokens';
+import type { Caller } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { Db } from '@/db/client';
 import { employeeLimits, type PlanRow, planAssignments, plans } from '@/db/schema';
@@ -27,12 +27,12 @@ export const EMPLOYEE_PLAN: PlanRef = Object.freeze({ id: 2, name: 'Employee', s
 /** An employee's per-minute limit is never below this. */
 export const EMPLOYEE_MINIMUM_PER_MINUTE = 2000;
 
-export type CallerAudience = 'anonymous' | 'customer' | 'employee';
+export type LimitAudience = 'anonymous' | 'customer' | 'employee';
 
 /** Who a request is counted against: an IP, a customer or an employee. */
-export interface Caller {
+export interface LimitKey {
   key: string;
-  audience: CallerAudience;
+  audience: LimitAudience;
 }
 
 interface Policy {
@@ -62,7 +62,7 @@ export class RateLimiter {
   readonly #config: Config['rateLimits'];
   readonly #clock: Clock;
   readonly #policies = new Map<string, Policy>();
-  readonly #callers = new WeakMap<Identity, Caller>();
+  readonly #limitKeys = new WeakMap<Caller, LimitKey>();
   readonly #anonymous: Policy;
   readonly #planOf: (sub: string) => PlanRow | undefined;
   readonly #employeeLimitOf: (sub: string) => number | undefined;
@@ -93,40 +93,40 @@ export class RateLimiter {
   }
 
   /** A valid token counts against its subject; anything else against the client IP. */
-  callerOf(identity: Identity | null | undefined, address: string): Caller {
-    if (!identity) return { key: `ip:${address}`, audience: 'anonymous' };
-    // TokenService hands out one Identity object per cached token: reuse its caller.
-    let caller = this.#callers.get(identity);
-    if (!caller) {
-      caller =
-        identity.aud === 'employee'
-          ? { key: `e:${identity.sub}`, audience: 'employee' }
-          : { key: `c:${identity.sub}`, audience: 'customer' };
-      this.#callers.set(identity, caller);
+  limitKeyOf(caller: Caller | null | undefined, address: string): LimitKey {
+    if (!caller) return { key: `ip:${address}`, audience: 'anonymous' };
+    // TokenService hands out one caller object per cached token: reuse its key.
+    let limitKey = this.#limitKeys.get(caller);
+    if (!limitKey) {
+      limitKey =
+        caller.aud === 'employee'
+          ? { key: `e:${caller.sub}`, audience: 'employee' }
+          : { key: `c:${caller.sub}`, audience: 'customer' };
+      this.#limitKeys.set(caller, limitKey);
     }
-    return caller;
+    return limitKey;
   }
 
   /** Counts one request if every window has room (one atomic step of the store). */
-  hit(caller: Caller): MaybePromise<HitResult> {
-    return this.store.hit(caller.key, this.#policy(caller).rules, this.#clock());
+  hit(limitKey: LimitKey): MaybePromise<HitResult> {
+    return this.store.hit(limitKey.key, this.#policy(limitKey).rules, this.#clock());
   }
 
   /** Usage without counting (GET /api/v1/tokens/limits). */
-  peek(caller: Caller): MaybePromise<WindowUsage[]> {
-    return this.store.peek(caller.key, this.#policy(caller).rules, this.#clock());
+  peek(limitKey: LimitKey): MaybePromise<WindowUsage[]> {
+    return this.store.peek(limitKey.key, this.#policy(limitKey).rules, this.#clock());
   }
 
-  async report(identity: Identity) {
-    return this.reportOf(identity, await this.peek(this.callerOf(identity, '')));
+  async report(caller: Caller) {
+    return this.reportOf(caller, await this.peek(this.limitKeyOf(caller, '')));
   }
 
-  /** The report of `identity` from its windows as `peek` gave them. */
-  reportOf(identity: Identity, windows: readonly WindowUsage[]) {
+  /** The report of `caller` from its windows as `peek` gave them. */
+  reportOf(caller: Caller, windows: readonly WindowUsage[]) {
     const now = this.#clock();
     return {
-      audience: identity.aud,
-      plan: { ...this.#policy(this.callerOf(identity, '')).plan },
+      audience: caller.aud,
+      plan: { ...this.#policy(this.limitKeyOf(caller, '')).plan },
       limits: windows.map((usage) => windowRecord(usage, now)),
     };
   }
@@ -189,14 +189,15 @@ export class RateLimiter {
     return { cleared: await this.store.resetExpired(now) };
   }
 
-  #policy(caller: Caller): Policy {
-    if (caller.audience === 'anonymous') return this.#anonymous;
-    let policy = this.#policies.get(caller.key);
+  #policy(limitKey: LimitKey): Policy {
+    if (limitKey.audience === 'anonymous') return this.#anonymous;
+    let policy = this.#policies.get(limitKey.key);
     if (policy) return policy;
-    const sub = caller.key.slice(2);
-    policy = caller.audience === 'employee' ? this.#employeePolicy(sub) : this.#customerPolicy(sub);
+    const sub = limitKey.key.slice(2);
+    policy =
+      limitKey.audience === 'employee' ? this.#employeePolicy(sub) : this.#customerPolicy(sub);
     if (this.#policies.size >= MAX_CACHED_POLICIES) this.#policies.clear();
-    this.#policies.set(caller.key, policy);
+    this.#policies.set(limitKey.key, policy);
     return policy;
   }
 

@@ -17,7 +17,7 @@ interface Entry {
   lastSeen: number;
 }
 
-/** How often (clock time) idle identities are swept out. */
+/** How often (clock time) idle callers are swept out. */
 const SWEEP_EVERY_MS = 10_000;
 /** Write-behind delay: a crash loses at most this much calendar usage. */
 const FLUSH_AFTER_MS = 1_000;
@@ -45,7 +45,7 @@ export class MemoryStore implements RateLimitStore {
     this.#logger = logger;
   }
 
-  /** Identities held in memory (for tests and metrics). */
+  /** Callers held in memory (for tests and metrics). */
   get size(): number {
     return this.#entries.size;
   }
@@ -177,10 +177,10 @@ export class MemoryStore implements RateLimitStore {
   }
 
   /**
-   * Forgets identities idle for a whole minute: their sliding window is
+   * Forgets callers idle for a whole minute: their sliding window is
    * empty and their calendar usage is stored (pending writes stay in
    * `#dirty` until flushed, and `#load` prefers them). Without persistence,
-   * an identity is kept while one of its calendar windows is still running.
+   * an caller is kept while one of its calendar windows is still running.
    */
   #sweep(now: number): void {
     this.#nextSweep = now + SWEEP_EVERY_MS;

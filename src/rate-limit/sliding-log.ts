@@ -3,10 +3,10 @@ import { MINUTE_MS } from './calendar';
 const INITIAL_CAPACITY = 8;
 
 /**
- * The exact sliding 60-second window of one identity: a ring buffer holding
+ * The exact sliding 60-second window of one caller: a ring buffer holding
  * the times of the admitted requests still inside the window, oldest first.
  * It never holds more than `limit` entries, so memory is bounded by the
- * limit, and it starts small because most identities send few requests.
+ * limit, and it starts small because most callers send few requests.
  * A request at `t` counts until `now - t >= 60 s`.
  */
 export class SlidingLog {

@@ -46,8 +46,8 @@ describe('sign-up, sign-in, sign-out', () => {
       expect(cookie).toMatch(
         /^session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=604800$/,
       );
-      const identity = await ctx.deps.tokens.verify(body.accessToken);
-      expect(identity).toMatchObject({ sub: user.id, aud: 'customer' });
+      const caller = await ctx.deps.tokens.verify(body.accessToken);
+      expect(caller).toMatchObject({ sub: user.id, aud: 'customer' });
     });
 
     test('the bearer token and the cookie both authenticate', async () => {
@@ -70,7 +70,7 @@ describe('sign-up, sign-in, sign-out', () => {
       // The cookie carries the role too: an employee-only route accepts it.
       const probeApp = new Elysia()
         .use(ctx.deps.auth)
-        .get('/probe', ({ identity }) => identity, { auth: 'employee' });
+        .get('/probe', ({ caller }) => caller, { auth: 'employee' });
       const probe = await probeApp.handle(
         new Request('http://localhost/probe', { headers: { cookie: session.cookie } }),
       );

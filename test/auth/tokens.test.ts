@@ -9,9 +9,9 @@ const ctx = createTestApp({
   extraRoutes: ({ auth }) =>
     new Elysia()
       .use(auth)
-      .get('/listings/probe/any', ({ identity }) => identity, { auth: 'any' })
-      .get('/listings/probe/employee', ({ identity }) => identity, { auth: 'employee' })
-      .get('/listings/probe/optional', ({ viewer }) => ({ viewer }), { optionalAuth: true }),
+      .get('/listings/probe/any', ({ caller }) => caller, { auth: 'any' })
+      .get('/listings/probe/employee', ({ caller }) => caller, { auth: 'employee' })
+      .get('/listings/probe/optional', ({ caller }) => ({ caller }), { optionalAuth: true }),
 });
 
 const key = (secret: string) => new TextEncoder().encode(secret);
@@ -29,7 +29,7 @@ async function sign(
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('bearer tokens (HS256 JWT with sub, aud, exp)', () => {
-  test('a valid customer token resolves the identity', async () => {
+  test('a valid customer token resolves the caller', async () => {
     const res = await ctx.request('GET', '/listings/probe/any', {
       token: await ctx.tokenFor('owner-1', 'customer'),
     });
@@ -121,7 +121,7 @@ describe('bearer tokens (HS256 JWT with sub, aud, exp)', () => {
   test('optional auth: anonymous passes, an invalid token is still 401', async () => {
     const anonymous = await ctx.request('GET', '/listings/probe/optional');
     expect(anonymous.status).toBe(200);
-    expect(anonymous.body).toEqual({ viewer: null });
+    expect(anonymous.body).toEqual({ caller: null });
     const invalid = await ctx.request('GET', '/listings/probe/optional', { token: 'a.b.c' });
     expect(invalid.status).toBe(401);
   });

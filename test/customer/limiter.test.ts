@@ -76,7 +76,7 @@ describe('memory store', () => {
     expect(refused.windows.map((w) => w.used)).toEqual([1, 1]);
   });
 
-  test('evicts identities idle for a minute', () => {
+  test('evicts callers idle for a minute', () => {
     const store = new MemoryStore();
     for (let i = 0; i < 50; i++) store.hit(`ip:${i}`, minute, 0);
     expect(store.size).toBe(50);

@@ -198,7 +198,7 @@ describe('happy: base limits per minute', () => {
   });
 });
 
-describe('happy: headers and identities', () => {
+describe('happy: headers and callers', () => {
   test('every /api/v1 answer carries the rate-limit headers', async () => {
     const ctx = start();
     const token = await ctx.tokenFor('customer-headers');

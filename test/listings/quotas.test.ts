@@ -78,9 +78,9 @@ describe('QUOTA_PROPERTIES_PER_OWNER', () => {
     const ctx = createTestApp();
     const group = new GroupCommit(ctx.db.$client, { schedule: () => {} });
     const kind = quotaCheckedCreates(ctx.db, propertyCreates(ctx.db), 2);
-    const actor = { sub: OWNER, aud: 'customer' as const };
+    const caller = { sub: OWNER, aud: 'customer' as const };
     const row = () =>
-      propertyToCreate(propertyBody() as PropertyCreate, { actor, source: 'outbound', now: 1 });
+      propertyToCreate(propertyBody() as PropertyCreate, { caller, source: 'outbound', now: 1 });
     const outcomes = Promise.allSettled([
       group.submit(kind, { row: row(), counted: true }),
       group.submit(kind, { row: row(), counted: false }),

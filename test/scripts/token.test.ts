@@ -45,9 +45,9 @@ describe('bun run token', () => {
       const { databasePath, user, tokens } = await withAccount();
       const run = await token(databasePath, '--email', 'OPS@example.com', '--ttl', '2h');
       expect(run).toMatchObject({ code: 0, stderr: '' });
-      const identity = await tokens.verify(run.stdout);
-      expect(identity).toMatchObject({ sub: user.id, aud: 'employee' });
-      expect(identity!.exp - Math.floor(Date.now() / 1000)).toBeGreaterThan(7000);
+      const caller = await tokens.verify(run.stdout);
+      expect(caller).toMatchObject({ sub: user.id, aud: 'employee' });
+      expect(caller!.exp - Math.floor(Date.now() / 1000)).toBeGreaterThan(7000);
     });
 
     test('--email with --aud issues that audience', async () => {

@@ -65,10 +65,10 @@ export const passkeyRoutes = (deps: ApiDeps) => {
    * invalid credential is left to that check (401).
    */
   const assertRecentCheck = async (request: Request) => {
-    const identity = await identify(request, credentials);
-    if (!identity) return;
+    const caller = await identify(request, credentials);
+    if (!caller) return;
     const sessionToken =
-      identity.via === 'session'
+      caller.via === 'session'
         ? cookieValue(request.headers.get('cookie'), SESSION_COOKIE)
         : undefined;
     assertRecentCredentialCheck(db, { sessionToken }, clock());
@@ -82,8 +82,8 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     .onTransform(({ request }) => assertSecureTransport(request, config.trustProxy))
     .post(
       '/passkey/register/options',
-      async ({ identity, request }) => {
-        const user = accountOf(identity.sub);
+      async ({ caller, request }) => {
+        const user = accountOf(caller.sub);
         takeOptionsSlot(request);
         const options = await startRegistration(db, rp, user, clock());
         return options as z.infer<typeof RegistrationOptions>;
@@ -98,8 +98,8 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     )
     .post(
       '/passkey/register',
-      async ({ identity, body, status }) => {
-        const user = accountOf(identity.sub);
+      async ({ caller, body, status }) => {
+        const user = accountOf(caller.sub);
         const passkey = await finishRegistration(
           db,
           rp,
@@ -150,19 +150,15 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         detail: { summary: 'Sign in with a passkey (same answer as password sign-in)', tags },
       },
     )
-    .get(
-      '/passkeys',
-      ({ identity }) => ({ passkeys: listPasskeys(db, identity.sub).map(summaryOf) }),
-      {
-        auth: 'any',
-        response: { 200: PasskeyList },
-        detail: { summary: "The signed-in user's passkeys", tags },
-      },
-    )
+    .get('/passkeys', ({ caller }) => ({ passkeys: listPasskeys(db, caller.sub).map(summaryOf) }), {
+      auth: 'any',
+      response: { 200: PasskeyList },
+      detail: { summary: "The signed-in user's passkeys", tags },
+    })
     .patch(
       '/passkeys/:id',
-      ({ identity, params, body }) => {
-        const passkey = renamePasskey(db, identity.sub, params.id, body.name);
+      ({ caller, params, body }) => {
+        const passkey = renamePasskey(db, caller.sub, params.id, body.name);
         if (!passkey) throw fail('passkey.not_found');
         return summaryOf(passkey);
       },
@@ -176,8 +172,8 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     )
     .delete(
       '/passkeys/:id',
-      ({ identity, params, set }) => {
-        if (!deletePasskey(db, identity.sub, params.id)) throw fail('passkey.not_found');
+      ({ caller, params, set }) => {
+        if (!deletePasskey(db, caller.sub, params.id)) throw fail('passkey.not_found');
         set.status = 204;
       },
       {

@@ -80,8 +80,8 @@ export const sessionRoutes = (deps: ApiDeps) => {
     )
     .get(
       '/me',
-      ({ identity }) => {
-        const user = findUserById(db, identity.sub);
+      ({ caller }) => {
+        const user = findUserById(db, caller.sub);
         if (!user) throw fail('account.not_found');
         return userSummaryOf(user);
       },

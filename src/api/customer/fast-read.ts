@@ -25,13 +25,13 @@ export function fastCustomerReads(deps: ApiDeps): FastRoute | undefined {
     answer(request, rest, search) {
       const isLimits = rest === 'tokens/limits' && search === '';
       if (!isLimits && rest !== 'c/transactions') return;
-      const identity = knownCaller(request, tokens);
-      if (identity === UNSETTLED || identity === undefined) return;
+      const caller = knownCaller(request, tokens);
+      if (caller === UNSETTLED || caller === undefined) return;
       const answer = isLimits
-        ? tokenLimitsAnswer(limiter, identity)
-        : transactionsAnswer(deps, identity, search);
+        ? tokenLimitsAnswer(limiter, caller)
+        : transactionsAnswer(deps, caller, search);
       // tokens/limits reports usage without consuming quota.
-      const counted = countRequest(limiter, limiter.callerOf(identity, ''), isLimits);
+      const counted = countRequest(limiter, limiter.limitKeyOf(caller, ''), isLimits);
       if (answer instanceof Promise || counted instanceof Promise) throw unreachable();
       if (!counted.admitted) return;
       return withHeaders(answer, counted.headers);

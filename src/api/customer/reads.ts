@@ -1,5 +1,5 @@
 import type { ApiDeps } from '@/api/deps';
-import type { Identity } from '@/auth/tokens';
+import type { Caller } from '@/auth/tokens';
 import { transactionQueryOf } from '@/customer/transactions/query';
 import { parseListQuery } from '@/customer/transactions/schemas';
 import { transactionPageBody } from '@/customer/transactions/service';
@@ -17,10 +17,10 @@ type CustomerAnswer = Answer & { headers: Readonly<Record<string, string>> };
 
 const ok = (body: string): CustomerAnswer => ({ status: 200, body, headers: JSON_HEADERS });
 
-function tokenLimitsOf(limiter: RateLimiter, identity: Identity, windows: WindowUsage[]) {
+function tokenLimitsOf(limiter: RateLimiter, caller: Caller, windows: WindowUsage[]) {
   const report: TokenLimits = {
     message: TOKEN_LIMITS_MESSAGE,
-    rate_limits: limiter.reportOf(identity, windows),
+    rate_limits: limiter.reportOf(caller, windows),
   };
   return ok(JSON.stringify(report));
 }
@@ -32,24 +32,24 @@ function tokenLimitsOf(limiter: RateLimiter, identity: Identity, windows: Window
  */
 export function tokenLimitsAnswer(
   limiter: RateLimiter,
-  identity: Identity,
+  caller: Caller,
 ): CustomerAnswer | Promise<CustomerAnswer> {
-  const windows = limiter.peek(limiter.callerOf(identity, ''));
+  const windows = limiter.peek(limiter.limitKeyOf(caller, ''));
   return windows instanceof Promise
-    ? windows.then((w) => tokenLimitsOf(limiter, identity, w))
-    : tokenLimitsOf(limiter, identity, windows);
+    ? windows.then((w) => tokenLimitsOf(limiter, caller, w))
+    : tokenLimitsOf(limiter, caller, windows);
 }
 
 /**
- * GET /api/v1/c/transactions for `identity` and the raw query string: a
+ * GET /api/v1/c/transactions for `caller` and the raw query string: a
  * page of transactions, or the 400/422 of a bad query. Both lanes answer
  * with this.
  */
 export function transactionsAnswer(
   { db, listAnswers }: Pick<ApiDeps, 'db' | 'listAnswers'>,
-  identity: Identity,
+  caller: Caller,
   search: string,
 ): CustomerAnswer {
-  const request = parseListQuery(transactionQueryOf(search), identity);
+  const request = parseListQuery(transactionQueryOf(search), caller);
   return ok(transactionPageBody(db, listAnswers, request));
 }

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { Identity, SessionResolver, TokenService } from '@/auth/tokens';
+import type { SessionResolver, TokenService, VerifiedCaller } from '@/auth/tokens';
 import { fail } from '@/kernel/errors';
 
 export interface AuthOptions {
@@ -61,15 +61,15 @@ export function isSameOrigin(request: Request, origins: readonly string[] = []):
 export async function identify(
   request: Request,
   { tokens, sessions, origins }: AuthOptions,
-): Promise<Identity | null | undefined> {
+): Promise<VerifiedCaller | null | undefined> {
   const bearer = bearerOf(request.headers.get('authorization'));
   if (bearer === null) return null;
   if (bearer !== undefined) return tokens.verify(bearer);
   const session = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
   if (session === undefined || !sessions) return undefined;
-  const identity = sessions(session);
-  if (identity) assertSameOrigin(request, origins);
-  return identity;
+  const caller = sessions(session);
+  if (caller) assertSameOrigin(request, origins);
+  return caller;
 }
 
 /** A credential only the full pipeline can settle (see `knownCaller`). */
@@ -84,7 +84,7 @@ export const UNSETTLED = Symbol('unsettled');
 export function knownCaller(
   request: Request,
   tokens: TokenService,
-): Identity | undefined | typeof UNSETTLED {
+): VerifiedCaller | undefined | typeof UNSETTLED {
   const header = request.headers.get('authorization');
   if (header === null) return request.headers.has('cookie') ? UNSETTLED : undefined;
   // The common spelling first: a verified token has no white space, so
@@ -97,20 +97,20 @@ export function knownCaller(
   return (bearer && tokens.cached(bearer)) || UNSETTLED;
 }
 
-/** Identities checked in `transform`, picked up by `resolve` (same request). */
-const checked = new WeakMap<Request, Identity | null>();
+/** Callers checked in `transform`, picked up by `resolve` (same request). */
+const checked = new WeakMap<Request, VerifiedCaller | null>();
 
 /**
  * The caller the route's `auth` / `optionalAuth` check settled (null:
  * anonymous), or undefined when the route has neither.
  */
-export const checkedCaller = (request: Request): Identity | null | undefined =>
+export const checkedCaller = (request: Request): VerifiedCaller | null | undefined =>
   checked.get(request);
 
 /**
- * `auth: 'any' | 'employee'` on a route resolves `identity` (401 without a
+ * `auth: 'any' | 'employee'` on a route resolves `caller` (401 without a
  * valid credential, 403 for a customer on an employee route);
- * `optionalAuth: true` resolves `viewer` (null when anonymous). A credential
+ * `optionalAuth: true` resolves `caller` (null when anonymous). A credential
  * that is present but invalid is 401 in both cases, even on a public read.
  *
  * The check runs in `transform`, which Elysia runs before schema validation,
@@ -121,25 +121,25 @@ export const authPlugin = (options: AuthOptions) =>
   new Elysia({ name: 'auth' }).macro({
     auth: (requirement: AuthRequirement) => ({
       async transform({ request }) {
-        const identity = await identify(request, options);
-        if (!identity) throw fail('auth.unauthenticated');
-        if (requirement === 'employee' && identity.aud !== 'employee') throw fail('auth.forbidden');
-        checked.set(request, identity);
+        const caller = await identify(request, options);
+        if (!caller) throw fail('auth.unauthenticated');
+        if (requirement === 'employee' && caller.aud !== 'employee') throw fail('auth.forbidden');
+        checked.set(request, caller);
       },
       resolve({ request }) {
-        const identity = checked.get(request);
-        if (!identity) throw fail('auth.unauthenticated');
-        return { identity };
+        const caller = checked.get(request);
+        if (!caller) throw fail('auth.unauthenticated');
+        return { caller };
       },
     }),
     optionalAuth: (enabled: boolean) => ({
       async transform({ request }) {
-        const viewer = enabled ? await identify(request, options) : undefined;
-        if (viewer === null) throw fail('auth.unauthenticated');
-        checked.set(request, viewer ?? null);
+        const caller = enabled ? await identify(request, options) : undefined;
+        if (caller === null) throw fail('auth.unauthenticated');
+        checked.set(request, caller ?? null);
       },
       resolve({ request }) {
-        return { viewer: checked.get(request) ?? null };
+        return { caller: checked.get(request) ?? null };
       },
     }),
   });

@@ -3,9 +3,9 @@ import type { ApiDeps } from '@/api/deps';
 import { CUSTOMER_API_PREFIX, isCustomerApi } from '@/api/errors';
 import { clientAddressOf } from '@/api/request/peer';
 import { pathOf } from '@/api/request/url';
-import type { Identity } from '@/auth/tokens';
+import type { Caller } from '@/auth/tokens';
 import { type Counted, countRequest } from '@/rate-limit/count';
-import type { Caller } from '@/rate-limit/limiter';
+import type { LimitKey } from '@/rate-limit/limiter';
 import {
   cookieValue,
   identify,
@@ -52,30 +52,30 @@ export const rateLimit = ({ limiter, tokens, sessions, config }: ApiDeps) => {
 
   /** Synchronous with the in-process store; a shared store may answer with a promise. */
   const apply = (
-    caller: Caller,
+    limitKey: LimitKey,
     free: boolean,
     headers: Record<string, string | number>,
   ): void | Promise<void> => {
-    const counted = countRequest(limiter, caller, free);
+    const counted = countRequest(limiter, limitKey, free);
     if (counted instanceof Promise) return counted.then((c) => settle(c, headers));
     return settle(counted, headers);
   };
 
   /** The signed-in account of a request without an Authorization header, if any. */
-  const sessionCaller = (request: Request): Identity | null => {
+  const sessionCaller = (request: Request): Caller | null => {
     const value = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
     if (value === undefined) return null;
-    const identity = sessions(value);
-    return identity && isSameOrigin(request, config.publicOrigins) ? identity : null;
+    const caller = sessions(value);
+    return caller && isSameOrigin(request, config.publicOrigins) ? caller : null;
   };
 
   return plugin.onRequest(({ request, set }) => {
     const path = pathOf(request.url);
     if (!isCustomerApi(path)) return;
     const anonymous = () =>
-      apply(limiter.callerOf(null, clientAddressOf(request, config)), false, set.headers);
-    const counted = (identity: Identity) =>
-      apply(limiter.callerOf(identity, ''), isFree(request.method, path), set.headers);
+      apply(limiter.limitKeyOf(null, clientAddressOf(request, config)), false, set.headers);
+    const counted = (caller: Caller) =>
+      apply(limiter.limitKeyOf(caller, ''), isFree(request.method, path), set.headers);
     if (!request.headers.has('authorization')) {
       const viaSession = request.headers.has('cookie') ? sessionCaller(request) : null;
       return viaSession ? counted(viaSession) : anonymous();
@@ -83,8 +83,6 @@ export const rateLimit = ({ limiter, tokens, sessions, config }: ApiDeps) => {
     // A token verified before costs no promise (TokenService remembers it).
     const known = knownCaller(request, tokens);
     if (known !== UNSETTLED && known !== undefined) return counted(known);
-    return identify(request, { tokens }).then((identity) =>
-      identity ? counted(identity) : anonymous(),
-    );
+    return identify(request, { tokens }).then((caller) => (caller ? counted(caller) : anonymous()));
   });
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Identity } from '@/auth/tokens';
+import type { Caller } from '@/auth/tokens';
 import { attributeName, FieldErrors, isDate, toCents } from '@/customer/validation';
 
 export const Transaction = z.object({
@@ -124,7 +124,7 @@ function textParam(errors: FieldErrors, field: string, value: string | undefined
  * or amount and a `per_page` outside 1..100 answer 422. A customer is always
  * limited to its own transactions; an employee may name one customer.
  */
-export function parseListQuery(query: TransactionQuery, identity: Identity): ListRequest {
+export function parseListQuery(query: TransactionQuery, caller: Caller): ListRequest {
   const errors = new FieldErrors();
   const page = integerParam(errors, 'page', given(query.page), [1, MAX_PAGE], 1);
   const perPage = integerParam(
@@ -141,9 +141,9 @@ export function parseListQuery(query: TransactionQuery, identity: Identity): Lis
     amountTo: amountParam(errors, 'amount_to', given(query.amount_to)),
     bookingId: textParam(errors, 'booking_id', given(query.booking_id)),
     customerId:
-      identity.aud === 'employee'
+      caller.aud === 'employee'
         ? textParam(errors, 'customer_id', given(query.customer_id))
-        : identity.sub,
+        : caller.sub,
   };
   if (filter.payDateFrom && filter.payDateTo && filter.payDateTo < filter.payDateFrom) {
     errors.add(

@@ -1,6 +1,6 @@
+import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import { fail, fieldError, isDomainError } from '@/kernel/errors';
-import type { Actor } from '@/listings/access';
 import type { Data } from '@/listings/additional-data/schemas';
 import { findProperty } from '@/listings/properties/service';
 import { exec, one, writeTransaction } from '@/listings/sql';
@@ -20,10 +20,16 @@ const stored = (db: Db, propertyId: string) =>
  * POST /properties/additional-data: a missing (or, for a customer, another
  * owner's) property is 422 `recordNotFound`, existing data 422 `recordExists`.
  */
-export function createAdditionalData(db: Db, id: string, data: Data, actor: Actor, now: number) {
+export function createAdditionalData(
+  db: Db,
+  id: string,
+  data: Data,
+  caller: Caller | null,
+  now: number,
+) {
   writeTransaction(db, () => {
     try {
-      findProperty(db, id, actor);
+      findProperty(db, id, caller);
     } catch (error) {
       if (!isDomainError(error, 'property.not_found')) throw error;
       throw fieldError(['id'], 'recordNotFound', 'No property with this id was found');
@@ -36,17 +42,23 @@ export function createAdditionalData(db: Db, id: string, data: Data, actor: Acto
 }
 
 /** GET /properties/{id}/additional-data: 404 without a visible property or without data. */
-export function readAdditionalData(db: Db, id: string, actor: Actor): Data {
-  findProperty(db, id, actor);
+export function readAdditionalData(db: Db, id: string, caller: Caller | null): Data {
+  findProperty(db, id, caller);
   const row = stored(db, id);
   if (!row) throw fail('additional_data.not_found');
   return JSON.parse(row.data) as Data;
 }
 
 /** PUT /properties/{id}/additional-data: creates or replaces (404 for a missing property). */
-export function putAdditionalData(db: Db, id: string, data: Data, actor: Actor, now: number) {
+export function putAdditionalData(
+  db: Db,
+  id: string,
+  data: Data,
+  caller: Caller | null,
+  now: number,
+) {
   writeTransaction(db, () => {
-    findProperty(db, id, actor);
+    findProperty(db, id, caller);
     exec(db, SAVE, id, JSON.stringify(data), now, now);
   });
 }

@@ -1,6 +1,7 @@
+import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import { fail } from '@/kernel/errors';
-import { type Actor, ensureVisible } from '@/listings/access';
+import { ensureVisible } from '@/listings/access';
 import type {
   MultiListingUnit,
   MultiListingUnitQuery,
@@ -58,10 +59,10 @@ export function listCounters(
 
 const BY_ID = `SELECT ${COLUMNS}, p.owner_id FROM properties p WHERE p.id = ?`;
 
-export function getCounter(db: Db, id: string, actor: Actor): MultiListingUnit {
+export function getCounter(db: Db, id: string, caller: Caller | null): MultiListingUnit {
   const { owner_id: _, ...counter } = ensureVisible(
     one<MultiListingUnit & { owner_id: string }>(db, BY_ID, id),
-    actor,
+    caller,
   );
   return counter;
 }

@@ -1,7 +1,7 @@
+import type { Caller } from '@/auth/tokens';
 import { fail } from '@/kernel/errors';
 import { etagOfText } from '@/kernel/etag';
 import { ifMatchHolds } from '@/kernel/preconditions';
-import type { Actor } from '@/listings/access';
 import { type PropertyRecord, toProperty } from '@/listings/properties/representation';
 import type { Property } from '@/listings/properties/schemas';
 
@@ -15,7 +15,7 @@ export const etagOf = (property: Property): string => etagOfText(JSON.stringify(
  * 412 and nothing is written.
  */
 export interface PropertyWrite {
-  actor: Actor;
+  caller: Caller | null;
   now: number;
   ifMatch?: string | null;
 }

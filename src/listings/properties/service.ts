@@ -1,7 +1,8 @@
+import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import type { Combinable } from '@/db/group-commit';
 import { fail, fieldError } from '@/kernel/errors';
-import { type Actor, ensureVisible, scopeOf } from '@/listings/access';
+import { ensureVisible, scopeOf } from '@/listings/access';
 import { countryOf } from '@/listings/cities';
 import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
 import { ensureCurrent, type PropertyWrite } from '@/listings/properties/etag';
@@ -18,9 +19,9 @@ import type {
 } from '@/listings/properties/schemas';
 import { exec, one, writeTransaction } from '@/listings/sql';
 
-/** A property as `actor` may see it (404 otherwise). Read inside the caller's transaction. */
-export function findProperty(db: Db, id: string, actor: Actor): PropertyRecord {
-  return ensureVisible(one<PropertyRecord>(db, PROPERTY_BY_ID, id), actor);
+/** A property as `caller` may see it (404 otherwise). Read inside the caller's transaction. */
+export function findProperty(db: Db, id: string, caller: Caller | null): PropertyRecord {
+  return ensureVisible(one<PropertyRecord>(db, PROPERTY_BY_ID, id), caller);
 }
 
 /**
@@ -28,13 +29,13 @@ export function findProperty(db: Db, id: string, actor: Actor): PropertyRecord {
  * the caller may not see it, 412 when `If-Match` names another version.
  */
 function currentProperty(db: Db, id: string, write: PropertyWrite): PropertyRecord {
-  const property = findProperty(db, id, write.actor);
+  const property = findProperty(db, id, write.caller);
   ensureCurrent(property, write.ifMatch);
   return property;
 }
 
 export interface CreateOptions {
-  actor: Actor;
+  caller: Caller | null;
   source: 'inbound' | 'outbound';
   now: number;
 }
@@ -46,7 +47,7 @@ export interface CreateOptions {
  * its own (422 otherwise), checked here, before anything is queued.
  */
 export function propertyToCreate(input: PropertyCreate, options: CreateOptions): BulkPropertyInput {
-  const scope = scopeOf(options.actor);
+  const scope = scopeOf(options.caller);
   if (scope !== null && input.ownerId !== scope) {
     throw fieldError(['ownerId'], 'notAllowed', 'A customer may only create its own properties');
   }

@@ -1,7 +1,7 @@
+import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
 import { fail } from '@/kernel/errors';
-import type { Actor } from '@/listings/access';
 import type { Paging } from '@/listings/paging';
 import { MAX_UNITS } from '@/listings/properties/schemas';
 import { findProperty, refreshCounters } from '@/listings/properties/service';
@@ -71,11 +71,11 @@ function writeFeatures(db: Db, unitId: string, propertyId: string, features: Uni
 export function listUnits(
   db: Db,
   propertyId: string,
-  actor: Actor,
+  caller: Caller | null,
   includeDeleted: boolean,
   paging: Paging,
 ) {
-  findProperty(db, propertyId, actor);
+  findProperty(db, propertyId, caller);
   const live = includeDeleted ? '' : ' AND u.deleted_at IS NULL';
   const total = one<{ total: number }>(
     db,
@@ -104,8 +104,8 @@ function findUnit(db: Db, propertyId: string, unitId: string): UnitRecord {
   return row;
 }
 
-export function getUnit(db: Db, propertyId: string, unitId: string, actor: Actor): Unit {
-  findProperty(db, propertyId, actor);
+export function getUnit(db: Db, propertyId: string, unitId: string, caller: Caller | null): Unit {
+  findProperty(db, propertyId, caller);
   return toUnits(db, [findUnit(db, propertyId, unitId)])[0]!;
 }
 
@@ -118,23 +118,23 @@ const liveUnits = (db: Db, propertyId: string) =>
   )!.n;
 
 /** Unit writes are refused (409) on an archived property. */
-function writableProperty(db: Db, propertyId: string, actor: Actor) {
-  if (findProperty(db, propertyId, actor).archived) throw fail('property.archived');
+function writableProperty(db: Db, propertyId: string, caller: Caller | null) {
+  if (findProperty(db, propertyId, caller).archived) throw fail('property.archived');
 }
 
 /** POST /properties/{id}/units: 409 past 30 live units. Returns the new unit's id. */
 export function addUnit(
   db: Db,
   propertyId: string,
-  actor: Actor,
+  caller: Caller | null,
   input: UnitCreate,
   now: number,
   unitQuota?: number,
 ): string {
   return writeTransaction(db, () => {
-    writableProperty(db, propertyId, actor);
+    writableProperty(db, propertyId, caller);
     if (liveUnits(db, propertyId) >= MAX_UNITS) throw fail('unit.limit_reached');
-    if (unitQuota !== undefined) ensureUnitRoom(db, propertyId, actor, unitQuota);
+    if (unitQuota !== undefined) ensureUnitRoom(db, propertyId, caller, unitQuota);
     const id = uuidv7(now);
     exec(
       db,
@@ -157,12 +157,12 @@ export function patchUnit(
   db: Db,
   propertyId: string,
   unitId: string,
-  actor: Actor,
+  caller: Caller | null,
   patch: UnitPatch,
   now: number,
 ) {
   writeTransaction(db, () => {
-    writableProperty(db, propertyId, actor);
+    writableProperty(db, propertyId, caller);
     const unit = findUnit(db, propertyId, unitId);
     if (unit.deleted_at !== null) throw fail('unit.deleted');
     const rentable = patch.rentable ?? unit.rentable === 1;
@@ -182,9 +182,15 @@ export function patchUnit(
 }
 
 /** DELETE: a soft delete that also unpublishes; 409 for the last live unit or one already deleted. */
-export function deleteUnit(db: Db, propertyId: string, unitId: string, actor: Actor, now: number) {
+export function deleteUnit(
+  db: Db,
+  propertyId: string,
+  unitId: string,
+  caller: Caller | null,
+  now: number,
+) {
   writeTransaction(db, () => {
-    writableProperty(db, propertyId, actor);
+    writableProperty(db, propertyId, caller);
     const unit = findUnit(db, propertyId, unitId);
     if (unit.deleted_at !== null) throw fail('unit.deleted');
     if (liveUnits(db, propertyId) <= 1) throw fail('unit.last_live');

@@ -11,7 +11,7 @@ export const tokenRoutes = ({ auth, limiter }: ApiDeps) =>
     .use(auth)
     .get(
       '/tokens/limits',
-      async ({ identity }) => responseOf(await tokenLimitsAnswer(limiter, identity)),
+      async ({ caller }) => responseOf(await tokenLimitsAnswer(limiter, caller)),
       {
         auth: 'any',
         response: { 200: TokenLimits, ...commonResponses },

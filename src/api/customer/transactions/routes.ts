@@ -13,8 +13,7 @@ export const transactionRoutes = (deps: ApiDeps) =>
     .use(deps.auth)
     .get(
       '/c/transactions',
-      ({ identity, request }) =>
-        responseOf(transactionsAnswer(deps, identity, searchOf(request.url))),
+      ({ caller, request }) => responseOf(transactionsAnswer(deps, caller, searchOf(request.url))),
       {
         auth: 'any',
         query: documentedQuery(TransactionQuery),

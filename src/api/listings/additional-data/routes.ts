@@ -13,7 +13,7 @@ import {
 } from '@/listings/additional-data/service';
 import { PropertyIdParams } from '@/listings/properties/schemas';
 import { bodyRules } from '../../plugins/body-rules';
-import { caller } from '../guard';
+import { requires } from '../guard';
 import { created, NoBody, problems } from '../schemas';
 
 const tags = ['Listings: additional data'];
@@ -27,12 +27,12 @@ export const additionalDataRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
     .use(idempotency)
     .post(
       '/properties/additional-data',
-      ({ body, identity, set }) => {
-        createAdditionalData(db, body.id, body.data, identity, clock());
+      ({ body, caller, set }) => {
+        createAdditionalData(db, body.id, body.data, caller, clock());
         return created(set, path(body.id));
       },
       {
-        ...caller.any,
+        ...requires.any,
         badBody: 'unprocessable',
         idempotent: true,
         parse: 'json',
@@ -46,12 +46,12 @@ export const additionalDataRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
     )
     .get(
       '/properties/:id/additional-data',
-      ({ params, identity }) => ({
+      ({ params, caller }) => ({
         id: params.id,
-        data: readAdditionalData(db, params.id, identity),
+        data: readAdditionalData(db, params.id, caller),
       }),
       {
-        ...caller.any,
+        ...requires.any,
         params: PropertyIdParams,
         response: { 200: AdditionalData, ...problems(401, 404) },
         detail: { summary: 'Read the additional data of a property', tags },
@@ -59,12 +59,12 @@ export const additionalDataRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
     )
     .put(
       '/properties/:id/additional-data',
-      ({ params, body, identity }) => {
-        putAdditionalData(db, params.id, body.data, identity, clock());
+      ({ params, body, caller }) => {
+        putAdditionalData(db, params.id, body.data, caller, clock());
         return { data: body.data };
       },
       {
-        ...caller.any,
+        ...requires.any,
         params: PropertyIdParams,
         parse: 'json',
         body: AdditionalDataPut,

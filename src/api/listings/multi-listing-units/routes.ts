@@ -13,7 +13,7 @@ import { getCounter, listCounters, setCounter } from '@/listings/multi-listing-u
 import { halCollection, pagingOf } from '@/listings/paging';
 import { parseListQuery } from '@/listings/query';
 import { documentedQuery } from '../../validation';
-import { caller } from '../guard';
+import { requires } from '../guard';
 import { NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: multi-listing units'];
@@ -25,11 +25,11 @@ export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
     .use(auth)
     .get(
       '/multi-listing-units',
-      ({ request, identity }) => {
+      ({ request, caller }) => {
         const search = searchOf(request.url);
         const query = parseListQuery(search, SHAPE, MultiListingUnitQuery);
         const paging = pagingOf(query);
-        const { total, rows } = listCounters(db, query, scopeOf(identity), paging);
+        const { total, rows } = listCounters(db, query, scopeOf(caller), paging);
         return halCollection(
           '/listings/multi-listing-units',
           search,
@@ -40,22 +40,18 @@ export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
         );
       },
       {
-        ...caller.any,
+        ...requires.any,
         query: documentedQuery(MultiListingUnitQuery),
         response: { 200: MultiListingUnitList, ...problems(400, 401) },
         detail: { summary: 'List multi-listing unit counters', tags },
       },
     )
-    .get(
-      '/multi-listing-units/:id',
-      ({ params, identity }) => getCounter(db, params.id, identity),
-      {
-        ...caller.any,
-        params: MultiListingUnitParams,
-        response: { 200: MultiListingUnit, ...problems(400, 401, 404) },
-        detail: { summary: 'Read the multi-listing unit counter of a property', tags },
-      },
-    )
+    .get('/multi-listing-units/:id', ({ params, caller }) => getCounter(db, params.id, caller), {
+      ...requires.any,
+      params: MultiListingUnitParams,
+      response: { 200: MultiListingUnit, ...problems(400, 401, 404) },
+      detail: { summary: 'Read the multi-listing unit counter of a property', tags },
+    })
     .put(
       '/multi-listing-units/:id',
       ({ params, body, set }) => {
@@ -63,7 +59,7 @@ export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
         return noContent(set);
       },
       {
-        ...caller.employee,
+        ...requires.employee,
         params: MultiListingUnitParams,
         parse: 'json',
         body: CounterBody,

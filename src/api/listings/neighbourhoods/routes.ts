@@ -10,7 +10,7 @@ import {
 import { listNeighbourhoods, putNeighbourhood } from '@/listings/neighbourhoods/service';
 import { parseListQuery } from '@/listings/query';
 import { documentedQuery } from '../../validation';
-import { caller } from '../guard';
+import { requires } from '../guard';
 import { NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: neighbourhoods'];
@@ -27,7 +27,7 @@ export const neighbourhoodRoutes = ({ db, clock, auth }: ApiDeps) => {
         return { neighbourhoods: listNeighbourhoods(db, query.cityId) };
       },
       {
-        ...caller.any,
+        ...requires.any,
         query: documentedQuery(NeighbourhoodQuery),
         response: { 200: NeighbourhoodList, ...problems(400, 401) },
         detail: { summary: 'List the neighbourhood catalogue', tags },
@@ -40,7 +40,7 @@ export const neighbourhoodRoutes = ({ db, clock, auth }: ApiDeps) => {
         return noContent(set);
       },
       {
-        ...caller.employee,
+        ...requires.employee,
         params: NeighbourhoodParams,
         parse: 'json',
         body: NeighbourhoodBody,

@@ -16,9 +16,9 @@ export const fastPropertyRead = (deps: ApiDeps): FastRoute => ({
     if (search !== '' || id === '' || id.includes('/') || id.includes('%')) return;
     const ifNoneMatch = request.headers.get('if-none-match');
     if (ifNoneMatch !== null && ifNoneMatch.length > TAG_LIST_MAX) return;
-    const viewer = knownCaller(request, deps.tokens);
-    if (viewer === UNSETTLED) return;
-    return propertyReadAnswer(deps, viewer ?? null, id, ifNoneMatch);
+    const caller = knownCaller(request, deps.tokens);
+    if (caller === UNSETTLED) return;
+    return propertyReadAnswer(deps, caller ?? null, id, ifNoneMatch);
   },
 });
 

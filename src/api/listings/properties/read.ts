@@ -1,25 +1,26 @@
 import type { ApiDeps } from '@/api/deps';
+import type { Caller } from '@/auth/tokens';
 import { fail } from '@/kernel/errors';
 import { ifNoneMatchHolds } from '@/kernel/preconditions';
-import { type Actor, canSee, scopeOf } from '@/listings/access';
+import { canSee, scopeOf } from '@/listings/access';
 import { propertyListBody } from '@/listings/properties/list';
 import { type Answer, answerHeaders } from '../../answer';
 import { JSON_CONTENT_TYPE } from '../../json-response';
 
 /**
- * GET /listings/properties/{id} for `viewer` (null: anonymous): 200 with the
+ * GET /listings/properties/{id} for `caller` (null: anonymous): 200 with the
  * representation, or 304 when `If-None-Match` names its tag; 404 when there
- * is no such property or the viewer may not see it. The route and the fast
+ * is no such property or the caller may not see it. The route and the fast
  * lane both answer with this.
  */
 export function propertyReadAnswer(
   { propertyReads }: Pick<ApiDeps, 'propertyReads'>,
-  viewer: Actor,
+  caller: Caller | null,
   id: string,
   ifNoneMatch: string | null | undefined,
 ): Answer {
   const read = propertyReads.read(id);
-  if (!read || !canSee(read.ownerId, viewer)) throw fail('property.not_found');
+  if (!read || !canSee(read.ownerId, caller)) throw fail('property.not_found');
   const { etag } = read;
   if (ifNoneMatchHolds(ifNoneMatch, etag)) {
     read.notModifiedHeaders ??= answerHeaders({ etag });
@@ -38,7 +39,7 @@ const LIST_HEADERS = answerHeaders({ 'content-type': JSON_CONTENT_TYPE });
  */
 export function propertyListAnswer(
   { db, listAnswers }: Pick<ApiDeps, 'db' | 'listAnswers'>,
-  caller: Actor,
+  caller: Caller | null,
   search: string,
 ): Answer {
   const body = propertyListBody(db, listAnswers, search, scopeOf(caller));

@@ -15,7 +15,7 @@ import { countsAgainstQuota, quotaCheckedCreates } from '@/listings/quotas';
 import { responseOf } from '../../answer';
 import { bodyRules } from '../../plugins/body-rules';
 import { documentedQuery } from '../../validation';
-import { caller } from '../guard';
+import { requires } from '../guard';
 import { created, NoBody, problems } from '../schemas';
 import { IfNoneMatchHeaders, withETag } from './headers';
 import { propertyListAnswer, propertyReadAnswer } from './read';
@@ -36,10 +36,9 @@ export const propertyRoutes = (deps: ApiDeps) => {
     .use(deps.idempotency)
     .get(
       '/properties',
-      ({ request, identity }) =>
-        responseOf(propertyListAnswer(deps, identity, searchOf(request.url))),
+      ({ request, caller }) => responseOf(propertyListAnswer(deps, caller, searchOf(request.url))),
       {
-        ...caller.any,
+        ...requires.any,
         query: documentedQuery(PropertyListQuery),
         response: { 200: PropertyList, ...problems(400, 401) },
         detail: {
@@ -54,14 +53,14 @@ export const propertyRoutes = (deps: ApiDeps) => {
     )
     .post(
       '/properties',
-      async ({ body, identity, set }) => {
-        const row = propertyToCreate(body, { actor: identity, source: 'outbound', now: clock() });
-        const counted = countsAgainstQuota(identity);
+      async ({ body, caller, set }) => {
+        const row = propertyToCreate(body, { caller: caller, source: 'outbound', now: clock() });
+        const counted = countsAgainstQuota(caller);
         const id = await creates.submit(insert, { row, counted });
         return created(set, `/properties/${id}`);
       },
       {
-        ...caller.any,
+        ...requires.any,
         badBody: 'unprocessable',
         idempotent: true,
         parse: 'json',
@@ -72,14 +71,14 @@ export const propertyRoutes = (deps: ApiDeps) => {
     )
     .post(
       '/public/properties',
-      async ({ body, identity, set }) => {
-        const row = propertyToCreate(body, { actor: identity, source: 'inbound', now: clock() });
-        const counted = countsAgainstQuota(identity);
+      async ({ body, caller, set }) => {
+        const row = propertyToCreate(body, { caller: caller, source: 'inbound', now: clock() });
+        const counted = countsAgainstQuota(caller);
         const id = await creates.submit(insert, { row, counted });
         return created(set, `/listings/properties/${id}`);
       },
       {
-        ...caller.any,
+        ...requires.any,
         badBody: 'unprocessable',
         idempotent: true,
         parse: 'json',
@@ -94,8 +93,8 @@ export const propertyRoutes = (deps: ApiDeps) => {
     )
     .get(
       '/properties/:id',
-      ({ params, viewer, headers }) =>
-        responseOf(propertyReadAnswer(deps, viewer, params.id, headers['if-none-match'])),
+      ({ params, caller, headers }) =>
+        responseOf(propertyReadAnswer(deps, caller, params.id, headers['if-none-match'])),
       {
         optionalAuth: true,
         params: PropertyIdParams,

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
-import type { Identity } from '@/auth/tokens';
+import type { Caller } from '@/auth/tokens';
 import type { PropertyWrite } from '@/listings/properties/etag';
 import {
   ArchiveBody,
@@ -20,7 +20,7 @@ import {
   moveProperty,
   unarchiveProperty,
 } from '@/listings/properties/service';
-import { caller } from '../guard';
+import { requires } from '../guard';
 import { NoBody, noContent, problems } from '../schemas';
 import { IfMatchHeaders } from './headers';
 
@@ -36,21 +36,21 @@ const IF_MATCH =
  */
 export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) => {
   const writeOf = (
-    identity: Identity,
+    caller: Caller,
     headers: { 'if-match'?: string | undefined },
-  ): PropertyWrite => ({ actor: identity, now: clock(), ifMatch: headers['if-match'] });
+  ): PropertyWrite => ({ caller: caller, now: clock(), ifMatch: headers['if-match'] });
 
   return new Elysia({ name: 'listings-property-updates' })
     .use(auth)
     .use(idempotency)
     .delete(
       '/properties/:id',
-      ({ params, body, identity, headers, set }) => {
-        archiveProperty(db, params.id, body ?? {}, writeOf(identity, headers));
+      ({ params, body, caller, headers, set }) => {
+        archiveProperty(db, params.id, body ?? {}, writeOf(caller, headers));
         return noContent(set);
       },
       {
-        ...caller.any,
+        ...requires.any,
         params,
         headers,
         parse: 'json',
@@ -65,12 +65,12 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
     )
     .post(
       '/properties/:id/unarchive',
-      ({ params, identity, headers, set }) => {
-        unarchiveProperty(db, params.id, writeOf(identity, headers));
+      ({ params, caller, headers, set }) => {
+        unarchiveProperty(db, params.id, writeOf(caller, headers));
         return noContent(set);
       },
       {
-        ...caller.any,
+        ...requires.any,
         idempotent: true,
         params,
         headers,
@@ -84,12 +84,12 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
     )
     .put(
       '/properties/:id/convert',
-      ({ params, body, identity, headers, set }) => {
-        convertProperty(db, params.id, body.type, writeOf(identity, headers));
+      ({ params, body, caller, headers, set }) => {
+        convertProperty(db, params.id, body.type, writeOf(caller, headers));
         return noContent(set);
       },
       {
-        ...caller.any,
+        ...requires.any,
         params,
         headers,
         parse: 'json',
@@ -104,12 +104,12 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
     )
     .put(
       '/properties/:id/location',
-      ({ params, body, identity, headers, set }) => {
-        moveProperty(db, params.id, body, writeOf(identity, headers));
+      ({ params, body, caller, headers, set }) => {
+        moveProperty(db, params.id, body, writeOf(caller, headers));
         return noContent(set);
       },
       {
-        ...caller.any,
+        ...requires.any,
         params,
         headers,
         parse: 'json',
@@ -124,12 +124,12 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
     )
     .put(
       '/properties/:id/neighbourhood',
-      ({ params, body, identity, headers, set }) => {
-        assignNeighbourhood(db, params.id, body.neighbourhoodId, writeOf(identity, headers));
+      ({ params, body, caller, headers, set }) => {
+        assignNeighbourhood(db, params.id, body.neighbourhoodId, writeOf(caller, headers));
         return noContent(set);
       },
       {
-        ...caller.any,
+        ...requires.any,
         params,
         headers,
         parse: 'json',
@@ -145,12 +145,12 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
     )
     .put(
       '/properties/:id/owner',
-      ({ params, body, identity, headers, set }) => {
-        changeOwner(db, params.id, body.ownerId, writeOf(identity, headers));
+      ({ params, body, caller, headers, set }) => {
+        changeOwner(db, params.id, body.ownerId, writeOf(caller, headers));
         return noContent(set);
       },
       {
-        ...caller.employee,
+        ...requires.employee,
         params,
         headers,
         parse: 'json',
@@ -165,12 +165,12 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
     )
     .put(
       '/properties/:id/information',
-      ({ params, body, identity, headers, set }) => {
-        changeInformation(db, params.id, body, writeOf(identity, headers));
+      ({ params, body, caller, headers, set }) => {
+        changeInformation(db, params.id, body, writeOf(caller, headers));
         return noContent(set);
       },
       {
-        ...caller.any,
+        ...requires.any,
         params,
         headers,
         parse: 'json',

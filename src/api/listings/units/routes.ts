@@ -7,7 +7,7 @@ import { parseListQuery } from '@/listings/query';
 import { Unit, UnitCreate, UnitListQuery, UnitParams, UnitPatch } from '@/listings/units/schemas';
 import { addUnit, deleteUnit, getUnit, listUnits, patchUnit } from '@/listings/units/service';
 import { documentedQuery } from '../../validation';
-import { caller } from '../guard';
+import { requires } from '../guard';
 import { created, NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: units'];
@@ -21,17 +21,17 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
     .use(idempotency)
     .get(
       '/properties/:id/units',
-      ({ params, request, identity }) => {
+      ({ params, request, caller }) => {
         const search = searchOf(request.url);
         const query = parseListQuery(search, UNIT_LIST_SHAPE, UnitListQuery);
         const paging = pagingOf(query);
         const includeDeleted = query.includeDeleted === 'true';
-        const { total, units } = listUnits(db, params.id, identity, includeDeleted, paging);
+        const { total, units } = listUnits(db, params.id, caller, includeDeleted, paging);
         const path = `/listings/properties/${encodeURIComponent(params.id)}/units`;
         return halCollection(path, search, paging, total, 'svc:units', units);
       },
       {
-        ...caller.any,
+        ...requires.any,
         params: PropertyIdParams,
         query: documentedQuery(UnitListQuery),
         response: { 200: UnitList, ...problems(400, 401, 404) },
@@ -40,13 +40,13 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
     )
     .post(
       '/properties/:id/units',
-      ({ params, body, identity, set }) => {
+      ({ params, body, caller, set }) => {
         const quota = config.quotas.unitsPerProperty;
-        const unitId = addUnit(db, params.id, identity, body, clock(), quota);
+        const unitId = addUnit(db, params.id, caller, body, clock(), quota);
         return created(set, `/listings/properties/${params.id}/units/${unitId}`);
       },
       {
-        ...caller.any,
+        ...requires.any,
         idempotent: true,
         params: PropertyIdParams,
         parse: 'json',
@@ -57,9 +57,9 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
     )
     .get(
       '/properties/:id/units/:unitId',
-      ({ params, identity }) => getUnit(db, params.id, params.unitId, identity),
+      ({ params, caller }) => getUnit(db, params.id, params.unitId, caller),
       {
-        ...caller.any,
+        ...requires.any,
         params: UnitParams,
         response: { 200: Unit, ...problems(401, 404) },
         detail: { summary: 'Read a unit', tags },
@@ -67,12 +67,12 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
     )
     .patch(
       '/properties/:id/units/:unitId',
-      ({ params, body, identity, set }) => {
-        patchUnit(db, params.id, params.unitId, identity, body, clock());
+      ({ params, body, caller, set }) => {
+        patchUnit(db, params.id, params.unitId, caller, body, clock());
         return noContent(set);
       },
       {
-        ...caller.any,
+        ...requires.any,
         params: UnitParams,
         parse: 'json',
         body: UnitPatch,
@@ -86,12 +86,12 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
     )
     .delete(
       '/properties/:id/units/:unitId',
-      ({ params, identity, set }) => {
-        deleteUnit(db, params.id, params.unitId, identity, clock());
+      ({ params, caller, set }) => {
+        deleteUnit(db, params.id, params.unitId, caller, clock());
         return noContent(set);
       },
       {
-        ...caller.any,
+        ...requires.any,
         params: UnitParams,
         response: { 204: NoBody, ...problems(401, 404, 409) },
         detail: { summary: 'Delete a unit (soft; 409 for the last unit)', tags },
