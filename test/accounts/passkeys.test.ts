@@ -517,5 +517,20 @@ describe('passkeys (registration, sign-in, management)', () => {
       );
       expect(res.status).toBe(200);
     });
+
+    test('X-Forwarded-Proto from a peer outside TRUSTED_PROXIES is not believed', async () => {
+      const url = 'http://listings.internal/auth/passkey/authenticate/options';
+      // The in-process peer is loopback, which this list leaves out.
+      const strict = accountsSetup({ TRUST_PROXY: 'true', TRUSTED_PROXIES: '10.0.0.0/8' });
+      const res = await strict.fetch(
+        new Request(url, {
+          method: 'POST',
+          headers: { 'x-forwarded-proto': 'https', 'content-type': 'application/json' },
+          body: '{}',
+        }),
+      );
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual(problemOf(403));
+    });
   });
 });

@@ -1,14 +1,19 @@
 import { SESSION_COOKIE } from '@/api/plugins/auth';
 import type { Config } from '@/config';
 import { fail } from '@/kernel/errors';
+import { fromTrustedProxy } from '../request/peer';
+
+type ProxyTrust = Pick<Config, 'trustProxy' | 'trustedProxies'>;
 
 /**
- * HTTPS as the client sees it: the request URL (Bun.serve with TLS), or with
- * TRUST_PROXY the first `X-Forwarded-Proto` of a TLS-terminating proxy.
+ * HTTPS as the client sees it: the request URL (Bun.serve with TLS), or the
+ * first `X-Forwarded-Proto` of a TLS-terminating proxy — believed only with
+ * TRUST_PROXY and from a peer in TRUSTED_PROXIES, since anyone else can
+ * write the header.
  */
-export function isHttps(request: Request, trustProxy: boolean): boolean {
+export function isHttps(request: Request, proxies: ProxyTrust): boolean {
   if (new URL(request.url).protocol === 'https:') return true;
-  if (!trustProxy) return false;
+  if (!fromTrustedProxy(request, proxies)) return false;
   return request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https';
 }
 
@@ -22,8 +27,8 @@ const hostnameOf = (url: string) => (URL.canParse(url) ? new URL(url).hostname :
  * that sent it (Origin, when given) are both localhost/127.x/[::1] — which is
  * what browsers themselves treat as a secure context. Otherwise 403.
  */
-export function assertSecureTransport(request: Request, trustProxy: boolean): void {
-  if (isHttps(request, trustProxy)) return;
+export function assertSecureTransport(request: Request, proxies: ProxyTrust): void {
+  if (isHttps(request, proxies)) return;
   const origin = request.headers.get('origin');
   const hosts = [new URL(request.url).hostname, ...(origin === null ? [] : [hostnameOf(origin)])];
   if (!hosts.every((host) => LOOPBACK.test(host))) throw fail('auth.insecure_transport');
@@ -35,7 +40,7 @@ export function assertSecureTransport(request: Request, trustProxy: boolean): vo
  */
 function isSecureCookie(request: Request, config: Config): boolean {
   const page = request.headers.get('origin') ?? config.publicOrigins[0] ?? '';
-  return isHttps(request, config.trustProxy) || page.startsWith('https:');
+  return isHttps(request, config) || page.startsWith('https:');
 }
 
 /** The session cookie: HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS. */

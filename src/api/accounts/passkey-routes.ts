@@ -79,7 +79,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
 
   return new Elysia({ name: 'accounts-passkeys' })
     .use(auth)
-    .onTransform(({ request }) => assertSecureTransport(request, config.trustProxy))
+    .onTransform(({ request }) => assertSecureTransport(request, config))
     .post(
       '/passkey/register/options',
       async ({ caller, request }) => {

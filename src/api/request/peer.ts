@@ -1,5 +1,5 @@
 import type { Config } from '@/config';
-import { clientAddress } from '@/kernel/addresses';
+import { clientAddress, isTrusted } from '@/kernel/addresses';
 
 /** Socket peer addresses, recorded by the server's fetch handler before routing. */
 const peers = new WeakMap<Request, string>();
@@ -17,6 +17,19 @@ export const lookUpPeersOn = (server: typeof peerServer) => {
   peerServer = server;
 };
 
+/** The socket peer's address; in-process requests (tests) are attributed to loopback. */
+const peerOf = (request: Request): string =>
+  peers.get(request) ?? peerServer?.requestIP(request)?.address ?? '127.0.0.1';
+
+/**
+ * Whether the request's forwarding headers may be believed: TRUST_PROXY is on
+ * and the socket peer is one of TRUSTED_PROXIES (anyone else could write them).
+ */
+export const fromTrustedProxy = (
+  request: Request,
+  { trustProxy, trustedProxies }: Pick<Config, 'trustProxy' | 'trustedProxies'>,
+): boolean => trustProxy && isTrusted(peerOf(request), trustedProxies);
+
 /**
  * The client's IP: the socket peer, or with TRUST_PROXY the right-most
  * X-Forwarded-For address that is not a trusted proxy (`clientAddress`).
@@ -26,7 +39,7 @@ export function clientAddressOf(
   request: Request,
   { trustProxy, trustedProxies }: Pick<Config, 'trustProxy' | 'trustedProxies'>,
 ): string {
-  const peer = peers.get(request) ?? peerServer?.requestIP(request)?.address ?? '127.0.0.1';
+  const peer = peerOf(request);
   if (!trustProxy) return peer;
   return clientAddress(request.headers.get('x-forwarded-for'), peer, trustedProxies);
 }
