@@ -9,6 +9,11 @@ import { createTestApp, problemOf } from '../support/harness';
 function probeContext(env: Record<string, string> = {}) {
   let created = 0;
   let release: (() => void) | undefined;
+  let entered: () => void = () => {};
+  /** Settles once the slow handler runs: the request has claimed its key by then. */
+  const slowEntered = new Promise<void>((resolve) => {
+    entered = resolve;
+  });
   const probes: ExtraRoutes = ({ auth, idempotency }) =>
     new Elysia()
       .use(auth)
@@ -28,6 +33,7 @@ function probeContext(env: Record<string, string> = {}) {
         async () => {
           await new Promise<void>((resolve) => {
             release = resolve;
+            entered();
           });
           return { ok: true };
         },
@@ -58,7 +64,7 @@ function probeContext(env: Record<string, string> = {}) {
         { auth: 'any' },
       );
   const ctx = createTestApp({ env, extraRoutes: probes });
-  return { ...ctx, created: () => created, release: () => release?.() };
+  return { ...ctx, created: () => created, release: () => release?.(), slowEntered };
 }
 
 const withKey = (key: string, body: unknown, token?: string) => ({
@@ -123,7 +129,7 @@ describe('Idempotency-Key on POST', () => {
     const ctx = probeContext();
     const token = await ctx.tokenFor('u3');
     const first = ctx.request('POST', '/listings/slow', withKey('k-3', {}, token));
-    await Bun.sleep(5);
+    await ctx.slowEntered;
     const second = await ctx.request('POST', '/listings/slow', withKey('k-3', {}, token));
     expect(second.status).toBe(409);
     expect(second.body).toEqual(

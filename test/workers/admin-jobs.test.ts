@@ -65,14 +65,14 @@ describe('error', () => {
   test('POST while the job runs → 409 problem; a failing job answers 200 with outcome failed', async () => {
     const ctx = createTestApp();
     const blocker = gate();
-    let slowStarted = false;
+    const started = gate();
     const jobs = createScheduler({
       jobs: [
         {
           name: 'slow',
           pattern: NEVER_SOON,
           run: () => {
-            slowStarted = true;
+            started.open();
             return blocker.opened.then(() => ({ done: 1 }));
           },
         },
@@ -99,7 +99,7 @@ describe('error', () => {
       );
 
     const first = post('slow');
-    for (let i = 0; i < 200 && !slowStarted; i++) await Bun.sleep(1);
+    await started.opened;
     const second = await post('slow');
     expect(second.status).toBe(409);
     expect(await second.json()).toEqual(problemOf(409, 'Job "slow" is already running'));
