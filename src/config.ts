@@ -58,6 +58,9 @@ export const EnvSchema = z.object({
   JOB_PLAN_WINDOW_RESET_CRON: cron.default('* * * * *'),
   JOB_UNIT_COUNTER_RECONCILE_CRON: cron.default('*/5 * * * *'),
   JOB_STATIC_PAGE_CACHE_WARM_CRON: cron.default('*/10 * * * *'),
+  BACKUP_CRON: cron.default('0 3 * * *'),
+  BACKUP_DIR: z.string().min(1).optional(),
+  BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   CORS_ORIGINS: z.string().optional(),
   STATIC_PAGES_CACHE: booleanFlag.default(true),
@@ -87,7 +90,10 @@ export interface Config {
     planWindowReset: string;
     unitCounterReconcile: string;
     staticPageCacheWarm: string;
+    databaseBackup: string;
   };
+  /** Where the database-backup job writes (default `backups/` beside the database) and how many it keeps. */
+  backups: { dir: string; keep: number };
   logLevel: Env['LOG_LEVEL'];
   corsOrigins: string[];
   /** In-process cache of the static-page reads; off for benchmarks. */
@@ -208,6 +214,11 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       planWindowReset: e.JOB_PLAN_WINDOW_RESET_CRON,
       unitCounterReconcile: e.JOB_UNIT_COUNTER_RECONCILE_CRON,
       staticPageCacheWarm: e.JOB_STATIC_PAGE_CACHE_WARM_CRON,
+      databaseBackup: e.BACKUP_CRON,
+    },
+    backups: {
+      dir: e.BACKUP_DIR ?? join(dirname(e.DATABASE_PATH), 'backups'),
+      keep: e.BACKUP_KEEP,
     },
     logLevel: e.LOG_LEVEL,
     corsOrigins: list(e.CORS_ORIGINS),

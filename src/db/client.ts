@@ -12,6 +12,8 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type DbOrTx = Db | Tx;
 
 export const migrationsFolder = join(import.meta.dir, '..', '..', 'migrations');
+/** drizzle's bookkeeping table: one row per applied migration. */
+export const MIGRATIONS_TABLE = '__drizzle_migrations';
 
 /**
  * Opens (creating the folder when missing) and tunes the SQLite file:

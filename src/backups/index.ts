@@ -1,0 +1,4 @@
+export { type BackupOptions, type BackupResult, createBackup } from './create';
+export { BACKUP_NAME, parseBackupName } from './names';
+export { BackupError, checkSnapshot } from './snapshot';
+export { type BackupEntry, findBackup, listBackups, pruneBackups } from './store';
