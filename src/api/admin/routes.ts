@@ -1,14 +1,17 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { unknownJob } from '@/workers/scheduler';
+import { backupRoutes } from './backups';
 import { JobList, JobParams, JobRunResult } from './schemas';
 
 const security = [{ bearer: [] }];
 
-/** Operator endpoints at /admin (employee only): the worker jobs. */
-export const adminRoutes = ({ auth, jobs }: ApiDeps) =>
-  new Elysia({ name: 'admin', prefix: '/admin' })
+/** Operator endpoints at /admin (employee only): the worker jobs and the backups. */
+export const adminRoutes = (deps: ApiDeps) => {
+  const { auth, jobs } = deps;
+  return new Elysia({ name: 'admin', prefix: '/admin' })
     .use(auth)
+    .use(backupRoutes(deps))
     .get('/jobs', () => ({ jobs: jobs?.status() ?? [] }), {
       auth: 'employee',
       response: { 200: JobList },
@@ -37,3 +40,4 @@ export const adminRoutes = ({ auth, jobs }: ApiDeps) =>
         },
       },
     );
+};
