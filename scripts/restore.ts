@@ -1,6 +1,7 @@
-import { BackupError, restoreDatabase } from '@/backups';
+import { BackupError, restoreDatabase, UpgradeError, upgradeDatabase } from '@/backups';
 import { ConfigError, parseConfig } from '@/config';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrationsFolder, openDatabase } from '@/db/client';
+import { readMigrations } from '@/db/migrate';
 import { fail } from './cli';
 
 const usage =
@@ -20,9 +21,6 @@ if (path === ':memory:') fail('DATABASE_PATH is :memory:; nothing to restore int
 
 try {
   const { previous } = await restoreDatabase(file, path);
-  const db = openDatabase(path);
-  migrateDatabase(db);
-  db.$client.close();
   console.log(
     `restored ${file} into ${path}${previous ? `; the replaced database is kept as ${previous}` : ''}`,
   );
@@ -32,4 +30,19 @@ try {
       ? `restore refused: ${error.message}`
       : `restore failed: ${String(error)}`,
   );
+}
+
+// A backup of an older version is brought up to date as the server would at start.
+const db = openDatabase(path);
+try {
+  const { applied } = await upgradeDatabase(db.$client, readMigrations(migrationsFolder), {
+    backupDir: config.backups.dir,
+    now: Date.now(),
+  });
+  if (applied.length > 0)
+    console.log(`applied ${applied.length} migration(s): ${applied.join(', ')}`);
+} catch (error) {
+  fail(error instanceof UpgradeError ? error.message : `migration failed: ${String(error)}`);
+} finally {
+  db.$client.close();
 }
