@@ -23,10 +23,12 @@ import { fastRoutes } from './api/fast-routes';
 import { healthRoutes } from './api/health/routes';
 import { withIdempotency } from './api/idempotency';
 import { listingsRoutes } from './api/listings/routes';
+import { metricsRoutes } from './api/metrics/routes';
 import { fixOpenApiDocument } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
+import { RequestMetrics } from './api/request/metrics';
 import { routeTable } from './api/route-table';
 import { withHsts, withHtmlPolicy } from './api/security-policy';
 
@@ -50,7 +52,7 @@ export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOpt
   const listAnswers = new ResponseMemo({ db, clock, enabled: config.readCache });
   const deps: ApiDeps = {
     ...{ config, db, logger, clock, tokens, auth, staticPages, limiter },
-    ...{ propertyReads, listAnswers },
+    ...{ propertyReads, listAnswers, requests: new RequestMetrics() },
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
   deps.jobs = createWorkers(deps);
@@ -104,10 +106,12 @@ export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: Ext
     .use(customerRoutes(deps))
     .use(accountsRoutes(deps))
     .use(adminRoutes(deps))
+    .use(metricsRoutes(deps))
     .use(extraRoutes ? extraRoutes(deps) : new Elysia({ name: 'no-extra-routes' }));
 
   const routes: Parameters<typeof fixOpenApiDocument>[1] = app.routes;
   allowedMethods = routeTable(app.routes);
+  deps.requests.useRoutes(app.routes);
   return app;
 }
 
@@ -127,11 +131,13 @@ export function createService(options: CreateAppOptions | ApiDeps, extraRoutes?:
       deps.logger,
     ),
     deps.logger,
+    deps.requests,
   );
   const fullPipeline = withHtmlPolicy(pipeline);
   const fastLane = withFastLane(fastRoutes(deps), fullPipeline, {
     logger: deps.logger,
     corsOrigins: deps.config.corsOrigins,
+    metrics: deps.requests,
   });
   const fetch = withHsts(fastLane, deps.config);
   return { deps, app, fetch, fullPipeline };

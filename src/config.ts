@@ -67,6 +67,7 @@ export const EnvSchema = z.object({
   READ_CACHE: booleanFlag.default(true),
   QUOTA_PROPERTIES_PER_OWNER: quota.default(10_000),
   QUOTA_UNITS_PER_PROPERTY: quota.default(1_000),
+  METRICS_TOKEN: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -102,12 +103,14 @@ export interface Config {
   readCache: boolean;
   /** Storage quotas of customers (employees are exempt). */
   quotas: { propertiesPerOwner: number; unitsPerProperty: number };
+  /** A bearer token that may read GET /metrics (besides employees), for a scraper. */
+  metricsToken?: string;
 }
 
 export class ConfigError extends Error {}
 
 /** Variables whose values never appear in an error message. */
-const SECRET_VARIABLES = new Set(['JWT_SECRET']);
+const SECRET_VARIABLES = new Set(['JWT_SECRET', 'METRICS_TOKEN']);
 
 const list = (value: string | undefined) =>
   (value ?? '')
@@ -228,5 +231,6 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       propertiesPerOwner: e.QUOTA_PROPERTIES_PER_OWNER,
       unitsPerProperty: e.QUOTA_UNITS_PER_PROPERTY,
     },
+    metricsToken: e.METRICS_TOKEN,
   });
 }

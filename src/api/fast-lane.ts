@@ -1,6 +1,7 @@
 import { securityHeaders } from '@/api/request/headers';
 import { logRequest, writeRequestLine } from '@/api/request/log';
 import { requestIdFor, startRequest } from '@/api/request/meta';
+import type { RequestMetrics } from '@/api/request/metrics';
 import { MAX_URL_LENGTH, pathOf, searchOf } from '@/api/request/url';
 import type { Logger } from '@/logger';
 import { unhandled } from './plugins/error-handler';
@@ -39,6 +40,8 @@ export interface FastLaneOptions {
   logger: Logger;
   /** With CORS on, a request naming an Origin takes the full pipeline (CORS headers, preflight). */
   corsOrigins: readonly string[];
+  /** Fed with every request's route, status and duration, beside its log line. */
+  metrics?: RequestMetrics;
 }
 
 /**
@@ -56,7 +59,7 @@ export interface FastLaneOptions {
 export function withFastLane(
   routes: readonly FastRoute[],
   fallback: Handle,
-  { logger, corsOrigins }: FastLaneOptions,
+  { logger, corsOrigins, metrics }: FastLaneOptions,
 ): Handle {
   const corsOn = corsOrigins.length > 0;
 
@@ -76,7 +79,7 @@ export function withFastLane(
         headers: headers instanceof Headers ? headers : { ...headers, ...securityHeaders },
       });
       response.headers.set('x-request-id', id);
-      writeRequestLine(logger, id, 'GET', path, found.status, startedAt);
+      writeRequestLine(logger, id, 'GET', path, found.status, startedAt, metrics);
       return response;
     }
   };
@@ -89,7 +92,7 @@ export function withFastLane(
       const { id } = startRequest(request);
       const response = unhandled(error, request, logger);
       response.headers.set('x-request-id', id);
-      logRequest(logger, request, pathOf(request.url), response.status);
+      logRequest(logger, request, pathOf(request.url), response.status, metrics);
       return response;
     }
   };

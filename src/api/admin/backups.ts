@@ -1,26 +1,14 @@
 import { Elysia } from 'elysia';
-import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { type BackupEntry as Entry, findBackup, listBackups, parseBackupName } from '@/backups';
 import { fail, isDomainError } from '@/kernel/errors';
-import { Problem, problems } from '../listings/schemas';
+import { problems } from '../listings/schemas';
+import { problemResponses } from '../raw-responses';
 import { BackupList, BackupParams, JobRunResult } from './schemas';
 
 const security = [{ bearer: [] }];
 const tags = ['Admin'];
 const JOB = 'database-backup';
-
-const problemSchema = z.toJSONSchema(Problem);
-const problemResponses = (...statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((status) => [
-      status,
-      {
-        description: 'application/problem+json',
-        content: { 'application/problem+json': { schema: problemSchema } },
-      },
-    ]),
-  );
 
 const toEntry = ({ name, size, createdAt }: Entry) => ({
   name,

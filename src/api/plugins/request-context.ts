@@ -5,6 +5,7 @@ import { renderError } from '../errors';
 import { corsHeaders, securityHeaders } from '../request/headers';
 import { logRequest } from '../request/log';
 import { startRequest } from '../request/meta';
+import type { RequestMetrics } from '../request/metrics';
 import { MAX_URL_LENGTH, pathOf } from '../request/url';
 
 export interface RequestContextOptions {
@@ -55,6 +56,7 @@ export const requestContext = ({ corsOrigins }: RequestContextOptions) =>
 export function withRequestContext(
   handle: (request: Request) => Promise<Response>,
   logger: Logger,
+  metrics?: RequestMetrics,
 ): (request: Request) => Promise<Response> {
   return (request) => {
     startRequest(request);
@@ -64,7 +66,7 @@ export function withRequestContext(
         headers.set(name, securityHeaders[name as keyof typeof securityHeaders]);
       }
       headers.set('x-request-id', startRequest(request).id);
-      logRequest(logger, request, pathOf(request.url), response.status);
+      logRequest(logger, request, pathOf(request.url), response.status, metrics);
       return response;
     });
   };
