@@ -4,7 +4,7 @@ import { UpgradeError, upgradeDatabase } from '@/backups';
 import { ConfigError, parseConfig } from '@/config';
 import { migrationsFolder, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
-import { readMigrations } from '@/db/migrate';
+import { serviceMigrations } from '@/db/migrate';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
 
@@ -25,7 +25,7 @@ const logger = createLogger(config.logLevel);
 const db = openDatabase(config.databasePath);
 try {
   // Pending migrations: a backup first when there is data, then all of them in one transaction.
-  const upgrade = await upgradeDatabase(db.$client, readMigrations(migrationsFolder), {
+  const upgrade = await upgradeDatabase(db.$client, serviceMigrations(migrationsFolder), {
     backupDir: config.backups.dir,
     now: Date.now(),
   });

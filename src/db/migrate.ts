@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { embedded } from '@/kernel/embedded';
 
 /** drizzle's bookkeeping table: one row per applied migration. */
 export const MIGRATIONS_TABLE = '__drizzle_migrations';
@@ -42,6 +43,17 @@ export function readMigrations(folder: string): Migration[] {
   return migrationsOf(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8'), (tag) =>
     readFileSync(join(folder, `${tag}.sql`), 'utf8'),
   );
+}
+
+/** The migrations the service runs: those built into a single-file binary, else `folder`'s. */
+export function serviceMigrations(folder: string): Migration[] {
+  const built = embedded.migrations;
+  if (!built) return readMigrations(folder);
+  return migrationsOf(built.journal, (tag) => {
+    const text = built.sql[tag];
+    if (text === undefined) throw new Error(`migration ${tag} is not in the build`);
+    return text;
+  });
 }
 
 /** A migration that failed; nothing of the run was kept. */
