@@ -2,8 +2,13 @@
 FROM oven/bun:1 AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Production dependencies only; `bun` itself comes from the base image.
-RUN bun install --production --ignore-scripts
+# Production dependencies only. Bun comes from the base image: the npm `bun`
+# package is a devDependency (it serves `npm start` where only Node is
+# installed). Packages that hold nothing but TypeScript types or the compiler
+# (installed as peers of elysia and drizzle) are never loaded at run time.
+RUN bun install --production --ignore-scripts \
+ && rm -rf node_modules/.bin node_modules/typescript node_modules/@typescript \
+      node_modules/@types node_modules/bun-types node_modules/undici-types
 
 FROM oven/bun:1-slim
 WORKDIR /app
@@ -15,8 +20,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY src ./src
 COPY migrations ./migrations
-COPY scripts ./scripts
-COPY content ./content
+# The operator commands (bun run user:create, token, pages:import, backup, restore), no dev tools.
+COPY scripts/cli.ts scripts/read-password.ts scripts/user-create.ts scripts/token.ts scripts/pages-import.ts scripts/backup.ts scripts/restore.ts ./scripts/
 RUN mkdir -p /data && chown -R bun:bun /data
 USER bun
 VOLUME ["/data"]

@@ -25,10 +25,12 @@ import { fastRoutes } from './api/fast-routes';
 import { healthRoutes } from './api/health/routes';
 import { idempotency, withIdempotency } from './api/idempotency';
 import { listingsRoutes } from './api/listings/routes';
+import { metricsRoutes } from './api/metrics/routes';
 import { fixOpenApiDocument } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
+import { RequestMetrics } from './api/request/metrics';
 import { withRoutableTarget } from './api/request/target';
 import { routeTable } from './api/route-table';
 import { withHsts, withHtmlPolicy } from './api/security-policy';
@@ -70,7 +72,7 @@ export function buildDeps({
   };
   const deps: ApiDeps = {
     ...{ config, db, logger, clock, tokens, auth, sessions, staticPages, limiter },
-    ...{ propertyReads, listAnswers, accounts },
+    ...{ propertyReads, listAnswers, accounts, requests: new RequestMetrics() },
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
@@ -125,10 +127,12 @@ export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: Ext
     .use(customerRoutes(deps))
     .use(accountsRoutes(deps))
     .use(adminRoutes(deps))
+    .use(metricsRoutes(deps))
     .use(extraRoutes ? extraRoutes(deps) : new Elysia({ name: 'no-extra-routes' }));
 
   const routes: Parameters<typeof fixOpenApiDocument>[1] = app.routes;
   allowedMethods = routeTable(app.routes);
+  deps.requests.useRoutes(app.routes);
   return app;
 }
 
@@ -158,6 +162,7 @@ export function createService(
       deps.logger,
     ),
     deps.logger,
+    deps.requests,
   );
   const htmlPipeline = withHtmlPolicy(pipeline);
   // The front door comes first: everything after it reads one path (src/api/request/target.ts).
@@ -166,6 +171,7 @@ export function createService(
     logger: deps.logger,
     corsOrigins: deps.config.corsOrigins,
     onFastAnswer: probe.onFastAnswer,
+    metrics: deps.requests,
   });
   const fetch = withHsts(withRoutableTarget(fastLane, deps.logger), deps.config);
   return { deps, app, fetch, fullPipeline };

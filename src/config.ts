@@ -59,6 +59,9 @@ export const EnvSchema = z.object({
   JOB_PLAN_WINDOW_RESET_CRON: cron.default('* * * * *'),
   JOB_UNIT_COUNTER_RECONCILE_CRON: cron.default('*/5 * * * *'),
   JOB_STATIC_PAGE_CACHE_WARM_CRON: cron.default('*/10 * * * *'),
+  BACKUP_CRON: cron.default('0 3 * * *'),
+  BACKUP_DIR: z.string().min(1).optional(),
+  BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   // Unset: `pretty` when stdout is a terminal, else `json`.
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
@@ -75,6 +78,7 @@ export const EnvSchema = z.object({
   PASSKEY_OPTIONS_PER_IP_PER_MINUTE: perMinute.default(30),
   HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).optional(),
+  METRICS_TOKEN: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -98,7 +102,10 @@ export interface Config {
     planWindowReset: string;
     unitCounterReconcile: string;
     staticPageCacheWarm: string;
+    databaseBackup: string;
   };
+  /** Where the database-backup job writes (default `backups/` beside the database) and how many it keeps. */
+  backups: { dir: string; keep: number };
   logLevel: Env['LOG_LEVEL'];
   /** `pretty`: one coloured human-readable line per request (a terminal); `json`: one object per line. */
   logFormat: NonNullable<Env['LOG_FORMAT']>;
@@ -119,12 +126,14 @@ export interface Config {
   };
   /** Password hashes and verifications at once (argon2id), and how many may wait. */
   hashing: { concurrency: number; queue: number };
+  /** A bearer token that may read GET /metrics (besides employees), for a scraper. */
+  metricsToken?: string;
 }
 
 export class ConfigError extends Error {}
 
 /** Variables whose values never appear in an error message. */
-const SECRET_VARIABLES = new Set(['JWT_SECRET']);
+const SECRET_VARIABLES = new Set(['JWT_SECRET', 'METRICS_TOKEN']);
 
 const list = (value: string | undefined) =>
   (value ?? '')
@@ -238,6 +247,11 @@ export function parseConfig(
       planWindowReset: e.JOB_PLAN_WINDOW_RESET_CRON,
       unitCounterReconcile: e.JOB_UNIT_COUNTER_RECONCILE_CRON,
       staticPageCacheWarm: e.JOB_STATIC_PAGE_CACHE_WARM_CRON,
+      databaseBackup: e.BACKUP_CRON,
+    },
+    backups: {
+      dir: e.BACKUP_DIR ?? join(dirname(e.DATABASE_PATH), 'backups'),
+      keep: e.BACKUP_KEEP,
     },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT ?? (terminal ? 'pretty' : 'json'),
@@ -255,5 +269,6 @@ export function parseConfig(
       passkeyOptionsPerIpPerMinute: e.PASSKEY_OPTIONS_PER_IP_PER_MINUTE,
     },
     hashing: { concurrency: hashConcurrency, queue: e.HASH_QUEUE ?? 2 * hashConcurrency },
+    metricsToken: e.METRICS_TOKEN,
   });
 }

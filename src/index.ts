@@ -1,9 +1,11 @@
 import { hasAnyUser } from '@/accounts/users';
 import { lookUpPeersOn } from '@/api/request/peer';
 import { buildDeps, createService } from '@/app';
+import { UpgradeError, upgradeDatabase } from '@/backups';
 import { ConfigError, parseConfig } from '@/config';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrationsFolder, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
+import { serviceMigrations } from '@/db/migrate';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
 
@@ -22,7 +24,18 @@ function loadConfig() {
 const config = loadConfig();
 const logger = createLogger(config.logLevel, undefined, config.logFormat);
 const db = openDatabase(config.databasePath);
-migrateDatabase(db);
+try {
+  // Pending migrations: a backup first when there is data, then all of them in one transaction.
+  const upgrade = await upgradeDatabase(db.$client, serviceMigrations(migrationsFolder), {
+    backupDir: config.backups.dir,
+    now: Date.now(),
+  });
+  if (upgrade.applied.length > 0) logger.info('migrated', { ...upgrade });
+} catch (error) {
+  if (!(error instanceof UpgradeError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
 const deps = buildDeps({ config, db, logger });
 const service = createService(deps);
 if (config.workers) deps.jobs?.start();

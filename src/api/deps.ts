@@ -2,6 +2,7 @@ import type { SessionResolver } from '@/auth/tokens';
 import type { AppDeps } from '@/deps';
 import type { idempotency } from './idempotency';
 import type { authPlugin } from './plugins/auth';
+import type { RequestMetrics } from './request/metrics';
 
 /**
  * What a route plugin may use: the shared services plus the auth plugin
@@ -12,4 +13,6 @@ export interface ApiDeps extends AppDeps {
   idempotency: ReturnType<typeof idempotency>;
   /** Browser sessions by cookie value (the limiter counts cookie callers by them). */
   sessions: SessionResolver;
+  /** Requests by route and status, with latencies (GET /metrics). */
+  requests: RequestMetrics;
 }

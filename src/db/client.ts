@@ -2,8 +2,8 @@ import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
-import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
 import { ownerOnly } from './file-mode';
+import { applyMigrations, readMigrations } from './migrate';
 import * as schema from './schema';
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
@@ -38,8 +38,11 @@ export function openDatabase(path: string): Db {
   return drizzle({ client: sqlite, schema, casing: 'snake_case' }) as Db;
 }
 
-export function migrateDatabase(db: Db): void {
-  migrate(db, { migrationsFolder });
+export { MIGRATIONS_TABLE } from './migrate';
+
+/** Applies the pending migrations of `folder` (all or none); answers the tags applied. */
+export function migrateDatabase(db: Db, folder = migrationsFolder): string[] {
+  return applyMigrations(db.$client, readMigrations(folder));
 }
 
 export function isDatabaseHealthy(db: Db): boolean {

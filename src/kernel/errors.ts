@@ -59,6 +59,9 @@ export type ErrorCode =
   // Operations
   | 'job.not_found'
   | 'job.running'
+  | 'backup.not_found'
+  | 'backup.name_invalid'
+  | 'backup.failed'
   | 'service.stopping'
   | 'service.unavailable'
   | 'service.busy'

@@ -59,6 +59,8 @@ export interface RateLimiterOptions {
 export class RateLimiter {
   readonly enabled: boolean;
   readonly store: RateLimitStore;
+  /** 429s answered since the process started (GET /metrics). */
+  refusals = 0;
   readonly #config: Config['rateLimits'];
   readonly #clock: Clock;
   readonly #policies = new Map<string, Policy>();
@@ -167,6 +169,7 @@ export class RateLimiter {
 
   /** The 429 `{message, rate_limit}`, for the exhausted window that resets last. */
   rejection(windows: readonly WindowUsage[]): DomainError {
+    this.refusals += 1;
     const record = windowRecord(tightestOf(windows), this.#clock());
     return fail('rate_limit.exceeded', {
       retryAfterSeconds: Math.max(1, record.resets_in_seconds),

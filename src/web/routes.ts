@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Elysia } from 'elysia';
+import { embedded } from '@/kernel/embedded';
 
 /**
  * The page runs no inline code or style: everything comes from this origin,
@@ -42,7 +43,9 @@ const assets = new Map<string, Promise<string>>();
 function asset(name: string): Promise<string> {
   let text = assets.get(name);
   if (!text) {
-    text = name === 'app.js' ? bundleScript() : Bun.file(join(here, name)).text();
+    const built = embedded.accountAssets?.[name];
+    if (built !== undefined) text = Promise.resolve(built);
+    else text = name === 'app.js' ? bundleScript() : Bun.file(join(here, name)).text();
     text.catch(() => assets.delete(name));
     assets.set(name, text);
   }

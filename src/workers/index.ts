@@ -1,4 +1,5 @@
 import type { AppDeps } from '@/deps';
+import * as databaseBackup from './database-backup';
 import * as planWindowReset from './plan-window-reset';
 import { createScheduler, type JobDefinition, type Scheduler } from './scheduler';
 import * as staticPageCacheWarm from './static-page-cache-warm';
@@ -25,6 +26,11 @@ export function workerJobs(deps: AppDeps): JobDefinition[] {
       pattern: jobSchedules.staticPageCacheWarm,
       runAtStart: true,
       run: () => staticPageCacheWarm.run(deps),
+    },
+    {
+      name: 'database-backup',
+      pattern: jobSchedules.databaseBackup,
+      run: () => databaseBackup.run(deps),
     },
   ];
 }

@@ -48,6 +48,16 @@ export interface JobStatus {
   lastRuns: JobRun[];
 }
 
+/** Runs since the process started, for /metrics. */
+export interface JobStats {
+  succeeded: number;
+  failed: number;
+  /** Seconds spent in finished runs. */
+  durationSeconds: number;
+  /** Seconds the latest run took; NaN before the first. */
+  lastDurationSeconds: number;
+}
+
 export interface Scheduler {
   /** Starts the cron timers and the run-at-start jobs; once. */
   start(): void;
@@ -58,6 +68,8 @@ export interface Scheduler {
   /** Runs a job now: NotFound for an unknown name, Conflict while it is running. */
   runNow(name: string): Promise<JobRun>;
   status(): JobStatus[];
+  /** Counts and durations of the runs of this process, by job name. */
+  stats(): ReadonlyMap<string, Readonly<JobStats>>;
 }
 
 export interface SchedulerOptions {
@@ -100,6 +112,12 @@ export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): 
     shouldStop: () => stopping.signal.aborted,
   };
   let started = false;
+  const stats = new Map<string, JobStats>(
+    jobs.map((job) => [
+      job.name,
+      { succeeded: 0, failed: 0, durationSeconds: 0, lastDurationSeconds: Number.NaN },
+    ]),
+  );
 
   function record(name: string, row: Omit<JobRunRow, 'id' | 'job'>): void {
     // Keep the newest RUNS_KEPT_PER_JOB: delete at and below the first id past them.
@@ -116,6 +134,7 @@ export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): 
 
   async function execute(job: JobDefinition): Promise<JobRun> {
     const startedAt = new Date(clock());
+    const timer = performance.now();
     let outcome: JobRun['outcome'] = 'succeeded';
     let details: JobDetails;
     try {
@@ -128,6 +147,11 @@ export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): 
       logger.error('job failed', { job: job.name, error: messageOf(error) });
     }
     const row = { startedAt, finishedAt: new Date(clock()), outcome, details };
+    const figures = stats.get(job.name)!;
+    const seconds = (performance.now() - timer) / 1000;
+    figures[outcome] += 1;
+    figures.durationSeconds += seconds;
+    figures.lastDurationSeconds = seconds;
     try {
       record(job.name, row);
     } catch (error) {
@@ -180,6 +204,7 @@ export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): 
     },
 
     trigger,
+    stats: () => stats,
 
     runNow(name) {
       const job = byName.get(name);

@@ -16,6 +16,7 @@ describe('happy', () => {
       'plan-window-reset',
       'unit-counter-reconcile',
       'static-page-cache-warm',
+      'database-backup',
     ]);
     const run = JobRunResult.parse(await svc.employee.admin.jobs.run('static-page-cache-warm'));
     expect(run).toMatchObject({ job: 'static-page-cache-warm', outcome: 'succeeded' });

@@ -6,7 +6,12 @@ import { createScheduler } from '@/workers/scheduler';
 import { BASE, createTestApp, problemOf } from '../support/harness';
 import { gate, NEVER_SOON } from './support';
 
-const JOB_NAMES = ['plan-window-reset', 'unit-counter-reconcile', 'static-page-cache-warm'];
+const JOB_NAMES = [
+  'plan-window-reset',
+  'unit-counter-reconcile',
+  'static-page-cache-warm',
+  'database-backup',
+];
 
 describe('happy', () => {
   test('GET /admin/jobs lists every job with schedule, nextRunAt and last runs', async () => {
@@ -21,6 +26,7 @@ describe('happy', () => {
         { name: 'plan-window-reset', schedule: '* * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'unit-counter-reconcile', schedule: '*/5 * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'static-page-cache-warm', schedule: '*/10 * * * *', nextRunAt: null, lastRuns: [] },
+        { name: 'database-backup', schedule: '0 3 * * *', nextRunAt: null, lastRuns: [] },
       ],
     });
   });

@@ -8,6 +8,7 @@ const VARIABLES = [
   'JOB_PLAN_WINDOW_RESET_CRON',
   'JOB_UNIT_COUNTER_RECONCILE_CRON',
   'JOB_STATIC_PAGE_CACHE_WARM_CRON',
+  'BACKUP_CRON',
 ] as const;
 
 describe('the job list', () => {
@@ -17,6 +18,7 @@ describe('the job list', () => {
       { name: 'plan-window-reset', pattern: '* * * * *', runAtStart: undefined },
       { name: 'unit-counter-reconcile', pattern: '*/5 * * * *', runAtStart: undefined },
       { name: 'static-page-cache-warm', pattern: '*/10 * * * *', runAtStart: true },
+      { name: 'database-backup', pattern: '0 3 * * *', runAtStart: undefined },
     ]);
     expect(new Set(jobs.map((job) => job.name)).size).toBe(jobs.length);
     expect(() => assertValidJobs(jobs)).not.toThrow();
@@ -28,12 +30,14 @@ describe('the job list', () => {
         JOB_PLAN_WINDOW_RESET_CRON: '*/2 * * * *',
         JOB_UNIT_COUNTER_RECONCILE_CRON: '30 */15 * * * *',
         JOB_STATIC_PAGE_CACHE_WARM_CRON: '@hourly',
+        BACKUP_CRON: '15 2 * * 0',
       },
     });
     expect(workerJobs(deps).map((job) => job.pattern)).toEqual([
       '*/2 * * * *',
       '30 */15 * * * *',
       '@hourly',
+      '15 2 * * 0',
     ]);
   });
 });

@@ -1,17 +1,19 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { unknownJob } from '@/workers/scheduler';
+import { backupRoutes } from './backups';
 import { JobList, JobParams, JobRunResult } from './schemas';
 import { adminUserRoutes } from './users';
 
 const security = [{ bearer: [] }];
 
-/** Operator endpoints at /admin (employee only): the worker jobs and account creation. */
+/** Operator endpoints at /admin (employee only): the worker jobs, account creation and the backups. */
 export const adminRoutes = (deps: ApiDeps) => {
   const { auth, jobs } = deps;
   return new Elysia({ name: 'admin', prefix: '/admin' })
     .use(auth)
     .use(adminUserRoutes(deps))
+    .use(backupRoutes(deps))
     .get('/jobs', () => ({ jobs: jobs?.status() ?? [] }), {
       auth: 'employee',
       response: { 200: JobList },

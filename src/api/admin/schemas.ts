@@ -20,3 +20,15 @@ export const JobList = z.object({ jobs: z.array(JobStatus) });
 export const JobRunResult = JobRun.extend({ job: z.string() });
 
 export const JobParams = z.object({ name: z.string() });
+
+export const BackupEntry = z.object({
+  name: z.string().describe('backup-<UTC instant>[-pre-upgrade][-n].db.gz'),
+  size: z.int().describe('bytes, compressed'),
+  createdAt: z.iso.datetime(),
+});
+
+export const BackupList = z.object({
+  backups: z.array(BackupEntry).describe('Newest first'),
+});
+
+export const BackupParams = z.object({ name: z.string() });

@@ -6,6 +6,7 @@ import { bodyCopyOf, logRequestBody } from '../request/body-log';
 import { corsHeaders, securityHeaders } from '../request/headers';
 import { logRequest } from '../request/log';
 import { startRequest } from '../request/meta';
+import type { RequestMetrics } from '../request/metrics';
 import { MAX_URL_LENGTH, pathOf } from '../request/url';
 
 export interface RequestContextOptions {
@@ -57,6 +58,7 @@ export const requestContext = ({ corsOrigins }: RequestContextOptions) =>
 export function withRequestContext(
   handle: (request: Request) => Promise<Response>,
   logger: Logger,
+  metrics?: RequestMetrics,
 ): (request: Request) => Promise<Response> {
   return (request) => {
     startRequest(request);
@@ -68,7 +70,7 @@ export function withRequestContext(
       }
       const { id } = startRequest(request);
       headers.set('x-request-id', id);
-      logRequest(logger, request, pathOf(request.url), response.status);
+      logRequest(logger, request, pathOf(request.url), response.status, metrics);
       logRequestBody(logger, id, response.status, copy);
       return response;
     });

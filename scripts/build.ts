@@ -1,0 +1,69 @@
+/**
+ * `bun run build`: the whole service as one executable, dist/listings-service
+ * (`bun build --compile`: the Bun runtime, the code and its dependencies).
+ * What the service reads from disk when run from the source tree goes inside
+ * it: the migrations (journal and SQL) and the account page (HTML, CSS and
+ * its script, bundled for the browser here rather than on first request).
+ * They are handed over through src/kernel/embedded.ts by a generated entry
+ * module that fills it in, then starts src/index.ts.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dir, '..');
+const work = join(root, 'dist', '.build');
+const outfile = join(root, 'dist', 'listings-service');
+
+async function accountScript(): Promise<string> {
+  const result = await Bun.build({
+    entrypoints: [join(root, 'src', 'web', 'account-app.ts')],
+    target: 'browser',
+    format: 'esm',
+    minify: true,
+  });
+  const output = result.outputs[0];
+  if (!result.success || !output) throw new AggregateError(result.logs, 'account page script');
+  return output.text();
+}
+
+const migrations = join(root, 'migrations');
+const journal = readFileSync(join(migrations, 'meta', '_journal.json'), 'utf8');
+const tags = (JSON.parse(journal) as { entries: { tag: string }[] }).entries.map((e) => e.tag);
+const sql = Object.fromEntries(
+  tags.map((tag) => [tag, readFileSync(join(migrations, `${tag}.sql`), 'utf8')]),
+);
+const web = join(root, 'src', 'web');
+const accountAssets = {
+  'account.html': readFileSync(join(web, 'account.html'), 'utf8'),
+  'account.css': readFileSync(join(web, 'account.css'), 'utf8'),
+  'app.js': await accountScript(),
+};
+
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+writeFileSync(
+  join(work, 'embedded-data.ts'),
+  `import { embedded } from ${JSON.stringify(join(root, 'src', 'kernel', 'embedded.ts'))};
+embedded.migrations = ${JSON.stringify({ journal, sql })};
+embedded.accountAssets = ${JSON.stringify(accountAssets)};
+`,
+);
+// Module order: the data is in place before src/index.ts runs.
+writeFileSync(
+  join(work, 'entry.ts'),
+  `import './embedded-data.ts';
+import ${JSON.stringify(join(root, 'src', 'index.ts'))};
+`,
+);
+
+const started = performance.now();
+const build = Bun.spawnSync(
+  [process.execPath, 'build', '--compile', join(work, 'entry.ts'), '--outfile', outfile],
+  { cwd: root, stdout: 'inherit', stderr: 'inherit' },
+);
+rmSync(work, { recursive: true, force: true });
+if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
+const size = Bun.file(outfile).size;
+console.log(
+  `built ${outfile}: ${(size / 1024 / 1024).toFixed(1)} MiB, ${tags.length} migrations embedded, in ${Math.round(performance.now() - started)} ms`,
+);

@@ -1,0 +1,104 @@
+import { timingSafeEqual } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { Elysia } from 'elysia';
+import type { ApiDeps } from '@/api/deps';
+import { identify } from '@/api/plugins/auth';
+import { listBackups } from '@/backups';
+import { fail } from '@/kernel/errors';
+import { problemResponses } from '../raw-responses';
+import { CONTENT_TYPE, Exposition } from './exposition';
+
+const sizeOf = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+
+const sameSecret = (given: string, expected: string) => {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
+
+/** The service's figures in the Prometheus text format. */
+export function renderMetrics(deps: ApiDeps): string {
+  const out = new Exposition();
+  deps.requests.write(out);
+  out
+    .family(
+      'listings_rate_limit_refusals_total',
+      'counter',
+      'Customer API requests refused with 429.',
+    )
+    .sample('listings_rate_limit_refusals_total', undefined, deps.limiter.refusals);
+
+  const jobs = [...(deps.jobs?.stats() ?? new Map())];
+  out.family('listings_job_runs_total', 'counter', 'Worker job runs finished, by outcome.');
+  for (const [job, stats] of jobs) {
+    out.sample('listings_job_runs_total', { job, outcome: 'succeeded' }, stats.succeeded);
+    out.sample('listings_job_runs_total', { job, outcome: 'failed' }, stats.failed);
+  }
+  out.family('listings_job_run_seconds_total', 'counter', 'Seconds spent in finished job runs.');
+  for (const [job, stats] of jobs)
+    out.sample('listings_job_run_seconds_total', { job }, stats.durationSeconds);
+  out.family('listings_job_last_run_seconds', 'gauge', 'Duration of the latest run of each job.');
+  for (const [job, stats] of jobs) {
+    if (!Number.isNaN(stats.lastDurationSeconds)) {
+      out.sample('listings_job_last_run_seconds', { job }, stats.lastDurationSeconds);
+    }
+  }
+
+  const backups = listBackups(deps.config.backups.dir);
+  out
+    .family('listings_backups', 'gauge', 'Backup files in BACKUP_DIR.')
+    .sample('listings_backups', undefined, backups.length);
+  out.family('listings_backup_age_seconds', 'gauge', 'Seconds since the newest backup was taken.');
+  if (backups[0]) {
+    const age = (deps.clock() - backups[0].createdAt.getTime()) / 1000;
+    out.sample('listings_backup_age_seconds', undefined, Math.max(0, age));
+  }
+
+  const path = deps.config.databasePath;
+  out
+    .family('listings_database_size_bytes', 'gauge', 'Size of the SQLite database file.')
+    .sample('listings_database_size_bytes', undefined, path === ':memory:' ? 0 : sizeOf(path))
+    .family('listings_database_wal_size_bytes', 'gauge', 'Size of its write-ahead log.')
+    .sample(
+      'listings_database_wal_size_bytes',
+      undefined,
+      path === ':memory:' ? 0 : sizeOf(`${path}-wal`),
+    );
+  return out.text();
+}
+
+/**
+ * GET /metrics: employees, or a scraper holding METRICS_TOKEN as its bearer
+ * token (compared in constant time; it is not a JWT).
+ */
+export const metricsRoutes = (deps: ApiDeps) =>
+  new Elysia({ name: 'metrics' }).get(
+    '/metrics',
+    async ({ request }) => {
+      const header = request.headers.get('authorization') ?? '';
+      const { metricsToken } = deps.config;
+      if (!(metricsToken && sameSecret(header, `Bearer ${metricsToken}`))) {
+        const identity = await identify(request, { tokens: deps.tokens });
+        if (!identity) throw fail('auth.unauthenticated');
+        if (identity.aud !== 'employee') throw fail('auth.forbidden');
+      }
+      return new Response(renderMetrics(deps), {
+        headers: { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' },
+      });
+    },
+    {
+      detail: {
+        summary: 'Service metrics in the Prometheus text format',
+        description: 'Employee bearer token, or METRICS_TOKEN as a bearer token when set.',
+        tags: ['Admin'],
+        security: [{ bearer: [] }],
+        responses: {
+          200: {
+            description: 'Prometheus text exposition format 0.0.4',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          ...problemResponses(401, 403),
+        },
+      },
+    },
+  );

@@ -1,0 +1,121 @@
+import type { Exposition } from '../metrics/exposition';
+
+/** Upper bounds (seconds) of the request latency histogram. */
+export const LATENCY_BOUNDS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+] as const;
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** The label of a path no route matches: unknown paths must not grow the series without bound. */
+export const UNMATCHED = 'unmatched';
+
+interface Node {
+  literal: Map<string, Node>;
+  param?: Node;
+  /** The route template ending here, e.g. `/listings/properties/:id`. */
+  template?: string;
+}
+
+const newNode = (): Node => ({ literal: new Map() });
+
+interface Series {
+  method: string;
+  route: string;
+  /** Per bucket, not cumulative; the last is beyond the largest bound. */
+  buckets: Float64Array;
+  sum: number;
+  statuses: Map<number, number>;
+}
+
+/**
+ * Requests by method, route template and status, with a latency histogram.
+ * Fed by the one place the request log line is written (both lanes), so it
+ * must stay cheap: a walk down a tree of path segments, a map lookup, and a
+ * few increments; new objects only for a series not seen before.
+ */
+export class RequestMetrics {
+  #root = newNode();
+  readonly #series = new Map<string, Series>();
+
+  /** The service's routes (Elysia's `app.routes`); `:name` segments match any segment. */
+  useRoutes(routes: readonly { method: string; path: string }[]): void {
+    const root = newNode();
+    for (const { path } of routes) {
+      if (path.includes('*')) continue;
+      let node = root;
+      for (const segment of path.split('/')) {
+        if (segment === '') continue;
+        if (segment.startsWith(':')) node = node.param ??= newNode();
+        else {
+          const next = node.literal.get(segment) ?? newNode();
+          node.literal.set(segment, next);
+          node = next;
+        }
+      }
+      node.template = path === '' ? '/' : path;
+    }
+    this.#root = root;
+  }
+
+  /** The route template of a path, or UNMATCHED. A literal segment wins over a parameter. */
+  templateOf(path: string): string {
+    let node: Node | undefined = this.#root;
+    let start = 1;
+    while (node && start <= path.length) {
+      let end = path.indexOf('/', start);
+      if (end === -1) end = path.length;
+      if (end > start) {
+        const segment = path.slice(start, end);
+        node = node.literal.get(segment) ?? node.param;
+      }
+      start = end + 1;
+    }
+    return node?.template ?? UNMATCHED;
+  }
+
+  observe(method: string, path: string, status: number, durationMs: number | undefined): void {
+    const verb = METHODS.has(method) ? method : 'OTHER';
+    const route = this.templateOf(path);
+    const key = `${verb} ${route}`;
+    let series = this.#series.get(key);
+    if (!series) {
+      series = {
+        method: verb,
+        route,
+        buckets: new Float64Array(LATENCY_BOUNDS.length + 1),
+        sum: 0,
+        statuses: new Map(),
+      };
+      this.#series.set(key, series);
+    }
+    series.statuses.set(status, (series.statuses.get(status) ?? 0) + 1);
+    if (durationMs === undefined) return;
+    const seconds = durationMs / 1000;
+    let bucket = 0;
+    while (bucket < LATENCY_BOUNDS.length && seconds > LATENCY_BOUNDS[bucket]!) bucket++;
+    series.buckets[bucket]! += 1;
+    series.sum += seconds;
+  }
+
+  write(out: Exposition): void {
+    out.family('http_requests_total', 'counter', 'Requests answered, by method, route and status.');
+    for (const { method, route, statuses } of this.#series.values()) {
+      for (const [status, count] of statuses)
+        out.sample('http_requests_total', { method, route, status }, count);
+    }
+    out.family(
+      'http_request_duration_seconds',
+      'histogram',
+      'Time from the request reaching the service to its response being ready.',
+    );
+    for (const { method, route, buckets, sum } of this.#series.values()) {
+      out.histogram(
+        'http_request_duration_seconds',
+        { method, route },
+        LATENCY_BOUNDS,
+        buckets,
+        sum,
+      );
+    }
+  }
+}

@@ -1,0 +1,22 @@
+import { createBackup, pruneBackups } from '@/backups';
+import type { AppDeps } from '@/deps';
+import type { JobDetails } from './scheduler';
+
+/**
+ * Writes a checked, compressed snapshot of the live database into
+ * BACKUP_DIR, then deletes the backups beyond the newest BACKUP_KEEP.
+ * An in-memory database has nothing worth keeping: the run says so.
+ */
+export async function run(deps: AppDeps): Promise<JobDetails> {
+  const { databasePath, backups } = deps.config;
+  if (databasePath === ':memory:') return { skipped: 'in-memory database' };
+  const backup = await createBackup(deps.db.$client, { dir: backups.dir, now: deps.clock() });
+  const pruned = pruneBackups(backups.dir, backups.keep);
+  return {
+    name: backup.name,
+    size: backup.size,
+    databaseSize: backup.databaseSize,
+    durationMs: backup.durationMs,
+    pruned: pruned.length,
+  };
+}
