@@ -13,7 +13,7 @@ function exampleNames(text: string): string[] {
 describe('.env.example', () => {
   const text = readFileSync(join(root, '.env.example'), 'utf8');
 
-  test('names exactly the variables src/config.ts reads, each once', () => {
+  test('names exactly the variables src/config reads, each once', () => {
     const read = Object.keys(EnvSchema.shape).sort();
     const listed = exampleNames(text);
     const missing = read.filter((name) => !listed.includes(name));
@@ -21,12 +21,12 @@ describe('.env.example', () => {
     const twice = listed.filter((name, index) => listed.indexOf(name) !== index);
     // The message names what to fix, whichever side changed.
     expect({
-      'read by src/config.ts, missing from .env.example': missing,
-      'in .env.example, not read by src/config.ts': extra,
+      'read by src/config, missing from .env.example': missing,
+      'in .env.example, not read by src/config': extra,
       'in .env.example more than once': twice,
     }).toEqual({
-      'read by src/config.ts, missing from .env.example': [],
-      'in .env.example, not read by src/config.ts': [],
+      'read by src/config, missing from .env.example': [],
+      'in .env.example, not read by src/config': [],
       'in .env.example more than once': [],
     });
   });
@@ -40,7 +40,7 @@ describe('.env.example', () => {
     }
   });
 
-  test('the defaults shown are the defaults src/config.ts applies', () => {
+  test('the defaults shown are the defaults src/config applies', () => {
     const defaults = EnvSchema.parse({});
     for (const [, name, value] of text.matchAll(/^#([A-Z][A-Z0-9_]*)=(.+)$/gm)) {
       const parsed = EnvSchema.parse({ [name!]: value });

@@ -1,0 +1,80 @@
+import { CronPattern } from 'croner';
+import { z } from 'zod';
+import { parseRanges } from '@/kernel/addresses';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'])
+  .transform((value) => ['true', '1', 'on', 'yes'].includes(value));
+
+/** JWT_SECRET, or the jwt-secret file, is at least this long. */
+export const MIN_SECRET_LENGTH = 32;
+
+const port = z.coerce.number().int().min(0).max(65535);
+const perMinute = z.coerce.number().int().min(1).max(1_000_000);
+const quota = z.coerce.number().int().min(1).max(1_000_000_000);
+
+/** A croner pattern (5 or 6 fields, or a nickname such as `@hourly`), read in UTC. */
+export function isCronPattern(pattern: string): boolean {
+  try {
+    new CronPattern(pattern, 'UTC');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const cron = z.string().refine(isCronPattern, 'not a valid cron pattern (e.g. "*/5 * * * *")');
+
+/** The environment variables (README, Configuration), each validated once at start-up. */
+export const EnvSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_PATH: z.string().min(1).default('./data/app.db'),
+  JWT_SECRET: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),
+  PUBLIC_ORIGIN: z.string().optional(),
+  RP_ID: z.string().min(1).optional(),
+  RP_NAME: z.string().min(1).default('Listings Service'),
+  TLS_CERT_PATH: z.string().min(1).optional(),
+  TLS_KEY_PATH: z.string().min(1).optional(),
+  TRUST_PROXY: booleanFlag.default(false),
+  TRUSTED_PROXIES: z
+    .string()
+    .refine(
+      (value) => 'ranges' in parseRanges(value),
+      'not a comma-separated list of IP addresses and CIDR ranges (e.g. "10.0.0.0/8, fc00::/7")',
+    )
+    .optional(),
+  // `off` disables the customer API limiter (no counting, no 429, no headers): benchmarks only.
+  RATE_LIMITS: booleanFlag.default(true),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinute.default(60),
+  RATE_LIMIT_CUSTOMER_PER_MINUTE: perMinute.default(120),
+  // An employee's limit is never below 2000 per minute: lower values are raised.
+  RATE_LIMIT_EMPLOYEE_PER_MINUTE: perMinute.default(5000).transform((v) => Math.max(v, 2000)),
+  WORKERS: booleanFlag.default(true),
+  // Default schedules of the worker jobs (UTC cron).
+  JOB_PLAN_WINDOW_RESET_CRON: cron.default('* * * * *'),
+  JOB_UNIT_COUNTER_RECONCILE_CRON: cron.default('*/5 * * * *'),
+  JOB_STATIC_PAGE_CACHE_WARM_CRON: cron.default('*/10 * * * *'),
+  BACKUP_CRON: cron.default('0 3 * * *'),
+  BACKUP_DIR: z.string().min(1).optional(),
+  BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  // Unset: `pretty` when stdout is a terminal, else `json`.
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+  CORS_ORIGINS: z.string().optional(),
+  STATIC_PAGES_CACHE: booleanFlag.default(true),
+  READ_CACHE: booleanFlag.default(true),
+  QUOTA_PROPERTIES_PER_OWNER: quota.default(10_000),
+  QUOTA_UNITS_PER_PROPERTY: quota.default(1_000),
+  // Live Idempotency-Key records per caller; beyond it the caller's oldest are dropped.
+  IDEMPOTENCY_KEYS_PER_CALLER: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  // Accounts: who may sign up, and what bounds the costly or storing auth routes.
+  SIGN_UP: z.enum(['open', 'closed']).default('open'),
+  SIGN_UP_PER_IP_PER_HOUR: perMinute.default(10),
+  PASSKEY_OPTIONS_PER_IP_PER_MINUTE: perMinute.default(30),
+  HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+  HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).optional(),
+  METRICS_TOKEN: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
