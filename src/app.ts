@@ -8,9 +8,8 @@ import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { StaticPageCache } from '@/content/cache';
 import type { Db } from '@/db/client';
-import { ResponseMemo } from '@/db/response-memo';
+import { ReadCache } from '@/db/read-cache';
 import type { Clock } from '@/kernel/clock';
-import { PropertyReadCache } from '@/listings/properties/read-cache';
 import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
 import { createWorkers } from '@/workers';
@@ -43,17 +42,16 @@ export type ExtraRoutes = (deps: ApiDeps) => AnyElysia;
 
 export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
-  const staticPages = new StaticPageCache({ enabled: config.staticPagesCache });
+  const readCache = new ReadCache({ db, enabled: config.readCache });
+  const staticPages = new StaticPageCache(readCache, { enabled: config.staticPagesCache });
   const sessions = sessionResolver(db, clock);
   const authOptions = { tokens, sessions, origins: config.publicOrigins };
   const auth = authPlugin(authOptions);
   const keysPerCaller = config.idempotencyKeysPerCaller;
   const limiter = new RateLimiter({ db, config, clock, logger });
-  const propertyReads = new PropertyReadCache({ db, clock, enabled: config.readCache });
-  const listAnswers = new ResponseMemo({ db, clock, enabled: config.readCache });
   const deps: ApiDeps = {
     ...{ config, db, logger, clock, tokens, auth, sessions, staticPages, limiter },
-    ...{ propertyReads, listAnswers },
+    readCache,
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
