@@ -64,8 +64,8 @@ export class ReadCache {
   constructor({
     db,
     enabled = true,
-    maxEntries = 100_000,
-    maxChars = 48 * 1024 * 1024,
+    maxEntries = 10_000,
+    maxChars = 16 * 1024 * 1024,
   }: ReadCacheOptions) {
     this.enabled = enabled;
     this.#feed = new ChangeFeed(db.$client);

@@ -18,8 +18,8 @@ export interface PropertyRead {
   notModifiedHeaders?: Headers;
 }
 
-/** Characters a cached read holds besides its JSON (ETag, owner, two header templates). */
-const READ_OVERHEAD = 400;
+/** About what a cached read holds besides its JSON (ETag, owner, two header templates). */
+const READ_OVERHEAD = 1500;
 
 /**
  * GET /properties/{id} without the query and serialisation while the row is
