@@ -239,6 +239,16 @@ function deferrableIndexes(db: Db): IndexDefinition[] {
     .all();
 }
 
+/** The triggers that log writes to the listing tables for the read caches. */
+function changeLogTriggers(db: Db): IndexDefinition[] {
+  return db.$client
+    .query<IndexDefinition, []>(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'cache_log_%'
+         AND tbl_name IN ('properties', 'units', 'unit_features')`,
+    )
+    .all();
+}
+
 /**
  * For the length of a bulk load:
  * - into an empty table, the secondary indexes are dropped and built again
@@ -248,19 +258,28 @@ function deferrableIndexes(db: Db): IndexDefinition[] {
  * - no incremental merging of the address trigram index (FTS5 `automerge`
  *   would re-merge its segments after every batch); one `optimize` merges
  *   them at the end and the FTS5 default (4) is restored;
+ * - into an empty table, no row-by-row `cache_changes` rows (their triggers
+ *   are dropped and made again at the end, with one `reset` row that makes
+ *   every read cache start over);
  * - a larger page cache for this connection; the WAL is truncated afterwards.
  */
 export async function withBulkLoadSettings<T>(db: Db, load: () => Promise<T>): Promise<T> {
   const client = db.$client;
   const empty = client.query('SELECT 1 FROM properties LIMIT 1').get() === null;
   const deferred = empty ? deferrableIndexes(db) : [];
+  const changeLog = empty ? changeLogTriggers(db) : [];
   client.exec('PRAGMA cache_size = -262144');
   client.exec(`INSERT INTO ${FTS} (${FTS}, rank) VALUES ('automerge', 0)`);
   for (const index of deferred) client.exec(`DROP INDEX ${index.name}`);
+  for (const trigger of changeLog) client.exec(`DROP TRIGGER ${trigger.name}`);
   try {
     return await load();
   } finally {
     for (const index of deferred) client.exec(index.sql);
+    for (const trigger of changeLog) client.exec(trigger.sql);
+    if (changeLog.length > 0) {
+      client.exec("INSERT INTO cache_changes (topic, key) VALUES ('reset', '')");
+    }
     client.exec(`INSERT INTO ${FTS} (${FTS}) VALUES ('optimize')`);
     client.exec(`INSERT INTO ${FTS} (${FTS}, rank) VALUES ('automerge', 4)`);
     client.exec('PRAGMA wal_checkpoint(TRUNCATE)');

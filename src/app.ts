@@ -10,9 +10,8 @@ import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { StaticPageCache } from '@/content/cache';
 import type { Db } from '@/db/client';
-import { ResponseMemo } from '@/db/response-memo';
+import { ReadCache } from '@/db/read-cache';
 import type { Clock } from '@/kernel/clock';
-import { PropertyReadCache } from '@/listings/properties/read-cache';
 import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
 import { createWorkers } from '@/workers';
@@ -57,14 +56,13 @@ export function buildDeps({
   hasher = argon2idHasher,
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
-  const staticPages = new StaticPageCache({ enabled: config.staticPagesCache });
+  const readCache = new ReadCache({ db, enabled: config.readCache });
+  const staticPages = new StaticPageCache(readCache, { enabled: config.staticPagesCache });
   const sessions = sessionResolver(db, clock);
   const authOptions = { tokens, sessions, origins: config.publicOrigins };
   const auth = authPlugin(authOptions);
   const keysPerCaller = config.idempotencyKeysPerCaller;
   const limiter = new RateLimiter({ db, config, clock, logger });
-  const propertyReads = new PropertyReadCache({ db, clock, enabled: config.readCache });
-  const listAnswers = new ResponseMemo({ db, clock, enabled: config.readCache });
   const accounts = {
     hasher: boundedHasher(hasher, config.hashing),
     signUps: new AddressLimit(config.accounts.signUpsPerIpPerHour, HOUR_MS, clock),
@@ -72,7 +70,7 @@ export function buildDeps({
   };
   const deps: ApiDeps = {
     ...{ config, db, logger, clock, tokens, auth, sessions, staticPages, limiter },
-    ...{ propertyReads, listAnswers, accounts, requests: new RequestMetrics() },
+    ...{ readCache, accounts, requests: new RequestMetrics() },
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.

@@ -4,9 +4,8 @@ import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { StaticPageCache } from '@/content/cache';
 import type { Db } from '@/db/client';
-import type { ResponseMemo } from '@/db/response-memo';
+import type { ReadCache } from '@/db/read-cache';
 import type { Clock } from '@/kernel/clock';
-import type { PropertyReadCache } from '@/listings/properties/read-cache';
 import type { Logger } from '@/logger';
 import type { RateLimiter } from '@/rate-limit/limiter';
 import type { Scheduler } from '@/workers/scheduler';
@@ -22,12 +21,13 @@ export interface AppDeps {
   limiter: RateLimiter;
   /** The cron worker jobs (`src/workers/`), scheduled only once started. */
   jobs?: Scheduler;
-  /** Static-page read cache, shared by the routes and the warm job. */
+  /**
+   * The read cache (properties, list pages and totals, transactions, static
+   * pages): one bounded LRU, each answer dropped by the writes that can change it.
+   */
+  readCache: ReadCache;
+  /** The static pages' view of `readCache`, shared by the routes and the warm job. */
   staticPages: StaticPageCache;
-  /** GET /listings/properties/{id} representations, dropped on any write. */
-  propertyReads: PropertyReadCache;
-  /** Answers of the list reads (properties, transactions), dropped on any write. */
-  listAnswers: ResponseMemo;
   /** The account routes' bounds: hashing at once, sign-ups and passkey options per address. */
   accounts: AccountGuards;
 }

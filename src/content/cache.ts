@@ -6,6 +6,7 @@ import {
   toStaticPage,
 } from '@/content/service';
 import type { Db } from '@/db/client';
+import type { ReadCache } from '@/db/read-cache';
 import type { StaticPageRow } from '@/db/schema';
 import { etagOfText } from '@/kernel/etag';
 
@@ -57,111 +58,72 @@ export const prepareList = (db: Db): PreparedResponse => prepare(listPublished(d
 export interface StaticPageCacheOptions {
   /** `false` (STATIC_PAGES_CACHE=off) reads the database on every request. */
   enabled?: boolean;
-  /** Most slugs kept (published or known-missing); the oldest entry makes room. */
-  maxSlugs?: number;
-  /** How often, at most, to look for writes made by another connection. */
-  recheckMs?: number;
 }
 
+const SLUG = 'page:';
+const LIST = 'pages';
+const sizeOf = (variants: PreparedVariant[]) =>
+  variants.reduce((sum, variant) => sum + variant.response.body.length * 2, 64);
+
 /**
- * In-process cache of the two static-page reads: per slug, every
- * published language version with its body and ETag precomputed (or none, for
- * a slug known to be missing), plus the list. Writes through this process
- * call `invalidate()`; writes by another process (`pages:import`) are noticed
- * through SQLite's `PRAGMA data_version` within `recheckMs`.
+ * The two static-page reads in the service's `ReadCache`: per slug, every
+ * published language version with its body and ETag precomputed (or none,
+ * for a slug known to be missing), tagged with the slug, plus the list,
+ * tagged with every page. A write to `static_pages` — through a route, a
+ * script or another process (`pages:import`) — drops that slug and the list
+ * before the next read (`ChangeFeed`).
  *
- * Fills cannot race an invalidation: bun:sqlite is synchronous, so a read's
- * query and its store run without yielding to a write in between.
+ * Fills cannot race a write: bun:sqlite is synchronous, so a read's query
+ * and its store run without yielding to a write in between.
  */
 export class StaticPageCache {
   readonly enabled: boolean;
-  readonly #maxSlugs: number;
-  readonly #recheckMs: number;
-  readonly #pages = new Map<string, PreparedVariant[]>();
-  #list: PreparedResponse | undefined;
-  #dataVersion: number | undefined;
-  #checkedAt = Number.NEGATIVE_INFINITY;
+  readonly #cache: ReadCache;
 
-  constructor({
-    enabled = true,
-    maxSlugs = 10_000,
-    recheckMs = 1000,
-  }: StaticPageCacheOptions = {}) {
+  constructor(cache: ReadCache, { enabled = true }: StaticPageCacheOptions = {}) {
     this.enabled = enabled;
-    this.#maxSlugs = maxSlugs;
-    this.#recheckMs = recheckMs;
+    this.#cache = cache;
   }
 
   /** Number of slugs held (published or known-missing). */
   get size(): number {
-    return this.#pages.size;
+    return this.#cache.count(SLUG);
   }
 
   get hasList(): boolean {
-    return this.#list !== undefined;
+    return this.#cache.peek(LIST) !== undefined;
   }
 
   page(slug: string): PreparedVariant[] | undefined {
-    return this.#pages.get(slug);
+    return this.enabled ? this.#cache.peek<PreparedVariant[]>(SLUG + slug) : undefined;
   }
 
-  storePage(slug: string, variants: PreparedVariant[]): void {
+  /** Stores what was read after the look at `at` (`ReadCache.tick`). */
+  storePage(slug: string, variants: PreparedVariant[], at?: number): void {
     if (!this.enabled) return;
-    if (this.#pages.size >= this.#maxSlugs && !this.#pages.has(slug)) {
-      const oldest = this.#pages.keys().next().value;
-      if (oldest !== undefined) this.#pages.delete(oldest);
-    }
-    this.#pages.set(slug, variants);
+    const fill = { value: variants, size: sizeOf(variants), tags: [`s:${slug}`] };
+    this.#cache.store(SLUG + slug, fill, at);
   }
 
   list(): PreparedResponse | undefined {
-    return this.#list;
+    return this.enabled ? this.#cache.peek<PreparedResponse>(LIST) : undefined;
   }
 
-  storeList(list: PreparedResponse): void {
-    if (this.enabled) this.#list = list;
-  }
-
-  invalidate(): void {
-    this.#pages.clear();
-    this.#list = undefined;
-  }
-
-  /**
-   * Swaps in a complete set read at database `version` (taken before the
-   * reads, so a write that lands meanwhile is still noticed later).
-   */
-  replace(version: number, pages: Map<string, PreparedVariant[]>, list: PreparedResponse): void {
+  storeList(list: PreparedResponse, at?: number): void {
     if (!this.enabled) return;
-    this.invalidate();
-    this.#dataVersion = version;
-    for (const [slug, variants] of pages) this.storePage(slug, variants);
-    this.#list = list;
+    this.#cache.store(LIST, { value: list, size: list.body.length * 2, tags: ['S'] }, at);
   }
 
-  /** Drops everything when another connection has committed since the last look. */
-  syncWith(db: Db, now: number): void {
-    if (now - this.#checkedAt < this.#recheckMs) return;
-    this.#checkedAt = now;
-    const version = dataVersionOf(db);
-    if (version !== this.#dataVersion) {
-      this.invalidate();
-      this.#dataVersion = version;
-    }
+  /** The tick to pass to `storePage`/`storeList` for values read from now on. */
+  tick(): number {
+    return this.#cache.tick();
   }
-}
-
-/** Changes whenever another connection commits to the database file. */
-export function dataVersionOf(db: Db): number {
-  const row = db.$client.query('PRAGMA data_version').get() as { data_version: number };
-  return row.data_version;
 }
 
 /** The response for one slug in the chosen language; undefined when none is published. */
 export function readPage(
   db: Db,
   cache: StaticPageCache,
-  now: number,
   slug: string,
   requested: string | undefined,
   acceptLanguage: string | null,
@@ -170,22 +132,22 @@ export function readPage(
     const row = chooseVariant(findPublishedVariants(db, slug), requested, acceptLanguage);
     return row && preparePage(row).response;
   }
-  cache.syncWith(db, now);
   let variants = cache.page(slug);
   if (!variants) {
+    const at = cache.tick();
     variants = findPublishedVariants(db, slug).map(preparePage);
-    cache.storePage(slug, variants);
+    cache.storePage(slug, variants, at);
   }
   return chooseVariant(variants, requested, acceptLanguage)?.response;
 }
 
 /** The response of the published-pages list. */
-export function readList(db: Db, cache: StaticPageCache, now: number): PreparedResponse {
-  if (cache.enabled) cache.syncWith(db, now);
+export function readList(db: Db, cache: StaticPageCache): PreparedResponse {
   const cached = cache.list();
   if (cached) return cached;
+  const at = cache.tick();
   const list = prepareList(db);
-  cache.storeList(list);
+  cache.storeList(list, at);
   return list;
 }
 
@@ -201,9 +163,10 @@ export interface WarmFigures {
  */
 export function warmStaticPageCache(db: Db, cache: StaticPageCache): WarmFigures {
   if (!cache.enabled) return { pages: 0, slugs: 0 };
-  // One read transaction: the pages, the list and the version agree.
-  const { version, rows, list } = db.$client.transaction(() => ({
-    version: dataVersionOf(db),
+  // One read transaction: the pages and the list agree.
+  cache.list(); // reads the change feed first: the tick below is of this moment
+  const at = cache.tick();
+  const { rows, list } = db.$client.transaction(() => ({
     rows: findAllPublished(db),
     list: prepareList(db),
   }))();
@@ -213,7 +176,8 @@ export function warmStaticPageCache(db: Db, cache: StaticPageCache): WarmFigures
     variants.push(preparePage(row));
     bySlug.set(row.slug, variants);
   }
-  // Swapped in one synchronous step: no reader sees a half-warmed cache.
-  cache.replace(version, bySlug, list);
+  // Stored in one synchronous step: no reader sees a half-warmed cache.
+  for (const [slug, variants] of bySlug) cache.storePage(slug, variants, at);
+  cache.storeList(list, at);
   return { pages: rows.length, slugs: bySlug.size };
 }

@@ -1,7 +1,6 @@
 import type { Database, Statement } from 'bun:sqlite';
 import type { Db } from '@/db/client';
 import type { Bindings } from '@/db/where';
-import { WriteWatch } from '@/db/write-watch';
 
 const MAX_CACHED = 256;
 const caches = new WeakMap<Database, Map<string, Statement>>();
@@ -41,36 +40,6 @@ export const many = <Row>(db: Db, text: string, ...params: Bindings): Row[] =>
 
 export const exec = (db: Db, text: string, ...params: Bindings): number =>
   statement(db, text).run(...params).changes;
-
-const MAX_MEMOS = 1000;
-
-interface Memo {
-  watch: WriteWatch;
-  values: Map<string, unknown>;
-}
-const memos = new WeakMap<Database, Memo>();
-
-/**
- * `compute()` once per `key` until the database changes: any row written by
- * this connection or a commit by another starts over (a `WriteWatch` that
- * looks at other connections on every call), so the answer is always the one
- * a fresh query would give. For reads that cost a walk over many index
- * entries (list totals) and repeat between writes.
- */
-export function memoUntilWrite<T>(db: Db, key: string, compute: () => T): T {
-  const client = db.$client;
-  let memo = memos.get(client);
-  if (!memo) {
-    memo = { watch: new WriteWatch(client, Date.now, 0), values: new Map() };
-    memos.set(client, memo);
-  }
-  if (memo.watch.changed()) memo.values.clear();
-  if (memo.values.has(key)) return memo.values.get(key) as T;
-  const value = compute();
-  if (memo.values.size >= MAX_MEMOS) memo.values.clear();
-  memo.values.set(key, value);
-  return value;
-}
 
 /**
  * Runs `work` in one write transaction (BEGIN IMMEDIATE, so a concurrent

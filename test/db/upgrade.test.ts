@@ -12,7 +12,7 @@ import { tempDir } from '../support/harness';
 
 const root = join(import.meta.dir, '..', '..');
 const AT = Date.UTC(2026, 10, 22, 3, 0, 0, 123);
-const BROKEN = '0009_broken';
+const BROKEN = '9999_broken';
 
 interface JournalFile {
   entries: { idx: number; when: number; tag: string; breakpoints: boolean; version: string }[];
@@ -112,7 +112,7 @@ describe('error: a failing migration changes nothing', () => {
   test('the one pending migration fails: rolled back, UpgradeError names it and the backup', async () => {
     const { db, backupDir } = await databaseAt(migrationsFolder);
     const schema = schemaOf(db.$client);
-    const error = await upgradeDatabase(db.$client, readMigrations(migrationsCopy(9, true)), {
+    const error = await upgradeDatabase(db.$client, readMigrations(migrationsCopy(ALL.length, true)), {
       backupDir,
       now: AT,
     }).catch((caught: unknown) => caught);
@@ -130,7 +130,7 @@ describe('error: a failing migration changes nothing', () => {
     const { db, backupDir } = await databaseAt(migrationsCopy(5));
     const schema = schemaOf(db.$client);
     await expect(
-      upgradeDatabase(db.$client, readMigrations(migrationsCopy(9, true)), { backupDir, now: AT }),
+      upgradeDatabase(db.$client, readMigrations(migrationsCopy(ALL.length, true)), { backupDir, now: AT }),
     ).rejects.toThrow(`migration ${BROKEN} failed`);
     expect(schemaOf(db.$client)).toEqual(schema);
     expect(countOf(db.$client, '__drizzle_migrations')).toBe(5);
@@ -145,7 +145,7 @@ describe('error: a failing migration changes nothing', () => {
         process.execPath,
         'test/support/upgrade-process.ts',
         path,
-        migrationsCopy(9, true),
+        migrationsCopy(ALL.length, true),
         backupDir,
       ],
       { cwd: root, stdout: 'pipe', stderr: 'pipe' },

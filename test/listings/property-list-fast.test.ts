@@ -70,8 +70,7 @@ describe('GET /listings/properties: remembered answers', () => {
     expect(await totalOf(ctx.employee, '?cityIds=london')).toBe(before + 1);
   });
 
-  test('a commit by another process shows within a second', async () => {
-    ctx.clock.advance(1000);
+  test('a commit by another connection shows at once', async () => {
     const before = await totalOf(ctx.employee, '?type=studio');
     const other = new Database(ctx.config.databasePath);
     try {
@@ -81,7 +80,6 @@ describe('GET /listings/properties: remembered answers', () => {
     } finally {
       other.close();
     }
-    ctx.clock.advance(1000);
     expect(await totalOf(ctx.employee, '?type=studio')).toBe(before + 1);
   });
 

@@ -97,13 +97,11 @@ describe('GET /listings/properties/{id}: read cache', () => {
     expect((await read()).body.verified).toBe(!first);
   });
 
-  test('a commit by another process shows within a second', async () => {
+  test('a commit by another connection shows at once', async () => {
     const other = new Database(ctx.config.databasePath);
     try {
-      ctx.clock.advance(1000);
       const before = (await read()).body.rentableUnits;
       other.run('UPDATE properties SET rentable_units = rentable_units + 7 WHERE id = ?', [id]);
-      ctx.clock.advance(1000);
       expect((await read()).body.rentableUnits).toBe(before + 7);
     } finally {
       other.close();

@@ -33,9 +33,9 @@ function answerOf(prepared: PreparedResponse, ifNoneMatch: string | null): Answe
 
 /** GET /content/static-pages: the published pages, or 304. Both lanes answer with this. */
 export const staticPageListAnswer = (
-  { db, clock, staticPages }: Deps,
+  { db, staticPages }: Deps,
   ifNoneMatch: string | null,
-): Answer => answerOf(readList(db, staticPages, clock()), ifNoneMatch);
+): Answer => answerOf(readList(db, staticPages), ifNoneMatch);
 
 /**
  * GET /content/static-pages/{slug}: the page in the language asked for
@@ -43,14 +43,14 @@ export const staticPageListAnswer = (
  * published. Both lanes answer with this.
  */
 export function staticPageAnswer(
-  { db, clock, staticPages }: Deps,
+  { db, staticPages }: Deps,
   slug: string,
   language: string | undefined,
   acceptLanguage: string | null,
   ifNoneMatch: string | null,
 ): Answer {
   const prepared = isSlug(slug)
-    ? readPage(db, staticPages, clock(), slug, language, acceptLanguage)
+    ? readPage(db, staticPages, slug, language, acceptLanguage)
     : undefined;
   if (!prepared) throw fail('page.not_found', { detail: notFoundDetail(slug) });
   return answerOf(prepared, ifNoneMatch);

@@ -52,7 +52,7 @@ const empty = z.null();
 /**
  * Static pages API, mounted at /content.
  * Reads are public and served from the in-process cache; writes need an
- * employee token and invalidate it.
+ * employee token (the cache notices them through its change feed).
  */
 export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) =>
   new Elysia({ name: 'content', prefix: '/content' })
@@ -113,7 +113,6 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
         const { row, created } = db.transaction((tx) => upsertStaticPage(tx, slug, page, clock()), {
           behavior: 'immediate',
         });
-        cache.invalidate();
         set.status = created ? 201 : 200;
         if (created)
           set.headers.location = `/content/static-pages/${slug}?language=${row.language}`;
@@ -142,7 +141,6 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
         if (!deleteStaticPage(db, slug, language)) {
           throw fail('page.not_found', { detail: notFoundDetail(slug, language) });
         }
-        cache.invalidate();
         return new Response(null, { status: 204 });
       },
       {

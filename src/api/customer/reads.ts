@@ -46,10 +46,10 @@ export function tokenLimitsAnswer(
  * with this.
  */
 export function transactionsAnswer(
-  { db, listAnswers }: Pick<ApiDeps, 'db' | 'listAnswers'>,
+  { db, readCache }: Pick<ApiDeps, 'db' | 'readCache'>,
   caller: Caller,
   search: string,
 ): CustomerAnswer {
   const request = parseListQuery(transactionQueryOf(search), caller);
-  return ok(transactionPageBody(db, listAnswers, request));
+  return ok(transactionPageBody(db, readCache, request));
 }

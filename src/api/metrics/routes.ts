@@ -78,9 +78,9 @@ export const metricsRoutes = (deps: ApiDeps) =>
       const header = request.headers.get('authorization') ?? '';
       const { metricsToken } = deps.config;
       if (!(metricsToken && sameSecret(header, `Bearer ${metricsToken}`))) {
-        const identity = await identify(request, { tokens: deps.tokens });
-        if (!identity) throw fail('auth.unauthenticated');
-        if (identity.aud !== 'employee') throw fail('auth.forbidden');
+        const caller = await identify(request, { tokens: deps.tokens });
+        if (!caller) throw fail('auth.unauthenticated');
+        if (caller.aud !== 'employee') throw fail('auth.forbidden');
       }
       return new Response(renderMetrics(deps), {
         headers: { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' },

@@ -1,6 +1,6 @@
 import { formatCents } from '@/customer/validation';
 import type { Db } from '@/db/client';
-import type { ResponseMemo } from '@/db/response-memo';
+import type { ReadCache } from '@/db/read-cache';
 import { type TransactionRow, transactions } from '@/db/schema';
 import { type Bindings, Conditions } from '@/db/where';
 import type { ListRequest, TransactionFilter } from './schemas';
@@ -85,11 +85,16 @@ export function importTransactions(db: Db, rows: readonly NewTransaction[]): num
   return rows.length;
 }
 
-/** The body of one page for a checked request, remembered in `answers` until the next write. */
-export function transactionPageBody(db: Db, answers: ResponseMemo, request: ListRequest): string {
-  return answers.answer(JSON.stringify(['transactions', request]), () => {
+/**
+ * The body of one page for a checked request, remembered in `cache` until a
+ * transaction of its customer (of anyone, without a customer filter) is written.
+ */
+export function transactionPageBody(db: Db, cache: ReadCache, request: ListRequest): string {
+  return cache.answer(`x:${JSON.stringify(request)}`, () => {
     const { filter, page, perPage } = request;
     const { total, rows } = listTransactions(db, filter, page, perPage);
-    return JSON.stringify(pageOf(rows.map(toResource), total, page, perPage));
+    const body = JSON.stringify(pageOf(rows.map(toResource), total, page, perPage));
+    const tags = [filter.customerId === undefined ? 'X' : `x:${filter.customerId}`];
+    return { value: body, size: body.length, tags };
   });
 }

@@ -1,43 +1,97 @@
 import type { Db } from '@/db/client';
-import type { ResponseMemo } from '@/db/response-memo';
+import type { ReadCache } from '@/db/read-cache';
 import { halCollection, type Paging, pagingOf } from '@/listings/paging';
 import { type PropertyRecord, toProperty } from '@/listings/properties/representation';
 import { parseListQuery } from '@/listings/query';
-import { many, memoUntilWrite, one } from '@/listings/sql';
+import { many, one } from '@/listings/sql';
 import type { PropertyFilter } from './list-plan';
 import { PROPERTY_LIST_SHAPE, PropertyListQuery } from './list-query';
 import { countsOnly, propertyListSql } from './list-sql';
 
+/**
+ * The cache tags that name which properties a list can contain: the
+ * narrowest of its ids, owner, cities (with the type) or type that every
+ * write moving a property into or out of the list touches (a property write
+ * touches its id, owner, city, city × type and type before and after), and
+ * the unit features and units it filters on. Null: the list filters on no
+ * property column, so it is decided by units and features alone and its
+ * rows are tagged one by one.
+ */
+export function membershipTags({ query, scopeOwner }: PropertyFilter): string[] | null {
+  const tags: string[] = [];
+  for (const criterion of query.features ?? []) {
+    tags.push(criterion.name === undefined ? 'F' : `f:${criterion.name}`);
+  }
+  if (query.unitIds) tags.push('U');
+  const owner = scopeOwner ?? query.ownerId;
+  const ids = query.id !== undefined ? [query.id] : query.ids;
+  if (ids) tags.push(...ids.map((id) => `p:${id}`));
+  else if (owner !== undefined) tags.push(`o:${owner}`);
+  else if (query.cityIds) {
+    tags.push(
+      ...query.cityIds.map((city) => (query.type ? `ct:${city}|${query.type}` : `c:${city}`)),
+    );
+  } else if (query.type) tags.push(`t:${query.type}`);
+  else if (
+    query.numRentableUnits !== undefined ||
+    query.published ||
+    query.archived ||
+    query.address !== undefined ||
+    tags.length === 0
+  ) {
+    tags.push('P');
+  } else return null;
+  return tags;
+}
+
 /** One page of properties and the number matching (GET /properties). */
-export function listProperties(db: Db, filter: PropertyFilter, paging: Paging) {
+export function listProperties(db: Db, cache: ReadCache, filter: PropertyFilter, paging: Paging) {
   const { page, count } = propertyListSql(filter, paging);
   const counted = () => one<{ total: number }>(db, count.sql, ...count.params)!.total;
-  // A sum over property_counts is cheap; other totals walk every matching index entry.
+  // A sum over property_counts is cheap; other totals walk every matching index entry
+  // and are remembered until a write touches what they count.
   const total = countsOnly(filter)
     ? counted()
-    : memoUntilWrite(db, `${count.sql}\u0000${JSON.stringify(count.params)}`, counted);
+    : cache.memo(`n:${count.sql}\u0000${JSON.stringify(count.params)}`, () => ({
+        value: counted(),
+        size: count.sql.length,
+        tags: membershipTags(filter) ?? featureOnlyTags(filter),
+      }));
   const rows = paging.offset < total ? many<PropertyRecord>(db, page.sql, ...page.params) : [];
   return { total, rows };
 }
 
+/** The feature and unit tags of a list that filters on no property column. */
+const featureOnlyTags = ({ query }: PropertyFilter): string[] => [
+  ...(query.features ?? []).map((c) => (c.name === undefined ? 'F' : `f:${c.name}`)),
+  ...(query.unitIds ? ['U'] : []),
+];
+
 /**
  * The body of GET /listings/properties for a query string and the owner a
- * customer is confined to (null: every owner), remembered in `answers`
- * until the next write. Throws the 400/422 of an invalid query.
+ * customer is confined to (null: every owner), remembered in `cache` until
+ * a write touches a property it can contain (`membershipTags`). Throws the
+ * 400/422 of an invalid query.
  */
 export function propertyListBody(
   db: Db,
-  answers: ResponseMemo,
+  cache: ReadCache,
   search: string,
   scopeOwner: string | null,
 ): string {
-  return answers.answer(JSON.stringify(['properties', scopeOwner, search]), () => {
+  return cache.answer(`l:${scopeOwner ?? ''}\u0000${search}`, () => {
     const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);
     const paging = pagingOf(query);
-    const { total, rows } = listProperties(db, { query, scopeOwner }, paging);
+    const filter = { query, scopeOwner };
+    const { total, rows } = listProperties(db, cache, filter, paging);
     const items = rows.map(toProperty);
-    return JSON.stringify(
+    const body = JSON.stringify(
       halCollection('/listings/properties', search, paging, total, 'svc:properties', items),
     );
+    const tags = membershipTags(filter) ?? [
+      ...featureOnlyTags(filter),
+      ...rows.map((row) => `p:${row.id}`),
+    ];
+    return { value: body, size: body.length, tags };
   });
 }

@@ -4,6 +4,7 @@ import { fail } from '@/kernel/errors';
 import { ifNoneMatchHolds } from '@/kernel/preconditions';
 import { canSee, scopeOf } from '@/listings/access';
 import { propertyListBody } from '@/listings/properties/list';
+import { readProperty } from '@/listings/properties/read-cache';
 import { type Answer, answerHeaders } from '../../answer';
 import { JSON_CONTENT_TYPE } from '../../json-response';
 
@@ -14,12 +15,12 @@ import { JSON_CONTENT_TYPE } from '../../json-response';
  * lane both answer with this.
  */
 export function propertyReadAnswer(
-  { propertyReads }: Pick<ApiDeps, 'propertyReads'>,
+  { db, readCache }: Pick<ApiDeps, 'db' | 'readCache'>,
   caller: Caller | null,
   id: string,
   ifNoneMatch: string | null | undefined,
 ): Answer {
-  const read = propertyReads.read(id);
+  const read = readProperty(db, readCache, id);
   if (!read || !canSee(read.ownerId, caller)) throw fail('property.not_found');
   const { etag } = read;
   if (ifNoneMatchHolds(ifNoneMatch, etag)) {
@@ -38,10 +39,10 @@ const LIST_HEADERS = answerHeaders({ 'content-type': JSON_CONTENT_TYPE });
  * the fast lane both answer with this.
  */
 export function propertyListAnswer(
-  { db, listAnswers }: Pick<ApiDeps, 'db' | 'listAnswers'>,
+  { db, readCache }: Pick<ApiDeps, 'db' | 'readCache'>,
   caller: Caller | null,
   search: string,
 ): Answer {
-  const body = propertyListBody(db, listAnswers, search, scopeOf(caller));
+  const body = propertyListBody(db, readCache, search, scopeOf(caller));
   return { status: 200, body, headers: LIST_HEADERS };
 }

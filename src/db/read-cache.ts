@@ -1,0 +1,206 @@
+import { type Change, ChangeFeed } from '@/db/change-feed';
+import type { Db } from '@/db/client';
+
+/**
+ * A cached value with what it costs to hold and the tags naming what it was
+ * read from: it stays valid until a write changes one of its tags.
+ */
+export interface Fill<T> {
+  value: T;
+  /** Characters (or about that many bytes) the value holds. */
+  size: number;
+  tags: readonly string[];
+  /** False: answer with the value but do not hold it (a missing row). */
+  keep?: boolean;
+}
+
+interface Entry {
+  value: unknown;
+  size: number;
+  tags: readonly string[];
+  /** The tick of the look that preceded the read it was filled from. */
+  at: number;
+}
+
+export interface ReadCacheOptions {
+  db: Db;
+  /** `false` (READ_CACHE=off): `answer` computes every time; `memo` still remembers. */
+  enabled?: boolean;
+  /** Most values held. */
+  maxEntries?: number;
+  /** Most characters held, all values together. */
+  maxChars?: number;
+}
+
+/** Most tags remembered as changed; past it every value is dropped and the count starts over. */
+const MAX_TAGS = 200_000;
+
+/**
+ * The service's one read cache: a bounded LRU of answers (property
+ * representations, list pages and their totals, transaction pages, static
+ * pages), each tagged with what it was read from. Before every use it reads
+ * the change feed (`ChangeFeed`: every write to a cached table, by anyone)
+ * and marks the tags each change touches; a value with a touched tag is a
+ * miss. So a write drops only what it can change: a property write its
+ * representation and the lists of its owner, city and type; a unit's
+ * features the feature searches naming them; a transaction its customer's
+ * pages; writes to other tables (rate-limit windows, sessions, job runs)
+ * nothing. The tags of each answer are chosen where it is read (see the
+ * callers); `docs/performance.md` lists them.
+ */
+export class ReadCache {
+  readonly enabled: boolean;
+  readonly #feed: ChangeFeed;
+  readonly #maxEntries: number;
+  readonly #maxChars: number;
+  readonly #entries = new Map<string, Entry>();
+  readonly #changedAt = new Map<string, number>();
+  #chars = 0;
+  #tick = 1;
+  /** Answers served from the cache, and computed, since start (tests and diagnostics). */
+  hits = 0;
+  misses = 0;
+
+  constructor({
+    db,
+    enabled = true,
+    maxEntries = 10_000,
+    maxChars = 16 * 1024 * 1024,
+  }: ReadCacheOptions) {
+    this.enabled = enabled;
+    this.#feed = new ChangeFeed(db.$client);
+    this.#maxEntries = maxEntries;
+    this.#maxChars = maxChars;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The cached value of `key` or the one `compute` reads (and stores unless the cache is off). */
+  answer<T>(key: string, compute: () => Fill<T>): T {
+    return this.enabled ? this.memo(key, compute) : compute().value;
+  }
+
+  /** As `answer`, also with the cache off: for aggregates every read would otherwise recount. */
+  memo<T>(key: string, compute: () => Fill<T>): T {
+    if (!this.sync()) return compute().value;
+    const known = this.#used(key);
+    if (known) return known.value as T;
+    this.misses++;
+    const at = this.#tick;
+    const fill = compute();
+    this.store(key, fill, at);
+    return fill.value;
+  }
+
+  /** The value of `key` while valid (counted as a hit), or undefined (the caller fills it). */
+  peek<T>(key: string): T | undefined {
+    if (!this.sync()) return undefined;
+    return this.#used(key)?.value as T | undefined;
+  }
+
+  /** A valid entry, moved to the most recently used end (the first entry is evicted first). */
+  #used(key: string): Entry | undefined {
+    const known = this.#valid(key);
+    if (!known) return undefined;
+    this.hits++;
+    this.#entries.delete(key);
+    this.#entries.set(key, known);
+    return known;
+  }
+
+  /** Stores `fill` as read after the look at tick `at` (`tick()`, taken before the read). */
+  store<T>(key: string, fill: Fill<T>, at = this.#tick): void {
+    if (fill.keep === false || fill.size > this.#maxChars) return;
+    this.#drop(key);
+    while (
+      this.#entries.size > 0 &&
+      (this.#entries.size >= this.#maxEntries || this.#chars + fill.size > this.#maxChars)
+    ) {
+      this.#drop(this.#entries.keys().next().value!);
+    }
+    this.#entries.set(key, { value: fill.value, size: fill.size, tags: fill.tags, at });
+    this.#chars += fill.size;
+  }
+
+  /** Reads the change feed; false when the cache must not be used now (inside a transaction). */
+  sync(): boolean {
+    return this.#feed.poll(
+      (change) => this.#apply(change),
+      () => this.clear(),
+    );
+  }
+
+  /** The current tick, for a caller that reads first and stores later (`store`). */
+  tick(): number {
+    return this.#tick;
+  }
+
+  /** Counts the valid values whose key starts with `prefix`. */
+  count(prefix: string): number {
+    let n = 0;
+    for (const key of this.#entries.keys()) if (key.startsWith(prefix) && this.#valid(key)) n++;
+    return n;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#changedAt.clear();
+    this.#chars = 0;
+    this.#tick++;
+  }
+
+  #valid(key: string): Entry | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    for (const tag of entry.tags) {
+      if ((this.#changedAt.get(tag) ?? 0) > entry.at) {
+        this.#drop(key);
+        return undefined;
+      }
+    }
+    return entry;
+  }
+
+  #drop(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    this.#chars -= entry.size;
+  }
+
+  #touch(tag: string): void {
+    this.#changedAt.set(tag, this.#tick);
+  }
+
+  #apply({ topic, key }: Change): void {
+    this.#tick++;
+    if (this.#changedAt.size > MAX_TAGS) {
+      this.clear();
+      return;
+    }
+    const fields = key.split('\u001f');
+    if (topic === 'property') {
+      this.#touch('P');
+      for (let i = 0; i + 3 < fields.length; i += 4) {
+        const [id, owner, city, type] = fields.slice(i, i + 4);
+        this.#touch(`p:${id}`);
+        this.#touch(`o:${owner}`);
+        this.#touch(`c:${city}`);
+        this.#touch(`ct:${city}|${type}`);
+        this.#touch(`t:${type}`);
+      }
+    } else if (topic === 'unit') this.#touch('U');
+    else if (topic === 'feature') {
+      this.#touch('F');
+      this.#touch(`f:${key}`);
+    } else if (topic === 'transaction') {
+      this.#touch('X');
+      this.#touch(`x:${key}`);
+    } else if (topic === 'page') {
+      this.#touch('S');
+      this.#touch(`s:${key}`);
+    } else this.clear();
+  }
+}

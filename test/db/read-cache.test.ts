@@ -1,0 +1,193 @@
+import { describe, expect, test } from 'bun:test';
+import { openDatabase } from '@/db/client';
+import { ReadCache } from '@/db/read-cache';
+import { listingsContext, makeProperty, postProperty } from '../listings/support';
+
+const LONDON = {
+  ...{ addressLine1: '1 Baker St', postalCode: 'NW1', latitude: 51.5, longitude: -0.15 },
+  ...{ cityId: 'london' as const, city: 'London' },
+};
+const POOL = { applicability: 'unit', category: 'amenities', name: 'pool', value: 'yes' };
+const MADRID_LIST = '/listings/properties?cityIds=madrid&type=apartment';
+const LONDON_LIST = '/listings/properties?cityIds=london&type=studio';
+const POOL_LIST = '/listings/properties?features[0][name]=pool&features[0][value]=yes';
+
+async function setUp() {
+  const ctx = await listingsContext();
+  const madrid = makeProperty(ctx.db, { units: [{ rentable: true }, { rentable: true }] });
+  const london = makeProperty(ctx.db, { type: 'studio', location: LONDON });
+  makeProperty(ctx.db, { units: [{ rentable: true, features: [POOL] }] });
+  const get = async (path: string) => {
+    const res = await ctx.request<Record<string, unknown>>('GET', path, { token: ctx.employee });
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+  const cache = ctx.deps.readCache;
+  /** The reads (hits, misses) of `paths`, each read once. */
+  const reads = async (...paths: string[]) => {
+    const before = { hits: cache.hits, misses: cache.misses };
+    const bodies = [];
+    for (const path of paths) bodies.push(await get(path));
+    return { hits: cache.hits - before.hits, misses: cache.misses - before.misses, bodies };
+  };
+  const paths = {
+    madrid: `/listings/properties/${madrid}`,
+    london: `/listings/properties/${london}`,
+  };
+  const all = [paths.madrid, paths.london, MADRID_LIST, LONDON_LIST, POOL_LIST];
+  await reads(...all);
+  return { ctx, madrid, london, reads, paths, all };
+}
+
+describe('ReadCache: writes drop only what they can change', () => {
+  test('writes to tables no answer is read from drop nothing', async () => {
+    const { ctx, reads, all } = await setUp();
+    // Counted customer-API calls and a limiter flush (rate-limit windows), a job run, a plan.
+    for (let i = 0; i < 3; i++) {
+      const res = await ctx.request('GET', '/api/v1/c/transactions', { token: ctx.customer });
+      expect(res.status).toBe(200);
+    }
+    await ctx.deps.limiter.flush();
+    ctx.db.$client.run(
+      "INSERT INTO window_usage (subject, window, window_start, resets_at, used) VALUES ('c:x', 'minute', 0, 60000, 1)",
+    );
+    ctx.db.$client.run(
+      "INSERT INTO job_runs (job, started_at, finished_at, outcome, details) VALUES ('j', 0, 1, 'succeeded', '{}')",
+    );
+    ctx.db.$client.run("INSERT INTO plans (name, slug) VALUES ('x', 'x-plan')");
+    expect(await reads(...all)).toMatchObject({ hits: all.length, misses: 0 });
+  });
+
+  test('a property write drops that property and the lists of its city and type', async () => {
+    const { ctx, reads, paths, madrid } = await setUp();
+    const put = await ctx.request('PUT', `/listings/properties/${madrid}/information`, {
+      body: { isVisitable: true, yearOfConstruction: 1931 },
+      token: ctx.employee,
+    });
+    expect(put.status).toBe(204);
+    const after = await reads(paths.madrid, MADRID_LIST);
+    expect(after.hits).toBe(0);
+    expect(after.bodies[0]!.yearOfConstruction).toBe(1931);
+    expect(await reads(paths.london, LONDON_LIST, POOL_LIST)).toMatchObject({
+      hits: 3,
+      misses: 0,
+    });
+  });
+
+  test('a unit edit drops its property and its lists; a create elsewhere keeps the rest', async () => {
+    const { ctx, reads, paths, madrid } = await setUp();
+    const { id: unit } = ctx.db.$client
+      .query('SELECT id FROM units WHERE property_id = ? LIMIT 1')
+      .get(madrid) as { id: string };
+    const patched = await ctx.request('PATCH', `/listings/properties/${madrid}/units/${unit}`, {
+      body: { rentable: false },
+      token: ctx.employee,
+    });
+    expect(patched.status).toBe(204);
+    const after = await reads(paths.madrid, MADRID_LIST);
+    expect(after.hits).toBe(0);
+    expect(after.bodies[0]!.rentableUnits).toBe(1);
+    expect(await reads(paths.london, LONDON_LIST, POOL_LIST)).toMatchObject({ hits: 3 });
+
+    await postProperty(ctx, { location: { ...LONDON, country: undefined }, type: 'studio' });
+    expect(await reads(paths.madrid, MADRID_LIST, POOL_LIST)).toMatchObject({ hits: 3 });
+    const london = await reads(LONDON_LIST);
+    expect(london.hits).toBe(0);
+    expect(london.bodies[0]!.total).toBe(2);
+  });
+
+  test('a features search is dropped by a write to the features it names', async () => {
+    const { ctx, reads, madrid } = await setUp();
+    const { id: unit } = ctx.db.$client
+      .query('SELECT id FROM units WHERE property_id = ? LIMIT 1')
+      .get(madrid) as { id: string };
+    const patched = await ctx.request('PATCH', `/listings/properties/${madrid}/units/${unit}`, {
+      body: { features: [POOL] },
+      token: ctx.employee,
+    });
+    expect(patched.status).toBe(204);
+    const after = await reads(POOL_LIST);
+    expect(after.hits).toBe(0);
+    expect(after.bodies[0]!.total).toBe(2);
+  });
+
+  test("a transaction write drops its customer's pages only", async () => {
+    const { ctx } = await setUp();
+    const row = (customer: string, n: number) => ({
+      ...{ customer_id: customer, booking_id: `BK-${n}`, amount: '10.00', currency: 'EUR' },
+      ...{ pay_date: '2025-05-01', status: 'paid', description: null },
+    });
+    const mine = '/api/v1/c/transactions';
+    const totalOf = async () =>
+      (
+        await ctx.request<{ pagination: { total: number } }>('GET', mine, {
+          token: ctx.customer,
+        })
+      ).body.pagination.total;
+    const importRows = async (rows: unknown[]) =>
+      expect(
+        (
+          await ctx.request('POST', '/api/v1/admin/transactions', {
+            token: ctx.employee,
+            body: rows,
+          })
+        ).status,
+      ).toBe(201);
+    await importRows([row('owner-1', 1)]);
+    expect(await totalOf()).toBe(1);
+    const { hits, misses } = ctx.deps.readCache;
+    await importRows([row('owner-2', 2)]);
+    expect(await totalOf()).toBe(1);
+    expect([ctx.deps.readCache.hits - hits, ctx.deps.readCache.misses - misses]).toEqual([1, 0]);
+    await importRows([row('owner-1', 3)]);
+    expect(await totalOf()).toBe(2);
+  });
+});
+
+describe('ReadCache: every writer is seen before the next read', () => {
+  test('a write through the connection outside the routes', async () => {
+    const { ctx, reads, paths, madrid } = await setUp();
+    ctx.db.$client.run('UPDATE properties SET verified = 1 WHERE id = ?', [madrid]);
+    const after = await reads(paths.madrid, MADRID_LIST);
+    expect(after.hits).toBe(0);
+    expect(after.bodies[0]!.verified).toBe(true);
+  });
+
+  test('a commit by another process', async () => {
+    const { ctx, reads, paths, madrid } = await setUp();
+    const script = `
+      const { Database } = require('bun:sqlite');
+      const db = new Database(${JSON.stringify(ctx.config.databasePath)});
+      db.run("UPDATE properties SET year_of_construction = 1850 WHERE id = ?", [${JSON.stringify(madrid)}]);
+      db.close();`;
+    const child = Bun.spawnSync([process.execPath, '-e', script]);
+    expect(child.exitCode).toBe(0);
+    const after = await reads(paths.madrid);
+    expect(after).toMatchObject({ misses: 1 });
+    expect(after.bodies[0]!.yearOfConstruction).toBe(1850);
+  });
+
+  test('a backlog longer than the feed reads at once drops everything', async () => {
+    const { ctx, reads, all } = await setUp();
+    const other = openDatabase(ctx.config.databasePath);
+    other.$client.run(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
+       INSERT INTO cache_changes (topic, key) SELECT 'feature', 'nothing-cached' FROM n`,
+    );
+    other.$client.close();
+    expect((await reads(...all)).hits).toBe(0);
+  });
+
+  test('inside an open transaction the cache is neither read nor filled', async () => {
+    const { ctx } = await setUp();
+    const cache = new ReadCache({ db: ctx.db });
+    let computed = 0;
+    const answer = () => cache.answer('k', () => ({ value: ++computed, size: 1, tags: ['P'] }));
+    ctx.db.$client.transaction(() => {
+      answer();
+      answer();
+    })();
+    expect(computed).toBe(2);
+    expect([answer(), answer()]).toEqual([3, 3]);
+  });
+});
