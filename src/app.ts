@@ -1,6 +1,4 @@
-import { openapi } from '@elysiajs/openapi';
 import { type AnyElysia, Elysia } from 'elysia';
-import { z } from 'zod';
 import { sessionResolver } from '@/accounts/sessions';
 import type { ApiDeps } from '@/api/deps';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
@@ -18,12 +16,13 @@ import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
 import { contentRoutes } from './api/content/routes';
 import { customerRoutes } from './api/customer/routes';
+import type { RouteLike } from './api/docs/document';
+import { docsRoutes } from './api/docs/routes';
 import { withFastLane } from './api/fast-lane';
 import { fastRoutes } from './api/fast-routes';
 import { healthRoutes } from './api/health/routes';
 import { idempotency, withIdempotency } from './api/idempotency';
 import { listingsRoutes } from './api/listings/routes';
-import { fixOpenApiDocument } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
@@ -61,37 +60,6 @@ export function buildDeps({ config, db, logger, clock = Date.now }: CreateAppOpt
   return deps;
 }
 
-/**
- * /docs and /docs/json, with the document mended once generated. The hook is
- * local to this instance: a global after-handle hook would sit in the path of
- * every request (docs/performance.md).
- */
-const docsRoutes = (routes: () => Parameters<typeof fixOpenApiDocument>[1]) =>
-  new Elysia({ name: 'docs' })
-    .onAfterHandle(({ path, responseValue }) => {
-      if (path === '/docs/json') fixOpenApiDocument(responseValue, routes());
-    })
-    .use(
-      openapi({
-        path: '/docs',
-        specPath: '/docs/json',
-        mapJsonSchema: { zod: z.toJSONSchema },
-        documentation: {
-          info: {
-            title: 'Listings service',
-            version: '0.1.0',
-            description:
-              'Property listings, static pages, passkey sign-in and the rate-limited customer API.',
-          },
-          components: {
-            securitySchemes: {
-              bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-            },
-          },
-        },
-      }),
-    );
-
 /** Builds the whole service; never listens (src/index.ts does). */
 export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: ExtraRoutes) {
   const deps = 'auth' in options ? options : buildDeps(options);
@@ -110,7 +78,7 @@ export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: Ext
     .use(adminRoutes(deps))
     .use(extraRoutes ? extraRoutes(deps) : new Elysia({ name: 'no-extra-routes' }));
 
-  const routes: Parameters<typeof fixOpenApiDocument>[1] = app.routes;
+  const routes: readonly RouteLike[] = app.routes;
   allowedMethods = routeTable(app.routes);
   return app;
 }

@@ -65,7 +65,17 @@ const tags = ['Account page'];
 export const accountPage = () =>
   new Elysia({ name: 'account-page' })
     .get('/account', async () => page(await asset('account.html'), 'text/html; charset=utf-8'), {
-      detail: { summary: 'The browser account page (HTML)', tags },
+      detail: {
+        operationId: 'getAccountPage',
+        summary: 'The browser account page (HTML)',
+        tags,
+        responses: {
+          200: {
+            description: 'The page',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+        },
+      },
     })
     .get(
       '/account/app.css',

@@ -14,6 +14,8 @@ import type { ApiDeps } from '@/api/deps';
 import { clientAddressOf } from '@/api/request/peer';
 import { derivedKey } from '@/auth/keys';
 import { fail } from '@/kernel/errors';
+import { Problem } from '../problem';
+import { NoBody as Empty } from '../responses';
 import { assertSecureTransport } from './http';
 import {
   AuthenticateBody,
@@ -26,9 +28,11 @@ import {
   RegisterBody,
   RegistrationOptions,
   RenameBody,
-  SignInResponse,
 } from './schemas';
-import { signedInResponse } from './signed-in';
+import { SignedIn, signedInResponse } from './signed-in';
+
+/** Every passkey route refuses plain HTTP off loopback (403). */
+const refused = { 403: Problem };
 
 const tags = ['Passkeys'];
 
@@ -63,8 +67,12 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       {
         auth: 'any',
         body: NoBody,
-        response: { 200: RegistrationOptions },
-        detail: { summary: 'Options for navigator.credentials.create()', tags },
+        response: { 200: RegistrationOptions, ...refused },
+        detail: {
+          operationId: 'passkeyRegistrationOptions',
+          summary: 'Options for navigator.credentials.create()',
+          tags,
+        },
       },
     )
     .post(
@@ -85,8 +93,9 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       {
         auth: 'any',
         body: RegisterBody,
-        response: { 201: PasskeySummary },
-        detail: { summary: 'Finish registering a passkey', tags },
+        // 400: the ceremony failed verification; 409: the credential is already registered.
+        response: { 201: PasskeySummary, 400: Problem, ...refused, 409: Problem },
+        detail: { operationId: 'registerPasskey', summary: 'Finish registering a passkey', tags },
       },
     )
     .post(
@@ -97,8 +106,9 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       },
       {
         body: AuthenticateOptionsBody,
-        response: { 200: AuthenticationOptions },
+        response: { 200: AuthenticationOptions, ...refused },
         detail: {
+          operationId: 'passkeyAuthenticationOptions',
           summary: 'Options for navigator.credentials.get() (omit email for usernameless)',
           tags,
         },
@@ -114,8 +124,12 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       },
       {
         body: AuthenticateBody,
-        response: { 200: SignInResponse },
-        detail: { summary: 'Sign in with a passkey (same answer as password sign-in)', tags },
+        response: { 200: SignedIn, 401: Problem, ...refused, 429: Problem },
+        detail: {
+          operationId: 'authenticateWithPasskey',
+          summary: 'Sign in with a passkey (same answer as password sign-in)',
+          tags,
+        },
       },
     )
     .get(
@@ -123,8 +137,8 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       ({ identity }) => ({ passkeys: listPasskeys(db, identity.sub).map(summaryOf) }),
       {
         auth: 'any',
-        response: { 200: PasskeyList },
-        detail: { summary: "The signed-in user's passkeys", tags },
+        response: { 200: PasskeyList, ...refused },
+        detail: { operationId: 'listPasskeys', summary: "The signed-in user's passkeys", tags },
       },
     )
     .patch(
@@ -138,8 +152,8 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         auth: 'any',
         params: PasskeyParams,
         body: RenameBody,
-        response: { 200: PasskeySummary },
-        detail: { summary: 'Rename a passkey', tags },
+        response: { 200: PasskeySummary, ...refused, 404: Problem },
+        detail: { operationId: 'renamePasskey', summary: 'Rename a passkey', tags },
       },
     )
     .delete(
@@ -147,11 +161,17 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       ({ identity, params, set }) => {
         if (!deletePasskey(db, identity.sub, params.id)) throw fail('passkey.not_found');
         set.status = 204;
+        return null;
       },
       {
         auth: 'any',
         params: PasskeyParams,
-        detail: { summary: 'Delete a passkey (e.g. of a lost device)', tags },
+        response: { 204: Empty, ...refused, 404: Problem },
+        detail: {
+          operationId: 'deletePasskey',
+          summary: 'Delete a passkey (e.g. of a lost device)',
+          tags,
+        },
       },
     );
 };

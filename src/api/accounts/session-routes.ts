@@ -6,9 +6,10 @@ import type { ApiDeps } from '@/api/deps';
 import { assertSameOrigin, cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
 import { clientAddressOf } from '@/api/request/peer';
 import { fail } from '@/kernel/errors';
+import { Problem } from '../problem';
 import { clearedSessionCookie } from './http';
-import { SignInBody, SignInResponse, SignUpBody, UserSummary } from './schemas';
-import { signedInResponse } from './signed-in';
+import { SignInBody, SignUpBody, UserSummary } from './schemas';
+import { SignedIn, SignedOut, signedInResponse } from './signed-in';
 
 const isUniqueViolation = (error: unknown) =>
   (error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
@@ -33,8 +34,8 @@ export const sessionRoutes = (deps: ApiDeps) => {
       },
       {
         body: SignUpBody,
-        response: { 201: UserSummary },
-        detail: { summary: 'Create a customer account', tags: ['Accounts'] },
+        response: { 201: UserSummary, 409: Problem },
+        detail: { operationId: 'signUp', summary: 'Create a customer account', tags: ['Accounts'] },
       },
     )
     .post(
@@ -46,8 +47,9 @@ export const sessionRoutes = (deps: ApiDeps) => {
       },
       {
         body: SignInBody,
-        response: { 200: SignInResponse },
+        response: { 200: SignedIn, 401: Problem, 429: Problem },
         detail: {
+          operationId: 'signIn',
           summary: 'Sign in with email and password (bearer token and session cookie)',
           tags: ['Accounts'],
         },
@@ -63,9 +65,13 @@ export const sessionRoutes = (deps: ApiDeps) => {
         }
         set.headers['set-cookie'] = clearedSessionCookie(request, config);
         set.status = 204;
+        return null;
       },
       {
+        // 403: a session cookie sent from a foreign Origin.
+        response: { 204: SignedOut, 403: Problem },
         detail: {
+          operationId: 'signOut',
           summary: 'End the browser session (idempotent; bearer tokens expire on their own)',
           tags: ['Accounts'],
         },
@@ -80,8 +86,8 @@ export const sessionRoutes = (deps: ApiDeps) => {
       },
       {
         auth: 'any',
-        response: { 200: UserSummary },
-        detail: { summary: 'The signed-in user', tags: ['Accounts'] },
+        response: { 200: UserSummary, 404: Problem },
+        detail: { operationId: 'getMe', summary: 'The signed-in user', tags: ['Accounts'] },
       },
     );
 };

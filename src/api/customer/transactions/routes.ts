@@ -5,7 +5,7 @@ import { TransactionPage, TransactionQuery } from '@/customer/transactions/schem
 import { responseOf } from '../../answer';
 import { documentedQuery } from '../../validation';
 import { transactionsAnswer } from '../reads';
-import { bearer, commonResponses, ValidationFailed } from '../schemas';
+import { commonResponses, ValidationFailed } from '../schemas';
 
 /** GET /api/v1/c/transactions: a customer's transactions, paged and filtered. */
 export const transactionRoutes = (deps: ApiDeps) =>
@@ -20,10 +20,10 @@ export const transactionRoutes = (deps: ApiDeps) =>
         query: documentedQuery(TransactionQuery),
         response: { 200: TransactionPage, ...commonResponses, 422: ValidationFailed },
         detail: {
+          operationId: 'listTransactions',
           summary:
             "A page of transactions (a customer's own; an employee's choice with customer_id), newest pay date first",
           tags: ['Customer API'],
-          security: bearer,
         },
       },
     );

@@ -43,7 +43,11 @@ export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
         ...caller.any,
         query: documentedQuery(MultiListingUnitQuery),
         response: { 200: MultiListingUnitList, ...problems(400, 401) },
-        detail: { summary: 'List multi-listing unit counters', tags },
+        detail: {
+          operationId: 'listMultiListingUnits',
+          summary: 'List multi-listing unit counters',
+          tags,
+        },
       },
     )
     .get(
@@ -53,7 +57,11 @@ export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
         ...caller.any,
         params: MultiListingUnitParams,
         response: { 200: MultiListingUnit, ...problems(400, 401, 404) },
-        detail: { summary: 'Read the multi-listing unit counter of a property', tags },
+        detail: {
+          operationId: 'getMultiListingUnit',
+          summary: 'Read the multi-listing unit counter of a property',
+          tags,
+        },
       },
     )
     .put(
@@ -68,7 +76,11 @@ export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
         parse: 'json',
         body: CounterBody,
         response: { 204: NoBody, ...problems(400, 401, 403, 404) },
-        detail: { summary: 'Set the multi-listing unit counter (employees)', tags },
+        detail: {
+          operationId: 'setMultiListingUnit',
+          summary: 'Set the multi-listing unit counter (employees)',
+          tags,
+        },
       },
     );
 };

@@ -8,7 +8,7 @@ import { Unit, UnitCreate, UnitListQuery, UnitParams, UnitPatch } from '@/listin
 import { addUnit, deleteUnit, getUnit, listUnits, patchUnit } from '@/listings/units/service';
 import { documentedQuery } from '../../validation';
 import { caller } from '../guard';
-import { created, NoBody, noContent, problems } from '../schemas';
+import { Created, created, NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: units'];
 const UNIT_LIST_SHAPE = { scalars: ['includeDeleted', 'page', 'itemsPerPage'], arrays: [] };
@@ -35,7 +35,7 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
         params: PropertyIdParams,
         query: documentedQuery(UnitListQuery),
         response: { 200: UnitList, ...problems(400, 401, 404) },
-        detail: { summary: 'List the units of a property', tags },
+        detail: { operationId: 'listUnits', summary: 'List the units of a property', tags },
       },
     )
     .post(
@@ -51,8 +51,12 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
         params: PropertyIdParams,
         parse: 'json',
         body: UnitCreate,
-        response: { 201: NoBody, ...problems(400, 401, 404, 409) },
-        detail: { summary: 'Add a unit (409 past 30 units or on an archived property)', tags },
+        response: { 201: Created, ...problems(400, 401, 404, 409) },
+        detail: {
+          operationId: 'createUnit',
+          summary: 'Add a unit (409 past 30 units or on an archived property)',
+          tags,
+        },
       },
     )
     .get(
@@ -62,7 +66,7 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
         ...caller.any,
         params: UnitParams,
         response: { 200: Unit, ...problems(401, 404) },
-        detail: { summary: 'Read a unit', tags },
+        detail: { operationId: 'getUnit', summary: 'Read a unit', tags },
       },
     )
     .patch(
@@ -78,6 +82,7 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
         body: UnitPatch,
         response: { 204: NoBody, ...problems(400, 401, 404, 409) },
         detail: {
+          operationId: 'updateUnit',
           summary:
             'Change a unit (409 publishing a non-rentable unit, deleted unit, archived property)',
           tags,
@@ -94,7 +99,11 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
         ...caller.any,
         params: UnitParams,
         response: { 204: NoBody, ...problems(401, 404, 409) },
-        detail: { summary: 'Delete a unit (soft; 409 for the last unit)', tags },
+        detail: {
+          operationId: 'deleteUnit',
+          summary: 'Delete a unit (soft; 409 for the last unit)',
+          tags,
+        },
       },
     );
 };

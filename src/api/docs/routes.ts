@@ -1,0 +1,30 @@
+import { openapi } from '@elysiajs/openapi';
+import { Elysia } from 'elysia';
+import { z } from 'zod';
+import { fixOpenApiDocument, type RouteLike } from './document';
+
+/**
+ * /docs and /docs/json, with the document mended once generated. The hook is
+ * local to this instance: a global after-handle hook would sit in the path of
+ * every request (docs/performance.md).
+ */
+export const docsRoutes = (routes: () => readonly RouteLike[]) =>
+  new Elysia({ name: 'docs' })
+    .onAfterHandle(({ path, responseValue }) => {
+      if (path === '/docs/json') fixOpenApiDocument(responseValue, routes());
+    })
+    .use(
+      openapi({
+        path: '/docs',
+        specPath: '/docs/json',
+        mapJsonSchema: { zod: z.toJSONSchema },
+        documentation: {
+          info: {
+            title: 'Listings service',
+            version: '0.1.0',
+            description:
+              'Property listings, static pages, passkey sign-in and the rate-limited customer API. Errors outside /api/v1 are problem details (application/problem+json); the customer API answers JSON in its own shape. Every answer carries X-Request-Id.',
+          },
+        },
+      }),
+    );
