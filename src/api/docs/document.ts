@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { components } from './components';
 import { EXAMPLES } from './examples';
 import { completeOperation, type OperationLike } from './operations';
+import { describeQueryEncodings } from './parameters';
 
 type Json = Record<string, unknown>;
 export interface RouteLike {
@@ -110,6 +111,7 @@ export function fixOpenApiDocument(document: unknown, routes: readonly RouteLike
       dropNullContent(operation);
       if (typeof operation.operationId === 'string')
         operation.operationId = identifier(operation.operationId);
+      describeQueryEncodings(operation);
       // No requirement is a statement too: anyone may call it.
       operation.security ??= [];
       completeOperation(path, method, operation);

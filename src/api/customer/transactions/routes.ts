@@ -1,11 +1,12 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
-import { TransactionPage, TransactionQuery } from '@/customer/transactions/schemas';
+import { TransactionPage } from '@/customer/transactions/schemas';
 import { responseOf } from '../../answer';
 import { documentedQuery } from '../../validation';
 import { transactionsAnswer } from '../reads';
 import { commonResponses, ValidationFailed } from '../schemas';
+import { TransactionParameters } from './parameters';
 
 /** GET /api/v1/c/transactions: a customer's transactions, paged and filtered. */
 export const transactionRoutes = (deps: ApiDeps) =>
@@ -17,7 +18,7 @@ export const transactionRoutes = (deps: ApiDeps) =>
         responseOf(transactionsAnswer(deps, identity, searchOf(request.url))),
       {
         auth: 'any',
-        query: documentedQuery(TransactionQuery),
+        query: documentedQuery(TransactionParameters),
         response: { 200: TransactionPage, ...commonResponses, 422: ValidationFailed },
         detail: {
           operationId: 'listTransactions',

@@ -14,6 +14,7 @@ import { halCollection, pagingOf } from '@/listings/paging';
 import { parseListQuery } from '@/listings/query';
 import { documentedQuery } from '../../validation';
 import { caller } from '../guard';
+import { MultiListingUnitParameters } from '../parameters';
 import { NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: multi-listing units'];
@@ -41,7 +42,7 @@ export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
       },
       {
         ...caller.any,
-        query: documentedQuery(MultiListingUnitQuery),
+        query: documentedQuery(MultiListingUnitParameters),
         response: { 200: MultiListingUnitList, ...problems(400, 401) },
         detail: {
           operationId: 'listMultiListingUnits',

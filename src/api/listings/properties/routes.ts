@@ -3,7 +3,6 @@ import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { groupCommitOf } from '@/db/group-commit';
 import { halCollectionSchema } from '@/listings/paging';
-import { PropertyListQuery } from '@/listings/properties/list-query';
 import {
   Property,
   PropertyCreate,
@@ -16,6 +15,7 @@ import { responseOf } from '../../answer';
 import { bodyRules } from '../../plugins/body-rules';
 import { documentedQuery } from '../../validation';
 import { caller } from '../guard';
+import { PropertyListParameters } from '../parameters';
 import { Created, created, NoBody, problems } from '../schemas';
 import { IfNoneMatchHeaders, withETag } from './headers';
 import { propertyListAnswer, propertyReadAnswer } from './read';
@@ -40,7 +40,7 @@ export const propertyRoutes = (deps: ApiDeps) => {
         responseOf(propertyListAnswer(deps, identity, searchOf(request.url))),
       {
         ...caller.any,
-        query: documentedQuery(PropertyListQuery),
+        query: documentedQuery(PropertyListParameters),
         response: { 200: PropertyList, ...problems(400, 401) },
         detail: {
           operationId: 'listProperties',

@@ -8,6 +8,7 @@ import { Unit, UnitCreate, UnitListQuery, UnitParams, UnitPatch } from '@/listin
 import { addUnit, deleteUnit, getUnit, listUnits, patchUnit } from '@/listings/units/service';
 import { documentedQuery } from '../../validation';
 import { caller } from '../guard';
+import { UnitListParameters } from '../parameters';
 import { Created, created, NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: units'];
@@ -33,7 +34,7 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
       {
         ...caller.any,
         params: PropertyIdParams,
-        query: documentedQuery(UnitListQuery),
+        query: documentedQuery(UnitListParameters),
         response: { 200: UnitList, ...problems(400, 401, 404) },
         detail: { operationId: 'listUnits', summary: 'List the units of a property', tags },
       },
