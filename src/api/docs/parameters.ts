@@ -1,7 +1,11 @@
 type Json = Record<string, unknown>;
 
 const ARRAY_ENCODINGS =
-  ' Written `k=a&k=b` (form, exploded); `k[]=a`, `k[0]=a` and `k=a,b` are read the same.';
+  'Written `k=a&k=b` (form, exploded); `k[]=a`, `k[0]=a` and `k=a,b` are read the same.';
+
+/** The schema's own description, then how the parameter is written. */
+const sentence = (description: unknown, encoding: string) =>
+  description ? `${String(description).replace(/\.?$/, '.')} ${encoding}` : encoding;
 
 /**
  * How list parameters are written in the URL: an array as repeated keys
@@ -25,13 +29,13 @@ export function describeQueryEncodings(operation: { parameters?: Json[] }): void
           additionalProperties: items,
           maxProperties: schema.maxItems,
         };
-        parameter.description ??=
-          `${String(schema.description ?? '')} Written ${String(parameter.name)}[i][part]=value, i from 0.`.trim();
+        const written = `Written ${String(parameter.name)}[i][part]=value, i from 0.`;
+        parameter.description ??= sentence(schema.description, written);
         continue;
       }
       parameter.style = 'form';
       parameter.explode = true;
-      parameter.description ??= `${String(schema.description ?? '')}${ARRAY_ENCODINGS}`.trim();
+      parameter.description ??= sentence(schema.description, ARRAY_ENCODINGS);
     }
     if (schema.description && parameter.description === undefined)
       parameter.description = schema.description;
