@@ -49,6 +49,13 @@ test('GET /docs serves the reference UI', async () => {
 });
 
 describe('every answer documented', () => {
+  test('the document is the same on every request (mended once)', async () => {
+    const first = JSON.stringify(await document());
+    expect(JSON.stringify(await document())).toBe(first);
+    const health = (await document()).paths['/health']!.get!;
+    expect(health.parameters?.length).toBe(1);
+  });
+
   test('operationIds read as method names, once each', async () => {
     const ids = operations(await document()).map(({ operation }) => operation.operationId);
     for (const id of ids) expect(String(id)).toMatch(/^[a-z][A-Za-z0-9]*$/);

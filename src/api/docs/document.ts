@@ -83,6 +83,8 @@ function pruneComponents(document: Json) {
   }
 }
 
+const mended = new WeakSet<object>();
+
 /**
  * Mends the document @elysiajs/openapi generates, in place (the plugin caches
  * it, so this runs once per document), into one that tells the whole truth:
@@ -95,7 +97,9 @@ function pruneComponents(document: Json) {
 export function fixOpenApiDocument(document: unknown, routes: readonly RouteLike[]): void {
   const doc = document as Json & { paths?: Record<string, Record<string, OperationLike>> };
   const paths = doc?.paths;
-  if (!paths) return;
+  // The plugin serves the same cached object every time: mend it once.
+  if (!paths || mended.has(doc)) return;
+  mended.add(doc);
   withoutSchemaKeys(paths);
   doc.servers = [{ url: '/', description: 'This service (the origin /docs/json was read from)' }];
   const shared = components();
