@@ -1,10 +1,13 @@
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import { z } from 'zod';
+import { docsPage } from '@/web/docs/routes';
 import { fixOpenApiDocument, type RouteLike } from './document';
 
 /**
- * /docs and /docs/json, with the document mended once generated. The hook is
+ * /docs/json, with the document mended once generated, and /docs, the
+ * self-hosted reference page (src/web/docs; the plugin's own page would load
+ * its script from a CDN). The hook is
  * local to this instance: a global after-handle hook would sit in the path of
  * every request (docs/performance.md).
  */
@@ -16,6 +19,7 @@ export const docsRoutes = (routes: () => readonly RouteLike[]) =>
     .use(
       openapi({
         path: '/docs',
+        provider: null,
         specPath: '/docs/json',
         mapJsonSchema: { zod: z.toJSONSchema },
         documentation: {
@@ -27,4 +31,5 @@ export const docsRoutes = (routes: () => readonly RouteLike[]) =>
           },
         },
       }),
-    );
+    )
+    .use(docsPage());
