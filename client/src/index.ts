@@ -7,7 +7,7 @@ import { listingsApi } from './listings.js';
 
 /**
  * A typed client of the listings service: one namespace per API, retries as
- * the service's retry guidance advises (README, Retry guidance), error answers as typed exceptions.
+ * the service's retry guidance advises (docs/customer-api.md, Retry guidance), error answers as typed exceptions.
  */
 export function createClient(options: ClientOptions) {
   const http = new Transport(options);
