@@ -1,6 +1,4 @@
-import { openapi } from '@elysiajs/openapi';
 import { type AnyElysia, Elysia } from 'elysia';
-import { z } from 'zod';
 import { AddressLimit } from '@/accounts/address-limit';
 import { argon2idHasher, boundedHasher, type PasswordHasher } from '@/accounts/hashing';
 import { sessionResolver } from '@/accounts/sessions';
@@ -19,13 +17,14 @@ import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
 import { contentRoutes } from './api/content/routes';
 import { customerRoutes } from './api/customer/routes';
+import type { RouteLike } from './api/docs/document';
+import { docsRoutes } from './api/docs/routes';
 import { withFastLane } from './api/fast-lane';
 import { fastRoutes } from './api/fast-routes';
 import { healthRoutes } from './api/health/routes';
 import { idempotency, withIdempotency } from './api/idempotency';
 import { listingsRoutes } from './api/listings/routes';
 import { metricsRoutes } from './api/metrics/routes';
-import { fixOpenApiDocument } from './api/openapi-fix';
 import { authPlugin } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
@@ -78,37 +77,6 @@ export function buildDeps({
   return deps;
 }
 
-/**
- * /docs and /docs/json, with the document mended once generated. The hook is
- * local to this instance: a global after-handle hook would sit in the path of
- * every request (docs/performance.md).
- */
-const docsRoutes = (routes: () => Parameters<typeof fixOpenApiDocument>[1]) =>
-  new Elysia({ name: 'docs' })
-    .onAfterHandle(({ path, responseValue }) => {
-      if (path === '/docs/json') fixOpenApiDocument(responseValue, routes());
-    })
-    .use(
-      openapi({
-        path: '/docs',
-        specPath: '/docs/json',
-        mapJsonSchema: { zod: z.toJSONSchema },
-        documentation: {
-          info: {
-            title: 'Listings service',
-            version: '0.1.0',
-            description:
-              'Property listings, static pages, passkey sign-in and the rate-limited customer API.',
-          },
-          components: {
-            securitySchemes: {
-              bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-            },
-          },
-        },
-      }),
-    );
-
 /** Builds the whole service; never listens (src/index.ts does). */
 export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: ExtraRoutes) {
   const deps = 'auth' in options ? options : buildDeps(options);
@@ -128,7 +96,7 @@ export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: Ext
     .use(metricsRoutes(deps))
     .use(extraRoutes ? extraRoutes(deps) : new Elysia({ name: 'no-extra-routes' }));
 
-  const routes: Parameters<typeof fixOpenApiDocument>[1] = app.routes;
+  const routes: readonly RouteLike[] = app.routes;
   allowedMethods = routeTable(app.routes);
   deps.requests.useRoutes(app.routes);
   return app;

@@ -1,4 +1,4 @@
-import { type CallOptions, segment, type Transport } from './http';
+import { type CallOptions, segment, type Transport } from './http.js';
 import type {
   AuthenticateBody,
   AuthenticateOptionsBody,
@@ -13,7 +13,7 @@ import type {
   SignUpAccepted,
   SignUpBody,
   UserSummary,
-} from './types';
+} from './types.js';
 
 /**
  * Accounts and passkeys (`/auth`). The WebAuthn ceremonies pass

@@ -1,5 +1,5 @@
-import { type CallOptions, segment, type Transport } from './http';
-import type { Health, JobList, JobRunResult } from './types';
+import { type CallOptions, segment, type Transport } from './http.js';
+import type { Health, JobList, JobRunResult } from './types.js';
 
 /** Operator endpoints (`/admin`, employees: the worker jobs) and the health check (`/health`). */
 export function operationsApi(http: Transport) {

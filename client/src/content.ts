@@ -1,6 +1,6 @@
-import type { ApiResponse, CallOptions, Transport } from './http';
-import { segment } from './http';
-import type { StaticPage, StaticPageInput, StaticPageList } from './types';
+import type { ApiResponse, CallOptions, Transport } from './http.js';
+import { segment } from './http.js';
+import type { StaticPage, StaticPageInput, StaticPageList } from './types.js';
 
 const BASE = '/content/static-pages';
 

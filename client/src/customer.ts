@@ -1,5 +1,5 @@
-import { type CallOptions, type IdempotentCallOptions, segment, type Transport } from './http';
-import { envelopeItems, envelopePages } from './pagination';
+import { type CallOptions, type IdempotentCallOptions, segment, type Transport } from './http.js';
+import { envelopeItems, envelopePages } from './pagination.js';
 import type {
   EmployeeRateLimit,
   Imported,
@@ -12,7 +12,7 @@ import type {
   TransactionImportRow,
   TransactionPage,
   TransactionQuery,
-} from './types';
+} from './types.js';
 
 const BASE = '/api/v1';
 

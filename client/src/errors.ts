@@ -1,4 +1,4 @@
-import type { RateLimitRecord } from './types';
+import type { RateLimitRecord } from './types.js';
 
 /** Any answer outside 2xx (and not a documented empty result): the status and the parsed body. */
 export class HttpError extends Error {

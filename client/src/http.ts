@@ -1,4 +1,4 @@
-import { errorOf, HttpError, NetworkError, RateLimitError } from './errors';
+import { errorOf, HttpError, NetworkError, RateLimitError } from './errors.js';
 import {
   DEFAULT_JITTER,
   DEFAULT_RETRY_DELAYS,
@@ -6,8 +6,8 @@ import {
   realSleep,
   retryAfterSeconds,
   retryDelay,
-} from './retry';
-import type { Created, RateLimitRecord } from './types';
+} from './retry.js';
+import type { Created, RateLimitRecord } from './types.js';
 
 export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
 

@@ -1,13 +1,13 @@
-import { authApi } from './accounts';
-import { operationsApi } from './admin';
-import { staticPagesApi } from './content';
-import { customerApi } from './customer';
-import { type ClientOptions, type TokenSource, Transport } from './http';
-import { listingsApi } from './listings';
+import { authApi } from './accounts.js';
+import { operationsApi } from './admin.js';
+import { staticPagesApi } from './content.js';
+import { customerApi } from './customer.js';
+import { type ClientOptions, type TokenSource, Transport } from './http.js';
+import { listingsApi } from './listings.js';
 
 /**
  * A typed client of the listings service: one namespace per API, retries as
- * the service's retry guidance advises (README, Retry guidance), error answers as typed exceptions.
+ * the service's retry guidance advises (docs/customer-api.md, Retry guidance), error answers as typed exceptions.
  */
 export function createClient(options: ClientOptions) {
   const http = new Transport(options);
@@ -28,7 +28,7 @@ export function createClient(options: ClientOptions) {
 
 export type ListingsServiceClient = ReturnType<typeof createClient>;
 
-export type { Conditional, ConditionalOptions, PageReadOptions } from './content';
+export type { Conditional, ConditionalOptions, PageReadOptions } from './content.js';
 export {
   ApiError,
   HttpError,
@@ -36,7 +36,7 @@ export {
   NetworkError,
   ProblemError,
   RateLimitError,
-} from './errors';
+} from './errors.js';
 export type {
   ApiResponse,
   CallOptions,
@@ -44,9 +44,9 @@ export type {
   IdempotentCallOptions,
   RequestOptions,
   TokenSource,
-} from './http';
-export { acceptsIdempotencyKey, queryString, Transport } from './http';
-export type { EnvelopePage, HalPage } from './pagination';
-export { envelopeItems, envelopePages, halItems, halPages } from './pagination';
-export { DEFAULT_JITTER, DEFAULT_RETRY_DELAYS, retryAfterSeconds, retryDelay } from './retry';
-export type * from './types';
+} from './http.js';
+export { acceptsIdempotencyKey, queryString, Transport } from './http.js';
+export type { EnvelopePage, HalPage } from './pagination.js';
+export { envelopeItems, envelopePages, halItems, halPages } from './pagination.js';
+export { DEFAULT_JITTER, DEFAULT_RETRY_DELAYS, retryAfterSeconds, retryDelay } from './retry.js';
+export type * from './types.js';

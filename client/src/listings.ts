@@ -1,5 +1,5 @@
-import { type CallOptions, type IdempotentCallOptions, segment, type Transport } from './http';
-import { halItems, halPages } from './pagination';
+import { type CallOptions, type IdempotentCallOptions, segment, type Transport } from './http.js';
+import { halItems, halPages } from './pagination.js';
 import type {
   AdditionalData,
   AdditionalDataCreate,
@@ -29,7 +29,7 @@ import type {
   UnitList,
   UnitListQuery,
   UnitPatch,
-} from './types';
+} from './types.js';
 
 const BASE = '/listings';
 const property = (id: string) => `${BASE}/properties/${segment(id)}`;

@@ -1,4 +1,4 @@
-import type { Transport } from './http';
+import type { Transport } from './http.js';
 
 /** The listings' HAL page (as GET /properties answers): `count`, `total`, `_links`, `_embedded`. */
 export interface HalPage<T> {

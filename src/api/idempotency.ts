@@ -6,6 +6,7 @@ import type { Db, Tx } from '@/db/client';
 import { idempotencyKeys } from '@/db/schema';
 import type { Clock } from '@/kernel/clock';
 import { fail, fieldError } from '@/kernel/errors';
+import { docExtension } from './docs/extensions';
 import { type AuthOptions, checkedCaller, identify } from './plugins/auth';
 import { rawBodyOf } from './plugins/json-body';
 import { pathOf, searchOf } from './request/url';
@@ -124,6 +125,8 @@ export const idempotency = ({ db, clock, auth, keysPerCaller }: IdempotencyOptio
 
   return new Elysia({ name: 'idempotency' }).macro({
     idempotent: (enabled: boolean) => ({
+      // Read by the document (src/api/docs): the Idempotency-Key header, 409 and 422.
+      detail: docExtension({ 'x-idempotent': enabled }),
       async beforeHandle({ request }) {
         const key = enabled ? request.headers.get('idempotency-key') : null;
         if (key === null) return;

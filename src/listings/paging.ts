@@ -32,7 +32,7 @@ export function pagingOf(query: { page?: string; itemsPerPage?: string }): Pagin
 export const Link = z.object({ href: z.string() });
 
 /** The HAL envelope of GET /properties, with `key` naming the embedded array. */
-export const halCollectionSchema = <T extends z.ZodType>(key: string, item: T) =>
+export const halCollectionSchema = <K extends string, T extends z.ZodType>(key: K, item: T) =>
   z.object({
     count: z.number().int(),
     total: z.number().int(),
@@ -43,7 +43,8 @@ export const halCollectionSchema = <T extends z.ZodType>(key: string, item: T) =
       next: Link.optional(),
       previous: Link.optional(),
     }),
-    _embedded: z.object({ [key]: z.array(item) }),
+    // Typed by its key (`{"svc:properties": Property[]}`), not as any string.
+    _embedded: z.object({ [key]: z.array(item) } as Record<K, z.ZodArray<T>>),
   });
 
 const readable = (text: string) =>

@@ -52,7 +52,7 @@ export interface RateLimiterOptions {
 }
 
 /**
- * The customer API's rate limits (README, "Customer API and rate limits"):
+ * The customer API's rate limits (docs/customer-api.md):
  * who is counted, which windows apply to them, and how usage is reported
  * (records, headers, 429). Usage itself lives in a `RateLimitStore`.
  */

@@ -80,7 +80,17 @@ const tags = ['Account page'];
 export const accountPage = ({ signUp }: { signUp: 'open' | 'closed' }) =>
   new Elysia({ name: 'account-page' })
     .get('/account', async () => page(await accountHtml(signUp), 'text/html; charset=utf-8'), {
-      detail: { summary: 'The browser account page (HTML; no sign-up form when closed)', tags },
+      detail: {
+        operationId: 'getAccountPage',
+        summary: 'The browser account page (HTML; no sign-up form when closed)',
+        tags,
+        responses: {
+          200: {
+            description: 'The page',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+        },
+      },
     })
     .get(
       '/account/app.css',

@@ -48,21 +48,30 @@ describe('Strict-Transport-Security', () => {
 describe('Content-Security-Policy on every HTML page', () => {
   const ctx = createTestApp();
 
-  test('GET /docs: the policy allows its CDN script and runs no inline code', async () => {
+  test('GET /docs: its own scripts and styles only, nothing from elsewhere, no inline code', async () => {
     const res = await ctx.request('GET', '/docs', { headers: { accept: 'text/html' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toBe(DOCS_PAGE_CSP);
-    const scriptSrc = DOCS_PAGE_CSP.split('; ').find((d) => d.startsWith('script-src '))!;
-    expect(scriptSrc).not.toContain("'unsafe-inline'");
+    expect(DOCS_PAGE_CSP).toContain("script-src 'self'");
+    expect(DOCS_PAGE_CSP).not.toMatch(/https?:|'unsafe-/);
     expect(DOCS_PAGE_CSP).toContain("frame-ancestors 'none'");
-    // Every external script is from a host the policy names; inline scripts are empty.
+    // Every script and style sheet is a path of this origin; inline scripts and styles none.
     const scripts = [...res.text.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
     expect(scripts.length).toBeGreaterThan(0);
     for (const [, attributes = '', body = ''] of scripts) {
-      const src = /\bsrc="([^"]+)"/.exec(attributes)?.[1];
-      if (src) expect(scriptSrc).toContain(new URL(src).origin);
-      else expect(body.trim()).toBe('');
+      expect(/\bsrc="(\/[^"/][^"]*)"/.exec(attributes)?.[1]).toStartWith('/docs/');
+      expect(body.trim()).toBe('');
     }
+    expect(res.text).not.toMatch(/<style|style="|https?:\/\/(?!www\.w3)/);
+    for (const asset of ['/docs/app.js', '/docs/app.css']) {
+      const answer = await ctx.request('GET', asset);
+      expect([asset, answer.status]).toEqual([asset, 200]);
+      expect(answer.headers.get('content-security-policy')).toBe(DOCS_PAGE_CSP);
+    }
+    const script = await ctx.request('GET', '/docs/app.js');
+    expect(script.headers.get('content-type')).toContain('javascript');
+    expect(script.text).toContain('/docs/json');
+    expect(script.text).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
   });
 
   test('GET /account keeps its own strict policy', async () => {

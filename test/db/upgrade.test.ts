@@ -112,10 +112,14 @@ describe('error: a failing migration changes nothing', () => {
   test('the one pending migration fails: rolled back, UpgradeError names it and the backup', async () => {
     const { db, backupDir } = await databaseAt(migrationsFolder);
     const schema = schemaOf(db.$client);
-    const error = await upgradeDatabase(db.$client, readMigrations(migrationsCopy(ALL.length, true)), {
-      backupDir,
-      now: AT,
-    }).catch((caught: unknown) => caught);
+    const error = await upgradeDatabase(
+      db.$client,
+      readMigrations(migrationsCopy(ALL.length, true)),
+      {
+        backupDir,
+        now: AT,
+      },
+    ).catch((caught: unknown) => caught);
     const backup = join(backupDir, 'backup-20261122T030000123Z-pre-upgrade.db.gz');
     expect(error).toBeInstanceOf(UpgradeError);
     expect((error as Error).message).toBe(
@@ -130,7 +134,10 @@ describe('error: a failing migration changes nothing', () => {
     const { db, backupDir } = await databaseAt(migrationsCopy(5));
     const schema = schemaOf(db.$client);
     await expect(
-      upgradeDatabase(db.$client, readMigrations(migrationsCopy(ALL.length, true)), { backupDir, now: AT }),
+      upgradeDatabase(db.$client, readMigrations(migrationsCopy(ALL.length, true)), {
+        backupDir,
+        now: AT,
+      }),
     ).rejects.toThrow(`migration ${BROKEN} failed`);
     expect(schemaOf(db.$client)).toEqual(schema);
     expect(countOf(db.$client, '__drizzle_migrations')).toBe(5);

@@ -62,7 +62,7 @@ function brokenApp() {
 }
 
 describe('the fuzzer finds what it looks for', () => {
-  test('a 500, a hang, an off-schema body, a non-JSON body and a non-problem error', async () => {
+  test('a 500, a hang, an off-schema body, a non-JSON body, a non-problem error and an undocumented status', async () => {
     const app = brokenApp();
     const report = await runFuzz({
       fetch: (request) => app.handle(request),
@@ -94,6 +94,8 @@ describe('the fuzzer finds what it looks for', () => {
         'error served as application/json, not application/problem+json',
       ),
     ).toBe(true);
+    // Strict (the default): a status or media type the document does not list is a finding.
+    expect(found('GET /broken/missing', 'status 404 is not documented')).toBe(true);
     expect(report.routes.get('POST /broken/items')!.sent).toBeGreaterThanOrEqual(40);
   }, 120_000);
 });

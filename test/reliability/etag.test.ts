@@ -323,14 +323,14 @@ test('/docs/json documents If-Match, If-None-Match, ETag, 304 and 412', async ()
   }>('GET', '/docs/json');
   const read = res.body.paths['/listings/properties/{id}']!.get!;
   expect(read.parameters).toContainEqual(
-    expect.objectContaining({ name: 'if-none-match', in: 'header' }),
+    expect.objectContaining({ name: 'If-None-Match', in: 'header' }),
   );
   expect(read.responses['200'].headers.ETag).toBeDefined();
   expect(read.responses['304'].headers.ETag).toBeDefined();
   for (const operation of OPERATIONS) {
     const path = `/listings/properties/{id}${operation.suffix}`;
     const doc = res.body.paths[path]![operation.method.toLowerCase()]!;
-    expect([path, doc.parameters?.some((p) => p.name === 'if-match' && p.in === 'header')]).toEqual(
+    expect([path, doc.parameters?.some((p) => p.name === 'If-Match' && p.in === 'header')]).toEqual(
       [path, true],
     );
     expect([path, '412' in doc.responses]).toEqual([path, true]);

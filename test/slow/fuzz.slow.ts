@@ -4,10 +4,11 @@ import { fuzzService } from '../support/fuzz/service';
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 20_000);
 const MIN_PER_OPERATION = 200;
 
-test(`fuzz: ${REQUESTS} requests generated from /docs/json answer no 500, no hang and nothing off their documented schema`, async () => {
+test(`fuzz: ${REQUESTS} requests generated from /docs/json answer no 500, no hang, nothing off their documented schema and only documented statuses and media types (strict)`, async () => {
   const { report, text } = await fuzzService({
     requests: REQUESTS,
     minPerOperation: MIN_PER_OPERATION,
+    strict: true,
   });
   console.log(text);
   expect(report.sent).toBeGreaterThanOrEqual(REQUESTS);

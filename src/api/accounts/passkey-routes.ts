@@ -16,6 +16,8 @@ import { cookieValue, identify, SESSION_COOKIE } from '@/api/plugins/auth';
 import { clientAddressOf } from '@/api/request/peer';
 import { derivedKey } from '@/auth/keys';
 import { fail } from '@/kernel/errors';
+import { Problem } from '../problem';
+import { NoBody as Empty } from '../responses';
 import { assertSecureTransport } from './http';
 import {
   AuthenticateBody,
@@ -28,9 +30,11 @@ import {
   RegisterBody,
   RegistrationOptions,
   RenameBody,
-  SignInResponse,
 } from './schemas';
-import { signedInResponse } from './signed-in';
+import { SignedIn, signedInResponse } from './signed-in';
+
+/** Every passkey route refuses plain HTTP off loopback (403). */
+const refused = { 403: Problem };
 
 const tags = ['Passkeys'];
 
@@ -92,8 +96,12 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         auth: 'any',
         transform: ({ request }) => assertRecentCheck(request),
         body: NoBody,
-        response: { 200: RegistrationOptions },
-        detail: { summary: 'Options for navigator.credentials.create()', tags },
+        response: { 200: RegistrationOptions, ...refused },
+        detail: {
+          operationId: 'passkeyRegistrationOptions',
+          summary: 'Options for navigator.credentials.create()',
+          tags,
+        },
       },
     )
     .post(
@@ -116,8 +124,9 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         auth: 'any',
         transform: ({ request }) => assertRecentCheck(request),
         body: RegisterBody,
-        response: { 201: PasskeySummary },
-        detail: { summary: 'Finish registering a passkey', tags },
+        // 400: the ceremony failed verification; 409: the credential is already registered.
+        response: { 201: PasskeySummary, 400: Problem, ...refused, 409: Problem },
+        detail: { operationId: 'registerPasskey', summary: 'Finish registering a passkey', tags },
       },
     )
     .post(
@@ -129,8 +138,9 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       {
         transform: ({ request }) => takeOptionsSlot(request),
         body: AuthenticateOptionsBody,
-        response: { 200: AuthenticationOptions },
+        response: { 200: AuthenticationOptions, ...refused },
         detail: {
+          operationId: 'passkeyAuthenticationOptions',
           summary: 'Options for navigator.credentials.get() (omit email for usernameless)',
           tags,
         },
@@ -146,14 +156,18 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       },
       {
         body: AuthenticateBody,
-        response: { 200: SignInResponse },
-        detail: { summary: 'Sign in with a passkey (same answer as password sign-in)', tags },
+        response: { 200: SignedIn, 401: Problem, ...refused, 429: Problem },
+        detail: {
+          operationId: 'authenticateWithPasskey',
+          summary: 'Sign in with a passkey (same answer as password sign-in)',
+          tags,
+        },
       },
     )
     .get('/passkeys', ({ caller }) => ({ passkeys: listPasskeys(db, caller.sub).map(summaryOf) }), {
       auth: 'any',
-      response: { 200: PasskeyList },
-      detail: { summary: "The signed-in user's passkeys", tags },
+      response: { 200: PasskeyList, ...refused },
+      detail: { operationId: 'listPasskeys', summary: "The signed-in user's passkeys", tags },
     })
     .patch(
       '/passkeys/:id',
@@ -166,8 +180,8 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         auth: 'any',
         params: PasskeyParams,
         body: RenameBody,
-        response: { 200: PasskeySummary },
-        detail: { summary: 'Rename a passkey', tags },
+        response: { 200: PasskeySummary, ...refused, 404: Problem },
+        detail: { operationId: 'renamePasskey', summary: 'Rename a passkey', tags },
       },
     )
     .delete(
@@ -175,11 +189,17 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       ({ caller, params, set }) => {
         if (!deletePasskey(db, caller.sub, params.id)) throw fail('passkey.not_found');
         set.status = 204;
+        return null;
       },
       {
         auth: 'any',
         params: PasskeyParams,
-        detail: { summary: 'Delete a passkey (e.g. of a lost device)', tags },
+        response: { 204: Empty, ...refused, 404: Problem },
+        detail: {
+          operationId: 'deletePasskey',
+          summary: 'Delete a passkey (e.g. of a lost device)',
+          tags,
+        },
       },
     );
 };

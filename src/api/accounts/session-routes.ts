@@ -8,9 +8,10 @@ import type { ApiDeps } from '@/api/deps';
 import { assertSameOrigin, cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
 import { clientAddressOf } from '@/api/request/peer';
 import { fail } from '@/kernel/errors';
+import { Problem } from '../problem';
 import { clearedSessionCookie } from './http';
-import { SignInBody, SignInResponse, SignUpAccepted, SignUpBody, UserSummary } from './schemas';
-import { signedInResponse } from './signed-in';
+import { SignInBody, SignUpAccepted, SignUpBody, UserSummary } from './schemas';
+import { SignedIn, SignedOut, signedInResponse } from './signed-in';
 
 /** Sign-up, password sign-in, sign-out and "who am I". */
 export const sessionRoutes = (deps: ApiDeps) => {
@@ -39,6 +40,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
         body: SignUpBody,
         response: { 202: SignUpAccepted },
         detail: {
+          operationId: 'signUp',
           summary: 'Create a customer account (the same 202 whether or not the email is taken)',
           tags: ['Accounts'],
         },
@@ -53,8 +55,9 @@ export const sessionRoutes = (deps: ApiDeps) => {
       },
       {
         body: SignInBody,
-        response: { 200: SignInResponse },
+        response: { 200: SignedIn, 401: Problem, 429: Problem },
         detail: {
+          operationId: 'signIn',
           summary: 'Sign in with email and password (bearer token and session cookie)',
           tags: ['Accounts'],
         },
@@ -70,9 +73,13 @@ export const sessionRoutes = (deps: ApiDeps) => {
         }
         set.headers['set-cookie'] = clearedSessionCookie(request, config);
         set.status = 204;
+        return null;
       },
       {
+        // 403: a session cookie sent from a foreign Origin.
+        response: { 204: SignedOut, 403: Problem },
         detail: {
+          operationId: 'signOut',
           summary: 'End the browser session (idempotent; bearer tokens expire on their own)',
           tags: ['Accounts'],
         },
@@ -87,8 +94,8 @@ export const sessionRoutes = (deps: ApiDeps) => {
       },
       {
         auth: 'any',
-        response: { 200: UserSummary },
-        detail: { summary: 'The signed-in user', tags: ['Accounts'] },
+        response: { 200: UserSummary, 404: Problem },
+        detail: { operationId: 'getMe', summary: 'The signed-in user', tags: ['Accounts'] },
       },
     );
 };

@@ -1,8 +1,24 @@
+import { withHeaders } from '@elysiajs/openapi';
 import type { Context } from 'elysia';
+import { z } from 'zod';
 import { signIn } from '@/accounts/sign-in';
 import type { ApiDeps } from '@/api/deps';
 import type { User } from '@/db/schema';
+import { NoBody } from '../responses';
 import { sessionCookie } from './http';
+import { SignInResponse } from './schemas';
+
+const SetCookie = z
+  .string()
+  .describe('The session cookie (HttpOnly, SameSite=Lax; Secure over HTTPS)');
+
+/** The answer of both sign-ins, documented with its cookie. */
+export const SignedIn = withHeaders(SignInResponse, { 'Set-Cookie': SetCookie });
+
+/** Sign-out's 204, documented with the cookie that clears the session. */
+export const SignedOut = withHeaders(NoBody, {
+  'Set-Cookie': z.string().describe('The session cookie, emptied (Max-Age=0)'),
+});
 
 /** Both sign-in paths answer alike: the token body, a session cookie, never cached. */
 export async function signedInResponse(

@@ -23,7 +23,12 @@ export const backupRoutes = ({ auth, jobs, config }: ApiDeps) =>
     .get('/backups', () => ({ backups: listBackups(config.backups.dir).map(toEntry) }), {
       auth: 'employee',
       response: { 200: BackupList, ...problems(401, 403) },
-      detail: { summary: 'Backups in BACKUP_DIR, newest first', tags, security },
+      detail: {
+        operationId: 'listBackups',
+        summary: 'Backups in BACKUP_DIR, newest first',
+        tags,
+        security,
+      },
     })
     .post(
       '/backups',
@@ -50,6 +55,7 @@ export const backupRoutes = ({ auth, jobs, config }: ApiDeps) =>
         auth: 'employee',
         response: { 201: JobRunResult, ...problems(401, 403, 409, 500, 503) },
         detail: {
+          operationId: 'createBackup',
           summary: 'Take a backup now; answers its run record once the file is complete',
           description:
             'The same run as the scheduled database-backup job (recorded in GET /admin/jobs), then pruning beyond BACKUP_KEEP. 409 while a backup runs; 500 with the reason when it fails.',
@@ -83,6 +89,7 @@ export const backupRoutes = ({ auth, jobs, config }: ApiDeps) =>
         // The file is a raw Response (no response schema to check it against): the
         // statuses are documented by hand.
         detail: {
+          operationId: 'downloadBackup',
           summary: 'Download a backup (application/gzip: the SQLite file, gzip-compressed)',
           tags,
           security,

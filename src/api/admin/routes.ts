@@ -1,11 +1,10 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { unknownJob } from '@/workers/scheduler';
+import { Problem } from '../problem';
 import { backupRoutes } from './backups';
 import { JobList, JobParams, JobRunResult } from './schemas';
 import { adminUserRoutes } from './users';
-
-const security = [{ bearer: [] }];
 
 /** Operator endpoints at /admin (employee only): the worker jobs, account creation and the backups. */
 export const adminRoutes = (deps: ApiDeps) => {
@@ -18,9 +17,9 @@ export const adminRoutes = (deps: ApiDeps) => {
       auth: 'employee',
       response: { 200: JobList },
       detail: {
+        operationId: 'listJobs',
         summary: "Worker jobs: each one's schedule, next run and last 20 runs",
         tags: ['Admin'],
-        security,
       },
     })
     .post(
@@ -32,13 +31,13 @@ export const adminRoutes = (deps: ApiDeps) => {
       {
         auth: 'employee',
         params: JobParams,
-        response: { 200: JobRunResult },
+        response: { 200: JobRunResult, 404: Problem, 409: Problem, 503: Problem },
         detail: {
+          operationId: 'runJob',
           summary: 'Run a job now and answer its run record once it has finished',
           description:
             '404 for an unknown job, 409 while the job is running (scheduled or manual), 503 during shutdown. A job that fails still answers 200 with outcome "failed".',
           tags: ['Admin'],
-          security,
         },
       },
     );

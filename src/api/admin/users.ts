@@ -4,6 +4,7 @@ import { NewUserBody, UserSummary } from '@/api/accounts/schemas';
 import type { ApiDeps } from '@/api/deps';
 import { fail } from '@/kernel/errors';
 import { bodyRules } from '../plugins/body-rules';
+import { Problem } from '../problem';
 
 const isUniqueViolation = (error: unknown) =>
   (error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
@@ -33,8 +34,9 @@ export const adminUserRoutes = ({ auth, db, accounts }: ApiDeps) =>
         auth: 'employee',
         badBody: 'unprocessable',
         body: NewUserBody,
-        response: { 201: UserSummary },
+        response: { 201: UserSummary, 409: Problem },
         detail: {
+          operationId: 'createUser',
           summary: 'Create an account (employee only; works while sign-up is closed)',
           description:
             '422 for a bad email, a password under 8 characters or an unknown role; 409 when the email has an account.',

@@ -19,7 +19,9 @@ import {
 } from '@/content/service';
 import { fail } from '@/kernel/errors';
 import { type Answer, responseOf } from '../answer';
+import { withETag, withLocation } from '../docs/headers';
 import { Problem } from '../problem';
+import { NoBody } from '../responses';
 import { staticPageAnswer, staticPageListAnswer } from './read';
 
 const TAGS = ['Static pages'];
@@ -45,9 +47,9 @@ function parsed<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
 const inputSchema = (schema: z.ZodType) =>
   z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
 
-/** 204 carries no body. (A 304 is left out of the docs' response maps: the
- * OpenAPI plugin renders a bodiless 304 as an invalid content object.) */
-const empty = z.null();
+/** Read answers carry their ETag; a 304 (If-None-Match current) has no body. */
+const tagged = <S extends z.ZodType>(schema: S) => withETag(schema);
+const notModified = withETag(NoBody);
 
 /**
  * Static pages API, mounted at /content.
@@ -69,8 +71,9 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
           set.headers,
         ),
       {
-        response: { 200: StaticPageList, 500: Problem },
+        response: { 200: tagged(StaticPageList), 304: notModified, 500: Problem },
         detail: {
+          operationId: 'listStaticPages',
           summary: 'List published static pages',
           description:
             'Published pages as `{id, slug, locale, group}`, by id. Carries an ETag; a matching If-None-Match answers 304.',
@@ -95,8 +98,15 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
       {
         params: AnySlugParams,
         query: PageQuery,
-        response: { 200: StaticPage, 400: Problem, 404: Problem, 500: Problem },
+        response: {
+          200: tagged(StaticPage),
+          304: notModified,
+          400: Problem,
+          404: Problem,
+          500: Problem,
+        },
         detail: {
+          operationId: 'getStaticPage',
           summary: 'Read a static page',
           description:
             'Language: `?language=`, then Accept-Language, then `en`, then any published version. Carries an ETag; a matching If-None-Match answers 304.',
@@ -120,12 +130,18 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
       },
       {
         auth: 'employee',
-        response: { 200: StaticPage, 201: StaticPage, 400: Problem, 401: Problem, 403: Problem },
+        response: {
+          200: StaticPage,
+          201: withLocation(StaticPage, 'The page in its language'),
+          400: Problem,
+          401: Problem,
+          403: Problem,
+        },
         detail: {
+          operationId: 'putStaticPage',
           summary: 'Create or replace a static page in one language',
           description: '201 when created, 200 when replaced; omitted optional fields reset.',
           tags: TAGS,
-          security: [{ bearer: [] }],
           requestBody: {
             required: true,
             content: { 'application/json': { schema: inputSchema(StaticPageInput) } },
@@ -146,11 +162,11 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
       {
         auth: 'employee',
         query: DeleteQueryDoc,
-        response: { 204: empty, 400: Problem, 401: Problem, 403: Problem, 404: Problem },
+        response: { 204: NoBody, 400: Problem, 401: Problem, 403: Problem, 404: Problem },
         detail: {
+          operationId: 'deleteStaticPage',
           summary: 'Delete one language version of a static page',
           tags: TAGS,
-          security: [{ bearer: [] }],
         },
       },
     );

@@ -21,8 +21,9 @@ export const WindowRecord = z.object({
 /** The 429 body: `{message, rate_limit}` for the exhausted window that resets last. */
 export const RateLimited = z.object({ message: z.string(), rate_limit: WindowRecord });
 
-/** Answers every /api/v1 route may give besides its own. */
+/**
+ * Answers every signed-in /api/v1 route may give besides its own; the
+ * document adds the rest where they apply (403 employees only, 422 with a
+ * body, src/api/docs).
+ */
 export const commonResponses = { 401: Message, 429: RateLimited } as const;
-export const employeeResponses = { ...commonResponses, 403: Message, 422: ValidationFailed };
-
-export const bearer = [{ bearer: [] }];

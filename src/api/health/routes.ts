@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { isDatabaseHealthy } from '@/db/client';
 import { fail } from '@/kernel/errors';
+import { Problem } from '../problem';
 import { Health } from './schemas';
 
 const startedAt = performance.now();
@@ -19,7 +20,7 @@ export const healthRoutes = ({ db }: ApiDeps) =>
       };
     },
     {
-      response: { 200: Health },
-      detail: { summary: 'Liveness and readiness', tags: ['Operations'] },
+      response: { 200: Health, 503: Problem },
+      detail: { operationId: 'getHealth', summary: 'Liveness and readiness', tags: ['Operations'] },
     },
   );

@@ -1,33 +1,7 @@
-import { z } from 'zod';
-import { Problem, ValidationProblem } from '../problem';
+import { withLocation } from '../docs/headers';
+import { NoBody } from '../responses';
 
-/** 201 and 204 answers carry no body. */
-export const NoBody = z.null().describe('No body');
+export { created, NoBody, noContent, problems } from '../responses';
 
-/** In the listings' docs an error response is described by its media type. */
-const DescribedProblem = Problem.describe('application/problem+json');
-
-/** Response schemas of the error statuses a route lists. */
-export function problems<const S extends readonly number[]>(...statuses: S) {
-  return Object.fromEntries(
-    statuses.map((status) => [status, status === 422 ? ValidationProblem : DescribedProblem]),
-  ) as { [K in S[number]]: K extends 422 ? typeof ValidationProblem : typeof Problem };
-}
-
-interface ResponseSet {
-  status?: number | string;
-  headers: Record<string, string | number>;
-}
-
-/** 201, no body, `Location` of the new resource. */
-export function created(set: ResponseSet, location: string): null {
-  set.status = 201;
-  set.headers.location = location;
-  return null;
-}
-
-/** 204, no body. */
-export function noContent(set: ResponseSet): null {
-  set.status = 204;
-  return null;
-}
+/** A 201 of a create: no body, the new resource's path in `Location`. */
+export const Created = withLocation(NoBody, 'The path of the new resource');

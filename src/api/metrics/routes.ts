@@ -88,6 +88,7 @@ export const metricsRoutes = (deps: ApiDeps) =>
     },
     {
       detail: {
+        operationId: 'getMetrics',
         summary: 'Service metrics in the Prometheus text format',
         description: 'Employee bearer token, or METRICS_TOKEN as a bearer token when set.',
         tags: ['Admin'],

@@ -108,6 +108,16 @@ export const checkedCaller = (request: Request): VerifiedCaller | null | undefin
   checked.get(request);
 
 /**
+ * The document's account of who may call a route (src/api/docs): a bearer
+ * token or the session cookie, with the role it needs (OpenAPI 3.1 names
+ * roles in the requirement of a non-OAuth scheme); `{}` first when anyone may.
+ */
+const securityOf = (roles: string[]): Record<string, string[]>[] => [
+  { bearer: roles },
+  { session: roles },
+];
+
+/**
  * `auth: 'any' | 'employee'` on a route resolves `caller` (401 without a
  * valid credential, 403 for a customer on an employee route);
  * `optionalAuth: true` resolves `caller` (null when anonymous). A credential
@@ -120,6 +130,7 @@ export const checkedCaller = (request: Request): VerifiedCaller | null | undefin
 export const authPlugin = (options: AuthOptions) =>
   new Elysia({ name: 'auth' }).macro({
     auth: (requirement: AuthRequirement) => ({
+      detail: { security: securityOf(requirement === 'employee' ? ['employee'] : []) },
       async transform({ request }) {
         const caller = await identify(request, options);
         if (!caller) throw fail('auth.unauthenticated');
@@ -133,6 +144,7 @@ export const authPlugin = (options: AuthOptions) =>
       },
     }),
     optionalAuth: (enabled: boolean) => ({
+      detail: { security: enabled ? [{}, ...securityOf([])] : [] },
       async transform({ request }) {
         const caller = enabled ? await identify(request, options) : undefined;
         if (caller === null) throw fail('auth.unauthenticated');

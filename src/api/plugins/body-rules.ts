@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { docExtension } from '../docs/extensions';
 
 /** Requests routed to a route that declares `badBody: 'unprocessable'`. */
 const unprocessable = new WeakSet<Request>();
@@ -17,6 +18,8 @@ export const bodyRules = new Elysia({ name: 'body-rules' }).macro({
   badBody: (answer: 'unprocessable' | 'malformed') =>
     answer === 'unprocessable'
       ? {
+          // Read by the document (src/api/docs): a route with a body lists 422.
+          detail: docExtension({ 'x-bad-body': answer }),
           transform({ request }) {
             unprocessable.add(request);
           },

@@ -57,7 +57,7 @@ export const rawBodyOf = (request: Request): string => rawBodies.get(request) ??
  * Every request body is JSON: over 1 MiB → 413, another media type
  * → 415, bad syntax or excessive nesting → 400. An empty body parses to
  * `null` so optional bodies (DELETE) may be omitted (schemas use `.nullish()`).
- * The docs describe these bodies as JSON via `fixOpenApiDocument`.
+ * The docs describe these bodies as JSON in the OpenAPI document (src/api/docs).
  */
 export const jsonBody = new Elysia({ name: 'json-body' }).onParse(
   { as: 'global' },

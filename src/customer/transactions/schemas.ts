@@ -42,7 +42,7 @@ export type TransactionQuery = z.infer<typeof TransactionQuery>;
 
 export const DEFAULT_PER_PAGE = 15;
 export const MAX_PER_PAGE = 100;
-const MAX_PAGE = 1_000_000_000;
+export const MAX_PAGE = 1_000_000_000;
 const MAX_ID_LENGTH = 200;
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 const INTEGER = /^-?\d+$/;

@@ -4,6 +4,9 @@
  * when there is one, the route's own documented schema for that status, the
  * error body (docs/errors.md: problem outside /api/v1, `{message}`
  * inside), and nothing internal leaked (stack traces, hashes, SQL, secrets).
+ * Strict (the default): the status must be one the operation lists, and a
+ * body's media type one listed for that status — the document tells the
+ * whole truth.
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -22,6 +25,11 @@ export interface CheckOptions {
   secrets?: readonly string[];
   /** Paths of browser pages and their assets: a 2xx body there may be HTML, CSS or JS. */
   pages?: RegExp;
+  /**
+   * Fail on a status the operation does not list, or a body whose media type
+   * its response does not list (default true). Off only to survey a document.
+   */
+  strict?: boolean;
 }
 
 /** The API docs UI (/docs) and the account page (/account). */
@@ -162,18 +170,36 @@ function checkErrorBody(observed: Observed, body: unknown): string[] {
   return problems;
 }
 
+/** A status the operation does not list, or a body in a media type its response does not list. */
+function undocumented(
+  operation: CheckedOperation,
+  { status, text, headers, method }: Observed,
+  documented: DocumentedResponse | undefined,
+): string[] {
+  if (!documented) return [`status ${status} is not documented for ${operation.key}`];
+  if (text === '' || method === 'HEAD') return [];
+  const media = mediaTypeOf(headers);
+  const listed = documented.mediaTypes ?? [];
+  return listed.includes(media)
+    ? []
+    : [
+        `${status} body served as ${media || '(none)'}, documented as ${listed.join(', ') || 'no body'}`,
+      ];
+}
+
 /** Every way the response breaks the rules; empty when it is fine. */
 export function checkResponse(
   operation: CheckedOperation | undefined,
   observed: Observed,
   schemas: ResponseSchemas,
-  { secrets = [], pages = DEFAULT_PAGES }: CheckOptions = {},
+  { secrets = [], pages = DEFAULT_PAGES, strict = true }: CheckOptions = {},
 ): string[] {
   if (observed.timedOut) return [`no answer within ${Math.round(observed.elapsedMs)} ms (hang)`];
   const { status, headers, text, method } = observed;
   const path = pathOf(observed.url);
   const documented = operation?.responses[String(status)];
   const problems: string[] = [];
+  if (strict && operation) problems.push(...undocumented(operation, observed, documented));
   // A documented 500 (static pages list one) is still a failure under fuzzing.
   if (status === 500 || (status > 500 && !documented)) problems.push(`server error ${status}`);
   const leaked = leaks(text, secrets);

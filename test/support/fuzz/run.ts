@@ -112,16 +112,39 @@ export interface FuzzReport {
   slow: string[];
 }
 
+type OpenApiResponse = { $ref?: string; content?: Record<string, { schema?: Schema }> };
 type OpenApiDocument = {
   paths?: Record<string, Record<string, OpenApiOperation>>;
-  components?: { schemas?: Record<string, Schema> };
+  components?: {
+    schemas?: Record<string, Schema>;
+    responses?: Record<string, OpenApiResponse>;
+    parameters?: Record<string, OpenApiParameter>;
+  };
 };
-type OpenApiParameter = { name: string; in: string; required?: boolean; schema?: Schema };
+type OpenApiParameter = {
+  $ref?: string;
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: Schema;
+};
 type OpenApiOperation = {
   parameters?: OpenApiParameter[];
   requestBody?: { content?: Record<string, { schema?: Schema }> };
-  responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+  responses?: Record<string, OpenApiResponse>;
 };
+
+/** A `#/components/<kind>/<name>` reference resolved (shared answers and parameters). */
+function resolved<T extends { $ref?: string }>(
+  document: OpenApiDocument,
+  kind: 'responses' | 'parameters',
+  node: T,
+): T {
+  const prefix = `#/components/${kind}/`;
+  if (!node.$ref?.startsWith(prefix)) return node;
+  const target = document.components?.[kind]?.[node.$ref.slice(prefix.length)];
+  return (target as T | undefined) ?? node;
+}
 
 const jsonSchemaOf = (content: Record<string, { schema?: Schema }> | undefined) => {
   if (!content) return undefined;
@@ -136,13 +159,16 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      const parameters = operation.parameters ?? [];
+      const parameters = (operation.parameters ?? []).map((p) =>
+        resolved(document, 'parameters', p),
+      );
       const paramsIn = (where: string) =>
         parameters
           .filter((p) => p.in === where)
           .map((p) => ({ name: p.name, schema: p.schema ?? {}, required: p.required }));
       const responses: Record<string, DocumentedResponse> = {};
-      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+      for (const [status, declared] of Object.entries(operation.responses ?? {})) {
+        const response = resolved(document, 'responses', declared);
         responses[status] = {
           schema: jsonSchemaOf(response.content),
           mediaTypes: Object.keys(response.content ?? {}),

@@ -13,7 +13,7 @@ const PASSWORD = 'fuzz-password-1';
 
 export interface FuzzServiceOptions
   extends Partial<
-    Pick<FuzzOptions, 'concurrency' | 'timeoutMs' | 'minPerOperation' | 'warmUpRequests'>
+    Pick<FuzzOptions, 'concurrency' | 'timeoutMs' | 'minPerOperation' | 'warmUpRequests' | 'strict'>
   > {
   requests: number;
 }

@@ -4,7 +4,7 @@ import { ImportBody, Imported, type ImportRow, MAX_IMPORT_ROWS } from '@/custome
 import { importTransactions } from '@/customer/transactions/service';
 import { toCents } from '@/customer/validation';
 import { fail } from '@/kernel/errors';
-import { bearer, employeeResponses } from '../schemas';
+import { commonResponses } from '../schemas';
 
 const toNew = (row: ImportRow) => ({
   customerId: row.customer_id,
@@ -43,11 +43,11 @@ export const importRoutes = ({ auth, db, idempotency }: ApiDeps) =>
         auth: 'employee',
         idempotent: true,
         body: ImportBody,
-        response: { 201: Imported, ...employeeResponses },
+        response: { 201: Imported, ...commonResponses },
         detail: {
+          operationId: 'importTransactions',
           summary: 'Import transactions (a JSON array, each with customer_id); all or nothing',
           tags: ['Customer API admin'],
-          security: bearer,
         },
       },
     );

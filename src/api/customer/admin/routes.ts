@@ -18,10 +18,15 @@ import {
   setEmployeeLimit,
   updatePlan,
 } from '@/customer/admin/service';
-import { bearer, employeeResponses } from '../schemas';
+import { NoBody } from '../../responses';
+import { commonResponses, Message } from '../schemas';
 import { importRoutes } from './import';
 
-const detail = (summary: string) => ({ summary, tags: ['Customer API admin'], security: bearer });
+const detail = (operationId: string, summary: string) => ({
+  operationId,
+  summary,
+  tags: ['Customer API admin'],
+});
 
 /**
  * Employee-only administration of the customer API: plans,
@@ -35,8 +40,8 @@ export const adminRoutes = (deps: ApiDeps) => {
     .use(idempotency)
     .get('/plans', () => ({ data: listPlans(db) }), {
       auth: 'employee',
-      response: { 200: PlanList, ...employeeResponses },
-      detail: detail('List the stored plans'),
+      response: { 200: PlanList, ...commonResponses },
+      detail: detail('listPlans', 'List the stored plans'),
     })
     .post(
       '/plans',
@@ -49,8 +54,8 @@ export const adminRoutes = (deps: ApiDeps) => {
         auth: 'employee',
         idempotent: true,
         body: PlanInput,
-        response: { 201: Plan, ...employeeResponses },
-        detail: detail('Create a plan with calendar windows'),
+        response: { 201: Plan, ...commonResponses },
+        detail: detail('createPlan', 'Create a plan with calendar windows'),
       },
     )
     .put(
@@ -64,8 +69,8 @@ export const adminRoutes = (deps: ApiDeps) => {
         auth: 'employee',
         params: PlanIdParams,
         body: PlanInput,
-        response: { 200: Plan, ...employeeResponses },
-        detail: detail('Replace a plan'),
+        response: { 200: Plan, 404: Message, ...commonResponses },
+        detail: detail('updatePlan', 'Replace a plan'),
       },
     )
     .delete(
@@ -74,12 +79,13 @@ export const adminRoutes = (deps: ApiDeps) => {
         deletePlan(db, planIdOf(params.id));
         limiter.invalidate();
         set.status = 204;
+        return null;
       },
       {
         auth: 'employee',
         params: PlanIdParams,
-        response: employeeResponses,
-        detail: detail('Delete a plan; its customers return to Standard'),
+        response: { 204: NoBody, 404: Message, ...commonResponses },
+        detail: detail('deletePlan', 'Delete a plan; its customers return to Standard'),
       },
     )
     .put(
@@ -88,13 +94,14 @@ export const adminRoutes = (deps: ApiDeps) => {
         assignPlan(db, params.sub, body.planId);
         limiter.invalidate();
         set.status = 204;
+        return null;
       },
       {
         auth: 'employee',
         params: SubParams,
         body: PlanAssignment,
-        response: employeeResponses,
-        detail: detail("Set a customer's plan (null for Standard)"),
+        response: { 204: NoBody, ...commonResponses },
+        detail: detail('assignPlan', "Set a customer's plan (null for Standard)"),
       },
     )
     .put(
@@ -103,13 +110,17 @@ export const adminRoutes = (deps: ApiDeps) => {
         setEmployeeLimit(db, params.sub, body.perMinute);
         limiter.invalidate();
         set.status = 204;
+        return null;
       },
       {
         auth: 'employee',
         params: SubParams,
         body: EmployeeRateLimit,
-        response: employeeResponses,
-        detail: detail("Set an employee's own per-minute limit (at least 2000)"),
+        response: { 204: NoBody, ...commonResponses },
+        detail: detail(
+          'setEmployeeRateLimit',
+          "Set an employee's own per-minute limit (at least 2000)",
+        ),
       },
     )
     .use(importRoutes(deps));

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { responseOf } from '../../answer';
 import { tokenLimitsAnswer } from '../reads';
-import { bearer, commonResponses } from '../schemas';
+import { commonResponses } from '../schemas';
 import { TokenLimits } from './schemas';
 
 /** GET /api/v1/tokens/limits: the caller's plan and the usage of every active window. */
@@ -16,9 +16,9 @@ export const tokenRoutes = ({ auth, limiter }: ApiDeps) =>
         auth: 'any',
         response: { 200: TokenLimits, ...commonResponses },
         detail: {
+          operationId: 'getTokenLimits',
           summary: "The token owner's plan and current rate-limit usage (does not consume quota)",
           tags: ['Customer API'],
-          security: bearer,
         },
       },
     );

@@ -1,11 +1,12 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
-import { TransactionPage, TransactionQuery } from '@/customer/transactions/schemas';
+import { TransactionPage } from '@/customer/transactions/schemas';
 import { responseOf } from '../../answer';
 import { documentedQuery } from '../../validation';
 import { transactionsAnswer } from '../reads';
-import { bearer, commonResponses, ValidationFailed } from '../schemas';
+import { commonResponses, ValidationFailed } from '../schemas';
+import { TransactionParameters } from './parameters';
 
 /** GET /api/v1/c/transactions: a customer's transactions, paged and filtered. */
 export const transactionRoutes = (deps: ApiDeps) =>
@@ -16,13 +17,13 @@ export const transactionRoutes = (deps: ApiDeps) =>
       ({ caller, request }) => responseOf(transactionsAnswer(deps, caller, searchOf(request.url))),
       {
         auth: 'any',
-        query: documentedQuery(TransactionQuery),
+        query: documentedQuery(TransactionParameters),
         response: { 200: TransactionPage, ...commonResponses, 422: ValidationFailed },
         detail: {
+          operationId: 'listTransactions',
           summary:
             "A page of transactions (a customer's own; an employee's choice with customer_id), newest pay date first",
           tags: ['Customer API'],
-          security: bearer,
         },
       },
     );

@@ -14,7 +14,7 @@ import {
 import { PropertyIdParams } from '@/listings/properties/schemas';
 import { bodyRules } from '../../plugins/body-rules';
 import { requires } from '../guard';
-import { created, NoBody, problems } from '../schemas';
+import { Created, created, problems } from '../schemas';
 
 const tags = ['Listings: additional data'];
 const path = (id: string) => `/listings/properties/${id}/additional-data`;
@@ -37,8 +37,9 @@ export const additionalDataRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
         idempotent: true,
         parse: 'json',
         body: AdditionalDataCreate,
-        response: { 201: NoBody, ...problems(400, 401, 422) },
+        response: { 201: Created, ...problems(400, 401, 422) },
         detail: {
+          operationId: 'createAdditionalData',
           summary: 'Create the additional data of a property (422 recordNotFound / recordExists)',
           tags,
         },
@@ -54,7 +55,11 @@ export const additionalDataRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
         ...requires.any,
         params: PropertyIdParams,
         response: { 200: AdditionalData, ...problems(401, 404) },
-        detail: { summary: 'Read the additional data of a property', tags },
+        detail: {
+          operationId: 'getAdditionalData',
+          summary: 'Read the additional data of a property',
+          tags,
+        },
       },
     )
     .put(
@@ -69,7 +74,11 @@ export const additionalDataRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
         parse: 'json',
         body: AdditionalDataPut,
         response: { 200: AdditionalDataWritten, ...problems(400, 401, 404) },
-        detail: { summary: 'Create or replace the additional data of a property', tags },
+        detail: {
+          operationId: 'putAdditionalData',
+          summary: 'Create or replace the additional data of a property',
+          tags,
+        },
       },
     );
 };

@@ -14,6 +14,7 @@ import { halCollection, pagingOf } from '@/listings/paging';
 import { parseListQuery } from '@/listings/query';
 import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
+import { MultiListingUnitParameters } from '../parameters';
 import { NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: multi-listing units'];
@@ -41,16 +42,24 @@ export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
       },
       {
         ...requires.any,
-        query: documentedQuery(MultiListingUnitQuery),
+        query: documentedQuery(MultiListingUnitParameters),
         response: { 200: MultiListingUnitList, ...problems(400, 401) },
-        detail: { summary: 'List multi-listing unit counters', tags },
+        detail: {
+          operationId: 'listMultiListingUnits',
+          summary: 'List multi-listing unit counters',
+          tags,
+        },
       },
     )
     .get('/multi-listing-units/:id', ({ params, caller }) => getCounter(db, params.id, caller), {
       ...requires.any,
       params: MultiListingUnitParams,
       response: { 200: MultiListingUnit, ...problems(400, 401, 404) },
-      detail: { summary: 'Read the multi-listing unit counter of a property', tags },
+      detail: {
+        operationId: 'getMultiListingUnit',
+        summary: 'Read the multi-listing unit counter of a property',
+        tags,
+      },
     })
     .put(
       '/multi-listing-units/:id',
@@ -64,7 +73,11 @@ export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
         parse: 'json',
         body: CounterBody,
         response: { 204: NoBody, ...problems(400, 401, 403, 404) },
-        detail: { summary: 'Set the multi-listing unit counter (employees)', tags },
+        detail: {
+          operationId: 'setMultiListingUnit',
+          summary: 'Set the multi-listing unit counter (employees)',
+          tags,
+        },
       },
     );
 };

@@ -30,7 +30,11 @@ export const neighbourhoodRoutes = ({ db, clock, auth }: ApiDeps) => {
         ...requires.any,
         query: documentedQuery(NeighbourhoodQuery),
         response: { 200: NeighbourhoodList, ...problems(400, 401) },
-        detail: { summary: 'List the neighbourhood catalogue', tags },
+        detail: {
+          operationId: 'listNeighbourhoods',
+          summary: 'List the neighbourhood catalogue',
+          tags,
+        },
       },
     )
     .put(
@@ -45,7 +49,11 @@ export const neighbourhoodRoutes = ({ db, clock, auth }: ApiDeps) => {
         parse: 'json',
         body: NeighbourhoodBody,
         response: { 204: NoBody, ...problems(400, 401, 403, 409) },
-        detail: { summary: 'Create or replace a neighbourhood (employees)', tags },
+        detail: {
+          operationId: 'putNeighbourhood',
+          summary: 'Create or replace a neighbourhood (employees)',
+          tags,
+        },
       },
     );
 };

@@ -1,4 +1,3 @@
-import { withHeaders } from '@elysiajs/openapi';
 import { z } from 'zod';
 import { TAG_LIST_MAX } from '@/listings/properties/etag';
 
@@ -23,8 +22,4 @@ export const IfNoneMatchHeaders = z.object({
     .describe('ETag(s) the client holds: 304 without a body when one is current.'),
 });
 
-const ETagHeader = z.string().describe('Strong validator of this representation');
-
-/** A response schema documented with the ETag header it carries. */
-export const withETag = <S extends z.ZodType>(schema: S) =>
-  withHeaders(schema, { ETag: ETagHeader });
+export { withETag } from '../../docs/headers';

@@ -3,7 +3,6 @@ import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { groupCommitOf } from '@/db/group-commit';
 import { halCollectionSchema } from '@/listings/paging';
-import { PropertyListQuery } from '@/listings/properties/list-query';
 import {
   Property,
   PropertyCreate,
@@ -16,7 +15,8 @@ import { responseOf } from '../../answer';
 import { bodyRules } from '../../plugins/body-rules';
 import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
-import { created, NoBody, problems } from '../schemas';
+import { PropertyListParameters } from '../parameters';
+import { Created, created, NoBody, problems } from '../schemas';
 import { IfNoneMatchHeaders, withETag } from './headers';
 import { propertyListAnswer, propertyReadAnswer } from './read';
 
@@ -39,9 +39,10 @@ export const propertyRoutes = (deps: ApiDeps) => {
       ({ request, caller }) => responseOf(propertyListAnswer(deps, caller, searchOf(request.url))),
       {
         ...requires.any,
-        query: documentedQuery(PropertyListQuery),
+        query: documentedQuery(PropertyListParameters),
         response: { 200: PropertyList, ...problems(400, 401) },
         detail: {
+          operationId: 'listProperties',
           summary: 'List properties',
           description:
             'Filters combine with AND. Arrays accept k=a&k=b, k[]=a, k[0]=a and k=a,b; ' +
@@ -65,8 +66,12 @@ export const propertyRoutes = (deps: ApiDeps) => {
         idempotent: true,
         parse: 'json',
         body: PropertyCreate,
-        response: { 201: NoBody, ...problems(400, 401, 409, 422) },
-        detail: { summary: 'Create a property (Location: /properties/<id>)', tags },
+        response: { 201: Created, ...problems(400, 401, 409, 422) },
+        detail: {
+          operationId: 'createProperty',
+          summary: 'Create a property (Location: /properties/<id>)',
+          tags,
+        },
       },
     )
     .post(
@@ -83,8 +88,9 @@ export const propertyRoutes = (deps: ApiDeps) => {
         idempotent: true,
         parse: 'json',
         body: PublicPropertyCreate,
-        response: { 201: NoBody, ...problems(400, 401, 409, 422) },
+        response: { 201: Created, ...problems(400, 401, 409, 422) },
         detail: {
+          operationId: 'createPublicProperty',
           summary:
             'Create a property on behalf of a public user (Location: /listings/properties/<id>)',
           tags,
@@ -105,6 +111,7 @@ export const propertyRoutes = (deps: ApiDeps) => {
           ...problems(401, 404),
         },
         detail: {
+          operationId: 'getProperty',
           summary: 'Read a property (no token needed)',
           description:
             'Carries a strong ETag; send it back as If-Match on the property writes (412 when ' +

@@ -58,6 +58,7 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
         response: { 204: NoBody, ...problems(400, 401, 404, 409, 412) },
         detail: {
           description: IF_MATCH,
+          operationId: 'archiveProperty',
           summary: 'Archive a property (unpublishes every unit; 409 when already archived)',
           tags,
         },
@@ -77,6 +78,7 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
         response: { 204: NoBody, ...problems(401, 404, 409, 412) },
         detail: {
           description: IF_MATCH,
+          operationId: 'unarchiveProperty',
           summary: 'Bring an archived property back (409 when not archived)',
           tags,
         },
@@ -97,6 +99,7 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
         response: { 204: NoBody, ...problems(400, 401, 404, 409, 412) },
         detail: {
           description: IF_MATCH,
+          operationId: 'convertProperty',
           summary: 'Convert a property to another type (409 when archived)',
           tags,
         },
@@ -117,6 +120,7 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
         response: { 204: NoBody, ...problems(400, 401, 404, 412) },
         detail: {
           description: IF_MATCH,
+          operationId: 'moveProperty',
           summary: 'Move a property (another cityId drops its neighbourhood)',
           tags,
         },
@@ -137,6 +141,7 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
         response: { 204: NoBody, ...problems(400, 401, 404, 409, 412) },
         detail: {
           description: IF_MATCH,
+          operationId: 'assignNeighbourhood',
           summary:
             'Assign a neighbourhood of the property’s city (409 unknown, other city, archived)',
           tags,
@@ -158,6 +163,7 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
         response: { 204: NoBody, ...problems(400, 401, 403, 404, 412) },
         detail: {
           description: IF_MATCH,
+          operationId: 'changeOwner',
           summary: 'Reassign a property to another owner (employees)',
           tags,
         },
@@ -178,6 +184,7 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
         response: { 204: NoBody, ...problems(400, 401, 404, 412) },
         detail: {
           description: IF_MATCH,
+          operationId: 'changeInformation',
           summary: 'Change year of construction and visitability',
           tags,
         },

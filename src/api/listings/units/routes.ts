@@ -8,7 +8,8 @@ import { Unit, UnitCreate, UnitListQuery, UnitParams, UnitPatch } from '@/listin
 import { addUnit, deleteUnit, getUnit, listUnits, patchUnit } from '@/listings/units/service';
 import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
-import { created, NoBody, noContent, problems } from '../schemas';
+import { UnitListParameters } from '../parameters';
+import { Created, created, NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: units'];
 const UNIT_LIST_SHAPE = { scalars: ['includeDeleted', 'page', 'itemsPerPage'], arrays: [] };
@@ -33,9 +34,9 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
       {
         ...requires.any,
         params: PropertyIdParams,
-        query: documentedQuery(UnitListQuery),
+        query: documentedQuery(UnitListParameters),
         response: { 200: UnitList, ...problems(400, 401, 404) },
-        detail: { summary: 'List the units of a property', tags },
+        detail: { operationId: 'listUnits', summary: 'List the units of a property', tags },
       },
     )
     .post(
@@ -51,8 +52,12 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
         params: PropertyIdParams,
         parse: 'json',
         body: UnitCreate,
-        response: { 201: NoBody, ...problems(400, 401, 404, 409) },
-        detail: { summary: 'Add a unit (409 past 30 units or on an archived property)', tags },
+        response: { 201: Created, ...problems(400, 401, 404, 409) },
+        detail: {
+          operationId: 'createUnit',
+          summary: 'Add a unit (409 past 30 units or on an archived property)',
+          tags,
+        },
       },
     )
     .get(
@@ -62,7 +67,7 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
         ...requires.any,
         params: UnitParams,
         response: { 200: Unit, ...problems(401, 404) },
-        detail: { summary: 'Read a unit', tags },
+        detail: { operationId: 'getUnit', summary: 'Read a unit', tags },
       },
     )
     .patch(
@@ -78,6 +83,7 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
         body: UnitPatch,
         response: { 204: NoBody, ...problems(400, 401, 404, 409) },
         detail: {
+          operationId: 'updateUnit',
           summary:
             'Change a unit (409 publishing a non-rentable unit, deleted unit, archived property)',
           tags,
@@ -94,7 +100,11 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
         ...requires.any,
         params: UnitParams,
         response: { 204: NoBody, ...problems(401, 404, 409) },
-        detail: { summary: 'Delete a unit (soft; 409 for the last unit)', tags },
+        detail: {
+          operationId: 'deleteUnit',
+          summary: 'Delete a unit (soft; 409 for the last unit)',
+          tags,
+        },
       },
     );
 };
