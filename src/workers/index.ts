@@ -7,7 +7,7 @@ import * as unitCounterReconcile from './unit-counter-reconcile';
 
 export type { JobContext, JobDefinition, JobDetails, JobRun, Scheduler } from './scheduler';
 
-/** The worker jobs (README, Workers); schedules come from the JOB_*_CRON variables. */
+/** The worker jobs (docs/workers.md); schedules come from the JOB_*_CRON and BACKUP_CRON variables. */
 export function workerJobs(deps: AppDeps): JobDefinition[] {
   const { jobSchedules } = deps.config;
   return [
