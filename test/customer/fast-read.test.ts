@@ -31,6 +31,27 @@ const remainingOf = async (response: Response | Promise<Response>) =>
   Number((await response).headers.get('x-ratelimit-remaining'));
 
 describe('customer API reads: fast lane', () => {
+  test('tokens/limits in the fast lane looks at the windows once, for the body and the headers', async () => {
+    const ctx = await context();
+    const request = () =>
+      ctx.fetch(new Request(`http://localhost${LIMITS}`, { headers: ctx.customer }));
+    // The first request verifies the token in the full pipeline; the second is a fast one.
+    expect((await request()).status).toBe(200);
+    const { limiter } = ctx.deps;
+    const peek = limiter.peek.bind(limiter);
+    let peeks = 0;
+    limiter.peek = (key) => {
+      peeks++;
+      return peek(key);
+    };
+    const fastBefore = ctx.lanes.fast;
+    const res = await request();
+    expect(res.status).toBe(200);
+    expect(ctx.lanes.fast).toBe(fastBefore + 1);
+    expect(res.headers.get('x-ratelimit-remaining')).not.toBeNull();
+    expect(peeks).toBe(1);
+  });
+
   test('answer 200 in the fast lane, and 400, 401 and 422 in the full pipeline, byte for byte the same', async () => {
     const ctx = await context({ RATE_LIMIT_CUSTOMER_PER_MINUTE: '100000' });
     const cases: LaneCase[] = [

@@ -27,12 +27,23 @@ export function fastCustomerReads(deps: ApiDeps): FastRoute | undefined {
       if (!isLimits && rest !== 'c/transactions') return;
       const caller = knownCaller(request, tokens);
       if (caller === UNSETTLED || caller === undefined) return;
-      const answer = isLimits
-        ? tokenLimitsAnswer(limiter, caller)
-        : transactionsAnswer(deps, caller, search);
-      // tokens/limits reports usage without consuming quota.
-      const counted = countRequest(limiter, limiter.limitKeyOf(caller, ''), isLimits);
-      if (answer instanceof Promise || counted instanceof Promise) throw unreachable();
+      const limitKey = limiter.limitKeyOf(caller, '');
+      if (isLimits) {
+        // Reports usage without consuming quota: the one look at the windows
+        // serves both the body and the headers.
+        const counted = countRequest(limiter, limitKey, true);
+        if (counted instanceof Promise) throw unreachable();
+        const answer = tokenLimitsAnswer(
+          limiter,
+          caller,
+          limiter.enabled ? counted.windows : undefined,
+        );
+        if (answer instanceof Promise) throw unreachable();
+        return withHeaders(answer, counted.headers);
+      }
+      const answer = transactionsAnswer(deps, caller, search);
+      const counted = countRequest(limiter, limitKey, false);
+      if (counted instanceof Promise) throw unreachable();
       if (!counted.admitted) return;
       return withHeaders(answer, counted.headers);
     },

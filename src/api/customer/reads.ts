@@ -17,7 +17,7 @@ type CustomerAnswer = Answer & { headers: Readonly<Record<string, string>> };
 
 const ok = (body: string): CustomerAnswer => ({ status: 200, body, headers: JSON_HEADERS });
 
-function tokenLimitsOf(limiter: RateLimiter, caller: Caller, windows: WindowUsage[]) {
+function tokenLimitsOf(limiter: RateLimiter, caller: Caller, windows: readonly WindowUsage[]) {
   const report: TokenLimits = {
     message: TOKEN_LIMITS_MESSAGE,
     rate_limits: limiter.reportOf(caller, windows),
@@ -28,13 +28,15 @@ function tokenLimitsOf(limiter: RateLimiter, caller: Caller, windows: WindowUsag
 /**
  * GET /api/v1/tokens/limits: the caller's plan and current usage, without
  * counting (a promise only with a shared limiter store). Both lanes answer
- * with this.
+ * with this; a caller that has just looked the windows up (the fast lane's
+ * count of this free request) passes them instead of reading them twice.
  */
 export function tokenLimitsAnswer(
   limiter: RateLimiter,
   caller: Caller,
+  known?: readonly WindowUsage[],
 ): CustomerAnswer | Promise<CustomerAnswer> {
-  const windows = limiter.peek(limiter.limitKeyOf(caller, ''));
+  const windows = known ?? limiter.peek(limiter.limitKeyOf(caller, ''));
   return windows instanceof Promise
     ? windows.then((w) => tokenLimitsOf(limiter, caller, w))
     : tokenLimitsOf(limiter, caller, windows);
