@@ -204,12 +204,31 @@ function ensureTwoCores() {
   }
 }
 
+/**
+ * A port nothing listens on right now. Fixed ports let a server left over
+ * from another run answer in place of the one the bench started, and the
+ * figures then measure that process instead.
+ */
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() });
+  const { port } = probe;
+  probe.stop(true);
+  if (port === undefined) throw new Error('bench: no free port');
+  return port;
+}
+
+/** Waits for a spawned server, and fails if it exited (so nothing else answered for it). */
+async function waitForOwn(child: ReturnType<typeof Bun.spawn>, url: string) {
+  await waitFor(url);
+  if (child.exitCode !== null) throw new Error(`bench: the server for ${url} exited`);
+}
+
 async function spawnCeiling(port: number) {
   const ceiling = Bun.spawn(
     ['taskset', '-c', String(SERVER_CPU), process.execPath, 'bench/ceiling.ts'],
     { cwd: root, env: { ...process.env, PORT: String(port) }, stdout: 'ignore' },
   );
-  await waitFor(`http://127.0.0.1:${port}/`);
+  await waitForOwn(ceiling, `http://127.0.0.1:${port}/`);
   return ceiling;
 }
 
@@ -240,7 +259,7 @@ async function main() {
   const token = await new TokenService(secret).issue('bench-employee', 'employee', 6 * 3600);
   const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
 
-  const port = 3200;
+  const port = freePort();
   const env = {
     ...process.env,
     PORT: String(port),
@@ -259,9 +278,9 @@ async function main() {
     { cwd: root, env, stdout: 'ignore', stderr: 'inherit' },
   );
   const base = `http://127.0.0.1:${port}`;
-  await waitFor(`${base}/health`);
+  await waitForOwn(server, `${base}/health`);
   // Both servers stay up on CPU 0; only the one being measured has work.
-  const ceilingPort = 3201;
+  const ceilingPort = freePort();
   const ceilingServer = await spawnCeiling(ceilingPort);
   const { prepareFixtures, unitsToEdit, CREATE_BODY, benchCustomer, BACKGROUND_CUSTOMERS } =
     await import('./fixtures');
