@@ -3,26 +3,12 @@ import { copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { recordPeerAddress } from '@/api/request/peer';
 import { createTestApp, tempDir } from '../support/harness';
+import { runCommand } from './support';
 
 const ROOT = join(import.meta.dir, '..', '..');
 const CONSUMER = join(ROOT, 'test', 'client-consumer');
 /** TypeScript 5, installed by the generated-client check (test/generated-client/setup.sh). */
 const TSC5 = join(ROOT, 'test', 'generated-client', 'node_modules', '.bin', 'tsc');
-
-async function run(command: string[], cwd: string, env: Record<string, string> = {}) {
-  const child = Bun.spawn(command, {
-    cwd,
-    stdout: 'pipe',
-    stderr: 'pipe',
-    env: { ...process.env, ...env },
-  });
-  const [code, out, err] = await Promise.all([
-    child.exited,
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-  ]);
-  return { code, output: `${out}${err}` };
-}
 
 const ok = (step: string, result: { code: number; output: string }) =>
   expect(result.code === 0 ? step : `${step} failed:\n${result.output}`).toBe(step);
@@ -35,9 +21,9 @@ const ok = (step: string, result: { code: number; output: string }) =>
  * declarations and runs with Node against the started service.
  */
 test('the packed client installs, type-checks and runs in a fresh project', async () => {
-  ok('tools', await run(['bash', join(ROOT, 'test', 'generated-client', 'setup.sh')], ROOT));
+  ok('tools', await runCommand(['bash', join(ROOT, 'test', 'generated-client', 'setup.sh')], ROOT));
   const packs = tempDir('client-pack-');
-  ok('pack', await run(['npm', 'pack', '--pack-destination', packs], join(ROOT, 'client')));
+  ok('pack', await runCommand(['npm', 'pack', '--pack-destination', packs], join(ROOT, 'client')));
   const tarball = join(packs, readdirSync(packs).find((name) => name.endsWith('.tgz'))!);
 
   const project = tempDir('client-consumer-');
@@ -47,9 +33,9 @@ test('the packed client installs, type-checks and runs in a fresh project', asyn
   );
   for (const file of ['program.ts', 'tsconfig.json'])
     copyFileSync(join(CONSUMER, file), join(project, file));
-  ok('install', await run(['npm', 'install', '--no-audit', '--no-fund', tarball], project));
-  ok('type-check', await run([TSC5, '--noEmit', '-p', '.'], project));
-  ok('compile', await run([TSC5, '-p', '.'], project));
+  ok('install', await runCommand(['npm', 'install', '--no-audit', '--no-fund', tarball], project));
+  ok('type-check', await runCommand([TSC5, '--noEmit', '-p', '.'], project));
+  ok('compile', await runCommand([TSC5, '-p', '.'], project));
 
   const ctx = createTestApp({ env: { WORKERS: 'off' } });
   const server = Bun.serve({
@@ -62,7 +48,7 @@ test('the packed client installs, type-checks and runs in a fresh project', asyn
   });
   try {
     const customerId = 'packed-client-customer';
-    const program = await run(['node', join('build', 'program.js')], project, {
+    const program = await runCommand(['node', join('build', 'program.js')], project, {
       BASE_URL: `http://127.0.0.1:${server.port}`,
       EMPLOYEE_TOKEN: await ctx.tokenFor('packed-client-employee', 'employee'),
       CUSTOMER_TOKEN: await ctx.tokenFor(customerId, 'customer'),

@@ -2,24 +2,13 @@ import { expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { recordPeerAddress } from '@/api/request/peer';
 import { createTestApp } from '../support/harness';
+import { runCommand } from './support';
 
 const FOLDER = join(import.meta.dir, '..', 'generated-client');
 const bin = (name: string) => join(FOLDER, 'node_modules', '.bin', name);
 
-async function run(command: string[], env: Record<string, string> = {}) {
-  const child = Bun.spawn(command, {
-    cwd: FOLDER,
-    stdout: 'pipe',
-    stderr: 'pipe',
-    env: { ...process.env, ...env },
-  });
-  const [code, out, err] = await Promise.all([
-    child.exited,
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-  ]);
-  return { code, output: `${out}${err}` };
-}
+const run = (command: string[], env: Record<string, string> = {}) =>
+  runCommand(command, FOLDER, env);
 
 /**
  * Anyone's client: types generated from the service's own /docs/json with

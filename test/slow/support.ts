@@ -59,3 +59,23 @@ export async function pool(
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
+
+/** Runs a command to its end: its exit code and everything it printed. */
+export async function runCommand(
+  command: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
+  const child = Bun.spawn(command, {
+    cwd,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, ...env },
+  });
+  const [code, out, err] = await Promise.all([
+    child.exited,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
+  return { code, output: `${out}${err}` };
+}
