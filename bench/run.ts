@@ -15,6 +15,8 @@
  * client on wrk's CPU sends 20 creates/s, 10 unit edits/s and 50 customer-API
  * calls/s (bench/background.ts); the rates it achieved are reported beside
  * each figure. `--mix off` measures the reads alone.
+ * `--metrics off` starts it with METRICS=off (no per-request figures), to
+ * measure what the metrics cost.
  * `--read-cache off` starts the service with READ_CACHE=off: every property
  * and list read queries SQLite, for the figures of a cache miss.
  */
@@ -44,6 +46,7 @@ const { values } = parseArgs({
     database: { type: 'string' },
     only: { type: 'string' },
     'read-cache': { type: 'string', default: 'on' },
+    metrics: { type: 'string', default: 'on' },
     mix: { type: 'string', default: 'on' },
   },
 });
@@ -58,6 +61,7 @@ const secret = 'bench-secret-bench-secret-bench-secret-0123456789';
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
 const readCacheOn = values['read-cache'] !== 'off';
+const metricsOn = values.metrics !== 'off';
 const mixOn = values.mix !== 'off';
 /** Every read's p99 under the background writes stays below this. */
 const READ_P99_TARGET_MS = 20;
@@ -238,7 +242,7 @@ async function main() {
   ensureWrk();
   ensureTwoCores();
   console.log(
-    `bench: database ${databasePath}, read cache ${readCacheOn ? 'on' : 'off'}, mix ${mixOn ? 'on' : 'off'}`,
+    `bench: database ${databasePath}, read cache ${readCacheOn ? 'on' : 'off'}, mix ${mixOn ? 'on' : 'off'}, metrics ${metricsOn ? 'on' : 'off'}`,
   );
   const properties = Number(values.properties);
   if (!existsSync(databasePath)) {
@@ -272,6 +276,7 @@ async function main() {
     // The limiter stays on; the bench employee may send far more than 5000 a minute.
     RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
     READ_CACHE: readCacheOn ? 'on' : 'off',
+    METRICS: metricsOn ? 'on' : 'off',
   };
   const server = Bun.spawn(
     ['taskset', '-c', String(SERVER_CPU), process.execPath, 'src/index.ts'],
@@ -394,6 +399,7 @@ async function main() {
       {
         at: new Date().toISOString(),
         readCache: env.READ_CACHE,
+        metrics: env.METRICS,
         mix: mixOn,
         dataset,
         seconds,

@@ -93,7 +93,7 @@ export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: Ext
     .use(customerRoutes(deps))
     .use(accountsRoutes(deps))
     .use(adminRoutes(deps))
-    .use(metricsRoutes(deps))
+    .use(deps.config.metrics ? metricsRoutes(deps) : new Elysia({ name: 'no-metrics' }))
     .use(extraRoutes ? extraRoutes(deps) : new Elysia({ name: 'no-extra-routes' }));
 
   const routes: readonly RouteLike[] = app.routes;
@@ -122,13 +122,14 @@ export function createService(
 ) {
   const deps = 'auth' in options ? options : buildDeps(options);
   const app = createApp(deps, extraRoutes);
+  const metrics = deps.config.metrics ? deps.requests : undefined;
   const pipeline = withRequestContext(
     withBackstop(
       withIdempotency((request) => app.handle(request)),
       deps.logger,
     ),
     deps.logger,
-    deps.requests,
+    metrics,
   );
   const htmlPipeline = withHtmlPolicy(pipeline);
   // The front door comes first: everything after it reads one path (src/api/request/target.ts).
@@ -137,7 +138,7 @@ export function createService(
     logger: deps.logger,
     corsOrigins: deps.config.corsOrigins,
     onFastAnswer: probe.onFastAnswer,
-    metrics: deps.requests,
+    metrics,
   });
   const fetch = withHsts(withRoutableTarget(fastLane, deps.logger), deps.config);
   return { deps, app, fetch, fullPipeline };

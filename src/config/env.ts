@@ -64,6 +64,7 @@ export const EnvSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   STATIC_PAGES_CACHE: booleanFlag.default(true),
   READ_CACHE: booleanFlag.default(true),
+  METRICS: booleanFlag.default(true),
   QUOTA_PROPERTIES_PER_OWNER: quota.default(10_000),
   QUOTA_UNITS_PER_PROPERTY: quota.default(1_000),
   // Live Idempotency-Key records per caller; beyond it the caller's oldest are dropped.

@@ -38,8 +38,10 @@ export interface Config {
   corsOrigins: string[];
   /** In-process cache of the static-page reads; off for benchmarks. */
   staticPagesCache: boolean;
-  /** In-process caches of property reads and list pages, dropped on any write; off for benchmarks. */
+  /** In-process cache of property, list, transaction and page reads, dropped by what a write changes; off for benchmarks. */
   readCache: boolean;
+  /** `GET /metrics` and the per-request figures behind it; off to measure what they cost. */
+  metrics: boolean;
   /** Storage quotas of customers (employees are exempt). */
   quotas: { propertiesPerOwner: number; unitsPerProperty: number };
   /** Live Idempotency-Key records kept per caller. */
@@ -157,6 +159,7 @@ export function parseConfig(
       passkeyOptionsPerIpPerMinute: e.PASSKEY_OPTIONS_PER_IP_PER_MINUTE,
     },
     hashing: { concurrency: hashConcurrency, queue: e.HASH_QUEUE ?? 2 * hashConcurrency },
+    metrics: e.METRICS,
     metricsToken: e.METRICS_TOKEN,
   });
 }

@@ -97,7 +97,9 @@ export class ReadCache {
   /** The value of `key` while valid (counted as a hit), or undefined (the caller fills it). */
   peek<T>(key: string): T | undefined {
     if (!this.sync()) return undefined;
-    return this.#used(key)?.value as T | undefined;
+    const known = this.#used(key);
+    if (!known) this.misses++;
+    return known?.value as T | undefined;
   }
 
   /** A valid entry, moved to the most recently used end (the first entry is evicted first). */

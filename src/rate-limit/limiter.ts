@@ -6,7 +6,7 @@ import { employeeLimits, type PlanRow, planAssignments, plans } from '@/db/schem
 import type { Clock } from '@/kernel/clock';
 import { type DomainError, fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
-import { CALENDAR_KINDS, secondsUntil } from './calendar';
+import { CALENDAR_KINDS, secondsUntil, type WindowKind } from './calendar';
 import { MemoryStore } from './memory-store';
 import { planLimitsOf, tightestOf, windowRecord, windowSeconds } from './records';
 import type { HitResult, MaybePromise, RateLimitStore, WindowRule, WindowUsage } from './store';
@@ -59,8 +59,8 @@ export interface RateLimiterOptions {
 export class RateLimiter {
   readonly enabled: boolean;
   readonly store: RateLimitStore;
-  /** 429s answered since the process started (GET /metrics). */
-  refusals = 0;
+  /** 429s since start, by the window that refused (the one that resets last). */
+  readonly refusals = new Map<WindowKind, number>();
   readonly #config: Config['rateLimits'];
   readonly #clock: Clock;
   readonly #policies = new Map<string, Policy>();
@@ -169,8 +169,9 @@ export class RateLimiter {
 
   /** The 429 `{message, rate_limit}`, for the exhausted window that resets last. */
   rejection(windows: readonly WindowUsage[]): DomainError {
-    this.refusals += 1;
-    const record = windowRecord(tightestOf(windows), this.#clock());
+    const tightest = tightestOf(windows);
+    this.refusals.set(tightest.kind, (this.refusals.get(tightest.kind) ?? 0) + 1);
+    const record = windowRecord(tightest, this.#clock());
     return fail('rate_limit.exceeded', {
       retryAfterSeconds: Math.max(1, record.resets_in_seconds),
       rateLimit: record,

@@ -4,6 +4,7 @@ import { CONTENT_TYPE, Exposition, escapeLabelValue } from '@/api/metrics/exposi
 import { RequestMetrics, UNMATCHED } from '@/api/request/metrics';
 import { parseConfig } from '@/config';
 import { createLogger } from '@/logger';
+import { propertyBody } from '../listings/support';
 import { createTestApp, manualClock, problemOf } from '../support/harness';
 
 const METRICS_TOKEN = 'metrics-scraper-token-0123456789abcdef';
@@ -159,7 +160,7 @@ describe('happy', () => {
     expect(after.get('listings_backup_age_seconds')).toBe(90);
   });
 
-  test('rate-limit refusals are counted', async () => {
+  test('rate-limit refusals are counted by the window that refused', async () => {
     const ctx = createTestApp({ env: { RATE_LIMIT_CUSTOMER_PER_MINUTE: '1' } });
     const customer = await ctx.tokenFor('c1', 'customer');
     expect((await ctx.request('GET', '/api/v1/c/transactions', { token: customer })).status).toBe(
@@ -169,10 +170,32 @@ describe('happy', () => {
       429,
     );
     const after = await scrape(ctx, await ctx.tokenFor('ops', 'employee'));
-    expect(after.get('listings_rate_limit_refusals_total')).toBe(1);
+    expect(after.get('listings_rate_limit_refusals_total{window="minute"}')).toBe(1);
+    expect(after.has('listings_rate_limit_refusals_total{window="hour"}')).toBe(false);
     expect(
       after.get('http_requests_total{method="GET",route="/api/v1/c/transactions",status="429"}'),
     ).toBe(1);
+  });
+
+  test('read-cache hits, misses and entries follow the reads', async () => {
+    const ctx = createTestApp();
+    const token = await ctx.tokenFor('ops', 'employee');
+    const created = await ctx.request('POST', '/listings/properties', {
+      token,
+      body: propertyBody(),
+    });
+    expect(created.status).toBe(201);
+    const id = created.headers.get('location')!.split('/').pop();
+    const path = `/listings/properties/${id}`;
+    const before = await scrape(ctx, token);
+    for (let i = 0; i < 3; i++)
+      expect((await ctx.request('GET', path, { token })).status).toBe(200);
+    const after = await scrape(ctx, token);
+    const delta = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+    expect(delta('listings_read_cache_misses_total')).toBe(1);
+    expect(delta('listings_read_cache_hits_total')).toBe(2);
+    expect(after.get('listings_read_cache_entries')).toBe(ctx.deps.readCache.size);
+    expect(ctx.deps.readCache.size).toBeGreaterThan(0);
   });
 
   test('METRICS_TOKEN as a bearer token reads the metrics', async () => {
@@ -180,6 +203,27 @@ describe('happy', () => {
     const res = await ctx.request('GET', '/metrics', { token: METRICS_TOKEN });
     expect(res.status).toBe(200);
     expect(res.text).toContain('# TYPE http_requests_total counter');
+  });
+});
+
+describe('METRICS=off', () => {
+  test('GET /metrics is an unknown route (404 problem) and no request is observed', async () => {
+    const ctx = createTestApp({ env: { METRICS: 'off', METRICS_TOKEN } });
+    const token = await ctx.tokenFor('ops', 'employee');
+    await ctx.request('GET', '/health');
+    await ctx.request('GET', '/content/static-pages/');
+    for (const credential of [token, METRICS_TOKEN]) {
+      const res = await ctx.request('GET', '/metrics', { token: credential });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(problemOf(404));
+    }
+    const out = new Exposition();
+    ctx.deps.requests.write(out);
+    expect(out.text()).not.toContain('http_requests_total{');
+  });
+
+  test('a value other than on/off stops configuration parsing', () => {
+    expect(() => parseConfig({ DATABASE_PATH: ':memory:', METRICS: 'maybe' })).toThrow('METRICS');
   });
 });
 

@@ -20,13 +20,22 @@ const sameSecret = (given: string, expected: string) => {
 export function renderMetrics(deps: ApiDeps): string {
   const out = new Exposition();
   deps.requests.write(out);
+  out.family(
+    'listings_rate_limit_refusals_total',
+    'counter',
+    'Requests refused with 429, by the window that refused.',
+  );
+  for (const [window, count] of deps.limiter.refusals)
+    out.sample('listings_rate_limit_refusals_total', { window }, count);
+
+  const cache = deps.readCache;
   out
-    .family(
-      'listings_rate_limit_refusals_total',
-      'counter',
-      'Customer API requests refused with 429.',
-    )
-    .sample('listings_rate_limit_refusals_total', undefined, deps.limiter.refusals);
+    .family('listings_read_cache_hits_total', 'counter', 'Reads answered from the read cache.')
+    .sample('listings_read_cache_hits_total', undefined, cache.hits)
+    .family('listings_read_cache_misses_total', 'counter', 'Reads the read cache had to compute.')
+    .sample('listings_read_cache_misses_total', undefined, cache.misses)
+    .family('listings_read_cache_entries', 'gauge', 'Answers held by the read cache.')
+    .sample('listings_read_cache_entries', undefined, cache.size);
 
   const jobs = [...(deps.jobs?.stats() ?? new Map())];
   out.family('listings_job_runs_total', 'counter', 'Worker job runs finished, by outcome.');
