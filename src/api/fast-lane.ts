@@ -1,5 +1,5 @@
 import { securityHeaders } from '@/api/request/headers';
-import { logRequest, writeRequestLine } from '@/api/request/log';
+import { logFastRequest, logRequest } from '@/api/request/log';
 import { requestIdFor, startRequest } from '@/api/request/meta';
 import type { RequestMetrics } from '@/api/request/metrics';
 import { MAX_URL_LENGTH, pathOf, searchOf } from '@/api/request/url';
@@ -25,6 +25,12 @@ export type FastAnswer = Answer;
 export interface FastRoute {
   prefix: string;
   answer(request: Request, rest: string, search: string): FastAnswer | undefined;
+  /**
+   * A fixed path of the route template the answered request belongs to
+   * (e.g. `/listings/properties/:id`), for the metrics; `rest` is the path
+   * after `prefix`. Absent: the request's own path is resolved.
+   */
+  routePath?(rest: string): string;
 }
 
 type Handle = (request: Request) => Response | Promise<Response>;
@@ -65,7 +71,8 @@ export function withFastLane(
     const search = searchOf(url);
     for (const route of routes) {
       if (!path.startsWith(route.prefix)) continue;
-      const found = route.answer(request, path.slice(route.prefix.length), search);
+      const rest = path.slice(route.prefix.length);
+      const found = route.answer(request, rest, search);
       if (!found) return;
       const id = requestIdFor(request);
       const { headers } = found;
@@ -75,7 +82,8 @@ export function withFastLane(
       });
       response.headers.set('x-request-id', id);
       // GETs only: no request body for the debug line of a failed request.
-      writeRequestLine(logger, id, 'GET', path, found.status, startedAt, metrics);
+      const routePath = route.routePath?.(rest);
+      logFastRequest(logger, id, path, routePath, found.status, startedAt, metrics);
       onFastAnswer?.(request);
       return response;
     }

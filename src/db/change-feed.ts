@@ -16,13 +16,14 @@ const MAX_BACKLOG = 4096;
  * its own transaction (triggers, migrations/0009_cache-changes.sql); this
  * reads the rows after the last one seen. Reading them only when something
  * may have been committed keeps a look cheap:
- * - a write through this connection moves `total_changes()` (about 0.1 µs);
- * - a commit by any other connection or process rewrites the wal-index
- *   header at the start of the `-shm` file (its frame count, checksums and
- *   salts; the header is the commit point of a WAL transaction), which is
- *   compared through a shared memory map of the file (no system call).
- *   Without a `-shm` file (`:memory:`, another journal mode) `PRAGMA
- *   data_version` is asked instead, a read transaction each look.
+ * - every commit, by this connection or any other process, rewrites the
+ *   wal-index header at the start of the `-shm` file (its frame count,
+ *   checksums and salts; the header is the commit point of a WAL
+ *   transaction), which is compared through a shared memory map of the file:
+ *   no system call and no SQLite statement per look.
+ * - Without a `-shm` file (`:memory:`, another journal mode) a write through
+ *   this connection moves `total_changes()` and one by another connection
+ *   `PRAGMA data_version`: two statements each look.
  * A write committed before a look is therefore seen by that look.
  */
 export class ChangeFeed {
@@ -78,9 +79,6 @@ export class ChangeFeed {
   }
 
   #mayHaveChanged(): boolean {
-    const changes = this.#totalChanges.values()[0]![0] as number;
-    let changed = changes !== this.#changes;
-    this.#changes = changes;
     const header = this.#header;
     if (header) {
       const seen = this.#seenHeader;
@@ -88,15 +86,16 @@ export class ChangeFeed {
         if (header[i] !== seen[i]) {
           // Copied before the rows are read: a commit landing meanwhile is seen next time.
           seen.set(header);
-          changed = true;
-          break;
+          return true;
         }
       }
-    } else {
-      const version = this.#dataVersion.values()[0]![0] as number;
-      if (version !== this.#version) changed = true;
-      this.#version = version;
+      return false;
     }
+    const changes = this.#totalChanges.values()[0]![0] as number;
+    const version = this.#dataVersion.values()[0]![0] as number;
+    const changed = changes !== this.#changes || version !== this.#version;
+    this.#changes = changes;
+    this.#version = version;
     return changed;
   }
 }

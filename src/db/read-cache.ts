@@ -20,6 +20,10 @@ interface Entry {
   tags: readonly string[];
   /** The tick of the look that preceded the read it was filled from. */
   at: number;
+  /** The tick at which its tags were last found unchanged: valid without a look while it is current. */
+  checked: number;
+  /** `#placed` when it was last put at the recent end of the LRU order. */
+  placed: number;
 }
 
 export interface ReadCacheOptions {
@@ -57,6 +61,8 @@ export class ReadCache {
   readonly #changedAt = new Map<string, number>();
   #chars = 0;
   #tick = 1;
+  /** Counts insertions at the recent end of `#entries`: how far an entry is from it, at most. */
+  #placed = 0;
   /** Answers served from the cache, and computed, since start (tests and diagnostics). */
   hits = 0;
   misses = 0;
@@ -102,13 +108,21 @@ export class ReadCache {
     return known?.value as T | undefined;
   }
 
-  /** A valid entry, moved to the most recently used end (the first entry is evicted first). */
+  /**
+   * A valid entry, moved to the most recently used end (the first entry is
+   * evicted first) unless it was placed among the latest half of
+   * `maxEntries` placements: an approximate LRU in which a hot entry is moved
+   * once per that many placements rather than on every hit.
+   */
   #used(key: string): Entry | undefined {
     const known = this.#valid(key);
     if (!known) return undefined;
     this.hits++;
-    this.#entries.delete(key);
-    this.#entries.set(key, known);
+    if (this.#placed - known.placed >= this.#maxEntries >> 1) {
+      this.#entries.delete(key);
+      this.#entries.set(key, known);
+      known.placed = ++this.#placed;
+    }
     return known;
   }
 
@@ -122,7 +136,8 @@ export class ReadCache {
     ) {
       this.#drop(this.#entries.keys().next().value!);
     }
-    this.#entries.set(key, { value: fill.value, size: fill.size, tags: fill.tags, at });
+    const { value, size, tags } = fill;
+    this.#entries.set(key, { value, size, tags, at, checked: at, placed: ++this.#placed });
     this.#chars += fill.size;
   }
 
@@ -155,13 +170,14 @@ export class ReadCache {
 
   #valid(key: string): Entry | undefined {
     const entry = this.#entries.get(key);
-    if (!entry) return undefined;
+    if (!entry || entry.checked === this.#tick) return entry;
     for (const tag of entry.tags) {
       if ((this.#changedAt.get(tag) ?? 0) > entry.at) {
         this.#drop(key);
         return undefined;
       }
     }
+    entry.checked = this.#tick;
     return entry;
   }
 

@@ -107,6 +107,22 @@ describe('StaticPageCache', () => {
     expect(cache.page('c')).toEqual([]);
   });
 
+  test('a hit among the latest half of placements is not moved: approximate LRU order', () => {
+    const ctx = createTestApp();
+    const cache = new StaticPageCache(new ReadCache({ db: ctx.db, maxEntries: 4 }));
+    for (const slug of ['a', 'b', 'c', 'd']) cache.storePage(slug, []);
+    cache.page('c'); // placed 3rd of 4: in the latest half, stays where it is
+    cache.page('a'); // placed 1st: moved to the recent end
+    for (const slug of ['e', 'f']) cache.storePage(slug, []);
+    // An exact LRU would have evicted b then d and kept c; here c goes before d.
+    expect(['a', 'b', 'c', 'd'].map((slug) => cache.page(slug) !== undefined)).toEqual([
+      true,
+      false,
+      false,
+      true,
+    ]);
+  });
+
   test('a write to another table keeps every page; a write to a page drops that slug and the list', async () => {
     const ctx = createTestApp();
     makePage(ctx.db, 'about');

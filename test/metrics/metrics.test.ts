@@ -4,8 +4,10 @@ import { CONTENT_TYPE, Exposition, escapeLabelValue } from '@/api/metrics/exposi
 import { RequestMetrics, UNMATCHED } from '@/api/request/metrics';
 import { parseConfig } from '@/config';
 import { createLogger } from '@/logger';
+import { makePage } from '../content/factory';
 import { propertyBody } from '../listings/support';
-import { createTestApp, manualClock, problemOf } from '../support/harness';
+import { BASE, createTestApp, manualClock, problemOf } from '../support/harness';
+import { laneSnapshot } from '../support/lanes';
 
 const METRICS_TOKEN = 'metrics-scraper-token-0123456789abcdef';
 
@@ -143,6 +145,56 @@ describe('happy', () => {
     expect(counted.get('http_request_duration_seconds_count{method="GET",route="/fast/:id"}')).toBe(
       2,
     );
+  });
+
+  test('each fast route counts its requests under the template the full pipeline uses', async () => {
+    const ctx = createTestApp();
+    const employee = await ctx.tokenFor('ops', 'employee');
+    const customer = await ctx.tokenFor('c1', 'customer');
+    makePage(ctx.db, 'about');
+    const created = await ctx.request('POST', '/listings/properties', {
+      token: employee,
+      body: propertyBody(),
+    });
+    const id = created.headers.get('location')!.split('/').pop();
+    const asEmployee = { authorization: `Bearer ${employee}` };
+    const asCustomer = { authorization: `Bearer ${customer}` };
+    const cases: [string, Record<string, string>][] = [
+      [`/listings/properties/${id}`, asEmployee],
+      ['/listings/properties?cityIds[]=madrid', asEmployee],
+      ['/content/static-pages', {}],
+      ['/content/static-pages/', {}],
+      ['/content/static-pages/about', {}],
+      ['/api/v1/tokens/limits', asCustomer],
+      ['/api/v1/c/transactions', asCustomer],
+    ];
+    const counters = () => {
+      const out = new Exposition();
+      ctx.deps.requests.write(out);
+      return samples(out.text());
+    };
+    const movedBy = async (send: () => unknown) => {
+      const before = counters();
+      await send();
+      const after = counters();
+      return [...after]
+        .filter(
+          ([key, value]) => key.startsWith('http_requests_total') && value !== before.get(key),
+        )
+        .map(([key]) => key);
+    };
+    for (const [path, headers] of cases) {
+      await ctx.fetch(new Request(`${BASE}${path}`, { headers })); // remembers the token
+      const fast = await movedBy(async () => {
+        expect((await laneSnapshot(ctx, path, headers)).lane).toBe('fast');
+      });
+      const full = await movedBy(() =>
+        ctx.fullPipeline(new Request(`${BASE}${path}`, { headers })),
+      );
+      expect({ path, fast }).toEqual({ path, fast: full });
+      expect(fast).toHaveLength(1);
+      expect(fast[0]).not.toContain(UNMATCHED);
+    }
   });
 
   test('job runs, their durations, and the age of the newest backup', async () => {

@@ -9,6 +9,12 @@ import { staticPageAnswer, staticPageListAnswer } from './read';
  */
 export const fastStaticPageRead = (deps: ApiDeps): FastRoute => ({
   prefix: '/content/static-pages',
+  routePath: (rest) =>
+    rest === ''
+      ? '/content/static-pages'
+      : rest === '/'
+        ? '/content/static-pages/'
+        : '/content/static-pages/:slug',
   answer(request, rest, search) {
     if (search !== '') return;
     const ifNoneMatch = request.headers.get('if-none-match');

@@ -22,6 +22,8 @@ export function fastCustomerReads(deps: ApiDeps): FastRoute | undefined {
   if (!limiter.synchronous) return undefined;
   return {
     prefix: '/api/v1/',
+    routePath: (rest) =>
+      rest === 'tokens/limits' ? '/api/v1/tokens/limits' : '/api/v1/c/transactions',
     answer(request, rest, search) {
       const isLimits = rest === 'tokens/limits' && search === '';
       if (!isLimits && rest !== 'c/transactions') return;

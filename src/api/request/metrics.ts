@@ -35,7 +35,10 @@ interface Series {
  */
 export class RequestMetrics {
   #root = newNode();
-  readonly #series = new Map<string, Series>();
+  /** Method → route template → its series: no key string is built per request. */
+  readonly #series = new Map<string, Map<string, Series>>();
+  /** The template of each path a fast route stands for (`observeRoute`). */
+  #templates = new Map<string, string>();
 
   /** The service's routes (Elysia's `app.routes`); `:name` segments match any segment. */
   useRoutes(routes: readonly { method: string; path: string }[]): void {
@@ -55,6 +58,7 @@ export class RequestMetrics {
       node.template = path === '' ? '/' : path;
     }
     this.#root = root;
+    this.#templates = new Map();
   }
 
   /** The route template of a path, or UNMATCHED. A literal segment wins over a parameter. */
@@ -74,10 +78,31 @@ export class RequestMetrics {
   }
 
   observe(method: string, path: string, status: number, durationMs: number | undefined): void {
+    this.#record(method, this.templateOf(path), status, durationMs);
+  }
+
+  /**
+   * As `observe`, for a request a fast route answered: `routePath` is a
+   * fixed path of the same route template (`FastRoute.routePath`), so the
+   * template is looked up once per route rather than walked per request.
+   */
+  observeRoute(method: string, routePath: string, status: number, durationMs: number): void {
+    let route = this.#templates.get(routePath);
+    if (route === undefined) {
+      route = this.templateOf(routePath);
+      this.#templates.set(routePath, route);
+    }
+    this.#record(method, route, status, durationMs);
+  }
+
+  #record(method: string, route: string, status: number, durationMs: number | undefined): void {
     const verb = METHODS.has(method) ? method : 'OTHER';
-    const route = this.templateOf(path);
-    const key = `${verb} ${route}`;
-    let series = this.#series.get(key);
+    let byRoute = this.#series.get(verb);
+    if (!byRoute) {
+      byRoute = new Map();
+      this.#series.set(verb, byRoute);
+    }
+    let series = byRoute.get(route);
     if (!series) {
       series = {
         method: verb,
@@ -86,7 +111,7 @@ export class RequestMetrics {
         sum: 0,
         statuses: new Map(),
       };
-      this.#series.set(key, series);
+      byRoute.set(route, series);
     }
     series.statuses.set(status, (series.statuses.get(status) ?? 0) + 1);
     if (durationMs === undefined) return;
@@ -99,7 +124,7 @@ export class RequestMetrics {
 
   write(out: Exposition): void {
     out.family('http_requests_total', 'counter', 'Requests answered, by method, route and status.');
-    for (const { method, route, statuses } of this.#series.values()) {
+    for (const { method, route, statuses } of this.#allSeries()) {
       for (const [status, count] of statuses)
         out.sample('http_requests_total', { method, route, status }, count);
     }
@@ -108,7 +133,7 @@ export class RequestMetrics {
       'histogram',
       'Time from the request reaching the service to its response being ready.',
     );
-    for (const { method, route, buckets, sum } of this.#series.values()) {
+    for (const { method, route, buckets, sum } of this.#allSeries()) {
       out.histogram(
         'http_request_duration_seconds',
         { method, route },
@@ -117,5 +142,9 @@ export class RequestMetrics {
         sum,
       );
     }
+  }
+
+  *#allSeries(): Iterable<Series> {
+    for (const byRoute of this.#series.values()) yield* byRoute.values();
   }
 }

@@ -12,6 +12,7 @@ import { propertyListAnswer, propertyReadAnswer } from './read';
  */
 export const fastPropertyRead = (deps: ApiDeps): FastRoute => ({
   prefix: '/listings/properties/',
+  routePath: () => '/listings/properties/:id',
   answer(request, id, search) {
     if (search !== '' || id === '' || id.includes('/') || id.includes('%')) return;
     const ifNoneMatch = request.headers.get('if-none-match');
@@ -29,6 +30,7 @@ export const fastPropertyRead = (deps: ApiDeps): FastRoute => ({
  */
 export const fastPropertyList = (deps: ApiDeps): FastRoute => ({
   prefix: '/listings/properties',
+  routePath: () => '/listings/properties',
   answer(request, rest, search) {
     if (rest !== '') return;
     const caller = knownCaller(request, deps.tokens);
