@@ -1,7 +1,5 @@
 import type { ApiDeps } from '@/api/deps';
 import type { Caller } from '@/auth/tokens';
-import { transactionQueryOf } from '@/customer/transactions/query';
-import { parseListQuery } from '@/customer/transactions/schemas';
 import { transactionPageBody } from '@/customer/transactions/service';
 import type { RateLimiter } from '@/rate-limit/limiter';
 import type { WindowUsage } from '@/rate-limit/store';
@@ -52,6 +50,5 @@ export function transactionsAnswer(
   caller: Caller,
   search: string,
 ): CustomerAnswer {
-  const request = parseListQuery(transactionQueryOf(search), caller);
-  return ok(transactionPageBody(db, readCache, request));
+  return ok(transactionPageBody(db, readCache, caller, search));
 }

@@ -1,9 +1,11 @@
+import type { Caller } from '@/auth/tokens';
 import { formatCents } from '@/customer/validation';
 import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
 import { type TransactionRow, transactions } from '@/db/schema';
 import { type Bindings, Conditions } from '@/db/where';
-import type { ListRequest, TransactionFilter } from './schemas';
+import { transactionQueryOf } from './query';
+import { parseListQuery, type TransactionFilter } from './schemas';
 
 export type NewTransaction = typeof transactions.$inferInsert;
 
@@ -86,12 +88,15 @@ export function importTransactions(db: Db, rows: readonly NewTransaction[]): num
 }
 
 /**
- * The body of one page for a checked request, remembered in `cache` until a
- * transaction of its customer (of anyone, without a customer filter) is written.
+ * The body of one page of GET /api/v1/c/transactions for `caller` and the
+ * raw query string (with its `?`, or ''), remembered in `cache` under both
+ * until a transaction of its customer (of anyone, without a customer filter)
+ * is written: a repeated query is answered without being parsed again.
+ * Throws the 400/422 of a bad query, which is never remembered.
  */
-export function transactionPageBody(db: Db, cache: ReadCache, request: ListRequest): string {
-  return cache.answer(`x:${JSON.stringify(request)}`, () => {
-    const { filter, page, perPage } = request;
+export function transactionPageBody(db: Db, cache: ReadCache, caller: Caller, search: string) {
+  return cache.answer(`x:${caller.aud}:${caller.sub}\u0000${search}`, () => {
+    const { filter, page, perPage } = parseListQuery(transactionQueryOf(search), caller);
     const { total, rows } = listTransactions(db, filter, page, perPage);
     const body = JSON.stringify(pageOf(rows.map(toResource), total, page, perPage));
     const tags = [filter.customerId === undefined ? 'X' : `x:${filter.customerId}`];
