@@ -16,7 +16,8 @@
  * calls/s (bench/background.ts); the rates it achieved are reported beside
  * each figure. `--mix off` measures the reads alone.
  * `--metrics off` starts it with METRICS=off (no per-request figures), to
- * measure what the metrics cost.
+ * measure what the metrics cost (`bun run bench:metrics` measures it
+ * in-process, where the difference is not lost in the machine's noise).
  * `--read-cache off` starts the service with READ_CACHE=off: every property
  * and list read queries SQLite, for the figures of a cache miss.
  */
