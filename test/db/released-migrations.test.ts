@@ -1,4 +1,8 @@
+import { Database } from 'bun:sqlite';
 import { expect, test } from 'bun:test';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { MIGRATIONS_TABLE } from '@/db/client';
 import {
   describeMigration,
   journalEntries,
@@ -13,6 +17,8 @@ import {
  * test allows. When a version carrying new migrations ships, record them
  * with `bun scripts/release-migrations.ts` and commit migrations/released.json.
  */
+const FIXTURES = join(import.meta.dir, '..', 'fixtures', 'upgrade');
+
 const HOW =
   'released migrations are never edited, renamed or removed; add a new one with `bun run db:generate` (see test/db/released-migrations.test.ts)';
 
@@ -39,4 +45,28 @@ test('migrations after the released ones only append to the journal', () => {
     expect(entry.when).toBeGreaterThan(last.when);
   }
   expect(journal.map((entry) => entry.idx)).toEqual(journal.map((_, index) => index));
+});
+
+test("every migration a release's database carries is recorded as released", () => {
+  // A database a release left behind (test/fixtures/upgrade/<version>.db) has
+  // run exactly the migrations that release shipped: each must be in the
+  // manifest, so none of them can be edited after it ran on operators' files.
+  const releasedTimes = new Set(releasedMigrations().map((migration) => migration.when));
+  const fixtures = readdirSync(FIXTURES).filter((name) => name.endsWith('.db'));
+  expect(fixtures.length).toBeGreaterThan(0);
+  for (const name of fixtures) {
+    const db = new Database(join(FIXTURES, name), { readonly: true });
+    try {
+      const applied = db
+        .query<{ when: number }, []>(`SELECT created_at AS "when" FROM ${MIGRATIONS_TABLE}`)
+        .all()
+        .map((row) => row.when);
+      expect({ name, missing: applied.filter((when) => !releasedTimes.has(when)) }).toEqual({
+        name,
+        missing: [],
+      });
+    } finally {
+      db.close();
+    }
+  }
 });
