@@ -6,7 +6,9 @@
  * every endpoint and once at the end: each endpoint's ratio is taken against
  * the mean of the ceilings just before and after it, since a shared machine's
  * speed drifts. Prints req/s, p50/p99, errors, ratio/target/met, peak RSS and
- * WAL size; a machine-readable copy goes to bench/results/latest.json.
+ * WAL size, and the server's CPU time per request with its ratio to the
+ * ceiling's (the figure other work on the machine barely moves); a
+ * machine-readable copy goes to bench/results/latest.json.
  *
  *   bun run bench [-- --properties 1000000 --units-per-property 5 --seconds 10
  *                     --database /tmp/bench.db --only features,POST --read-cache off]
@@ -32,6 +34,8 @@ import { CEILING_BODY } from './ceiling';
 import { runWrk, type WrkResult } from './wrk';
 
 type Measured = WrkResult & {
+  /** CPU time (user + system) the measured server process spent per request served. */
+  cpuUsPerRequest: number;
   peakRssMb: number;
   peakWalMb: number;
   background?: BackgroundFigures;
@@ -119,6 +123,20 @@ function rssMb(pid: number): number {
   }
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS = Number(Bun.spawnSync(['getconf', 'CLK_TCK']).stdout.toString().trim()) || 100;
+
+/**
+ * CPU seconds (user + system) process `pid` has used. Unlike requests per
+ * second, the CPU time a request costs barely moves when other work shares
+ * the machine, so it is the figure to compare builds with on a busy host.
+ */
+function cpuSeconds(pid: number): number {
+  const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8') as string;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
 const fileMb = (path: string) => (existsSync(path) ? statSync(path).size / 1024 / 1024 : 0);
 
 async function measure(
@@ -147,16 +165,24 @@ async function measure(
   const common = { url, connections, cpu: LOAD_CPU, scriptDir: workDir, ...wrkOptions };
   const background = backgroundConfig && (await startBackground(backgroundConfig));
   await runWrk({ ...common, seconds: 2 }); // warm-up: JIT, statement cache, page cache
+  const cpuBefore = cpuSeconds(pid);
   const result = await runWrk({ ...common, seconds: options.duration ?? seconds });
+  const cpuUsPerRequest = ((cpuSeconds(pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
   const figures = await background?.stop();
   clearInterval(sampler);
   const rates = figures
     ? `; background ${describeBackground(figures)}, failed ${figures.creates.failed}/${figures.unitEdits.failed}/${figures.customerCalls.failed} ${JSON.stringify(figures.customerCalls.statuses)}`
     : '';
   console.log(
-    `  ${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, errors ${result.errors}, peak RSS ${peakRss.toFixed(0)} MB, peak WAL ${peakWal.toFixed(1)} MB${rates}`,
+    `  ${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, CPU ${cpuUsPerRequest.toFixed(1)} µs/req, errors ${result.errors}, peak RSS ${peakRss.toFixed(0)} MB, peak WAL ${peakWal.toFixed(1)} MB${rates}`,
   );
-  return { ...result, peakRssMb: peakRss, peakWalMb: peakWal, background: figures };
+  return {
+    ...result,
+    cpuUsPerRequest,
+    peakRssMb: peakRss,
+    peakWalMb: peakWal,
+    background: figures,
+  };
 }
 
 const describeBackground = (f: BackgroundFigures) =>
@@ -326,7 +352,14 @@ async function main() {
     ceilings.push(result);
     return result;
   };
-  type Result = Measured & { ceiling: number; ratio: number; target?: number; met?: boolean };
+  type Result = Measured & {
+    ceiling: number;
+    ratio: number;
+    /** The ceiling's CPU time per request over this one's: the ratio a busy machine barely moves. */
+    cpuRatio: number;
+    target?: number;
+    met?: boolean;
+  };
   const results: Record<string, Result> = {};
   const wanted = values.only?.split(',');
   const chosen = endpoints.filter(
@@ -344,7 +377,7 @@ async function main() {
       lines: endpoint.lines,
       background: endpoint.read ? background : undefined,
     });
-    results[endpoint.name] = { ...measured, ceiling: 0, ratio: 0 };
+    results[endpoint.name] = { ...measured, ceiling: 0, ratio: 0, cpuRatio: 0 };
   }
   const last = await measureCeiling();
   const walMb = fileMb(`${databasePath}-wal`);
@@ -357,16 +390,18 @@ async function main() {
     p50Ms: mean(ceilings.map((c) => c.p50Ms)),
     p99Ms: mean(ceilings.map((c) => c.p99Ms)),
     errors: ceilings.reduce((sum, c) => sum + c.errors, 0),
+    cpuUsPerRequest: mean(ceilings.map((c) => c.cpuUsPerRequest)),
   };
   console.log(
-    '\n| endpoint | keys | req/s | p50 ms | p99 ms | errors | ceiling req/s | ratio | target | met | background achieved |',
+    '\n| endpoint | keys | req/s | p50 ms | p99 ms | errors | ceiling req/s | ratio | CPU µs/req | CPU ratio | target | met | background achieved |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|');
   chosen.forEach((endpoint, index) => {
     const r = results[endpoint.name]!;
     const next = before[index + 1] ?? last;
     r.ceiling = (before[index]!.requestsPerSecond + next.requestsPerSecond) / 2;
     r.ratio = r.requestsPerSecond / r.ceiling;
+    r.cpuRatio = ceiling.cpuUsPerRequest / r.cpuUsPerRequest;
     const ratioTarget = readCacheOn ? endpoint.target : endpoint.offTarget;
     const p99Target = endpoint.read && mixOn ? READ_P99_TARGET_MS : endpoint.p99TargetMs;
     r.target = ratioTarget;
@@ -381,11 +416,11 @@ async function main() {
       .filter(Boolean)
       .join(', ');
     console.log(
-      `| ${endpoint.name} | ${(endpoint.keys ?? endpoint.paths?.length ?? 1).toLocaleString('en')} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.errors} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)} | ${target} | ${hasTarget ? (r.met ? 'met' : 'NOT met') : ''} | ${r.background ? describeBackground(r.background) : ''} |`,
+      `| ${endpoint.name} | ${(endpoint.keys ?? endpoint.paths?.length ?? 1).toLocaleString('en')} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.errors} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.cpuRatio.toFixed(3)} | ${target} | ${hasTarget ? (r.met ? 'met' : 'NOT met') : ''} | ${r.background ? describeBackground(r.background) : ''} |`,
     );
   });
   console.log(
-    `| ceiling: bare Bun.serve, ${CEILING_BODY.length} B JSON (mean of ${ceilings.length} runs, ${Math.min(...ceilings.map((c) => c.requestsPerSecond)).toFixed(0)}–${Math.max(...ceilings.map((c) => c.requestsPerSecond)).toFixed(0)}) | | ${ceiling.requestsPerSecond.toFixed(0)} | ${ceiling.p50Ms.toFixed(2)} | ${ceiling.p99Ms.toFixed(2)} | ${ceiling.errors} | | 1.000 | | | |`,
+    `| ceiling: bare Bun.serve, ${CEILING_BODY.length} B JSON (mean of ${ceilings.length} runs, ${Math.min(...ceilings.map((c) => c.requestsPerSecond)).toFixed(0)}–${Math.max(...ceilings.map((c) => c.requestsPerSecond)).toFixed(0)}) | | ${ceiling.requestsPerSecond.toFixed(0)} | ${ceiling.p50Ms.toFixed(2)} | ${ceiling.p99Ms.toFixed(2)} | ${ceiling.errors} | | 1.000 | ${ceiling.cpuUsPerRequest.toFixed(1)} | 1.000 | | | |`,
   );
   const peakRss = Math.max(...Object.values(results).map((r) => r.peakRssMb));
   const peakWal = Math.max(...Object.values(results).map((r) => r.peakWalMb));

@@ -137,7 +137,7 @@ const servers: [string, string[], Record<string, string>][] = [
   [
     'bare Bun.serve, fixed JSON',
     [process.execPath, '-e', bare],
-    { BENCH_BODY: preparePage(page).response.body },
+    { BENCH_BODY: new TextDecoder().decode(preparePage(page).response.body) },
   ],
   [
     'service, cache on',

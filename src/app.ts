@@ -55,7 +55,11 @@ export function buildDeps({
   hasher = argon2idHasher,
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
-  const readCache = new ReadCache({ db, enabled: config.readCache });
+  const readCache = new ReadCache({
+    db,
+    enabled: config.readCache,
+    maxChars: config.readCacheChars,
+  });
   const staticPages = new StaticPageCache(readCache, { enabled: config.staticPagesCache });
   const sessions = sessionResolver(db, clock);
   const authOptions = { tokens, sessions, origins: config.publicOrigins };

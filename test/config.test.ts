@@ -63,6 +63,18 @@ describe('configuration (environment variables)', () => {
     }
   });
 
+  test('READ_CACHE_MB bounds the read cache in MiB of answers', () => {
+    expect(parseConfig({ DATABASE_PATH: ':memory:' }).readCacheChars).toBe(64 * 1024 * 1024);
+    expect(parseConfig({ DATABASE_PATH: ':memory:', READ_CACHE_MB: '8' }).readCacheChars).toBe(
+      8 * 1024 * 1024,
+    );
+    for (const value of ['0', 'lots', '1.5']) {
+      expect(() => parseConfig({ DATABASE_PATH: ':memory:', READ_CACHE_MB: value })).toThrow(
+        new RegExp(`^READ_CACHE_MB: .*\\(got "${value.replace('.', '\\.')}"\\)$`),
+      );
+    }
+  });
+
   test('the employee limit is never below 2000', () => {
     const config = parseConfig({ DATABASE_PATH: ':memory:', RATE_LIMIT_EMPLOYEE_PER_MINUTE: '10' });
     expect(config.rateLimits.employee).toBe(2000);

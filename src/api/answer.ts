@@ -1,4 +1,5 @@
 import { securityHeaders } from '@/api/request/headers';
+import type { Utf8 } from '@/kernel/utf8';
 
 /**
  * What the core of a hot read answers: status, body text and the headers of
@@ -10,7 +11,7 @@ import { securityHeaders } from '@/api/request/headers';
  */
 export interface Answer {
   status: number;
-  body: string | null;
+  body: string | Utf8 | null;
   headers: Readonly<Record<string, string>> | Headers;
 }
 

@@ -40,6 +40,8 @@ export interface Config {
   staticPagesCache: boolean;
   /** In-process cache of property, list, transaction and page reads, dropped by what a write changes; off for benchmarks. */
   readCache: boolean;
+  /** Most characters the read cache holds, all answers together. */
+  readCacheChars: number;
   /** `GET /metrics` and the per-request figures behind it; off to measure what they cost. */
   metrics: boolean;
   /** Storage quotas of customers (employees are exempt). */
@@ -148,6 +150,7 @@ export function parseConfig(
     corsOrigins: list(e.CORS_ORIGINS),
     staticPagesCache: e.STATIC_PAGES_CACHE,
     readCache: e.READ_CACHE,
+    readCacheChars: e.READ_CACHE_MB * 1024 * 1024,
     quotas: {
       propertiesPerOwner: e.QUOTA_PROPERTIES_PER_OWNER,
       unitsPerProperty: e.QUOTA_UNITS_PER_PROPERTY,

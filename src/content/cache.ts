@@ -9,6 +9,7 @@ import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
 import type { StaticPageRow } from '@/db/schema';
 import { etagOfText } from '@/kernel/etag';
+import { type Utf8, utf8 } from '@/kernel/utf8';
 
 /**
  * Public content: shared caches may keep it a minute and must revalidate
@@ -16,9 +17,9 @@ import { etagOfText } from '@/kernel/etag';
  */
 export const CACHE_CONTROL = 'public, max-age=60';
 
-/** A response body serialized once, with its strong ETag and headers. */
+/** A response body serialized once (UTF-8), with its strong ETag and headers. */
 export interface PreparedResponse {
-  body: string;
+  body: Utf8;
   etag: string;
   headers: Readonly<Record<string, string>>;
   /** The headers of a 304 for this body (RFC 9110 §15.4.5: no Content-Type, no body). */
@@ -32,11 +33,11 @@ export interface PreparedVariant {
 }
 
 function prepare(value: unknown, extra: Record<string, string> = {}): PreparedResponse {
-  const body = JSON.stringify(value);
-  const etag = etagOfText(body);
+  const json = JSON.stringify(value);
+  const etag = etagOfText(json);
   const notModifiedHeaders = { etag, 'cache-control': CACHE_CONTROL, ...extra };
   return {
-    body,
+    body: utf8(json),
     etag,
     headers: { 'content-type': 'application/json', ...notModifiedHeaders },
     notModifiedHeaders,
@@ -63,7 +64,7 @@ export interface StaticPageCacheOptions {
 const SLUG = 'page:';
 const LIST = 'pages';
 const sizeOf = (variants: PreparedVariant[]) =>
-  variants.reduce((sum, variant) => sum + variant.response.body.length * 2, 64);
+  variants.reduce((sum, variant) => sum + variant.response.body.byteLength, 64);
 
 /**
  * The two static-page reads in the service's `ReadCache`: per slug, every
@@ -111,7 +112,7 @@ export class StaticPageCache {
 
   storeList(list: PreparedResponse, at?: number): void {
     if (!this.enabled) return;
-    this.#cache.store(LIST, { value: list, size: list.body.length * 2, tags: ['S'] }, at);
+    this.#cache.store(LIST, { value: list, size: list.body.byteLength, tags: ['S'] }, at);
   }
 
   /** The tick to pass to `storePage`/`storeList` for values read from now on. */

@@ -70,8 +70,8 @@ export class ReadCache {
   constructor({
     db,
     enabled = true,
-    maxEntries = 10_000,
-    maxChars = 16 * 1024 * 1024,
+    maxEntries = 50_000,
+    maxChars = 64 * 1024 * 1024,
   }: ReadCacheOptions) {
     this.enabled = enabled;
     this.#feed = new ChangeFeed(db.$client);

@@ -1,7 +1,10 @@
 import { describe, expect, test } from 'bun:test';
+import { transactionsAnswer } from '@/api/customer/reads';
+import { propertyListAnswer, propertyReadAnswer } from '@/api/listings/properties/read';
 import { openDatabase } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
 import { listingsContext, makeProperty, postProperty } from '../listings/support';
+import { createTestApp } from '../support/harness';
 
 const LONDON = {
   ...{ addressLine1: '1 Baker St', postalCode: 'NW1', latitude: 51.5, longitude: -0.15 },
@@ -189,5 +192,41 @@ describe('ReadCache: every writer is seen before the next read', () => {
     })();
     expect(computed).toBe(2);
     expect([answer(), answer()]).toEqual([3, 3]);
+  });
+});
+
+describe('ReadCache: bounded by READ_CACHE_MB', () => {
+  test('answers past the bound drop the least recently used', async () => {
+    const ctx = createTestApp({ env: { READ_CACHE_MB: '1' } });
+    const cache = ctx.deps.readCache;
+    let computed = 0;
+    // Each answer counts as 400,000 characters: two fit in 1 MiB, a third pushes out the oldest.
+    const answer = (key: string) =>
+      cache.answer(key, () => ({ value: ++computed, size: 400_000, tags: [`s:${key}`] }));
+    expect([answer('a'), answer('b'), answer('a'), answer('b')]).toEqual([1, 2, 1, 2]);
+    answer('c');
+    expect(cache.size).toBe(2);
+    expect([answer('b'), answer('c'), answer('a')]).toEqual([2, 3, 4]);
+  });
+});
+
+describe('ReadCache: answers are held as the UTF-8 bytes sent', () => {
+  test('a property, a list page and a transaction page with non-Latin-1 text', async () => {
+    const ctx = await listingsContext();
+    const location = { ...LONDON, addressLine1: 'ul. Długa 5', addressLine2: '2º izquierda' };
+    const id = makeProperty(ctx.db, { type: 'studio', location });
+    const decode = (body: unknown) => {
+      // Kept as bytes: a string holding "ł" would take two bytes a character and be
+      // encoded again for every response.
+      expect(body).toBeInstanceOf(Uint8Array);
+      return new TextDecoder().decode(body as Uint8Array);
+    };
+    const read = propertyReadAnswer(ctx.deps, null, id, undefined);
+    const list = propertyListAnswer(ctx.deps, { sub: 'e', aud: 'employee' }, `?ids[]=${id}`);
+    const http = await ctx.request('GET', `/listings/properties/${id}`);
+    expect(decode(read.body)).toBe(JSON.stringify(http.body));
+    expect(decode(list.body)).toContain('"addressLine1":"ul. Długa 5"');
+    const caller = { sub: 'customer-1', aud: 'customer' } as const;
+    expect(decode(transactionsAnswer(ctx.deps, caller, '').body)).toContain('"data":[]');
   });
 });

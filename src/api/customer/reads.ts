@@ -1,6 +1,7 @@
 import type { ApiDeps } from '@/api/deps';
 import type { Caller } from '@/auth/tokens';
 import { transactionPageBody } from '@/customer/transactions/service';
+import type { Utf8 } from '@/kernel/utf8';
 import type { RateLimiter } from '@/rate-limit/limiter';
 import type { WindowUsage } from '@/rate-limit/store';
 import type { Answer } from '../answer';
@@ -13,7 +14,7 @@ const JSON_HEADERS = { 'content-type': JSON_CONTENT_TYPE };
 /** A customer API answer; the rate-limit headers are added where the request is counted. */
 type CustomerAnswer = Answer & { headers: Readonly<Record<string, string>> };
 
-const ok = (body: string): CustomerAnswer => ({ status: 200, body, headers: JSON_HEADERS });
+const ok = (body: string | Utf8): CustomerAnswer => ({ status: 200, body, headers: JSON_HEADERS });
 
 function tokenLimitsOf(limiter: RateLimiter, caller: Caller, windows: readonly WindowUsage[]) {
   const report: TokenLimits = {

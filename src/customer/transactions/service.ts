@@ -4,6 +4,7 @@ import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
 import { type TransactionRow, transactions } from '@/db/schema';
 import { type Bindings, Conditions } from '@/db/where';
+import { utf8 } from '@/kernel/utf8';
 import { transactionQueryOf } from './query';
 import { parseListQuery, type TransactionFilter } from './schemas';
 
@@ -98,8 +99,8 @@ export function transactionPageBody(db: Db, cache: ReadCache, caller: Caller, se
   return cache.answer(`x:${caller.aud}:${caller.sub}\u0000${search}`, () => {
     const { filter, page, perPage } = parseListQuery(transactionQueryOf(search), caller);
     const { total, rows } = listTransactions(db, filter, page, perPage);
-    const body = JSON.stringify(pageOf(rows.map(toResource), total, page, perPage));
+    const body = utf8(JSON.stringify(pageOf(rows.map(toResource), total, page, perPage)));
     const tags = [filter.customerId === undefined ? 'X' : `x:${filter.customerId}`];
-    return { value: body, size: body.length, tags };
+    return { value: body, size: body.byteLength, tags };
   });
 }

@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
+import { type Utf8, utf8 } from '@/kernel/utf8';
 import { halCollection, type Paging, pagingOf } from '@/listings/paging';
 import { type PropertyRecord, toProperty } from '@/listings/properties/representation';
 import { parseListQuery } from '@/listings/query';
@@ -78,20 +79,22 @@ export function propertyListBody(
   cache: ReadCache,
   search: string,
   scopeOwner: string | null,
-): string {
+): Utf8 {
   return cache.answer(`l:${scopeOwner ?? ''}\u0000${search}`, () => {
     const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);
     const paging = pagingOf(query);
     const filter = { query, scopeOwner };
     const { total, rows } = listProperties(db, cache, filter, paging);
     const items = rows.map(toProperty);
-    const body = JSON.stringify(
-      halCollection('/listings/properties', search, paging, total, 'svc:properties', items),
+    const body = utf8(
+      JSON.stringify(
+        halCollection('/listings/properties', search, paging, total, 'svc:properties', items),
+      ),
     );
     const tags = membershipTags(filter) ?? [
       ...featureOnlyTags(filter),
       ...rows.map((row) => `p:${row.id}`),
     ];
-    return { value: body, size: body.length, tags };
+    return { value: body, size: body.byteLength, tags };
   });
 }

@@ -1,6 +1,7 @@
 import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
 import { etagOfText } from '@/kernel/etag';
+import { type Utf8, utf8 } from '@/kernel/utf8';
 import {
   PROPERTY_BY_ID,
   type PropertyRecord,
@@ -8,9 +9,9 @@ import {
 } from '@/listings/properties/representation';
 import { one } from '@/listings/sql';
 
-/** A property's representation serialised once, with its ETag and the owner it is scoped by. */
+/** A property's representation serialised once (UTF-8), with its ETag and the owner it is scoped by. */
 export interface PropertyRead {
-  json: string;
+  body: Utf8;
   etag: string;
   ownerId: string;
   /** Response headers of the 200 and of a 304, made on first use (`propertyReadAnswer`). */
@@ -31,7 +32,7 @@ const READ_OVERHEAD = 1500;
 export function readProperty(db: Db, cache: ReadCache, id: string): PropertyRead | null {
   return cache.answer<PropertyRead | null>(`p:${id}`, () => {
     const loaded = loadProperty(db, id);
-    const size = loaded ? loaded.json.length + READ_OVERHEAD : 0;
+    const size = loaded ? loaded.body.byteLength + READ_OVERHEAD : 0;
     return { value: loaded, size, tags: [`p:${id}`], keep: loaded !== null };
   });
 }
@@ -40,5 +41,5 @@ function loadProperty(db: Db, id: string): PropertyRead | null {
   const row = one<PropertyRecord>(db, PROPERTY_BY_ID, id);
   if (!row) return null;
   const json = JSON.stringify(toProperty(row));
-  return { json, etag: etagOfText(json), ownerId: row.owner_id };
+  return { body: utf8(json), etag: etagOfText(json), ownerId: row.owner_id };
 }

@@ -28,7 +28,7 @@ export function propertyReadAnswer(
     return { status: 304, body: null, headers: read.notModifiedHeaders };
   }
   read.headers ??= answerHeaders({ 'content-type': JSON_CONTENT_TYPE, etag });
-  return { status: 200, body: read.json, headers: read.headers };
+  return { status: 200, body: read.body, headers: read.headers };
 }
 
 const LIST_HEADERS = answerHeaders({ 'content-type': JSON_CONTENT_TYPE });
