@@ -36,6 +36,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   'quota.units_reached': 409,
   'additional_data.not_found': 404,
   'multi_listing_unit.not_found': 404,
+  'events.cursor_invalid': 400,
+  'events.cursor_expired': 410,
   'page.not_found': 404,
   'page.slug_mismatch': 400,
   'page.query_invalid': 400,

@@ -28,8 +28,11 @@ export interface Config {
     planWindowReset: string;
     unitCounterReconcile: string;
     staticPageCacheWarm: string;
+    eventsPrune: string;
     databaseBackup: string;
   };
+  /** Days the change feed keeps an event. */
+  events: { retentionDays: number };
   /** Where the database-backup job writes (default `backups/` beside the database) and how many it keeps. */
   backups: { dir: string; keep: number };
   logLevel: Env['LOG_LEVEL'];
@@ -137,8 +140,10 @@ export function parseConfig(
       planWindowReset: e.JOB_PLAN_WINDOW_RESET_CRON,
       unitCounterReconcile: e.JOB_UNIT_COUNTER_RECONCILE_CRON,
       staticPageCacheWarm: e.JOB_STATIC_PAGE_CACHE_WARM_CRON,
+      eventsPrune: e.JOB_EVENTS_PRUNE_CRON,
       databaseBackup: e.BACKUP_CRON,
     },
+    events: { retentionDays: e.EVENTS_RETENTION_DAYS },
     backups: {
       dir: e.BACKUP_DIR ?? join(dirname(e.DATABASE_PATH), 'backups'),
       keep: e.BACKUP_KEEP,

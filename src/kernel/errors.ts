@@ -41,6 +41,9 @@ export type ErrorCode =
   | 'quota.units_reached'
   | 'additional_data.not_found'
   | 'multi_listing_unit.not_found'
+  // Events and webhooks
+  | 'events.cursor_invalid'
+  | 'events.cursor_expired'
   // Static pages
   | 'page.not_found'
   | 'page.slug_mismatch'

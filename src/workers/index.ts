@@ -1,5 +1,6 @@
 import type { AppDeps } from '@/deps';
 import * as databaseBackup from './database-backup';
+import * as eventsPrune from './events-prune';
 import * as planWindowReset from './plan-window-reset';
 import { createScheduler, type JobDefinition, type Scheduler } from './scheduler';
 import * as staticPageCacheWarm from './static-page-cache-warm';
@@ -26,6 +27,11 @@ export function workerJobs(deps: AppDeps): JobDefinition[] {
       pattern: jobSchedules.staticPageCacheWarm,
       runAtStart: true,
       run: () => staticPageCacheWarm.run(deps),
+    },
+    {
+      name: 'events-prune',
+      pattern: jobSchedules.eventsPrune,
+      run: () => eventsPrune.run(deps),
     },
     {
       name: 'database-backup',

@@ -10,6 +10,7 @@ const JOB_NAMES = [
   'plan-window-reset',
   'unit-counter-reconcile',
   'static-page-cache-warm',
+  'events-prune',
   'database-backup',
 ];
 
@@ -26,6 +27,7 @@ describe('happy', () => {
         { name: 'plan-window-reset', schedule: '* * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'unit-counter-reconcile', schedule: '*/5 * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'static-page-cache-warm', schedule: '*/10 * * * *', nextRunAt: null, lastRuns: [] },
+        { name: 'events-prune', schedule: '17 * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'database-backup', schedule: '0 3 * * *', nextRunAt: null, lastRuns: [] },
       ],
     });

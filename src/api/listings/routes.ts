@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { additionalDataRoutes } from './additional-data/routes';
+import { eventRoutes } from './events/routes';
 import { multiListingUnitRoutes } from './multi-listing-units/routes';
 import { neighbourhoodRoutes } from './neighbourhoods/routes';
 import { propertyRoutes } from './properties/routes';
@@ -15,4 +16,5 @@ export const listingsRoutes = (deps: ApiDeps) =>
     .use(unitRoutes(deps))
     .use(neighbourhoodRoutes(deps))
     .use(multiListingUnitRoutes(deps))
-    .use(additionalDataRoutes(deps));
+    .use(additionalDataRoutes(deps))
+    .use(eventRoutes(deps));

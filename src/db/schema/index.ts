@@ -1,5 +1,6 @@
 export * from './accounts';
 export * from './employee-limits';
+export * from './events';
 export * from './idempotency-keys';
 export * from './job-runs';
 export * from './listings';

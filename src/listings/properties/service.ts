@@ -4,6 +4,7 @@ import type { Combinable } from '@/db/group-commit';
 import { fail, fieldError } from '@/kernel/errors';
 import { ensureVisible, scopeOf } from '@/listings/access';
 import { countryOf } from '@/listings/cities';
+import { propertyEvent } from '@/listings/events';
 import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
 import { ensureCurrent, type PropertyWrite } from '@/listings/properties/etag';
 import {
@@ -110,6 +111,7 @@ export function archiveProperty(db: Db, id: string, reasons: ArchiveReasons, wri
       id,
     );
     refreshCounters(db, id, now);
+    propertyEvent(db, 'property.archived', id, now);
   });
 }
 
@@ -125,6 +127,7 @@ export function unarchiveProperty(db: Db, id: string, write: PropertyWrite) {
       id,
     );
     refreshCounters(db, id, write.now);
+    propertyEvent(db, 'property.unarchived', id, write.now);
   });
 }
 
@@ -135,6 +138,7 @@ export function convertProperty(db: Db, id: string, type: PropertyType, write: P
     if (property.archived) throw fail('property.archived');
     if (property.type === type) return;
     exec(db, 'UPDATE properties SET type = ?, updated_at = ? WHERE id = ?', type, write.now, id);
+    propertyEvent(db, 'property.converted', id, write.now);
   });
 }
 
@@ -166,6 +170,7 @@ export function moveProperty(db: Db, id: string, location: LocationUpdate, write
       write.now,
       id,
     );
+    propertyEvent(db, 'property.location_changed', id, write.now);
   });
 }
 
@@ -195,6 +200,7 @@ export function assignNeighbourhood(
       write.now,
       id,
     );
+    propertyEvent(db, 'property.neighbourhood_changed', id, write.now);
   });
 }
 
@@ -209,6 +215,7 @@ export function changeOwner(db: Db, id: string, ownerId: string, write: Property
       write.now,
       id,
     );
+    propertyEvent(db, 'property.owner_changed', id, write.now);
   });
 }
 
@@ -229,5 +236,6 @@ export function changeInformation(
       write.now,
       id,
     );
+    propertyEvent(db, 'property.information_changed', id, write.now);
   });
 }

@@ -1,6 +1,8 @@
 import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
+import { appendEvent } from '@/events/outbox';
+import type { EventType } from '@/events/schemas';
 import { fail } from '@/kernel/errors';
 import type { Paging } from '@/listings/paging';
 import { MAX_UNITS } from '@/listings/properties/schemas';
@@ -16,6 +18,8 @@ interface UnitRecord {
   published: number;
   deleted_at: number | null;
 }
+
+type UnitRef = Pick<UnitRecord, 'id' | 'property_id'>;
 
 const UNIT_COLUMNS = 'u.id, u.property_id, u.rentable, u.published, u.deleted_at';
 
@@ -117,9 +121,17 @@ const liveUnits = (db: Db, propertyId: string) =>
     propertyId,
   )!.n;
 
-/** Unit writes are refused (409) on an archived property. */
-function writableProperty(db: Db, propertyId: string, caller: Caller | null) {
-  if (findProperty(db, propertyId, caller).archived) throw fail('property.archived');
+/** Unit writes are refused (409) on an archived property; answers its owner. */
+function writableProperty(db: Db, propertyId: string, caller: Caller | null): string {
+  const property = findProperty(db, propertyId, caller);
+  if (property.archived) throw fail('property.archived');
+  return property.owner_id;
+}
+
+/** The event of a unit write, in its transaction: the unit as GET answers it now. */
+function unitEvent(db: Db, type: EventType, ownerId: string, unit: UnitRef, now: number) {
+  const data = toUnits(db, [findUnit(db, unit.property_id, unit.id)])[0]!;
+  appendEvent(db, { type, resource: { kind: 'unit', id: unit.id }, ownerId, data }, now);
 }
 
 /** POST /properties/{id}/units: 409 past 30 live units. Returns the new unit's id. */
@@ -132,7 +144,7 @@ export function addUnit(
   unitQuota?: number,
 ): string {
   return writeTransaction(db, () => {
-    writableProperty(db, propertyId, caller);
+    const ownerId = writableProperty(db, propertyId, caller);
     if (liveUnits(db, propertyId) >= MAX_UNITS) throw fail('unit.limit_reached');
     if (unitQuota !== undefined) ensureUnitRoom(db, propertyId, caller, unitQuota);
     const id = uuidv7(now);
@@ -148,6 +160,7 @@ export function addUnit(
     );
     writeFeatures(db, id, propertyId, input?.features ?? []);
     refreshCounters(db, propertyId, now);
+    unitEvent(db, 'unit.created', ownerId, { id, property_id: propertyId }, now);
     return id;
   });
 }
@@ -162,7 +175,7 @@ export function patchUnit(
   now: number,
 ) {
   writeTransaction(db, () => {
-    writableProperty(db, propertyId, caller);
+    const ownerId = writableProperty(db, propertyId, caller);
     const unit = findUnit(db, propertyId, unitId);
     if (unit.deleted_at !== null) throw fail('unit.deleted');
     const rentable = patch.rentable ?? unit.rentable === 1;
@@ -178,6 +191,7 @@ export function patchUnit(
     );
     if (patch.features) writeFeatures(db, unitId, propertyId, patch.features);
     refreshCounters(db, propertyId, now);
+    unitEvent(db, 'unit.updated', ownerId, unit, now);
   });
 }
 
@@ -190,7 +204,7 @@ export function deleteUnit(
   now: number,
 ) {
   writeTransaction(db, () => {
-    writableProperty(db, propertyId, caller);
+    const ownerId = writableProperty(db, propertyId, caller);
     const unit = findUnit(db, propertyId, unitId);
     if (unit.deleted_at !== null) throw fail('unit.deleted');
     if (liveUnits(db, propertyId) <= 1) throw fail('unit.last_live');
@@ -202,5 +216,6 @@ export function deleteUnit(
       unitId,
     );
     refreshCounters(db, propertyId, now);
+    unitEvent(db, 'unit.deleted', ownerId, unit, now);
   });
 }

@@ -1,0 +1,35 @@
+/**
+ * Wakes the long polls of GET /listings/events when an event may have been
+ * committed. A write calls `announceEvent` inside its transaction; the
+ * waiters run on a later macrotask, after the synchronous transaction has
+ * committed (or rolled back: they then find nothing and wait again). Writes
+ * of other processes are not announced: waiters also look again every second.
+ */
+const waiters = new Set<() => void>();
+let scheduled = false;
+
+export function announceEvent(): void {
+  if (scheduled || waiters.size === 0) return;
+  scheduled = true;
+  setImmediate(() => {
+    scheduled = false;
+    const woken = [...waiters];
+    waiters.clear();
+    for (const wake of woken) wake();
+  });
+}
+
+/** Resolves at the next announcement or after `ms`, whichever comes first. */
+export function nextAnnouncement(ms: number, abort?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      waiters.delete(done);
+      abort?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    waiters.add(done);
+    abort?.addEventListener('abort', done, { once: true });
+  });
+}

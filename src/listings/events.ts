@@ -1,0 +1,65 @@
+import type { Db } from '@/db/client';
+import { appendEvent } from '@/events/outbox';
+import type { EventType } from '@/events/schemas';
+import {
+  PROPERTY_BY_ID,
+  type PropertyRecord,
+  toProperty,
+} from '@/listings/properties/representation';
+import { one } from '@/listings/sql';
+
+/**
+ * The events of listings writes (docs/events-and-webhooks.md). Each is called
+ * inside the write's transaction, after the write, so `data` is what a GET
+ * answers once the change has committed.
+ */
+
+function propertyRow(db: Db, id: string): PropertyRecord {
+  const row = one<PropertyRecord>(db, PROPERTY_BY_ID, id);
+  if (!row) throw new Error(`property ${id} vanished inside its own write`);
+  return row;
+}
+
+/** A property changed: `data` is the property as GET /properties/{id} answers it. */
+export function propertyEvent(db: Db, type: EventType, id: string, now: number): void {
+  const row = propertyRow(db, id);
+  appendEvent(
+    db,
+    { type, resource: { kind: 'property', id }, ownerId: row.owner_id, data: toProperty(row) },
+    now,
+  );
+}
+
+/** A multi-listing counter changed: `{id, unitsCounter}` as its GET answers. */
+export function counterEvent(db: Db, id: string, now: number): void {
+  const row = one<{ units_counter: number; owner_id: string }>(
+    db,
+    'SELECT units_counter, owner_id FROM properties WHERE id = ?',
+    id,
+  );
+  if (!row) return;
+  appendEvent(
+    db,
+    {
+      type: 'multi_listing_counter.updated',
+      resource: { kind: 'multi_listing_counter', id },
+      ownerId: row.owner_id,
+      data: { id, unitsCounter: row.units_counter },
+    },
+    now,
+  );
+}
+
+/** Additional data created or replaced: `{id, data}` as its GET answers. */
+export function additionalDataEvent(db: Db, id: string, data: object, now: number): void {
+  appendEvent(
+    db,
+    {
+      type: 'additional_data.updated',
+      resource: { kind: 'additional_data', id },
+      ownerId: propertyRow(db, id).owner_id,
+      data: { id, data },
+    },
+    now,
+  );
+}
