@@ -6,6 +6,7 @@ import { ConfigError, parseConfig } from '@/config';
 import { migrationsFolder, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
+import { releaseWaits } from '@/events/signal';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
 
@@ -66,6 +67,8 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info('shutting down', { signal });
+  // Long polls of the change feed answer now instead of holding up the stop.
+  releaseWaits();
   // Stop accepting; resolves once requests in flight have been answered.
   await server.stop();
   // Waits for a running job to finish its current chunk.

@@ -3,7 +3,7 @@ import type { Db } from '@/db/client';
 import { fail } from '@/kernel/errors';
 import { cursorOf, idOfCursor } from './cursor';
 import type { Event, EventPage, EventQuery, EventType, ResourceKind } from './schemas';
-import { nextAnnouncement } from './signal';
+import { nextAnnouncement, waitsReleased } from './signal';
 
 export const DEFAULT_EVENTS_PER_PAGE = 100;
 
@@ -82,7 +82,8 @@ export function readEvents(db: Db, caller: Caller, query: EventQuery): EventPage
 /**
  * `readEvents`, holding on for up to `query.wait` seconds while the page is
  * empty: woken by every event this process commits, and looking again every
- * second for those of other processes. `abort` (shutdown) answers at once.
+ * second for those of other processes. `abort` (the client went away) and
+ * shutdown (`releaseWaits`) answer at once.
  */
 export async function waitForEvents(
   db: Db,
@@ -94,7 +95,7 @@ export async function waitForEvents(
   for (;;) {
     const page = readEvents(db, caller, query);
     const left = deadline - performance.now();
-    if (page.data.length > 0 || left <= 0 || abort?.aborted) return page;
+    if (page.data.length > 0 || left <= 0 || abort?.aborted || waitsReleased()) return page;
     await nextAnnouncement(Math.min(left, 1000), abort);
   }
 }

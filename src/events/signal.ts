@@ -7,6 +7,7 @@
  */
 const waiters = new Set<() => void>();
 let scheduled = false;
+let released = false;
 
 export function announceEvent(): void {
   if (scheduled || waiters.size === 0) return;
@@ -19,9 +20,23 @@ export function announceEvent(): void {
   });
 }
 
+/**
+ * Shutdown: every wait ends now and later ones at once, so the server's stop
+ * (which waits for the requests in flight) is not held up by long polls.
+ */
+export function releaseWaits(): void {
+  released = true;
+  const woken = [...waiters];
+  waiters.clear();
+  for (const wake of woken) wake();
+}
+
+export const waitsReleased = (): boolean => released;
+
 /** Resolves at the next announcement or after `ms`, whichever comes first. */
 export function nextAnnouncement(ms: number, abort?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
+    if (released) return resolve();
     const done = () => {
       clearTimeout(timer);
       waiters.delete(done);
