@@ -38,6 +38,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   'multi_listing_unit.not_found': 404,
   'events.cursor_invalid': 400,
   'events.cursor_expired': 410,
+  'webhook.not_found': 404,
+  'webhook.delivery_not_found': 404,
   'page.not_found': 404,
   'page.slug_mismatch': 400,
   'page.query_invalid': 400,

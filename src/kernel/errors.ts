@@ -44,6 +44,8 @@ export type ErrorCode =
   // Events and webhooks
   | 'events.cursor_invalid'
   | 'events.cursor_expired'
+  | 'webhook.not_found'
+  | 'webhook.delivery_not_found'
   // Static pages
   | 'page.not_found'
   | 'page.slug_mismatch'

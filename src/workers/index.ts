@@ -5,6 +5,7 @@ import * as planWindowReset from './plan-window-reset';
 import { createScheduler, type JobDefinition, type Scheduler } from './scheduler';
 import * as staticPageCacheWarm from './static-page-cache-warm';
 import * as unitCounterReconcile from './unit-counter-reconcile';
+import * as webhookDelivery from './webhook-delivery';
 
 export type { JobContext, JobDefinition, JobDetails, JobRun, Scheduler } from './scheduler';
 
@@ -32,6 +33,11 @@ export function workerJobs(deps: AppDeps): JobDefinition[] {
       name: 'events-prune',
       pattern: jobSchedules.eventsPrune,
       run: () => eventsPrune.run(deps),
+    },
+    {
+      name: 'webhook-delivery',
+      pattern: jobSchedules.webhookDelivery,
+      run: (ctx) => webhookDelivery.run(deps, ctx),
     },
     {
       name: 'database-backup',

@@ -17,6 +17,7 @@ describe('happy', () => {
       'unit-counter-reconcile',
       'static-page-cache-warm',
       'events-prune',
+      'webhook-delivery',
       'database-backup',
     ]);
     const run = JobRunResult.parse(await svc.employee.admin.jobs.run('static-page-cache-warm'));

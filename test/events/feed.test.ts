@@ -153,8 +153,8 @@ describe('GET /listings/events', () => {
       app.clock.advance(DAY_MS);
       const kept = makeProperty(app.db, { createdAt: app.clock() });
       app.clock.advance(DAY_MS + 1);
-      expect(eventsPrune.run(pruned.deps)).toEqual({ pruned: 2 });
-      expect(eventsPrune.run(pruned.deps)).toEqual({ pruned: 0 });
+      expect(eventsPrune.run(pruned.deps)).toEqual({ pruned: 2, deliveries: 0 });
+      expect(eventsPrune.run(pruned.deps)).toEqual({ pruned: 0, deliveries: 0 });
       expect(count(app.db, 'events')).toBe(1);
 
       const gone = await readFeed(app, await staff(), `?after=${old.events[0]!.id}`);
@@ -170,7 +170,7 @@ describe('GET /listings/events', () => {
 
       // With every event pruned, ids still never restart and old cursors stay 410.
       app.clock.advance(3 * DAY_MS);
-      expect(eventsPrune.run(pruned.deps)).toEqual({ pruned: 1 });
+      expect(eventsPrune.run(pruned.deps)).toEqual({ pruned: 1, deliveries: 0 });
       expect((await readFeed(app, await staff(), `?after=${old.events[1]!.id}`)).status).toBe(410);
       const next = makeProperty(app.db, { createdAt: app.clock() });
       const after = await readFeed(app, await staff(), `?after=${fresh.body.next_cursor}`);

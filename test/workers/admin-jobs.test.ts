@@ -11,6 +11,7 @@ const JOB_NAMES = [
   'unit-counter-reconcile',
   'static-page-cache-warm',
   'events-prune',
+  'webhook-delivery',
   'database-backup',
 ];
 
@@ -28,6 +29,7 @@ describe('happy', () => {
         { name: 'unit-counter-reconcile', schedule: '*/5 * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'static-page-cache-warm', schedule: '*/10 * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'events-prune', schedule: '17 * * * *', nextRunAt: null, lastRuns: [] },
+        { name: 'webhook-delivery', schedule: '*/10 * * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'database-backup', schedule: '0 3 * * *', nextRunAt: null, lastRuns: [] },
       ],
     });

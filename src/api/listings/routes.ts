@@ -7,6 +7,7 @@ import { neighbourhoodRoutes } from './neighbourhoods/routes';
 import { propertyRoutes } from './properties/routes';
 import { propertyUpdateRoutes } from './properties/update-routes';
 import { unitRoutes } from './units/routes';
+import { webhookRoutes } from './webhooks/routes';
 
 /** Listings API, mounted at /listings. */
 export const listingsRoutes = (deps: ApiDeps) =>
@@ -17,4 +18,5 @@ export const listingsRoutes = (deps: ApiDeps) =>
     .use(neighbourhoodRoutes(deps))
     .use(multiListingUnitRoutes(deps))
     .use(additionalDataRoutes(deps))
-    .use(eventRoutes(deps));
+    .use(eventRoutes(deps))
+    .use(webhookRoutes(deps));

@@ -9,4 +9,5 @@ export * from './plans';
 export * from './static-pages';
 export * from './transactions';
 export * from './users';
+export * from './webhooks';
 export * from './window-usage';
