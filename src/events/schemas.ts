@@ -84,6 +84,8 @@ export const EventQuery = z.strictObject({
     .describe(`Events per page, 1..${MAX_EVENTS_PER_PAGE} (default 100)`),
   wait: wholeNumber(1, MAX_WAIT_SECONDS)
     .optional()
-    .describe(`Seconds to hold the request open until an event arrives, 1..${MAX_WAIT_SECONDS}`),
+    .describe(`Seconds to hold the request open until an event arrives, 1..${MAX_WAIT_SECONDS}`)
+    // Tells generated traffic (the fuzzer) that a valid value holds the answer back on purpose.
+    .meta({ 'x-long-poll': true }),
 });
 export type EventQuery = z.infer<typeof EventQuery>;
