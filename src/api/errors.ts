@@ -40,6 +40,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   'events.cursor_expired': 410,
   'webhook.not_found': 404,
   'webhook.delivery_not_found': 404,
+  'webhook.limit_reached': 409,
   'page.not_found': 404,
   'page.slug_mismatch': 400,
   'page.query_invalid': 400,

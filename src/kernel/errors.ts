@@ -46,6 +46,7 @@ export type ErrorCode =
   | 'events.cursor_expired'
   | 'webhook.not_found'
   | 'webhook.delivery_not_found'
+  | 'webhook.limit_reached'
   // Static pages
   | 'page.not_found'
   | 'page.slug_mismatch'

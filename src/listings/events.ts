@@ -7,6 +7,7 @@ import {
   toProperty,
 } from '@/listings/properties/representation';
 import { one } from '@/listings/sql';
+import { readUnits } from '@/listings/units/representation';
 
 /**
  * The events of listings writes (docs/events-and-webhooks.md). Each is called
@@ -62,4 +63,17 @@ export function additionalDataEvent(db: Db, id: string, data: object, now: numbe
     },
     now,
   );
+}
+
+/** Units written (created, changed, deleted, unpublished by an archive): one event each. */
+export function unitEvents(
+  db: Db,
+  type: EventType,
+  ownerId: string,
+  unitIds: readonly string[],
+  now: number,
+): void {
+  for (const unit of readUnits(db, unitIds)) {
+    appendEvent(db, { type, resource: { kind: 'unit', id: unit.id }, ownerId, data: unit }, now);
+  }
 }

@@ -14,6 +14,9 @@ import type {
 } from './schemas';
 import { newSecret } from './signing';
 
+/** A customer's endpoints at most: each one multiplies the deliveries of its events. */
+export const MAX_ENDPOINTS_PER_CUSTOMER = 20;
+
 /** After a rotation the old secret still signs for this long. */
 export const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000;
 
@@ -48,7 +51,7 @@ const lastEventId = (db: DbOrTx): number =>
     .from(events)
     .get()!.id;
 
-/** POST /listings/webhooks: the URL was checked before (it takes a DNS lookup). */
+/** POST /listings/webhooks: the URL was checked before (it takes a DNS lookup); 409 past the limit. */
 export function createEndpoint(
   db: Db,
   caller: Caller,
@@ -56,13 +59,22 @@ export function createEndpoint(
   now: number,
 ): WebhookWithSecret {
   const at = new Date(now);
+  const owner = ownerOf(caller);
   const row = db.transaction(
-    (tx) =>
-      tx
+    (tx) => {
+      if (owner !== null) {
+        const { n } = tx
+          .select({ n: sql<number>`count(*)` })
+          .from(webhookEndpoints)
+          .where(eq(webhookEndpoints.ownerId, owner))
+          .get()!;
+        if (n >= MAX_ENDPOINTS_PER_CUSTOMER) throw fail('webhook.limit_reached');
+      }
+      return tx
         .insert(webhookEndpoints)
         .values({
           id: uuidv7(now),
-          ownerId: ownerOf(caller),
+          ownerId: owner,
           url: input.url,
           description: input.description ?? null,
           types: input.types ?? [],
@@ -73,7 +85,8 @@ export function createEndpoint(
           updatedAt: at,
         })
         .returning()
-        .get(),
+        .get();
+    },
     { behavior: 'immediate' },
   );
   return { ...toWebhook(row), secret: row.secret };

@@ -168,6 +168,34 @@ describe('the outbox', () => {
       });
     });
 
+    test('an archive unpublishes units: one unit.updated per unit it unpublished, then property.archived', async () => {
+      const id = await postProperty(ctx, { totalUnits: 3 });
+      const units = await ctx.request<{ _embedded: { 'svc:units': { id: string }[] } }>(
+        'GET',
+        `/listings/properties/${id}/units`,
+        { token: employee },
+      );
+      const [first, second] = units.body._embedded['svc:units'].map((unit) => unit.id) as [
+        string,
+        string,
+      ];
+      for (const unitId of [first, second]) {
+        await ctx.request('PATCH', `/listings/properties/${id}/units/${unitId}`, {
+          body: { published: true },
+          token: employee,
+        });
+      }
+      const { cursor } = await readAll(ctx, employee);
+      await ctx.request('DELETE', `/listings/properties/${id}`, { body: {}, token: employee });
+      const { events } = await readAll(ctx, employee, cursor);
+      expect(events.map((event) => [event.type, event.resource.id])).toEqual([
+        ['unit.updated', first],
+        ['unit.updated', second],
+        ['property.archived', id],
+      ]);
+      expect(events[0]!.data).toMatchObject({ published: false });
+    });
+
     test('a convert to the same type changes nothing and appends nothing', async () => {
       const id = await postProperty(ctx);
       const before = count(ctx.db, 'events');

@@ -198,6 +198,32 @@ describe('webhook endpoints', () => {
       expect(count(ctx.db, 'webhook_endpoints')).toBe(before);
     });
 
+    test('409 past 20 endpoints of a customer, nothing stored; employees have no limit', async () => {
+      const app = await listingsContext();
+      const token = await app.tokenFor('owner-many', 'customer');
+      for (let i = 0; i < 20; i++) {
+        const res = await app.request('POST', '/listings/webhooks', {
+          body: { url: URL_OK },
+          token,
+        });
+        expect(res.status).toBe(201);
+      }
+      const refused = await app.request('POST', '/listings/webhooks', {
+        body: { url: URL_OK },
+        token,
+      });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual(problemOf(409));
+      expect(count(app.db, 'webhook_endpoints')).toBe(20);
+      for (let i = 0; i < 21; i++) {
+        const res = await app.request('POST', '/listings/webhooks', {
+          body: { url: URL_OK },
+          token: app.employee,
+        });
+        expect(res.status).toBe(201);
+      }
+    });
+
     test('404 for an unknown endpoint or delivery, on every operation', async () => {
       const made = WebhookWithSecret.parse((await create({ url: URL_OK })).body);
       const paths: [string, string][] = [

@@ -4,7 +4,7 @@ import type { Combinable } from '@/db/group-commit';
 import { fail, fieldError } from '@/kernel/errors';
 import { ensureVisible, scopeOf } from '@/listings/access';
 import { countryOf } from '@/listings/cities';
-import { propertyEvent } from '@/listings/events';
+import { propertyEvent, unitEvents } from '@/listings/events';
 import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
 import { ensureCurrent, type PropertyWrite } from '@/listings/properties/etag';
 import {
@@ -18,7 +18,7 @@ import type {
   PropertyCreate,
   PropertyType,
 } from '@/listings/properties/schemas';
-import { exec, one, writeTransaction } from '@/listings/sql';
+import { exec, many, one, writeTransaction } from '@/listings/sql';
 
 /** A property as `caller` may see it (404 otherwise). Read inside the caller's transaction. */
 export function findProperty(db: Db, id: string, caller: Caller | null): PropertyRecord {
@@ -96,12 +96,12 @@ export function archiveProperty(db: Db, id: string, reasons: ArchiveReasons, wri
   writeTransaction(db, () => {
     const property = currentProperty(db, id, write);
     if (property.archived) throw fail('property.archived');
-    exec(
+    const unpublished = many<{ id: string }>(
       db,
-      'UPDATE units SET published = 0, updated_at = ? WHERE property_id = ? AND published = 1',
+      'UPDATE units SET published = 0, updated_at = ? WHERE property_id = ? AND published = 1 RETURNING id',
       now,
       id,
-    );
+    ).map((unit) => unit.id);
     exec(
       db,
       `UPDATE properties SET archived = 1, reason_to_unpublish = ?,
@@ -111,6 +111,7 @@ export function archiveProperty(db: Db, id: string, reasons: ArchiveReasons, wri
       id,
     );
     refreshCounters(db, id, now);
+    unitEvents(db, 'unit.updated', property.owner_id, unpublished, now);
     propertyEvent(db, 'property.archived', id, now);
   });
 }

@@ -1,57 +1,15 @@
 import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
-import { appendEvent } from '@/events/outbox';
-import type { EventType } from '@/events/schemas';
 import { fail } from '@/kernel/errors';
+import { unitEvents } from '@/listings/events';
 import type { Paging } from '@/listings/paging';
 import { MAX_UNITS } from '@/listings/properties/schemas';
 import { findProperty, refreshCounters } from '@/listings/properties/service';
 import { ensureUnitRoom } from '@/listings/quotas';
 import { exec, many, one, writeTransaction } from '@/listings/sql';
+import { toUnits, UNIT_COLUMNS, type UnitRecord } from '@/listings/units/representation';
 import type { Unit, UnitCreate, UnitFeature, UnitPatch } from '@/listings/units/schemas';
-
-interface UnitRecord {
-  id: string;
-  property_id: string;
-  rentable: number;
-  published: number;
-  deleted_at: number | null;
-}
-
-type UnitRef = Pick<UnitRecord, 'id' | 'property_id'>;
-
-const UNIT_COLUMNS = 'u.id, u.property_id, u.rentable, u.published, u.deleted_at';
-
-function featuresOf(db: Db, unitIds: string[]): Map<string, UnitFeature[]> {
-  const rows = many<UnitFeature & { unit_id: string }>(
-    db,
-    `SELECT unit_id, applicability, category, name, value FROM unit_features
-     WHERE unit_id IN (SELECT value FROM json_each(?)) ORDER BY unit_id, position`,
-    JSON.stringify(unitIds),
-  );
-  const byUnit = new Map<string, UnitFeature[]>();
-  for (const { unit_id, ...feature } of rows) {
-    byUnit.set(unit_id, [...(byUnit.get(unit_id) ?? []), feature]);
-  }
-  return byUnit;
-}
-
-function toUnits(db: Db, rows: UnitRecord[]): Unit[] {
-  const features = featuresOf(
-    db,
-    rows.map((row) => row.id),
-  );
-  return rows.map((row) => ({
-    id: row.id,
-    propertyId: row.property_id,
-    rentable: row.rentable === 1,
-    published: row.published === 1,
-    deleted: row.deleted_at !== null,
-    deletedAt: row.deleted_at === null ? null : new Date(row.deleted_at).toISOString(),
-    features: features.get(row.id) ?? [],
-  }));
-}
 
 function writeFeatures(db: Db, unitId: string, propertyId: string, features: UnitFeature[]) {
   exec(db, 'DELETE FROM unit_features WHERE unit_id = ?', unitId);
@@ -128,12 +86,6 @@ function writableProperty(db: Db, propertyId: string, caller: Caller | null): st
   return property.owner_id;
 }
 
-/** The event of a unit write, in its transaction: the unit as GET answers it now. */
-function unitEvent(db: Db, type: EventType, ownerId: string, unit: UnitRef, now: number) {
-  const data = toUnits(db, [findUnit(db, unit.property_id, unit.id)])[0]!;
-  appendEvent(db, { type, resource: { kind: 'unit', id: unit.id }, ownerId, data }, now);
-}
-
 /** POST /properties/{id}/units: 409 past 30 live units. Returns the new unit's id. */
 export function addUnit(
   db: Db,
@@ -160,7 +112,7 @@ export function addUnit(
     );
     writeFeatures(db, id, propertyId, input?.features ?? []);
     refreshCounters(db, propertyId, now);
-    unitEvent(db, 'unit.created', ownerId, { id, property_id: propertyId }, now);
+    unitEvents(db, 'unit.created', ownerId, [id], now);
     return id;
   });
 }
@@ -191,7 +143,7 @@ export function patchUnit(
     );
     if (patch.features) writeFeatures(db, unitId, propertyId, patch.features);
     refreshCounters(db, propertyId, now);
-    unitEvent(db, 'unit.updated', ownerId, unit, now);
+    unitEvents(db, 'unit.updated', ownerId, [unitId], now);
   });
 }
 
@@ -216,6 +168,6 @@ export function deleteUnit(
       unitId,
     );
     refreshCounters(db, propertyId, now);
-    unitEvent(db, 'unit.deleted', ownerId, unit, now);
+    unitEvents(db, 'unit.deleted', ownerId, [unitId], now);
   });
 }

@@ -61,11 +61,12 @@ export const webhookRoutes = ({ db, clock, config, auth }: ApiDeps) => {
         body: WebhookCreate,
         response: {
           201: withLocation(WebhookWithSecret, 'The path of the new endpoint'),
-          ...problems(400, 401, 422),
+          ...problems(400, 401, 409, 422),
         },
         detail: {
           operationId: 'createWebhook',
           summary: 'Register a webhook endpoint (the signing secret is shown only here)',
+          description: 'A customer may have 20 endpoints; one more answers 409.',
           tags,
         },
       },
