@@ -12,6 +12,9 @@ export interface NewEvent {
   data: object;
 }
 
+const INSERT = `INSERT INTO events (type, occurred_at, resource_kind, resource_id, owner_id, data)
+  VALUES (?, ?, ?, ?, ?, ?)`;
+
 /**
  * Appends one event. Call it inside the write transaction of the change it
  * tells of, after the change: the event then commits or rolls back with it,
@@ -19,15 +22,23 @@ export interface NewEvent {
  * lock) is greater than that of every event committed before it.
  */
 export function appendEvent(db: DbOrTx, event: NewEvent, now: number): void {
-  db.insert(events)
-    .values({
-      type: event.type,
-      occurredAt: new Date(now),
-      resourceKind: event.resource.kind,
-      resourceId: event.resource.id,
-      ownerId: event.ownerId,
-      data: JSON.stringify(event.data),
-    })
-    .run();
+  const data = JSON.stringify(event.data);
+  if ('$client' in db) {
+    // The connection itself: one prepared statement (creates append one event each).
+    db.$client
+      .query(INSERT)
+      .run(event.type, now, event.resource.kind, event.resource.id, event.ownerId, data);
+  } else {
+    db.insert(events)
+      .values({
+        type: event.type,
+        occurredAt: new Date(now),
+        resourceKind: event.resource.kind,
+        resourceId: event.resource.id,
+        ownerId: event.ownerId,
+        data,
+      })
+      .run();
+  }
   announceEvent();
 }

@@ -18,13 +18,13 @@ const FAN_OUT_BATCH = 500;
  * Queues a delivery of every event after each enabled endpoint's cursor that
  * it should receive (its owner's, of its types), and moves the cursor past
  * the events read, in one transaction per batch: an event is queued exactly
- * once, and a crash between batches only repeats nothing. The body is built
+ * once, even when the process dies between batches. The body is built
  * here once, so every attempt sends (and signs) the same bytes.
  */
 export function fanOut(db: Db, now: number): number {
   let queued = 0;
   const endpoints = db
-    .select()
+    .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
     .where(eq(webhookEndpoints.enabled, true))
     .all();
@@ -32,8 +32,9 @@ export function fanOut(db: Db, now: number): number {
     for (;;) {
       const added = db.transaction(
         (tx) => {
+          // Read again inside the transaction: a PATCH or DELETE may have come between batches.
           const current = tx
-            .select({ cursor: webhookEndpoints.cursor, enabled: webhookEndpoints.enabled })
+            .select()
             .from(webhookEndpoints)
             .where(eq(webhookEndpoints.id, endpoint.id))
             .get();
@@ -48,8 +49,8 @@ export function fanOut(db: Db, now: number): number {
           if (events.length === 0) return null;
           const wanted = events.filter(
             (event) =>
-              (endpoint.ownerId === null || event.owner_id === endpoint.ownerId) &&
-              (endpoint.types.length === 0 || endpoint.types.includes(event.type)),
+              (current.ownerId === null || event.owner_id === current.ownerId) &&
+              (current.types.length === 0 || current.types.includes(event.type)),
           );
           if (wanted.length > 0) {
             tx.insert(webhookDeliveries)
