@@ -159,7 +159,7 @@ describe('webhook endpoints', () => {
       ).toBeNull();
     });
 
-    test('a PATCH to a refused URL is 422 and changes nothing', async () => {
+    test('a PATCH to a refused URL or with a bad body is 422 and changes nothing', async () => {
       const made = WebhookWithSecret.parse((await create({ url: URL_OK })).body);
       const res = await ctx.request('PATCH', `/listings/webhooks/${made.id}`, {
         body: { url: 'https://[::1]/' },
@@ -169,24 +169,44 @@ describe('webhook endpoints', () => {
       expect(res.body).toEqual(
         refused('host ::1 is a loopback, private, link-local or metadata address (::1)'),
       );
+      for (const [body, validationMessages] of [
+        [{ url: 7 }, { url: { invalidType: 'The input must be of type string' } }],
+        [{ enabled: true, owner: 'x' }, { owner: { notAllowed: 'The field is not allowed' } }],
+      ] as const) {
+        const bad = await ctx.request('PATCH', `/listings/webhooks/${made.id}`, {
+          body,
+          token: customer,
+        });
+        expect(bad.status).toBe(422);
+        expect(bad.body).toEqual({ ...problemOf(422), validationMessages });
+      }
       const read = await ctx.request('GET', `/listings/webhooks/${made.id}`, { token: customer });
-      expect(read.body).toMatchObject({ url: URL_OK });
+      expect(read.body).toMatchObject({ url: URL_OK, updatedAt: made.updatedAt });
     });
 
     test('422 for a body breaking a field rule, 400 for malformed JSON; nothing stored', async () => {
       const before = count(ctx.db, 'webhook_endpoints');
-      for (const body of [
-        {},
-        { url: URL_OK, types: ['property.exploded'] },
-        { url: URL_OK, extra: 1 },
-        { url: 5 },
-      ]) {
+      const cases: [unknown, Record<string, unknown>][] = [
+        [{}, { url: { isEmpty: "Value is required and can't be empty" } }],
+        [
+          { url: URL_OK, types: ['property.exploded'] },
+          { types: { 0: { notInArray: 'The input was not found in the haystack' } } },
+        ],
+        [{ url: URL_OK, extra: 1 }, { extra: { notAllowed: 'The field is not allowed' } }],
+        [{ url: 5 }, { url: { invalidType: 'The input must be of type string' } }],
+        [
+          { url: URL_OK, description: 'x'.repeat(501) },
+          { description: { stringLengthTooLong: 'The input is more than 500 characters long' } },
+        ],
+        [
+          { url: URL_OK, enabled: 'yes' },
+          { enabled: { invalidType: 'The input must be of type boolean' } },
+        ],
+      ];
+      for (const [body, validationMessages] of cases) {
         const res = await create(body);
         expect([body, res.status]).toEqual([body, 422]);
-        expect(res.body).toMatchObject({
-          ...problemOf(422),
-          validationMessages: expect.any(Object),
-        });
+        expect(res.body).toEqual({ ...problemOf(422), validationMessages });
       }
       const malformed = await ctx.request('POST', '/listings/webhooks', {
         raw: '{"url":',
