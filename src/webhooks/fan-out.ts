@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, lt } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
 
@@ -23,10 +23,14 @@ const FAN_OUT_BATCH = 500;
  */
 export function fanOut(db: Db, now: number): number {
   let queued = 0;
+  const last = db.$client.query('SELECT coalesce(max(id), 0) AS id FROM events').get() as {
+    id: number;
+  };
+  // Endpoints already at the last event need no write transaction (the idle case).
   const endpoints = db
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
-    .where(eq(webhookEndpoints.enabled, true))
+    .where(and(eq(webhookEndpoints.enabled, true), lt(webhookEndpoints.cursor, last.id)))
     .all();
   for (const endpoint of endpoints) {
     for (;;) {

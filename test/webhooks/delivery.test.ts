@@ -1,3 +1,4 @@
+import { Database } from 'bun:sqlite';
 import { afterAll, describe, expect, test } from 'bun:test';
 import { deliverWebhooks } from '@/webhooks/deliver';
 import { DeliveryList, Webhook, WebhookWithSecret } from '@/webhooks/schemas';
@@ -100,6 +101,26 @@ describe('webhook delivery', () => {
         error: null,
         eventType: 'multi_listing_counter.updated',
       });
+    });
+
+    test('an idle run takes no write lock: it finishes while another connection holds one', async () => {
+      const { ctx } = await setUp();
+      await postProperty(ctx);
+      expect(await deliver(ctx)).toMatchObject({ queued: 1, succeeded: 1 });
+      const other = new Database(ctx.config.databasePath);
+      other.exec('PRAGMA busy_timeout = 0');
+      other.exec('BEGIN IMMEDIATE');
+      try {
+        const run = await deliverWebhooks({
+          db: ctx.db,
+          clock: ctx.clock,
+          policy: ctx.config.webhooks,
+        });
+        expect(run).toEqual({ queued: 0, attempted: 0, succeeded: 0, failed: 0 });
+      } finally {
+        other.exec('ROLLBACK');
+        other.close();
+      }
     });
 
     test('types filter and customer scope: a customer endpoint gets only its own properties, of its types', async () => {
