@@ -31,6 +31,26 @@ export function propertyEvent(db: Db, type: EventType, id: string, now: number):
   );
 }
 
+/**
+ * An owner change: the previous owner is told the property left its view
+ * (`data: {id}`, its own event), then the new owner gets the property.
+ */
+export function ownerChangeEvents(db: Db, id: string, previousOwner: string, now: number): void {
+  if (propertyRow(db, id).owner_id !== previousOwner) {
+    appendEvent(
+      db,
+      {
+        type: 'property.owner_changed',
+        resource: { kind: 'property', id },
+        ownerId: previousOwner,
+        data: { id },
+      },
+      now,
+    );
+  }
+  propertyEvent(db, 'property.owner_changed', id, now);
+}
+
 /** A multi-listing counter changed: `{id, unitsCounter}` as its GET answers. */
 export function counterEvent(db: Db, id: string, now: number): void {
   const row = one<{ units_counter: number; owner_id: string }>(

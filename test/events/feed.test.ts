@@ -80,6 +80,31 @@ describe('GET /listings/events', () => {
       });
     });
 
+    test('an owner change: the previous owner reads {id} (it left its view), the new owner the property', async () => {
+      const app = await listingsContext();
+      const id = await postProperty(app);
+      const before = await readAll(app, app.otherCustomer);
+      const changed = await app.request('PUT', `/listings/properties/${id}/owner`, {
+        body: { ownerId: OTHER_OWNER },
+        token: app.employee,
+      });
+      expect(changed.status).toBe(204);
+      const previous = await readAll(app, app.customer);
+      expect(previous.events.at(-1)).toMatchObject({
+        type: 'property.owner_changed',
+        ownerId: OWNER,
+        data: { id },
+      });
+      expect(Object.keys(previous.events.at(-1)!.data)).toEqual(['id']);
+      const next = await readAll(app, app.otherCustomer, before.cursor);
+      expect(next.events).toHaveLength(1);
+      expect(next.events[0]).toMatchObject({
+        type: 'property.owner_changed',
+        ownerId: OTHER_OWNER,
+        data: { id, ownerId: OTHER_OWNER },
+      });
+    });
+
     test('cursors survive a restart: a new service on the same file continues after them', async () => {
       const app = await listingsContext();
       makeProperty(app.db);

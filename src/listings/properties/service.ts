@@ -4,7 +4,7 @@ import type { Combinable } from '@/db/group-commit';
 import { fail, fieldError } from '@/kernel/errors';
 import { ensureVisible, scopeOf } from '@/listings/access';
 import { countryOf } from '@/listings/cities';
-import { propertyEvent, unitEvents } from '@/listings/events';
+import { ownerChangeEvents, propertyEvent, unitEvents } from '@/listings/events';
 import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
 import { ensureCurrent, type PropertyWrite } from '@/listings/properties/etag';
 import {
@@ -208,7 +208,7 @@ export function assignNeighbourhood(
 /** PUT /properties/{id}/owner (employees only: the route refuses customers with 403). */
 export function changeOwner(db: Db, id: string, ownerId: string, write: PropertyWrite) {
   writeTransaction(db, () => {
-    currentProperty(db, id, write);
+    const previous = currentProperty(db, id, write).owner_id;
     exec(
       db,
       'UPDATE properties SET owner_id = ?, updated_at = ? WHERE id = ?',
@@ -216,7 +216,7 @@ export function changeOwner(db: Db, id: string, ownerId: string, write: Property
       write.now,
       id,
     );
-    propertyEvent(db, 'property.owner_changed', id, write.now);
+    ownerChangeEvents(db, id, previous, write.now);
   });
 }
 
