@@ -9,6 +9,7 @@ import { serviceMigrations } from '@/db/migrate';
 import { releaseWaits } from '@/events/signal';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
+import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
 
 function loadConfig() {
   try {
@@ -39,7 +40,11 @@ try {
 }
 const deps = buildDeps({ config, db, logger });
 const service = createService(deps);
-if (config.workers) deps.jobs?.start();
+if (config.workers) {
+  deps.jobs?.start();
+  // New events go out to webhooks at once, not at the delivery job's next tick.
+  kickDeliveriesOnEvents(deps);
+}
 
 const server = Bun.serve({
   port: config.port,

@@ -6,18 +6,27 @@
  * of other processes are not announced: waiters also look again every second.
  */
 const waiters = new Set<() => void>();
+/** Told of every announcement, for as long as they are subscribed (the delivery kick). */
+const listeners = new Set<() => void>();
 let scheduled = false;
 let released = false;
 
 export function announceEvent(): void {
-  if (scheduled || waiters.size === 0) return;
+  if (scheduled || (waiters.size === 0 && listeners.size === 0)) return;
   scheduled = true;
   setImmediate(() => {
     scheduled = false;
     const woken = [...waiters];
     waiters.clear();
     for (const wake of woken) wake();
+    for (const listener of listeners) listener();
   });
+}
+
+/** Calls `listener` after commits that appended events; answers the unsubscribe. */
+export function onEvents(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 /**

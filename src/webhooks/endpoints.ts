@@ -173,6 +173,15 @@ export function rotateSecret(db: Db, caller: Caller, id: string, now: number): S
   );
 }
 
+/** Whether any endpoint would take deliveries now. */
+export const hasEnabledEndpoint = (db: Db): boolean =>
+  db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.enabled, true))
+    .limit(1)
+    .get() !== undefined;
+
 /** The secrets that sign a delivery now: the current one, and the previous one while it lives. */
 export const signingSecrets = (row: WebhookEndpointRow, now: number): string[] =>
   row.previousSecret && row.previousSecretExpiresAt && row.previousSecretExpiresAt.getTime() > now

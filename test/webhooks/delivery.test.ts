@@ -2,6 +2,7 @@ import { Database } from 'bun:sqlite';
 import { afterAll, describe, expect, test } from 'bun:test';
 import { deliverWebhooks } from '@/webhooks/deliver';
 import { DeliveryList, Webhook, WebhookWithSecret } from '@/webhooks/schemas';
+import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
 import { readAll } from '../events/support';
 import { OTHER_OWNER, postProperty } from '../listings/support';
 import { deliver, startReceiver, verify, webhooksContext } from './support';
@@ -120,6 +121,37 @@ describe('webhook delivery', () => {
       } finally {
         other.exec('ROLLBACK');
         other.close();
+      }
+    });
+
+    test('the kick: new events go out at once (no clock move, no job tick), only while an endpoint is enabled', async () => {
+      const { ctx, endpoint, staff } = await setUp();
+      // Counts the kicks; the job itself runs as usual.
+      const jobs = ctx.deps.jobs!;
+      const runNow = jobs.runNow.bind(jobs);
+      const kicks: string[] = [];
+      jobs.runNow = (name) => {
+        kicks.push(name);
+        return runNow(name);
+      };
+      const stop = kickDeliveriesOnEvents(ctx.deps);
+      try {
+        const id = await postProperty(ctx);
+        await receiver.receivedCount(1);
+        expect(JSON.parse(receiver.received[0]!.body).data.id).toBe(id);
+        expect(kicks).toEqual(['webhook-delivery']);
+        await ctx.request('PATCH', `/listings/webhooks/${endpoint.id}`, {
+          body: { enabled: false },
+          token: await staff(),
+        });
+        await postProperty(ctx);
+        // Two turns of the event loop: the announcement, then the kick it would start.
+        await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(kicks).toEqual(['webhook-delivery']);
+      } finally {
+        stop();
+        jobs.runNow = runNow;
       }
     });
 

@@ -16,6 +16,7 @@ export interface Received {
 export function startReceiver() {
   const received: Received[] = [];
   const statuses: number[] = [];
+  const waiting: { count: number; resolve: () => void }[] = [];
   let answer: ((request: Request) => Response | Promise<Response>) | null = null;
   const server = Bun.serve({
     hostname: '127.0.0.1',
@@ -26,6 +27,10 @@ export function startReceiver() {
         headers: Object.fromEntries(request.headers),
         body: await request.text(),
       });
+      for (const waiter of waiting.filter((w) => received.length >= w.count)) {
+        waiting.splice(waiting.indexOf(waiter), 1);
+        waiter.resolve();
+      }
       if (answer) return answer(request);
       return new Response('ok', { status: statuses.shift() ?? 200 });
     },
@@ -34,6 +39,11 @@ export function startReceiver() {
     url: (path = '/hook') => `http://127.0.0.1:${server.port}${path}`,
     received,
     statuses,
+    /** Resolves once `count` requests have arrived in all. */
+    receivedCount: (count: number) =>
+      received.length >= count
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waiting.push({ count, resolve })),
     answerWith(handler: typeof answer) {
       answer = handler;
     },
