@@ -151,7 +151,7 @@ function fillPages(db: Db, contentDir: string, now: number) {
       published: true,
       content: `# ${title}\n\n${text}`,
     });
-    upsertStaticPage(db, slug, page, now);
+    db.transaction((tx) => upsertStaticPage(tx, slug, page, now));
   }
   return report.refused;
 }

@@ -187,7 +187,7 @@ export async function seedProperties(db: Db, options: SeedOptions) {
         units: unitRows,
       });
     }
-    const inserted = insertPropertiesBulk(db, rows, { now });
+    const inserted = insertPropertiesBulk(db, rows, { now, events: false });
     done += inserted.properties;
     units += inserted.units;
     options.onProgress?.(done);

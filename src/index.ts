@@ -6,8 +6,10 @@ import { ConfigError, parseConfig } from '@/config';
 import { migrationsFolder, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
+import { releaseWaits } from '@/events/signal';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
+import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
 
 function loadConfig() {
   try {
@@ -38,7 +40,11 @@ try {
 }
 const deps = buildDeps({ config, db, logger });
 const service = createService(deps);
-if (config.workers) deps.jobs?.start();
+if (config.workers) {
+  deps.jobs?.start();
+  // New events go out to webhooks at once, not at the delivery job's next tick.
+  kickDeliveriesOnEvents(deps);
+}
 
 const server = Bun.serve({
   port: config.port,
@@ -66,6 +72,8 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info('shutting down', { signal });
+  // Long polls of the change feed answer now instead of holding up the stop.
+  releaseWaits();
   // Stop accepting; resolves once requests in flight have been answered.
   await server.stop();
   // Waits for a running job to finish its current chunk.

@@ -19,12 +19,14 @@ import { UnitList } from '@/api/listings/units/routes';
 import * as content from '@/content/schemas';
 import * as customerAdmin from '@/customer/admin/schemas';
 import * as transactions from '@/customer/transactions/schemas';
+import * as events from '@/events/schemas';
 import * as additionalData from '@/listings/additional-data/schemas';
 import * as multiListing from '@/listings/multi-listing-units/schemas';
 import * as neighbourhoods from '@/listings/neighbourhoods/schemas';
 import { PropertyListQuery } from '@/listings/properties/list-query';
 import * as properties from '@/listings/properties/schemas';
 import * as units from '@/listings/units/schemas';
+import * as webhooks from '@/webhooks/schemas';
 
 type Io = 'input' | 'output';
 type Json = Record<string, unknown>;
@@ -61,6 +63,18 @@ const TYPES: [name: string, schema: z.ZodType, io: Io][] = [
   ['AdditionalDataCreate', additionalData.AdditionalDataCreate, 'input'],
   ['AdditionalDataPut', additionalData.AdditionalDataPut, 'input'],
   ['AdditionalDataWritten', additionalData.AdditionalDataWritten, 'output'],
+  ['EventType', events.EventType, 'output'],
+  ['Event', events.Event, 'output'],
+  ['EventPage', events.EventPage, 'output'],
+  ['EventQueryText', events.EventQuery, 'input'],
+  ['Webhook', webhooks.Webhook, 'output'],
+  ['WebhookWithSecret', webhooks.WebhookWithSecret, 'output'],
+  ['WebhookList', webhooks.WebhookList, 'output'],
+  ['WebhookCreate', webhooks.WebhookCreate, 'input'],
+  ['WebhookPatch', webhooks.WebhookPatch, 'input'],
+  ['SecretRotation', webhooks.SecretRotation, 'output'],
+  ['WebhookDelivery', webhooks.Delivery, 'output'],
+  ['WebhookDeliveryList', webhooks.DeliveryList, 'output'],
   ['StaticPage', content.StaticPage, 'output'],
   ['StaticPageSummary', content.StaticPageSummary, 'output'],
   ['StaticPageList', content.StaticPageList, 'output'],

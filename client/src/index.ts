@@ -2,8 +2,10 @@ import { authApi } from './accounts.js';
 import { operationsApi } from './admin.js';
 import { staticPagesApi } from './content.js';
 import { customerApi } from './customer.js';
+import { eventsApi } from './events.js';
 import { type ClientOptions, type TokenSource, Transport } from './http.js';
 import { listingsApi } from './listings.js';
+import { webhooksApi } from './webhooks.js';
 
 /**
  * A typed client of the listings service: one namespace per API, retries as
@@ -13,7 +15,8 @@ export function createClient(options: ClientOptions) {
   const http = new Transport(options);
   const { health, jobs } = operationsApi(http);
   return {
-    listings: listingsApi(http),
+    listings: { ...listingsApi(http), events: eventsApi(http) },
+    webhooks: webhooksApi(http),
     staticPages: staticPagesApi(http),
     auth: authApi(http),
     customer: customerApi(http),
@@ -37,6 +40,7 @@ export {
   ProblemError,
   RateLimitError,
 } from './errors.js';
+export type { EventFollowOptions } from './events.js';
 export type {
   ApiResponse,
   CallOptions,
@@ -50,3 +54,5 @@ export type { EnvelopePage, HalPage } from './pagination.js';
 export { envelopeItems, envelopePages, halItems, halPages } from './pagination.js';
 export { DEFAULT_JITTER, DEFAULT_RETRY_DELAYS, retryAfterSeconds, retryDelay } from './retry.js';
 export type * from './types.js';
+export type { VerifyOptions, WebhookPayload } from './verify-webhook.js';
+export { verifyWebhook, WebhookVerificationError } from './verify-webhook.js';

@@ -400,6 +400,176 @@ export type AdditionalDataWritten = {
   };
 };
 
+/** EventType: as answered (output of its schema). */
+export type EventType = "property.created" | "property.location_changed" | "property.neighbourhood_changed" | "property.information_changed" | "property.archived" | "property.unarchived" | "property.converted" | "property.owner_changed" | "unit.created" | "unit.updated" | "unit.deleted" | "multi_listing_counter.updated" | "additional_data.updated" | "neighbourhood.updated" | "static_page.published" | "static_page.unpublished" | "static_page.deleted";
+
+/** Event: as answered (output of its schema). */
+export type Event = {
+  /** Opaque cursor of this event: pass it as `after` to read what follows */
+  id: string;
+  type: "property.created" | "property.location_changed" | "property.neighbourhood_changed" | "property.information_changed" | "property.archived" | "property.unarchived" | "property.converted" | "property.owner_changed" | "unit.created" | "unit.updated" | "unit.deleted" | "multi_listing_counter.updated" | "additional_data.updated" | "neighbourhood.updated" | "static_page.published" | "static_page.unpublished" | "static_page.deleted";
+  occurredAt: string;
+  resource: {
+    kind: "property" | "unit" | "multi_listing_counter" | "additional_data" | "neighbourhood" | "static_page";
+    id: string;
+  };
+  /** Owner of the property concerned; null for neighbourhood and static page events */
+  ownerId: string | null;
+  /** The resource as its GET answers it after the change, or `{id}` once removed */
+  data: {
+    [key: string]: unknown;
+  };
+};
+
+/** EventPage: as answered (output of its schema). */
+export type EventPage = {
+  data: {
+    /** Opaque cursor of this event: pass it as `after` to read what follows */
+    id: string;
+    type: "property.created" | "property.location_changed" | "property.neighbourhood_changed" | "property.information_changed" | "property.archived" | "property.unarchived" | "property.converted" | "property.owner_changed" | "unit.created" | "unit.updated" | "unit.deleted" | "multi_listing_counter.updated" | "additional_data.updated" | "neighbourhood.updated" | "static_page.published" | "static_page.unpublished" | "static_page.deleted";
+    occurredAt: string;
+    resource: {
+      kind: "property" | "unit" | "multi_listing_counter" | "additional_data" | "neighbourhood" | "static_page";
+      id: string;
+    };
+    /** Owner of the property concerned; null for neighbourhood and static page events */
+    ownerId: string | null;
+    /** The resource as its GET answers it after the change, or `{id}` once removed */
+    data: {
+      [key: string]: unknown;
+    };
+  }[];
+  /** Pass as `after` for the next page: the last event here, else the `after` given */
+  next_cursor: string | null;
+  has_more: boolean;
+};
+
+/** EventQueryText: as sent (input of its schema). */
+export type EventQueryText = {
+  /** Cursor: answer only events after this one */
+  after?: string;
+  /** Only these event types (`types=a,b`, `types=a&types=b`) */
+  types?: ("property.created" | "property.location_changed" | "property.neighbourhood_changed" | "property.information_changed" | "property.archived" | "property.unarchived" | "property.converted" | "property.owner_changed" | "unit.created" | "unit.updated" | "unit.deleted" | "multi_listing_counter.updated" | "additional_data.updated" | "neighbourhood.updated" | "static_page.published" | "static_page.unpublished" | "static_page.deleted")[];
+  /** Events per page, 1..500 (default 100) */
+  limit?: string;
+  /** Seconds to hold the request open until an event arrives, 1..30 */
+  wait?: string;
+};
+
+/** Webhook: as answered (output of its schema). */
+export type Webhook = {
+  id: string;
+  url: string;
+  types: ("property.created" | "property.location_changed" | "property.neighbourhood_changed" | "property.information_changed" | "property.archived" | "property.unarchived" | "property.converted" | "property.owner_changed" | "unit.created" | "unit.updated" | "unit.deleted" | "multi_listing_counter.updated" | "additional_data.updated" | "neighbourhood.updated" | "static_page.published" | "static_page.unpublished" | "static_page.deleted")[];
+  description: string | null;
+  enabled: boolean;
+  /** The customer whose property events it receives; null: every event (employees) */
+  ownerId: string | null;
+  /** Why the service disabled it (deliveries failing for 24 hours); null otherwise */
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+/** WebhookWithSecret: as answered (output of its schema). */
+export type WebhookWithSecret = {
+  id: string;
+  url: string;
+  types: ("property.created" | "property.location_changed" | "property.neighbourhood_changed" | "property.information_changed" | "property.archived" | "property.unarchived" | "property.converted" | "property.owner_changed" | "unit.created" | "unit.updated" | "unit.deleted" | "multi_listing_counter.updated" | "additional_data.updated" | "neighbourhood.updated" | "static_page.published" | "static_page.unpublished" | "static_page.deleted")[];
+  description: string | null;
+  enabled: boolean;
+  /** The customer whose property events it receives; null: every event (employees) */
+  ownerId: string | null;
+  /** Why the service disabled it (deliveries failing for 24 hours); null otherwise */
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** `whsec_` + base64 key: verify each delivery with it */
+  secret: string;
+};
+
+/** WebhookList: as answered (output of its schema). */
+export type WebhookList = {
+  data: {
+    id: string;
+    url: string;
+    types: ("property.created" | "property.location_changed" | "property.neighbourhood_changed" | "property.information_changed" | "property.archived" | "property.unarchived" | "property.converted" | "property.owner_changed" | "unit.created" | "unit.updated" | "unit.deleted" | "multi_listing_counter.updated" | "additional_data.updated" | "neighbourhood.updated" | "static_page.published" | "static_page.unpublished" | "static_page.deleted")[];
+    description: string | null;
+    enabled: boolean;
+    /** The customer whose property events it receives; null: every event (employees) */
+    ownerId: string | null;
+    /** Why the service disabled it (deliveries failing for 24 hours); null otherwise */
+    disabledReason: string | null;
+    createdAt: string;
+    updatedAt: string;
+  }[];
+};
+
+/** WebhookCreate: as sent (input of its schema). */
+export type WebhookCreate = {
+  /** https URL the events are POSTed to */
+  url: string;
+  /** Event types to send; empty or omitted: every type */
+  types?: ("property.created" | "property.location_changed" | "property.neighbourhood_changed" | "property.information_changed" | "property.archived" | "property.unarchived" | "property.converted" | "property.owner_changed" | "unit.created" | "unit.updated" | "unit.deleted" | "multi_listing_counter.updated" | "additional_data.updated" | "neighbourhood.updated" | "static_page.published" | "static_page.unpublished" | "static_page.deleted")[];
+  description?: string;
+  enabled?: boolean;
+};
+
+/** WebhookPatch: as sent (input of its schema). */
+export type WebhookPatch = {
+  /** https URL the events are POSTed to */
+  url?: string;
+  /** Event types to send; empty or omitted: every type */
+  types?: ("property.created" | "property.location_changed" | "property.neighbourhood_changed" | "property.information_changed" | "property.archived" | "property.unarchived" | "property.converted" | "property.owner_changed" | "unit.created" | "unit.updated" | "unit.deleted" | "multi_listing_counter.updated" | "additional_data.updated" | "neighbourhood.updated" | "static_page.published" | "static_page.unpublished" | "static_page.deleted")[];
+  description?: string | null;
+  enabled?: boolean;
+};
+
+/** SecretRotation: as answered (output of its schema). */
+export type SecretRotation = {
+  secret: string;
+  /** Until then deliveries carry a signature with the old secret too */
+  previousSecretExpiresAt: string;
+};
+
+/** WebhookDelivery: as answered (output of its schema). */
+export type WebhookDelivery = {
+  id: string;
+  /** The event cursor, also sent as `webhook-id` */
+  eventId: string;
+  eventType: "property.created" | "property.location_changed" | "property.neighbourhood_changed" | "property.information_changed" | "property.archived" | "property.unarchived" | "property.converted" | "property.owner_changed" | "unit.created" | "unit.updated" | "unit.deleted" | "multi_listing_counter.updated" | "additional_data.updated" | "neighbourhood.updated" | "static_page.published" | "static_page.unpublished" | "static_page.deleted";
+  status: "pending" | "succeeded" | "failed";
+  attempts: number;
+  /** HTTP status of the last attempt */
+  responseStatus: number | null;
+  durationMs: number | null;
+  /** Why the last attempt failed */
+  error: string | null;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+};
+
+/** WebhookDeliveryList: as answered (output of its schema). */
+export type WebhookDeliveryList = {
+  data: {
+    id: string;
+    /** The event cursor, also sent as `webhook-id` */
+    eventId: string;
+    eventType: "property.created" | "property.location_changed" | "property.neighbourhood_changed" | "property.information_changed" | "property.archived" | "property.unarchived" | "property.converted" | "property.owner_changed" | "unit.created" | "unit.updated" | "unit.deleted" | "multi_listing_counter.updated" | "additional_data.updated" | "neighbourhood.updated" | "static_page.published" | "static_page.unpublished" | "static_page.deleted";
+    status: "pending" | "succeeded" | "failed";
+    attempts: number;
+    /** HTTP status of the last attempt */
+    responseStatus: number | null;
+    durationMs: number | null;
+    /** Why the last attempt failed */
+    error: string | null;
+    lastAttemptAt: string | null;
+    nextAttemptAt: string | null;
+    createdAt: string;
+  }[];
+};
+
 /** StaticPage: as answered (output of its schema). */
 export type StaticPage = {
   content: string;

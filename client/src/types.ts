@@ -17,6 +17,9 @@ export type {
   ConvertBody,
   CounterBody,
   EmployeeRateLimit,
+  Event,
+  EventPage,
+  EventType,
   Health,
   Imported,
   InformationBody,
@@ -47,6 +50,7 @@ export type {
   RateLimitRecord,
   RegistrationOptions,
   RenameBody,
+  SecretRotation,
   SignInBody,
   SignInResponse,
   SignUpAccepted,
@@ -64,6 +68,13 @@ export type {
   UnitList,
   UnitPatch,
   UserSummary,
+  Webhook,
+  WebhookCreate,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookList,
+  WebhookPatch,
+  WebhookWithSecret,
 } from './schema-types.js';
 
 /**
@@ -101,6 +112,7 @@ export type UnitCreate = NonNullable<generated.UnitCreateInput>;
 export type NeighbourhoodQuery = QueryOf<generated.NeighbourhoodQueryText>;
 export type MultiListingUnitQuery = QueryOf<generated.MultiListingUnitQueryText>;
 export type TransactionQuery = QueryOf<generated.TransactionQueryText>;
+export type EventQuery = QueryOf<generated.EventQueryText>;
 export type RegisterBody = Closed<generated.RegisterBodyInput>;
 export type AuthenticateBody = Closed<generated.AuthenticateBodyInput>;
 export type AuthenticateOptionsBody = NonNullable<generated.AuthenticateOptionsBodyInput>;

@@ -22,6 +22,11 @@ export const PROBLEMS: Record<number, { title: string; detail: string }> = {
     detail:
       'The request could not be completed due to a conflict with the current state of the resource',
   },
+  410: {
+    title: 'Gone',
+    detail:
+      'The events after this cursor are no longer kept: read the feed again without `after` and resynchronise from the resources themselves',
+  },
   412: {
     title: 'Precondition Failed',
     detail: 'The resource has changed since it was last read',

@@ -55,6 +55,9 @@ export const EnvSchema = z.object({
   JOB_PLAN_WINDOW_RESET_CRON: cron.default('* * * * *'),
   JOB_UNIT_COUNTER_RECONCILE_CRON: cron.default('*/5 * * * *'),
   JOB_STATIC_PAGE_CACHE_WARM_CRON: cron.default('*/10 * * * *'),
+  JOB_EVENTS_PRUNE_CRON: cron.default('17 * * * *'),
+  // Seconds first: every 10 seconds.
+  JOB_WEBHOOK_DELIVERY_CRON: cron.default('*/10 * * * * *'),
   BACKUP_CRON: cron.default('0 3 * * *'),
   BACKUP_DIR: z.string().min(1).optional(),
   BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
@@ -77,6 +80,11 @@ export const EnvSchema = z.object({
   PASSKEY_OPTIONS_PER_IP_PER_MINUTE: perMinute.default(30),
   HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).optional(),
+  // Events older than this many days are pruned from the feed (a cursor before them: 410).
+  EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  // Webhook URLs: plain http, and private or loopback addresses, only for local use and tests.
+  WEBHOOKS_ALLOW_HTTP: booleanFlag.default(false),
+  WEBHOOKS_ALLOW_PRIVATE: booleanFlag.default(false),
   METRICS_TOKEN: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),
 });
 

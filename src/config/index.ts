@@ -28,8 +28,14 @@ export interface Config {
     planWindowReset: string;
     unitCounterReconcile: string;
     staticPageCacheWarm: string;
+    eventsPrune: string;
+    webhookDelivery: string;
     databaseBackup: string;
   };
+  /** Days the change feed keeps an event. */
+  events: { retentionDays: number };
+  /** Whether webhook URLs may be plain http, and may reach loopback or private addresses. */
+  webhooks: { allowHttp: boolean; allowPrivate: boolean };
   /** Where the database-backup job writes (default `backups/` beside the database) and how many it keeps. */
   backups: { dir: string; keep: number };
   logLevel: Env['LOG_LEVEL'];
@@ -139,8 +145,12 @@ export function parseConfig(
       planWindowReset: e.JOB_PLAN_WINDOW_RESET_CRON,
       unitCounterReconcile: e.JOB_UNIT_COUNTER_RECONCILE_CRON,
       staticPageCacheWarm: e.JOB_STATIC_PAGE_CACHE_WARM_CRON,
+      eventsPrune: e.JOB_EVENTS_PRUNE_CRON,
+      webhookDelivery: e.JOB_WEBHOOK_DELIVERY_CRON,
       databaseBackup: e.BACKUP_CRON,
     },
+    events: { retentionDays: e.EVENTS_RETENTION_DAYS },
+    webhooks: { allowHttp: e.WEBHOOKS_ALLOW_HTTP, allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE },
     backups: {
       dir: e.BACKUP_DIR ?? join(dirname(e.DATABASE_PATH), 'backups'),
       keep: e.BACKUP_KEEP,

@@ -2,6 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { StaticPage, StaticPageFile, StaticPageSummary } from '@/content/schemas';
 import type { Db, DbOrTx } from '@/db/client';
 import { type StaticPageRow, staticPages } from '@/db/schema';
+import { appendEvent } from '@/events/outbox';
 
 /** The default language: step three of the choice, after `?language=` and Accept-Language. */
 export const DEFAULT_LANGUAGE = 'en';
@@ -82,9 +83,23 @@ export const listPublished = (db: Db): StaticPageSummary[] =>
 
 export type StaticPageWrite = Omit<StaticPageFile, 'slug'>;
 
+/** The event of a page write: the page as its GET answers it (even while unpublished). */
+function pageEvent(db: DbOrTx, row: StaticPageRow, now: number) {
+  appendEvent(
+    db,
+    {
+      type: row.published ? 'static_page.published' : 'static_page.unpublished',
+      resource: { kind: 'static_page', id: String(row.id) },
+      ownerId: null,
+      data: toStaticPage(row),
+    },
+    now,
+  );
+}
+
 /**
  * Creates or replaces the page of one slug and language (a slug is unique
- * per language). Synchronous so callers may compose it inside a transaction.
+ * per language), with its event. Synchronous: call it inside a transaction.
  */
 export function upsertStaticPage(
   db: DbOrTx,
@@ -114,6 +129,7 @@ export function upsertStaticPage(
       .where(eq(staticPages.id, existing.id))
       .returning()
       .get();
+    pageEvent(db, row, now);
     return { row, created: false };
   }
   const row = db
@@ -121,15 +137,33 @@ export function upsertStaticPage(
     .values({ ...values, slug, language: page.language, createdAt: at })
     .returning()
     .get();
+  pageEvent(db, row, now);
   return { row, created: true };
 }
 
-/** Removes one language version; false when there was none. */
-export function deleteStaticPage(db: DbOrTx, slug: string, language: string): boolean {
-  const removed = db
-    .delete(staticPages)
-    .where(and(eq(staticPages.slug, slug), eq(staticPages.language, language)))
-    .returning({ id: staticPages.id })
-    .all();
-  return removed.length > 0;
+/** Removes one language version, with its event; false when there was none. */
+export function deleteStaticPage(db: Db, slug: string, language: string, now: number): boolean {
+  return db.transaction(
+    (tx) => {
+      const removed = tx
+        .delete(staticPages)
+        .where(and(eq(staticPages.slug, slug), eq(staticPages.language, language)))
+        .returning({ id: staticPages.id })
+        .all();
+      for (const { id } of removed) {
+        appendEvent(
+          tx,
+          {
+            type: 'static_page.deleted',
+            resource: { kind: 'static_page', id: String(id) },
+            ownerId: null,
+            data: { id: String(id), slug, language },
+          },
+          now,
+        );
+      }
+      return removed.length > 0;
+    },
+    { behavior: 'immediate' },
+  );
 }

@@ -41,6 +41,12 @@ export type ErrorCode =
   | 'quota.units_reached'
   | 'additional_data.not_found'
   | 'multi_listing_unit.not_found'
+  // Events and webhooks
+  | 'events.cursor_invalid'
+  | 'events.cursor_expired'
+  | 'webhook.not_found'
+  | 'webhook.delivery_not_found'
+  | 'webhook.limit_reached'
   // Static pages
   | 'page.not_found'
   | 'page.slug_mismatch'

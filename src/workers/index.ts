@@ -1,9 +1,11 @@
 import type { AppDeps } from '@/deps';
 import * as databaseBackup from './database-backup';
+import * as eventsPrune from './events-prune';
 import * as planWindowReset from './plan-window-reset';
 import { createScheduler, type JobDefinition, type Scheduler } from './scheduler';
 import * as staticPageCacheWarm from './static-page-cache-warm';
 import * as unitCounterReconcile from './unit-counter-reconcile';
+import * as webhookDelivery from './webhook-delivery';
 
 export type { JobContext, JobDefinition, JobDetails, JobRun, Scheduler } from './scheduler';
 
@@ -26,6 +28,16 @@ export function workerJobs(deps: AppDeps): JobDefinition[] {
       pattern: jobSchedules.staticPageCacheWarm,
       runAtStart: true,
       run: () => staticPageCacheWarm.run(deps),
+    },
+    {
+      name: 'events-prune',
+      pattern: jobSchedules.eventsPrune,
+      run: () => eventsPrune.run(deps),
+    },
+    {
+      name: 'webhook-delivery',
+      pattern: jobSchedules.webhookDelivery,
+      run: (ctx) => webhookDelivery.run(deps, ctx),
     },
     {
       name: 'database-backup',

@@ -16,6 +16,8 @@ describe('happy', () => {
       'plan-window-reset',
       'unit-counter-reconcile',
       'static-page-cache-warm',
+      'events-prune',
+      'webhook-delivery',
       'database-backup',
     ]);
     const run = JobRunResult.parse(await svc.employee.admin.jobs.run('static-page-cache-warm'));

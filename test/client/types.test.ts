@@ -9,11 +9,13 @@ import type { UnitList } from '@/api/listings/units/routes';
 import type * as content from '@/content/schemas';
 import type * as customerAdmin from '@/customer/admin/schemas';
 import type * as transactions from '@/customer/transactions/schemas';
+import type * as events from '@/events/schemas';
 import type * as additionalData from '@/listings/additional-data/schemas';
 import type * as multiListing from '@/listings/multi-listing-units/schemas';
 import type * as neighbourhoods from '@/listings/neighbourhoods/schemas';
 import type * as properties from '@/listings/properties/schemas';
 import type * as units from '@/listings/units/schemas';
+import type * as webhooks from '@/webhooks/schemas';
 import { type ListingsServiceClient, queryString, type RateLimitError } from '../../client/src';
 
 /** True only when A and B are the same type (not merely assignable). */
@@ -61,6 +63,21 @@ describe('the client uses the server schemas', () => {
     same<Arg<typeof a.create, 0>, z.input<typeof additionalData.AdditionalDataCreate>>(true);
     same<Answer<typeof a.get>, z.output<typeof additionalData.AdditionalData>>(true);
     same<Answer<typeof a.put>, z.output<typeof additionalData.AdditionalDataWritten>>(true);
+  });
+
+  test('events and webhooks', () => {
+    const e = {} as C['listings']['events'];
+    same<Answer<typeof e.list>, z.output<typeof events.EventPage>>(true);
+    const w = {} as C['webhooks'];
+    same<Arg<typeof w.create, 0>, z.input<typeof webhooks.WebhookCreate>>(true);
+    same<Answer<typeof w.create>, z.output<typeof webhooks.WebhookWithSecret>>(true);
+    same<Arg<typeof w.update, 1>, z.input<typeof webhooks.WebhookPatch>>(true);
+    same<Answer<typeof w.get>, z.output<typeof webhooks.Webhook>>(true);
+    same<Answer<typeof w.list>, z.output<typeof webhooks.WebhookList>>(true);
+    same<Answer<typeof w.rotateSecret>, z.output<typeof webhooks.SecretRotation>>(true);
+    same<Answer<typeof w.deliveries>, z.output<typeof webhooks.DeliveryList>>(true);
+    same<Answer<typeof w.redeliver>, z.output<typeof webhooks.Delivery>>(true);
+    expect(true).toBe(true);
   });
 
   test('customer API', () => {

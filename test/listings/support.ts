@@ -1,13 +1,13 @@
 import type { Db } from '@/db/client';
 import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
-import { createTestApp } from '../support/harness';
+import { createTestApp, type TestAppOptions } from '../support/harness';
 
 export const OWNER = 'owner-1';
 export const OTHER_OWNER = 'owner-2';
 
 /** A fresh app and database with an employee and two customers' tokens. */
-export async function listingsContext() {
-  const ctx = createTestApp();
+export async function listingsContext(options: TestAppOptions = {}) {
+  const ctx = createTestApp(options);
   return {
     ...ctx,
     employee: await ctx.tokenFor('employee-1', 'employee'),

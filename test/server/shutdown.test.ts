@@ -1,8 +1,9 @@
 import { expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { TokenService } from '@/auth/tokens';
 import { tempDir } from '../support/harness';
 
-async function startServer() {
+async function startServer(env: Record<string, string> = {}) {
   const dir = tempDir();
   const port = 20000 + Math.floor(Math.random() * 20000);
   const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
@@ -13,6 +14,7 @@ async function startServer() {
       DATABASE_PATH: join(dir, 'app.db'),
       WORKERS: 'off',
       LOG_LEVEL: 'info',
+      ...env,
     },
     stdout: 'pipe',
     stderr: 'pipe',
@@ -63,3 +65,20 @@ test('SIGTERM lets a slow request in flight finish, then exits 0', async () => {
   );
   expect(refused).toBe(true);
 }, 30_000);
+
+test('SIGTERM answers a long poll of the change feed at once instead of waiting out its 30 s', async () => {
+  const secret = 'shutdown-test-secret-shutdown-test-secret-0123';
+  const { proc, port } = await startServer({ JWT_SECRET: secret });
+  const token = await new TokenService(secret).issue('ops', 'employee', 600);
+  const started = performance.now();
+  const poll = fetch(`http://127.0.0.1:${port}/listings/events?wait=30`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  await Bun.sleep(200);
+  proc.kill('SIGTERM');
+  const res = await poll;
+  expect(res.status).toBe(200);
+  expect(await res.json()).toEqual({ data: [], next_cursor: null, has_more: false });
+  expect(await proc.exited).toBe(0);
+  expect(performance.now() - started).toBeLessThan(10_000);
+});

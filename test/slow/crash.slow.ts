@@ -204,6 +204,18 @@ test('SIGKILL mid-burst: every 201 survives whole, nothing half-written, no dupl
         .get(),
     ).toEqual({ n: 0 });
 
+    // The outbox committed with the creates: one property.created per property, none without one.
+    const unmatched = db
+      .query(
+        `SELECT p.id, (SELECT count(*) FROM events e WHERE e.type = 'property.created'
+             AND e.resource_id = p.id) AS n FROM properties p WHERE n <> 1
+         UNION ALL
+         SELECT e.resource_id, 0 FROM events e WHERE e.type = 'property.created'
+           AND e.resource_id NOT IN (SELECT id FROM properties)`,
+      )
+      .all();
+    expect(unmatched).toEqual([]);
+
     // The per-filter count table that list totals are summed from matches the table.
     const drift = db
       .query(

@@ -10,6 +10,8 @@ const JOB_NAMES = [
   'plan-window-reset',
   'unit-counter-reconcile',
   'static-page-cache-warm',
+  'events-prune',
+  'webhook-delivery',
   'database-backup',
 ];
 
@@ -26,6 +28,8 @@ describe('happy', () => {
         { name: 'plan-window-reset', schedule: '* * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'unit-counter-reconcile', schedule: '*/5 * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'static-page-cache-warm', schedule: '*/10 * * * *', nextRunAt: null, lastRuns: [] },
+        { name: 'events-prune', schedule: '17 * * * *', nextRunAt: null, lastRuns: [] },
+        { name: 'webhook-delivery', schedule: '*/10 * * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'database-backup', schedule: '0 3 * * *', nextRunAt: null, lastRuns: [] },
       ],
     });

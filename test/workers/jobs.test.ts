@@ -8,6 +8,8 @@ const VARIABLES = [
   'JOB_PLAN_WINDOW_RESET_CRON',
   'JOB_UNIT_COUNTER_RECONCILE_CRON',
   'JOB_STATIC_PAGE_CACHE_WARM_CRON',
+  'JOB_EVENTS_PRUNE_CRON',
+  'JOB_WEBHOOK_DELIVERY_CRON',
   'BACKUP_CRON',
 ] as const;
 
@@ -18,6 +20,8 @@ describe('the job list', () => {
       { name: 'plan-window-reset', pattern: '* * * * *', runAtStart: undefined },
       { name: 'unit-counter-reconcile', pattern: '*/5 * * * *', runAtStart: undefined },
       { name: 'static-page-cache-warm', pattern: '*/10 * * * *', runAtStart: true },
+      { name: 'events-prune', pattern: '17 * * * *', runAtStart: undefined },
+      { name: 'webhook-delivery', pattern: '*/10 * * * * *', runAtStart: undefined },
       { name: 'database-backup', pattern: '0 3 * * *', runAtStart: undefined },
     ]);
     expect(new Set(jobs.map((job) => job.name)).size).toBe(jobs.length);
@@ -30,6 +34,8 @@ describe('the job list', () => {
         JOB_PLAN_WINDOW_RESET_CRON: '*/2 * * * *',
         JOB_UNIT_COUNTER_RECONCILE_CRON: '30 */15 * * * *',
         JOB_STATIC_PAGE_CACHE_WARM_CRON: '@hourly',
+        JOB_EVENTS_PRUNE_CRON: '0 4 * * *',
+        JOB_WEBHOOK_DELIVERY_CRON: '*/30 * * * * *',
         BACKUP_CRON: '15 2 * * 0',
       },
     });
@@ -37,6 +43,8 @@ describe('the job list', () => {
       '*/2 * * * *',
       '30 */15 * * * *',
       '@hourly',
+      '0 4 * * *',
+      '*/30 * * * * *',
       '15 2 * * 0',
     ]);
   });

@@ -154,7 +154,7 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
       ({ params, query }) => {
         const slug = parsed(Slug, params.slug);
         const { language } = parsed(DeleteQuery, query);
-        if (!deleteStaticPage(db, slug, language)) {
+        if (!deleteStaticPage(db, slug, language, clock())) {
           throw fail('page.not_found', { detail: notFoundDetail(slug, language) });
         }
         return new Response(null, { status: 204 });

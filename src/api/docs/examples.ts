@@ -40,6 +40,12 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   createUnit: { rentable: true, features: [feature] },
   updateUnit: { published: true, features: [feature] },
   putNeighbourhood: { cityId: 'madrid', name: 'Centro' },
+  createWebhook: {
+    url: 'https://portal.example.com/hooks/listings',
+    types: ['property.created', 'unit.updated'],
+    description: 'Portal sync',
+  },
+  updateWebhook: { enabled: true },
   setMultiListingUnit: { counter: 4 },
   createAdditionalData: {
     id: '0192f3b4-6c1e-7a3d-9b2f-1c4d5e6f7a8b',

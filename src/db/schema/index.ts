@@ -1,5 +1,6 @@
 export * from './accounts';
 export * from './employee-limits';
+export * from './events';
 export * from './idempotency-keys';
 export * from './job-runs';
 export * from './listings';
@@ -8,4 +9,5 @@ export * from './plans';
 export * from './static-pages';
 export * from './transactions';
 export * from './users';
+export * from './webhooks';
 export * from './window-usage';

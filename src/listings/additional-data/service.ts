@@ -2,6 +2,7 @@ import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import { fail, fieldError, isDomainError } from '@/kernel/errors';
 import type { Data } from '@/listings/additional-data/schemas';
+import { additionalDataEvent } from '@/listings/events';
 import { findProperty } from '@/listings/properties/service';
 import { exec, one, writeTransaction } from '@/listings/sql';
 
@@ -38,6 +39,7 @@ export function createAdditionalData(
       throw fieldError(['id'], 'recordExists', 'Additional data already exists for this property');
     }
     exec(db, SAVE, id, JSON.stringify(data), now, now);
+    additionalDataEvent(db, id, data, now);
   });
 }
 
@@ -60,5 +62,6 @@ export function putAdditionalData(
   writeTransaction(db, () => {
     findProperty(db, id, caller);
     exec(db, SAVE, id, JSON.stringify(data), now, now);
+    additionalDataEvent(db, id, data, now);
   });
 }

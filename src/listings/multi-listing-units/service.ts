@@ -2,6 +2,7 @@ import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import { fail } from '@/kernel/errors';
 import { ensureVisible } from '@/listings/access';
+import { counterEvent } from '@/listings/events';
 import type {
   MultiListingUnit,
   MultiListingUnitQuery,
@@ -78,5 +79,6 @@ export function setCounter(db: Db, id: string, counter: number, now: number) {
       id,
     );
     if (changed === 0) throw fail('multi_listing_unit.not_found');
+    counterEvent(db, id, now);
   });
 }

@@ -1,4 +1,5 @@
 import type { Db } from '@/db/client';
+import { appendEvent } from '@/events/outbox';
 import { fail } from '@/kernel/errors';
 import type { Neighbourhood, NeighbourhoodBody } from '@/listings/neighbourhoods/schemas';
 import { exec, many, one, writeTransaction } from '@/listings/sql';
@@ -38,6 +39,16 @@ export function putNeighbourhood(db: Db, id: string, body: NeighbourhoodBody, no
       id,
       body.cityId,
       body.name,
+      now,
+    );
+    appendEvent(
+      db,
+      {
+        type: 'neighbourhood.updated',
+        resource: { kind: 'neighbourhood', id },
+        ownerId: null,
+        data: { id, cityId: body.cityId, name: body.name },
+      },
       now,
     );
   });

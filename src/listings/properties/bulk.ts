@@ -2,6 +2,7 @@ import type { Db } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
 import type { Bindings } from '@/db/where';
 import { type CityId, countryOf } from '@/listings/cities';
+import { propertyEvent } from '@/listings/events';
 import { addressSearchOf } from '@/listings/properties/representation';
 import { MAX_UNITS, type PropertyType, type SOURCES } from '@/listings/properties/schemas';
 import { statement, writeTransaction } from '@/listings/sql';
@@ -103,12 +104,13 @@ function unitsOf(input: BulkPropertyInput): BulkUnitInput[] {
  * prepared statements (for seeding and imports): counters derived from the
  * units as every other write does, `country` from `cityId`. Inputs are
  * trusted for types; an unknown `cityId` or a unit count outside 1..30 throws
- * and nothing is written.
+ * and nothing is written. Each property gets its `property.created` event, at
+ * its `createdAt`, unless `events` is false (the benchmark seed).
  */
 export function insertPropertiesBulk(
   db: Db,
   rows: readonly BulkPropertyInput[],
-  options: { now?: number } = {},
+  options: { now?: number; events?: boolean } = {},
 ): BulkInsertResult {
   const now = options.now ?? Date.now();
   return writeTransaction(db, () => {
@@ -183,6 +185,11 @@ export function insertPropertiesBulk(
     insertRows(db, PROPERTY_INSERT, PROPERTY_VALUES, 25, propertyParams);
     insertRows(db, UNIT_INSERT, UNIT_VALUES, 6, unitParams);
     insertRows(db, FEATURE_INSERT, FEATURE_VALUES, 7, featureParams);
+    if (options.events !== false) {
+      for (const [index, id] of ids.entries()) {
+        propertyEvent(db, 'property.created', id, rows[index]!.createdAt ?? now);
+      }
+    }
     return { properties: ids.length, units: unitCount, ids };
   });
 }

@@ -4,6 +4,7 @@ import type { Combinable } from '@/db/group-commit';
 import { fail, fieldError } from '@/kernel/errors';
 import { ensureVisible, scopeOf } from '@/listings/access';
 import { countryOf } from '@/listings/cities';
+import { ownerChangeEvents, propertyEvent, unitEvents } from '@/listings/events';
 import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
 import { ensureCurrent, type PropertyWrite } from '@/listings/properties/etag';
 import {
@@ -17,7 +18,7 @@ import type {
   PropertyCreate,
   PropertyType,
 } from '@/listings/properties/schemas';
-import { exec, one, writeTransaction } from '@/listings/sql';
+import { exec, many, one, writeTransaction } from '@/listings/sql';
 
 /** A property as `caller` may see it (404 otherwise). Read inside the caller's transaction. */
 export function findProperty(db: Db, id: string, caller: Caller | null): PropertyRecord {
@@ -95,12 +96,12 @@ export function archiveProperty(db: Db, id: string, reasons: ArchiveReasons, wri
   writeTransaction(db, () => {
     const property = currentProperty(db, id, write);
     if (property.archived) throw fail('property.archived');
-    exec(
+    const unpublished = many<{ id: string }>(
       db,
-      'UPDATE units SET published = 0, updated_at = ? WHERE property_id = ? AND published = 1',
+      'UPDATE units SET published = 0, updated_at = ? WHERE property_id = ? AND published = 1 RETURNING id',
       now,
       id,
-    );
+    ).map((unit) => unit.id);
     exec(
       db,
       `UPDATE properties SET archived = 1, reason_to_unpublish = ?,
@@ -110,6 +111,8 @@ export function archiveProperty(db: Db, id: string, reasons: ArchiveReasons, wri
       id,
     );
     refreshCounters(db, id, now);
+    unitEvents(db, 'unit.updated', property.owner_id, unpublished, now);
+    propertyEvent(db, 'property.archived', id, now);
   });
 }
 
@@ -125,6 +128,7 @@ export function unarchiveProperty(db: Db, id: string, write: PropertyWrite) {
       id,
     );
     refreshCounters(db, id, write.now);
+    propertyEvent(db, 'property.unarchived', id, write.now);
   });
 }
 
@@ -135,6 +139,7 @@ export function convertProperty(db: Db, id: string, type: PropertyType, write: P
     if (property.archived) throw fail('property.archived');
     if (property.type === type) return;
     exec(db, 'UPDATE properties SET type = ?, updated_at = ? WHERE id = ?', type, write.now, id);
+    propertyEvent(db, 'property.converted', id, write.now);
   });
 }
 
@@ -166,6 +171,7 @@ export function moveProperty(db: Db, id: string, location: LocationUpdate, write
       write.now,
       id,
     );
+    propertyEvent(db, 'property.location_changed', id, write.now);
   });
 }
 
@@ -195,13 +201,14 @@ export function assignNeighbourhood(
       write.now,
       id,
     );
+    propertyEvent(db, 'property.neighbourhood_changed', id, write.now);
   });
 }
 
 /** PUT /properties/{id}/owner (employees only: the route refuses customers with 403). */
 export function changeOwner(db: Db, id: string, ownerId: string, write: PropertyWrite) {
   writeTransaction(db, () => {
-    currentProperty(db, id, write);
+    const previous = currentProperty(db, id, write).owner_id;
     exec(
       db,
       'UPDATE properties SET owner_id = ?, updated_at = ? WHERE id = ?',
@@ -209,6 +216,7 @@ export function changeOwner(db: Db, id: string, ownerId: string, write: Property
       write.now,
       id,
     );
+    ownerChangeEvents(db, id, previous, write.now);
   });
 }
 
@@ -229,5 +237,6 @@ export function changeInformation(
       write.now,
       id,
     );
+    propertyEvent(db, 'property.information_changed', id, write.now);
   });
 }

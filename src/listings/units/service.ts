@@ -2,52 +2,14 @@ import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
 import { fail } from '@/kernel/errors';
+import { unitEvents } from '@/listings/events';
 import type { Paging } from '@/listings/paging';
 import { MAX_UNITS } from '@/listings/properties/schemas';
 import { findProperty, refreshCounters } from '@/listings/properties/service';
 import { ensureUnitRoom } from '@/listings/quotas';
 import { exec, many, one, writeTransaction } from '@/listings/sql';
+import { toUnits, UNIT_COLUMNS, type UnitRecord } from '@/listings/units/representation';
 import type { Unit, UnitCreate, UnitFeature, UnitPatch } from '@/listings/units/schemas';
-
-interface UnitRecord {
-  id: string;
-  property_id: string;
-  rentable: number;
-  published: number;
-  deleted_at: number | null;
-}
-
-const UNIT_COLUMNS = 'u.id, u.property_id, u.rentable, u.published, u.deleted_at';
-
-function featuresOf(db: Db, unitIds: string[]): Map<string, UnitFeature[]> {
-  const rows = many<UnitFeature & { unit_id: string }>(
-    db,
-    `SELECT unit_id, applicability, category, name, value FROM unit_features
-     WHERE unit_id IN (SELECT value FROM json_each(?)) ORDER BY unit_id, position`,
-    JSON.stringify(unitIds),
-  );
-  const byUnit = new Map<string, UnitFeature[]>();
-  for (const { unit_id, ...feature } of rows) {
-    byUnit.set(unit_id, [...(byUnit.get(unit_id) ?? []), feature]);
-  }
-  return byUnit;
-}
-
-function toUnits(db: Db, rows: UnitRecord[]): Unit[] {
-  const features = featuresOf(
-    db,
-    rows.map((row) => row.id),
-  );
-  return rows.map((row) => ({
-    id: row.id,
-    propertyId: row.property_id,
-    rentable: row.rentable === 1,
-    published: row.published === 1,
-    deleted: row.deleted_at !== null,
-    deletedAt: row.deleted_at === null ? null : new Date(row.deleted_at).toISOString(),
-    features: features.get(row.id) ?? [],
-  }));
-}
 
 function writeFeatures(db: Db, unitId: string, propertyId: string, features: UnitFeature[]) {
   exec(db, 'DELETE FROM unit_features WHERE unit_id = ?', unitId);
@@ -117,9 +79,11 @@ const liveUnits = (db: Db, propertyId: string) =>
     propertyId,
   )!.n;
 
-/** Unit writes are refused (409) on an archived property. */
-function writableProperty(db: Db, propertyId: string, caller: Caller | null) {
-  if (findProperty(db, propertyId, caller).archived) throw fail('property.archived');
+/** Unit writes are refused (409) on an archived property; answers its owner. */
+function writableProperty(db: Db, propertyId: string, caller: Caller | null): string {
+  const property = findProperty(db, propertyId, caller);
+  if (property.archived) throw fail('property.archived');
+  return property.owner_id;
 }
 
 /** POST /properties/{id}/units: 409 past 30 live units. Returns the new unit's id. */
@@ -132,7 +96,7 @@ export function addUnit(
   unitQuota?: number,
 ): string {
   return writeTransaction(db, () => {
-    writableProperty(db, propertyId, caller);
+    const ownerId = writableProperty(db, propertyId, caller);
     if (liveUnits(db, propertyId) >= MAX_UNITS) throw fail('unit.limit_reached');
     if (unitQuota !== undefined) ensureUnitRoom(db, propertyId, caller, unitQuota);
     const id = uuidv7(now);
@@ -148,6 +112,7 @@ export function addUnit(
     );
     writeFeatures(db, id, propertyId, input?.features ?? []);
     refreshCounters(db, propertyId, now);
+    unitEvents(db, 'unit.created', ownerId, [id], now);
     return id;
   });
 }
@@ -162,7 +127,7 @@ export function patchUnit(
   now: number,
 ) {
   writeTransaction(db, () => {
-    writableProperty(db, propertyId, caller);
+    const ownerId = writableProperty(db, propertyId, caller);
     const unit = findUnit(db, propertyId, unitId);
     if (unit.deleted_at !== null) throw fail('unit.deleted');
     const rentable = patch.rentable ?? unit.rentable === 1;
@@ -178,6 +143,7 @@ export function patchUnit(
     );
     if (patch.features) writeFeatures(db, unitId, propertyId, patch.features);
     refreshCounters(db, propertyId, now);
+    unitEvents(db, 'unit.updated', ownerId, [unitId], now);
   });
 }
 
@@ -190,7 +156,7 @@ export function deleteUnit(
   now: number,
 ) {
   writeTransaction(db, () => {
-    writableProperty(db, propertyId, caller);
+    const ownerId = writableProperty(db, propertyId, caller);
     const unit = findUnit(db, propertyId, unitId);
     if (unit.deleted_at !== null) throw fail('unit.deleted');
     if (liveUnits(db, propertyId) <= 1) throw fail('unit.last_live');
@@ -202,5 +168,6 @@ export function deleteUnit(
       unitId,
     );
     refreshCounters(db, propertyId, now);
+    unitEvents(db, 'unit.deleted', ownerId, [unitId], now);
   });
 }

@@ -1,0 +1,48 @@
+import type { CallOptions, Transport } from './http.js';
+import type { Event, EventPage, EventQuery } from './types.js';
+
+const PATH = '/listings/events';
+
+export interface EventFollowOptions extends Omit<EventQuery, 'wait'>, CallOptions {
+  /**
+   * Keep going once caught up: long-poll (`wait=30`) for the next events
+   * instead of ending. Stop with `signal` or by leaving the loop.
+   */
+  follow?: boolean;
+}
+
+/** The change feed (GET /listings/events). */
+export function eventsApi(http: Transport) {
+  /** One page after `query.after`: `{data, next_cursor, has_more}`. */
+  const list = (query?: EventQuery, options?: CallOptions) =>
+    http.json<EventPage>('GET', PATH, { ...options, query });
+
+  /**
+   * Every event after `after` (a cursor saved from an earlier event's `id`),
+   * page after page, in commit order. Save each event's `id` once handled:
+   * passing it as `after` later resumes right after it, even across restarts
+   * of either side. Ends when caught up, unless `follow`.
+   */
+  async function* all(options: EventFollowOptions = {}): AsyncGenerator<Event> {
+    const { follow, signal, headers, after, ...query } = options;
+    let cursor = after;
+    for (;;) {
+      const page = await list(
+        { ...query, ...(cursor ? { after: cursor } : {}) },
+        { signal, headers },
+      );
+      yield* page.data;
+      cursor = page.next_cursor ?? cursor;
+      if (page.has_more) continue;
+      if (!follow || signal?.aborted) return;
+      const next = await list(
+        { ...query, ...(cursor ? { after: cursor } : {}), wait: 30 },
+        { signal, headers },
+      );
+      yield* next.data;
+      cursor = next.next_cursor ?? cursor;
+    }
+  }
+
+  return { list, all };
+}

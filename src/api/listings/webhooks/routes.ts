@@ -1,0 +1,164 @@
+import { Elysia } from 'elysia';
+import type { ApiDeps } from '@/api/deps';
+import { fieldError } from '@/kernel/errors';
+import { listDeliveries, redeliver } from '@/webhooks/deliveries';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  findEndpoint,
+  listEndpoints,
+  patchEndpoint,
+  rotateSecret,
+  toWebhook,
+} from '@/webhooks/endpoints';
+import {
+  Delivery,
+  DeliveryList,
+  DeliveryParams,
+  SecretRotation,
+  Webhook,
+  WebhookCreate,
+  WebhookList,
+  WebhookParams,
+  WebhookPatch,
+  WebhookWithSecret,
+} from '@/webhooks/schemas';
+import { refusalOf } from '@/webhooks/url-policy';
+import { withLocation } from '../../docs/headers';
+import { bodyRules } from '../../plugins/body-rules';
+import { requires } from '../guard';
+import { NoBody, noContent, problems } from '../schemas';
+
+const tags = ['Listings: webhooks'];
+
+/**
+ * Webhook endpoints (docs/events-and-webhooks.md): a customer manages its
+ * own (sent its own properties' events), an employee any.
+ */
+export const webhookRoutes = ({ db, clock, config, auth }: ApiDeps) => {
+  /** 422 naming `url` when it may not receive webhooks (scheme, credentials, address). */
+  const checkUrl = async (url: string) => {
+    const refusal = await refusalOf(url, config.webhooks);
+    if (refusal)
+      throw fieldError(['url'], 'notAllowed', `This URL cannot receive webhooks: ${refusal}`);
+  };
+  return new Elysia({ name: 'listings-webhooks' })
+    .use(auth)
+    .use(bodyRules)
+    .post(
+      '/webhooks',
+      async ({ body, caller, set }) => {
+        await checkUrl(body.url);
+        const endpoint = createEndpoint(db, caller, body, clock());
+        set.status = 201;
+        set.headers.location = `/listings/webhooks/${endpoint.id}`;
+        return endpoint;
+      },
+      {
+        ...requires.any,
+        badBody: 'unprocessable',
+        parse: 'json',
+        body: WebhookCreate,
+        response: {
+          201: withLocation(WebhookWithSecret, 'The path of the new endpoint'),
+          ...problems(400, 401, 409, 422),
+        },
+        detail: {
+          operationId: 'createWebhook',
+          summary: 'Register a webhook endpoint (the signing secret is shown only here)',
+          description: 'A customer may have 20 endpoints; one more answers 409.',
+          tags,
+        },
+      },
+    )
+    .get('/webhooks', ({ caller }) => ({ data: listEndpoints(db, caller) }), {
+      ...requires.any,
+      response: { 200: WebhookList, ...problems(401) },
+      detail: { operationId: 'listWebhooks', summary: 'List webhook endpoints', tags },
+    })
+    .get('/webhooks/:id', ({ params, caller }) => toWebhook(findEndpoint(db, caller, params.id)), {
+      ...requires.any,
+      params: WebhookParams,
+      response: { 200: Webhook, ...problems(400, 401, 404) },
+      detail: { operationId: 'getWebhook', summary: 'Read a webhook endpoint', tags },
+    })
+    .patch(
+      '/webhooks/:id',
+      async ({ params, body, caller }) => {
+        findEndpoint(db, caller, params.id);
+        if (body.url !== undefined) await checkUrl(body.url);
+        return patchEndpoint(db, caller, params.id, body, clock());
+      },
+      {
+        ...requires.any,
+        badBody: 'unprocessable',
+        params: WebhookParams,
+        parse: 'json',
+        body: WebhookPatch,
+        response: { 200: Webhook, ...problems(400, 401, 404, 422) },
+        detail: {
+          operationId: 'updateWebhook',
+          summary: 'Change a webhook endpoint (enabled: true re-enables a disabled one)',
+          tags,
+        },
+      },
+    )
+    .delete(
+      '/webhooks/:id',
+      ({ params, caller, set }) => {
+        deleteEndpoint(db, caller, params.id);
+        return noContent(set);
+      },
+      {
+        ...requires.any,
+        params: WebhookParams,
+        response: { 204: NoBody, ...problems(400, 401, 404) },
+        detail: { operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint', tags },
+      },
+    )
+    .post(
+      '/webhooks/:id/rotate-secret',
+      ({ params, caller }) => rotateSecret(db, caller, params.id, clock()),
+      {
+        ...requires.any,
+        params: WebhookParams,
+        response: { 200: SecretRotation, ...problems(400, 401, 404) },
+        detail: {
+          operationId: 'rotateWebhookSecret',
+          summary: 'Replace the signing secret (the old one still signs for 24 hours)',
+          tags,
+        },
+      },
+    )
+    .get(
+      '/webhooks/:id/deliveries',
+      ({ params, caller }) => ({ data: listDeliveries(db, caller, params.id) }),
+      {
+        ...requires.any,
+        params: WebhookParams,
+        response: { 200: DeliveryList, ...problems(400, 401, 404) },
+        detail: {
+          operationId: 'listWebhookDeliveries',
+          summary: 'The newest 100 deliveries of an endpoint, newest first',
+          tags,
+        },
+      },
+    )
+    .post(
+      '/webhooks/:id/deliveries/:deliveryId/redeliver',
+      ({ params, caller, set }) => {
+        set.status = 202;
+        return redeliver(db, caller, params.id, Number(params.deliveryId), clock());
+      },
+      {
+        ...requires.any,
+        params: DeliveryParams,
+        response: { 202: Delivery, ...problems(400, 401, 404) },
+        detail: {
+          operationId: 'redeliverWebhook',
+          summary: 'Send a delivery again (queued: the delivery worker sends it on its next run)',
+          tags,
+        },
+      },
+    );
+};

@@ -1,0 +1,64 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/**
+ * Webhook endpoints (docs/events-and-webhooks.md). `ownerId` null: an
+ * employee's endpoint, sent every event; else a customer's, sent the events
+ * of its own properties. `cursor` is the last event id fanned out to it.
+ */
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text().primaryKey(),
+    ownerId: text(),
+    url: text().notNull(),
+    description: text(),
+    /** Event types sent (JSON array); empty: every type. */
+    types: text({ mode: 'json' }).$type<string[]>().notNull(),
+    enabled: integer({ mode: 'boolean' }).notNull(),
+    secret: text().notNull(),
+    /** The secret before the last rotation: still signs until `previousSecretExpiresAt`. */
+    previousSecret: text(),
+    previousSecretExpiresAt: integer({ mode: 'timestamp_ms' }),
+    disabledReason: text(),
+    /** The first failed attempt since the last success. */
+    failingSince: integer({ mode: 'timestamp_ms' }),
+    cursor: integer().notNull(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [index('webhook_endpoints_owner_id').on(table.ownerId)],
+);
+
+/** One event to send to one endpoint, with its attempts so far. */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    endpointId: text()
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventId: integer().notNull(),
+    eventType: text().notNull(),
+    /** `kind:id` of the event's resource: deliveries of one resource go out in id order. */
+    resource: text().notNull(),
+    /** The exact body signed and sent on every attempt. */
+    body: text().notNull(),
+    status: text({ enum: ['pending', 'succeeded', 'failed'] }).notNull(),
+    attempts: integer().notNull(),
+    nextAttemptAt: integer({ mode: 'timestamp_ms' }),
+    firstAttemptAt: integer({ mode: 'timestamp_ms' }),
+    lastAttemptAt: integer({ mode: 'timestamp_ms' }),
+    responseStatus: integer(),
+    durationMs: integer(),
+    error: text(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [
+    index('webhook_deliveries_endpoint_id').on(table.endpointId, table.id),
+    index('webhook_deliveries_due').on(table.status, table.nextAttemptAt),
+    index('webhook_deliveries_resource').on(table.endpointId, table.resource, table.status),
+  ],
+);
+
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;

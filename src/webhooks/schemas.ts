@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { EVENT_TYPES, EventType } from '@/events/schemas';
+
+const Url = z.string().min(1).max(2048).describe('https URL the events are POSTed to');
+const Types = z
+  .array(EventType)
+  .max(EVENT_TYPES.length)
+  .describe('Event types to send; empty or omitted: every type');
+const Description = z.string().max(500);
+
+/** POST /listings/webhooks. */
+export const WebhookCreate = z.strictObject({
+  url: Url,
+  types: Types.optional(),
+  description: Description.optional(),
+  enabled: z.boolean().optional(),
+});
+export type WebhookCreate = z.infer<typeof WebhookCreate>;
+
+/** PATCH /listings/webhooks/{id}: only the fields given change; `enabled: true` clears `disabledReason`. */
+export const WebhookPatch = z.strictObject({
+  url: Url.optional(),
+  types: Types.optional(),
+  description: Description.nullable().optional(),
+  enabled: z.boolean().optional(),
+});
+export type WebhookPatch = z.infer<typeof WebhookPatch>;
+
+export const Webhook = z.object({
+  id: z.string(),
+  url: z.string(),
+  types: z.array(EventType),
+  description: z.string().nullable(),
+  enabled: z.boolean(),
+  ownerId: z
+    .string()
+    .nullable()
+    .describe('The customer whose property events it receives; null: every event (employees)'),
+  disabledReason: z
+    .string()
+    .nullable()
+    .describe('Why the service disabled it (deliveries failing for 24 hours); null otherwise'),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+export type Webhook = z.infer<typeof Webhook>;
+
+/** The signing secret is shown once: in the answer to the create and to a rotation. */
+export const WebhookWithSecret = Webhook.extend({
+  secret: z.string().describe('`whsec_` + base64 key: verify each delivery with it'),
+});
+export type WebhookWithSecret = z.infer<typeof WebhookWithSecret>;
+
+export const WebhookList = z.object({ data: z.array(Webhook) });
+
+export const SecretRotation = z.object({
+  secret: z.string(),
+  previousSecretExpiresAt: z.iso
+    .datetime()
+    .describe('Until then deliveries carry a signature with the old secret too'),
+});
+export type SecretRotation = z.infer<typeof SecretRotation>;
+
+export const WebhookParams = z.object({ id: z.string().max(64) });
+export const DeliveryParams = z.object({
+  id: z.string().max(64),
+  deliveryId: z.string().regex(/^[1-9]\d{0,14}$/),
+});
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+export const Delivery = z.object({
+  id: z.string(),
+  eventId: z.string().describe('The event cursor, also sent as `webhook-id`'),
+  eventType: EventType,
+  status: z.enum(DELIVERY_STATUSES),
+  attempts: z.int(),
+  responseStatus: z.int().nullable().describe('HTTP status of the last attempt'),
+  durationMs: z.int().nullable(),
+  error: z.string().nullable().describe('Why the last attempt failed'),
+  lastAttemptAt: z.iso.datetime().nullable(),
+  nextAttemptAt: z.iso.datetime().nullable(),
+  createdAt: z.iso.datetime(),
+});
+export type Delivery = z.infer<typeof Delivery>;
+
+export const DeliveryList = z.object({ data: z.array(Delivery) });

@@ -1,0 +1,306 @@
+import { describe, expect, test } from 'bun:test';
+import { Webhook, WebhookList, WebhookWithSecret } from '@/webhooks/schemas';
+import { refusalOf } from '@/webhooks/url-policy';
+import { count, listingsContext } from '../listings/support';
+import { problemOf } from '../support/harness';
+
+const ctx = await listingsContext();
+const { employee, customer, otherCustomer } = ctx;
+const URL_OK = 'https://93.184.215.14/hooks';
+
+const create = (body: unknown, token = customer) =>
+  ctx.request('POST', '/listings/webhooks', { body, token });
+
+/** The 422 of a refused URL. */
+const refused = (reason: string) => ({
+  ...problemOf(422),
+  validationMessages: {
+    url: { notAllowed: `This URL cannot receive webhooks: ${reason}` },
+  },
+});
+
+describe('webhook endpoints', () => {
+  describe('happy', () => {
+    test('create (201, Location, the secret once), read, list, change, rotate, delete', async () => {
+      const res = await create({ url: URL_OK, types: ['unit.created'], description: 'Portal' });
+      expect(res.status).toBe(201);
+      const made = WebhookWithSecret.parse(res.body);
+      expect(res.headers.get('location')).toBe(`/listings/webhooks/${made.id}`);
+      expect(made).toMatchObject({
+        url: URL_OK,
+        types: ['unit.created'],
+        description: 'Portal',
+        enabled: true,
+        ownerId: 'owner-1',
+        disabledReason: null,
+      });
+      expect(made.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      const path = `/listings/webhooks/${made.id}`;
+      const read = await ctx.request('GET', path, { token: customer });
+      expect(read.status).toBe(200);
+      const { secret: _, ...shown } = made;
+      expect(Webhook.strict().parse(read.body)).toEqual(shown);
+
+      const patched = await ctx.request('PATCH', path, {
+        body: { types: [], description: null, enabled: false },
+        token: customer,
+      });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({ types: [], description: null, enabled: false });
+
+      const rotated = await ctx.request('POST', `${path}/rotate-secret`, { token: customer });
+      expect(rotated.status).toBe(200);
+      expect(rotated.body).toEqual({
+        secret: expect.stringMatching(/^whsec_/),
+        previousSecretExpiresAt: new Date(ctx.clock() + 24 * 3600 * 1000).toISOString(),
+      });
+
+      const list = await ctx.request('GET', '/listings/webhooks', { token: customer });
+      expect(WebhookList.parse(list.body).data.map((hook) => hook.id)).toContain(made.id);
+      const deliveries = await ctx.request('GET', `${path}/deliveries`, { token: customer });
+      expect(deliveries.body).toEqual({ data: [] });
+
+      expect((await ctx.request('DELETE', path, { token: customer })).status).toBe(204);
+      expect((await ctx.request('GET', path, { token: customer })).status).toBe(404);
+    });
+
+    test("an employee's endpoint has no owner (every event); the employee sees and manages every endpoint", async () => {
+      const mine = WebhookWithSecret.parse((await create({ url: URL_OK })).body);
+      const staff = await create({ url: URL_OK }, employee);
+      expect(staff.status).toBe(201);
+      expect(staff.body).toMatchObject({ ownerId: null, types: [] });
+      const all = WebhookList.parse(
+        (await ctx.request('GET', '/listings/webhooks', { token: employee })).body,
+      );
+      expect(all.data.map((hook) => hook.id)).toContain(mine.id);
+      const other = WebhookList.parse(
+        (await ctx.request('GET', '/listings/webhooks', { token: otherCustomer })).body,
+      );
+      expect(other.data.map((hook) => hook.id)).not.toContain(mine.id);
+    });
+  });
+
+  describe('error', () => {
+    test('422 for a URL that may not receive webhooks, without the flags; nothing stored', async () => {
+      const before = count(ctx.db, 'webhook_endpoints');
+      const cases: [string, string][] = [
+        ['http://93.184.215.14/hooks', 'must be https'],
+        ['ftp://93.184.215.14/hooks', 'not an http(s) URL'],
+        ['not a url', 'not an absolute URL'],
+        ['https://user:pass@93.184.215.14/', 'must not carry credentials'],
+        [
+          'https://127.0.0.1/hooks',
+          'host 127.0.0.1 is a loopback, private, link-local or metadata address (127.0.0.1)',
+        ],
+        [
+          'https://10.0.0.1/',
+          'host 10.0.0.1 is a loopback, private, link-local or metadata address (10.0.0.1)',
+        ],
+        [
+          'https://169.254.169.254/latest/meta-data/',
+          'host 169.254.169.254 is a loopback, private, link-local or metadata address (169.254.169.254)',
+        ],
+        [
+          'https://[::1]/hooks',
+          'host ::1 is a loopback, private, link-local or metadata address (::1)',
+        ],
+        [
+          'https://[::ffff:a00:1]/',
+          'host ::ffff:a00:1 is a loopback, private, link-local or metadata address (::ffff:a00:1)',
+        ],
+        [
+          'https://192.168.1.10:8443/',
+          'host 192.168.1.10 is a loopback, private, link-local or metadata address (192.168.1.10)',
+        ],
+      ];
+      for (const [url, reason] of cases) {
+        const res = await create({ url });
+        expect([url, res.status]).toEqual([url, 422]);
+        expect(res.body).toEqual(refused(reason));
+      }
+      const named = await create({ url: 'https://localhost:8443/hooks' });
+      expect(named.status).toBe(422);
+      expect(JSON.stringify(named.body)).toMatch(
+        /host localhost is a loopback, private, link-local or metadata address \((127\.0\.0\.1|::1)\)/,
+      );
+      expect(count(ctx.db, 'webhook_endpoints')).toBe(before);
+    });
+
+    test('a name resolving to a refused address is refused; a public one passes', async () => {
+      const policy = { allowHttp: false, allowPrivate: false };
+      const resolveTo = (addresses: string[]) => async () => addresses;
+      expect(
+        await refusalOf(
+          'https://internal.example/',
+          policy,
+          resolveTo(['93.184.215.14', '10.0.0.1']),
+        ),
+      ).toBe(
+        'host internal.example is a loopback, private, link-local or metadata address (10.0.0.1)',
+      );
+      expect(
+        await refusalOf('https://metadata.example/', policy, resolveTo(['169.254.169.254'])),
+      ).toContain('(169.254.169.254)');
+      expect(await refusalOf('https://six.example/', policy, resolveTo(['::1']))).toContain(
+        '(::1)',
+      );
+      expect(
+        await refusalOf('https://public.example/', policy, resolveTo(['93.184.215.14'])),
+      ).toBeNull();
+      const failing = async () => {
+        throw new Error('ENOTFOUND');
+      };
+      expect(await refusalOf('https://nowhere.example/', policy, failing)).toBe(
+        'host nowhere.example does not resolve',
+      );
+      // The flags lift the checks (local use and tests).
+      expect(
+        await refusalOf('http://127.0.0.1/', { allowHttp: true, allowPrivate: true }),
+      ).toBeNull();
+    });
+
+    test('a PATCH to a refused URL or with a bad body is 422 and changes nothing', async () => {
+      const made = WebhookWithSecret.parse((await create({ url: URL_OK })).body);
+      const res = await ctx.request('PATCH', `/listings/webhooks/${made.id}`, {
+        body: { url: 'https://[::1]/' },
+        token: customer,
+      });
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual(
+        refused('host ::1 is a loopback, private, link-local or metadata address (::1)'),
+      );
+      for (const [body, validationMessages] of [
+        [{ url: 7 }, { url: { invalidType: 'The input must be of type string' } }],
+        [{ enabled: true, owner: 'x' }, { owner: { notAllowed: 'The field is not allowed' } }],
+      ] as const) {
+        const bad = await ctx.request('PATCH', `/listings/webhooks/${made.id}`, {
+          body,
+          token: customer,
+        });
+        expect(bad.status).toBe(422);
+        expect(bad.body).toEqual({ ...problemOf(422), validationMessages });
+      }
+      const read = await ctx.request('GET', `/listings/webhooks/${made.id}`, { token: customer });
+      expect(read.body).toMatchObject({ url: URL_OK, updatedAt: made.updatedAt });
+    });
+
+    test('422 for a body breaking a field rule, 400 for malformed JSON; nothing stored', async () => {
+      const before = count(ctx.db, 'webhook_endpoints');
+      const cases: [unknown, Record<string, unknown>][] = [
+        [{}, { url: { isEmpty: "Value is required and can't be empty" } }],
+        [
+          { url: URL_OK, types: ['property.exploded'] },
+          { types: { 0: { notInArray: 'The input was not found in the haystack' } } },
+        ],
+        [{ url: URL_OK, extra: 1 }, { extra: { notAllowed: 'The field is not allowed' } }],
+        [{ url: 5 }, { url: { invalidType: 'The input must be of type string' } }],
+        [
+          { url: URL_OK, description: 'x'.repeat(501) },
+          { description: { stringLengthTooLong: 'The input is more than 500 characters long' } },
+        ],
+        [
+          { url: URL_OK, enabled: 'yes' },
+          { enabled: { invalidType: 'The input must be of type boolean' } },
+        ],
+      ];
+      for (const [body, validationMessages] of cases) {
+        const res = await create(body);
+        expect([body, res.status]).toEqual([body, 422]);
+        expect(res.body).toEqual({ ...problemOf(422), validationMessages });
+      }
+      const malformed = await ctx.request('POST', '/listings/webhooks', {
+        raw: '{"url":',
+        headers: { 'content-type': 'application/json' },
+        token: customer,
+      });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body).toEqual(problemOf(400));
+      expect(count(ctx.db, 'webhook_endpoints')).toBe(before);
+    });
+
+    test('409 past 20 endpoints of a customer, nothing stored; employees have no limit', async () => {
+      const app = await listingsContext();
+      const token = await app.tokenFor('owner-many', 'customer');
+      for (let i = 0; i < 20; i++) {
+        const res = await app.request('POST', '/listings/webhooks', {
+          body: { url: URL_OK },
+          token,
+        });
+        expect(res.status).toBe(201);
+      }
+      const refused = await app.request('POST', '/listings/webhooks', {
+        body: { url: URL_OK },
+        token,
+      });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual(problemOf(409));
+      expect(count(app.db, 'webhook_endpoints')).toBe(20);
+      for (let i = 0; i < 21; i++) {
+        const res = await app.request('POST', '/listings/webhooks', {
+          body: { url: URL_OK },
+          token: app.employee,
+        });
+        expect(res.status).toBe(201);
+      }
+    });
+
+    test('404 for an unknown endpoint or delivery, on every operation', async () => {
+      const made = WebhookWithSecret.parse((await create({ url: URL_OK })).body);
+      const paths: [string, string][] = [
+        ['GET', '/listings/webhooks/nope'],
+        ['PATCH', '/listings/webhooks/nope'],
+        ['DELETE', '/listings/webhooks/nope'],
+        ['POST', '/listings/webhooks/nope/rotate-secret'],
+        ['GET', '/listings/webhooks/nope/deliveries'],
+        ['POST', '/listings/webhooks/nope/deliveries/1/redeliver'],
+        ['POST', `/listings/webhooks/${made.id}/deliveries/1/redeliver`],
+      ];
+      for (const [method, path] of paths) {
+        const res = await ctx.request(method, path, {
+          token: customer,
+          ...(method === 'PATCH' ? { body: { enabled: true } } : {}),
+        });
+        expect([method, path, res.status]).toEqual([method, path, 404]);
+        expect(res.body).toEqual(problemOf(404));
+      }
+      const bad = await ctx.request(
+        'POST',
+        `/listings/webhooks/${made.id}/deliveries/x/redeliver`,
+        {
+          token: customer,
+        },
+      );
+      expect(bad.status).toBe(400);
+      expect(bad.body).toEqual(problemOf(400));
+    });
+  });
+
+  describe('auth', () => {
+    test("401 without a token; another customer's endpoint is 404 on every operation", async () => {
+      const made = WebhookWithSecret.parse((await create({ url: URL_OK })).body);
+      const anonymous = await ctx.request('GET', '/listings/webhooks');
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.body).toEqual(problemOf(401));
+      expect(
+        (await ctx.request('POST', '/listings/webhooks', { body: { url: URL_OK } })).status,
+      ).toBe(401);
+      const path = `/listings/webhooks/${made.id}`;
+      for (const [method, suffix] of [
+        ['GET', ''],
+        ['PATCH', ''],
+        ['DELETE', ''],
+        ['POST', '/rotate-secret'],
+        ['GET', '/deliveries'],
+      ] as const) {
+        const res = await ctx.request(method, `${path}${suffix}`, {
+          token: otherCustomer,
+          ...(method === 'PATCH' ? { body: { enabled: false } } : {}),
+        });
+        expect([method, suffix, res.status]).toEqual([method, suffix, 404]);
+      }
+      expect((await ctx.request('GET', path, { token: customer })).body).toMatchObject({
+        enabled: true,
+      });
+    });
+  });
+});
