@@ -15,7 +15,28 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CITY_IDS } from '@/listings/cities';
 import { PROPERTY_TYPES } from '@/listings/properties/schemas';
-import type { Endpoint } from './run';
+
+/** One benchmarked request shape, with its targets. */
+export interface Endpoint {
+  name: string;
+  path: string;
+  /** Paths the requests rotate over (keys spread over the table); `path` when absent. */
+  paths?: string[];
+  /** A file of path suffixes each request picks one of at random (`WrkOptions.lines`). */
+  lines?: { file: string; prefix: string };
+  /** How many distinct keys the requests pick from. */
+  keys?: number;
+  /** A read: measured with the background writes of `--mix`, held to the p99 target. */
+  read?: boolean;
+  method?: 'GET' | 'POST';
+  body?: string;
+  /** Target as a ratio of the ceiling's requests/s (docs/performance.md). */
+  target?: number;
+  /** Target with READ_CACHE=off. */
+  offTarget?: number;
+  /** Extra target: p99 under this many ms. */
+  p99TargetMs?: number;
+}
 
 export interface FixtureContext {
   base: string;

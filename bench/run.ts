@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util';
 import { TokenService } from '@/auth/tokens';
 import type { BackgroundConfig, BackgroundFigures } from './background';
 import { CEILING_BODY } from './ceiling';
+import type { Endpoint } from './fixtures';
 import { runWrk, type WrkResult } from './wrk';
 
 type Measured = WrkResult & {
@@ -70,27 +71,6 @@ const metricsOn = values.metrics !== 'off';
 const mixOn = values.mix !== 'off';
 /** Every read's p99 under the background writes stays below this. */
 const READ_P99_TARGET_MS = 20;
-
-export interface Endpoint {
-  name: string;
-  path: string;
-  /** Paths the requests rotate over (keys spread over the table); `path` when absent. */
-  paths?: string[];
-  /** A file of path suffixes each request picks one of at random (`WrkOptions.lines`). */
-  lines?: { file: string; prefix: string };
-  /** How many distinct keys the requests pick from. */
-  keys?: number;
-  /** A read: measured with the background writes of `--mix`, held to the p99 target. */
-  read?: boolean;
-  method?: 'GET' | 'POST';
-  body?: string;
-  /** Target as a ratio of the ceiling's requests/s (docs/performance.md). */
-  target?: number;
-  /** Target with READ_CACHE=off. */
-  offTarget?: number;
-  /** Extra target: p99 under this many ms. */
-  p99TargetMs?: number;
-}
 
 function run(cmd: string[], env: Record<string, string> = {}) {
   const proc = Bun.spawnSync(cmd, {
