@@ -31,7 +31,6 @@ import { parseArgs } from 'node:util';
 import { TokenService } from '@/auth/tokens';
 import type { BackgroundConfig, BackgroundFigures } from './background';
 import { CEILING_BODY } from './ceiling';
-import type { Endpoint } from './fixtures';
 import { runWrk, type WrkResult } from './wrk';
 
 type Measured = WrkResult & {
