@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'bun:sqlite';
-import { existsSync } from 'node:fs';
+import { walIndexOf } from './wal-index';
 
 /** One row of `cache_changes`: a write to a table some cached answer is read from. */
 export interface Change {
@@ -47,7 +47,7 @@ export class ChangeFeed {
     );
     this.#maxSeq = client.prepare('SELECT coalesce(max(seq), 0) AS seq FROM cache_changes');
     this.#seq = this.#maxSeq.get()!.seq;
-    this.#header = walIndexHeader(client);
+    this.#header = walIndexOf(client);
     if (this.#header) this.#seenHeader.set(this.#header);
     this.#changes = this.#totalChanges.values()[0]![0] as number;
     this.#version = this.#dataVersion.values()[0]![0] as number;
@@ -98,22 +98,4 @@ export class ChangeFeed {
     this.#version = version;
     return changed;
   }
-}
-
-/**
- * The first 48 bytes of the `-shm` file (the wal-index header SQLite
- * rewrites at every commit), mapped shared, or undefined when the database
- * has none.
- */
-function walIndexHeader(client: Database): Int32Array | undefined {
-  const { file } = client.query<{ file: string }, []>('PRAGMA database_list').get()!;
-  const mode = client.query<{ journal_mode: string }, []>('PRAGMA journal_mode').get()!;
-  if (!file || mode.journal_mode !== 'wal') return undefined;
-  // A read makes SQLite create and initialise the wal-index.
-  client.query('SELECT count(*) FROM sqlite_master').get();
-  const shm = `${file}-shm`;
-  if (!existsSync(shm)) return undefined;
-  const mapped = Bun.mmap(shm, { shared: true });
-  if (mapped.byteLength < 48) return undefined;
-  return new Int32Array(mapped.buffer, mapped.byteOffset, 12);
 }

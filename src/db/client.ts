@@ -5,6 +5,7 @@ import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import { ownerOnly } from './file-mode';
 import { applyMigrations, readMigrations } from './migrate';
 import * as schema from './schema';
+import { mapWalIndex, useWalIndex } from './wal-index';
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 /** A transaction handle; services accept `Db | Tx` so callers can compose them. */
@@ -22,8 +23,12 @@ export const migrationsFolder = join(import.meta.dir, '..', '..', 'migrations');
 export function openDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = ownerOnly(path, () => {
+    // Before SQLite opens the file and takes its locks (src/db/wal-index.ts).
+    const walIndex =
+      path === ':memory:' || path.startsWith('file:') ? undefined : mapWalIndex(path);
     const opened = new Database(path, { create: true, strict: true });
     opened.exec('PRAGMA journal_mode = WAL');
+    useWalIndex(opened, walIndex);
     return opened;
   });
   sqlite.exec('PRAGMA synchronous = NORMAL');
