@@ -499,6 +499,10 @@ export type PasskeySummary = {
   backedUp: boolean;
   deviceType: "singleDevice" | "multiDevice";
   transports: string[];
+  /** the passkey provider named by its AAGUID ("Passkey" when unknown) */
+  provider: string;
+  /** the authenticator's AAGUID (all zeros when it did not say) */
+  aaguid: string;
 };
 
 /** PasskeyList: as answered (output of its schema). */
@@ -511,6 +515,10 @@ export type PasskeyList = {
     backedUp: boolean;
     deviceType: "singleDevice" | "multiDevice";
     transports: string[];
+    /** the passkey provider named by its AAGUID ("Passkey" when unknown) */
+    provider: string;
+    /** the authenticator's AAGUID (all zeros when it did not say) */
+    aaguid: string;
   }[];
 };
 

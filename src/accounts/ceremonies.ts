@@ -8,6 +8,7 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
+import type { AuditContext } from '@/audit/record';
 import type { Db } from '@/db/client';
 import type { Passkey, User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
@@ -17,8 +18,10 @@ import {
   findPasskeyByCredentialId,
   insertPasskey,
   listPasskeys,
+  recordPasskeyEvent,
   recordPasskeyUse,
 } from './passkeys';
+import { defaultPasskeyName, providerOf } from './provider-names';
 import { findUserByEmail, findUserById } from './users';
 
 /** The relying party, from configuration (PUBLIC_ORIGIN, RP_ID, RP_NAME). */
@@ -82,8 +85,9 @@ export async function finishRegistration(
   db: Db,
   rp: RelyingParty,
   input: { userId: string; response: RegistrationResponseJSON; name?: string },
-  now: number,
+  audit: AuditContext,
 ): Promise<Passkey> {
+  const now = audit.at;
   const stored = useSignedChallenge(
     db,
     rp.challengeKey,
@@ -107,12 +111,14 @@ export async function finishRegistration(
     throw fail('passkey.ceremony_failed');
   }
   if (!verified.verified) throw fail('passkey.ceremony_failed');
-  const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
+  const { credential, credentialDeviceType, credentialBackedUp, aaguid } =
+    verified.registrationInfo;
+  const provider = providerOf(aaguid);
 
   return db.transaction((tx) => {
     if (findPasskeyByCredentialId(tx, credential.id)) throw fail('passkey.already_registered');
-    const count = listPasskeys(tx, input.userId).length;
-    return insertPasskey(
+    const taken = listPasskeys(tx, input.userId).map((passkey) => passkey.name);
+    const passkey = insertPasskey(
       tx,
       {
         userId: input.userId,
@@ -122,10 +128,14 @@ export async function finishRegistration(
         transports: credential.transports ?? input.response.response.transports ?? [],
         deviceType: credentialDeviceType,
         backedUp: credentialBackedUp,
-        name: input.name ?? `Passkey ${count + 1}`,
+        name: input.name ?? defaultPasskeyName(provider, taken),
+        aaguid,
+        provider,
       },
       now,
     );
+    recordPasskeyEvent(tx, audit, 'passkey.added', passkey);
+    return passkey;
   });
 }
 

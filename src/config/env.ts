@@ -56,6 +56,9 @@ export const EnvSchema = z.object({
   JOB_UNIT_COUNTER_RECONCILE_CRON: cron.default('*/5 * * * *'),
   JOB_STATIC_PAGE_CACHE_WARM_CRON: cron.default('*/10 * * * *'),
   BACKUP_CRON: cron.default('0 3 * * *'),
+  JOB_AUDIT_RETENTION_CRON: cron.default('30 3 * * *'),
+  // Security and audit log events older than this many days are deleted by audit-retention.
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   BACKUP_DIR: z.string().min(1).optional(),
   BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

@@ -29,7 +29,10 @@ export interface Config {
     unitCounterReconcile: string;
     staticPageCacheWarm: string;
     databaseBackup: string;
+    auditRetention: string;
   };
+  /** Days the security and audit log keeps an event. */
+  auditRetentionDays: number;
   /** Where the database-backup job writes (default `backups/` beside the database) and how many it keeps. */
   backups: { dir: string; keep: number };
   logLevel: Env['LOG_LEVEL'];
@@ -138,7 +141,9 @@ export function parseConfig(
       unitCounterReconcile: e.JOB_UNIT_COUNTER_RECONCILE_CRON,
       staticPageCacheWarm: e.JOB_STATIC_PAGE_CACHE_WARM_CRON,
       databaseBackup: e.BACKUP_CRON,
+      auditRetention: e.JOB_AUDIT_RETENTION_CRON,
     },
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     backups: {
       dir: e.BACKUP_DIR ?? join(dirname(e.DATABASE_PATH), 'backups'),
       keep: e.BACKUP_KEEP,

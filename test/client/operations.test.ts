@@ -17,6 +17,7 @@ describe('happy', () => {
       'unit-counter-reconcile',
       'static-page-cache-warm',
       'database-backup',
+      'audit-retention',
     ]);
     const run = JobRunResult.parse(await svc.employee.admin.jobs.run('static-page-cache-warm'));
     expect(run).toMatchObject({ job: 'static-page-cache-warm', outcome: 'succeeded' });

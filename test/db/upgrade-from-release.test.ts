@@ -129,7 +129,8 @@ describe(`upgrading the database of release ${RELEASE}`, () => {
       backupDir,
       now: AT,
     });
-    expect(upgrade.applied).toEqual(['9000_appended']);
+    // Those appended since the release, then this one.
+    expect(upgrade.applied.at(-1)).toBe('9000_appended');
     expect(upgrade.backup).toBeDefined();
     const after = snapshotOf(db.$client, before);
     expectRowsKept(before, after);

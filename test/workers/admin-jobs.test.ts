@@ -11,6 +11,7 @@ const JOB_NAMES = [
   'unit-counter-reconcile',
   'static-page-cache-warm',
   'database-backup',
+  'audit-retention',
 ];
 
 describe('happy', () => {
@@ -27,6 +28,7 @@ describe('happy', () => {
         { name: 'unit-counter-reconcile', schedule: '*/5 * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'static-page-cache-warm', schedule: '*/10 * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'database-backup', schedule: '0 3 * * *', nextRunAt: null, lastRuns: [] },
+        { name: 'audit-retention', schedule: '30 3 * * *', nextRunAt: null, lastRuns: [] },
       ],
     });
   });

@@ -9,6 +9,7 @@ const VARIABLES = [
   'JOB_UNIT_COUNTER_RECONCILE_CRON',
   'JOB_STATIC_PAGE_CACHE_WARM_CRON',
   'BACKUP_CRON',
+  'JOB_AUDIT_RETENTION_CRON',
 ] as const;
 
 describe('the job list', () => {
@@ -19,6 +20,7 @@ describe('the job list', () => {
       { name: 'unit-counter-reconcile', pattern: '*/5 * * * *', runAtStart: undefined },
       { name: 'static-page-cache-warm', pattern: '*/10 * * * *', runAtStart: true },
       { name: 'database-backup', pattern: '0 3 * * *', runAtStart: undefined },
+      { name: 'audit-retention', pattern: '30 3 * * *', runAtStart: undefined },
     ]);
     expect(new Set(jobs.map((job) => job.name)).size).toBe(jobs.length);
     expect(() => assertValidJobs(jobs)).not.toThrow();
@@ -31,6 +33,7 @@ describe('the job list', () => {
         JOB_UNIT_COUNTER_RECONCILE_CRON: '30 */15 * * * *',
         JOB_STATIC_PAGE_CACHE_WARM_CRON: '@hourly',
         BACKUP_CRON: '15 2 * * 0',
+        JOB_AUDIT_RETENTION_CRON: '45 4 * * *',
       },
     });
     expect(workerJobs(deps).map((job) => job.pattern)).toEqual([
@@ -38,6 +41,7 @@ describe('the job list', () => {
       '30 */15 * * * *',
       '@hourly',
       '15 2 * * 0',
+      '45 4 * * *',
     ]);
   });
 });

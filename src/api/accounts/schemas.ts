@@ -41,6 +41,14 @@ export const PasskeySummary = z.object({
   backedUp: z.boolean(),
   deviceType: z.enum(CREDENTIAL_DEVICE_TYPES),
   transports: z.array(z.string()),
+  provider: z.string().meta({
+    description: 'the passkey provider named by its AAGUID ("Passkey" when unknown)',
+    example: 'iCloud Keychain',
+  }),
+  aaguid: z.string().meta({
+    description: "the authenticator's AAGUID (all zeros when it did not say)",
+    example: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd',
+  }),
 });
 
 export const PasskeyList = z.object({ passkeys: z.array(PasskeySummary) });

@@ -1,6 +1,8 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
+import { auditContextOf } from '@/api/request/audit';
+import { recordAudit } from '@/audit/record';
 import {
   AnySlugParams,
   DeleteQuery,
@@ -56,7 +58,7 @@ const notModified = withETag(NoBody);
  * Reads are public and served from the in-process cache; writes need an
  * employee token (the cache notices them through its change feed).
  */
-export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) =>
+export const contentRoutes = ({ auth, db, clock, config, staticPages: cache }: ApiDeps) =>
   new Elysia({ name: 'content', prefix: '/content' })
     .use(auth)
     // `/content/static-pages` without the slash answers too (Elysia's loose paths).
@@ -116,13 +118,23 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
     )
     .put(
       '/static-pages/:slug',
-      ({ params, body, set }) => {
+      ({ params, body, caller, request, set }) => {
         const slug = parsed(Slug, params.slug);
         const page = parsed(StaticPageInput, body);
         if (page.slug !== undefined && page.slug !== slug) throw fail('page.slug_mismatch');
-        const { row, created } = db.transaction((tx) => upsertStaticPage(tx, slug, page, clock()), {
-          behavior: 'immediate',
-        });
+        const audit = auditContextOf(request, config, clock(), caller.sub);
+        const { row, created } = db.transaction(
+          (tx) => {
+            const written = upsertStaticPage(tx, slug, page, audit.at);
+            recordAudit(tx, audit, {
+              action: 'static_page.written',
+              target: slug,
+              details: { language: page.language, created: written.created },
+            });
+            return written;
+          },
+          { behavior: 'immediate' },
+        );
         set.status = created ? 201 : 200;
         if (created)
           set.headers.location = `/content/static-pages/${slug}?language=${row.language}`;
@@ -151,12 +163,17 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
     )
     .delete(
       '/static-pages/:slug',
-      ({ params, query }) => {
+      ({ params, query, caller, request }) => {
         const slug = parsed(Slug, params.slug);
         const { language } = parsed(DeleteQuery, query);
-        if (!deleteStaticPage(db, slug, language)) {
-          throw fail('page.not_found', { detail: notFoundDetail(slug, language) });
-        }
+        const audit = auditContextOf(request, config, clock(), caller.sub);
+        db.transaction((tx) => {
+          if (!deleteStaticPage(tx, slug, language)) {
+            throw fail('page.not_found', { detail: notFoundDetail(slug, language) });
+          }
+          const details = { language };
+          recordAudit(tx, audit, { action: 'static_page.deleted', target: slug, details });
+        });
         return new Response(null, { status: 204 });
       },
       {
