@@ -493,6 +493,8 @@ export type SignInResponse = {
 /** PasskeySummary: as answered (output of its schema). */
 export type PasskeySummary = {
   id: string;
+  /** the WebAuthn credential id (base64url), as the browser's passkey list knows it */
+  credentialId: string;
   name: string;
   createdAt: string;
   lastUsedAt: string | null;
@@ -509,6 +511,8 @@ export type PasskeySummary = {
 export type PasskeyList = {
   passkeys: {
     id: string;
+    /** the WebAuthn credential id (base64url), as the browser's passkey list knows it */
+    credentialId: string;
     name: string;
     createdAt: string;
     lastUsedAt: string | null;

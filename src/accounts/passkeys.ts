@@ -7,6 +7,7 @@ import { type Passkey, passkeys } from '@/db/schema';
 /** What the API shows of a passkey; never the key or counter. */
 export interface PasskeySummary {
   id: string;
+  credentialId: string;
   name: string;
   createdAt: string;
   lastUsedAt: string | null;
@@ -19,6 +20,7 @@ export interface PasskeySummary {
 
 export const summaryOf = (passkey: Passkey): PasskeySummary => ({
   id: passkey.id,
+  credentialId: passkey.credentialId,
   name: passkey.name,
   createdAt: passkey.createdAt.toISOString(),
   lastUsedAt: passkey.lastUsedAt?.toISOString() ?? null,

@@ -8,15 +8,15 @@ export const NO_AAGUID = '00000000-0000-0000-0000-000000000000';
 const names = new Map<string, string>(Object.entries(vendored as Record<string, string>));
 
 /**
- * The provider of an AAGUID ("iCloud Keychain", "1Password", "YubiKey 5 Series")
- * from the vendored list, or "Passkey" when the list does not know it or the
- * authenticator does not say (all zeros, as most do under attestation "none"
- * apart from the platform and password-manager providers).
+ * The provider of an AAGUID ("iCloud Keychain", "1Password", "YubiKey 5 Series"):
+ * the operator's own names first (PASSKEY_PROVIDERS_FILE), then the vendored
+ * list; "Passkey" when neither knows it or the authenticator does not say
+ * (all zeros, as many security keys do under attestation "none").
  */
-export function providerOf(aaguid: string): string {
+export function providerOf(aaguid: string, own: Readonly<Record<string, string>> = {}): string {
   const key = aaguid.toLowerCase();
   if (key === NO_AAGUID) return UNKNOWN_PROVIDER;
-  return names.get(key) ?? UNKNOWN_PROVIDER;
+  return own[key] ?? names.get(key) ?? UNKNOWN_PROVIDER;
 }
 
 /**

@@ -76,6 +76,8 @@ export const EnvSchema = z.object({
   SIGN_UP: z.enum(['open', 'closed']).default('open'),
   SIGN_UP_PER_IP_PER_HOUR: perMinute.default(10),
   PASSKEY_OPTIONS_PER_IP_PER_MINUTE: perMinute.default(30),
+  // A JSON file of AAGUID → provider name, over the vendored list (src/accounts/providers).
+  PASSKEY_PROVIDERS_FILE: z.string().min(1).optional(),
   HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).optional(),
   METRICS_TOKEN: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),

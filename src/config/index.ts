@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { type AddressRange, defaultTrustedRanges, parseRanges } from '@/kernel/addresses';
 import { type Env, EnvSchema } from './env';
 import { ConfigError } from './error';
+import { readPasskeyProviders } from './passkey-providers';
 import { loadOrCreateSecret } from './secret-file';
 
 export { type Env, EnvSchema, isCronPattern, MIN_SECRET_LENGTH } from './env';
@@ -33,6 +34,8 @@ export interface Config {
   };
   /** Days the security and audit log keeps an event. */
   auditRetentionDays: number;
+  /** Provider names by AAGUID (lower case) over the vendored list (PASSKEY_PROVIDERS_FILE). */
+  passkeyProviders: Readonly<Record<string, string>>;
   /** Where the database-backup job writes (default `backups/` beside the database) and how many it keeps. */
   backups: { dir: string; keep: number };
   logLevel: Env['LOG_LEVEL'];
@@ -144,6 +147,7 @@ export function parseConfig(
       auditRetention: e.JOB_AUDIT_RETENTION_CRON,
     },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    passkeyProviders: readPasskeyProviders(e.PASSKEY_PROVIDERS_FILE),
     backups: {
       dir: e.BACKUP_DIR ?? join(dirname(e.DATABASE_PATH), 'backups'),
       keep: e.BACKUP_KEEP,

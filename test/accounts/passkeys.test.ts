@@ -45,6 +45,7 @@ describe('passkeys (registration, sign-in, management)', () => {
       const summary = PasskeySummary.parse(res.body);
       expect(summary).toEqual({
         id: summary.id,
+        credentialId: authenticator.credentials().at(-1)!.id,
         name: 'Laptop',
         createdAt: new Date(ctx.clock()).toISOString(),
         lastUsedAt: null,

@@ -24,12 +24,12 @@ import {
   AuthenticateBody,
   AuthenticateOptionsBody,
   AuthenticationOptions,
-  NoBody,
   PasskeyList,
   PasskeyParams,
   PasskeySummary,
   RegisterBody,
   RegistrationOptions,
+  RegistrationOptionsBody,
   RenameBody,
 } from './schemas';
 import { SignedIn, signedInResponse } from './signed-in';
@@ -51,6 +51,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     origins: config.publicOrigins,
     decoyKey: derivedKey(config.jwtSecret, 'passkey-decoy'),
     challengeKey: derivedKey(config.jwtSecret, 'passkey-challenge'),
+    providers: config.passkeyProviders,
   };
   /** Registration needs an account (a token minted for an unknown `sub` has none). */
   const accountOf = (sub: string) => {
@@ -87,16 +88,17 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     .onTransform(({ request }) => assertSecureTransport(request, config))
     .post(
       '/passkey/register/options',
-      async ({ caller, request }) => {
+      async ({ caller, request, body }) => {
         const user = accountOf(caller.sub);
         takeOptionsSlot(request);
-        const options = await startRegistration(db, rp, user, clock());
+        const conditional = body?.mediation === 'conditional';
+        const options = await startRegistration(db, rp, { user, conditional }, clock());
         return options as z.infer<typeof RegistrationOptions>;
       },
       {
         auth: 'any',
         transform: ({ request }) => assertRecentCheck(request),
-        body: NoBody,
+        body: RegistrationOptionsBody,
         response: { 200: RegistrationOptions, ...refused },
         detail: {
           operationId: 'passkeyRegistrationOptions',

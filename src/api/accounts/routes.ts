@@ -18,4 +18,4 @@ export const accountsRoutes = (deps: ApiDeps) =>
         .use(securityRoutes(deps))
         .use(passkeyRoutes(deps)),
     )
-    .use(accountPage({ signUp: deps.config.accounts.signUp }));
+    .use(accountPage({ signUp: deps.config.accounts.signUp, rpId: deps.config.rpId }));

@@ -35,6 +35,9 @@ export const SignInResponse = z.object({
 
 export const PasskeySummary = z.object({
   id: z.string(),
+  credentialId: z.string().meta({
+    description: "the WebAuthn credential id (base64url), as the browser's passkey list knows it",
+  }),
   name: z.string(),
   createdAt: z.iso.datetime(),
   lastUsedAt: z.iso.datetime().nullable(),
@@ -112,8 +115,14 @@ export const RegisterBody = z.strictObject({
 
 export const AuthenticateBody = z.strictObject({ response: AuthenticationResponse });
 
-/** A body that carries nothing (may be omitted, `{}` or `null`). */
-export const NoBody = z.strictObject({}).nullish();
+/**
+ * Registration options: `{mediation: "conditional"}` asks for a conditional
+ * create, whose result may lack user presence (the password manager creates
+ * the passkey silently right after a password sign-in).
+ */
+export const RegistrationOptionsBody = z
+  .strictObject({ mediation: z.literal('conditional').optional() })
+  .nullish();
 
 export const AuthenticateOptionsBody = z
   .strictObject({ email: z.string().min(1).max(254).optional() })
