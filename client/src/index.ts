@@ -11,13 +11,13 @@ import { listingsApi } from './listings.js';
  */
 export function createClient(options: ClientOptions) {
   const http = new Transport(options);
-  const { health, jobs } = operationsApi(http);
+  const { health, jobs, audit } = operationsApi(http);
   return {
     listings: listingsApi(http),
     staticPages: staticPagesApi(http),
     auth: authApi(http),
     customer: customerApi(http),
-    admin: { jobs },
+    admin: { jobs, audit },
     health,
     /** Replace the bearer token (e.g. with `accessToken` after `auth.signIn`). */
     setToken: (token: TokenSource | undefined) => http.setToken(token),

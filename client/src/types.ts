@@ -12,6 +12,8 @@ export type {
   AdditionalDataCreate,
   AdditionalDataPut,
   AdditionalDataWritten,
+  AuditEvent,
+  AuditPage,
   AuthenticationOptions,
   CityId,
   ConvertBody,
@@ -47,6 +49,8 @@ export type {
   RateLimitRecord,
   RegistrationOptions,
   RenameBody,
+  SessionList,
+  SessionSummary,
   SignInBody,
   SignInResponse,
   SignUpAccepted,
@@ -101,6 +105,9 @@ export type UnitCreate = NonNullable<generated.UnitCreateInput>;
 export type NeighbourhoodQuery = QueryOf<generated.NeighbourhoodQueryText>;
 export type MultiListingUnitQuery = QueryOf<generated.MultiListingUnitQueryText>;
 export type TransactionQuery = QueryOf<generated.TransactionQueryText>;
+export type SecurityLogQuery = QueryOf<generated.SecurityLogQueryText>;
+export type AuditQuery = QueryOf<generated.AuditQueryText>;
+export type RegistrationOptionsBody = NonNullable<generated.RegistrationOptionsBodyInput>;
 export type RegisterBody = Closed<generated.RegisterBodyInput>;
 export type AuthenticateBody = Closed<generated.AuthenticateBodyInput>;
 export type AuthenticateOptionsBody = NonNullable<generated.AuthenticateOptionsBodyInput>;

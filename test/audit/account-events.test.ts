@@ -222,3 +222,27 @@ describe('security log: every account action leaves exactly one event', () => {
     expect(auditRows(ctx.db, 'sign_in.succeeded').at(-1)?.target).toBe(current!.id);
   });
 });
+
+describe('security log: a passkey sign-in refused by the per-address limit', () => {
+  const ctx = accountsSetup();
+
+  test('the 51st failed verification from one address → 429 and one sign_in.refused', async () => {
+    const { authenticator, session } = await ctx.userWithPasskey();
+    const first = await ctx.authenticate(authenticator);
+    expect(first.status).toBe(200);
+    // A replay fails verification and counts for the address.
+    const replay = () =>
+      ctx.request('POST', '/auth/passkey/authenticate', { body: { response: first.response } });
+    for (let i = 0; i < 50; i++) expect((await replay()).status).toBe(401);
+    const written = await eventsWrittenBy(ctx.db, async () => {
+      expect((await replay()).status).toBe(429);
+    });
+    expect(onlyEvent(written)).toMatchObject({
+      action: 'sign_in.refused',
+      actorId: null,
+      subjectId: session.user.id,
+      details: { method: 'passkey', knownCredential: true },
+    });
+    expect(auditRows(ctx.db, 'sign_in.failed')).toHaveLength(50);
+  });
+});
