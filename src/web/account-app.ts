@@ -23,26 +23,16 @@ import {
   type User,
 } from './app/api';
 import { offerConditionalCreate } from './app/auto-register';
-import { ui } from './app/elements';
+import { clearMessage, say, ui } from './app/elements';
 import { type PasskeyActions, renderPasskey } from './app/passkey-item';
 import { showSecurityLog } from './app/security-log';
+import { type BrowserSession, showSessions } from './app/sessions';
 import * as signals from './app/signals';
 
 /** The signed-in user (null while signed out). */
 let current: User | null = null;
 
 const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError';
-
-function say(text: string, kind: 'ok' | 'error' = 'ok') {
-  ui.message.textContent = text;
-  ui.message.classList.toggle('error', kind === 'error');
-  ui.message.hidden = false;
-}
-
-function clearMessage() {
-  ui.message.hidden = true;
-  ui.message.textContent = '';
-}
 
 /** Runs one action with its button disabled; failures are said, never thrown. */
 async function run(action: Action, button: HTMLButtonElement | null, work: () => Promise<void>) {
@@ -83,7 +73,18 @@ async function loadPasskeys() {
   ui.passkeyList.replaceChildren(...passkeys.map((passkey) => renderPasskey(passkey, actions)));
   ui.noPasskeys.hidden = passkeys.length > 0;
   if (current) void signals.signalAcceptedPasskeys(current, passkeys);
-  await showSecurityLog(ui.securityLog);
+  await Promise.all([
+    showSessions(ui.sessionList, signOutElsewhere),
+    showSecurityLog(ui.securityLog),
+  ]);
+}
+
+function signOutElsewhere(session: BrowserSession, button: HTMLButtonElement) {
+  void run('sign-out-elsewhere', button, async () => {
+    await api('DELETE', `/auth/sessions/${session.id}`);
+    say('That browser is signed out.');
+    await loadPasskeys();
+  });
 }
 
 function showSignedIn(user: User) {

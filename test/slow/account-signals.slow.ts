@@ -120,6 +120,30 @@ describe.skipIf(!present)('account page: provider names, signals, security log (
       'Signed in with a password',
     ]);
     expect(events.at(-1)).toBe('Account created');
+
+    // Another browser signs in; this one sees it and signs it out.
+    const elsewhere = await fetch(`${origin}/auth/sign-in`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'Mozilla/5.0 (Windows NT 10.0) Firefox/140.0',
+      },
+      body: JSON.stringify({ email, password: 'a long enough password' }),
+    });
+    expect(elsewhere.status).toBe(200);
+    await page.reload();
+    await page.locator('#session-list .session', { hasText: 'Firefox on Windows' }).waitFor();
+    await expect(page.locator('#session-list .session .name').allTextContents()).resolves.toEqual([
+      'Firefox on Windows',
+      expect.stringContaining('(this browser)'),
+    ]);
+    await page.getByRole('button', { name: 'Sign out Firefox on Windows' }).click();
+    await page.locator('#message', { hasText: 'That browser is signed out.' }).waitFor();
+    await page
+      .locator('#session-list .session', { hasText: 'Firefox on Windows' })
+      .waitFor({ state: 'detached' });
+    await expect(page.locator('#session-list .session').count()).resolves.toBe(1);
+    await page.locator('#security-log .event', { hasText: 'Signed out a session' }).waitFor();
     await page.screenshot({ path: join(artifacts, 'account-security-log.png'), fullPage: true });
 
     devices = { cdp, authenticatorId };

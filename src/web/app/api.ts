@@ -32,7 +32,8 @@ export type Action =
   | 'add-passkey'
   | 'rename'
   | 'delete'
-  | 'sign-out';
+  | 'sign-out'
+  | 'sign-out-elsewhere';
 
 export class ApiError extends Error {
   constructor(
@@ -106,6 +107,7 @@ const apiMessages: Partial<Record<Action, Record<number, string>>> = {
     422: 'Give the passkey a name of 1 to 64 characters.',
   },
   delete: { 404: 'That passkey no longer exists.' },
+  'sign-out-elsewhere': { 404: 'That browser is already signed out.' },
 };
 
 /** Turns any failure into a sentence for the person at the keyboard. */

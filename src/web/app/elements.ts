@@ -1,4 +1,4 @@
-/** The account page's elements, by id (src/web/account.html). */
+/** The account page's elements, by id (src/web/account.html), and its message line. */
 const element = <T extends HTMLElement = HTMLElement>(id: string) =>
   document.getElementById(id) as T;
 
@@ -22,4 +22,17 @@ export const ui = {
   addPasskeyForm: element<HTMLFormElement>('add-passkey-form'),
   passkeyName: element<HTMLInputElement>('passkey-name'),
   securityLog: element<HTMLUListElement>('security-log'),
+  sessionList: element<HTMLUListElement>('session-list'),
 };
+
+/** Shows one sentence in the message line (an error in its own colours). */
+export function say(text: string, kind: 'ok' | 'error' = 'ok') {
+  ui.message.textContent = text;
+  ui.message.classList.toggle('error', kind === 'error');
+  ui.message.hidden = false;
+}
+
+export function clearMessage() {
+  ui.message.hidden = true;
+  ui.message.textContent = '';
+}
