@@ -9,7 +9,7 @@ import { accountCounter, beginAttempt, forgiveAttempt, ipCounter } from './guess
 import type { PasswordHasher } from './hashing';
 import { findPasskeyByCredentialId } from './passkeys';
 import { createSession } from './sessions';
-import { findUserByEmail, normalizeEmail, userSummaryOf } from './users';
+import { findUserByEmail, userSummaryOf } from './users';
 
 /** How a sign-in proved who it was, as its security-log events say. */
 export type SignInMethod = 'password' | 'passkey';
@@ -44,10 +44,11 @@ export async function verifyPasswordSignIn(
   const now = audit.at;
   const account = accountCounter(input.email, input.address);
   const user = findUserByEmail(db, input.email);
-  // The email as typed tells operators which account was aimed at, even an unknown one.
+  // What was typed for an unknown account is not kept: people type passwords
+  // into the email field, and the log outlives the attempt.
   const event = {
     subject: user?.id ?? null,
-    details: { method: 'password', email: normalizeEmail(input.email) },
+    details: { method: 'password', knownAccount: user !== undefined },
   };
   const refusal = { audit, entry: { action: 'sign_in.refused' as const, ...event } };
   const attempt = beginAttempt(db, [account, ipCounter(input.address)], now, refusal);
