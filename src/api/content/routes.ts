@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
-import { recordAudit } from '@/audit/record';
+import { removeStaticPage, writeStaticPage } from '@/content/employee-writes';
 import {
   AnySlugParams,
   DeleteQuery,
@@ -13,12 +13,7 @@ import {
   StaticPageInput,
   StaticPageList,
 } from '@/content/schemas';
-import {
-  deleteStaticPage,
-  notFoundDetail,
-  toStaticPage,
-  upsertStaticPage,
-} from '@/content/service';
+import { toStaticPage } from '@/content/service';
 import { fail } from '@/kernel/errors';
 import { type Answer, responseOf } from '../answer';
 import { withETag, withLocation } from '../docs/headers';
@@ -123,18 +118,7 @@ export const contentRoutes = ({ auth, db, clock, config, staticPages: cache }: A
         const page = parsed(StaticPageInput, body);
         if (page.slug !== undefined && page.slug !== slug) throw fail('page.slug_mismatch');
         const audit = auditContextOf(request, config, clock(), caller.sub);
-        const { row, created } = db.transaction(
-          (tx) => {
-            const written = upsertStaticPage(tx, slug, page, audit.at);
-            recordAudit(tx, audit, {
-              action: 'static_page.written',
-              target: slug,
-              details: { language: page.language, created: written.created },
-            });
-            return written;
-          },
-          { behavior: 'immediate' },
-        );
+        const { row, created } = writeStaticPage(db, slug, page, audit);
         set.status = created ? 201 : 200;
         if (created)
           set.headers.location = `/content/static-pages/${slug}?language=${row.language}`;
@@ -166,14 +150,7 @@ export const contentRoutes = ({ auth, db, clock, config, staticPages: cache }: A
       ({ params, query, caller, request }) => {
         const slug = parsed(Slug, params.slug);
         const { language } = parsed(DeleteQuery, query);
-        const audit = auditContextOf(request, config, clock(), caller.sub);
-        db.transaction((tx) => {
-          if (!deleteStaticPage(tx, slug, language)) {
-            throw fail('page.not_found', { detail: notFoundDetail(slug, language) });
-          }
-          const details = { language };
-          recordAudit(tx, audit, { action: 'static_page.deleted', target: slug, details });
-        });
+        removeStaticPage(db, slug, language, auditContextOf(request, config, clock(), caller.sub));
         return new Response(null, { status: 204 });
       },
       {
