@@ -5,8 +5,10 @@
  * and transactions by their owner (the demo customer), plans by slug; the
  * neighbourhoods, additional data, pages and plan assignment are upserts.
  */
+
 import { randomBytes } from 'node:crypto';
 import { createUser, findUserByEmail, type Role } from '@/accounts/users';
+import { toolContext } from '@/audit/record';
 import { importStaticPages } from '@/content/import';
 import { StaticPageFile } from '@/content/schemas';
 import { upsertStaticPage } from '@/content/service';
@@ -163,9 +165,11 @@ function fillPlans(db: Db, customerId: string) {
   ];
   const existing = listPlans(db);
   const ids = wanted.map(
-    (plan) => (existing.find((p) => p.slug === plan.slug) ?? createPlan(db, plan)).id,
+    (plan) =>
+      (existing.find((p) => p.slug === plan.slug) ?? createPlan(db, plan, toolContext(Date.now())))
+        .id,
   );
-  assignPlan(db, customerId, ids[1]!);
+  assignPlan(db, customerId, ids[1]!, toolContext(Date.now()));
 }
 
 function fillTransactions(db: Db, customerId: string, now: number) {

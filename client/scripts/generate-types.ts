@@ -9,6 +9,7 @@
  * its schema.
  */
 import { z } from 'zod';
+import * as accountSessions from '@/accounts/schemas';
 import * as accounts from '@/api/accounts/schemas';
 import * as admin from '@/api/admin/schemas';
 import * as customer from '@/api/customer/schemas';
@@ -16,6 +17,7 @@ import { TokenLimits } from '@/api/customer/tokens/schemas';
 import { Health } from '@/api/health/schemas';
 import { PropertyList } from '@/api/listings/properties/routes';
 import { UnitList } from '@/api/listings/units/routes';
+import * as audit from '@/audit/schemas';
 import * as content from '@/content/schemas';
 import * as customerAdmin from '@/customer/admin/schemas';
 import * as transactions from '@/customer/transactions/schemas';
@@ -92,6 +94,13 @@ const TYPES: [name: string, schema: z.ZodType, io: Io][] = [
   ['RegisterBodyInput', accounts.RegisterBody, 'input'],
   ['AuthenticateBodyInput', accounts.AuthenticateBody, 'input'],
   ['AuthenticateOptionsBodyInput', accounts.AuthenticateOptionsBody, 'input'],
+  ['RegistrationOptionsBodyInput', accounts.RegistrationOptionsBody, 'input'],
+  ['SessionSummary', accountSessions.SessionSummary, 'output'],
+  ['SessionList', accountSessions.SessionList, 'output'],
+  ['AuditEvent', audit.AuditEvent, 'output'],
+  ['AuditPage', audit.AuditPage, 'output'],
+  ['SecurityLogQueryText', audit.SecurityLogQuery, 'input'],
+  ['AuditQueryText', audit.AuditQuery, 'input'],
   ['RateLimitRecord', customer.WindowRecord, 'output'],
   ['RateLimited', customer.RateLimited, 'output'],
   ['LaravelMessage', customer.Message, 'output'],

@@ -1,5 +1,6 @@
 import { type CallOptions, segment, type Transport } from './http.js';
 import type {
+  AuditPage,
   AuthenticateBody,
   AuthenticateOptionsBody,
   AuthenticationOptions,
@@ -7,7 +8,10 @@ import type {
   PasskeySummary,
   RegisterBody,
   RegistrationOptions,
+  RegistrationOptionsBody,
   RenameBody,
+  SecurityLogQuery,
+  SessionList,
   SignInBody,
   SignInResponse,
   SignUpAccepted,
@@ -26,9 +30,13 @@ export function authApi(http: Transport) {
      * Step 1 of registration: options for `navigator.credentials.create()`.
      * Both steps need the session cookie of a sign-in in the last 10 minutes
      * (pass it with `Origin` in `headers`); a bearer token alone answers 403.
+     * `{mediation: 'conditional'}` asks for a conditional create.
      */
-    registrationOptions: (options?: CallOptions) =>
-      http.json<RegistrationOptions>('POST', '/auth/passkey/register/options', options),
+    registrationOptions: (body?: RegistrationOptionsBody, options?: CallOptions) =>
+      http.json<RegistrationOptions>('POST', '/auth/passkey/register/options', {
+        ...options,
+        body,
+      }),
     /** Step 2: the browser's registration result; 201 with the new passkey. */
     register: (body: RegisterBody, options?: CallOptions) =>
       http.json<PasskeySummary>('POST', '/auth/passkey/register', { ...options, body }),
@@ -61,5 +69,14 @@ export function authApi(http: Transport) {
     signOut: (options?: CallOptions) => http.send('POST', '/auth/sign-out', options),
     me: (options?: CallOptions) => http.json<UserSummary>('GET', '/auth/me', options),
     passkeys,
+    /** The signed-in user's live browser sessions; `revoke` signs one out elsewhere. */
+    sessions: {
+      list: (options?: CallOptions) => http.json<SessionList>('GET', '/auth/sessions', options),
+      revoke: (id: string, options?: CallOptions) =>
+        http.send('DELETE', `/auth/sessions/${segment(id)}`, options),
+    },
+    /** The signed-in user's security log, newest first; pass `nextCursor` as `cursor`. */
+    securityLog: (query?: SecurityLogQuery, options?: CallOptions) =>
+      http.json<AuditPage>('GET', '/auth/security-log', { ...options, query }),
   };
 }

@@ -1,7 +1,7 @@
 import { type CallOptions, segment, type Transport } from './http.js';
-import type { Health, JobList, JobRunResult } from './types.js';
+import type { AuditPage, AuditQuery, Health, JobList, JobRunResult } from './types.js';
 
-/** Operator endpoints (`/admin`, employees: the worker jobs) and the health check (`/health`). */
+/** Operator endpoints (`/admin`, employees: the worker jobs, the audit log) and the health check (`/health`). */
 export function operationsApi(http: Transport) {
   return {
     health: (options?: CallOptions) => http.json<Health>('GET', '/health', options),
@@ -11,5 +11,8 @@ export function operationsApi(http: Transport) {
       run: (name: string, options?: CallOptions) =>
         http.json<JobRunResult>('POST', `/admin/jobs/${segment(name)}/run`, options),
     },
+    /** The audit log, newest first, filtered by actor, subject, action and time range. */
+    audit: (query?: AuditQuery, options?: CallOptions) =>
+      http.json<AuditPage>('GET', '/admin/audit', { ...options, query }),
   };
 }

@@ -13,14 +13,14 @@ import { webhooksApi } from './webhooks.js';
  */
 export function createClient(options: ClientOptions) {
   const http = new Transport(options);
-  const { health, jobs } = operationsApi(http);
+  const { health, jobs, audit } = operationsApi(http);
   return {
     listings: { ...listingsApi(http), events: eventsApi(http) },
     webhooks: webhooksApi(http),
     staticPages: staticPagesApi(http),
     auth: authApi(http),
     customer: customerApi(http),
-    admin: { jobs },
+    admin: { jobs, audit },
     health,
     /** Replace the bearer token (e.g. with `accessToken` after `auth.signIn`). */
     setToken: (token: TokenSource | undefined) => http.setToken(token),

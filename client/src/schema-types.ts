@@ -663,24 +663,36 @@ export type SignInResponse = {
 /** PasskeySummary: as answered (output of its schema). */
 export type PasskeySummary = {
   id: string;
+  /** the WebAuthn credential id (base64url), as the browser's passkey list knows it */
+  credentialId: string;
   name: string;
   createdAt: string;
   lastUsedAt: string | null;
   backedUp: boolean;
   deviceType: "singleDevice" | "multiDevice";
   transports: string[];
+  /** the passkey provider named by its AAGUID ("Passkey" when unknown) */
+  provider: string;
+  /** the authenticator's AAGUID (all zeros when it did not say) */
+  aaguid: string;
 };
 
 /** PasskeyList: as answered (output of its schema). */
 export type PasskeyList = {
   passkeys: {
     id: string;
+    /** the WebAuthn credential id (base64url), as the browser's passkey list knows it */
+    credentialId: string;
     name: string;
     createdAt: string;
     lastUsedAt: string | null;
     backedUp: boolean;
     deviceType: "singleDevice" | "multiDevice";
     transports: string[];
+    /** the passkey provider named by its AAGUID ("Passkey" when unknown) */
+    provider: string;
+    /** the authenticator's AAGUID (all zeros when it did not say) */
+    aaguid: string;
   }[];
 };
 
@@ -783,6 +795,109 @@ export type AuthenticateBodyInput = {
 export type AuthenticateOptionsBodyInput = {
   email?: string;
 } | null;
+
+/** RegistrationOptionsBodyInput: as sent (input of its schema). */
+export type RegistrationOptionsBodyInput = {
+  mediation?: "conditional";
+} | null;
+
+/** SessionSummary: as answered (output of its schema). */
+export type SessionSummary = {
+  /** the id to revoke it by (not the cookie) */
+  id: string;
+  createdAt: string;
+  /** the last request with it, to within 5 minutes */
+  lastSeenAt: string;
+  expiresAt: string;
+  ip: string | null;
+  userAgent: string | null;
+  /** the session of this request */
+  current: boolean;
+};
+
+/** SessionList: as answered (output of its schema). */
+export type SessionList = {
+  sessions: {
+    /** the id to revoke it by (not the cookie) */
+    id: string;
+    createdAt: string;
+    /** the last request with it, to within 5 minutes */
+    lastSeenAt: string;
+    expiresAt: string;
+    ip: string | null;
+    userAgent: string | null;
+    /** the session of this request */
+    current: boolean;
+  }[];
+};
+
+/** AuditEvent: as answered (output of its schema). */
+export type AuditEvent = {
+  /** increasing with the order the events were written */
+  id: string;
+  at: string;
+  action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created";
+  /** the caller's id; null when anonymous */
+  actor: string | null;
+  /** the account the event concerns */
+  subject: string | null;
+  /** the object acted on */
+  target: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+  details: {
+    [key: string]: unknown;
+  };
+};
+
+/** AuditPage: as answered (output of its schema). */
+export type AuditPage = {
+  events: {
+    /** increasing with the order the events were written */
+    id: string;
+    at: string;
+    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created";
+    /** the caller's id; null when anonymous */
+    actor: string | null;
+    /** the account the event concerns */
+    subject: string | null;
+    /** the object acted on */
+    target: string | null;
+    ip: string | null;
+    userAgent: string | null;
+    requestId: string | null;
+    details: {
+      [key: string]: unknown;
+    };
+  }[];
+  nextCursor: string | null;
+};
+
+/** SecurityLogQueryText: as sent (input of its schema). */
+export type SecurityLogQueryText = {
+  /** the nextCursor of the previous page */
+  cursor?: string;
+  /** events per page, 1 to 100 (default 20) */
+  limit?: string;
+  /** the signed-in user's own id (anyone else: 404) */
+  user?: string;
+};
+
+/** AuditQueryText: as sent (input of its schema). */
+export type AuditQueryText = {
+  /** the nextCursor of the previous page */
+  cursor?: string;
+  /** events per page, 1 to 100 (default 20) */
+  limit?: string;
+  actor?: string;
+  subject?: string;
+  action?: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created";
+  /** ISO 8601 time with offset, inclusive */
+  from?: string;
+  /** ISO 8601 time with offset, inclusive */
+  to?: string;
+};
 
 /** RateLimitRecord: as answered (output of its schema). */
 export type RateLimitRecord = {

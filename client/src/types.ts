@@ -12,6 +12,8 @@ export type {
   AdditionalDataCreate,
   AdditionalDataPut,
   AdditionalDataWritten,
+  AuditEvent,
+  AuditPage,
   AuthenticationOptions,
   CityId,
   ConvertBody,
@@ -51,6 +53,8 @@ export type {
   RegistrationOptions,
   RenameBody,
   SecretRotation,
+  SessionList,
+  SessionSummary,
   SignInBody,
   SignInResponse,
   SignUpAccepted,
@@ -113,6 +117,9 @@ export type NeighbourhoodQuery = QueryOf<generated.NeighbourhoodQueryText>;
 export type MultiListingUnitQuery = QueryOf<generated.MultiListingUnitQueryText>;
 export type TransactionQuery = QueryOf<generated.TransactionQueryText>;
 export type EventQuery = QueryOf<generated.EventQueryText>;
+export type SecurityLogQuery = QueryOf<generated.SecurityLogQueryText>;
+export type AuditQuery = QueryOf<generated.AuditQueryText>;
+export type RegistrationOptionsBody = NonNullable<generated.RegistrationOptionsBodyInput>;
 export type RegisterBody = Closed<generated.RegisterBodyInput>;
 export type AuthenticateBody = Closed<generated.AuthenticateBodyInput>;
 export type AuthenticateOptionsBody = NonNullable<generated.AuthenticateOptionsBodyInput>;

@@ -8,17 +8,21 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
+import type { AuditContext } from '@/audit/record';
 import type { Db } from '@/db/client';
 import type { Passkey, User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
 import { CHALLENGE_TTL_MS, issueChallenge, useSignedChallenge } from './challenges';
 import { decoyDescriptor } from './decoy';
+import { UNKNOWN_CREDENTIAL_DETAIL } from './messages';
 import {
   findPasskeyByCredentialId,
   insertPasskey,
   listPasskeys,
+  recordPasskeyEvent,
   recordPasskeyUse,
 } from './passkeys';
+import { defaultPasskeyName, providerOf } from './provider-names';
 import { findUserByEmail, findUserById } from './users';
 
 /** The relying party, from configuration (PUBLIC_ORIGIN, RP_ID, RP_NAME). */
@@ -30,6 +34,8 @@ export interface RelyingParty {
   decoyKey: string;
   /** Signs the stateless challenges. */
   challengeKey: string;
+  /** The operator's provider names by AAGUID, over the vendored list. */
+  providers: Readonly<Record<string, string>>;
 }
 
 /**
@@ -52,16 +58,21 @@ const descriptorOf = (passkey: Passkey) => ({
 export async function startRegistration(
   db: Db,
   rp: RelyingParty,
-  user: User,
+  input: { user: User; conditional: boolean },
   now: number,
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const { user, conditional } = input;
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: user.email,
     userDisplayName: user.email,
     userID: userHandleOf(user.id),
-    challenge: issueChallenge(rp.challengeKey, { kind: 'registration', userId: user.id }, now),
+    challenge: issueChallenge(
+      rp.challengeKey,
+      { kind: 'registration', userId: user.id, conditional },
+      now,
+    ),
     timeout: CHALLENGE_TTL_MS,
     attestationType: 'none',
     excludeCredentials: listPasskeys(db, user.id).map(descriptorOf),
@@ -82,8 +93,9 @@ export async function finishRegistration(
   db: Db,
   rp: RelyingParty,
   input: { userId: string; response: RegistrationResponseJSON; name?: string },
-  now: number,
+  audit: AuditContext,
 ): Promise<Passkey> {
+  const now = audit.at;
   const stored = useSignedChallenge(
     db,
     rp.challengeKey,
@@ -102,17 +114,23 @@ export async function finishRegistration(
       expectedRPID: rp.id,
       // The options ask for user verification as "preferred", so it is not demanded here.
       requireUserVerification: false,
+      // A conditional create (the password manager's silent upgrade after a
+      // password sign-in) may come without user presence; only a challenge
+      // issued for one admits that.
+      requireUserPresence: !stored.conditional,
     });
   } catch {
     throw fail('passkey.ceremony_failed');
   }
   if (!verified.verified) throw fail('passkey.ceremony_failed');
-  const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
+  const { credential, credentialDeviceType, credentialBackedUp, aaguid } =
+    verified.registrationInfo;
+  const provider = providerOf(aaguid, rp.providers);
 
   return db.transaction((tx) => {
     if (findPasskeyByCredentialId(tx, credential.id)) throw fail('passkey.already_registered');
-    const count = listPasskeys(tx, input.userId).length;
-    return insertPasskey(
+    const taken = listPasskeys(tx, input.userId).map((passkey) => passkey.name);
+    const passkey = insertPasskey(
       tx,
       {
         userId: input.userId,
@@ -122,10 +140,14 @@ export async function finishRegistration(
         transports: credential.transports ?? input.response.response.transports ?? [],
         deviceType: credentialDeviceType,
         backedUp: credentialBackedUp,
-        name: input.name ?? `Passkey ${count + 1}`,
+        name: input.name ?? defaultPasskeyName(provider, taken),
+        aaguid,
+        provider,
       },
       now,
     );
+    recordPasskeyEvent(tx, audit, 'passkey.added', passkey);
+    return passkey;
   });
 }
 
@@ -181,7 +203,8 @@ export async function finishAuthentication(
     { kind: 'authentication', boundTo: passkey?.userId ?? null },
     now,
   );
-  if (!stored || !passkey) throw fail('credentials.invalid');
+  if (!passkey) throw fail('credentials.invalid', { detail: UNKNOWN_CREDENTIAL_DETAIL });
+  if (!stored) throw fail('credentials.invalid');
   const handle = response.response.userHandle;
   if (handle !== undefined && userIdOfHandle(handle) !== passkey.userId)
     throw fail('credentials.invalid');

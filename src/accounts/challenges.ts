@@ -21,8 +21,10 @@ export type CeremonyKind = WebauthnChallenge['kind'];
 const KINDS: readonly CeremonyKind[] = ['registration', 'authentication'];
 const NONCE_BYTES = 16;
 const MAC_BYTES = 16;
-/** nonce ‖ expiry (ms, 8 bytes) ‖ kind ‖ bound-to-a-user flag */
+/** nonce ‖ expiry (ms, 8 bytes) ‖ kind ‖ flags (bound to a user; for a conditional create) */
 const PAYLOAD_BYTES = NONCE_BYTES + 8 + 1 + 1;
+const BOUND = 1;
+const CONDITIONAL = 2;
 
 const macOf = (secret: string, payload: Uint8Array, userId: string | null) =>
   createHmac('sha256', secret)
@@ -41,14 +43,15 @@ const macOf = (secret: string, payload: Uint8Array, userId: string | null) =>
  */
 export function issueChallenge(
   secret: string,
-  input: { kind: CeremonyKind; userId: string | null },
+  input: { kind: CeremonyKind; userId: string | null; conditional?: boolean },
   now: number,
 ): Uint8Array<ArrayBuffer> {
   const payload = Buffer.alloc(PAYLOAD_BYTES);
   randomBytes(NONCE_BYTES).copy(payload, 0);
   payload.writeBigUInt64BE(BigInt(now + CHALLENGE_TTL_MS), NONCE_BYTES);
   payload[NONCE_BYTES + 8] = KINDS.indexOf(input.kind);
-  payload[NONCE_BYTES + 9] = input.userId === null ? 0 : 1;
+  payload[NONCE_BYTES + 9] =
+    (input.userId === null ? 0 : BOUND) | (input.conditional ? CONDITIONAL : 0);
   return new Uint8Array(Buffer.concat([payload, macOf(secret, payload, input.userId)]));
 }
 
@@ -57,6 +60,8 @@ export interface LiveChallenge {
   challenge: string;
   /** The user the challenge was bound to, or null. */
   userId: string | null;
+  /** Issued for a conditional create (registration without user presence). */
+  conditional: boolean;
   expiresAt: number;
 }
 
@@ -76,12 +81,15 @@ export function readChallenge(
     return null;
   const payload = bytes.subarray(0, PAYLOAD_BYTES);
   if (KINDS[payload[NONCE_BYTES + 8]!] !== input.kind) return null;
-  const userId = payload[NONCE_BYTES + 9] === 1 ? input.boundTo : null;
-  if (payload[NONCE_BYTES + 9] === 1 && userId === null) return null;
+  const flags = payload[NONCE_BYTES + 9]!;
+  if ((flags & ~(BOUND | CONDITIONAL)) !== 0) return null;
+  const bound = (flags & BOUND) !== 0;
+  const userId = bound ? input.boundTo : null;
+  if (bound && userId === null) return null;
   if (!timingSafeEqual(bytes.subarray(PAYLOAD_BYTES), macOf(secret, payload, userId))) return null;
   const expiresAt = Number(payload.readBigUInt64BE(NONCE_BYTES));
   if (expiresAt <= now) return null;
-  return { challenge, userId, expiresAt };
+  return { challenge, userId, conditional: (flags & CONDITIONAL) !== 0, expiresAt };
 }
 
 /**

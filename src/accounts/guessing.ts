@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, inArray, lte } from 'drizzle-orm';
+import { type AuditContext, type AuditEntry, recordAudit } from '@/audit/record';
 import type { Db } from '@/db/client';
 import { authFailures } from '@/db/schema';
 import { fail } from '@/kernel/errors';
@@ -37,16 +38,28 @@ export interface Attempt {
   ids: number[];
 }
 
+/** The security-log event of an attempt the limits refuse. */
+export interface Refusal {
+  audit: AuditContext;
+  entry: AuditEntry;
+}
+
 /**
  * Admits an attempt or throws 429 with the seconds until the oldest counted
  * failure leaves the window. The attempt is recorded as a failure *before*
  * the password or signature is checked (and forgiven on success), so
  * concurrent guesses cannot all slip past the check while the first hash is
- * still being computed.
+ * still being computed. A refusal is recorded in the security log by the
+ * same transaction (committed: the 429 is thrown after it).
  */
-export function beginAttempt(db: Db, counters: FailureCounter[], now: number): Attempt {
+export function beginAttempt(
+  db: Db,
+  counters: FailureCounter[],
+  now: number,
+  refusal: Refusal,
+): Attempt {
   const since = now - FAILURE_WINDOW_MS;
-  return db.transaction((tx) => {
+  const outcome = db.transaction((tx): Attempt | { retryAfterMs: number } => {
     // Failures that left the window count for nothing; dropping them bounds the table.
     tx.delete(authFailures).where(lte(authFailures.at, since)).run();
     let retryAfterMs = 0;
@@ -62,8 +75,10 @@ export function beginAttempt(db: Db, counters: FailureCounter[], now: number): A
       const freedAt = times[times.length - limit]!.at + FAILURE_WINDOW_MS;
       retryAfterMs = Math.max(retryAfterMs, freedAt - now);
     }
-    if (retryAfterMs > 0)
-      throw fail('auth.too_many_attempts', { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) });
+    if (retryAfterMs > 0) {
+      recordAudit(tx, refusal.audit, refusal.entry);
+      return { retryAfterMs };
+    }
     const ids = counters.map(
       (counter) =>
         tx
@@ -74,6 +89,11 @@ export function beginAttempt(db: Db, counters: FailureCounter[], now: number): A
     );
     return { ids };
   });
+  if ('retryAfterMs' in outcome) {
+    const retryAfterSeconds = Math.ceil(outcome.retryAfterMs / 1000);
+    throw fail('auth.too_many_attempts', { retryAfterSeconds });
+  }
+  return outcome;
 }
 
 /**

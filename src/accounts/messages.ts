@@ -15,3 +15,11 @@ export const SIGN_UP_ACCEPTED_MESSAGE =
 /** The `detail` of 403 `auth.reauthentication_required`. */
 export const REAUTHENTICATION_DETAIL =
   'Adding a passkey needs a sign-in with your password or a passkey in the last 10 minutes. Sign in again, then add it.';
+
+/**
+ * The `detail` of the 401 for a passkey this service does not know (deleted
+ * here, or never registered): the page then tells the browser to stop
+ * offering it. Credential ids are random, so saying so reveals no account.
+ */
+export const UNKNOWN_CREDENTIAL_DETAIL =
+  'This passkey is not registered here (it may have been deleted). Sign in another way.';

@@ -1,4 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { type AuditContext, recordAudit } from '@/audit/record';
 import type { DbOrTx } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
 import { type Passkey, passkeys } from '@/db/schema';
@@ -6,22 +7,28 @@ import { type Passkey, passkeys } from '@/db/schema';
 /** What the API shows of a passkey; never the key or counter. */
 export interface PasskeySummary {
   id: string;
+  credentialId: string;
   name: string;
   createdAt: string;
   lastUsedAt: string | null;
   backedUp: boolean;
   deviceType: Passkey['deviceType'];
   transports: string[];
+  provider: string;
+  aaguid: string;
 }
 
 export const summaryOf = (passkey: Passkey): PasskeySummary => ({
   id: passkey.id,
+  credentialId: passkey.credentialId,
   name: passkey.name,
   createdAt: passkey.createdAt.toISOString(),
   lastUsedAt: passkey.lastUsedAt?.toISOString() ?? null,
   backedUp: passkey.backedUp,
   deviceType: passkey.deviceType,
   transports: passkey.transports,
+  provider: passkey.provider,
+  aaguid: passkey.aaguid,
 });
 
 /** Oldest first; rowid keeps insertion order for passkeys added in the same millisecond. */
@@ -50,28 +57,52 @@ export function insertPasskey(
     .get();
 }
 
+/** A passkey's event in its owner's security log, named as it is now. */
+export function recordPasskeyEvent(
+  tx: DbOrTx,
+  audit: AuditContext,
+  action: 'passkey.added' | 'passkey.renamed' | 'passkey.deleted',
+  passkey: Pick<Passkey, 'id' | 'userId' | 'name'>,
+): void {
+  const details = { name: passkey.name };
+  recordAudit(tx, audit, { action, subject: passkey.userId, target: passkey.id, details });
+}
+
 /** Renames the owner's passkey; undefined when it is not theirs (or missing). */
 export function renamePasskey(
   db: DbOrTx,
   userId: string,
-  id: string,
-  name: string,
+  change: { id: string; name: string },
+  audit: AuditContext,
 ): Passkey | undefined {
-  return db
-    .update(passkeys)
-    .set({ name })
-    .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
-    .returning()
-    .get();
+  return db.transaction((tx) => {
+    const renamed = tx
+      .update(passkeys)
+      .set({ name: change.name })
+      .where(and(eq(passkeys.id, change.id), eq(passkeys.userId, userId)))
+      .returning()
+      .get();
+    if (renamed) recordPasskeyEvent(tx, audit, 'passkey.renamed', renamed);
+    return renamed;
+  });
 }
 
-export function deletePasskey(db: DbOrTx, userId: string, id: string): boolean {
-  const deleted = db
-    .delete(passkeys)
-    .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
-    .returning({ id: passkeys.id })
-    .get();
-  return deleted !== undefined;
+export function deletePasskey(
+  db: DbOrTx,
+  userId: string,
+  id: string,
+  audit: AuditContext,
+): boolean {
+  return db.transaction((tx) => {
+    const deleted = tx
+      .delete(passkeys)
+      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+      .returning({ id: passkeys.id, userId: passkeys.userId, name: passkeys.name })
+      .get();
+    if (!deleted) return false;
+    recordPasskeyEvent(tx, audit, 'passkey.deleted', deleted);
+    return true;
+  });
 }
 
 /**

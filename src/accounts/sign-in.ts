@@ -1,13 +1,18 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { type AuditContext, actingAs, recordAudit } from '@/audit/record';
 import type { TokenService } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import type { User } from '@/db/schema';
-import { fail } from '@/kernel/errors';
+import { fail, isDomainError } from '@/kernel/errors';
 import { finishAuthentication, type RelyingParty } from './ceremonies';
 import { accountCounter, beginAttempt, forgiveAttempt, ipCounter } from './guessing';
 import type { PasswordHasher } from './hashing';
+import { findPasskeyByCredentialId } from './passkeys';
 import { createSession } from './sessions';
 import { findUserByEmail, userSummaryOf } from './users';
+
+/** How a sign-in proved who it was, as its security-log events say. */
+export type SignInMethod = 'password' | 'passkey';
 
 /** Bearer tokens issued at sign-in live one hour; the browser session 7 days. */
 export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
@@ -34,11 +39,19 @@ export async function verifyPasswordSignIn(
   db: Db,
   hasher: PasswordHasher,
   input: { email: string; password: string; address: string },
-  now: number,
+  audit: AuditContext,
 ): Promise<User> {
+  const now = audit.at;
   const account = accountCounter(input.email, input.address);
-  const attempt = beginAttempt(db, [account, ipCounter(input.address)], now);
   const user = findUserByEmail(db, input.email);
+  // What was typed for an unknown account is not kept: people type passwords
+  // into the email field, and the log outlives the attempt.
+  const event = {
+    subject: user?.id ?? null,
+    details: { method: 'password', knownAccount: user !== undefined },
+  };
+  const refusal = { audit, entry: { action: 'sign_in.refused' as const, ...event } };
+  const attempt = beginAttempt(db, [account, ipCounter(input.address)], now, refusal);
   let ok: boolean;
   try {
     ok = await hasher.verify(input.password, user?.passwordHash ?? (await dummyHashOf(hasher)));
@@ -47,7 +60,10 @@ export async function verifyPasswordSignIn(
     forgiveAttempt(db, attempt);
     throw error;
   }
-  if (!user || !ok) throw fail('credentials.invalid');
+  if (!user || !ok) {
+    recordAudit(db, audit, { action: 'sign_in.failed', ...event });
+    throw fail('credentials.invalid');
+  }
   forgiveAttempt(db, attempt, [account.key]);
   return user;
 }
@@ -62,14 +78,28 @@ export interface SignedIn {
   session: { token: string; expiresAt: number };
 }
 
-/** What both sign-in paths answer: a bearer token in the body and a new server-side session. */
+/**
+ * What both sign-in paths answer: a bearer token in the body and a new
+ * server-side session, started in one transaction with its security-log event.
+ */
 export async function signIn(
   db: Db,
   tokens: TokenService,
   user: User,
-  now: number,
+  input: { method: SignInMethod; audit: AuditContext },
 ): Promise<SignedIn> {
   const accessToken = await tokens.issue(user.id, user.role, ACCESS_TOKEN_TTL_SECONDS);
+  const audit = actingAs(input.audit, user.id);
+  const session = db.transaction((tx) => {
+    const started = createSession(tx, user.id, audit);
+    recordAudit(tx, audit, {
+      action: 'sign_in.succeeded',
+      subject: user.id,
+      target: started.id,
+      details: { method: input.method },
+    });
+    return started;
+  });
   return {
     body: {
       accessToken,
@@ -77,7 +107,7 @@ export async function signIn(
       expiresIn: ACCESS_TOKEN_TTL_SECONDS,
       user: userSummaryOf(user),
     },
-    session: createSession(db, user.id, now),
+    session,
   };
 }
 
@@ -89,10 +119,26 @@ export async function verifyPasskeySignIn(
   db: Db,
   rp: RelyingParty,
   input: { response: AuthenticationResponseJSON; address: string },
-  now: number,
+  audit: AuditContext,
 ): Promise<User> {
-  const attempt = beginAttempt(db, [ipCounter(input.address)], now);
-  const user = await finishAuthentication(db, rp, input.response, now);
-  forgiveAttempt(db, attempt);
-  return user;
+  const now = audit.at;
+  // The credential's owner, when it is one of ours: the attempt shows in their log.
+  const known = findPasskeyByCredentialId(db, input.response.id);
+  const event = {
+    subject: known?.userId ?? null,
+    target: known?.id ?? null,
+    details: { method: 'passkey', knownCredential: known !== undefined },
+  };
+  const refusal = { audit, entry: { action: 'sign_in.refused' as const, ...event } };
+  const attempt = beginAttempt(db, [ipCounter(input.address)], now, refusal);
+  try {
+    const user = await finishAuthentication(db, rp, input.response, now);
+    forgiveAttempt(db, attempt);
+    return user;
+  } catch (error) {
+    if (isDomainError(error, 'credentials.invalid')) {
+      recordAudit(db, audit, { action: 'sign_in.failed', ...event });
+    }
+    throw error;
+  }
 }

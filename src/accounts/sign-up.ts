@@ -1,3 +1,4 @@
+import type { AuditContext } from '@/audit/record';
 import type { Db } from '@/db/client';
 import type { PasswordHasher } from './hashing';
 import { createUser, findUserByEmail } from './users';
@@ -15,13 +16,14 @@ export async function signUpCustomer(
   db: Db,
   hasher: PasswordHasher,
   input: { email: string; password: string },
+  audit: AuditContext,
 ): Promise<void> {
   if (findUserByEmail(db, input.email)) {
     await hasher.hash(input.password);
     return;
   }
   try {
-    await createUser(db, { ...input, role: 'customer' }, hasher);
+    await createUser(db, { ...input, role: 'customer' }, hasher, { action: 'sign_up', audit });
   } catch (error) {
     // Two sign-ups for one email raced past the check above: the first one made it.
     if (!isUniqueViolation(error)) throw error;

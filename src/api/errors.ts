@@ -51,6 +51,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   'account.required': 403,
   'credentials.invalid': 401,
   'passkey.not_found': 404,
+  'session.not_found': 404,
   'passkey.ceremony_failed': 400,
   'passkey.already_registered': 409,
   'job.not_found': 404,

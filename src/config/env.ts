@@ -59,6 +59,9 @@ export const EnvSchema = z.object({
   // Seconds first: every 10 seconds.
   JOB_WEBHOOK_DELIVERY_CRON: cron.default('*/10 * * * * *'),
   BACKUP_CRON: cron.default('0 3 * * *'),
+  JOB_AUDIT_RETENTION_CRON: cron.default('30 3 * * *'),
+  // Security and audit log events older than this many days are deleted by audit-retention.
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   BACKUP_DIR: z.string().min(1).optional(),
   BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -78,6 +81,8 @@ export const EnvSchema = z.object({
   SIGN_UP: z.enum(['open', 'closed']).default('open'),
   SIGN_UP_PER_IP_PER_HOUR: perMinute.default(10),
   PASSKEY_OPTIONS_PER_IP_PER_MINUTE: perMinute.default(30),
+  // A JSON file of AAGUID → provider name, over the vendored list (src/accounts/providers).
+  PASSKEY_PROVIDERS_FILE: z.string().min(1).optional(),
   HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).optional(),
   // Events older than this many days are pruned from the feed (a cursor before them: 410).

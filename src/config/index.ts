@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { type AddressRange, defaultTrustedRanges, parseRanges } from '@/kernel/addresses';
 import { type Env, EnvSchema } from './env';
 import { ConfigError } from './error';
+import { readPasskeyProviders } from './passkey-providers';
 import { loadOrCreateSecret } from './secret-file';
 
 export { type Env, EnvSchema, isCronPattern, MIN_SECRET_LENGTH } from './env';
@@ -31,11 +32,16 @@ export interface Config {
     eventsPrune: string;
     webhookDelivery: string;
     databaseBackup: string;
+    auditRetention: string;
   };
   /** Days the change feed keeps an event. */
   events: { retentionDays: number };
   /** Whether webhook URLs may be plain http, and may reach loopback or private addresses. */
   webhooks: { allowHttp: boolean; allowPrivate: boolean };
+  /** Days the security and audit log keeps an event. */
+  auditRetentionDays: number;
+  /** Provider names by AAGUID (lower case) over the vendored list (PASSKEY_PROVIDERS_FILE). */
+  passkeyProviders: Readonly<Record<string, string>>;
   /** Where the database-backup job writes (default `backups/` beside the database) and how many it keeps. */
   backups: { dir: string; keep: number };
   logLevel: Env['LOG_LEVEL'];
@@ -148,9 +154,12 @@ export function parseConfig(
       eventsPrune: e.JOB_EVENTS_PRUNE_CRON,
       webhookDelivery: e.JOB_WEBHOOK_DELIVERY_CRON,
       databaseBackup: e.BACKUP_CRON,
+      auditRetention: e.JOB_AUDIT_RETENTION_CRON,
     },
     events: { retentionDays: e.EVENTS_RETENTION_DAYS },
     webhooks: { allowHttp: e.WEBHOOKS_ALLOW_HTTP, allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE },
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    passkeyProviders: readPasskeyProviders(e.PASSKEY_PROVIDERS_FILE),
     backups: {
       dir: e.BACKUP_DIR ?? join(dirname(e.DATABASE_PATH), 'backups'),
       keep: e.BACKUP_KEEP,

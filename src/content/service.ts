@@ -141,29 +141,27 @@ export function upsertStaticPage(
   return { row, created: true };
 }
 
-/** Removes one language version, with its event; false when there was none. */
-export function deleteStaticPage(db: Db, slug: string, language: string, now: number): boolean {
-  return db.transaction(
-    (tx) => {
-      const removed = tx
-        .delete(staticPages)
-        .where(and(eq(staticPages.slug, slug), eq(staticPages.language, language)))
-        .returning({ id: staticPages.id })
-        .all();
-      for (const { id } of removed) {
-        appendEvent(
-          tx,
-          {
-            type: 'static_page.deleted',
-            resource: { kind: 'static_page', id: String(id) },
-            ownerId: null,
-            data: { id: String(id), slug, language },
-          },
-          now,
-        );
-      }
-      return removed.length > 0;
-    },
-    { behavior: 'immediate' },
-  );
+/**
+ * Removes one language version, with its event; false when there was none.
+ * Synchronous: call it inside a transaction.
+ */
+export function deleteStaticPage(db: DbOrTx, slug: string, language: string, now: number): boolean {
+  const removed = db
+    .delete(staticPages)
+    .where(and(eq(staticPages.slug, slug), eq(staticPages.language, language)))
+    .returning({ id: staticPages.id })
+    .all();
+  for (const { id } of removed) {
+    appendEvent(
+      db,
+      {
+        type: 'static_page.deleted',
+        resource: { kind: 'static_page', id: String(id) },
+        ownerId: null,
+        data: { id: String(id), slug, language },
+      },
+      now,
+    );
+  }
+  return removed.length > 0;
 }

@@ -60,6 +60,7 @@ export type ErrorCode =
   | 'account.required'
   | 'credentials.invalid'
   | 'passkey.not_found'
+  | 'session.not_found'
   | 'passkey.ceremony_failed'
   | 'passkey.already_registered'
   // Operations

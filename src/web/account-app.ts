@@ -12,46 +12,27 @@ import {
   startAuthentication,
   startRegistration,
 } from '@simplewebauthn/browser';
-import { REAUTHENTICATION_DETAIL } from '../accounts/messages';
-import { type Action, ApiError, api, describe, type Passkey, type User } from './app/api';
+import { REAUTHENTICATION_DETAIL, UNKNOWN_CREDENTIAL_DETAIL } from '../accounts/messages';
+import {
+  type Action,
+  ApiError,
+  api,
+  describe,
+  type Passkey,
+  signInAfterSignUp,
+  type User,
+} from './app/api';
+import { offerConditionalCreate } from './app/auto-register';
+import { clearMessage, say, ui } from './app/elements';
 import { type PasskeyActions, renderPasskey } from './app/passkey-item';
+import { showSecurityLog } from './app/security-log';
+import { type BrowserSession, showSessions } from './app/sessions';
+import * as signals from './app/signals';
 
-const element = <T extends HTMLElement = HTMLElement>(id: string) =>
-  document.getElementById(id) as T;
-
-const ui = {
-  message: element('message'),
-  loading: element('loading'),
-  signedOut: element('signed-out'),
-  signedIn: element('signed-in'),
-  signInForm: element<HTMLFormElement>('sign-in-form'),
-  signInEmail: element<HTMLInputElement>('sign-in-email'),
-  signInPassword: element<HTMLInputElement>('sign-in-password'),
-  passkeySignIn: element<HTMLButtonElement>('passkey-sign-in-button'),
-  /** Absent when the server's sign-up is closed. */
-  signUpForm: document.getElementById('sign-up-form') as HTMLFormElement | null,
-  signUpEmail: element<HTMLInputElement>('sign-up-email'),
-  signUpPassword: element<HTMLInputElement>('sign-up-password'),
-  userEmail: element('user-email'),
-  signOut: element<HTMLButtonElement>('sign-out-button'),
-  passkeyList: element<HTMLUListElement>('passkey-list'),
-  noPasskeys: element('no-passkeys'),
-  addPasskeyForm: element<HTMLFormElement>('add-passkey-form'),
-  passkeyName: element<HTMLInputElement>('passkey-name'),
-};
+/** The signed-in user (null while signed out). */
+let current: User | null = null;
 
 const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError';
-
-function say(text: string, kind: 'ok' | 'error' = 'ok') {
-  ui.message.textContent = text;
-  ui.message.classList.toggle('error', kind === 'error');
-  ui.message.hidden = false;
-}
-
-function clearMessage() {
-  ui.message.hidden = true;
-  ui.message.textContent = '';
-}
 
 /** Runs one action with its button disabled; failures are said, never thrown. */
 async function run(action: Action, button: HTMLButtonElement | null, work: () => Promise<void>) {
@@ -86,10 +67,24 @@ const actions: PasskeyActions = {
   },
 };
 
+/** The passkeys and recent security events; the provider learns which passkeys still count. */
 async function loadPasskeys() {
   const { passkeys } = await api<{ passkeys: Passkey[] }>('GET', '/auth/passkeys');
   ui.passkeyList.replaceChildren(...passkeys.map((passkey) => renderPasskey(passkey, actions)));
   ui.noPasskeys.hidden = passkeys.length > 0;
+  if (current) void signals.signalAcceptedPasskeys(current, passkeys);
+  await Promise.all([
+    showSessions(ui.sessionList, signOutElsewhere),
+    showSecurityLog(ui.securityLog),
+  ]);
+}
+
+function signOutElsewhere(session: BrowserSession, button: HTMLButtonElement) {
+  void run('sign-out-elsewhere', button, async () => {
+    await api('DELETE', `/auth/sessions/${session.id}`);
+    say('That browser is signed out.');
+    await loadPasskeys();
+  });
 }
 
 function showSignedIn(user: User) {
@@ -100,6 +95,7 @@ function showSignedIn(user: User) {
 }
 
 function showSignedOut() {
+  current = null;
   ui.loading.hidden = true;
   ui.signedIn.hidden = true;
   ui.signedOut.hidden = false;
@@ -107,6 +103,8 @@ function showSignedOut() {
 }
 
 async function enter(user: User) {
+  current = user;
+  void signals.signalCurrentUser(user);
   showSignedIn(user);
   ui.signInForm.reset();
   ui.signUpForm?.reset();
@@ -114,7 +112,14 @@ async function enter(user: User) {
 }
 
 async function finishPasskeySignIn(response: AuthenticationResponseJSON) {
-  const signedIn = await api<{ user: User }>('POST', '/auth/passkey/authenticate', { response });
+  const signedIn = await api<{ user: User }>('POST', '/auth/passkey/authenticate', {
+    response,
+  }).catch((error: unknown) => {
+    // Deleted here: the provider should stop offering it.
+    if (error instanceof ApiError && error.detail === UNKNOWN_CREDENTIAL_DETAIL)
+      void signals.signalUnknownPasskey(response.id);
+    throw error;
+  });
   await enter(signedIn.user);
   say(`Signed in with a passkey as ${signedIn.user.email}.`);
 }
@@ -153,6 +158,10 @@ ui.signInForm.addEventListener('submit', (event) => {
     });
     await enter(signedIn.user);
     say(`Signed in as ${signedIn.user.email}.`);
+    void offerConditionalCreate(async (passkey) => {
+      say(`Your password manager saved a passkey for this account: “${passkey.name}”.`);
+      await loadPasskeys();
+    });
   });
 });
 
@@ -189,18 +198,6 @@ ui.signUpForm?.addEventListener('submit', (event) => {
     say('Your account is ready and you are signed in. Add a passkey to sign in faster next time.');
   });
 });
-
-/** A 401 right after sign-up means the email already had an account (another password). */
-async function signInAfterSignUp(credentials: { email: string; password: string }) {
-  try {
-    return await api<{ user: User }>('POST', '/auth/sign-in', credentials);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) {
-      throw new ApiError(409, error.retryAfterSeconds, error.detail);
-    }
-    throw error;
-  }
-}
 
 ui.signOut.addEventListener('click', () => {
   clearMessage();

@@ -55,13 +55,25 @@ function asset(name: string): Promise<string> {
 /** The sign-up form between its markers in account.html. */
 const SIGN_UP_FORM = /\s*<!-- sign-up:[\s\S]*?<!-- \/sign-up -->/;
 
+const attribute = (value: string) =>
+  value.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;');
+
 /**
  * The page as served: with sign-up closed the form is not in the HTML at all
- * (the server refuses sign-ups anyway), so nothing has to hide it.
+ * (the server refuses sign-ups anyway), so nothing has to hide it. The body
+ * carries the relying party id, which the page's passkey signals name.
  */
-async function accountHtml(signUp: 'open' | 'closed'): Promise<string> {
-  const html = await asset('account.html');
+async function accountHtml({ signUp, rpId }: AccountPageOptions): Promise<string> {
+  const html = (await asset('account.html')).replace(
+    '<body>',
+    `<body data-rp-id="${attribute(rpId)}">`,
+  );
   return signUp === 'open' ? html : html.replace(SIGN_UP_FORM, '');
+}
+
+export interface AccountPageOptions {
+  signUp: 'open' | 'closed';
+  rpId: string;
 }
 
 function page(body: string, contentType: string) {
@@ -77,9 +89,9 @@ function page(body: string, contentType: string) {
 const tags = ['Account page'];
 
 /** GET /account: sign up, sign in (password or passkey) and manage passkeys in a browser. */
-export const accountPage = ({ signUp }: { signUp: 'open' | 'closed' }) =>
+export const accountPage = (options: AccountPageOptions) =>
   new Elysia({ name: 'account-page' })
-    .get('/account', async () => page(await accountHtml(signUp), 'text/html; charset=utf-8'), {
+    .get('/account', async () => page(await accountHtml(options), 'text/html; charset=utf-8'), {
       detail: {
         operationId: 'getAccountPage',
         summary: 'The browser account page (HTML; no sign-up form when closed)',

@@ -1,4 +1,5 @@
 import type { AppDeps } from '@/deps';
+import * as auditRetention from './audit-retention';
 import * as databaseBackup from './database-backup';
 import * as eventsPrune from './events-prune';
 import * as planWindowReset from './plan-window-reset';
@@ -43,6 +44,11 @@ export function workerJobs(deps: AppDeps): JobDefinition[] {
       name: 'database-backup',
       pattern: jobSchedules.databaseBackup,
       run: () => databaseBackup.run(deps),
+    },
+    {
+      name: 'audit-retention',
+      pattern: jobSchedules.auditRetention,
+      run: () => auditRetention.run(deps),
     },
   ];
 }

@@ -19,6 +19,15 @@ describe('GET /account', () => {
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(html).not.toMatch(/\sstyle=|<style|\son[a-z]+=/i);
     expect(html).toContain('autocomplete="username webauthn"');
+    // The relying party id the page's passkey signals name, and the security-log list.
+    expect(html).toContain('<body data-rp-id="localhost">');
+    expect(html).toContain('id="security-log"');
+  });
+
+  test('the relying party id is written as an escaped attribute', async () => {
+    const odd = createTestApp({ env: { RP_ID: 'a"b<c&d' } });
+    const res = await odd.request('GET', '/account', { headers: { accept: 'text/html' } });
+    expect(res.text).toContain('<body data-rp-id="a&quot;b&lt;c&amp;d">');
   });
 
   test('serves the style sheet', async () => {

@@ -45,29 +45,49 @@ describe('passkeys (registration, sign-in, management)', () => {
       const summary = PasskeySummary.parse(res.body);
       expect(summary).toEqual({
         id: summary.id,
+        credentialId: authenticator.credentials().at(-1)!.id,
         name: 'Laptop',
         createdAt: new Date(ctx.clock()).toISOString(),
         lastUsedAt: null,
         backedUp: true,
         deviceType: 'multiDevice',
         transports: ['internal', 'hybrid'],
+        provider: 'Passkey',
+        aaguid: '00000000-0000-0000-0000-000000000000',
       });
       const list = await ctx.browser(session, 'GET', '/auth/passkeys');
       expect(list.status).toBe(200);
       expect(PasskeyList.parse(list.body)).toEqual({ passkeys: [summary] });
     });
 
-    test('a passkey without a name is called "Passkey N"', async () => {
+    test('a passkey without a name is named after its provider, numbered from the second', async () => {
       const session = await ctx.newUser();
       const authenticator = ctx.newAuthenticator();
-      expect((await ctx.register(session, authenticator)).body).toMatchObject({
-        name: 'Passkey 1',
+      const apple = { aaguid: 'FBFC3007-154E-4ECC-8C0B-6E020557D7BD' };
+      expect((await ctx.register(session, authenticator, apple)).body).toMatchObject({
+        name: 'Apple Passwords',
+        provider: 'Apple Passwords',
+        aaguid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd',
         deviceType: 'singleDevice',
         backedUp: false,
       });
-      expect((await ctx.register(session, authenticator)).body).toMatchObject({
-        name: 'Passkey 2',
+      expect((await ctx.register(session, authenticator, apple)).body).toMatchObject({
+        name: 'Apple Passwords 2',
       });
+      const unknown = { aaguid: '01234567-89ab-cdef-0123-456789abcdef' };
+      for (const [overrides, name] of [
+        [unknown, 'Passkey'],
+        [{}, 'Passkey 2'],
+        [{}, 'Passkey 3'],
+      ] as const) {
+        expect((await ctx.register(session, authenticator, overrides)).body).toMatchObject({
+          name,
+          provider: 'Passkey',
+        });
+      }
+      const google = { aaguid: 'ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4' };
+      const named = await ctx.register(session, authenticator, google, 'My phone');
+      expect(named.body).toMatchObject({ name: 'My phone', provider: 'Google Password Manager' });
     });
 
     test('authenticate (usernameless) → token body, session cookie, lastUsedAt and counter', async () => {

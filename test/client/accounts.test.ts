@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { SessionList } from '@/accounts/schemas';
 import {
   AuthenticationOptions,
   PasskeyList,
@@ -8,6 +9,7 @@ import {
   SignUpAccepted,
   UserSummary,
 } from '@/api/accounts/schemas';
+import { AuditPage } from '@/audit/schemas';
 import { ProblemError } from '../../client/src';
 import { problemOf } from '../support/harness';
 import { SoftAuthenticator } from '../support/webauthn/soft-authenticator';
@@ -76,6 +78,16 @@ describe('happy', () => {
     expect(PasskeyList.parse(await client.auth.passkeys.list()).passkeys).toHaveLength(1);
     await client.auth.passkeys.delete(passkey.id);
     expect(await client.auth.passkeys.list()).toEqual({ passkeys: [] });
+
+    // The sessions (the browser's and the passkey sign-in's) and the security log.
+    const { sessions } = SessionList.parse(await browser.auth.sessions.list());
+    expect(sessions.filter((session) => session.current)).toHaveLength(1);
+    const other = sessions.find((session) => !session.current)!;
+    await browser.auth.sessions.revoke(other.id);
+    expect((await browser.auth.sessions.list()).sessions).toHaveLength(sessions.length - 1);
+    const log = AuditPage.parse(await client.auth.securityLog({ limit: 2 }));
+    expect(log.events.map((event) => event.action)).toEqual(['session.revoked', 'passkey.deleted']);
+    expect(log.nextCursor).toBe(log.events[1]!.id);
     await client.auth.signOut();
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { JobList, JobRunResult } from '@/api/admin/schemas';
 import { Health } from '@/api/health/schemas';
+import { AuditPage } from '@/audit/schemas';
 import { serviceUnderTest } from './support';
 
 const svc = await serviceUnderTest();
@@ -19,9 +20,18 @@ describe('happy', () => {
       'events-prune',
       'webhook-delivery',
       'database-backup',
+      'audit-retention',
     ]);
     const run = JobRunResult.parse(await svc.employee.admin.jobs.run('static-page-cache-warm'));
     expect(run).toMatchObject({ job: 'static-page-cache-warm', outcome: 'succeeded' });
+  });
+
+  test('the audit log: the job run by hand, filtered by action', async () => {
+    await svc.employee.admin.jobs.run('plan-window-reset');
+    const page = AuditPage.parse(await svc.employee.admin.audit({ action: 'job.run', limit: 1 }));
+    expect(page.events).toEqual([
+      expect.objectContaining({ action: 'job.run', target: 'plan-window-reset' }),
+    ]);
   });
 });
 
@@ -32,5 +42,6 @@ describe('auth', () => {
       status: 403,
       title: 'Forbidden',
     });
+    await expect(customer.admin.audit()).rejects.toMatchObject({ status: 403 });
   });
 });

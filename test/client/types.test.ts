@@ -1,11 +1,13 @@
 import { describe, expect, test } from 'bun:test';
 import type { z } from 'zod';
+import type * as sessions from '@/accounts/schemas';
 import type * as accounts from '@/api/accounts/schemas';
 import type * as admin from '@/api/admin/schemas';
 import type * as customer from '@/api/customer/schemas';
 import type { TokenLimits } from '@/api/customer/tokens/schemas';
 import type { PropertyList } from '@/api/listings/properties/routes';
 import type { UnitList } from '@/api/listings/units/routes';
+import type * as audit from '@/audit/schemas';
 import type * as content from '@/content/schemas';
 import type * as customerAdmin from '@/customer/admin/schemas';
 import type * as transactions from '@/customer/transactions/schemas';
@@ -118,6 +120,12 @@ describe('the client uses the server schemas', () => {
     const jobs = {} as C['admin']['jobs'];
     same<Answer<typeof jobs.list>, z.output<typeof admin.JobList>>(true);
     same<Answer<typeof jobs.run>, z.output<typeof admin.JobRunResult>>(true);
+    same<Answer<typeof auth.sessions.list>, z.output<typeof sessions.SessionList>>(true);
+    same<Answer<typeof auth.securityLog>, z.output<typeof audit.AuditPage>>(true);
+    same<Answer<C['admin']['audit']>, z.output<typeof audit.AuditPage>>(true);
+    accepts<z.input<typeof accounts.RegistrationOptionsBody>, Arg<typeof k.registrationOptions, 0>>(
+      true,
+    );
     expect(true).toBe(true);
   });
 });

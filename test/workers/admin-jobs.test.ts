@@ -13,6 +13,7 @@ const JOB_NAMES = [
   'events-prune',
   'webhook-delivery',
   'database-backup',
+  'audit-retention',
 ];
 
 describe('happy', () => {
@@ -31,6 +32,7 @@ describe('happy', () => {
         { name: 'events-prune', schedule: '17 * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'webhook-delivery', schedule: '*/10 * * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'database-backup', schedule: '0 3 * * *', nextRunAt: null, lastRuns: [] },
+        { name: 'audit-retention', schedule: '30 3 * * *', nextRunAt: null, lastRuns: [] },
       ],
     });
   });

@@ -11,6 +11,7 @@ const VARIABLES = [
   'JOB_EVENTS_PRUNE_CRON',
   'JOB_WEBHOOK_DELIVERY_CRON',
   'BACKUP_CRON',
+  'JOB_AUDIT_RETENTION_CRON',
 ] as const;
 
 describe('the job list', () => {
@@ -23,6 +24,7 @@ describe('the job list', () => {
       { name: 'events-prune', pattern: '17 * * * *', runAtStart: undefined },
       { name: 'webhook-delivery', pattern: '*/10 * * * * *', runAtStart: undefined },
       { name: 'database-backup', pattern: '0 3 * * *', runAtStart: undefined },
+      { name: 'audit-retention', pattern: '30 3 * * *', runAtStart: undefined },
     ]);
     expect(new Set(jobs.map((job) => job.name)).size).toBe(jobs.length);
     expect(() => assertValidJobs(jobs)).not.toThrow();
@@ -37,6 +39,7 @@ describe('the job list', () => {
         JOB_EVENTS_PRUNE_CRON: '0 4 * * *',
         JOB_WEBHOOK_DELIVERY_CRON: '*/30 * * * * *',
         BACKUP_CRON: '15 2 * * 0',
+        JOB_AUDIT_RETENTION_CRON: '45 4 * * *',
       },
     });
     expect(workerJobs(deps).map((job) => job.pattern)).toEqual([
@@ -46,6 +49,7 @@ describe('the job list', () => {
       '0 4 * * *',
       '*/30 * * * * *',
       '15 2 * * 0',
+      '45 4 * * *',
     ]);
   });
 });

@@ -34,15 +34,8 @@ describe('the service process', () => {
       await Bun.sleep(10);
       jobs = await service.jobs();
     }
-    expect(jobs.map((job) => job.nextRunAt === null)).toEqual([
-      false,
-      false,
-      false,
-      false,
-      false,
-      false,
-    ]);
-    expect(jobs.map((job) => job.lastRuns.length)).toEqual([0, 0, 1, 0, 0, 0]);
+    expect(jobs.map((job) => job.nextRunAt === null)).toEqual(Array(7).fill(false));
+    expect(jobs.map((job) => job.lastRuns.length)).toEqual([0, 0, 1, 0, 0, 0, 0]);
     service.proc.kill('SIGTERM');
     expect(await service.proc.exited).toBe(0);
     expect(await service.rest()).toContain('"msg":"stopped"');
@@ -52,6 +45,7 @@ describe('the service process', () => {
     const service = await startService({ WORKERS: 'off' });
     const jobs = await service.jobs();
     expect(jobs.map((job) => [job.nextRunAt, job.lastRuns.length])).toEqual([
+      [null, 0],
       [null, 0],
       [null, 0],
       [null, 0],

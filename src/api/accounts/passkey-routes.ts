@@ -13,6 +13,7 @@ import { verifyPasskeySignIn } from '@/accounts/sign-in';
 import { findUserById } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { cookieValue, identify, SESSION_COOKIE } from '@/api/plugins/auth';
+import { auditContextOf } from '@/api/request/audit';
 import { clientAddressOf } from '@/api/request/peer';
 import { derivedKey } from '@/auth/keys';
 import { fail } from '@/kernel/errors';
@@ -23,12 +24,12 @@ import {
   AuthenticateBody,
   AuthenticateOptionsBody,
   AuthenticationOptions,
-  NoBody,
   PasskeyList,
   PasskeyParams,
   PasskeySummary,
   RegisterBody,
   RegistrationOptions,
+  RegistrationOptionsBody,
   RenameBody,
 } from './schemas';
 import { SignedIn, signedInResponse } from './signed-in';
@@ -50,6 +51,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     origins: config.publicOrigins,
     decoyKey: derivedKey(config.jwtSecret, 'passkey-decoy'),
     challengeKey: derivedKey(config.jwtSecret, 'passkey-challenge'),
+    providers: config.passkeyProviders,
   };
   /** Registration needs an account (a token minted for an unknown `sub` has none). */
   const accountOf = (sub: string) => {
@@ -86,16 +88,17 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     .onTransform(({ request }) => assertSecureTransport(request, config))
     .post(
       '/passkey/register/options',
-      async ({ caller, request }) => {
+      async ({ caller, request, body }) => {
         const user = accountOf(caller.sub);
         takeOptionsSlot(request);
-        const options = await startRegistration(db, rp, user, clock());
+        const conditional = body?.mediation === 'conditional';
+        const options = await startRegistration(db, rp, { user, conditional }, clock());
         return options as z.infer<typeof RegistrationOptions>;
       },
       {
         auth: 'any',
         transform: ({ request }) => assertRecentCheck(request),
-        body: NoBody,
+        body: RegistrationOptionsBody,
         response: { 200: RegistrationOptions, ...refused },
         detail: {
           operationId: 'passkeyRegistrationOptions',
@@ -106,7 +109,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     )
     .post(
       '/passkey/register',
-      async ({ caller, body, status }) => {
+      async ({ caller, body, request, status }) => {
         const user = accountOf(caller.sub);
         const passkey = await finishRegistration(
           db,
@@ -116,7 +119,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
             response: body.response as RegistrationResponseJSON,
             name: body.name,
           },
-          clock(),
+          auditContextOf(request, config, clock(), caller.sub),
         );
         return status(201, summaryOf(passkey));
       },
@@ -149,10 +152,11 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     .post(
       '/passkey/authenticate',
       async ({ body, request, set }) => {
-        const address = clientAddressOf(request, config);
+        const audit = auditContextOf(request, config, clock());
         const response = body.response as AuthenticationResponseJSON;
-        const user = await verifyPasskeySignIn(db, rp, { response, address }, clock());
-        return signedInResponse(deps, request, set, user);
+        const input = { response, address: clientAddressOf(request, config) };
+        const user = await verifyPasskeySignIn(db, rp, input, audit);
+        return signedInResponse(deps, request, set, user, { method: 'passkey', audit });
       },
       {
         body: AuthenticateBody,
@@ -171,8 +175,9 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     })
     .patch(
       '/passkeys/:id',
-      ({ caller, params, body }) => {
-        const passkey = renamePasskey(db, caller.sub, params.id, body.name);
+      ({ caller, params, body, request }) => {
+        const audit = auditContextOf(request, config, clock(), caller.sub);
+        const passkey = renamePasskey(db, caller.sub, { id: params.id, name: body.name }, audit);
         if (!passkey) throw fail('passkey.not_found');
         return summaryOf(passkey);
       },
@@ -186,8 +191,9 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     )
     .delete(
       '/passkeys/:id',
-      ({ caller, params, set }) => {
-        if (!deletePasskey(db, caller.sub, params.id)) throw fail('passkey.not_found');
+      ({ caller, params, request, set }) => {
+        const audit = auditContextOf(request, config, clock(), caller.sub);
+        if (!deletePasskey(db, caller.sub, params.id, audit)) throw fail('passkey.not_found');
         set.status = 204;
         return null;
       },

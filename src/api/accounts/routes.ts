@@ -3,6 +3,7 @@ import type { ApiDeps } from '@/api/deps';
 import { accountPage } from '@/web/routes';
 import { bodyRules } from '../plugins/body-rules';
 import { passkeyRoutes } from './passkey-routes';
+import { securityRoutes } from './security-routes';
 import { sessionRoutes } from './session-routes';
 
 /** Accounts, sign-in and passkeys at /auth, and the /account page. */
@@ -14,6 +15,7 @@ export const accountsRoutes = (deps: ApiDeps) =>
         .use(bodyRules)
         .guard({ badBody: 'unprocessable' })
         .use(sessionRoutes(deps))
+        .use(securityRoutes(deps))
         .use(passkeyRoutes(deps)),
     )
-    .use(accountPage({ signUp: deps.config.accounts.signUp }));
+    .use(accountPage({ signUp: deps.config.accounts.signUp, rpId: deps.config.rpId }));

@@ -35,12 +35,23 @@ export const SignInResponse = z.object({
 
 export const PasskeySummary = z.object({
   id: z.string(),
+  credentialId: z.string().meta({
+    description: "the WebAuthn credential id (base64url), as the browser's passkey list knows it",
+  }),
   name: z.string(),
   createdAt: z.iso.datetime(),
   lastUsedAt: z.iso.datetime().nullable(),
   backedUp: z.boolean(),
   deviceType: z.enum(CREDENTIAL_DEVICE_TYPES),
   transports: z.array(z.string()),
+  provider: z.string().meta({
+    description: 'the passkey provider named by its AAGUID ("Passkey" when unknown)',
+    example: 'iCloud Keychain',
+  }),
+  aaguid: z.string().meta({
+    description: "the authenticator's AAGUID (all zeros when it did not say)",
+    example: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd',
+  }),
 });
 
 export const PasskeyList = z.object({ passkeys: z.array(PasskeySummary) });
@@ -104,8 +115,14 @@ export const RegisterBody = z.strictObject({
 
 export const AuthenticateBody = z.strictObject({ response: AuthenticationResponse });
 
-/** A body that carries nothing (may be omitted, `{}` or `null`). */
-export const NoBody = z.strictObject({}).nullish();
+/**
+ * Registration options: `{mediation: "conditional"}` asks for a conditional
+ * create, whose result may lack user presence (the password manager creates
+ * the passkey silently right after a password sign-in).
+ */
+export const RegistrationOptionsBody = z
+  .strictObject({ mediation: z.literal('conditional').optional() })
+  .nullish();
 
 export const AuthenticateOptionsBody = z
   .strictObject({ email: z.string().min(1).max(254).optional() })

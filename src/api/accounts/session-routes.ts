@@ -1,11 +1,12 @@
 import { Elysia } from 'elysia';
+import { endSession } from '@/accounts/browser-sessions';
 import { SIGN_UP_ACCEPTED_MESSAGE, SIGN_UP_CLOSED_DETAIL } from '@/accounts/messages';
-import { deleteSession } from '@/accounts/sessions';
 import { verifyPasswordSignIn } from '@/accounts/sign-in';
 import { signUpCustomer } from '@/accounts/sign-up';
 import { findUserById, normalizeEmail, userSummaryOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { assertSameOrigin, cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
+import { auditContextOf } from '@/api/request/audit';
 import { clientAddressOf } from '@/api/request/peer';
 import { fail } from '@/kernel/errors';
 import { Problem } from '../problem';
@@ -20,10 +21,10 @@ export const sessionRoutes = (deps: ApiDeps) => {
     .use(auth)
     .post(
       '/sign-up',
-      async ({ body, status }) => {
+      async ({ body, request, status }) => {
         // A 503 for lack of hashing capacity still used up one of the address's
         // attempts: given back, a flood would keep the hashing queue full.
-        await signUpCustomer(db, accounts.hasher, body);
+        await signUpCustomer(db, accounts.hasher, body, auditContextOf(request, config, clock()));
         return status(202, {
           email: normalizeEmail(body.email),
           message: SIGN_UP_ACCEPTED_MESSAGE,
@@ -49,9 +50,10 @@ export const sessionRoutes = (deps: ApiDeps) => {
     .post(
       '/sign-in',
       async ({ body, request, set }) => {
-        const address = clientAddressOf(request, config);
-        const user = await verifyPasswordSignIn(db, accounts.hasher, { ...body, address }, clock());
-        return signedInResponse(deps, request, set, user);
+        const audit = auditContextOf(request, config, clock());
+        const input = { ...body, address: clientAddressOf(request, config) };
+        const user = await verifyPasswordSignIn(db, accounts.hasher, input, audit);
+        return signedInResponse(deps, request, set, user, { method: 'password', audit });
       },
       {
         body: SignInBody,
@@ -69,7 +71,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
         const token = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
         if (token !== undefined) {
           assertSameOrigin(request, config.publicOrigins);
-          deleteSession(db, token);
+          endSession(db, token, auditContextOf(request, config, clock()));
         }
         set.headers['set-cookie'] = clearedSessionCookie(request, config);
         set.status = 204;

@@ -1,8 +1,9 @@
 import { withHeaders } from '@elysiajs/openapi';
 import type { Context } from 'elysia';
 import { z } from 'zod';
-import { signIn } from '@/accounts/sign-in';
+import { type SignInMethod, signIn } from '@/accounts/sign-in';
 import type { ApiDeps } from '@/api/deps';
+import type { AuditContext } from '@/audit/record';
 import type { User } from '@/db/schema';
 import { NoBody } from '../responses';
 import { sessionCookie } from './http';
@@ -22,13 +23,14 @@ export const SignedOut = withHeaders(NoBody, {
 
 /** Both sign-in paths answer alike: the token body, a session cookie, never cached. */
 export async function signedInResponse(
-  { db, tokens, clock, config }: ApiDeps,
+  { db, tokens, config }: ApiDeps,
   request: Request,
   set: Context['set'],
   user: User,
+  sign: { method: SignInMethod; audit: AuditContext },
 ) {
-  const now = clock();
-  const { body, session } = await signIn(db, tokens, user, now);
+  const { body, session } = await signIn(db, tokens, user, sign);
+  const now = sign.audit.at;
   const maxAge = Math.floor((session.expiresAt - now) / 1000);
   set.headers['set-cookie'] = sessionCookie(request, config, session.token, maxAge);
   set.headers['cache-control'] = 'no-store';

@@ -1,5 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { auditContextOf } from '@/api/request/audit';
+import { recordAudit } from '@/audit/record';
 import { type BackupEntry as Entry, findBackup, listBackups, parseBackupName } from '@/backups';
 import { fail, isDomainError } from '@/kernel/errors';
 import { problems } from '../listings/schemas';
@@ -17,7 +19,7 @@ const toEntry = ({ name, size, createdAt }: Entry) => ({
 });
 
 /** The backups of BACKUP_DIR (employee only): list, take one now, download one. */
-export const backupRoutes = ({ auth, jobs, config }: ApiDeps) =>
+export const backupRoutes = ({ auth, jobs, config, db, clock }: ApiDeps) =>
   new Elysia({ name: 'admin-backups' })
     .use(auth)
     .get('/backups', () => ({ backups: listBackups(config.backups.dir).map(toEntry) }), {
@@ -32,7 +34,7 @@ export const backupRoutes = ({ auth, jobs, config }: ApiDeps) =>
     })
     .post(
       '/backups',
-      async ({ set }) => {
+      async ({ caller, request, set }) => {
         if (!jobs) throw fail('service.unavailable');
         const run = await jobs.runNow(JOB).catch((error: unknown) => {
           if (isDomainError(error, 'job.running')) {
@@ -45,9 +47,10 @@ export const backupRoutes = ({ auth, jobs, config }: ApiDeps) =>
             detail: `The backup failed: ${String(run.details.error)}`,
           });
         }
-        if (typeof run.details.name === 'string') {
-          set.headers.location = `/admin/backups/${run.details.name}`;
-        }
+        const name = typeof run.details.name === 'string' ? run.details.name : null;
+        if (name !== null) set.headers.location = `/admin/backups/${name}`;
+        const audit = auditContextOf(request, config, clock(), caller.sub);
+        recordAudit(db, audit, { action: 'backup.created', target: name });
         set.status = 201;
         return { job: JOB, ...run };
       },

@@ -1,18 +1,22 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { auditContextOf } from '@/api/request/audit';
+import { recordAudit } from '@/audit/record';
 import { unknownJob } from '@/workers/scheduler';
 import { Problem } from '../problem';
+import { auditRoutes } from './audit';
 import { backupRoutes } from './backups';
 import { JobList, JobParams, JobRunResult } from './schemas';
 import { adminUserRoutes } from './users';
 
 /** Operator endpoints at /admin (employee only): the worker jobs, account creation and the backups. */
 export const adminRoutes = (deps: ApiDeps) => {
-  const { auth, jobs } = deps;
+  const { auth, jobs, db, clock, config } = deps;
   return new Elysia({ name: 'admin', prefix: '/admin' })
     .use(auth)
     .use(adminUserRoutes(deps))
     .use(backupRoutes(deps))
+    .use(auditRoutes(deps))
     .get('/jobs', () => ({ jobs: jobs?.status() ?? [] }), {
       auth: 'employee',
       response: { 200: JobList },
@@ -24,9 +28,14 @@ export const adminRoutes = (deps: ApiDeps) => {
     })
     .post(
       '/jobs/:name/run',
-      async ({ params: { name } }) => {
+      async ({ params: { name }, caller, request }) => {
         if (!jobs) throw unknownJob(name);
-        return { job: name, ...(await jobs.runNow(name)) };
+        const run = await jobs.runNow(name);
+        // Recorded once the run has finished (a run the scheduler refused records nothing).
+        const audit = auditContextOf(request, config, clock(), caller.sub);
+        const details = { outcome: run.outcome, startedAt: run.startedAt };
+        recordAudit(db, audit, { action: 'job.run', target: name, details });
+        return { job: name, ...run };
       },
       {
         auth: 'employee',

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { createUser, findUserByEmail, userSummaryOf } from '@/accounts/users';
 import { NewUserBody, UserSummary } from '@/api/accounts/schemas';
 import type { ApiDeps } from '@/api/deps';
+import { auditContextOf } from '@/api/request/audit';
 import { fail } from '@/kernel/errors';
 import { bodyRules } from '../plugins/body-rules';
 import { Problem } from '../problem';
@@ -14,16 +15,19 @@ const isUniqueViolation = (error: unknown) =>
  * whatever the sign-up policy, with sign-up's rules. Employees may know which
  * emails have accounts, so a taken email is a plain 409 here.
  */
-export const adminUserRoutes = ({ auth, db, accounts }: ApiDeps) =>
+export const adminUserRoutes = ({ auth, db, accounts, clock, config }: ApiDeps) =>
   new Elysia({ name: 'admin-users' })
     .use(auth)
     .use(bodyRules)
     .post(
       '/users',
-      async ({ body, status }) => {
+      async ({ body, caller, request, status }) => {
         if (findUserByEmail(db, body.email)) throw fail('account.email_taken');
+        const audit = auditContextOf(request, config, clock(), caller.sub);
+        const creation = { action: 'account.created' as const, audit };
         try {
-          return status(201, userSummaryOf(await createUser(db, body, accounts.hasher)));
+          const user = await createUser(db, body, accounts.hasher, creation);
+          return status(201, userSummaryOf(user));
         } catch (error) {
           // Two creates for one email raced past the check above.
           if (isUniqueViolation(error)) throw fail('account.email_taken');

@@ -1,6 +1,8 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
+import { auditContextOf } from '@/api/request/audit';
+import { removeStaticPage, writeStaticPage } from '@/content/employee-writes';
 import {
   AnySlugParams,
   DeleteQuery,
@@ -11,12 +13,7 @@ import {
   StaticPageInput,
   StaticPageList,
 } from '@/content/schemas';
-import {
-  deleteStaticPage,
-  notFoundDetail,
-  toStaticPage,
-  upsertStaticPage,
-} from '@/content/service';
+import { toStaticPage } from '@/content/service';
 import { fail } from '@/kernel/errors';
 import { type Answer, responseOf } from '../answer';
 import { withETag, withLocation } from '../docs/headers';
@@ -56,7 +53,7 @@ const notModified = withETag(NoBody);
  * Reads are public and served from the in-process cache; writes need an
  * employee token (the cache notices them through its change feed).
  */
-export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) =>
+export const contentRoutes = ({ auth, db, clock, config, staticPages: cache }: ApiDeps) =>
   new Elysia({ name: 'content', prefix: '/content' })
     .use(auth)
     // `/content/static-pages` without the slash answers too (Elysia's loose paths).
@@ -116,13 +113,12 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
     )
     .put(
       '/static-pages/:slug',
-      ({ params, body, set }) => {
+      ({ params, body, caller, request, set }) => {
         const slug = parsed(Slug, params.slug);
         const page = parsed(StaticPageInput, body);
         if (page.slug !== undefined && page.slug !== slug) throw fail('page.slug_mismatch');
-        const { row, created } = db.transaction((tx) => upsertStaticPage(tx, slug, page, clock()), {
-          behavior: 'immediate',
-        });
+        const audit = auditContextOf(request, config, clock(), caller.sub);
+        const { row, created } = writeStaticPage(db, slug, page, audit);
         set.status = created ? 201 : 200;
         if (created)
           set.headers.location = `/content/static-pages/${slug}?language=${row.language}`;
@@ -151,12 +147,10 @@ export const contentRoutes = ({ auth, db, clock, staticPages: cache }: ApiDeps) 
     )
     .delete(
       '/static-pages/:slug',
-      ({ params, query }) => {
+      ({ params, query, caller, request }) => {
         const slug = parsed(Slug, params.slug);
         const { language } = parsed(DeleteQuery, query);
-        if (!deleteStaticPage(db, slug, language, clock())) {
-          throw fail('page.not_found', { detail: notFoundDetail(slug, language) });
-        }
+        removeStaticPage(db, slug, language, auditContextOf(request, config, clock(), caller.sub));
         return new Response(null, { status: 204 });
       },
       {

@@ -1,4 +1,5 @@
 import { asc, eq, max } from 'drizzle-orm';
+import { type AuditContext, recordAudit } from '@/audit/record';
 import type { Plan, PlanInput } from '@/customer/admin/schemas';
 import type { Db } from '@/db/client';
 import { employeeLimits, type PlanRow, planAssignments, plans } from '@/db/schema';
@@ -37,7 +38,7 @@ function assertSlugFree(tx: Pick<Db, 'select'>, slug: string, exceptId?: number)
 }
 
 /** Ids 1 and 2 are the built-in plans, so stored ones start at 3. */
-export function createPlan(db: Db, input: PlanInput): Plan {
+export function createPlan(db: Db, input: PlanInput, audit: AuditContext): Plan {
   return db.transaction((tx) => {
     assertSlugFree(tx, input.slug);
     const highest =
@@ -46,13 +47,15 @@ export function createPlan(db: Db, input: PlanInput): Plan {
         .from(plans)
         .get()?.id ?? 0;
     const id = Math.max(highest, EMPLOYEE_PLAN.id) + 1;
-    return toPlan(
+    const plan = toPlan(
       tx
         .insert(plans)
         .values({ id, ...columnsOf(input) })
         .returning()
         .get(),
     );
+    recordAudit(tx, audit, { action: 'plan.created', target: String(id), details: { ...plan } });
+    return plan;
   });
 }
 
@@ -63,26 +66,40 @@ export function planIdOf(raw: string): number {
   return id;
 }
 
-export function updatePlan(db: Db, id: number, input: PlanInput): Plan {
+export function updatePlan(db: Db, id: number, input: PlanInput, audit: AuditContext): Plan {
   return db.transaction((tx) => {
     assertSlugFree(tx, input.slug, id);
     const row = tx.update(plans).set(columnsOf(input)).where(eq(plans.id, id)).returning().get();
     if (!row) throw fail('plan.not_found');
-    return toPlan(row);
+    const plan = toPlan(row);
+    recordAudit(tx, audit, { action: 'plan.changed', target: String(id), details: { ...plan } });
+    return plan;
   });
 }
 
 /** Customers on a deleted plan return to Standard (the assignment cascades). */
-export function deletePlan(db: Db, id: number): void {
-  const deleted = db.delete(plans).where(eq(plans.id, id)).returning({ id: plans.id }).get();
-  if (!deleted) throw fail('plan.not_found');
+export function deletePlan(db: Db, id: number, audit: AuditContext): void {
+  db.transaction((tx) => {
+    const deleted = tx.delete(plans).where(eq(plans.id, id)).returning().get();
+    if (!deleted) throw fail('plan.not_found');
+    const details = { name: deleted.name, slug: deleted.slug };
+    recordAudit(tx, audit, { action: 'plan.deleted', target: String(id), details });
+  });
 }
 
 /** `null` (or the Standard id) returns the customer to the built-in Standard plan. */
-export function assignPlan(db: Db, customerSub: string, planId: number | null): void {
+export function assignPlan(
+  db: Db,
+  customerSub: string,
+  planId: number | null,
+  audit: AuditContext,
+): void {
   db.transaction((tx) => {
+    // The customer's own security log shows the change of its plan.
+    const entry = { action: 'customer_plan.set', subject: customerSub } as const;
     if (planId === null || planId === STANDARD_PLAN.id) {
       tx.delete(planAssignments).where(eq(planAssignments.customerSub, customerSub)).run();
+      recordAudit(tx, audit, { ...entry, target: String(STANDARD_PLAN.id) });
       return;
     }
     if (!tx.select({ id: plans.id }).from(plans).where(eq(plans.id, planId)).get()) {
@@ -92,12 +109,22 @@ export function assignPlan(db: Db, customerSub: string, planId: number | null): 
       .values({ customerSub, planId })
       .onConflictDoUpdate({ target: planAssignments.customerSub, set: { planId } })
       .run();
+    recordAudit(tx, audit, { ...entry, target: String(planId) });
   });
 }
 
-export function setEmployeeLimit(db: Db, employeeSub: string, perMinute: number): void {
-  db.insert(employeeLimits)
-    .values({ employeeSub, perMinute })
-    .onConflictDoUpdate({ target: employeeLimits.employeeSub, set: { perMinute } })
-    .run();
+export function setEmployeeLimit(
+  db: Db,
+  employeeSub: string,
+  perMinute: number,
+  audit: AuditContext,
+): void {
+  db.transaction((tx) => {
+    tx.insert(employeeLimits)
+      .values({ employeeSub, perMinute })
+      .onConflictDoUpdate({ target: employeeLimits.employeeSub, set: { perMinute } })
+      .run();
+    const entry = { action: 'employee_limit.set', subject: employeeSub } as const;
+    recordAudit(tx, audit, { ...entry, details: { perMinute } });
+  });
 }

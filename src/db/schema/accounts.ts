@@ -15,6 +15,11 @@ export const sessions = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
     expiresAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    /** Last request made with the session, to within a few minutes (null: none since sign-in). */
+    lastSeenAt: integer({ mode: 'timestamp_ms' }),
+    /** Where the sign-in came from, as the account's session list shows it. */
+    ip: text(),
+    userAgent: text(),
   },
   (table) => [
     index('sessions_user_id_idx').on(table.userId),
@@ -43,6 +48,10 @@ export const passkeys = sqliteTable(
     name: text().notNull(),
     createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
     lastUsedAt: integer({ mode: 'timestamp_ms' }),
+    /** The authenticator's AAGUID as it reported it at registration (all zeros: not said). */
+    aaguid: text().notNull().default('00000000-0000-0000-0000-000000000000'),
+    /** The provider named by the AAGUID at registration ("Passkey" when unknown). */
+    provider: text().notNull().default('Passkey'),
   },
   (table) => [
     uniqueIndex('passkeys_credential_id_unique').on(table.credentialId),

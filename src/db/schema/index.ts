@@ -1,4 +1,5 @@
 export * from './accounts';
+export * from './audit-events';
 export * from './employee-limits';
 export * from './events';
 export * from './idempotency-keys';

@@ -1,3 +1,4 @@
+import { type AuditContext, recordAudit } from '@/audit/record';
 import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import type { Combinable } from '@/db/group-commit';
@@ -206,9 +207,20 @@ export function assignNeighbourhood(
 }
 
 /** PUT /properties/{id}/owner (employees only: the route refuses customers with 403). */
-export function changeOwner(db: Db, id: string, ownerId: string, write: PropertyWrite) {
+export function changeOwner(
+  db: Db,
+  id: string,
+  ownerId: string,
+  write: PropertyWrite & { audit: AuditContext },
+) {
   writeTransaction(db, () => {
     const previous = currentProperty(db, id, write).owner_id;
+    recordAudit(db, write.audit, {
+      action: 'property.owner_changed',
+      subject: ownerId,
+      target: id,
+      details: { previousOwnerId: previous, ownerId },
+    });
     exec(
       db,
       'UPDATE properties SET owner_id = ?, updated_at = ? WHERE id = ?',

@@ -1,5 +1,9 @@
 /** The account page's calls to /auth and the sentences it shows for failures. */
-import { REAUTHENTICATION_DETAIL, SIGN_UP_CLOSED_DETAIL } from '../../accounts/messages';
+import {
+  REAUTHENTICATION_DETAIL,
+  SIGN_UP_CLOSED_DETAIL,
+  UNKNOWN_CREDENTIAL_DETAIL,
+} from '../../accounts/messages';
 
 export interface User {
   id: string;
@@ -9,7 +13,10 @@ export interface User {
 
 export interface Passkey {
   id: string;
+  credentialId: string;
   name: string;
+  provider: string;
+  aaguid: string;
   createdAt: string;
   lastUsedAt: string | null;
   backedUp: boolean;
@@ -25,7 +32,8 @@ export type Action =
   | 'add-passkey'
   | 'rename'
   | 'delete'
-  | 'sign-out';
+  | 'sign-out'
+  | 'sign-out-elsewhere';
 
 export class ApiError extends Error {
   constructor(
@@ -99,15 +107,15 @@ const apiMessages: Partial<Record<Action, Record<number, string>>> = {
     422: 'Give the passkey a name of 1 to 64 characters.',
   },
   delete: { 404: 'That passkey no longer exists.' },
+  'sign-out-elsewhere': { 404: 'That browser is already signed out.' },
 };
 
 /** Turns any failure into a sentence for the person at the keyboard. */
 export function describe(error: unknown, action: Action): string {
   if (error instanceof ApiError) {
-    // The server's own sentences for these two refusals are written for people.
-    if (error.detail === SIGN_UP_CLOSED_DETAIL || error.detail === REAUTHENTICATION_DETAIL) {
-      return error.detail;
-    }
+    // The server's own sentences for these refusals are written for people.
+    const sentences = [SIGN_UP_CLOSED_DETAIL, REAUTHENTICATION_DETAIL, UNKNOWN_CREDENTIAL_DETAIL];
+    if (error.detail !== null && sentences.includes(error.detail)) return error.detail;
     const specific = apiMessages[action]?.[error.status];
     if (specific) return specific;
     switch (error.status) {
@@ -131,4 +139,16 @@ export function describe(error: unknown, action: Action): string {
     return webAuthnMessages[error.name]!;
   }
   return 'Something unexpected went wrong. Please try again.';
+}
+
+/** A 401 right after sign-up means the email already had an account (another password). */
+export async function signInAfterSignUp(credentials: { email: string; password: string }) {
+  try {
+    return await api<{ user: User }>('POST', '/auth/sign-in', credentials);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      throw new ApiError(409, error.retryAfterSeconds, error.detail);
+    }
+    throw error;
+  }
 }

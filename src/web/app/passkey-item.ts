@@ -5,6 +5,8 @@ const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', tim
 
 function passkeyDescription(passkey: Passkey): string {
   const parts = [`Added ${dateFormat.format(new Date(passkey.createdAt))}`];
+  // The provider, when the name the user gave does not already say it.
+  if (!passkey.name.startsWith(passkey.provider)) parts.unshift(passkey.provider);
   parts.push(
     passkey.lastUsedAt
       ? `last used ${dateFormat.format(new Date(passkey.lastUsedAt))}`

@@ -30,6 +30,10 @@ export interface CreateCredentialOverrides {
   userVerified?: boolean;
   backupEligible?: boolean;
   backedUp?: boolean;
+  /** The authenticator's AAGUID (a UUID); all zeros when not given. */
+  aaguid?: string;
+  /** Whether the user-present flag is set (true unless said otherwise). */
+  userPresent?: boolean;
 }
 
 export interface GetAssertionOverrides {
@@ -43,6 +47,11 @@ export interface GetAssertionOverrides {
 }
 
 const FLAG_UP = 0x01;
+
+const aaguidBytes = (aaguid: string | undefined) =>
+  aaguid === undefined
+    ? new Uint8Array(16)
+    : Uint8Array.from(Buffer.from(aaguid.replaceAll('-', ''), 'hex'));
 const FLAG_UV = 0x04;
 const FLAG_BE = 0x08;
 const FLAG_BS = 0x10;
@@ -136,7 +145,8 @@ export class SoftAuthenticator {
     const rawId = crypto.getRandomValues(new Uint8Array(32));
     const id = toBase64Url(rawId);
 
-    let flags = FLAG_UP | FLAG_AT;
+    let flags = FLAG_AT;
+    if (overrides.userPresent ?? true) flags |= FLAG_UP;
     if (overrides.userVerified ?? true) flags |= FLAG_UV;
     if (backupEligible) flags |= FLAG_BE;
     if (backedUp) flags |= FLAG_BS;
@@ -145,7 +155,7 @@ export class SoftAuthenticator {
       await sha256(textEncoder.encode(rpId)),
       Uint8Array.of(flags),
       uint32(0),
-      new Uint8Array(16), // AAGUID
+      aaguidBytes(overrides.aaguid),
       uint16(rawId.length),
       rawId,
       cosePublicKey,

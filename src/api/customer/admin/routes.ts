@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { auditContextOf } from '@/api/request/audit';
 import {
   EmployeeRateLimit,
   Plan,
@@ -34,7 +35,10 @@ const detail = (operationId: string, summary: string) => ({
  * drops the limiter's cached policies so the next request sees it.
  */
 export const adminRoutes = (deps: ApiDeps) => {
-  const { auth, db, limiter, idempotency } = deps;
+  const { auth, db, limiter, idempotency, clock, config } = deps;
+  /** The employee's request, as the audit log records it. */
+  const by = (request: Request, caller: { sub: string }) =>
+    auditContextOf(request, config, clock(), caller.sub);
   return new Elysia({ name: 'customer-admin', prefix: '/admin' })
     .use(auth)
     .use(idempotency)
@@ -45,8 +49,8 @@ export const adminRoutes = (deps: ApiDeps) => {
     })
     .post(
       '/plans',
-      ({ body, status }) => {
-        const plan = createPlan(db, body);
+      ({ body, caller, request, status }) => {
+        const plan = createPlan(db, body, by(request, caller));
         limiter.invalidate();
         return status(201, plan);
       },
@@ -60,8 +64,8 @@ export const adminRoutes = (deps: ApiDeps) => {
     )
     .put(
       '/plans/:id',
-      ({ params, body }) => {
-        const plan = updatePlan(db, planIdOf(params.id), body);
+      ({ params, body, caller, request }) => {
+        const plan = updatePlan(db, planIdOf(params.id), body, by(request, caller));
         limiter.invalidate();
         return plan;
       },
@@ -75,8 +79,8 @@ export const adminRoutes = (deps: ApiDeps) => {
     )
     .delete(
       '/plans/:id',
-      ({ params, set }) => {
-        deletePlan(db, planIdOf(params.id));
+      ({ params, caller, request, set }) => {
+        deletePlan(db, planIdOf(params.id), by(request, caller));
         limiter.invalidate();
         set.status = 204;
         return null;
@@ -90,8 +94,8 @@ export const adminRoutes = (deps: ApiDeps) => {
     )
     .put(
       '/customers/:sub/plan',
-      ({ params, body, set }) => {
-        assignPlan(db, params.sub, body.planId);
+      ({ params, body, caller, request, set }) => {
+        assignPlan(db, params.sub, body.planId, by(request, caller));
         limiter.invalidate();
         set.status = 204;
         return null;
@@ -106,8 +110,8 @@ export const adminRoutes = (deps: ApiDeps) => {
     )
     .put(
       '/employees/:sub/rate-limit',
-      ({ params, body, set }) => {
-        setEmployeeLimit(db, params.sub, body.perMinute);
+      ({ params, body, caller, request, set }) => {
+        setEmployeeLimit(db, params.sub, body.perMinute, by(request, caller));
         limiter.invalidate();
         set.status = 204;
         return null;

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { auditContextOf } from '@/api/request/audit';
 import type { Caller } from '@/auth/tokens';
 import type { PropertyWrite } from '@/listings/properties/etag';
 import {
@@ -34,7 +35,7 @@ const IF_MATCH =
  * The state changes of a property; each answers 204 with no body, or 412
  * when an `If-Match` header names an ETag the property no longer has.
  */
-export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) => {
+export const propertyUpdateRoutes = ({ db, clock, auth, idempotency, config }: ApiDeps) => {
   const writeOf = (
     caller: Caller,
     headers: { 'if-match'?: string | undefined },
@@ -150,8 +151,10 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
     )
     .put(
       '/properties/:id/owner',
-      ({ params, body, caller, headers, set }) => {
-        changeOwner(db, params.id, body.ownerId, writeOf(caller, headers));
+      ({ params, body, caller, headers, request, set }) => {
+        const write = writeOf(caller, headers);
+        const audit = auditContextOf(request, config, write.now, caller.sub);
+        changeOwner(db, params.id, body.ownerId, { ...write, audit });
         return noContent(set);
       },
       {

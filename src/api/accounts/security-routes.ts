@@ -1,0 +1,85 @@
+import { Elysia } from 'elysia';
+import { listSessions, revokeSession } from '@/accounts/browser-sessions';
+import { SessionList, SessionParams } from '@/accounts/schemas';
+import type { ApiDeps } from '@/api/deps';
+import { cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
+import { auditContextOf } from '@/api/request/audit';
+import { parsedQuery } from '@/api/request/query';
+import { securityLogOf } from '@/audit/log';
+import { AuditPage, SecurityLogQuery } from '@/audit/schemas';
+import { fail } from '@/kernel/errors';
+import { NoBody, problems } from '../responses';
+import { documentedQuery } from '../validation';
+
+const tags = ['Accounts'];
+
+/**
+ * What the signed-in user can see of their account's security: its browser
+ * sessions (and signing one out elsewhere) and its security log.
+ */
+export const securityRoutes = (deps: ApiDeps) => {
+  const { db, clock, config, auth } = deps;
+  return new Elysia({ name: 'accounts-security' })
+    .use(auth)
+    .get(
+      '/sessions',
+      ({ caller, request }) => {
+        const token = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
+        return { sessions: listSessions(db, caller.sub, token, clock()) };
+      },
+      {
+        auth: 'any',
+        response: { 200: SessionList, ...problems(401) },
+        detail: {
+          operationId: 'listSessions',
+          summary: "The signed-in user's live browser sessions, newest first",
+          tags,
+        },
+      },
+    )
+    .delete(
+      '/sessions/:id',
+      ({ caller, params, request, set }) => {
+        revokeSession(
+          db,
+          caller.sub,
+          params.id,
+          auditContextOf(request, config, clock(), caller.sub),
+        );
+        set.status = 204;
+        return null;
+      },
+      {
+        auth: 'any',
+        params: SessionParams,
+        response: { 204: NoBody, ...problems(401, 403, 404) },
+        detail: {
+          operationId: 'revokeSession',
+          summary: 'Sign one of your browser sessions out (this one too)',
+          description: '404 for a session that is not yours, unknown or expired.',
+          tags,
+        },
+      },
+    )
+    .get(
+      '/security-log',
+      ({ caller, request }) => {
+        const query = parsedQuery(SecurityLogQuery, request.url);
+        // Only one's own log: naming anyone else answers as if there were nobody.
+        if (query.user !== undefined && query.user !== caller.sub) throw fail('account.not_found');
+        return securityLogOf(db, caller.sub, query);
+      },
+      {
+        auth: 'any',
+        query: documentedQuery(SecurityLogQuery),
+        response: { 200: AuditPage, ...problems(400, 401, 404) },
+        detail: {
+          operationId: 'getSecurityLog',
+          summary: "The signed-in user's security log, newest first (keyset paged)",
+          description:
+            'Sign-ins (succeeded, failed, refused), sign-outs, passkey and session changes and what employees changed for the account. Pass `nextCursor` as `cursor` for older events.',
+          tags,
+        },
+      },
+    );
+};

@@ -1,0 +1,25 @@
+import { Elysia } from 'elysia';
+import type { ApiDeps } from '@/api/deps';
+import { parsedQuery } from '@/api/request/query';
+import { searchAudit } from '@/audit/log';
+import { AuditPage, AuditQuery } from '@/audit/schemas';
+import { problems } from '../responses';
+import { documentedQuery } from '../validation';
+
+/** GET /admin/audit: the whole security and audit log, for employees. */
+export const auditRoutes = ({ auth, db }: ApiDeps) =>
+  new Elysia({ name: 'admin-audit' })
+    .use(auth)
+    .get('/audit', ({ request }) => searchAudit(db, parsedQuery(AuditQuery, request.url)), {
+      auth: 'employee',
+      query: documentedQuery(AuditQuery),
+      response: { 200: AuditPage, ...problems(400, 401, 403) },
+      detail: {
+        operationId: 'searchAudit',
+        summary: 'The security and audit log, newest first (employees; keyset paged)',
+        description:
+          'Filters combine: `actor` (who acted), `subject` (whose account), `action`, `from`/`to` (inclusive ISO 8601 times). A repeated, unknown or malformed parameter is a 400.',
+        tags: ['Admin'],
+        security: [{ bearer: [] }],
+      },
+    });

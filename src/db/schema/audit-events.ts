@@ -1,0 +1,65 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/**
+ * What an audit event says happened. Account events concern one user (the
+ * subject) and show in that user's security log; employee events concern
+ * whatever they changed (the target) and show in the operators' audit log.
+ */
+export const AUDIT_ACTIONS = [
+  'sign_in.succeeded',
+  'sign_in.failed',
+  'sign_in.refused',
+  'sign_out',
+  'sign_up',
+  'account.created',
+  'passkey.added',
+  'passkey.renamed',
+  'passkey.deleted',
+  'session.revoked',
+  'plan.created',
+  'plan.changed',
+  'plan.deleted',
+  'customer_plan.set',
+  'employee_limit.set',
+  'property.owner_changed',
+  'static_page.written',
+  'static_page.deleted',
+  'job.run',
+  'backup.created',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * The security and audit log: append-only (a trigger refuses updates; only
+ * the retention job deletes, by age). Written in the transaction of the
+ * action it records, so a rolled-back action leaves no event. No foreign
+ * keys: the log outlives the accounts and objects it names.
+ */
+export const auditEvents = sqliteTable(
+  'audit_events',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    at: integer({ mode: 'timestamp_ms' }).notNull(),
+    action: text({ enum: AUDIT_ACTIONS }).notNull(),
+    /** The caller's `sub`; null for an anonymous caller (a failed sign-in). */
+    actorId: text(),
+    /** The account the event concerns: its security log shows the event. */
+    subjectId: text(),
+    /** The object acted on: a passkey or session id, a plan id, a page, a property, a job. */
+    target: text(),
+    ip: text(),
+    userAgent: text(),
+    requestId: text(),
+    /** Small facts of the event (method, outcome, names); never a secret. */
+    details: text({ mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  },
+  (table) => [
+    index('audit_events_subject_id_idx').on(table.subjectId, table.id),
+    index('audit_events_actor_id_idx').on(table.actorId, table.id),
+    index('audit_events_action_idx').on(table.action, table.id),
+    index('audit_events_at_idx').on(table.at),
+  ],
+);
+
+export type AuditEventRow = typeof auditEvents.$inferSelect;

@@ -1,0 +1,38 @@
+/** The account page's elements, by id (src/web/account.html), and its message line. */
+const element = <T extends HTMLElement = HTMLElement>(id: string) =>
+  document.getElementById(id) as T;
+
+export const ui = {
+  message: element('message'),
+  loading: element('loading'),
+  signedOut: element('signed-out'),
+  signedIn: element('signed-in'),
+  signInForm: element<HTMLFormElement>('sign-in-form'),
+  signInEmail: element<HTMLInputElement>('sign-in-email'),
+  signInPassword: element<HTMLInputElement>('sign-in-password'),
+  passkeySignIn: element<HTMLButtonElement>('passkey-sign-in-button'),
+  /** Absent when the server's sign-up is closed. */
+  signUpForm: document.getElementById('sign-up-form') as HTMLFormElement | null,
+  signUpEmail: element<HTMLInputElement>('sign-up-email'),
+  signUpPassword: element<HTMLInputElement>('sign-up-password'),
+  userEmail: element('user-email'),
+  signOut: element<HTMLButtonElement>('sign-out-button'),
+  passkeyList: element<HTMLUListElement>('passkey-list'),
+  noPasskeys: element('no-passkeys'),
+  addPasskeyForm: element<HTMLFormElement>('add-passkey-form'),
+  passkeyName: element<HTMLInputElement>('passkey-name'),
+  securityLog: element<HTMLUListElement>('security-log'),
+  sessionList: element<HTMLUListElement>('session-list'),
+};
+
+/** Shows one sentence in the message line (an error in its own colours). */
+export function say(text: string, kind: 'ok' | 'error' = 'ok') {
+  ui.message.textContent = text;
+  ui.message.classList.toggle('error', kind === 'error');
+  ui.message.hidden = false;
+}
+
+export function clearMessage() {
+  ui.message.hidden = true;
+  ui.message.textContent = '';
+}

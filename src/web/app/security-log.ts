@@ -1,0 +1,59 @@
+/** The account page's list of recent security events (GET /auth/security-log). */
+import { api } from './api';
+
+interface SecurityEvent {
+  id: string;
+  at: string;
+  action: string;
+  ip: string | null;
+  userAgent: string | null;
+  details: Record<string, unknown>;
+}
+
+const labels: Record<string, string> = {
+  'sign_in.succeeded': 'Signed in',
+  'sign_in.failed': 'Failed sign-in',
+  'sign_in.refused': 'Sign-in refused after too many attempts',
+  sign_out: 'Signed out',
+  sign_up: 'Account created',
+  'account.created': 'Account created by an administrator',
+  'passkey.added': 'Passkey added',
+  'passkey.renamed': 'Passkey renamed',
+  'passkey.deleted': 'Passkey deleted',
+  'session.revoked': 'Signed out a session',
+  'customer_plan.set': 'Plan changed by an administrator',
+  'employee_limit.set': 'Rate limit changed by an administrator',
+  'property.owner_changed': 'A property was assigned to you',
+};
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+function describeEvent(event: SecurityEvent): string {
+  let label = labels[event.action] ?? event.action;
+  const { method, name } = event.details;
+  if (method === 'passkey' || method === 'password') label += ` with a ${method}`;
+  if (typeof name === 'string') label += ` “${name}”`;
+  return label;
+}
+
+function itemOf(event: SecurityEvent): HTMLLIElement {
+  const item = document.createElement('li');
+  item.className = 'event';
+  item.dataset.action = event.action;
+  const what = document.createElement('div');
+  what.className = 'name';
+  what.textContent = describeEvent(event);
+  const meta = document.createElement('div');
+  meta.className = 'meta';
+  const where = event.ip === null ? [] : [`from ${event.ip}`];
+  meta.textContent = [dateFormat.format(new Date(event.at)), ...where].join(' · ');
+  if (event.userAgent) meta.title = event.userAgent;
+  item.append(what, meta);
+  return item;
+}
+
+/** Shows the account's 10 newest events in `list`. */
+export async function showSecurityLog(list: HTMLUListElement) {
+  const page = await api<{ events: SecurityEvent[] }>('GET', '/auth/security-log?limit=10');
+  list.replaceChildren(...page.events.map(itemOf));
+}

@@ -1,0 +1,24 @@
+import { asc } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { type AuditAction, type AuditEventRow, auditEvents } from '@/db/schema';
+
+/** Every stored event, oldest first, optionally of one action. */
+export function auditRows(db: Db, action?: AuditAction): AuditEventRow[] {
+  const rows = db.select().from(auditEvents).orderBy(asc(auditEvents.id)).all();
+  return action === undefined ? rows : rows.filter((row) => row.action === action);
+}
+
+/** Runs `action` and returns the events it wrote. */
+export async function eventsWrittenBy(db: Db, action: () => Promise<unknown>) {
+  const before = auditRows(db).at(-1)?.id ?? 0;
+  await action();
+  return auditRows(db).filter((row) => row.id > before);
+}
+
+/** The one event a step wrote (fails unless there is exactly one). */
+export function onlyEvent(written: AuditEventRow[]): AuditEventRow {
+  if (written.length !== 1) {
+    throw new Error(`expected one event, got ${written.map((row) => row.action).join(', ')}`);
+  }
+  return written[0]!;
+}
