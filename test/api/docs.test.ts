@@ -108,6 +108,18 @@ describe('every answer documented', () => {
     }
   });
 
+  test('the refusals of the account operations: closed sign-up, per-address bounds, no capacity', async () => {
+    const doc = await document();
+    const statuses = (path: string) => Object.keys(doc.paths[path]!.post!.responses);
+    expect(statuses('/auth/sign-up')).toEqual(expect.arrayContaining(['403', '429', '503']));
+    expect(statuses('/auth/sign-in')).toEqual(expect.arrayContaining(['429', '503']));
+    expect(statuses('/admin/users')).toContain('503');
+    for (const path of ['/auth/passkey/register/options', '/auth/passkey/authenticate/options'])
+      expect(statuses(path)).toContain('429');
+    for (const path of ['/auth/passkey/register', '/auth/passkey/authenticate'])
+      expect(statuses(path)).toContain('503');
+  });
+
   test('the headers clients rely on: Location, ETag, Idempotency-Key, rate limits, X-Request-Id', async () => {
     const doc = await document();
     const headersOf = (path: string, method: string, status: string) =>

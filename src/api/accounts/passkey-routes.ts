@@ -99,7 +99,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         auth: 'any',
         transform: ({ request }) => assertRecentCheck(request),
         body: RegistrationOptionsBody,
-        response: { 200: RegistrationOptions, ...refused },
+        response: { 200: RegistrationOptions, ...refused, 429: Problem },
         detail: {
           operationId: 'passkeyRegistrationOptions',
           summary: 'Options for navigator.credentials.create()',
@@ -128,7 +128,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         transform: ({ request }) => assertRecentCheck(request),
         body: RegisterBody,
         // 400: the ceremony failed verification; 409: the credential is already registered.
-        response: { 201: PasskeySummary, 400: Problem, ...refused, 409: Problem },
+        response: { 201: PasskeySummary, 400: Problem, ...refused, 409: Problem, 503: Problem },
         detail: { operationId: 'registerPasskey', summary: 'Finish registering a passkey', tags },
       },
     )
@@ -141,7 +141,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       {
         transform: ({ request }) => takeOptionsSlot(request),
         body: AuthenticateOptionsBody,
-        response: { 200: AuthenticationOptions, ...refused },
+        response: { 200: AuthenticationOptions, ...refused, 429: Problem },
         detail: {
           operationId: 'passkeyAuthenticationOptions',
           summary: 'Options for navigator.credentials.get() (omit email for usernameless)',
@@ -160,7 +160,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       },
       {
         body: AuthenticateBody,
-        response: { 200: SignedIn, 401: Problem, ...refused, 429: Problem },
+        response: { 200: SignedIn, 401: Problem, ...refused, 429: Problem, 503: Problem },
         detail: {
           operationId: 'authenticateWithPasskey',
           summary: 'Sign in with a passkey (same answer as password sign-in)',

@@ -39,7 +39,9 @@ export const sessionRoutes = (deps: ApiDeps) => {
           accounts.signUps.take(clientAddressOf(request, config));
         },
         body: SignUpBody,
-        response: { 202: SignUpAccepted },
+        // 403 when sign-up is closed, 429 past the address's hourly bound, 503 while
+        // every password-hashing slot and the queue are taken (Retry-After).
+        response: { 202: SignUpAccepted, 403: Problem, 429: Problem, 503: Problem },
         detail: {
           operationId: 'signUp',
           summary: 'Create a customer account (the same 202 whether or not the email is taken)',
@@ -57,7 +59,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
       },
       {
         body: SignInBody,
-        response: { 200: SignedIn, 401: Problem, 429: Problem },
+        response: { 200: SignedIn, 401: Problem, 429: Problem, 503: Problem },
         detail: {
           operationId: 'signIn',
           summary: 'Sign in with email and password (bearer token and session cookie)',

@@ -38,7 +38,7 @@ export const adminUserRoutes = ({ auth, db, accounts, clock, config }: ApiDeps) 
         auth: 'employee',
         badBody: 'unprocessable',
         body: NewUserBody,
-        response: { 201: UserSummary, 409: Problem },
+        response: { 201: UserSummary, 409: Problem, 503: Problem },
         detail: {
           operationId: 'createUser',
           summary: 'Create an account (employee only; works while sign-up is closed)',

@@ -144,7 +144,7 @@ const WHY: Record<number, string> = {
   422: 'The body breaks a field rule; every failed field is named.',
   429: 'Too many requests; retry after Retry-After seconds.',
   500: 'An unexpected failure; nothing internal is shown (it is logged with the request id).',
-  503: 'The service is stopping or its database does not answer.',
+  503: 'The service is stopping, its database does not answer, or it is at capacity for password hashing or passkey ceremonies; retry after Retry-After seconds.',
 };
 
 const problemSchema = (status: number) =>
