@@ -61,6 +61,8 @@ export class ReadCache {
   readonly #changedAt = new Map<string, number>();
   #chars = 0;
   #tick = 1;
+  /** Hashes of keys computed once while the cache was full (`#admits`). */
+  readonly #seenOnce = new Set<number>();
   /** Counts insertions at the recent end of `#entries`: how far an entry is from it, at most. */
   #placed = 0;
   /** Answers served from the cache, and computed, since start (tests and diagnostics). */
@@ -96,7 +98,7 @@ export class ReadCache {
     this.misses++;
     const at = this.#tick;
     const fill = compute();
-    this.store(key, fill, at);
+    if (this.#admits(key, fill.size)) this.store(key, fill, at);
     return fill.value;
   }
 
@@ -124,6 +126,25 @@ export class ReadCache {
       known.placed = ++this.#placed;
     }
     return known;
+  }
+
+  /**
+   * Whether an answer just computed for `key` is kept. While it fits without
+   * pushing anything out, always; once the cache is full, only an answer
+   * computed before within the recent window (or one that was held and went
+   * stale): reads spread over far more keys than fit (a million properties
+   * read at random) would otherwise replace an entry on every request and
+   * keep almost none of them long enough to be read again, at a cost greater
+   * than the read itself, and push out the answers that are read again.
+   */
+  #admits(key: string, size: number): boolean {
+    const full = this.#entries.size >= this.#maxEntries || this.#chars + size > this.#maxChars;
+    if (!full || this.#entries.has(key)) return true;
+    const hash = Bun.hash.cityHash32(key);
+    if (this.#seenOnce.delete(hash)) return true;
+    if (this.#seenOnce.size >= this.#maxEntries) this.#seenOnce.clear();
+    this.#seenOnce.add(hash);
+    return false;
   }
 
   /** Stores `fill` as read after the look at tick `at` (`tick()`, taken before the read). */

@@ -196,17 +196,20 @@ describe('ReadCache: every writer is seen before the next read', () => {
 });
 
 describe('ReadCache: bounded by READ_CACHE_MB', () => {
-  test('answers past the bound drop the least recently used', async () => {
+  test('once full, an answer computed a second time takes the place of the least recently used', async () => {
     const ctx = createTestApp({ env: { READ_CACHE_MB: '1' } });
     const cache = ctx.deps.readCache;
     let computed = 0;
-    // Each answer counts as 400,000 characters: two fit in 1 MiB, a third pushes out the oldest.
+    // Each answer counts as 400,000 characters: two fit in 1 MiB.
     const answer = (key: string) =>
       cache.answer(key, () => ({ value: ++computed, size: 400_000, tags: [`s:${key}`] }));
     expect([answer('a'), answer('b'), answer('a'), answer('b')]).toEqual([1, 2, 1, 2]);
-    answer('c');
+    // Full: a first computation is answered but not kept, so one-off reads
+    // spread over many keys leave the answers that are read again in place.
+    expect([answer('c'), answer('a'), answer('b')]).toEqual([3, 1, 2]);
     expect(cache.size).toBe(2);
-    expect([answer('b'), answer('c'), answer('a')]).toEqual([2, 3, 4]);
+    // Computed again: kept, pushing out the least recently used ('a').
+    expect([answer('c'), answer('c'), answer('b'), answer('a')]).toEqual([4, 4, 2, 5]);
   });
 });
 
