@@ -34,6 +34,12 @@ export interface ReadCacheOptions {
   maxEntries?: number;
   /** Most characters held, all values together. */
   maxChars?: number;
+  /**
+   * Once the cache is full, an answer that took at least this long to
+   * compute is kept at once; a quicker one only when computed a second time
+   * within the recent window (`#admits`).
+   */
+  admitAfterMs?: number;
 }
 
 /** Most tags remembered as changed; past it every value is dropped and the count starts over. */
@@ -57,6 +63,7 @@ export class ReadCache {
   readonly #feed: ChangeFeed;
   readonly #maxEntries: number;
   readonly #maxChars: number;
+  readonly #admitAfterMs: number;
   readonly #entries = new Map<string, Entry>();
   readonly #changedAt = new Map<string, number>();
   #chars = 0;
@@ -74,11 +81,13 @@ export class ReadCache {
     enabled = true,
     maxEntries = 50_000,
     maxChars = 64 * 1024 * 1024,
+    admitAfterMs = 0.1,
   }: ReadCacheOptions) {
     this.enabled = enabled;
     this.#feed = new ChangeFeed(db.$client);
     this.#maxEntries = maxEntries;
     this.#maxChars = maxChars;
+    this.#admitAfterMs = admitAfterMs;
   }
 
   get size(): number {
@@ -97,8 +106,10 @@ export class ReadCache {
     if (known) return known.value as T;
     this.misses++;
     const at = this.#tick;
+    const started = performance.now();
     const fill = compute();
-    if (this.#admits(key, fill.size)) this.store(key, fill, at);
+    const costly = performance.now() - started >= this.#admitAfterMs;
+    if (costly || this.#admits(key, fill.size)) this.store(key, fill, at);
     return fill.value;
   }
 
@@ -129,13 +140,14 @@ export class ReadCache {
   }
 
   /**
-   * Whether an answer just computed for `key` is kept. While it fits without
-   * pushing anything out, always; once the cache is full, only an answer
+   * Whether a quickly computed answer for `key` is kept. While it fits
+   * without pushing anything out, always; once the cache is full, only one
    * computed before within the recent window (or one that was held and went
-   * stale): reads spread over far more keys than fit (a million properties
-   * read at random) would otherwise replace an entry on every request and
-   * keep almost none of them long enough to be read again, at a cost greater
-   * than the read itself, and push out the answers that are read again.
+   * stale). Reads spread over far more keys than fit (a million properties
+   * read at random) would otherwise replace an entry on every request, keep
+   * almost none long enough to be read again, cost more than the reads
+   * themselves and push out the answers that are read again. An answer that
+   * is costly to compute (a list page) is kept at once (`admitAfterMs`).
    */
   #admits(key: string, size: number): boolean {
     const full = this.#entries.size >= this.#maxEntries || this.#chars + size > this.#maxChars;

@@ -195,21 +195,38 @@ describe('ReadCache: every writer is seen before the next read', () => {
   });
 });
 
-describe('ReadCache: bounded by READ_CACHE_MB', () => {
-  test('once full, an answer computed a second time takes the place of the least recently used', async () => {
-    const ctx = createTestApp({ env: { READ_CACHE_MB: '1' } });
-    const cache = ctx.deps.readCache;
+describe('ReadCache: bounded, keeping what is read again or costly to compute', () => {
+  const MIB = 1024 * 1024;
+  /** Answers counted as 400,000 characters each: two fit in 1 MiB. */
+  const answersOf = (cache: ReadCache) => {
     let computed = 0;
-    // Each answer counts as 400,000 characters: two fit in 1 MiB.
-    const answer = (key: string) =>
+    return (key: string) =>
       cache.answer(key, () => ({ value: ++computed, size: 400_000, tags: [`s:${key}`] }));
+  };
+
+  test('READ_CACHE_MB is the bound: past it the least recently used goes', () => {
+    const cache = createTestApp({ env: { READ_CACHE_MB: '1' } }).deps.readCache;
+    for (const key of ['a', 'b', 'c']) cache.store(key, { value: key, size: 400_000, tags: [] });
+    expect(cache.size).toBe(2);
+  });
+
+  test('once full, a quick answer is kept only when computed a second time', async () => {
+    const ctx = createTestApp();
+    const answer = answersOf(new ReadCache({ db: ctx.db, maxChars: MIB, admitAfterMs: Infinity }));
     expect([answer('a'), answer('b'), answer('a'), answer('b')]).toEqual([1, 2, 1, 2]);
     // Full: a first computation is answered but not kept, so one-off reads
     // spread over many keys leave the answers that are read again in place.
     expect([answer('c'), answer('a'), answer('b')]).toEqual([3, 1, 2]);
-    expect(cache.size).toBe(2);
     // Computed again: kept, pushing out the least recently used ('a').
     expect([answer('c'), answer('c'), answer('b'), answer('a')]).toEqual([4, 4, 2, 5]);
+  });
+
+  test('once full, an answer slow to compute is kept at once', async () => {
+    const ctx = createTestApp();
+    const answer = answersOf(new ReadCache({ db: ctx.db, maxChars: MIB, admitAfterMs: 0 }));
+    expect([answer('a'), answer('b'), answer('c'), answer('c'), answer('a')]).toEqual([
+      1, 2, 3, 3, 4,
+    ]);
   });
 });
 
