@@ -30,8 +30,9 @@ export interface FuzzRequest {
   /** Names of the mutations applied, in order (empty: a valid request). */
   mutations: string[];
   /**
-   * The request may reach another route than its operation (another method,
-   * an empty or dot segment): only the rules every response obeys apply.
+   * The path may reach another route than its template (an empty or dot
+   * segment): only the rules every response obeys apply. A changed method
+   * is told by comparing it with the operation's.
    */
   retargeted?: boolean;
 }
@@ -676,10 +677,11 @@ export const MUTATORS: readonly Mutator[] = [
     name: 'wrong-method',
     weight: 2,
     applies: always,
+    // Another operation unless a second round picks the original method back
+    // (the runner compares the method sent with the operation's).
     apply: (request, { rng }) => ({
       ...request,
       method: rng.pick(METHODS.filter((m) => m !== request.method)),
-      retargeted: true,
     }),
   },
 ];

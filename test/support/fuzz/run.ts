@@ -626,7 +626,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const observed = await send(options.fetch, built, timeoutMs, url);
     if (warm) warmLatencies.set(slot, [...(warmLatencies.get(slot) ?? []), observed.elapsedMs]);
     // A mutated method or path is another operation: check only the generic rules then.
-    const sameOperation = !request.retargeted && !operation.synthetic;
+    const sameOperation =
+      !request.retargeted && request.method === operation.method && !operation.synthetic;
     const problems = checkResponse(
       sameOperation ? operation : undefined,
       observed,
