@@ -20,6 +20,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY src ./src
 COPY migrations ./migrations
+COPY third-party ./third-party
 # The operator commands (bun run user:create, token, pages:import, backup, restore), no dev tools.
 COPY scripts/cli.ts scripts/read-password.ts scripts/user-create.ts scripts/token.ts scripts/pages-import.ts scripts/backup.ts scripts/restore.ts ./scripts/
 RUN mkdir -p /data && chown -R bun:bun /data

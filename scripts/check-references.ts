@@ -41,8 +41,6 @@ export const DEFAULT_TARGETS = [
 ];
 
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git']);
-/** Third parties' licence texts, kept verbatim beside the data they cover. */
-const SKIPPED_FILES = new Set(['LICENSE']);
 
 export interface Finding {
   file: string;
@@ -63,7 +61,7 @@ function* filesUnder(path: string): Generator<string> {
   }
   if (!stats.isDirectory()) return;
   for (const entry of readdirSync(path).sort()) {
-    if (SKIPPED_DIRECTORIES.has(entry) || SKIPPED_FILES.has(entry)) continue;
+    if (SKIPPED_DIRECTORIES.has(entry)) continue;
     yield* filesUnder(join(path, entry));
   }
 }

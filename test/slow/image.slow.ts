@@ -96,9 +96,19 @@ test('the image, replayed: production install without a second Bun, starts and a
     }
     if (keyword === 'CMD') cmd = JSON.parse(args) as string[];
   }
+  // third-party/: the licences of data the service ships (the passkey provider names).
   expect(readdirSync(app).sort()).toEqual(
-    ['migrations', 'node_modules', 'package.json', 'scripts', 'src', 'tsconfig.json'].sort(),
+    [
+      'migrations',
+      'node_modules',
+      'package.json',
+      'scripts',
+      'src',
+      'third-party',
+      'tsconfig.json',
+    ].sort(),
   );
+  expect(readdirSync(join(app, 'third-party', 'aaguids'))).toEqual(['LICENSE']);
   expect(cmd).toEqual(['bun', 'src/index.ts']);
 
   const port = freePort();
