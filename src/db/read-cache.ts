@@ -142,8 +142,7 @@ export class ReadCache {
   /**
    * Whether a quickly computed answer for `key` is kept. While it fits
    * without pushing anything out, always; once the cache is full, only one
-   * computed before within the recent window (or one that was held and went
-   * stale). Reads spread over far more keys than fit (a million properties
+   * computed before within the recent window. Reads spread over far more keys than fit (a million properties
    * read at random) would otherwise replace an entry on every request, keep
    * almost none long enough to be read again, cost more than the reads
    * themselves and push out the answers that are read again. An answer that
@@ -151,7 +150,7 @@ export class ReadCache {
    */
   #admits(key: string, size: number): boolean {
     const full = this.#entries.size >= this.#maxEntries || this.#chars + size > this.#maxChars;
-    if (!full || this.#entries.has(key)) return true;
+    if (!full) return true;
     const hash = Bun.hash.cityHash32(key);
     if (this.#seenOnce.delete(hash)) return true;
     if (this.#seenOnce.size >= this.#maxEntries) this.#seenOnce.clear();
