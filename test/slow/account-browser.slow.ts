@@ -11,17 +11,14 @@ import { join } from 'node:path';
 import {
   accountBrowserSuite,
   addPlatformAuthenticator,
-  CHROMIUM,
+  chromiumPresent,
   signalCalls,
   waitForSignal,
 } from './browser-page';
 
 const artifacts = join(import.meta.dir, '..', 'artifacts');
 
-const present = existsSync(CHROMIUM);
-if (!present) {
-  console.log(`account browser test skipped: ${CHROMIUM} is absent (apt-get install chromium)`);
-}
+const present = chromiumPresent('account browser test');
 
 describe.skipIf(!present)('account page in headless Chromium', () => {
   const suite = accountBrowserSuite({

@@ -9,14 +9,14 @@
  * test/artifacts/account-security-log.png.
  */
 import { describe, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CDPSession } from 'playwright-core';
 import { UNKNOWN_CREDENTIAL_DETAIL } from '@/accounts/messages';
 import {
   accountBrowserSuite,
   addPlatformAuthenticator,
-  CHROMIUM,
+  chromiumPresent,
   signalCalls,
   waitForSignal,
 } from './browser-page';
@@ -26,10 +26,7 @@ const artifacts = join(import.meta.dir, '..', 'artifacts');
 const VIRTUAL_AAGUID = '01020304-0506-0708-0102-030405060708';
 const PROVIDER = 'Chromium Virtual Authenticator';
 
-const present = existsSync(CHROMIUM);
-if (!present) {
-  console.log(`account signals test skipped: ${CHROMIUM} is absent (apt-get install chromium)`);
-}
+const present = chromiumPresent('account signals test');
 
 describe.skipIf(!present)('account page: provider names, signals, security log (Chromium)', () => {
   const suite = accountBrowserSuite({

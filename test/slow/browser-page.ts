@@ -4,13 +4,20 @@
  * hook on the WebAuthn Signal API.
  */
 import { afterAll, beforeAll } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
 import { freePort, startServer } from '../accounts/server-process';
 
 export const CHROMIUM = '/usr/bin/chromium';
+
+/** Whether Debian's Chromium is installed; says that `test` is skipped when it is not. */
+export function chromiumPresent(test: string): boolean {
+  const present = existsSync(CHROMIUM);
+  if (!present) console.log(`${test} skipped: ${CHROMIUM} is absent (apt-get install chromium)`);
+  return present;
+}
 
 /** Debian's headless Chromium on a throw-away profile in `dir`; its first page collects errors. */
 export async function launchAccountBrowser(

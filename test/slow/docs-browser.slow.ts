@@ -5,16 +5,15 @@
  * test/artifacts/docs.png and docs-operation.png (one operation opened).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { freePort, startServer } from '../accounts/server-process';
+import { CHROMIUM, chromiumPresent } from './browser-page';
 
-const CHROMIUM = '/usr/bin/chromium';
 const artifacts = join(import.meta.dir, '..', 'artifacts');
-const present = existsSync(CHROMIUM);
-if (!present) console.log(`docs browser test skipped: ${CHROMIUM} is absent`);
+const present = chromiumPresent('docs browser test');
 
 describe.skipIf(!present)('/docs in headless Chromium', () => {
   const dir = mkdtempSync(join(tmpdir(), 'docs-browser-'));
