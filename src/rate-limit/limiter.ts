@@ -43,6 +43,13 @@ interface Policy {
 /** Policies cached at most for this many customers/employees before starting over. */
 const MAX_CACHED_POLICIES = 10_000;
 
+/** What `memoReport` built for one subject, and the figures it was built from. */
+interface ReportMemo {
+  policy: Policy;
+  figures: number[];
+  value: unknown;
+}
+
 export interface RateLimiterOptions {
   db: Db;
   config: Config;
@@ -65,6 +72,9 @@ export class RateLimiter {
   readonly #clock: Clock;
   readonly #policies = new Map<string, Policy>();
   readonly #limitKeys = new WeakMap<Caller, LimitKey>();
+  readonly #reportMemos = new Map<string, ReportMemo>();
+  /** Values `memoReport` gave again instead of building them (tests and diagnostics). */
+  reportMemoHits = 0;
   readonly #anonymous: Policy;
   readonly #planOf: (sub: string) => PlanRow | undefined;
   readonly #employeeLimitOf: (sub: string) => number | undefined;
@@ -124,8 +134,7 @@ export class RateLimiter {
   }
 
   /** The report of `caller` from its windows as `peek` gave them. */
-  reportOf(caller: Caller, windows: readonly WindowUsage[]) {
-    const now = this.#clock();
+  reportOf(caller: Caller, windows: readonly WindowUsage[], now = this.#clock()) {
     return {
       audience: caller.aud,
       plan: { ...this.#policy(this.limitKeyOf(caller, '')).plan },
@@ -150,8 +159,7 @@ export class RateLimiter {
   }
 
   /** The same headers as a new object. */
-  headerValues(windows: readonly WindowUsage[]): Record<string, string> {
-    const now = this.#clock();
+  headerValues(windows: readonly WindowUsage[], now = this.#clock()): Record<string, string> {
     const tightest = tightestOf(windows);
     const remaining = Math.max(0, tightest.limit - tightest.used);
     let policy = `${windows[0]!.limit};w=${windowSeconds(windows[0]!.kind, now)}`;
@@ -178,9 +186,41 @@ export class RateLimiter {
     });
   }
 
+  /**
+   * `build(now)`, or the value it built for `limitKey` before when nothing
+   * a report or the rate-limit headers show has moved since: they are made
+   * of the policy and, per window, its limit, use, reset second and whole
+   * seconds to the reset. A client polling its limits gets the same answer
+   * back, built once a second or once per change of its usage, instead of a
+   * report, its JSON and its headers per request.
+   */
+  memoReport<T>(limitKey: LimitKey, windows: readonly WindowUsage[], build: (now: number) => T): T {
+    const policy = this.#policy(limitKey);
+    const now = this.#clock();
+    const figures: number[] = [];
+    for (const usage of windows) {
+      figures.push(
+        usage.limit,
+        usage.used,
+        Math.ceil(usage.resetAt / 1000),
+        secondsUntil(usage.resetAt, now),
+      );
+    }
+    const known = this.#reportMemos.get(limitKey.key);
+    if (known && known.policy === policy && sameNumbers(known.figures, figures)) {
+      this.reportMemoHits++;
+      return known.value as T;
+    }
+    const value = build(now);
+    if (this.#reportMemos.size >= MAX_CACHED_POLICIES) this.#reportMemos.clear();
+    this.#reportMemos.set(limitKey.key, { policy, figures, value });
+    return value;
+  }
+
   /** Forget cached plans and employee limits after an admin change. */
   invalidate(): void {
     this.#policies.clear();
+    this.#reportMemos.clear();
   }
 
   /** Writes pending window usage; src/index.ts calls it during shutdown. */
@@ -227,4 +267,10 @@ export class RateLimiter {
     }
     return { plan: { id: row.id, name: row.name, slug: row.slug }, rules };
   }
+}
+
+function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -52,6 +52,42 @@ describe('customer API reads: fast lane', () => {
     expect(peeks).toBe(1);
   });
 
+  test('a polled tokens/limits answer is made once and sent again until what it shows moves', async () => {
+    const ctx = await context();
+    const { limiter } = ctx.deps;
+    const request = async (path = LIMITS) => {
+      const res = await ctx.fetch(
+        new Request(`http://localhost${path}`, { headers: ctx.customer }),
+      );
+      expect(res.status).toBe(200);
+      const headers = Object.fromEntries(res.headers);
+      delete headers['x-request-id'];
+      return { headers, body: await res.json() };
+    };
+    await request(); // verifies the token in the full pipeline
+    const first = await request();
+    const hits = limiter.reportMemoHits;
+    expect(await request()).toEqual(first);
+    expect(limiter.reportMemoHits).toBe(hits + 1);
+
+    // A second later the idle window's reset moves on: made again.
+    ctx.clock.advance(1000);
+    const later = await request();
+    expect(limiter.reportMemoHits).toBe(hits + 1);
+    expect(later.body.rate_limits.limits[0].resets_at).not.toBe(
+      first.body.rate_limits.limits[0].resets_at,
+    );
+
+    // A counted request changes the use: the next report shows it at once.
+    await request(LIST);
+    const counted = await request();
+    expect(limiter.reportMemoHits).toBe(hits + 1);
+    expect(counted.body.rate_limits.limits[0].used).toBe(1);
+    expect(counted.headers['x-ratelimit-remaining']).toBe(
+      String(Number(later.headers['x-ratelimit-remaining']) - 1),
+    );
+  });
+
   test('answer 200 in the fast lane, and 400, 401 and 422 in the full pipeline, byte for byte the same', async () => {
     const ctx = await context({ RATE_LIMIT_CUSTOMER_PER_MINUTE: '100000' });
     const cases: LaneCase[] = [

@@ -1,16 +1,23 @@
 import type { ApiDeps } from '@/api/deps';
+import { utf8 } from '@/kernel/utf8';
 import { countRequest } from '@/rate-limit/count';
-import { withHeaders } from '../answer';
+import { answerHeaders, withHeaders } from '../answer';
 import type { FastRoute } from '../fast-lane';
+import { JSON_CONTENT_TYPE } from '../json-response';
 import { knownCaller, UNSETTLED } from '../plugins/auth';
-import { tokenLimitsAnswer, transactionsAnswer } from './reads';
+import { tokenLimitsAnswer, tokenLimitsBody, transactionsAnswer } from './reads';
 
-const unreachable = () => new Error('unreachable: synchronous limiter store');
+/** The value of a call the in-process limiter store answers at once. */
+function sync<T>(value: T | Promise<T>): T {
+  if (value instanceof Promise) throw new Error('unreachable: synchronous limiter store');
+  return value;
+}
 
 /**
  * GET /api/v1/tokens/limits and GET /api/v1/c/transactions in the fast
  * lane, for a bearer token verified before: the routes' cores, counted by
- * `countRequest` as the request pipeline counts them. Only with the
+ * `countRequest` as the request pipeline counts them (the free limits read
+ * looks at the windows it reports, with the same headers). Only with the
  * in-process limiter store, whose count answers in one synchronous step
  * and records nothing when it refuses: the answer is made first (a 400/422
  * goes to the full route uncounted), then the request counted, and a
@@ -31,21 +38,22 @@ export function fastCustomerReads(deps: ApiDeps): FastRoute | undefined {
       if (caller === UNSETTLED || caller === undefined) return;
       const limitKey = limiter.limitKeyOf(caller, '');
       if (isLimits) {
-        // Reports usage without consuming quota: the one look at the windows
-        // serves both the body and the headers.
-        const counted = countRequest(limiter, limitKey, true);
-        if (counted instanceof Promise) throw unreachable();
-        const answer = tokenLimitsAnswer(
-          limiter,
-          caller,
-          limiter.enabled ? counted.windows : undefined,
-        );
-        if (answer instanceof Promise) throw unreachable();
-        return withHeaders(answer, counted.headers);
+        if (!limiter.enabled) return sync(tokenLimitsAnswer(limiter, caller));
+        // Reports usage without consuming quota: one look at the windows
+        // serves the body and the headers, and while neither would change
+        // (`memoReport`), the answer made for an earlier look is sent again.
+        const windows = sync(limiter.peek(limitKey));
+        return limiter.memoReport(limitKey, windows, (now) => ({
+          status: 200,
+          body: utf8(tokenLimitsBody(limiter, caller, windows, now)),
+          headers: answerHeaders({
+            'content-type': JSON_CONTENT_TYPE,
+            ...limiter.headerValues(windows, now),
+          }),
+        }));
       }
       const answer = transactionsAnswer(deps, caller, search);
-      const counted = countRequest(limiter, limitKey, false);
-      if (counted instanceof Promise) throw unreachable();
+      const counted = sync(countRequest(limiter, limitKey, false));
       if (!counted.admitted) return;
       return withHeaders(answer, counted.headers);
     },

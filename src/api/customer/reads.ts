@@ -16,13 +16,22 @@ type CustomerAnswer = Answer & { headers: Readonly<Record<string, string>> };
 
 const ok = (body: string | Utf8): CustomerAnswer => ({ status: 200, body, headers: JSON_HEADERS });
 
-function tokenLimitsOf(limiter: RateLimiter, caller: Caller, windows: readonly WindowUsage[]) {
+/** The body of GET /api/v1/tokens/limits from the caller's windows as the limiter gave them. */
+export function tokenLimitsBody(
+  limiter: RateLimiter,
+  caller: Caller,
+  windows: readonly WindowUsage[],
+  now?: number,
+): string {
   const report: TokenLimits = {
     message: TOKEN_LIMITS_MESSAGE,
-    rate_limits: limiter.reportOf(caller, windows),
+    rate_limits: limiter.reportOf(caller, windows, now),
   };
-  return ok(JSON.stringify(report));
+  return JSON.stringify(report);
 }
+
+const tokenLimitsOf = (limiter: RateLimiter, caller: Caller, windows: readonly WindowUsage[]) =>
+  ok(tokenLimitsBody(limiter, caller, windows));
 
 /**
  * GET /api/v1/tokens/limits: the caller's plan and current usage, without
