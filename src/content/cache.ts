@@ -8,6 +8,7 @@ import {
 import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
 import type { StaticPageRow } from '@/db/schema';
+import { readSnapshot } from '@/db/snapshot';
 import { etagOfText } from '@/kernel/etag';
 import { type Utf8, utf8 } from '@/kernel/utf8';
 
@@ -167,10 +168,10 @@ export function warmStaticPageCache(db: Db, cache: StaticPageCache): WarmFigures
   // One read transaction: the pages and the list agree.
   cache.list(); // reads the change feed first: the tick below is of this moment
   const at = cache.tick();
-  const { rows, list } = db.$client.transaction(() => ({
+  const { rows, list } = readSnapshot(db.$client, () => ({
     rows: findAllPublished(db),
     list: prepareList(db),
-  }))();
+  }));
   const bySlug = new Map<string, PreparedVariant[]>();
   for (const row of rows) {
     const variants = bySlug.get(row.slug) ?? [];

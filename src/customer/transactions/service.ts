@@ -3,6 +3,7 @@ import { formatCents } from '@/customer/validation';
 import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
 import { type TransactionRow, transactions } from '@/db/schema';
+import { readSnapshot } from '@/db/snapshot';
 import { type Bindings, Conditions } from '@/db/where';
 import { utf8 } from '@/kernel/utf8';
 import { transactionQueryOf } from './query';
@@ -31,7 +32,7 @@ export function listTransactions(db: Db, filter: TransactionFilter, page: number
   const client = db.$client;
   const offset = (page - 1) * perPage;
   // One read transaction: the total and the page see the same snapshot.
-  return client.transaction(() => {
+  return readSnapshot(client, () => {
     const total = client
       .query<{ n: number }, Bindings>(`SELECT count(*) AS n FROM transactions ${sql}`)
       .get(...params)!.n;
@@ -44,7 +45,7 @@ export function listTransactions(db: Db, filter: TransactionFilter, page: number
             .all(...params, perPage, offset)
         : [];
     return { total, rows };
-  })();
+  });
 }
 
 /** Laravel-style envelope; an empty page has `from`/`to` null and `last_page` at least 1. */
