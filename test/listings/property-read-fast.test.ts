@@ -1,5 +1,6 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
+import { readProperty } from '@/listings/properties/read-cache';
 import type { Property } from '@/listings/properties/schemas';
 import { createTestApp } from '../support/harness';
 import { expectSameAnswers, type LaneCase, lanesOf, snapshot } from '../support/lanes';
@@ -41,6 +42,26 @@ describe('GET /listings/properties/{id}: fast lane', () => {
       ...['304 fast', '304 fast', '304 fast', '200 fast', '400 full'],
       ...['401 full', '401 full', '200 full', '404 full', '404 full', '404 full', '401 full'],
     ]);
+  });
+
+  test('a property answered once holds no headers template; answered again it keeps one, and the headers sent are the same', async () => {
+    const fresh = await postProperty(ctx);
+    const path = `/listings/properties/${fresh}`;
+    const first = await snapshot(ctx.fetch, path, {});
+    const held = readProperty(ctx.db, ctx.deps.readCache, fresh)!;
+    expect(held.answered).toBe(true);
+    expect(held.headers).toBeUndefined();
+    const second = await snapshot(ctx.fetch, path, {});
+    expect(held.headers).toBeInstanceOf(Headers);
+    expect(second).toEqual(first);
+    const etag = first.headers.etag!;
+    const notModified = [
+      await snapshot(ctx.fetch, path, { 'if-none-match': etag }),
+      await snapshot(ctx.fetch, path, { 'if-none-match': etag }),
+    ];
+    expect(held.notModifiedHeaders).toBeInstanceOf(Headers);
+    expect(notModified[0]!.status).toBe(304);
+    expect(notModified[1]).toEqual(notModified[0]!);
   });
 
   test('with CORS on, a request naming an Origin is answered by the full pipeline', async () => {

@@ -14,7 +14,9 @@ export interface PropertyRead {
   body: Utf8;
   etag: string;
   ownerId: string;
-  /** Response headers of the 200 and of a 304, made on first use (`propertyReadAnswer`). */
+  /** Whether it has been answered with before (`propertyReadAnswer`). */
+  answered?: boolean;
+  /** Response headers of the 200 and of a 304, made when it is answered with again. */
   headers?: Headers;
   notModifiedHeaders?: Headers;
 }
