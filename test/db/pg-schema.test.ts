@@ -10,11 +10,17 @@ import * as sqliteSchema from '@/db/schema';
  * The PostgreSQL schema is written beside the SQLite one and must not drift
  * from it: the same tables, columns (name, nullability, key, default present,
  * an equivalent type), indexes (name, columns, uniqueness, partial or not)
- * and foreign keys, compared from the drizzle table objects. The one index
- * only PostgreSQL has is the trigram index that stands for SQLite's FTS5
- * address table (which lives in a migration, outside the drizzle schema).
+ * and foreign keys, compared from the drizzle table objects. The indexes only
+ * PostgreSQL has: the trigram index that stands for SQLite's FTS5 address
+ * table (which lives in a migration, outside the drizzle schema), and the two
+ * city × type × counter indexes its planner needs for sorted city lists
+ * (docs/postgresql.md, the plans).
  */
-const PG_ONLY_INDEXES = ['properties_address_search_trgm_idx'];
+const PG_ONLY_INDEXES = [
+  'properties_address_search_trgm_idx',
+  'properties_city_type_total_units_idx',
+  'properties_city_type_rentable_units_idx',
+];
 
 /** The PostgreSQL types that stand for each SQLite column kind (docs/postgresql.md). */
 const EQUIVALENT: Record<string, string[]> = {

@@ -66,6 +66,22 @@ export const properties = pgTable(
     index('properties_neighbourhood_idx')
       .on(table.neighbourhoodId)
       .where(sql`${table.neighbourhoodId} IS NOT NULL`),
+    // PostgreSQL only: a city × type list sorted by a unit counter reads its
+    // page straight from the index. SQLite sorts those matches instead (its
+    // plan is chosen by the service, docs/listings-query-plans.md); here the
+    // planner would walk the whole counter index filtering by city.
+    index('properties_city_type_total_units_idx').on(
+      table.cityId,
+      table.type,
+      table.totalUnits,
+      table.id,
+    ),
+    index('properties_city_type_rentable_units_idx').on(
+      table.cityId,
+      table.type,
+      table.rentableUnits,
+      table.id,
+    ),
     // The address substring search (SQLite: the FTS5 trigram table): a
     // `LIKE '%…%'` of three or more characters is answered from this index.
     index('properties_address_search_trgm_idx').using(
