@@ -131,7 +131,29 @@ function pgShape(table: PgTable) {
   return { columns, indexes, foreignKeys: foreignKeys.sort() };
 }
 
+type TableKeys<S> = {
+  [K in keyof S]: S[K] extends { $inferSelect: unknown } ? K : never;
+}[keyof S];
+type Row<T> = T extends { $inferSelect: infer R } ? R : never;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Per SQLite table: whether the PostgreSQL table's row type is the same TypeScript type. */
+type RowTypesMatch = {
+  [K in TableKeys<typeof sqliteSchema>]: K extends keyof typeof pgSchema
+    ? Same<Row<(typeof sqliteSchema)[K]>, Row<(typeof pgSchema)[K]>>
+    : false;
+};
+/** The tables whose rows differ: `{}` when none does, else tsc names them here. */
+type DifferingRows = {
+  [K in keyof RowTypesMatch as RowTypesMatch[K] extends true ? never : K]: RowTypesMatch[K];
+};
+
 describe('the PostgreSQL schema is in step with the SQLite schema', () => {
+  test('every table reads as the same TypeScript row type (checked by tsc)', () => {
+    const differing: DifferingRows = {};
+    const checked: (keyof RowTypesMatch)[] = ['properties', 'passkeys', 'events', 'staticPages'];
+    expect({ differing, checked: checked.length }).toEqual({ differing: {}, checked: 4 });
+  });
+
   test('the same tables', () => {
     expect([...pgTables.keys()].sort()).toEqual([...sqliteTables.keys()].sort());
     expect(sqliteTables.size).toBeGreaterThanOrEqual(23);

@@ -69,7 +69,7 @@ describe('COPY text fields', () => {
   });
 });
 
-describe('migrate-to-postgres refuses a bad target in one line', () => {
+describe('migrate-to-postgres refuses bad arguments in one line', () => {
   test('--to that is not a PostgreSQL URL', async () => {
     const run = await migrateToPostgres(['--from', 'nowhere.db', '--to', 'mysql://x/y']);
     expect(run.code).toBe(1);
@@ -87,6 +87,15 @@ describe('migrate-to-postgres refuses a bad target in one line', () => {
     const bad = await migrateToPostgres([], { DATABASE_URL: 'not a url' });
     expect([bad.code, bad.stderr.split('\n').length]).toEqual([1, 1]);
     expect(bad.stderr).toStartWith('DATABASE_URL: not a postgres://');
+  });
+
+  test('a --from file that is not a SQLite database, before any connection', async () => {
+    const path = join(tempDir(), 'notes.txt');
+    await Bun.write(path, 'not a database, just text that is long enough to have a header page');
+    const run = await migrateToPostgres(['--from', path, '--to', 'postgres://127.0.0.1:1/x']);
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')).toHaveLength(1);
+    expect(run.stderr).toStartWith(`--from: ${path}: not a readable SQLite database (`);
   });
 
   test('a server that does not answer', async () => {
