@@ -33,7 +33,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('the PostgreSQL schema through drizz
     await database?.drop();
   });
 
-  test('column types round-trip as the SQLite row types', async () => {
+  test('happy: column types round-trip as the SQLite row types', async () => {
     const createdAt = new Date(1_700_000_000_123);
     await db
       .insert(pgSchema.users)
@@ -65,7 +65,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('the PostgreSQL schema through drizz
     expect(Math.abs(user!.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
   });
 
-  test('integer keys are assigned when left out, as SQLite assigns the rowid', async () => {
+  test('happy: integer keys are assigned when left out, as SQLite assigns the rowid', async () => {
     const rows = await db
       .insert(pgSchema.events)
       .values([

@@ -40,7 +40,7 @@ async function recorded(url: string): Promise<string[]> {
 }
 
 describe.skipIf(!postgresAvailable)(pgSuite('migratePostgres'), () => {
-  test('two instances starting together migrate once; both succeed', async () => {
+  test('happy: two instances starting together migrate once; both succeed', async () => {
     const { url } = await freshDatabase();
     const [first, second] = await Promise.all([migratePostgres(url), migratePostgres(url)]);
     const everyTag = migrations.map((migration) => migration.tag);
@@ -49,7 +49,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('migratePostgres'), () => {
     expect(await recorded(url)).toEqual(migrations.map((migration) => migration.hash));
   });
 
-  test('a migrator waits for the lock another instance holds', async () => {
+  test('happy: a migrator waits for the lock another instance holds', async () => {
     const { url } = await freshDatabase();
     const holder = new SQL(url, { max: 1 });
     const observer = new SQL(url, { max: 1 });
@@ -83,14 +83,14 @@ describe.skipIf(!postgresAvailable)(pgSuite('migratePostgres'), () => {
     }
   });
 
-  test('a second run applies nothing', async () => {
+  test('happy: a second run applies nothing', async () => {
     const { url } = await freshDatabase();
     await migratePostgres(url);
     expect(await migratePostgres(url)).toEqual([]);
     expect((await recorded(url)).length).toBe(migrations.length);
   });
 
-  test('a failing migration leaves the database as it was and is named', async () => {
+  test('error: a failing migration leaves the database as it was and is named', async () => {
     const { url } = await freshDatabase();
     const broken = [
       ...migrations,

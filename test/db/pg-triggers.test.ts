@@ -39,7 +39,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL triggers and address sea
     client<{ city_id: string; published: boolean; properties: number }[]>`
       SELECT city_id, published, properties FROM property_counts ORDER BY city_id, published`;
 
-  test('property_counts follows inserts, counted updates and deletes', async () => {
+  test('happy: property_counts follows inserts, counted updates and deletes', async () => {
     await insertProperty('p1', 'madrid', 'Calle Mayor 1');
     await insertProperty('p2', 'madrid', 'Gran Vía 2');
     await insertProperty('p3', 'sevilla', 'Calle Sierpes 3');
@@ -56,7 +56,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL triggers and address sea
     ]);
   });
 
-  test('every write to a cached table appends to cache_changes', async () => {
+  test('happy: every write to a cached table appends to cache_changes', async () => {
     const [before] = await client<
       { seq: string }[]
     >`SELECT coalesce(max(seq), 0) AS seq FROM cache_changes`;
@@ -84,13 +84,13 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL triggers and address sea
     ]);
   });
 
-  test('audit_events is append-only', async () => {
+  test('error: an update of audit_events is refused (append-only)', async () => {
     await client`INSERT INTO audit_events (at, action, details) VALUES (1, 'sign_out', '{}')`;
     await expect(client`UPDATE audit_events SET action = 'sign_up'`).rejects.toThrow(/append-only/);
     await client`DELETE FROM audit_events`;
   });
 
-  test('the address substring search uses the trigram index', async () => {
+  test('happy: the address substring search uses the trigram index', async () => {
     const found = await client<{ id: string }[]>`
       SELECT id FROM properties WHERE address_search LIKE ${'%mayor%'} ORDER BY id`;
     expect(found.map((row) => row.id)).toEqual(['p1']);

@@ -70,7 +70,7 @@ describe('COPY text fields', () => {
 });
 
 describe('migrate-to-postgres refuses bad arguments in one line', () => {
-  test('--to that is not a PostgreSQL URL', async () => {
+  test('error: --to that is not a PostgreSQL URL', async () => {
     const run = await migrateToPostgres(['--from', 'nowhere.db', '--to', 'mysql://x/y']);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
@@ -78,7 +78,7 @@ describe('migrate-to-postgres refuses bad arguments in one line', () => {
     );
   });
 
-  test('DATABASE_URL unset, or not a URL', async () => {
+  test('error: DATABASE_URL unset, or not a URL', async () => {
     const unset = await migrateToPostgres([], { DATABASE_PATH: 'nowhere.db' });
     expect([unset.code, unset.stderr]).toEqual([
       1,
@@ -89,7 +89,7 @@ describe('migrate-to-postgres refuses bad arguments in one line', () => {
     expect(bad.stderr).toStartWith('DATABASE_URL: not a postgres://');
   });
 
-  test('a --from file that is not a SQLite database, before any connection', async () => {
+  test('error: a --from file that is not a SQLite database, before any connection', async () => {
     const path = join(tempDir(), 'notes.txt');
     await Bun.write(path, 'not a database, just text that is long enough to have a header page');
     const run = await migrateToPostgres(['--from', path, '--to', 'postgres://127.0.0.1:1/x']);
@@ -98,7 +98,7 @@ describe('migrate-to-postgres refuses bad arguments in one line', () => {
     expect(run.stderr).toStartWith(`--from: ${path}: not a readable SQLite database (`);
   });
 
-  test('a server that does not answer', async () => {
+  test('error: a server that does not answer', async () => {
     const path = await seededSqlite();
     const run = await migrateToPostgres([], {
       DATABASE_PATH: path,
@@ -126,7 +126,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('migrate-to-postgres'), () => {
     await target?.drop();
   });
 
-  test('copies every table and prints matching counts', async () => {
+  test('happy: copies every table and prints matching counts', async () => {
     const run = await migrateToPostgres(['--from', source, '--to', target.url]);
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
@@ -149,7 +149,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('migrate-to-postgres'), () => {
     expect(transaction).toEqual({ amount_cents: '1999', description: 'line one\nline two' });
   });
 
-  test('the triggers work again and sequences continue past the copied ids', async () => {
+  test('happy: the triggers work again and sequences continue past the copied ids', async () => {
     const [counts] = await client<{ summed: string; properties: string }[]>`
       SELECT (SELECT sum(properties) FROM property_counts) AS summed,
              (SELECT count(*) FROM properties) AS properties`;
@@ -172,7 +172,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('migrate-to-postgres'), () => {
     expect(Number(event?.id)).toBeGreaterThan(3);
   });
 
-  test('a second copy into the now non-empty database is refused, changing nothing', async () => {
+  test('error: a second copy into the now non-empty database is refused, changing nothing', async () => {
     const run = await migrateToPostgres(['--from', source, '--to', target.url]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
@@ -182,7 +182,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('migrate-to-postgres'), () => {
     expect(row?.n).toBe('121');
   });
 
-  test('a row PostgreSQL refuses fails the copy with nothing kept', async () => {
+  test('error: a row PostgreSQL refuses fails the copy with nothing kept', async () => {
     const broken = join(tempDir(), 'broken.db');
     const db = openDatabase(broken);
     migrateDatabase(db);
