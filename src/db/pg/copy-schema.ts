@@ -50,8 +50,8 @@ export async function tablesToCopy(source: Database, target: SQL): Promise<Copie
   const columnsOf: CopiedColumns = new Map();
   for (const table of tables) {
     const sqliteNames = source
-      .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}')`)
-      .all()
+      .query<{ name: string }, [string]>('SELECT name FROM pragma_table_info(?)')
+      .all(table)
       .map((row) => row.name);
     const columns = pgColumns
       .filter((row) => row.table_name === table)
