@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { z } from 'zod';
 import { type AddressRange, defaultTrustedRanges, parseRanges } from '@/kernel/addresses';
 import { type Env, EnvSchema } from './env';
 import { ConfigError } from './error';
@@ -73,7 +74,7 @@ export interface Config {
 }
 
 /** Variables whose values never appear in an error message. */
-const SECRET_VARIABLES = new Set(['JWT_SECRET', 'METRICS_TOKEN']);
+const SECRET_VARIABLES = new Set(['JWT_SECRET', 'METRICS_TOKEN', 'DATABASE_URL']);
 
 const list = (value: string | undefined) =>
   (value ?? '')
@@ -100,6 +101,32 @@ function trustedProxiesOf(value: string | undefined): AddressRange[] {
   return 'ranges' in parsed ? parsed.ranges : [];
 }
 
+/** One line naming the first rejected variable. */
+function configErrorOf(error: z.ZodError, source: Record<string, string | undefined>): ConfigError {
+  const issue = error.issues[0]!;
+  const name = String(issue.path[0]);
+  return new ConfigError(`${name}: ${issue.message} (got ${shownValue(name, source[name])})`);
+}
+
+/** A value as an error message may show it: a secret only by its length, enough to act on. */
+export function shownValue(name: string, value: string | undefined): string {
+  return SECRET_VARIABLES.has(name) ? `${value?.length ?? 0} characters, not shown` : `"${value}"`;
+}
+
+/**
+ * DATABASE_PATH and DATABASE_URL alone, for the commands that copy between
+ * the two stores: they need no JWT secret, so none is generated beside the file.
+ */
+export function parseDatabaseSettings(source: Record<string, string | undefined>): {
+  databasePath: string;
+  databaseUrl?: string;
+} {
+  const env = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''));
+  const parsed = EnvSchema.pick({ DATABASE_PATH: true, DATABASE_URL: true }).safeParse(env);
+  if (!parsed.success) throw configErrorOf(parsed.error, source);
+  return { databasePath: parsed.data.DATABASE_PATH, databaseUrl: parsed.data.DATABASE_URL };
+}
+
 /**
  * Parses the environment; throws ConfigError with one line naming the variable.
  * `terminal` (stdout is a TTY) only picks LOG_FORMAT's default.
@@ -111,15 +138,7 @@ export function parseConfig(
   // An empty variable means "not set" (as in `PORT= bun start`).
   const env = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''));
   const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const name = String(issue.path[0]);
-    // A rejected secret is still a secret: its length is enough to act on.
-    const got = SECRET_VARIABLES.has(name)
-      ? `${source[name]?.length ?? 0} characters, not shown`
-      : `"${source[name]}"`;
-    throw new ConfigError(`${name}: ${issue.message} (got ${got})`);
-  }
+  if (!parsed.success) throw configErrorOf(parsed.error, source);
   const e = parsed.data;
   if (Boolean(e.TLS_CERT_PATH) !== Boolean(e.TLS_KEY_PATH)) {
     throw new ConfigError('TLS_CERT_PATH: TLS_CERT_PATH and TLS_KEY_PATH must be set together');

@@ -5,24 +5,11 @@ import { TokenService } from '@/auth/tokens';
 import { parseConfig } from '@/config';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { tempDir } from '../support/harness';
-
-const root = join(import.meta.dir, '..', '..');
+import { runScript } from '../support/script';
 
 /** `bun run token -- …` on `databasePath`. */
-async function token(databasePath: string, ...args: string[]) {
-  const proc = Bun.spawn([process.execPath, 'scripts/token.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, DATABASE_PATH: databasePath, JWT_SECRET: '' },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const code = await proc.exited;
-  return {
-    code,
-    stdout: (await new Response(proc.stdout).text()).trim(),
-    stderr: (await new Response(proc.stderr).text()).trim(),
-  };
-}
+const token = (databasePath: string, ...args: string[]) =>
+  runScript('token.ts', args, { ...process.env, DATABASE_PATH: databasePath, JWT_SECRET: '' });
 
 /** A database with one employee; answers its path, the user and the token verifier. */
 async function withAccount() {

@@ -1,0 +1,2 @@
+CREATE INDEX "properties_city_type_total_units_idx" ON "properties" USING btree ("city_id","type","total_units","id");--> statement-breakpoint
+CREATE INDEX "properties_city_type_rentable_units_idx" ON "properties" USING btree ("city_id","type","rentable_units","id");

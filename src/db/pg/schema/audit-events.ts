@@ -1,0 +1,26 @@
+import { index, json, pgTable, text } from 'drizzle-orm/pg-core';
+import { AUDIT_ACTIONS } from '../../schema/audit-events';
+import { epochMs, serialKey } from './columns';
+
+/** The security and audit log; append-only, enforced by a trigger (migrations-pg/). */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: serialKey(),
+    at: epochMs().notNull(),
+    action: text({ enum: AUDIT_ACTIONS }).notNull(),
+    actorId: text(),
+    subjectId: text(),
+    target: text(),
+    ip: text(),
+    userAgent: text(),
+    requestId: text(),
+    details: json().$type<Record<string, unknown>>().notNull(),
+  },
+  (table) => [
+    index('audit_events_subject_id_idx').on(table.subjectId, table.id),
+    index('audit_events_actor_id_idx').on(table.actorId, table.id),
+    index('audit_events_action_idx').on(table.action, table.id),
+    index('audit_events_at_idx').on(table.at),
+  ],
+);

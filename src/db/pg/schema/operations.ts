@@ -1,0 +1,111 @@
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  json,
+  pgTable,
+  primaryKey,
+  text,
+} from 'drizzle-orm/pg-core';
+import { epochMs, epochMsNumber, serialKey } from './columns';
+
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    scope: text().notNull(),
+    key: text().notNull(),
+    method: text().notNull(),
+    path: text().notNull(),
+    requestHash: text().notNull(),
+    status: integer(),
+    headers: json().$type<Record<string, string>>(),
+    body: text(),
+    createdAt: epochMsNumber().notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.scope, table.key] }),
+    index('idempotency_keys_created_at').on(table.createdAt),
+  ],
+);
+
+export const jobRuns = pgTable(
+  'job_runs',
+  {
+    id: serialKey(),
+    job: text().notNull(),
+    startedAt: epochMs().notNull(),
+    finishedAt: epochMs().notNull(),
+    outcome: text({ enum: ['succeeded', 'failed'] }).notNull(),
+    details: json().$type<Record<string, unknown>>().notNull(),
+  },
+  (table) => [index('job_runs_job_id').on(table.job, table.id)],
+);
+
+/** The events outbox; `id` order is commit order only under one writer (docs/postgresql.md). */
+export const events = pgTable(
+  'events',
+  {
+    id: serialKey(),
+    type: text().notNull(),
+    occurredAt: epochMs().notNull(),
+    resourceKind: text().notNull(),
+    resourceId: text().notNull(),
+    ownerId: text(),
+    // The exact JSON text served and signed: text, not json, keeps it byte for byte.
+    data: text().notNull(),
+  },
+  (table) => [
+    index('events_owner_id').on(table.ownerId, table.id),
+    index('events_occurred_at').on(table.occurredAt),
+  ],
+);
+
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: text().primaryKey(),
+    ownerId: text(),
+    url: text().notNull(),
+    description: text(),
+    types: json().$type<string[]>().notNull(),
+    enabled: boolean().notNull(),
+    secret: text().notNull(),
+    previousSecret: text(),
+    previousSecretExpiresAt: epochMs(),
+    disabledReason: text(),
+    failingSince: epochMs(),
+    cursor: bigint({ mode: 'number' }).notNull(),
+    createdAt: epochMs().notNull(),
+    updatedAt: epochMs().notNull(),
+  },
+  (table) => [index('webhook_endpoints_owner_id').on(table.ownerId)],
+);
+
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: serialKey(),
+    endpointId: text()
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventId: bigint({ mode: 'number' }).notNull(),
+    eventType: text().notNull(),
+    resource: text().notNull(),
+    body: text().notNull(),
+    status: text({ enum: ['pending', 'succeeded', 'failed'] }).notNull(),
+    attempts: integer().notNull(),
+    nextAttemptAt: epochMs(),
+    firstAttemptAt: epochMs(),
+    lastAttemptAt: epochMs(),
+    responseStatus: integer(),
+    durationMs: integer(),
+    error: text(),
+    createdAt: epochMs().notNull(),
+  },
+  (table) => [
+    index('webhook_deliveries_endpoint_id').on(table.endpointId, table.id),
+    index('webhook_deliveries_due').on(table.status, table.nextAttemptAt),
+    index('webhook_deliveries_resource').on(table.endpointId, table.resource, table.status),
+  ],
+);

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { SQL } from 'bun';
+
+/**
+ * The PostgreSQL the tests use (trust auth on 127.0.0.1:5432 unless
+ * TEST_POSTGRES_URL says otherwise). Each test file makes its own databases
+ * with `createTestDatabase` and drops them after, so files stay independent.
+ */
+export const POSTGRES_ADMIN_URL =
+  process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function answers(url: string): Promise<boolean> {
+  const client = new SQL(url, { max: 1, connectionTimeout: 2 });
+  try {
+    await client`SELECT 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.close({ timeout: 0 });
+  }
+}
+
+/** Whether PostgreSQL answered; suites needing it skip when it did not. */
+export const postgresAvailable = await answers(POSTGRES_ADMIN_URL);
+
+/** A describe title that says why its tests are skipped on a machine without PostgreSQL. */
+export function pgSuite(title: string): string {
+  return postgresAvailable
+    ? title
+    : `${title} (skipped: no PostgreSQL answers at ${new URL(POSTGRES_ADMIN_URL).host})`;
+}
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database `t_<random>`; `drop()` ends its connections and removes it. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new SQL(POSTGRES_ADMIN_URL, { max: 1 });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.close();
+  }
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    async drop() {
+      const closer = new SQL(POSTGRES_ADMIN_URL, { max: 1 });
+      try {
+        await closer.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await closer.close();
+      }
+    },
+  };
+}
