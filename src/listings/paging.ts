@@ -50,11 +50,16 @@ export const halCollectionSchema = <K extends string, T extends z.ZodType>(key: 
 const readable = (text: string) =>
   encodeURIComponent(text).replace(/%5B/g, '[').replace(/%5D/g, ']').replace(/%2C/g, ',');
 
-/** `path?…&page=N`: every parameter of the request kept as sent, `page` replaced. */
-function pageHref(path: string, params: [string, string][], page: number): string {
-  const query = params.map(([key, value]) => `${readable(key)}=${readable(value)}`);
-  query.push(`page=${page}`);
-  return `${path}?${query.join('&')}`;
+/**
+ * `page => path?…&page=N`: every parameter of the request kept as sent,
+ * `page` replaced; the other parameters are encoded once for all the links.
+ */
+function pageHrefs(path: string, search: string): (page: number) => { href: string } {
+  let prefix = `${path}?`;
+  for (const [key, value] of new URLSearchParams(search)) {
+    if (key !== 'page') prefix += `${readable(key)}=${readable(value)}&`;
+  }
+  return (page) => ({ href: `${prefix}page=${page}` });
 }
 
 export interface HalCollection<T, K extends string = string> {
@@ -82,8 +87,7 @@ export function halCollection<T, K extends string>(
   key: K,
   items: T[],
 ): HalCollection<T, K> {
-  const params = [...new URLSearchParams(search)].filter(([name]) => name !== 'page');
-  const href = (page: number) => ({ href: pageHref(path, params, page) });
+  const href = pageHrefs(path, search);
   const last = Math.max(1, Math.ceil(total / paging.itemsPerPage));
   const { page } = paging;
   return {
