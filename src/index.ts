@@ -2,7 +2,7 @@ import { hasAnyUser } from '@/accounts/users';
 import { lookUpPeersOn } from '@/api/request/peer';
 import { buildDeps, createService } from '@/app';
 import { UpgradeError, upgradeDatabase } from '@/backups';
-import { ConfigError, parseConfig } from '@/config';
+import { ConfigError, parseConfig, parseDatabaseSettings } from '@/config';
 import { migrationsFolder, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
@@ -25,6 +25,13 @@ function loadConfig() {
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, undefined, config.logFormat);
+if (parseDatabaseSettings(process.env).databaseUrl !== undefined) {
+  // Not served from yet: a DATABASE_URL set for the copy command must not look used.
+  logger.warn(
+    'DATABASE_URL is set, but this version serves from SQLite at DATABASE_PATH; only bun run migrate-to-postgres reads DATABASE_URL',
+    { databasePath: config.databasePath },
+  );
+}
 const db = openDatabase(config.databasePath);
 try {
   // Pending migrations: a backup first when there is data, then all of them in one transaction.

@@ -8,7 +8,7 @@ import { tempDir } from '../support/harness';
 const root = join(import.meta.dir, '..', '..');
 
 /** Starts `bun src/index.ts` on `databasePath`, waits for /health, stops it; answers its log lines. */
-async function startAndStop(databasePath: string) {
+async function startAndStop(databasePath: string, env: Record<string, string> = {}) {
   const port = freePort();
   const server = Bun.spawn([process.execPath, 'src/index.ts'], {
     cwd: root,
@@ -24,6 +24,7 @@ async function startAndStop(databasePath: string) {
       WORKERS: 'off',
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'json',
+      ...env,
     },
   });
   const deadline = Date.now() + 20_000;
@@ -67,5 +68,23 @@ describe('start-up without any account', () => {
     const lines = await startAndStop(databasePath);
     expect(lines.some((line) => line.msg === 'listening')).toBe(true);
     expect(lines.filter((line) => line.msg.startsWith('no account yet'))).toEqual([]);
+  });
+});
+
+describe('start-up with DATABASE_URL set', () => {
+  test('one warning says the service still serves from SQLite, without the URL', async () => {
+    const databasePath = join(tempDir(), 'app.db');
+    const url = 'postgres://user:secret-password@127.0.0.1:5432/app';
+    const lines = await startAndStop(databasePath, { DATABASE_URL: url });
+    const warnings = lines.filter((line) => line.msg.startsWith('DATABASE_URL is set'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.level).toBe('warn');
+    expect(warnings[0]!.msg).toContain('serves from SQLite at DATABASE_PATH');
+    expect(JSON.stringify(lines)).not.toContain('secret-password');
+    expect(
+      (await startAndStop(join(tempDir(), 'app.db'))).some((line) =>
+        line.msg.startsWith('DATABASE_URL'),
+      ),
+    ).toBe(false);
   });
 });
