@@ -26,6 +26,9 @@ function openSource(path: string): Database {
   let behind: string[];
   try {
     source = new Database(path, { readonly: true });
+    // A lock held for a moment (a server's checkpoint, the last process's
+    // close) is waited for, as the service's own connections do.
+    source.exec('PRAGMA busy_timeout = 5000');
     behind = pendingMigrations(source, readMigrations(migrationsFolder)).map((m) => m.tag);
   } catch (error) {
     source?.close();
