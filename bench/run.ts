@@ -37,6 +37,8 @@ type Measured = WrkResult & {
   /** CPU time (user + system) the measured server process spent per request served. */
   cpuUsPerRequest: number;
   peakRssMb: number;
+  /** The anonymous part of that peak: heap, caches and allocator, not mapped files. */
+  peakAnonMb: number;
   peakWalMb: number;
   background?: BackgroundFigures;
 };
@@ -92,13 +94,15 @@ async function waitFor(url: string) {
   throw new Error(`${url} never answered`);
 }
 
-function rssMb(pid: number): number {
+/** Resident memory of `pid` in MB: all of it, and the anonymous part (heap, caches; not mapped files). */
+function rssMb(pid: number): { total: number; anon: number } {
   try {
     const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string;
-    const match = /VmRSS:\s+(\d+) kB/.exec(status);
-    return match ? Number(match[1]) / 1024 : 0;
+    const kb = (field: string) =>
+      Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+    return { total: kb('VmRSS') / 1024, anon: kb('RssAnon') / 1024 };
   } catch {
-    return 0;
+    return { total: 0, anon: 0 };
   }
 }
 
@@ -135,9 +139,12 @@ async function measure(
   } = {},
 ) {
   let peakRss = 0;
+  let peakAnon = 0;
   let peakWal = 0;
   const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, rssMb(pid));
+    const rss = rssMb(pid);
+    peakRss = Math.max(peakRss, rss.total);
+    peakAnon = Math.max(peakAnon, rss.anon);
     peakWal = Math.max(peakWal, fileMb(`${databasePath}-wal`));
   }, 250);
   const { background: backgroundConfig, ...wrkOptions } = options;
@@ -153,12 +160,13 @@ async function measure(
     ? `; background ${describeBackground(figures)}, failed ${figures.creates.failed}/${figures.unitEdits.failed}/${figures.customerCalls.failed} ${JSON.stringify(figures.customerCalls.statuses)}`
     : '';
   console.log(
-    `  ${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, CPU ${cpuUsPerRequest.toFixed(1)} µs/req, errors ${result.errors}, peak RSS ${peakRss.toFixed(0)} MB, peak WAL ${peakWal.toFixed(1)} MB${rates}`,
+    `  ${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, CPU ${cpuUsPerRequest.toFixed(1)} µs/req, errors ${result.errors}, peak RSS ${peakRss.toFixed(0)} MB (anonymous ${peakAnon.toFixed(0)}), peak WAL ${peakWal.toFixed(1)} MB${rates}`,
   );
   return {
     ...result,
     cpuUsPerRequest,
     peakRssMb: peakRss,
+    peakAnonMb: peakAnon,
     peakWalMb: peakWal,
     background: figures,
   };
@@ -402,9 +410,10 @@ async function main() {
     `| ceiling: bare Bun.serve, ${CEILING_BODY.length} B JSON (mean of ${ceilings.length} runs, ${Math.min(...ceilings.map((c) => c.requestsPerSecond)).toFixed(0)}–${Math.max(...ceilings.map((c) => c.requestsPerSecond)).toFixed(0)}) | | ${ceiling.requestsPerSecond.toFixed(0)} | ${ceiling.p50Ms.toFixed(2)} | ${ceiling.p99Ms.toFixed(2)} | ${ceiling.errors} | | 1.000 | ${ceiling.cpuUsPerRequest.toFixed(1)} | 1.000 | | | |`,
   );
   const peakRss = Math.max(...Object.values(results).map((r) => r.peakRssMb));
+  const peakAnon = Math.max(...Object.values(results).map((r) => r.peakAnonMb));
   const peakWal = Math.max(...Object.values(results).map((r) => r.peakWalMb));
   console.log(
-    `\npeak server RSS ${peakRss.toFixed(0)} MB (target < 300 MB); WAL peak ${peakWal.toFixed(1)} MB, after the run ${walMb.toFixed(1)} MB`,
+    `\npeak server RSS ${peakRss.toFixed(0)} MB (target < 300 MB; anonymous at most ${peakAnon.toFixed(0)} MB); WAL peak ${peakWal.toFixed(1)} MB, after the run ${walMb.toFixed(1)} MB`,
   );
 
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
@@ -422,6 +431,7 @@ async function main() {
         ceiling: { ...ceiling, runs: ceilings },
         endpoints: results,
         peakRssMb: peakRss,
+        peakAnonMb: peakAnon,
         peakWalMb: peakWal,
         walMb,
       },
