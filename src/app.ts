@@ -12,6 +12,8 @@ import { ReadCache } from '@/db/read-cache';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
+import { RedisRateLimitStore } from '@/rate-limit/redis-store';
+import { RedisConnection } from '@/redis/connection';
 import { createWorkers } from '@/workers';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
@@ -40,6 +42,8 @@ export interface CreateAppOptions {
   clock?: Clock;
   /** The password hash the bounded hasher runs (argon2id; tests pass a controllable one). */
   hasher?: PasswordHasher;
+  /** The shared Redis; by default a new connection when the configuration names one. */
+  redis?: RedisConnection;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -53,6 +57,7 @@ export function buildDeps({
   logger,
   clock = Date.now,
   hasher = argon2idHasher,
+  redis = config.redis ? new RedisConnection(config.redis) : undefined,
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const readCache = new ReadCache({
@@ -65,7 +70,8 @@ export function buildDeps({
   const authOptions = { tokens, sessions, origins: config.publicOrigins };
   const auth = authPlugin(authOptions);
   const keysPerCaller = config.idempotencyKeysPerCaller;
-  const limiter = new RateLimiter({ db, config, clock, logger });
+  const store = redis ? new RedisRateLimitStore(redis) : undefined;
+  const limiter = new RateLimiter({ db, config, clock, logger, store });
   const accounts = {
     hasher: boundedHasher(hasher, config.hashing),
     signUps: new AddressLimit(config.accounts.signUpsPerIpPerHour, HOUR_MS, clock),
@@ -73,7 +79,7 @@ export function buildDeps({
   };
   const deps: ApiDeps = {
     ...{ config, db, logger, clock, tokens, auth, sessions, staticPages, limiter },
-    ...{ readCache, accounts, requests: new RequestMetrics() },
+    ...{ readCache, accounts, redis, requests: new RequestMetrics() },
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.

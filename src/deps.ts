@@ -8,6 +8,7 @@ import type { ReadCache } from '@/db/read-cache';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
 import type { RateLimiter } from '@/rate-limit/limiter';
+import type { RedisConnection } from '@/redis/connection';
 import type { Scheduler } from '@/workers/scheduler';
 
 /** The services the domains, workers and routes share; built once by `buildDeps`. */
@@ -19,6 +20,8 @@ export interface AppDeps {
   tokens: TokenService;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
+  /** The Redis shared by the instances (REDIS_URL); absent: all state stays in this process. */
+  redis?: RedisConnection;
   /** The cron worker jobs (`src/workers/`), scheduled only once started. */
   jobs?: Scheduler;
   /**

@@ -9,6 +9,7 @@ import { serviceMigrations } from '@/db/migrate';
 import { releaseWaits } from '@/events/signal';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
+import { RedisConnection } from '@/redis/connection';
 import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
 
 function loadConfig() {
@@ -24,6 +25,14 @@ function loadConfig() {
 }
 
 const config = loadConfig();
+if (config.redis) {
+  // Without the shared state the instance would count and lead on its own: refuse to start.
+  const problem = await RedisConnection.check(config.redis);
+  if (problem) {
+    console.error(`REDIS_URL: ${problem}`);
+    process.exit(1);
+  }
+}
 const logger = createLogger(config.logLevel, undefined, config.logFormat);
 const db = openDatabase(config.databasePath);
 try {
@@ -82,6 +91,7 @@ async function shutdown(signal: string) {
   // Creates queued for a group commit (normally none left once requests are answered).
   flushGroupCommit(db);
   db.$client.close();
+  deps.redis?.close();
   logger.info('stopped');
   process.exit(0);
 }

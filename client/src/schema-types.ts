@@ -1123,5 +1123,9 @@ export type JobRunResult = {
 export type Health = {
   status: "ok";
   database: "ok";
+  backends: {
+    sqlite: "ok";
+    redis?: "ok";
+  };
   uptimeSeconds: number;
 };

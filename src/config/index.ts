@@ -6,7 +6,7 @@ import { ConfigError } from './error';
 import { readPasskeyProviders } from './passkey-providers';
 import { loadOrCreateSecret } from './secret-file';
 
-export { type Env, EnvSchema, isCronPattern, MIN_SECRET_LENGTH } from './env';
+export { type Env, EnvSchema, isCronPattern, isRedisUrl, MIN_SECRET_LENGTH } from './env';
 export { ConfigError } from './error';
 export { loadOrCreateSecret } from './secret-file';
 
@@ -70,10 +70,23 @@ export interface Config {
   hashing: { concurrency: number; queue: number };
   /** A bearer token that may read GET /metrics (besides employees), for a scraper. */
   metricsToken?: string;
+  /** The shared Redis of several instances (REDIS_URL); absent: all state stays in this process. */
+  redis?: RedisSettings;
+}
+
+export interface RedisSettings {
+  url: string;
+  /** Starts every key the service writes. */
+  prefix: string;
 }
 
 /** Variables whose values never appear in an error message. */
 const SECRET_VARIABLES = new Set(['JWT_SECRET', 'METRICS_TOKEN']);
+
+/** A URL as an error message may show it: any user and password replaced by `***`. */
+export function withoutCredentials(value: string): string {
+  return value.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1***@');
+}
 
 const list = (value: string | undefined) =>
   (value ?? '')
@@ -117,7 +130,7 @@ export function parseConfig(
     // A rejected secret is still a secret: its length is enough to act on.
     const got = SECRET_VARIABLES.has(name)
       ? `${source[name]?.length ?? 0} characters, not shown`
-      : `"${source[name]}"`;
+      : `"${withoutCredentials(source[name] ?? '')}"`;
     throw new ConfigError(`${name}: ${issue.message} (got ${got})`);
   }
   const e = parsed.data;
@@ -183,5 +196,6 @@ export function parseConfig(
     hashing: { concurrency: hashConcurrency, queue: e.HASH_QUEUE ?? 2 * hashConcurrency },
     metrics: e.METRICS,
     metricsToken: e.METRICS_TOKEN,
+    redis: e.REDIS_URL ? { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } : undefined,
   });
 }

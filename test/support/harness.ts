@@ -41,6 +41,8 @@ export interface TestResponse<T = unknown> {
 
 /** Databases the test apps opened, and every temp folder made: cleared when the run ends. */
 const openDatabases: Db[] = [];
+/** Redis connections the test apps opened: closed when the run ends. */
+const openConnections: { close(): void }[] = [];
 const tempDirs: string[] = [];
 
 /** A new temp folder, removed once the run ends (test/support/cleanup.ts). */
@@ -51,6 +53,7 @@ export function tempDir(prefix = 'listings-test-') {
 }
 
 export function closeTestApps(): void {
+  for (const connection of openConnections.splice(0)) connection.close();
   for (const db of openDatabases.splice(0)) {
     try {
       db.$client.close();
@@ -89,6 +92,7 @@ export function createTestApp({
     ...{ config, db, logger: createLogger('silent'), clock },
     hasher,
   });
+  if (deps.redis) openConnections.push(deps.redis);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */
   const lanes = { fast: 0 };
   const { app, fetch, fullPipeline } = createService(deps, extraRoutes, {
