@@ -1,6 +1,8 @@
 import { type AnyElysia, Elysia } from 'elysia';
 import { AddressLimit } from '@/accounts/address-limit';
+import { sqliteFailureLedger } from '@/accounts/guessing';
 import { argon2idHasher, boundedHasher, type PasswordHasher } from '@/accounts/hashing';
+import { redisFailureLedger } from '@/accounts/redis-guessing';
 import { sessionResolver } from '@/accounts/sessions';
 import type { ApiDeps } from '@/api/deps';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
@@ -74,6 +76,7 @@ export function buildDeps({
   const limiter = new RateLimiter({ db, config, clock, logger, store });
   const accounts = {
     hasher: boundedHasher(hasher, config.hashing),
+    failures: redis ? redisFailureLedger(db, redis) : sqliteFailureLedger(db),
     signUps: new AddressLimit(config.accounts.signUpsPerIpPerHour, HOUR_MS, clock),
     passkeyOptions: new AddressLimit(config.accounts.passkeyOptionsPerIpPerMinute, 60_000, clock),
   };

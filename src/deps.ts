@@ -1,4 +1,5 @@
 import type { AddressLimit } from '@/accounts/address-limit';
+import type { FailureLedger } from '@/accounts/guessing';
 import type { PasswordHasher } from '@/accounts/hashing';
 import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
@@ -39,5 +40,7 @@ export interface AccountGuards {
   /** Every password hash and verification of the server goes through it. */
   hasher: PasswordHasher;
   signUps: AddressLimit;
+  /** Sign-in failures counted against guessing (SQLite, or Redis when instances share it). */
+  failures: FailureLedger;
   passkeyOptions: AddressLimit;
 }

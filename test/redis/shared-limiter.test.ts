@@ -8,6 +8,7 @@ import { burst, countOf } from '../customer/support';
 import { createTestApp, manualClock } from '../support/harness';
 import {
   ownRedisServer,
+  ownRedisTitle,
   redisEnv,
   redisServerInstalled,
   redisSkipReason,
@@ -110,29 +111,26 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: the Redis stor
   });
 });
 
-describe.skipIf(!redisServerInstalled)(
-  redisServerInstalled ? 'happy: the script' : 'happy: the script (skipped: no redis-server)',
-  () => {
-    test('runs by its SHA1, and is sent whole only when the server does not know it', async () => {
-      const server = await ownRedisServer();
-      try {
-        const redis = connect(server.url);
-        const store = new RedisRateLimitStore(redis);
-        const calls = async (command: string) => {
-          const info = String(await redis.send('INFO', ['commandstats']));
-          return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
-        };
-        const rules: WindowRule[] = [{ kind: 'minute', limit: 100 }];
-        for (let i = 0; i < 5; i++) await store.hit('c:script', rules, Date.now());
-        expect(await calls('eval')).toBe(1);
+describe.skipIf(!redisServerInstalled)(ownRedisTitle('happy: the script'), () => {
+  test('runs by its SHA1, and is sent whole only when the server does not know it', async () => {
+    const server = await ownRedisServer();
+    try {
+      const redis = connect(server.url);
+      const store = new RedisRateLimitStore(redis);
+      const calls = async (command: string) => {
+        const info = String(await redis.send('INFO', ['commandstats']));
+        return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+      };
+      const rules: WindowRule[] = [{ kind: 'minute', limit: 100 }];
+      for (let i = 0; i < 5; i++) await store.hit('c:script', rules, Date.now());
+      expect(await calls('eval')).toBe(1);
 
-        await redis.send('SCRIPT', ['FLUSH']);
-        const after = await store.hit('c:script', rules, Date.now());
-        expect(after.windows[0]!.used).toBe(6);
-        expect(await calls('eval')).toBe(2);
-      } finally {
-        await server.stop();
-      }
-    });
-  },
-);
+      await redis.send('SCRIPT', ['FLUSH']);
+      const after = await store.hit('c:script', rules, Date.now());
+      expect(after.windows[0]!.used).toBe(6);
+      expect(await calls('eval')).toBe(2);
+    } finally {
+      await server.stop();
+    }
+  });
+});

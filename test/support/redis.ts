@@ -22,6 +22,10 @@ export const redisEnv = (): Record<string, string> => ({
 /** Whether the `redis-server` binary is installed (tests that start their own skip without it). */
 export const redisServerInstalled = Bun.which('redis-server') !== null;
 
+/** A describe title of tests that start their own redis-server, saying why when they are skipped. */
+export const ownRedisTitle = (title: string) =>
+  redisServerInstalled ? title : `${title} (skipped: no redis-server installed)`;
+
 /**
  * A redis-server of the test's own on a free loopback port, keeping nothing
  * on disk: a test may stop and start it again (same port) to cut Redis off
