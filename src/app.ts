@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { type AnyElysia, Elysia } from 'elysia';
 import { AddressLimit } from '@/accounts/address-limit';
 import { sqliteFailureLedger } from '@/accounts/guessing';
@@ -53,6 +54,9 @@ export type ExtraRoutes = (deps: ApiDeps) => AnyElysia;
 
 const HOUR_MS = 60 * 60 * 1000;
 
+/** Readable in /admin/jobs, and distinct for two apps in one process (tests). */
+const instanceName = () => `${hostname()}-${process.pid}-${crypto.randomUUID().slice(0, 4)}`;
+
 export function buildDeps({
   config,
   db,
@@ -82,7 +86,7 @@ export function buildDeps({
   };
   const deps: ApiDeps = {
     ...{ config, db, logger, clock, tokens, auth, sessions, staticPages, limiter },
-    ...{ readCache, accounts, redis, requests: new RequestMetrics() },
+    ...{ readCache, accounts, redis, instance: instanceName(), requests: new RequestMetrics() },
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.

@@ -21,6 +21,8 @@ export interface AppDeps {
   tokens: TokenService;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
+  /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */
+  instance: string;
   /** The Redis shared by the instances (REDIS_URL); absent: all state stays in this process. */
   redis?: RedisConnection;
   /** The cron worker jobs (`src/workers/`), scheduled only once started. */

@@ -1104,6 +1104,8 @@ export type JobList = {
       details: {
         [key: string]: unknown;
       };
+      instance?: string;
+      tick?: string;
     }[];
   }[];
 };
@@ -1116,6 +1118,8 @@ export type JobRunResult = {
   details: {
     [key: string]: unknown;
   };
+  instance?: string;
+  tick?: string;
   job: string;
 };
 

@@ -1,9 +1,8 @@
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { TokenLimits } from '@/api/customer/tokens/schemas';
 import { calendarSpan } from '@/rate-limit/calendar';
 import { RedisRateLimitStore } from '@/rate-limit/redis-store';
 import type { WindowRule } from '@/rate-limit/store';
-import { RedisConnection } from '@/redis/connection';
 import { burst, countOf } from '../customer/support';
 import { createTestApp, manualClock } from '../support/harness';
 import {
@@ -13,7 +12,7 @@ import {
   redisServerInstalled,
   redisSkipReason,
   redisTitle,
-  SHARED_REDIS_URL,
+  testConnection,
 } from '../support/redis';
 
 const TRANSACTIONS = '/api/v1/c/transactions';
@@ -24,20 +23,6 @@ const SECRET = 'a-test-secret-shared-by-the-instances-0123456789';
 function instances(count: number, clock = manualClock()) {
   const env = { ...redisEnv(), JWT_SECRET: SECRET };
   return Array.from({ length: count }, () => createTestApp({ env, clock }));
-}
-
-const connections: RedisConnection[] = [];
-afterAll(() => {
-  for (const connection of connections.splice(0)) connection.close();
-});
-
-function connect(url = SHARED_REDIS_URL) {
-  const connection = new RedisConnection({
-    url,
-    prefix: `test-${crypto.randomUUID().slice(0, 8)}:`,
-  });
-  connections.push(connection);
-  return connection;
 }
 
 describe.skipIf(redisSkipReason !== undefined)(
@@ -87,7 +72,7 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: the Redis stor
   ];
 
   test('a calendar window expires at its end and outlives the instance that counted it', async () => {
-    const redis = connect();
+    const redis = testConnection();
     const first = new RedisRateLimitStore(redis);
     for (let i = 0; i < 2; i++) expect((await first.hit('c:ttl', rules, now)).admitted).toBe(true);
     const { start, end } = calendarSpan('hour', now);
@@ -103,7 +88,7 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: the Redis stor
   });
 
   test('a refused hit records in no window', async () => {
-    const store = new RedisRateLimitStore(connect());
+    const store = new RedisRateLimitStore(testConnection());
     for (let i = 0; i < 3; i++) await store.hit('c:refused', rules, now + i);
     const refused = await store.hit('c:refused', rules, now + 10);
     expect(refused.admitted).toBe(false);
@@ -115,7 +100,7 @@ describe.skipIf(!redisServerInstalled)(ownRedisTitle('happy: the script'), () =>
   test('runs by its SHA1, and is sent whole only when the server does not know it', async () => {
     const server = await ownRedisServer();
     try {
-      const redis = connect(server.url);
+      const redis = testConnection(server.url);
       const store = new RedisRateLimitStore(redis);
       const calls = async (command: string) => {
         const info = String(await redis.send('INFO', ['commandstats']));

@@ -52,6 +52,11 @@ export function tempDir(prefix = 'listings-test-') {
   return dir;
 }
 
+/** Closes `connection` when the run ends, with the test apps. */
+export function closeAtEnd(connection: { close(): void }): void {
+  openConnections.push(connection);
+}
+
 export function closeTestApps(): void {
   for (const connection of openConnections.splice(0)) connection.close();
   for (const db of openDatabases.splice(0)) {
@@ -92,7 +97,7 @@ export function createTestApp({
     ...{ config, db, logger: createLogger('silent'), clock },
     hasher,
   });
-  if (deps.redis) openConnections.push(deps.redis);
+  if (deps.redis) closeAtEnd(deps.redis);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */
   const lanes = { fast: 0 };
   const { app, fetch, fullPipeline } = createService(deps, extraRoutes, {

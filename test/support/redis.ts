@@ -1,5 +1,6 @@
 import { RedisConnection } from '@/redis/connection';
 import { freePort } from '../accounts/server-process';
+import { closeAtEnd } from './harness';
 
 /** The shared Redis of the machine; tests that need it skip when it does not answer. */
 export const SHARED_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -18,6 +19,13 @@ export const redisEnv = (): Record<string, string> => ({
   REDIS_URL: SHARED_REDIS_URL,
   REDIS_PREFIX: `test-${crypto.randomUUID().slice(0, 8)}:`,
 });
+
+/** A connection under a prefix of its own (the shared Redis by default), closed when the run ends. */
+export function testConnection(url = SHARED_REDIS_URL): RedisConnection {
+  const connection = new RedisConnection({ url, prefix: redisEnv().REDIS_PREFIX! });
+  closeAtEnd(connection);
+  return connection;
+}
 
 /** Whether the `redis-server` binary is installed (tests that start their own skip without it). */
 export const redisServerInstalled = Bun.which('redis-server') !== null;
