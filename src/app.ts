@@ -17,6 +17,7 @@ import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
 import { RedisRateLimitStore } from '@/rate-limit/redis-store';
 import { RedisConnection } from '@/redis/connection';
+import { LiveInstances } from '@/redis/instances';
 import { createWorkers } from '@/workers';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
@@ -76,7 +77,12 @@ export function buildDeps({
   const authOptions = { tokens, sessions, origins: config.publicOrigins };
   const auth = authPlugin(authOptions);
   const keysPerCaller = config.idempotencyKeysPerCaller;
-  const store = redis ? new RedisRateLimitStore(redis) : undefined;
+  const instance = instanceName();
+  const instances = redis ? new LiveInstances(redis, instance) : undefined;
+  instances?.start();
+  const store = redis
+    ? new RedisRateLimitStore(redis, { instances: () => instances?.count ?? 1 })
+    : undefined;
   const limiter = new RateLimiter({ db, config, clock, logger, store });
   const accounts = {
     hasher: boundedHasher(hasher, config.hashing),
@@ -86,7 +92,7 @@ export function buildDeps({
   };
   const deps: ApiDeps = {
     ...{ config, db, logger, clock, tokens, auth, sessions, staticPages, limiter },
-    ...{ readCache, accounts, redis, instance: instanceName(), requests: new RequestMetrics() },
+    ...{ readCache, accounts, redis, instance, instances, requests: new RequestMetrics() },
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.

@@ -10,6 +10,7 @@ import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
 import type { RateLimiter } from '@/rate-limit/limiter';
 import type { RedisConnection } from '@/redis/connection';
+import type { LiveInstances } from '@/redis/instances';
 import type { Scheduler } from '@/workers/scheduler';
 
 /** The services the domains, workers and routes share; built once by `buildDeps`. */
@@ -25,6 +26,8 @@ export interface AppDeps {
   instance: string;
   /** The Redis shared by the instances (REDIS_URL); absent: all state stays in this process. */
   redis?: RedisConnection;
+  /** With Redis: the instances counted through heartbeats (the limiter's fallback share). */
+  instances?: LiveInstances;
   /** The cron worker jobs (`src/workers/`), scheduled only once started. */
   jobs?: Scheduler;
   /**

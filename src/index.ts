@@ -88,6 +88,8 @@ async function shutdown(signal: string) {
   // Waits for a running job to finish its current chunk.
   await deps.jobs?.stop();
   await deps.limiter.flush();
+  // The others count one instance fewer at once, not after the heartbeat timeout.
+  await deps.instances?.leave();
   // Creates queued for a group commit (normally none left once requests are answered).
   flushGroupCommit(db);
   db.$client.close();

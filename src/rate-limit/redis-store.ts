@@ -1,5 +1,6 @@
-import { type RedisConnection, RedisScript } from '@/redis/connection';
+import { type RedisConnection, RedisScript, RedisUnavailable } from '@/redis/connection';
 import { calendarSpan, MINUTE_MS } from './calendar';
+import { MemoryStore } from './memory-store';
 import type { HitResult, RateLimitStore, WindowRule, WindowUsage } from './store';
 
 /**
@@ -66,33 +67,66 @@ return result
 
 const hitScript = new RedisScript(HIT_SCRIPT);
 
+/** Each instance's share of a limit while Redis is unreachable: never 0, or it would refuse everyone. */
+export const shareOf = (limit: number, instances: number) =>
+  Math.max(1, Math.floor(limit / Math.max(1, instances)));
+
+export interface RedisRateLimitStoreOptions {
+  /** Live instances as last seen (heartbeats); 1 when not given. */
+  instances?: () => number;
+}
+
 /**
  * Usage in a Redis shared by every instance: the sliding 60-second window
  * as a sorted set of request times, each calendar window as a counter that
  * expires when the window ends. Nothing is held in the process, so a
  * restart of every instance loses nothing that Redis keeps.
+ *
+ * While Redis is unreachable each instance counts on its own, in memory,
+ * at limit ÷ live instances per window: the cluster as a whole admits
+ * about the limit, neither failing open nor refusing everyone. Once Redis
+ * answers again the shared windows count again; what was counted in
+ * memory meanwhile is dropped.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   readonly #redis: RedisConnection;
+  readonly #instances: () => number;
+  readonly #fallback = new MemoryStore();
   /** Makes each recorded request a distinct member of the sliding window's set. */
   readonly #instance = crypto.randomUUID();
   #sequence = 0;
 
-  constructor(redis: RedisConnection) {
+  constructor(redis: RedisConnection, { instances = () => 1 }: RedisRateLimitStoreOptions = {}) {
     this.#redis = redis;
+    this.#instances = instances;
   }
 
-  hit(key: string, rules: readonly WindowRule[], now: number): Promise<HitResult> {
-    return this.#run(key, rules, now, true);
+  async hit(key: string, rules: readonly WindowRule[], now: number): Promise<HitResult> {
+    try {
+      return await this.#run(key, rules, now, true);
+    } catch (error) {
+      if (!(error instanceof RedisUnavailable)) throw error;
+      return this.#fallback.hit(key, this.#shares(rules), now);
+    }
   }
 
   async peek(key: string, rules: readonly WindowRule[], now: number): Promise<WindowUsage[]> {
-    return (await this.#run(key, rules, now, false)).windows;
+    try {
+      return (await this.#run(key, rules, now, false)).windows;
+    } catch (error) {
+      if (!(error instanceof RedisUnavailable)) throw error;
+      return this.#fallback.peek(key, this.#shares(rules), now);
+    }
   }
 
-  /** Calendar counters expire by themselves at their window's end. */
-  resetExpired(): number {
-    return 0;
+  #shares(rules: readonly WindowRule[]): WindowRule[] {
+    const instances = this.#instances();
+    return rules.map((rule) => ({ kind: rule.kind, limit: shareOf(rule.limit, instances) }));
+  }
+
+  /** Calendar counters in Redis expire by themselves at their window's end. */
+  resetExpired(now: number): number {
+    return this.#fallback.resetExpired(now);
   }
 
   /** Every hit is written when it is counted. */
