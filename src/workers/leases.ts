@@ -82,9 +82,10 @@ export function holdWhileRunning(
   job: string,
   tick: number,
   onLost: () => void,
+  holdMs = LEASE_HOLD_MS,
 ): () => void {
   const timer = setInterval(() => {
-    leases.renew(job, tick, LEASE_HOLD_MS).then(
+    leases.renew(job, tick, holdMs).then(
       (held) => {
         if (held) return;
         clearInterval(timer);
@@ -92,7 +93,7 @@ export function holdWhileRunning(
       },
       () => undefined,
     );
-  }, LEASE_HOLD_MS / 3);
+  }, holdMs / 3);
   timer.unref?.();
   return () => clearInterval(timer);
 }

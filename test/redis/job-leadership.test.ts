@@ -2,8 +2,10 @@ import { describe, expect, test } from 'bun:test';
 import { JobList, JobRunResult } from '@/api/admin/schemas';
 import type { Db } from '@/db/client';
 import { createLogger } from '@/logger';
-import { redisJobLeases } from '@/workers/leases';
+import { holdWhileRunning, redisJobLeases } from '@/workers/leases';
 import { createScheduler, type JobDefinition, tickOf } from '@/workers/scheduler';
+import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
+import { listingsContext, postProperty } from '../listings/support';
 import { createTestApp, manualClock } from '../support/harness';
 import {
   ownRedisServer,
@@ -15,6 +17,7 @@ import {
   SHARED_REDIS_URL,
   testConnection,
 } from '../support/redis';
+import { LOCAL_WEBHOOKS, startReceiver } from '../webhooks/support';
 import { gate } from '../workers/support';
 
 const EVERY_MINUTE = '* * * * *';
@@ -90,6 +93,27 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: one run per ti
     expect(runs).toBe(2);
   });
 
+  test('a running lease is renewed; a lease taken over is reported lost', async () => {
+    const redis = testConnection();
+    const [a, b] = [redisJobLeases(redis, 'a'), redisJobLeases(redis, 'b')];
+    const hold = 300;
+    expect(await a.claim('renewed', TICK, hold)).toBe('claimed');
+    let lost = false;
+    const release = holdWhileRunning(a, 'renewed', TICK, () => (lost = true), hold);
+    try {
+      // Past its first hold, renewed: the next tick waits for it.
+      await Bun.sleep(2 * hold);
+      expect(await b.claim('renewed', TICK + MINUTE_MS, hold)).toBe('running');
+      expect(lost).toBe(false);
+      // As if it had expired and another instance had claimed a later tick.
+      await redis.send('SET', [redis.key('job', '{renewed}'), `${TICK + MINUTE_MS} b running`]);
+      for (let i = 0; i < 20 && !lost; i++) await Bun.sleep(hold / 6);
+      expect(lost).toBe(true);
+    } finally {
+      release();
+    }
+  });
+
   test('a job of the instance itself runs on every instance', async () => {
     const { db } = createTestApp();
     let runs = 0;
@@ -99,6 +123,35 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: one run per ti
     const schedulers = cluster(db, jobs, ['a', 'b']);
     await Promise.all(schedulers.map((s) => s.trigger('warm-own', TICK)));
     expect(runs).toBe(2);
+  });
+
+  test('a webhook kick after a commit runs delivery under the lease, with its time as the tick', async () => {
+    const receiver = startReceiver();
+    try {
+      const ctx = await listingsContext({ env: { ...LOCAL_WEBHOOKS, ...redisEnv() } });
+      const created = await ctx.request('POST', '/listings/webhooks', {
+        body: { url: receiver.url() },
+        token: ctx.employee,
+      });
+      expect(created.status).toBe(201);
+      const stop = kickDeliveriesOnEvents(ctx.deps);
+      try {
+        await postProperty(ctx);
+        await receiver.receivedCount(1);
+      } finally {
+        stop();
+      }
+      // The receiver has the request before the run is recorded.
+      const lastRun = () =>
+        ctx.deps.jobs!.status().find((job) => job.name === 'webhook-delivery')!.lastRuns[0];
+      for (let i = 0; i < 100 && !lastRun(); i++) await Bun.sleep(10);
+      expect(lastRun()).toMatchObject({
+        instance: ctx.deps.instance,
+        tick: new Date(ctx.clock()).toISOString(),
+      });
+    } finally {
+      receiver.stop();
+    }
   });
 
   test('/admin/jobs shows the instance of a run', async () => {
