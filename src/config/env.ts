@@ -24,7 +24,7 @@ export function isCronPattern(pattern: string): boolean {
 }
 
 /** A `redis://` or `rediss://` (TLS) URL with a host; user, password and database number optional. */
-export function isRedisUrl(value: string): boolean {
+function isRedisUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const url = new URL(value);
   return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';

@@ -6,7 +6,7 @@ import { ConfigError } from './error';
 import { readPasskeyProviders } from './passkey-providers';
 import { loadOrCreateSecret } from './secret-file';
 
-export { type Env, EnvSchema, isCronPattern, isRedisUrl, MIN_SECRET_LENGTH } from './env';
+export { type Env, EnvSchema, isCronPattern, MIN_SECRET_LENGTH } from './env';
 export { ConfigError } from './error';
 export { loadOrCreateSecret } from './secret-file';
 
@@ -84,7 +84,7 @@ export interface RedisSettings {
 const SECRET_VARIABLES = new Set(['JWT_SECRET', 'METRICS_TOKEN']);
 
 /** A URL as an error message may show it: any user and password replaced by `***`. */
-export function withoutCredentials(value: string): string {
+function withoutCredentials(value: string): string {
   return value.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1***@');
 }
 
