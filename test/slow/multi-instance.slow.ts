@@ -150,6 +150,49 @@ describe.skipIf(!redisServerInstalled)(ownRedisTitle('several instances, one Red
     }
   });
 
+  test('calendar-window usage survives a restart of every instance', async () => {
+    const staff = await employeeToken();
+    const json = { authorization: `Bearer ${staff}`, 'content-type': 'application/json' };
+    const plan = await fetch(`${bases[0]}/api/v1/admin/plans`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ name: 'Daily', slug: 'multi-daily', limits: { day: 50 } }),
+    });
+    expect(plan.status).toBe(201);
+    const { id } = (await plan.json()) as { id: number };
+    const assigned = await fetch(`${bases[1]}/api/v1/admin/customers/multi-daily/plan`, {
+      method: 'PUT',
+      headers: json,
+      body: JSON.stringify({ planId: id }),
+    });
+    expect(assigned.status).toBe(204);
+    const token = await new TokenService(JWT_SECRET).issue('multi-daily', 'customer', 3600);
+    const auth = { authorization: `Bearer ${token}` };
+    for (let i = 0; i < 7; i++) {
+      const res = await fetch(`${bases[i % INSTANCES]}/api/v1/c/transactions`, { headers: auth });
+      await res.arrayBuffer();
+      expect(res.status).toBe(200);
+    }
+
+    for (const server of servers.splice(0)) {
+      server.kill('SIGTERM');
+      await server.exited;
+    }
+    bases.length = 0;
+    for (let i = 0; i < INSTANCES; i++) {
+      const port = freePort();
+      servers.push(await startServer(port, env()));
+      bases.push(`http://127.0.0.1:${port}`);
+    }
+    const report = await fetch(`${bases[2]}/api/v1/tokens/limits`, { headers: auth });
+    const body = (await report.json()) as {
+      rate_limits: { limits: { window: string; used: number }[] };
+    };
+    const day = body.rate_limits.limits.find((window) => window.window === 'day');
+    console.log(`day window used after restarting every instance: ${day?.used}/7`);
+    expect(day?.used).toBe(7);
+  });
+
   test('SIGKILL of one instance mid-burst of writes: every acknowledged write is there', async () => {
     const token = await employeeToken();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
