@@ -5,21 +5,23 @@ import type { FastRoute } from '../fast-lane';
 import { knownCaller, UNSETTLED } from '../plugins/auth';
 import { tokenLimitsAnswer, transactionsAnswer } from './reads';
 
-const unreachable = () => new Error('unreachable: synchronous limiter store');
+/** `f` of a value that may still be coming (a shared limiter store answers with a promise). */
+const then = <T, U>(value: T | Promise<T>, f: (resolved: T) => U | Promise<U>): U | Promise<U> =>
+  value instanceof Promise ? value.then(f) : f(value);
 
 /**
  * GET /api/v1/tokens/limits and GET /api/v1/c/transactions in the fast
  * lane, for a bearer token verified before: the routes' cores, counted by
- * `countRequest` as the request pipeline counts them. Only with the
- * in-process limiter store, whose count answers in one synchronous step
- * and records nothing when it refuses: the answer is made first (a 400/422
+ * `countRequest` as the request pipeline counts them. A store's `hit`
+ * records nothing when it refuses: the answer is made first (a 400/422
  * goes to the full route uncounted), then the request counted, and a
  * refused one goes to the full route, which answers its 429 without the
- * request being counted twice.
+ * request being counted twice. With the in-process store all of it is one
+ * synchronous step; with a shared store the count is awaited, and the
+ * answer is the one made when the request arrived.
  */
-export function fastCustomerReads(deps: ApiDeps): FastRoute | undefined {
+export function fastCustomerReads(deps: ApiDeps): FastRoute {
   const { limiter, tokens } = deps;
-  if (!limiter.synchronous) return undefined;
   return {
     prefix: '/api/v1/',
     routePath: (rest) =>
@@ -33,21 +35,17 @@ export function fastCustomerReads(deps: ApiDeps): FastRoute | undefined {
       if (isLimits) {
         // Reports usage without consuming quota: the one look at the windows
         // serves both the body and the headers.
-        const counted = countRequest(limiter, limitKey, true);
-        if (counted instanceof Promise) throw unreachable();
-        const answer = tokenLimitsAnswer(
-          limiter,
-          caller,
-          limiter.enabled ? counted.windows : undefined,
+        return then(countRequest(limiter, limitKey, true), (counted) =>
+          then(
+            tokenLimitsAnswer(limiter, caller, limiter.enabled ? counted.windows : undefined),
+            (answer) => withHeaders(answer, counted.headers),
+          ),
         );
-        if (answer instanceof Promise) throw unreachable();
-        return withHeaders(answer, counted.headers);
       }
       const answer = transactionsAnswer(deps, caller, search);
-      const counted = countRequest(limiter, limitKey, false);
-      if (counted instanceof Promise) throw unreachable();
-      if (!counted.admitted) return;
-      return withHeaders(answer, counted.headers);
+      return then(countRequest(limiter, limitKey, false), (counted) =>
+        counted.admitted ? withHeaders(answer, counted.headers) : undefined,
+      );
     },
   };
 }
