@@ -77,13 +77,21 @@ describe('error: a bad REDIS_URL or REDIS_PREFIX', () => {
   });
 });
 
-describe('happy: /health without Redis', () => {
+describe('/health without Redis', () => {
   test('names SQLite only', async () => {
     const ctx = createTestApp();
     const res = await ctx.request('GET', '/health');
     expect(res.status).toBe(200);
     const body = Health.parse(res.body);
     expect(body.backends).toEqual({ sqlite: 'ok' });
+  });
+
+  test('answers 503 naming sqlite when the database does not answer', async () => {
+    const ctx = createTestApp();
+    ctx.db.$client.close();
+    const res = await ctx.request('GET', '/health');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ ...problemOf(503), detail: 'Backend unavailable: sqlite' });
   });
 });
 
