@@ -1,4 +1,6 @@
-import { type RedisConnection, RedisScript } from '@/redis/connection';
+import type { Logger } from '@/logger';
+import { type RedisConnection, RedisScript, RedisUnavailable } from '@/redis/connection';
+import { keepDoneMs } from './ticks';
 
 /** A running lease lasts this long unless its run renews it (a third of it apart). */
 export const LEASE_HOLD_MS = 60_000;
@@ -96,4 +98,38 @@ export function holdWhileRunning(
   }, holdMs / 3);
   timer.unref?.();
   return () => clearInterval(timer);
+}
+
+/**
+ * A tick under leadership: claims it, runs `run` when claimed, and marks
+ * the tick done (kept past the next tick). Null when another instance has
+ * the tick, a run of an earlier one is still going, or Redis cannot give a
+ * lease (no lease, no run).
+ */
+export async function runLeased<T>(
+  leases: JobLeases,
+  job: { name: string; pattern: string },
+  tick: number,
+  logger: Logger,
+  run: () => Promise<T>,
+): Promise<T | null> {
+  let claim: Claim;
+  try {
+    claim = await leases.claim(job.name, tick, LEASE_HOLD_MS);
+  } catch (error) {
+    if (!(error instanceof RedisUnavailable)) throw error;
+    logger.warn('no job lease without Redis; scheduled run skipped', { job: job.name });
+    return null;
+  }
+  if (claim !== 'claimed') {
+    if (claim === 'running') {
+      logger.warn('job still running elsewhere; scheduled run skipped', { job: job.name });
+    }
+    return null;
+  }
+  const result = await run();
+  await leases.finish(job.name, tick, keepDoneMs(job.pattern, tick)).catch(() => {
+    // Without Redis the running lease expires by itself, LEASE_HOLD_MS after its last renewal.
+  });
+  return result;
 }

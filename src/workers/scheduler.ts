@@ -5,9 +5,8 @@ import { type JobRunRow, jobRuns } from '@/db/schema';
 import type { Clock } from '@/kernel/clock';
 import { fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
-import { RedisUnavailable } from '@/redis/connection';
-import { holdWhileRunning, type JobLeases, LEASE_HOLD_MS } from './leases';
-import { keepDoneMs, SCHEDULE_TIMEZONE, tickOf } from './ticks';
+import { holdWhileRunning, type JobLeases, runLeased } from './leases';
+import { SCHEDULE_TIMEZONE, tickOf } from './ticks';
 
 /** Runs kept per job; older ones are pruned after every run. */
 export const RUNS_KEPT_PER_JOB = 1000;
@@ -226,39 +225,14 @@ export function createScheduler({
     return started;
   }
 
-  /** Claims the tick, runs, and marks the tick done (kept past the next tick). */
-  async function leased(
-    job: JobDefinition,
-    tick: number,
-    lead: NonNullable<SchedulerOptions['leadership']>,
-  ): Promise<JobRun | null> {
-    let claim: Awaited<ReturnType<JobLeases['claim']>>;
-    try {
-      claim = await lead.leases.claim(job.name, tick, LEASE_HOLD_MS);
-    } catch (error) {
-      if (!(error instanceof RedisUnavailable)) throw error;
-      logger.warn('no job lease without Redis; scheduled run skipped', { job: job.name });
-      return null;
-    }
-    if (claim !== 'claimed') {
-      if (claim === 'running') {
-        logger.warn('job still running elsewhere; scheduled run skipped', { job: job.name });
-      }
-      return null;
-    }
-    const run = await execute(job, tick);
-    await lead.leases.finish(job.name, tick, keepDoneMs(job.pattern, tick)).catch(() => {
-      // Without Redis the lease runs out by itself; the tick is past by then.
-    });
-    return run;
-  }
-
   async function trigger(name: string, tick?: number): Promise<JobRun | null> {
     const job = byName.get(name);
     if (!job || stopping.signal.aborted) return null;
     const at = tick ?? tickOf(job.pattern, clock());
     const run = begin(job, () =>
-      leadership && !job.perInstance ? leased(job, at, leadership) : execute(job),
+      leadership && !job.perInstance
+        ? runLeased(leadership.leases, job, at, logger, () => execute(job, at))
+        : execute(job),
     );
     if (!run) logger.warn('job still running; scheduled run skipped', { job: name });
     return run;
