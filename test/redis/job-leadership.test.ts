@@ -96,13 +96,13 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: one run per ti
   test('a running lease is renewed; a lease taken over is reported lost', async () => {
     const redis = testConnection();
     const [a, b] = [redisJobLeases(redis, 'a'), redisJobLeases(redis, 'b')];
-    const hold = 300;
+    const hold = 1_000;
     expect(await a.claim('renewed', TICK, hold)).toBe('claimed');
     let lost = false;
     const release = holdWhileRunning(a, 'renewed', TICK, () => (lost = true), hold);
     try {
       // Past its first hold, renewed: the next tick waits for it.
-      await Bun.sleep(2 * hold);
+      await Bun.sleep(1.5 * hold);
       expect(await b.claim('renewed', TICK + MINUTE_MS, hold)).toBe('running');
       expect(lost).toBe(false);
       // As if it had expired and another instance had claimed a later tick.
