@@ -67,6 +67,17 @@ export function closeTestApps(): void {
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
+/**
+ * `TEST_REDIS_URL=redis://… bun test …` runs the chosen suites with every
+ * test app on that Redis (a prefix of its own each), to check that the
+ * shared state answers as the in-process state does. Unset: nothing.
+ */
+function sharedStateEnv(): Record<string, string> {
+  const url = process.env.TEST_REDIS_URL;
+  if (!url) return {};
+  return { REDIS_URL: url, REDIS_PREFIX: `test-${crypto.randomUUID().slice(0, 8)}:` };
+}
+
 export interface TestAppOptions {
   /** Environment variables on top of a temp DATABASE_PATH and LOG_LEVEL=silent. */
   env?: Record<string, string>;
@@ -89,7 +100,12 @@ export function createTestApp({
   hasher,
 }: TestAppOptions = {}) {
   const dir = tempDir();
-  const config = parseConfig({ DATABASE_PATH: join(dir, 'app.db'), LOG_LEVEL: 'silent', ...env });
+  const config = parseConfig({
+    DATABASE_PATH: join(dir, 'app.db'),
+    LOG_LEVEL: 'silent',
+    ...sharedStateEnv(),
+    ...env,
+  });
   const db = openDatabase(config.databasePath);
   openDatabases.push(db);
   migrateDatabase(db);
