@@ -1,8 +1,16 @@
 import { describe, expect, test } from 'bun:test';
 import { shareOf } from '@/rate-limit/redis-store';
+import { LiveInstances } from '@/redis/instances';
 import { burst, countOf } from '../customer/support';
 import { createTestApp, manualClock } from '../support/harness';
-import { ownRedisServer, ownRedisTitle, redisServerInstalled } from '../support/redis';
+import {
+  ownRedisServer,
+  ownRedisTitle,
+  redisServerInstalled,
+  redisSkipReason,
+  redisTitle,
+  testConnection,
+} from '../support/redis';
 
 const TRANSACTIONS = '/api/v1/c/transactions';
 const LIMITS = '/api/v1/tokens/limits';
@@ -15,6 +23,19 @@ describe('happy: the share of a limit', () => {
     expect(shareOf(120, 7)).toBe(17);
     expect(shareOf(2, 3)).toBe(1);
     expect(shareOf(60, 0)).toBe(60);
+  });
+});
+
+describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: live instances'), () => {
+  test('are counted by heartbeat; one that leaves is not counted at the next beat', async () => {
+    const redis = testConnection();
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => new LiveInstances(redis, name));
+    expect(a!.count).toBe(1);
+    await a!.beat();
+    await b!.beat();
+    expect(await c!.beat()).toBe(3);
+    await b!.leave();
+    expect(await a!.beat()).toBe(2);
   });
 });
 
