@@ -97,10 +97,6 @@ export class RedisConnection {
     }
   }
 
-  get connected(): boolean {
-    return this.#client.connected;
-  }
-
   /** A key of this service: the prefix, then the parts joined by `:`. */
   key(...parts: readonly string[]): string {
     return this.prefix + parts.join(':');
