@@ -4,6 +4,12 @@ import type { RedisSettings } from '@/config';
 
 /** A command that gets no answer within this long counts as Redis being down. */
 const COMMAND_TIMEOUT_MS = 2_000;
+/**
+ * After a command got no reply in time, later ones fail at once for this
+ * long rather than each hold its request for the whole timeout; the first
+ * command after it finds out whether Redis answers again.
+ */
+const QUIET_AFTER_TIMEOUT_MS = 1_000;
 /** How long the start-up check waits for a connection. */
 const CONNECT_TIMEOUT_MS = 3_000;
 /** Pause between reconnection attempts once the client has given up on its own. */
@@ -58,6 +64,8 @@ export class RedisConnection {
   /** The connection attempt in progress, if any: a command waits for it rather than fail. */
   #connecting: Promise<void> | undefined;
   #retry: ReturnType<typeof setTimeout> | undefined;
+  /** `performance.now()` until which commands fail at once (a command timed out before it). */
+  #quietUntil = 0;
 
   constructor(settings: RedisSettings) {
     this.prefix = settings.prefix;
@@ -105,12 +113,13 @@ export class RedisConnection {
   /** One command; RedisUnavailable when the server cannot be reached or does not answer in time. */
   async send(command: string, args: readonly string[]): Promise<unknown> {
     if (this.#closed) throw new RedisUnavailable('connection closed');
+    if (performance.now() < this.#quietUntil) throw new RedisUnavailable('no reply recently');
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new RedisUnavailable('no reply in time')),
-        COMMAND_TIMEOUT_MS,
-      );
+      timer = setTimeout(() => {
+        this.#quietUntil = performance.now() + QUIET_AFTER_TIMEOUT_MS;
+        reject(new RedisUnavailable('no reply in time'));
+      }, COMMAND_TIMEOUT_MS);
     });
     try {
       if (!this.#client.connected && this.#connecting) {

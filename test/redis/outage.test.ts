@@ -86,4 +86,36 @@ describe.skipIf(!redisServerInstalled)(ownRedisTitle('error: Redis goes away mid
       await redis.stop();
     }
   });
+
+  test('a server that stops answering: one request waits the timeout, the next ones fall back at once', async () => {
+    const redis = await ownRedisServer();
+    try {
+      const env = { REDIS_URL: redis.url, REDIS_PREFIX: 'hung:', JWT_SECRET: SECRET };
+      const ctx = createTestApp({ env, clock: manualClock() });
+      const token = await ctx.tokenFor('customer-hung');
+      expect((await ctx.request('GET', TRANSACTIONS, { token })).status).toBe(200);
+
+      redis.pause();
+      let started = performance.now();
+      expect((await ctx.request('GET', TRANSACTIONS, { token })).status).toBe(200);
+      const first = performance.now() - started;
+      started = performance.now();
+      const next = await burst(10, 10, () => ctx.request('GET', TRANSACTIONS, { token }));
+      const after = performance.now() - started;
+      expect(countOf(next, 200)).toBe(10);
+      // The command timeout is 2 s; the quiet second after it answers without waiting.
+      expect(first).toBeGreaterThan(1_500);
+      expect(after).toBeLessThan(500);
+
+      redis.resume();
+      let health = await ctx.request('GET', '/health');
+      for (let i = 0; i < 50 && health.status !== 200; i++) {
+        await Bun.sleep(100);
+        health = await ctx.request('GET', '/health');
+      }
+      expect(health.status).toBe(200);
+    } finally {
+      await redis.stop();
+    }
+  });
 });

@@ -65,10 +65,14 @@ export async function ownRedisServer() {
     throw new Error(`redis-server did not start on port ${port}`);
   };
   const stop = async () => {
+    server?.kill('SIGCONT');
     server?.kill('SIGKILL');
     await server?.exited;
     server = undefined;
   };
+  /** SIGSTOP: connections stay open but nothing answers (a hung server, a network stall). */
+  const pause = () => server?.kill('SIGSTOP');
+  const resume = () => server?.kill('SIGCONT');
   await start();
-  return { url, port, start, stop };
+  return { url, port, start, stop, pause, resume };
 }
