@@ -8,7 +8,12 @@
  * busy machine's drift out of the figure. Server CPU time per request
  * (from /proc) is reported beside it.
  *
- *   bun run bench:limiter [-- --seconds 2 --rounds 9 --connections 32]
+ * With `--redis <url>` it compares the limiter's two stores instead, both
+ * with the limiter on: the in-process store against the Redis store (a
+ * prefix of its own on that server), the cost of sharing the windows
+ * between instances; no budget applies to that comparison.
+ *
+ *   bun run bench:limiter [-- --seconds 2 --rounds 9 --connections 32 --redis redis://127.0.0.1:6379]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,8 +28,10 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '9' },
     connections: { type: 'string', default: '32' },
+    redis: { type: 'string' },
   },
 });
+const REDIS_URL = values.redis;
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
@@ -32,6 +39,16 @@ const HOST = '127.0.0.1';
 const PATH = '/api/v1/tokens/limits';
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 type Setting = 'on' | 'off';
+/** What each server runs: the limiter on and off, or (`--redis`) its in-process and Redis stores. */
+const LABELS: Record<Setting, string> = REDIS_URL
+  ? { off: 'in-process store', on: 'Redis store' }
+  : { off: 'limiter off', on: 'limiter on' };
+
+function limiterEnv(setting: Setting): Record<string, string> {
+  if (!REDIS_URL) return { RATE_LIMITS: setting };
+  if (setting === 'off') return { RATE_LIMITS: 'on' };
+  return { RATE_LIMITS: 'on', REDIS_URL, REDIS_PREFIX: `bench-${Date.now()}:` };
+}
 
 async function startServer(port: number, limiter: Setting, dir: string) {
   const child = spawn([process.execPath, 'src/index.ts'], {
@@ -41,7 +58,7 @@ async function startServer(port: number, limiter: Setting, dir: string) {
       HOST,
       DATABASE_PATH: join(dir, `${limiter}.db`),
       JWT_SECRET: SECRET,
-      RATE_LIMITS: limiter,
+      ...limiterEnv(limiter),
       WORKERS: 'off',
       LOG_LEVEL: 'silent',
     },
@@ -55,7 +72,7 @@ async function startServer(port: number, limiter: Setting, dir: string) {
     await Bun.sleep(100);
   }
   child.kill();
-  throw new Error(`server with RATE_LIMITS=${limiter} did not start`);
+  throw new Error(`server with ${LABELS[limiter]} did not start`);
 }
 
 /** User + system CPU seconds a process has used (Linux /proc; NaN elsewhere). */
@@ -120,8 +137,8 @@ try {
     rounds.push(pair);
     const cost = (1 - pair.on.rps / pair.off.rps) * 100;
     console.log(
-      `round ${round + 1}: off ${pair.off.rps.toFixed(0)} req/s (${pair.off.cpuMicros.toFixed(1)} µs CPU), ` +
-        `on ${pair.on.rps.toFixed(0)} req/s (${pair.on.cpuMicros.toFixed(1)} µs CPU), cost ${cost.toFixed(1)} %`,
+      `round ${round + 1}: ${LABELS.off} ${pair.off.rps.toFixed(0)} req/s (${pair.off.cpuMicros.toFixed(1)} µs CPU), ` +
+        `${LABELS.on} ${pair.on.rps.toFixed(0)} req/s (${pair.on.cpuMicros.toFixed(1)} µs CPU), cost ${cost.toFixed(1)} %`,
     );
   }
   const summary = {
@@ -140,20 +157,25 @@ try {
     `\nGET ${PATH}, ${CONNECTIONS} connections, ${ROUNDS} paired rounds of ${SECONDS} s (medians):`,
   );
   console.log(
-    `  limiter off: ${summary.offRps.toFixed(0)} req/s, ${summary.offCpuMicros.toFixed(1)} µs server CPU/request`,
+    `  ${LABELS.off}: ${summary.offRps.toFixed(0)} req/s, ${summary.offCpuMicros.toFixed(1)} µs server CPU/request`,
   );
   console.log(
-    `  limiter on:  ${summary.onRps.toFixed(0)} req/s, ${summary.onCpuMicros.toFixed(1)} µs server CPU/request`,
+    `  ${LABELS.on}: ${summary.onRps.toFixed(0)} req/s, ${summary.onCpuMicros.toFixed(1)} µs server CPU/request`,
   );
-  console.log(`  throughput cost: ${summary.throughputCost.toFixed(1)} % (budget: < 10 %)`);
+  const budget = REDIS_URL ? '' : ' (budget: < 10 %)';
+  console.log(`  throughput cost: ${summary.throughputCost.toFixed(1)} %${budget}`);
   console.log(`  server CPU cost: ${summary.cpuCost.toFixed(1)} % per request`);
   mkdirSync('bench/results', { recursive: true });
   const stamp = new Date().toISOString().replaceAll(':', '-');
   writeFileSync(
-    `bench/results/limiter-${stamp}.json`,
-    JSON.stringify({ summary, rounds }, null, 2),
+    `bench/results/limiter${REDIS_URL ? '-redis' : ''}-${stamp}.json`,
+    JSON.stringify(
+      { summary: { ...summary, stores: REDIS_URL ? LABELS : undefined }, rounds },
+      null,
+      2,
+    ),
   );
-  if (summary.throughputCost >= 10) process.exitCode = 1;
+  if (!REDIS_URL && summary.throughputCost >= 10) process.exitCode = 1;
 } finally {
   for (const server of servers) server.kill();
   rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,9 @@
+import { hostname } from 'node:os';
 import { type AnyElysia, Elysia } from 'elysia';
 import { AddressLimit } from '@/accounts/address-limit';
+import { sqliteFailureLedger } from '@/accounts/guessing';
 import { argon2idHasher, boundedHasher, type PasswordHasher } from '@/accounts/hashing';
+import { redisFailureLedger } from '@/accounts/redis-guessing';
 import { sessionResolver } from '@/accounts/sessions';
 import type { ApiDeps } from '@/api/deps';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
@@ -12,6 +15,9 @@ import { ReadCache } from '@/db/read-cache';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
+import { RedisRateLimitStore } from '@/rate-limit/redis-store';
+import { RedisConnection } from '@/redis/connection';
+import { LiveInstances } from '@/redis/instances';
 import { createWorkers } from '@/workers';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
@@ -40,6 +46,8 @@ export interface CreateAppOptions {
   clock?: Clock;
   /** The password hash the bounded hasher runs (argon2id; tests pass a controllable one). */
   hasher?: PasswordHasher;
+  /** The shared Redis; by default a new connection when the configuration names one. */
+  redis?: RedisConnection;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -47,12 +55,16 @@ export type ExtraRoutes = (deps: ApiDeps) => AnyElysia;
 
 const HOUR_MS = 60 * 60 * 1000;
 
+/** Readable in /admin/jobs, and distinct for two apps in one process (tests). */
+const instanceName = () => `${hostname()}-${process.pid}-${crypto.randomUUID().slice(0, 4)}`;
+
 export function buildDeps({
   config,
   db,
   logger,
   clock = Date.now,
   hasher = argon2idHasher,
+  redis = config.redis ? new RedisConnection(config.redis) : undefined,
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const readCache = new ReadCache({
@@ -65,15 +77,22 @@ export function buildDeps({
   const authOptions = { tokens, sessions, origins: config.publicOrigins };
   const auth = authPlugin(authOptions);
   const keysPerCaller = config.idempotencyKeysPerCaller;
-  const limiter = new RateLimiter({ db, config, clock, logger });
+  const instance = instanceName();
+  const instances = redis ? new LiveInstances(redis, instance) : undefined;
+  instances?.start();
+  const store = redis
+    ? new RedisRateLimitStore(redis, { instances: () => instances?.count ?? 1 })
+    : undefined;
+  const limiter = new RateLimiter({ db, config, clock, logger, store });
   const accounts = {
     hasher: boundedHasher(hasher, config.hashing),
+    failures: redis ? redisFailureLedger(db, redis) : sqliteFailureLedger(db),
     signUps: new AddressLimit(config.accounts.signUpsPerIpPerHour, HOUR_MS, clock),
     passkeyOptions: new AddressLimit(config.accounts.passkeyOptionsPerIpPerMinute, 60_000, clock),
   };
   const deps: ApiDeps = {
     ...{ config, db, logger, clock, tokens, auth, sessions, staticPages, limiter },
-    ...{ readCache, accounts, requests: new RequestMetrics() },
+    ...{ readCache, accounts, redis, instance, instances, requests: new RequestMetrics() },
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.

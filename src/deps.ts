@@ -1,4 +1,5 @@
 import type { AddressLimit } from '@/accounts/address-limit';
+import type { FailureLedger } from '@/accounts/guessing';
 import type { PasswordHasher } from '@/accounts/hashing';
 import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
@@ -8,6 +9,8 @@ import type { ReadCache } from '@/db/read-cache';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
 import type { RateLimiter } from '@/rate-limit/limiter';
+import type { RedisConnection } from '@/redis/connection';
+import type { LiveInstances } from '@/redis/instances';
 import type { Scheduler } from '@/workers/scheduler';
 
 /** The services the domains, workers and routes share; built once by `buildDeps`. */
@@ -19,6 +22,12 @@ export interface AppDeps {
   tokens: TokenService;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
+  /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */
+  instance: string;
+  /** The Redis shared by the instances (REDIS_URL); absent: all state stays in this process. */
+  redis?: RedisConnection;
+  /** With Redis: the instances counted through heartbeats (the limiter's fallback share). */
+  instances?: LiveInstances;
   /** The cron worker jobs (`src/workers/`), scheduled only once started. */
   jobs?: Scheduler;
   /**
@@ -36,5 +45,7 @@ export interface AccountGuards {
   /** Every password hash and verification of the server goes through it. */
   hasher: PasswordHasher;
   signUps: AddressLimit;
+  /** Sign-in failures counted against guessing (SQLite, or Redis when instances share it). */
+  failures: FailureLedger;
   passkeyOptions: AddressLimit;
 }

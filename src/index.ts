@@ -9,6 +9,7 @@ import { serviceMigrations } from '@/db/migrate';
 import { releaseWaits } from '@/events/signal';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
+import { RedisConnection } from '@/redis/connection';
 import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
 
 function loadConfig() {
@@ -24,6 +25,14 @@ function loadConfig() {
 }
 
 const config = loadConfig();
+if (config.redis) {
+  // Without the shared state the instance would count and lead on its own: refuse to start.
+  const problem = await RedisConnection.check(config.redis);
+  if (problem) {
+    console.error(`REDIS_URL: ${problem}`);
+    process.exit(1);
+  }
+}
 const logger = createLogger(config.logLevel, undefined, config.logFormat);
 if (parseDatabaseSettings(process.env).databaseUrl !== undefined) {
   // Not served from yet: a DATABASE_URL set for the copy command must not look used.
@@ -86,9 +95,12 @@ async function shutdown(signal: string) {
   // Waits for a running job to finish its current chunk.
   await deps.jobs?.stop();
   await deps.limiter.flush();
+  // The others count one instance fewer at once, not after the heartbeat timeout.
+  await deps.instances?.leave();
   // Creates queued for a group commit (normally none left once requests are answered).
   flushGroupCommit(db);
   db.$client.close();
+  deps.redis?.close();
   logger.info('stopped');
   process.exit(0);
 }

@@ -1104,6 +1104,8 @@ export type JobList = {
       details: {
         [key: string]: unknown;
       };
+      instance?: string;
+      tick?: string;
     }[];
   }[];
 };
@@ -1116,6 +1118,8 @@ export type JobRunResult = {
   details: {
     [key: string]: unknown;
   };
+  instance?: string;
+  tick?: string;
   job: string;
 };
 
@@ -1123,5 +1127,9 @@ export type JobRunResult = {
 export type Health = {
   status: "ok";
   database: "ok";
+  backends: {
+    sqlite: "ok";
+    redis?: "ok";
+  };
   uptimeSeconds: number;
 };

@@ -33,9 +33,9 @@ export const ipCounter = (address: string): FailureCounter => ({
   limit: IP_FAILURE_LIMIT,
 });
 
-/** An attempt in flight: one provisional failure row per counter. */
+/** An attempt in flight: one provisional failure per counter, by the id its ledger gave it. */
 export interface Attempt {
-  ids: number[];
+  failures: readonly { key: string; id: string }[];
 }
 
 /** The security-log event of an attempt the limits refuse. */
@@ -45,50 +45,36 @@ export interface Refusal {
 }
 
 /**
+ * Where failures are counted: SQLite for one instance, Redis when
+ * instances share it. `begin` is one atomic step — check every counter,
+ * then record a provisional failure in each only when all have room — so
+ * concurrent guesses, on any instance, cannot all slip past the check.
+ */
+export interface FailureLedger {
+  /** The attempt, or how long until the counters have room (the refusal recorded). */
+  begin(
+    counters: readonly FailureCounter[],
+    now: number,
+    refusal: Refusal,
+  ): Promise<Attempt | { retryAfterMs: number }>;
+  /** Drops the attempt's provisional failures, and every failure of `clearKeys`. */
+  forgive(attempt: Attempt, clearKeys: readonly string[]): Promise<void>;
+}
+
+/**
  * Admits an attempt or throws 429 with the seconds until the oldest counted
  * failure leaves the window. The attempt is recorded as a failure *before*
  * the password or signature is checked (and forgiven on success), so
  * concurrent guesses cannot all slip past the check while the first hash is
- * still being computed. A refusal is recorded in the security log by the
- * same transaction (committed: the 429 is thrown after it).
+ * still being computed.
  */
-export function beginAttempt(
-  db: Db,
-  counters: FailureCounter[],
+export async function beginAttempt(
+  ledger: FailureLedger,
+  counters: readonly FailureCounter[],
   now: number,
   refusal: Refusal,
-): Attempt {
-  const since = now - FAILURE_WINDOW_MS;
-  const outcome = db.transaction((tx): Attempt | { retryAfterMs: number } => {
-    // Failures that left the window count for nothing; dropping them bounds the table.
-    tx.delete(authFailures).where(lte(authFailures.at, since)).run();
-    let retryAfterMs = 0;
-    for (const { key, limit } of counters) {
-      const times = tx
-        .select({ at: authFailures.at })
-        .from(authFailures)
-        .where(and(eq(authFailures.key, key), gt(authFailures.at, since)))
-        .orderBy(asc(authFailures.at))
-        .all();
-      if (times.length < limit) continue;
-      // Admitted again once enough failures age out to leave room for one more.
-      const freedAt = times[times.length - limit]!.at + FAILURE_WINDOW_MS;
-      retryAfterMs = Math.max(retryAfterMs, freedAt - now);
-    }
-    if (retryAfterMs > 0) {
-      recordAudit(tx, refusal.audit, refusal.entry);
-      return { retryAfterMs };
-    }
-    const ids = counters.map(
-      (counter) =>
-        tx
-          .insert(authFailures)
-          .values({ key: counter.key, at: now })
-          .returning({ id: authFailures.id })
-          .get().id,
-    );
-    return { ids };
-  });
+): Promise<Attempt> {
+  const outcome = await ledger.begin(counters, now, refusal);
   if ('retryAfterMs' in outcome) {
     const retryAfterSeconds = Math.ceil(outcome.retryAfterMs / 1000);
     throw fail('auth.too_many_attempts', { retryAfterSeconds });
@@ -100,10 +86,63 @@ export function beginAttempt(
  * A successful attempt is not a failure. `clearKeys` also wipes earlier
  * failures of those counters (the account's own after a correct password).
  */
-export function forgiveAttempt(db: Db, attempt: Attempt, clearKeys: string[] = []): void {
-  db.transaction((tx) => {
-    tx.delete(authFailures).where(inArray(authFailures.id, attempt.ids)).run();
-    if (clearKeys.length > 0)
-      tx.delete(authFailures).where(inArray(authFailures.key, clearKeys)).run();
-  });
+export function forgiveAttempt(
+  ledger: FailureLedger,
+  attempt: Attempt,
+  clearKeys: readonly string[] = [],
+): Promise<void> {
+  return ledger.forgive(attempt, clearKeys);
+}
+
+/**
+ * Failures in the `auth_failures` table. A refusal is recorded in the
+ * security log by the same transaction as the check (committed: the 429 is
+ * thrown after it).
+ */
+export function sqliteFailureLedger(db: Db): FailureLedger {
+  return {
+    async begin(counters, now, refusal) {
+      const since = now - FAILURE_WINDOW_MS;
+      return db.transaction((tx): Attempt | { retryAfterMs: number } => {
+        // Failures that left the window count for nothing; dropping them bounds the table.
+        tx.delete(authFailures).where(lte(authFailures.at, since)).run();
+        let retryAfterMs = 0;
+        for (const { key, limit } of counters) {
+          const times = tx
+            .select({ at: authFailures.at })
+            .from(authFailures)
+            .where(and(eq(authFailures.key, key), gt(authFailures.at, since)))
+            .orderBy(asc(authFailures.at))
+            .all();
+          if (times.length < limit) continue;
+          // Admitted again once enough failures age out to leave room for one more.
+          const freedAt = times[times.length - limit]!.at + FAILURE_WINDOW_MS;
+          retryAfterMs = Math.max(retryAfterMs, freedAt - now);
+        }
+        if (retryAfterMs > 0) {
+          recordAudit(tx, refusal.audit, refusal.entry);
+          return { retryAfterMs };
+        }
+        const failures = counters.map(({ key }) => {
+          const { id } = tx
+            .insert(authFailures)
+            .values({ key, at: now })
+            .returning({ id: authFailures.id })
+            .get();
+          return { key, id: String(id) };
+        });
+        return { failures };
+      });
+    },
+    async forgive(attempt, clearKeys) {
+      const ids = attempt.failures.map((failure) => Number(failure.id));
+      db.transaction((tx) => {
+        tx.delete(authFailures).where(inArray(authFailures.id, ids)).run();
+        if (clearKeys.length > 0)
+          tx.delete(authFailures)
+            .where(inArray(authFailures.key, [...clearKeys]))
+            .run();
+      });
+    },
+  };
 }

@@ -5,7 +5,13 @@ import type { Db } from '@/db/client';
 import type { User } from '@/db/schema';
 import { fail, isDomainError } from '@/kernel/errors';
 import { finishAuthentication, type RelyingParty } from './ceremonies';
-import { accountCounter, beginAttempt, forgiveAttempt, ipCounter } from './guessing';
+import {
+  accountCounter,
+  beginAttempt,
+  type FailureLedger,
+  forgiveAttempt,
+  ipCounter,
+} from './guessing';
 import type { PasswordHasher } from './hashing';
 import { findPasskeyByCredentialId } from './passkeys';
 import { createSession } from './sessions';
@@ -37,7 +43,7 @@ function dummyHashOf(hasher: PasswordHasher): Promise<string> {
  */
 export async function verifyPasswordSignIn(
   db: Db,
-  hasher: PasswordHasher,
+  { hasher, failures }: { hasher: PasswordHasher; failures: FailureLedger },
   input: { email: string; password: string; address: string },
   audit: AuditContext,
 ): Promise<User> {
@@ -51,20 +57,20 @@ export async function verifyPasswordSignIn(
     details: { method: 'password', knownAccount: user !== undefined },
   };
   const refusal = { audit, entry: { action: 'sign_in.refused' as const, ...event } };
-  const attempt = beginAttempt(db, [account, ipCounter(input.address)], now, refusal);
+  const attempt = await beginAttempt(failures, [account, ipCounter(input.address)], now, refusal);
   let ok: boolean;
   try {
     ok = await hasher.verify(input.password, user?.passwordHash ?? (await dummyHashOf(hasher)));
   } catch (error) {
     // Refused for lack of capacity (503): nothing was checked, so nothing counts.
-    forgiveAttempt(db, attempt);
+    await forgiveAttempt(failures, attempt);
     throw error;
   }
   if (!user || !ok) {
     recordAudit(db, audit, { action: 'sign_in.failed', ...event });
     throw fail('credentials.invalid');
   }
-  forgiveAttempt(db, attempt, [account.key]);
+  await forgiveAttempt(failures, attempt, [account.key]);
   return user;
 }
 
@@ -117,7 +123,7 @@ export async function signIn(
  */
 export async function verifyPasskeySignIn(
   db: Db,
-  rp: RelyingParty,
+  { rp, failures }: { rp: RelyingParty; failures: FailureLedger },
   input: { response: AuthenticationResponseJSON; address: string },
   audit: AuditContext,
 ): Promise<User> {
@@ -130,10 +136,10 @@ export async function verifyPasskeySignIn(
     details: { method: 'passkey', knownCredential: known !== undefined },
   };
   const refusal = { audit, entry: { action: 'sign_in.refused' as const, ...event } };
-  const attempt = beginAttempt(db, [ipCounter(input.address)], now, refusal);
+  const attempt = await beginAttempt(failures, [ipCounter(input.address)], now, refusal);
   try {
     const user = await finishAuthentication(db, rp, input.response, now);
-    forgiveAttempt(db, attempt);
+    await forgiveAttempt(failures, attempt);
     return user;
   } catch (error) {
     if (isDomainError(error, 'credentials.invalid')) {

@@ -24,7 +24,17 @@ export type FastAnswer = Answer;
  */
 export interface FastRoute {
   prefix: string;
-  answer(request: Request, rest: string, search: string): FastAnswer | undefined;
+  /**
+   * A promise only where the answer must wait for something outside the
+   * process (the customer reads' count in a shared limiter store); it
+   * resolves to undefined, or rejects with a `DomainError`, to hand the
+   * request to the full pipeline like a synchronous decline.
+   */
+  answer(
+    request: Request,
+    rest: string,
+    search: string,
+  ): FastAnswer | undefined | Promise<FastAnswer | undefined>;
   /**
    * A fixed path of the route template the answered request belongs to
    * (e.g. `/listings/properties/:id`), for the metrics; `rest` is the path
@@ -64,7 +74,32 @@ export function withFastLane(
 ): Handle {
   const corsOn = corsOrigins.length > 0;
 
-  const answer = (request: Request, startedAt: number): Response | undefined => {
+  const respond = (
+    request: Request,
+    route: FastRoute,
+    path: string,
+    rest: string,
+    found: FastAnswer,
+    startedAt: number,
+  ): Response => {
+    const id = requestIdFor(request);
+    const { headers } = found;
+    const response = new Response(found.body, {
+      status: found.status,
+      headers: headers instanceof Headers ? headers : { ...headers, ...securityHeaders },
+    });
+    response.headers.set('x-request-id', id);
+    // GETs only: no request body for the debug line of a failed request.
+    const routePath = route.routePath?.(rest);
+    logFastRequest(logger, id, path, routePath, found.status, startedAt, metrics);
+    onFastAnswer?.(request);
+    return response;
+  };
+
+  const answer = (
+    request: Request,
+    startedAt: number,
+  ): Response | undefined | Promise<Response | undefined> => {
     const { url } = request;
     if (url.length > MAX_URL_LENGTH || (corsOn && request.headers.has('origin'))) return;
     const path = pathOf(url);
@@ -73,33 +108,36 @@ export function withFastLane(
       if (!path.startsWith(route.prefix)) continue;
       const rest = path.slice(route.prefix.length);
       const found = route.answer(request, rest, search);
-      if (!found) return;
-      const id = requestIdFor(request);
-      const { headers } = found;
-      const response = new Response(found.body, {
-        status: found.status,
-        headers: headers instanceof Headers ? headers : { ...headers, ...securityHeaders },
-      });
-      response.headers.set('x-request-id', id);
-      // GETs only: no request body for the debug line of a failed request.
-      const routePath = route.routePath?.(rest);
-      logFastRequest(logger, id, path, routePath, found.status, startedAt, metrics);
-      onFastAnswer?.(request);
-      return response;
+      if (found instanceof Promise) {
+        return found.then((f) => f && respond(request, route, path, rest, f, startedAt));
+      }
+      return found && respond(request, route, path, rest, found, startedAt);
     }
+  };
+
+  /** A DomainError declines (the full pipeline renders it); anything else is a 500. */
+  const failed = (error: unknown, request: Request): Response | Promise<Response> => {
+    if (error instanceof DomainError) return fallback(request);
+    const { id } = startRequest(request);
+    const response = unhandled(error, request, logger);
+    response.headers.set('x-request-id', id);
+    logRequest(logger, request, pathOf(request.url), response.status, metrics);
+    return response;
   };
 
   return (request) => {
     if (request.method !== 'GET') return fallback(request);
     try {
-      return answer(request, performance.now()) ?? fallback(request);
+      const answered = answer(request, performance.now());
+      if (answered instanceof Promise) {
+        return answered.then(
+          (response) => response ?? fallback(request),
+          (error) => failed(error, request),
+        );
+      }
+      return answered ?? fallback(request);
     } catch (error) {
-      if (error instanceof DomainError) return fallback(request);
-      const { id } = startRequest(request);
-      const response = unhandled(error, request, logger);
-      response.headers.set('x-request-id', id);
-      logRequest(logger, request, pathOf(request.url), response.status, metrics);
-      return response;
+      return failed(error, request);
     }
   };
 }

@@ -23,6 +23,13 @@ export function isCronPattern(pattern: string): boolean {
   }
 }
 
+/** A `redis://` or `rediss://` (TLS) URL with a host; user, password and database number optional. */
+function isRedisUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+}
+
 const cron = z.string().refine(isCronPattern, 'not a valid cron pattern (e.g. "*/5 * * * *")');
 
 /** The environment variables (README, Configuration), each validated once at start-up. */
@@ -92,6 +99,16 @@ export const EnvSchema = z.object({
   // Webhook URLs: plain http, and private or loopback addresses, only for local use and tests.
   WEBHOOKS_ALLOW_HTTP: booleanFlag.default(false),
   WEBHOOKS_ALLOW_PRIVATE: booleanFlag.default(false),
+  // Set: rate limits, sign-in guessing counters and job leadership live in Redis, shared by instances.
+  REDIS_URL: z
+    .string()
+    .refine(isRedisUrl, 'not a redis:// or rediss:// URL (e.g. "redis://127.0.0.1:6379")')
+    .optional(),
+  // Every key this service writes starts with it, so deployments and tests sharing a server never collide.
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[\w.:-]{1,64}$/, 'letters, digits and . _ : - only, at most 64')
+    .default('listings:'),
   METRICS_TOKEN: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),
 });
 

@@ -71,10 +71,23 @@ export interface Config {
   hashing: { concurrency: number; queue: number };
   /** A bearer token that may read GET /metrics (besides employees), for a scraper. */
   metricsToken?: string;
+  /** The shared Redis of several instances (REDIS_URL); absent: all state stays in this process. */
+  redis?: RedisSettings;
+}
+
+export interface RedisSettings {
+  url: string;
+  /** Starts every key the service writes. */
+  prefix: string;
 }
 
 /** Variables whose values never appear in an error message. */
 const SECRET_VARIABLES = new Set(['JWT_SECRET', 'METRICS_TOKEN', 'DATABASE_URL']);
+
+/** A URL as an error message may show it: any user and password replaced by `***`. */
+function withoutCredentials(value: string): string {
+  return value.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1***@');
+}
 
 const list = (value: string | undefined) =>
   (value ?? '')
@@ -110,7 +123,9 @@ function configErrorOf(error: z.ZodError, source: Record<string, string | undefi
 
 /** A value as an error message may show it: a secret only by its length, enough to act on. */
 export function shownValue(name: string, value: string | undefined): string {
-  return SECRET_VARIABLES.has(name) ? `${value?.length ?? 0} characters, not shown` : `"${value}"`;
+  return SECRET_VARIABLES.has(name)
+    ? `${value?.length ?? 0} characters, not shown`
+    : `"${withoutCredentials(value ?? '')}"`;
 }
 
 /**
@@ -202,5 +217,6 @@ export function parseConfig(
     hashing: { concurrency: hashConcurrency, queue: e.HASH_QUEUE ?? 2 * hashConcurrency },
     metrics: e.METRICS,
     metricsToken: e.METRICS_TOKEN,
+    redis: e.REDIS_URL ? { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } : undefined,
   });
 }

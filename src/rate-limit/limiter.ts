@@ -142,11 +142,6 @@ export class RateLimiter {
     };
   }
 
-  /** Whether `hit` and `peek` answer at once (the in-process store), never with a promise. */
-  get synchronous(): boolean {
-    return this.store instanceof MemoryStore;
-  }
-
   /**
    * RateLimit-Policy lists every window; RateLimit and X-RateLimit-* describe
    * the window closest to refusing (draft-ietf-httpapi-ratelimit-headers).

@@ -26,11 +26,11 @@ export interface HitResult {
 }
 
 /**
- * Where usage lives. The in-process store is the only one today; a shared
- * store (e.g. Redis with a script) can replace it as long as `hit` stays one
- * atomic step: check every window and record in all of them only when all
- * have room. The limiter never checks and records in two calls, so no
- * concurrent request can slip between them.
+ * Where usage lives: in the process (`MemoryStore`), or in the Redis the
+ * instances share (`RedisRateLimitStore`, one script per hit). Either way
+ * `hit` is one atomic step: check every window and record in all of them
+ * only when all have room. The limiter never checks and records in two
+ * calls, so no concurrent request can slip between them.
  */
 export interface RateLimitStore {
   hit(key: string, rules: readonly WindowRule[], now: number): MaybePromise<HitResult>;

@@ -2,6 +2,7 @@ import type { AppDeps } from '@/deps';
 import * as auditRetention from './audit-retention';
 import * as databaseBackup from './database-backup';
 import * as eventsPrune from './events-prune';
+import { redisJobLeases } from './leases';
 import * as planWindowReset from './plan-window-reset';
 import { createScheduler, type JobDefinition, type Scheduler } from './scheduler';
 import * as staticPageCacheWarm from './static-page-cache-warm';
@@ -17,6 +18,8 @@ export function workerJobs(deps: AppDeps): JobDefinition[] {
     {
       name: 'plan-window-reset',
       pattern: jobSchedules.planWindowReset,
+      // Clears this process's in-process windows (a no-op on the Redis store).
+      perInstance: true,
       run: () => planWindowReset.run(deps),
     },
     {
@@ -28,6 +31,8 @@ export function workerJobs(deps: AppDeps): JobDefinition[] {
       name: 'static-page-cache-warm',
       pattern: jobSchedules.staticPageCacheWarm,
       runAtStart: true,
+      // Every instance has a cache of its own to warm.
+      perInstance: true,
       run: () => staticPageCacheWarm.run(deps),
     },
     {
@@ -60,5 +65,8 @@ export function createWorkers(deps: AppDeps): Scheduler {
     db: deps.db,
     logger: deps.logger,
     clock: deps.clock,
+    leadership: deps.redis
+      ? { leases: redisJobLeases(deps.redis, deps.instance), instance: deps.instance }
+      : undefined,
   });
 }

@@ -5,13 +5,14 @@ import { type JobRunRow, jobRuns } from '@/db/schema';
 import type { Clock } from '@/kernel/clock';
 import { fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
+import { holdWhileRunning, type JobLeases, runLeased } from './leases';
+import { SCHEDULE_TIMEZONE, tickOf } from './ticks';
 
 /** Runs kept per job; older ones are pruned after every run. */
 export const RUNS_KEPT_PER_JOB = 1000;
 /** Runs shown per job by `status()` (GET /admin/jobs). */
 export const RUNS_SHOWN_PER_JOB = 20;
-/** Cron patterns are read in UTC, like the plan windows of the customer API. */
-export const SCHEDULE_TIMEZONE = 'UTC';
+export { SCHEDULE_TIMEZONE, tickOf } from './ticks';
 
 export interface JobContext {
   /** Aborted when the scheduler stops; a chunked job checks it between chunks. */
@@ -29,6 +30,11 @@ export interface JobDefinition {
   pattern: string;
   /** Also run once as soon as the scheduler starts. */
   runAtStart?: boolean;
+  /**
+   * Runs on every instance, never under a lease: it works on this process's
+   * own state (its caches, its in-process windows).
+   */
+  perInstance?: boolean;
   run(ctx: JobContext): JobDetails | undefined | Promise<JobDetails | undefined>;
 }
 
@@ -37,6 +43,10 @@ export interface JobRun {
   finishedAt: string;
   outcome: 'succeeded' | 'failed';
   details: JobDetails;
+  /** With shared leadership: the instance that ran it. */
+  instance?: string;
+  /** With shared leadership: the schedule tick it ran for (ISO); absent for a run on demand. */
+  tick?: string;
 }
 
 export interface JobStatus {
@@ -63,8 +73,13 @@ export interface Scheduler {
   start(): void;
   /** Stops the timers, signals running jobs and waits for them to finish. */
   stop(): Promise<void>;
-  /** What a cron tick does: runs the job, or skips (null) while it is still running. */
-  trigger(name: string): Promise<JobRun | null>;
+  /**
+   * What a cron tick does: runs the job, or skips (null) while it is still
+   * running — or, under shared leadership, when another instance has the
+   * tick or no lease can be had. `tick` defaults to the schedule's latest
+   * tick at the clock's time.
+   */
+  trigger(name: string, tick?: number): Promise<JobRun | null>;
   /** Runs a job now: NotFound for an unknown name, Conflict while it is running. */
   runNow(name: string): Promise<JobRun>;
   status(): JobStatus[];
@@ -77,6 +92,8 @@ export interface SchedulerOptions {
   db: Db;
   logger: Logger;
   clock: Clock;
+  /** Shared leadership: each tick of a job runs on the one instance that claims it. */
+  leadership?: { leases: JobLeases; instance: string };
 }
 
 /** Throws on a duplicate name or a pattern croner cannot parse (a programming error). */
@@ -94,23 +111,32 @@ export const unknownJob = (name: string) =>
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-const toRun = (row: Pick<JobRunRow, 'startedAt' | 'finishedAt' | 'outcome' | 'details'>) => ({
+type RunFields = Pick<
+  JobRunRow,
+  'startedAt' | 'finishedAt' | 'outcome' | 'details' | 'instance' | 'tick'
+>;
+
+const toRun = (row: RunFields): JobRun => ({
   startedAt: row.startedAt.toISOString(),
   finishedAt: row.finishedAt.toISOString(),
   outcome: row.outcome,
   details: row.details,
+  ...(row.instance === null ? {} : { instance: row.instance }),
+  ...(row.tick === null ? {} : { tick: row.tick.toISOString() }),
 });
 
-export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): Scheduler {
+export function createScheduler({
+  jobs,
+  db,
+  logger,
+  clock,
+  leadership,
+}: SchedulerOptions): Scheduler {
   assertValidJobs(jobs);
   const byName = new Map(jobs.map((job) => [job.name, job]));
-  const running = new Map<string, Promise<JobRun>>();
+  const running = new Map<string, Promise<unknown>>();
   const crons = new Map<string, Cron>();
   const stopping = new AbortController();
-  const context: JobContext = {
-    signal: stopping.signal,
-    shouldStop: () => stopping.signal.aborted,
-  };
   let started = false;
   const stats = new Map<string, JobStats>(
     jobs.map((job) => [
@@ -119,7 +145,7 @@ export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): 
     ]),
   );
 
-  function record(name: string, row: Omit<JobRunRow, 'id' | 'job'>): void {
+  function record(name: string, row: RunFields): void {
     // Keep the newest RUNS_KEPT_PER_JOB: delete at and below the first id past them.
     const cutoff = sql`(SELECT id FROM job_runs WHERE job = ${name} ORDER BY id DESC LIMIT 1 OFFSET ${RUNS_KEPT_PER_JOB})`;
     db.transaction((tx) => {
@@ -132,9 +158,24 @@ export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): 
     });
   }
 
-  async function execute(job: JobDefinition): Promise<JobRun> {
+  /**
+   * Runs the job once. Under a lease (`tick`), the lease is renewed while
+   * the job runs; a lost lease (Redis unreachable for a whole hold, and the
+   * tick claimed elsewhere) signals the job to stop like a shutdown does.
+   */
+  async function execute(job: JobDefinition, tick?: number): Promise<JobRun> {
     const startedAt = new Date(clock());
     const timer = performance.now();
+    const lost = new AbortController();
+    const signal = AbortSignal.any([stopping.signal, lost.signal]);
+    const context: JobContext = { signal, shouldStop: () => signal.aborted };
+    const release =
+      leadership && tick !== undefined
+        ? holdWhileRunning(leadership.leases, job.name, tick, () => {
+            logger.warn('job lease lost; stopping the run', { job: job.name });
+            lost.abort();
+          })
+        : undefined;
     let outcome: JobRun['outcome'] = 'succeeded';
     let details: JobDetails;
     try {
@@ -145,8 +186,17 @@ export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): 
       outcome = 'failed';
       details = { error: messageOf(error) };
       logger.error('job failed', { job: job.name, error: messageOf(error) });
+    } finally {
+      release?.();
     }
-    const row = { startedAt, finishedAt: new Date(clock()), outcome, details };
+    const row: RunFields = {
+      startedAt,
+      finishedAt: new Date(clock()),
+      outcome,
+      details,
+      instance: leadership?.instance ?? null,
+      tick: leadership && tick !== undefined ? new Date(tick) : null,
+    };
     const figures = stats.get(job.name)!;
     const seconds = (performance.now() - timer) / 1000;
     figures[outcome] += 1;
@@ -166,19 +216,24 @@ export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): 
   }
 
   /** Starts a run unless one is in progress; the guard is set before the job starts. */
-  function begin(job: JobDefinition): Promise<JobRun> | null {
+  function begin<T>(job: JobDefinition, run: () => Promise<T>): Promise<T> | null {
     if (running.has(job.name)) return null;
-    const run = Promise.resolve()
-      .then(() => execute(job))
+    const started = Promise.resolve()
+      .then(run)
       .finally(() => running.delete(job.name));
-    running.set(job.name, run);
-    return run;
+    running.set(job.name, started);
+    return started;
   }
 
-  async function trigger(name: string): Promise<JobRun | null> {
+  async function trigger(name: string, tick?: number): Promise<JobRun | null> {
     const job = byName.get(name);
     if (!job || stopping.signal.aborted) return null;
-    const run = begin(job);
+    const at = tick ?? tickOf(job.pattern, clock());
+    const run = begin(job, () =>
+      leadership && !job.perInstance
+        ? runLeased(leadership.leases, job, at, logger, () => execute(job, at))
+        : execute(job),
+    );
     if (!run) logger.warn('job still running; scheduled run skipped', { job: name });
     return run;
   }
@@ -189,7 +244,8 @@ export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): 
       started = true;
       for (const job of jobs) {
         const cron = new Cron(job.pattern, { timezone: SCHEDULE_TIMEZONE, catch: true }, () => {
-          void trigger(job.name);
+          // The tick from the real time croner fires at: every instance names it alike.
+          void trigger(job.name, tickOf(job.pattern, Date.now()));
         });
         crons.set(job.name, cron);
       }
@@ -211,7 +267,7 @@ export function createScheduler({ jobs, db, logger, clock }: SchedulerOptions): 
       if (!job) return Promise.reject(unknownJob(name));
       if (stopping.signal.aborted) return Promise.reject(fail('service.stopping'));
       return (
-        begin(job) ??
+        begin(job, () => execute(job)) ??
         Promise.reject(fail('job.running', { detail: `Job "${name}" is already running` }))
       );
     },

@@ -19,8 +19,13 @@ export function kickDeliveriesOnEvents(deps: AppDeps): () => void {
     }
     if (!deps.jobs || !hasEnabledEndpoint(deps.db)) return;
     running = true;
-    deps.jobs
-      .runNow('webhook-delivery')
+    // With shared leadership the kick takes the job's lease like a tick (its
+    // time as the tick), so it never overlaps a run on another instance and
+    // no delivery goes out twice.
+    const run = deps.redis
+      ? deps.jobs.trigger('webhook-delivery', deps.clock())
+      : deps.jobs.runNow('webhook-delivery');
+    run
       .catch(() => undefined)
       .finally(() => {
         running = false;

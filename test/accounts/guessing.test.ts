@@ -1,11 +1,13 @@
 import { describe, expect, test } from 'bun:test';
 import { problemOf } from '../support/harness';
+import { redisEnv, redisSkipReason, redisTitle } from '../support/redis';
 import { accountsSetup, PASSWORD } from './support';
 
 const MINUTE_MS = 60_000;
 
-describe('guessing protection', () => {
-  const ctx = accountsSetup({ TRUST_PROXY: 'true' });
+/** The same rules whichever ledger counts the failures (`ledgerEnv`: none for SQLite, or a Redis). */
+function guessingTests(ledgerEnv: Record<string, string>) {
+  const ctx = accountsSetup({ TRUST_PROXY: 'true', ...ledgerEnv });
   let ipCounter = 0;
   const newIp = () => `203.0.113.${++ipCounter}`;
 
@@ -161,4 +163,12 @@ describe('guessing protection', () => {
       }
     });
   });
+}
+
+describe('guessing protection', () => {
+  describe('failures in SQLite', () => guessingTests({}));
+  const skip = redisSkipReason !== undefined;
+  describe.skipIf(skip)(redisTitle('failures in Redis'), () =>
+    guessingTests(skip ? {} : redisEnv()),
+  );
 });

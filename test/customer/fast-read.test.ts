@@ -1,6 +1,7 @@
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, manualClock } from '../support/harness';
 import { expectSameAnswers, type LaneCase, lanesOf } from '../support/lanes';
+import { redisEnv, redisSkipReason, redisTitle } from '../support/redis';
 import { makeTransaction } from './factories';
 
 const LIST = '/api/v1/c/transactions';
@@ -8,8 +9,11 @@ const LIMITS = '/api/v1/tokens/limits';
 /** Headers that count the requests themselves: one more request, one less remaining. */
 const COUNTING = ['ratelimit', 'x-ratelimit-remaining'];
 
+/** The limiter store's variables of the suite running: none (in-process) or a Redis of its own prefix. */
+let storeEnv: () => Record<string, string> = () => ({});
+
 async function context(env: Record<string, string> = {}) {
-  const ctx = createTestApp({ env, clock: manualClock() });
+  const ctx = createTestApp({ env: { ...storeEnv(), ...env }, clock: manualClock() });
   for (let i = 0; i < 20; i++) {
     makeTransaction(ctx.db, {
       customerId: i % 2 ? 'customer-1' : 'customer-2',
@@ -30,7 +34,8 @@ async function context(env: Record<string, string> = {}) {
 const remainingOf = async (response: Response | Promise<Response>) =>
   Number((await response).headers.get('x-ratelimit-remaining'));
 
-describe('customer API reads: fast lane', () => {
+/** The same lanes and answers whichever store holds the windows (a shared one is awaited). */
+function fastLaneTests() {
   test('tokens/limits in the fast lane looks at the windows once, for the body and the headers', async () => {
     const ctx = await context();
     const request = () =>
@@ -175,4 +180,19 @@ describe('customer API reads: fast lane', () => {
     expect(lanesOf(answers)).toEqual(['200 full', '200 full', '200 fast']);
     expect(answers[0]!.headers['access-control-allow-origin']).toBe('https://app.example');
   });
+}
+
+const stores = [
+  { title: 'in-process store', env: () => ({}), skip: false },
+  { title: redisTitle('Redis store'), env: redisEnv, skip: redisSkipReason !== undefined },
+];
+describe('customer API reads: fast lane', () => {
+  for (const store of stores) {
+    describe.skipIf(store.skip)(store.title, () => {
+      beforeAll(() => {
+        storeEnv = store.env;
+      });
+      fastLaneTests();
+    });
+  }
 });

@@ -41,6 +41,8 @@ export interface TestResponse<T = unknown> {
 
 /** Databases the test apps opened, and every temp folder made: cleared when the run ends. */
 const openDatabases: Db[] = [];
+/** Redis connections the test apps opened: closed when the run ends. */
+const openConnections: { close(): void }[] = [];
 const tempDirs: string[] = [];
 
 /** A new temp folder, removed once the run ends (test/support/cleanup.ts). */
@@ -50,13 +52,30 @@ export function tempDir(prefix = 'listings-test-') {
   return dir;
 }
 
+/** Closes `connection` when the run ends, with the test apps. */
+export function closeAtEnd(connection: { close(): void }): void {
+  openConnections.push(connection);
+}
+
 export function closeTestApps(): void {
+  for (const connection of openConnections.splice(0)) connection.close();
   for (const db of openDatabases.splice(0)) {
     try {
       db.$client.close();
     } catch {}
   }
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * `TEST_REDIS_URL=redis://… bun test …` runs the chosen suites with every
+ * test app on that Redis (a prefix of its own each), to check that the
+ * shared state answers as the in-process state does. Unset: nothing.
+ */
+function sharedStateEnv(): Record<string, string> {
+  const url = process.env.TEST_REDIS_URL;
+  if (!url) return {};
+  return { REDIS_URL: url, REDIS_PREFIX: `test-${crypto.randomUUID().slice(0, 8)}:` };
 }
 
 export interface TestAppOptions {
@@ -81,7 +100,12 @@ export function createTestApp({
   hasher,
 }: TestAppOptions = {}) {
   const dir = tempDir();
-  const config = parseConfig({ DATABASE_PATH: join(dir, 'app.db'), LOG_LEVEL: 'silent', ...env });
+  const config = parseConfig({
+    DATABASE_PATH: join(dir, 'app.db'),
+    LOG_LEVEL: 'silent',
+    ...sharedStateEnv(),
+    ...env,
+  });
   const db = openDatabase(config.databasePath);
   openDatabases.push(db);
   migrateDatabase(db);
@@ -89,6 +113,7 @@ export function createTestApp({
     ...{ config, db, logger: createLogger('silent'), clock },
     hasher,
   });
+  if (deps.redis) closeAtEnd(deps.redis);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */
   const lanes = { fast: 0 };
   const { app, fetch, fullPipeline } = createService(deps, extraRoutes, {

@@ -155,7 +155,12 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         const audit = auditContextOf(request, config, clock());
         const response = body.response as AuthenticationResponseJSON;
         const input = { response, address: clientAddressOf(request, config) };
-        const user = await verifyPasskeySignIn(db, rp, input, audit);
+        const user = await verifyPasskeySignIn(
+          db,
+          { rp, failures: accounts.failures },
+          input,
+          audit,
+        );
         return signedInResponse(deps, request, set, user, { method: 'passkey', audit });
       },
       {

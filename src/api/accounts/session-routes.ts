@@ -54,7 +54,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
       async ({ body, request, set }) => {
         const audit = auditContextOf(request, config, clock());
         const input = { ...body, address: clientAddressOf(request, config) };
-        const user = await verifyPasswordSignIn(db, accounts.hasher, input, audit);
+        const user = await verifyPasswordSignIn(db, accounts, input, audit);
         return signedInResponse(deps, request, set, user, { method: 'password', audit });
       },
       {

@@ -6,6 +6,10 @@ export const JobRun = z.object({
   outcome: z.enum(['succeeded', 'failed']),
   /** Figures the job returned, or `{error}` with the failure message. */
   details: z.record(z.string(), z.unknown()),
+  /** With shared leadership (REDIS_URL): the instance that ran it. */
+  instance: z.string().optional(),
+  /** With shared leadership: the schedule tick it ran for; absent for a run on demand. */
+  tick: z.iso.datetime().optional(),
 });
 
 export const JobStatus = z.object({

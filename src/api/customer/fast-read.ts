@@ -7,26 +7,24 @@ import { JSON_CONTENT_TYPE } from '../json-response';
 import { knownCaller, UNSETTLED } from '../plugins/auth';
 import { tokenLimitsAnswer, tokenLimitsBody, transactionsAnswer } from './reads';
 
-/** The value of a call the in-process limiter store answers at once. */
-function sync<T>(value: T | Promise<T>): T {
-  if (value instanceof Promise) throw new Error('unreachable: synchronous limiter store');
-  return value;
-}
+/** `f` of a value that may still be coming (a shared limiter store answers with a promise). */
+const then = <T, U>(value: T | Promise<T>, f: (resolved: T) => U | Promise<U>): U | Promise<U> =>
+  value instanceof Promise ? value.then(f) : f(value);
 
 /**
  * GET /api/v1/tokens/limits and GET /api/v1/c/transactions in the fast
  * lane, for a bearer token verified before: the routes' cores, counted by
  * `countRequest` as the request pipeline counts them (the free limits read
- * looks at the windows it reports, with the same headers). Only with the
- * in-process limiter store, whose count answers in one synchronous step
- * and records nothing when it refuses: the answer is made first (a 400/422
+ * looks at the windows it reports, with the same headers). A store's `hit`
+ * records nothing when it refuses: the answer is made first (a 400/422
  * goes to the full route uncounted), then the request counted, and a
  * refused one goes to the full route, which answers its 429 without the
- * request being counted twice.
+ * request being counted twice. With the in-process store all of it is one
+ * synchronous step; with a shared store the count is awaited, and the
+ * answer is the one made when the request arrived.
  */
-export function fastCustomerReads(deps: ApiDeps): FastRoute | undefined {
+export function fastCustomerReads(deps: ApiDeps): FastRoute {
   const { limiter, tokens } = deps;
-  if (!limiter.synchronous) return undefined;
   return {
     prefix: '/api/v1/',
     routePath: (rest) =>
@@ -38,24 +36,25 @@ export function fastCustomerReads(deps: ApiDeps): FastRoute | undefined {
       if (caller === UNSETTLED || caller === undefined) return;
       const limitKey = limiter.limitKeyOf(caller, '');
       if (isLimits) {
-        if (!limiter.enabled) return sync(tokenLimitsAnswer(limiter, caller));
+        if (!limiter.enabled) return tokenLimitsAnswer(limiter, caller);
         // Reports usage without consuming quota: one look at the windows
         // serves the body and the headers, and while neither would change
         // (`memoReport`), the answer made for an earlier look is sent again.
-        const windows = sync(limiter.peek(limitKey));
-        return limiter.memoReport(limitKey, windows, (now) => ({
-          status: 200,
-          body: utf8(tokenLimitsBody(limiter, caller, windows, now)),
-          headers: answerHeaders({
-            'content-type': JSON_CONTENT_TYPE,
-            ...limiter.headerValues(windows, now),
-          }),
-        }));
+        return then(limiter.peek(limitKey), (windows) =>
+          limiter.memoReport(limitKey, windows, (now) => ({
+            status: 200,
+            body: utf8(tokenLimitsBody(limiter, caller, windows, now)),
+            headers: answerHeaders({
+              'content-type': JSON_CONTENT_TYPE,
+              ...limiter.headerValues(windows, now),
+            }),
+          })),
+        );
       }
       const answer = transactionsAnswer(deps, caller, search);
-      const counted = sync(countRequest(limiter, limitKey, false));
-      if (!counted.admitted) return;
-      return withHeaders(answer, counted.headers);
+      return then(countRequest(limiter, limitKey, false), (counted) =>
+        counted.admitted ? withHeaders(answer, counted.headers) : undefined,
+      );
     },
   };
 }

@@ -7,15 +7,23 @@ import { Health } from './schemas';
 
 const startedAt = performance.now();
 
-/** Liveness and readiness: 200 once the database answers, 503 otherwise. */
-export const healthRoutes = ({ db }: ApiDeps) =>
+/** Liveness and readiness: 200 once every backend answers, 503 naming those that do not. */
+export const healthRoutes = ({ db, redis }: ApiDeps) =>
   new Elysia({ name: 'health' }).get(
     '/health',
-    () => {
-      if (!isDatabaseHealthy(db)) throw fail('service.unavailable');
+    async () => {
+      const down: string[] = [];
+      if (!isDatabaseHealthy(db)) down.push('sqlite');
+      if (redis && !(await redis.ping())) down.push('redis');
+      if (down.length > 0) {
+        throw fail('service.unavailable', { detail: `Backend unavailable: ${down.join(', ')}` });
+      }
       return {
         status: 'ok' as const,
         database: 'ok' as const,
+        backends: redis
+          ? { sqlite: 'ok' as const, redis: 'ok' as const }
+          : { sqlite: 'ok' as const },
         uptimeSeconds: Math.round((performance.now() - startedAt) / 1000),
       };
     },

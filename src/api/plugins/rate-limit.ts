@@ -36,9 +36,9 @@ const isFree = (method: string, path: string) =>
  * site must not spend a signed-in user's quota); anything else (nothing, a
  * bad token, an unknown session) by client IP.
  *
- * The store's `hit` checks and records in one synchronous step; the only
- * wait before it is the first verification of a token, so concurrent
- * requests cannot overshoot. Headers go into `set.headers` first so the
+ * The store's `hit` checks and records in one atomic step (synchronous in
+ * process, one script in Redis); the only wait before it is the first
+ * verification of a token, so concurrent requests cannot overshoot. Headers go into `set.headers` first so the
  * error handler's responses — the 429 included — carry them.
  */
 export const rateLimit = ({ limiter, tokens, sessions, config }: ApiDeps) => {

@@ -14,6 +14,10 @@ export const jobRuns = sqliteTable(
     outcome: text({ enum: ['succeeded', 'failed'] }).notNull(),
     /** The figures the job returned, or `{error}` with the message (never a stack). */
     details: text({ mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    /** The instance that ran it, when instances share job leadership (REDIS_URL); else null. */
+    instance: text(),
+    /** The schedule tick the run held the lease for (its fencing token); null for a run on demand. */
+    tick: integer({ mode: 'timestamp_ms' }),
   },
   (table) => [index('job_runs_job_id').on(table.job, table.id)],
 );

@@ -38,6 +38,8 @@ export const jobRuns = pgTable(
     finishedAt: epochMs().notNull(),
     outcome: text({ enum: ['succeeded', 'failed'] }).notNull(),
     details: json().$type<Record<string, unknown>>().notNull(),
+    instance: text(),
+    tick: epochMs(),
   },
   (table) => [index('job_runs_job_id').on(table.job, table.id)],
 );
