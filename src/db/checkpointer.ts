@@ -3,8 +3,20 @@ import type { Database } from 'bun:sqlite';
 /** How often the background connection checkpoints the WAL. */
 export const CHECKPOINT_INTERVAL_MS = 200;
 /**
+ * A WAL this long (frames, about 8 MiB) is started over by the worker: a
+ * RESTART checkpoint waits (in the worker, up to `RESTART_WAIT_MS`) for the
+ * write lock, copies the short tail the passes left and syncs, so the next
+ * write starts the WAL from its beginning. Under a steady stream of writes
+ * PASSIVE passes alone almost never leave it fully copied at the moment a
+ * write begins, which is when SQLite starts it over. Creates that arrive
+ * meanwhile wait on a timer (`GroupCommit`) and reads go on; other writes
+ * wait in the busy handler, as they did behind a checkpoint in a COMMIT.
+ */
+export const RESTART_FRAMES = 2000;
+const RESTART_WAIT_MS = 200;
+/**
  * The serving connection's own `wal_autocheckpoint` while the background one
- * runs (pages, about 40 MiB): it checkpoints inside a COMMIT only if the
+ * runs (pages, about 16 MiB): it checkpoints inside a COMMIT only if the
  * worker falls that far behind, so the WAL stays bounded either way.
  */
 export const SAFETY_AUTOCHECKPOINT = 4000;
@@ -13,6 +25,8 @@ const DEFAULT_AUTOCHECKPOINT = 1000;
 
 /** What one background checkpoint did (`PRAGMA wal_checkpoint` answers). */
 export interface CheckpointResult {
+  /** PASSIVE copies what it can; RESTART also makes the next write start the WAL over. */
+  mode: 'passive' | 'restart';
   /** Frames in the WAL when it ran. */
   log: number;
   /** Frames of those copied into the database file (all of them once it caught up). */
@@ -26,11 +40,9 @@ type FromWorker =
   | { type: 'error'; message: string };
 
 /**
- * Checkpoints run back to back at most per tick. The writer starts the WAL
- * over (instead of growing it) only at a transaction that begins once every
- * frame has been copied; writes committed during a long copy leave a tail,
- * and each further pass copies the shorter tail of the one before, so one of
- * them usually ends between two commits.
+ * PASSIVE checkpoints run back to back at most per tick: each copies what
+ * the writes committed during the one before added, without ever holding up
+ * the writer.
  */
 const MAX_PASSES = 8;
 
@@ -46,15 +58,24 @@ const MAX_PASSES = 8;
  */
 const WORKER_SOURCE = `import { Database } from 'bun:sqlite';
 const MAX_PASSES = ${MAX_PASSES};
+const RESTART_FRAMES = ${RESTART_FRAMES};
+const RESTART_WAIT_MS = ${RESTART_WAIT_MS};
 let db;
 let checkpoint;
+let restart;
 let timer;
 function tick() {
   try {
+    let log = 0;
     for (let pass = 0; pass < MAX_PASSES; pass++) {
-      const { log, checkpointed } = checkpoint.get();
-      if (checkpointed > 0) postMessage({ type: 'checkpointed', log, checkpointed });
-      if (checkpointed >= log) break;
+      const result = checkpoint.get();
+      log = result.log;
+      if (result.checkpointed > 0) postMessage({ type: 'checkpointed', mode: 'passive', ...result });
+      if (result.checkpointed >= log) break;
+    }
+    if (log >= RESTART_FRAMES) {
+      const result = restart.get();
+      if (result.busy === 0) postMessage({ type: 'checkpointed', mode: 'restart', ...result });
     }
   } catch (error) {
     postMessage({ type: 'error', message: String(error) });
@@ -64,8 +85,9 @@ self.onmessage = ({ data }) => {
   if (data.type === 'start') {
     try {
       db = new Database(data.path, { readwrite: true, create: false });
-      db.exec('PRAGMA busy_timeout = 5000');
+      db.exec('PRAGMA busy_timeout = ' + RESTART_WAIT_MS);
       checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+      restart = db.prepare('PRAGMA wal_checkpoint(RESTART)');
       timer = setInterval(tick, data.intervalMs);
       postMessage({ type: 'started' });
     } catch (error) {
@@ -74,6 +96,7 @@ self.onmessage = ({ data }) => {
   } else if (data.type === 'stop') {
     clearInterval(timer);
     checkpoint?.finalize();
+    restart?.finalize();
     db?.close();
     postMessage({ type: 'stopped' });
   }
@@ -119,7 +142,7 @@ export function startCheckpointer(
     if (data.type === 'started') started.resolve();
     else if (data.type === 'stopped') stopped.resolve();
     else if (data.type === 'checkpointed') {
-      options.onCheckpoint?.({ log: data.log, checkpointed: data.checkpointed });
+      options.onCheckpoint?.({ mode: data.mode, log: data.log, checkpointed: data.checkpointed });
     } else {
       started.resolve();
       options.onError?.(data.message);

@@ -1,7 +1,12 @@
 import { describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CheckpointResult, SAFETY_AUTOCHECKPOINT, startCheckpointer } from '@/db/checkpointer';
+import {
+  type CheckpointResult,
+  RESTART_FRAMES,
+  SAFETY_AUTOCHECKPOINT,
+  startCheckpointer,
+} from '@/db/checkpointer';
 import { openDatabase } from '@/db/client';
 import { walIndexOf } from '@/db/wal-index';
 import { tempDir } from '../support/harness';
@@ -64,6 +69,26 @@ describe('background checkpointer', () => {
       expect(
         client.query<{ wal_autocheckpoint: number }, []>('PRAGMA wal_autocheckpoint').get(),
       ).toEqual({ wal_autocheckpoint: 1000 });
+      client.close();
+    });
+
+    test('a WAL past the restart length is started over by a RESTART checkpoint of the worker', async () => {
+      const { client, frames, write } = serving();
+      const { promise, resolve } = Promise.withResolvers<CheckpointResult>();
+      const checkpointer = startCheckpointer(client, {
+        intervalMs: 5,
+        onCheckpoint: (result) => {
+          if (result.mode === 'restart') resolve(result);
+        },
+      })!;
+      await checkpointer.started;
+      write(RESTART_FRAMES + 200);
+      expect(frames()).toBeGreaterThan(RESTART_FRAMES);
+      const result = await promise;
+      expect(result.checkpointed).toBe(result.log);
+      write(1);
+      expect(frames()).toBeLessThan(10);
+      await checkpointer.stop();
       client.close();
     });
 
