@@ -16,10 +16,10 @@ export const RESTART_FRAMES = 2000;
 const RESTART_WAIT_MS = 200;
 /**
  * The serving connection's own `wal_autocheckpoint` while the background one
- * runs (pages, about 16 MiB): it checkpoints inside a COMMIT only if the
+ * runs (pages, about 40 MiB): it checkpoints inside a COMMIT only if the
  * worker falls that far behind, so the WAL stays bounded either way.
  */
-export const SAFETY_AUTOCHECKPOINT = 4000;
+export const SAFETY_AUTOCHECKPOINT = 10_000;
 /** SQLite's default, given back when the background connection stops. */
 const DEFAULT_AUTOCHECKPOINT = 1000;
 
