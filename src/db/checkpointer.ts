@@ -54,7 +54,8 @@ const MAX_PASSES = 8;
  * connection holds locks, so neither opening nor closing it drops the serving
  * connection's POSIX locks (a descriptor opened by JS would, see
  * src/db/wal-index.ts). PASSIVE never waits for readers or the writer: it
- * copies what it can and leaves the rest for the next tick.
+ * copies what it can and leaves the rest for the next tick. The busy timeout
+ * bounds only how long RESTART waits, in this thread, for the write lock.
  */
 const WORKER_SOURCE = `import { Database } from 'bun:sqlite';
 const MAX_PASSES = ${MAX_PASSES};
@@ -119,12 +120,12 @@ export interface Checkpointer {
 
 /**
  * Moves WAL checkpoints off the event loop: a Bun Worker with its own
- * connection to `client`'s file runs a PASSIVE checkpoint every `intervalMs`,
- * so the page copy and its fsync no longer happen inside the COMMIT of
- * whichever write crossed the threshold, with every read waiting behind it
- * (docs/performance.md). The serving connection keeps a higher
- * `wal_autocheckpoint` as a safety net. Nothing for an in-memory database or
- * one not in WAL mode.
+ * connection to `client`'s file runs PASSIVE checkpoints every `intervalMs`
+ * and a RESTART one once the WAL holds `RESTART_FRAMES`, so the page copy and
+ * its fsync no longer happen inside the COMMIT of whichever write crossed the
+ * threshold, with every read waiting behind it (docs/performance.md). The
+ * serving connection keeps a higher `wal_autocheckpoint` as a safety net.
+ * Nothing for an in-memory database or one not in WAL mode.
  */
 export function startCheckpointer(
   client: Database,

@@ -46,7 +46,8 @@ const ROLLBACK_TO = 'ROLLBACK TO group_commit';
  * back only itself and rejects only its own promise. Every promise settles
  * only after the batch's COMMIT: a success is durable (WAL,
  * synchronous=NORMAL) before anyone hears of it. A batch runs on the next
- * macrotask, or at once when `maxBatch` writes are waiting.
+ * macrotask, or at once when `maxBatch` writes are waiting; when another
+ * connection holds the write lock it waits on a short timer instead.
  */
 export class GroupCommit {
   readonly #client: Database;
