@@ -1,4 +1,5 @@
-import type { DbOrTx } from '@/db/client';
+import type { Db, DbOrTx } from '@/db/client';
+import { insertRows } from '@/db/insert-rows';
 import { events } from '@/db/schema';
 import type { EventType, ResourceKind } from './schemas';
 import { announceEvent } from './signal';
@@ -12,8 +13,10 @@ export interface NewEvent {
   data: object;
 }
 
-const INSERT = `INSERT INTO events (type, occurred_at, resource_kind, resource_id, owner_id, data)
-  VALUES (?, ?, ?, ?, ?, ?)`;
+const INSERT_HEAD = `INSERT INTO events (type, occurred_at, resource_kind, resource_id, owner_id, data)
+  VALUES `;
+const INSERT_VALUES = '(?, ?, ?, ?, ?, ?)';
+const INSERT = INSERT_HEAD + INSERT_VALUES;
 
 /**
  * Appends one event. Call it inside the write transaction of the change it
@@ -40,5 +43,24 @@ export function appendEvent(db: DbOrTx, event: NewEvent, now: number): void {
       })
       .run();
   }
+  announceEvent();
+}
+
+/**
+ * Appends several events in the order given (ids ascending in that order)
+ * with multi-row INSERTs: for a write that tells of many changes at once
+ * (the creates of one group commit), as `appendEvent` would one by one.
+ */
+export function appendEvents(db: Db, batch: readonly { event: NewEvent; now: number }[]): void {
+  if (batch.length === 0) return;
+  const params = batch.flatMap(({ event, now }) => [
+    event.type,
+    now,
+    event.resource.kind,
+    event.resource.id,
+    event.ownerId,
+    JSON.stringify(event.data),
+  ]);
+  insertRows(db.$client, INSERT_HEAD, INSERT_VALUES, 6, params);
   announceEvent();
 }

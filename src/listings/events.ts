@@ -1,12 +1,13 @@
 import type { Db } from '@/db/client';
-import { appendEvent } from '@/events/outbox';
+import { appendEvent, appendEvents } from '@/events/outbox';
 import type { EventType } from '@/events/schemas';
 import {
   PROPERTY_BY_ID,
+  PROPERTY_COLUMNS,
   type PropertyRecord,
   toProperty,
 } from '@/listings/properties/representation';
-import { one } from '@/listings/sql';
+import { many, one } from '@/listings/sql';
 import { readUnits } from '@/listings/units/representation';
 
 /**
@@ -28,6 +29,39 @@ export function propertyEvent(db: Db, type: EventType, id: string, now: number):
     db,
     { type, resource: { kind: 'property', id }, ownerId: row.owner_id, data: toProperty(row) },
     now,
+  );
+}
+
+/**
+ * Properties created by one write: their rows read back in one query and
+ * their `property.created` events appended with multi-row INSERTs, in the
+ * order given (so event ids follow it), each `data` as GET answers it.
+ */
+export function propertiesCreatedEvents(
+  db: Db,
+  created: readonly { id: string; now: number }[],
+): void {
+  const rows = many<PropertyRecord>(
+    db,
+    `SELECT ${PROPERTY_COLUMNS} FROM properties p WHERE p.id IN (SELECT value FROM json_each(?))`,
+    JSON.stringify(created.map(({ id }) => id)),
+  );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  appendEvents(
+    db,
+    created.map(({ id, now }) => {
+      const row = byId.get(id);
+      if (!row) throw new Error(`property ${id} vanished inside its own write`);
+      return {
+        event: {
+          type: 'property.created',
+          resource: { kind: 'property', id },
+          ownerId: row.owner_id,
+          data: toProperty(row),
+        },
+        now,
+      };
+    }),
   );
 }
 

@@ -1,5 +1,6 @@
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, spyOn, test } from 'bun:test';
 import { EventPage } from '@/events/schemas';
+import { insertPropertiesBulk } from '@/listings/properties/bulk';
 import { fullPage } from '../content/factory';
 import {
   count,
@@ -213,6 +214,39 @@ describe('the outbox', () => {
       const { events } = await readAll(ctx, employee, cursor);
       expect(events.map((event) => event.type)).toEqual(ids.map(() => 'property.created'));
       expect(events.map((event) => event.resource.id).sort()).toEqual([...ids].sort());
+    });
+
+    test('a batch of creates gets its events in create order, each with what GET answers, from one multi-row INSERT', async () => {
+      const { cursor } = await readAll(ctx, employee);
+      const base = Date.UTC(2026, 0, 2);
+      const rows = [0, 1, 2, 3].map((i) => ({
+        type: 'studio' as const,
+        ownerId: i % 2 ? OTHER_OWNER : OWNER,
+        location: { ...propertyBody().location, cityId: 'madrid' as const },
+        totalUnits: i + 1,
+        createdAt: base - i * 1000,
+      }));
+      const query = spyOn(ctx.db.$client, 'query');
+      let texts: string[];
+      let ids: string[];
+      try {
+        ids = insertPropertiesBulk(ctx.db, rows).ids;
+        texts = query.mock.calls.map(([text]) => text);
+      } finally {
+        query.mockRestore();
+      }
+      // The four events went in as one statement of four rows.
+      const eventInserts = texts.filter((text) => text.startsWith('INSERT INTO events'));
+      expect(eventInserts).toHaveLength(1);
+      expect(eventInserts[0]!.match(/\(\?, \?, \?, \?, \?, \?\)/g)).toHaveLength(4);
+      // The feed answers in id order: the ids follow the order of the inputs.
+      const { events } = await readAll(ctx, employee, cursor);
+      expect(events.map((event) => event.resource.id)).toEqual(ids);
+      for (const [i, event] of events.entries()) {
+        expect(event.type).toBe('property.created');
+        expect(event.data as unknown).toEqual(await get(`/listings/properties/${ids[i]}`));
+        expect(event.occurredAt).toBe(new Date(base - i * 1000).toISOString());
+      }
     });
   });
 

@@ -1,11 +1,12 @@
 import type { Db } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
+import { insertRows } from '@/db/insert-rows';
 import type { Bindings } from '@/db/where';
 import { type CityId, countryOf } from '@/listings/cities';
-import { propertyEvent } from '@/listings/events';
+import { propertiesCreatedEvents } from '@/listings/events';
 import { addressSearchOf } from '@/listings/properties/representation';
 import { MAX_UNITS, type PropertyType, type SOURCES } from '@/listings/properties/schemas';
-import { statement, writeTransaction } from '@/listings/sql';
+import { writeTransaction } from '@/listings/sql';
 
 export interface BulkUnitFeature {
   applicability: string;
@@ -70,27 +71,6 @@ const UNIT_VALUES = '(?, ?, ?, ?, ?, ?)';
 const FEATURE_INSERT = `INSERT INTO unit_features (unit_id, position, property_id, applicability,
   category, name, value) VALUES `;
 const FEATURE_VALUES = '(?, ?, ?, ?, ?, ?, ?)';
-
-/** Rows per multi-row INSERT at most: one statement call instead of 64 (seeding writes millions). */
-const ROWS_PER_INSERT = 64;
-
-/**
- * Inserts `params` (flat, `width` values a row) in as few statements as
- * possible: 64 rows at a time, the remainder in power-of-two chunks, so at
- * most seven statement texts per table are cached. A multi-row statement
- * matters beyond the call count: the address index (FTS5, kept by a trigger)
- * writes its pending terms out at every statement that follows, so one
- * statement for a batch of properties writes one index segment, not one each.
- */
-function insertRows(db: Db, head: string, values: string, width: number, params: Bindings) {
-  let at = 0;
-  for (let rows = ROWS_PER_INSERT; rows >= 1; rows /= 2) {
-    const size = rows * width;
-    if (params.length - at < size) continue;
-    const insert = statement(db, head + Array(rows).fill(values).join(', '));
-    for (; params.length - at >= size; at += size) insert.run(...params.slice(at, at + size));
-  }
-}
 
 function unitsOf(input: BulkPropertyInput): BulkUnitInput[] {
   if (input.units) return [...input.units];
@@ -182,13 +162,14 @@ export function insertPropertiesBulk(
       unitCount += units.length;
       ids.push(id);
     }
-    insertRows(db, PROPERTY_INSERT, PROPERTY_VALUES, 25, propertyParams);
-    insertRows(db, UNIT_INSERT, UNIT_VALUES, 6, unitParams);
-    insertRows(db, FEATURE_INSERT, FEATURE_VALUES, 7, featureParams);
+    insertRows(db.$client, PROPERTY_INSERT, PROPERTY_VALUES, 25, propertyParams);
+    insertRows(db.$client, UNIT_INSERT, UNIT_VALUES, 6, unitParams);
+    insertRows(db.$client, FEATURE_INSERT, FEATURE_VALUES, 7, featureParams);
     if (options.events !== false) {
-      for (const [index, id] of ids.entries()) {
-        propertyEvent(db, 'property.created', id, rows[index]!.createdAt ?? now);
-      }
+      propertiesCreatedEvents(
+        db,
+        ids.map((id, index) => ({ id, now: rows[index]!.createdAt ?? now })),
+      );
     }
     return { properties: ids.length, units: unitCount, ids };
   });
