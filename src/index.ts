@@ -3,7 +3,6 @@ import { lookUpPeersOn } from '@/api/request/peer';
 import { buildDeps, createService } from '@/app';
 import { UpgradeError, upgradeDatabase } from '@/backups';
 import { ConfigError, parseConfig, parseDatabaseSettings } from '@/config';
-import { startCheckpointer } from '@/db/checkpointer';
 import { migrationsFolder, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
@@ -55,10 +54,6 @@ try {
   console.error(error.message);
   process.exit(1);
 }
-// WAL checkpoints on a worker thread instead of inside a request's COMMIT.
-const checkpointer = startCheckpointer(db.$client, {
-  onError: (message) => logger.error('wal checkpoint failed', { message }),
-});
 const deps = buildDeps({ config, db, logger });
 const service = createService(deps);
 if (config.workers) {
@@ -104,8 +99,6 @@ async function shutdown(signal: string) {
   await deps.instances?.leave();
   // Creates queued for a group commit (normally none left once requests are answered).
   flushGroupCommit(db);
-  // Its connection first: the serving one, closed last, checkpoints and removes the WAL.
-  await checkpointer?.stop();
   db.$client.close();
   deps.redis?.close();
   logger.info('stopped');

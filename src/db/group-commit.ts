@@ -1,13 +1,10 @@
-import { type Database, SQLiteError, type Statement } from 'bun:sqlite';
+import type { Database, Statement } from 'bun:sqlite';
 import type { Db } from './client';
 
 /** Writes per write transaction at most: bounds the time one COMMIT keeps the others waiting. */
 export const MAX_BATCH = 64;
 
 type Schedule = (flush: () => void) => void;
-
-/** How long a batch waits before trying again a BEGIN that found the database busy. */
-const RETRY_MS = 1;
 
 /**
  * A kind of write. With `many`, consecutive writes of the kind are done at
@@ -46,8 +43,7 @@ const ROLLBACK_TO = 'ROLLBACK TO group_commit';
  * back only itself and rejects only its own promise. Every promise settles
  * only after the batch's COMMIT: a success is durable (WAL,
  * synchronous=NORMAL) before anyone hears of it. A batch runs on the next
- * macrotask, or at once when `maxBatch` writes are waiting; when another
- * connection holds the write lock it waits on a short timer instead.
+ * macrotask, or at once when `maxBatch` writes are waiting.
  */
 export class GroupCommit {
   readonly #client: Database;
@@ -57,27 +53,10 @@ export class GroupCommit {
   #scheduled = false;
   readonly #statements = new Map<string, Statement>();
 
-  readonly #retry: Schedule;
-  /** When the first BEGIN of the waiting batch found the database busy (performance.now). */
-  #busySince: number | undefined;
-  #retryPending = false;
-  readonly #now: () => number;
-
-  constructor(
-    client: Database,
-    options: {
-      maxBatch?: number;
-      schedule?: Schedule;
-      /** Runs a flush again after a BEGIN found the database busy (a short timer). */
-      retry?: Schedule;
-      now?: () => number;
-    } = {},
-  ) {
+  constructor(client: Database, options: { maxBatch?: number; schedule?: Schedule } = {}) {
     this.#client = client;
     this.#maxBatch = options.maxBatch ?? MAX_BATCH;
     this.#schedule = options.schedule ?? ((flush) => setImmediate(flush));
-    this.#retry = options.retry ?? ((flush) => setTimeout(flush, RETRY_MS));
-    this.#now = options.now ?? (() => performance.now());
   }
 
   /** Writes waiting for the next batch. */
@@ -97,82 +76,21 @@ export class GroupCommit {
   submit<I, O>(kind: Combinable<I, O>, input: I): Promise<O> {
     const { promise, resolve, reject } = Promise.withResolvers<O>();
     this.#queue.push({ kind, input, resolve, reject } as Pending);
-    if (
-      this.#queue.length >= this.#maxBatch &&
-      !this.#client.inTransaction &&
-      !this.#retryPending
-    ) {
-      this.#flushWithoutWaiting();
+    if (this.#queue.length >= this.#maxBatch && !this.#client.inTransaction) {
+      this.flush();
     } else if (!this.#scheduled) {
       this.#scheduled = true;
       this.#schedule(() => {
         this.#scheduled = false;
-        this.#flushWithoutWaiting();
+        this.flush();
       });
     }
     return promise;
   }
 
-  /** Commits everything queued now, in batches of `maxBatch`, waiting out a busy database (shutdown). */
+  /** Commits everything queued now, in batches of `maxBatch` (also for shutdown). */
   flush(): void {
-    this.#flush(false);
-  }
-
-  /**
-   * Commits what is queued unless another connection holds the write lock
-   * (the background checkpointer restarting the WAL, another process): then
-   * the batch waits on a timer and the event loop goes on serving reads,
-   * instead of sleeping in SQLite's busy handler. Past the connection's
-   * busy timeout it waits in the busy handler and fails as a lone write does.
-   */
-  #flushWithoutWaiting(): void {
-    // A batch waiting for the lock already has its retry on a timer.
-    if (!this.#retryPending) this.#flush(true);
-  }
-
-  /** Opens the write transaction of the next batch; false when the database is busy and it may wait. */
-  #begin(mayWait: boolean): boolean {
-    if (!mayWait) {
-      this.#exec('BEGIN IMMEDIATE');
-      return true;
-    }
-    const timeout =
-      this.#client.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()?.timeout ?? 0;
-    const waited = this.#busySince === undefined ? 0 : this.#now() - this.#busySince;
-    if (waited >= timeout) {
-      this.#exec('BEGIN IMMEDIATE');
-      return true;
-    }
-    this.#exec('PRAGMA busy_timeout = 0');
-    try {
-      this.#exec('BEGIN IMMEDIATE');
-      return true;
-    } catch (error) {
-      if (!(error instanceof SQLiteError && error.code === 'SQLITE_BUSY')) throw error;
-      this.#busySince ??= this.#now();
-      this.#retryPending = true;
-      this.#retry(() => {
-        this.#retryPending = false;
-        this.#flush(true);
-      });
-      return false;
-    } finally {
-      this.#client.exec(`PRAGMA busy_timeout = ${timeout}`);
-    }
-  }
-
-  #flush(mayWait: boolean): void {
-    if (this.#queue.length === 0) this.#busySince = undefined;
     while (this.#queue.length > 0) {
-      try {
-        if (!this.#begin(mayWait)) return;
-      } catch (error) {
-        // Busy past the timeout (another process writing): nothing can be written now.
-        this.#busySince = undefined;
-        for (const item of this.#queue.splice(0, this.#maxBatch)) item.reject(error);
-        continue;
-      }
-      this.#busySince = undefined;
       const batch = this.#queue.splice(0, this.#maxBatch);
       const outcomes = this.#commit(batch);
       batch.forEach((item, index) => {
@@ -216,7 +134,7 @@ export class GroupCommit {
     }
   }
 
-  /** Runs one batch, its transaction begun; answers each write's outcome, successes only if COMMIT succeeded. */
+  /** Runs one batch; answers each write's outcome, successes only if COMMIT succeeded. */
   #commit(batch: Pending[]): Outcome[] {
     const client = this.#client;
     const outcomes: Outcome[] = [];
@@ -224,12 +142,10 @@ export class GroupCommit {
       for (let index = from; index < to; index++) outcomes[index] = { ok: false, error };
     };
     let done = 0;
-    let begun = true;
     while (done < batch.length) {
       const first = done;
       try {
-        if (!begun) this.#exec('BEGIN IMMEDIATE');
-        begun = false;
+        this.#exec('BEGIN IMMEDIATE');
       } catch (error) {
         // Busy past the timeout (another process writing): nothing can be written now.
         fail(first, batch.length, error);

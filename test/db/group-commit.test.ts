@@ -240,67 +240,6 @@ describe('GroupCommit', () => {
       expect(committed()).toEqual(['c']);
     });
 
-    test('a batch that finds the write lock taken waits on a timer, not in the busy handler, then commits', async () => {
-      const { writer, path, committed, insert } = files();
-      // A busy handler would sleep for seconds here, holding up the event loop.
-      writer.exec('PRAGMA busy_timeout = 5000');
-      const other = new Database(path);
-      other.exec('BEGIN IMMEDIATE');
-      const manual = manualSchedule();
-      const retries = manualSchedule();
-      const group = new GroupCommit(writer, {
-        schedule: manual.schedule,
-        retry: retries.schedule,
-        now: () => 0,
-      });
-      const result = group.run(insert('a'));
-      const started = performance.now();
-      manual.runAll();
-      expect(performance.now() - started).toBeLessThan(1000);
-      expect(retries.queued).toHaveLength(1);
-      expect(group.pending).toBe(1);
-      expect(writer.inTransaction).toBe(false);
-      // Still busy: it waits again, once.
-      const later = group.run(insert('b'));
-      manual.runAll();
-      retries.runAll();
-      expect(retries.queued).toHaveLength(1);
-      other.exec('ROLLBACK');
-      retries.runAll();
-      expect(await result).toEqual({ seq: 1 });
-      expect(await later).toEqual({ seq: 2 });
-      expect(committed()).toEqual(['a', 'b']);
-      expect(writer.query('PRAGMA busy_timeout').get()).toEqual({ timeout: 5000 });
-    });
-
-    test('past the busy timeout, a waiting batch fails as a lone write would', async () => {
-      const { writer, path, committed, insert } = files();
-      writer.exec('PRAGMA busy_timeout = 20');
-      const other = new Database(path);
-      other.exec('BEGIN IMMEDIATE');
-      let now = 0;
-      const manual = manualSchedule();
-      const retries = manualSchedule();
-      const group = new GroupCommit(writer, {
-        schedule: manual.schedule,
-        retry: retries.schedule,
-        now: () => now,
-      });
-      const result = settle(group.run(insert('a')));
-      manual.runAll();
-      expect(retries.queued).toHaveLength(1);
-      now = 25;
-      retries.runAll();
-      const outcome = await result;
-      expect(outcome.ok).toBe(false);
-      expect(String((outcome as { error: unknown }).error)).toContain('locked');
-      other.exec('ROLLBACK');
-      expect(committed()).toEqual([]);
-      const retried = group.run(insert('a'));
-      manual.runAll();
-      expect(await retried).toEqual({ seq: 1 });
-    });
-
     test('a busy database (another writer) rejects the whole batch and writes nothing', async () => {
       const { writer, path, committed, insert } = files();
       const other = new Database(path);

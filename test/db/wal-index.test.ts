@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'bun:test';
 import { readFileSync, statSync } from 'node:fs';
-import { startCheckpointer } from '@/db/checkpointer';
 import { openDatabase } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
 import { createTestApp } from '../support/harness';
@@ -35,22 +34,5 @@ describe('the change feed maps the wal-index without dropping SQLite locks', () 
     second.$client.query('SELECT 1').get();
     expect(locksHeldOn(`${ctx.config.databasePath}-shm`)).toBeGreaterThan(0);
     second.$client.close();
-  });
-
-  test('the background checkpointer opens and closes its own connection without dropping them', async () => {
-    const ctx = createTestApp();
-    const shm = `${ctx.config.databasePath}-shm`;
-    const { promise, resolve } = Promise.withResolvers<void>();
-    const checkpointer = startCheckpointer(ctx.db.$client, {
-      intervalMs: 5,
-      onCheckpoint: () => resolve(),
-    })!;
-    await checkpointer.started;
-    ctx.db.$client.exec('CREATE TABLE filler (n INTEGER)');
-    await promise;
-    expect(locksHeldOn(shm)).toBeGreaterThan(0);
-    await checkpointer.stop();
-    ctx.db.$client.query('SELECT 1').get();
-    expect(locksHeldOn(shm)).toBeGreaterThan(0);
   });
 });

