@@ -16,7 +16,6 @@ export interface NewEvent {
 const INSERT_HEAD = `INSERT INTO events (type, occurred_at, resource_kind, resource_id, owner_id, data)
   VALUES `;
 const INSERT_VALUES = '(?, ?, ?, ?, ?, ?)';
-const INSERT = INSERT_HEAD + INSERT_VALUES;
 
 /**
  * Appends one event. Call it inside the write transaction of the change it
@@ -25,24 +24,21 @@ const INSERT = INSERT_HEAD + INSERT_VALUES;
  * lock) is greater than that of every event committed before it.
  */
 export function appendEvent(db: DbOrTx, event: NewEvent, now: number): void {
-  const data = JSON.stringify(event.data);
   if ('$client' in db) {
-    // The connection itself: one prepared statement (creates append one event each).
-    db.$client
-      .query(INSERT)
-      .run(event.type, now, event.resource.kind, event.resource.id, event.ownerId, data);
-  } else {
-    db.insert(events)
-      .values({
-        type: event.type,
-        occurredAt: new Date(now),
-        resourceKind: event.resource.kind,
-        resourceId: event.resource.id,
-        ownerId: event.ownerId,
-        data,
-      })
-      .run();
+    // The connection itself: one prepared statement, the batch's with one row.
+    appendEvents(db, [{ event, now }]);
+    return;
   }
+  db.insert(events)
+    .values({
+      type: event.type,
+      occurredAt: new Date(now),
+      resourceKind: event.resource.kind,
+      resourceId: event.resource.id,
+      ownerId: event.ownerId,
+      data: JSON.stringify(event.data),
+    })
+    .run();
   announceEvent();
 }
 

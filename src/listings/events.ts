@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { appendEvent, appendEvents } from '@/events/outbox';
+import { appendEvent, appendEvents, type NewEvent } from '@/events/outbox';
 import type { EventType } from '@/events/schemas';
 import {
   PROPERTY_BY_ID,
@@ -22,14 +22,17 @@ function propertyRow(db: Db, id: string): PropertyRecord {
   return row;
 }
 
-/** A property changed: `data` is the property as GET /properties/{id} answers it. */
+/** The event of a property change: `data` is the property as GET /properties/{id} answers it. */
+const propertyChange = (type: EventType, row: PropertyRecord): NewEvent => ({
+  type,
+  resource: { kind: 'property', id: row.id },
+  ownerId: row.owner_id,
+  data: toProperty(row),
+});
+
+/** A property changed (`propertyChange`). */
 export function propertyEvent(db: Db, type: EventType, id: string, now: number): void {
-  const row = propertyRow(db, id);
-  appendEvent(
-    db,
-    { type, resource: { kind: 'property', id }, ownerId: row.owner_id, data: toProperty(row) },
-    now,
-  );
+  appendEvent(db, propertyChange(type, propertyRow(db, id)), now);
 }
 
 /**
@@ -52,15 +55,7 @@ export function propertiesCreatedEvents(
     created.map(({ id, now }) => {
       const row = byId.get(id);
       if (!row) throw new Error(`property ${id} vanished inside its own write`);
-      return {
-        event: {
-          type: 'property.created',
-          resource: { kind: 'property', id },
-          ownerId: row.owner_id,
-          data: toProperty(row),
-        },
-        now,
-      };
+      return { event: propertyChange('property.created', row), now };
     }),
   );
 }

@@ -1,5 +1,5 @@
 import type { LimitKey, RateLimiter } from './limiter';
-import type { MaybePromise, WindowUsage } from './store';
+import { type MaybePromise, type WindowUsage, whenReady } from './store';
 
 /** One request counted (or, for a free one, only looked at), with its response headers. */
 export interface Counted {
@@ -27,14 +27,6 @@ export function countRequest(
     windows,
     headers: limiter.headerValues(windows),
   });
-  if (free) {
-    const windows = limiter.peek(limitKey);
-    return windows instanceof Promise
-      ? windows.then((w) => counted(true, w))
-      : counted(true, windows);
-  }
-  const result = limiter.hit(limitKey);
-  return result instanceof Promise
-    ? result.then((r) => counted(r.admitted, r.windows))
-    : counted(result.admitted, result.windows);
+  if (free) return whenReady(limiter.peek(limitKey), (windows) => counted(true, windows));
+  return whenReady(limiter.hit(limitKey), (result) => counted(result.admitted, result.windows));
 }

@@ -1,15 +1,12 @@
 import type { ApiDeps } from '@/api/deps';
 import { utf8 } from '@/kernel/utf8';
 import { countRequest } from '@/rate-limit/count';
+import { whenReady } from '@/rate-limit/store';
 import { answerHeaders, withHeaders } from '../answer';
 import type { FastRoute } from '../fast-lane';
 import { JSON_CONTENT_TYPE } from '../json-response';
 import { knownCaller, UNSETTLED } from '../plugins/auth';
 import { tokenLimitsAnswer, tokenLimitsBody, transactionsAnswer } from './reads';
-
-/** `f` of a value that may still be coming (a shared limiter store answers with a promise). */
-const then = <T, U>(value: T | Promise<T>, f: (resolved: T) => U | Promise<U>): U | Promise<U> =>
-  value instanceof Promise ? value.then(f) : f(value);
 
 /**
  * GET /api/v1/tokens/limits and GET /api/v1/c/transactions in the fast
@@ -40,7 +37,7 @@ export function fastCustomerReads(deps: ApiDeps): FastRoute {
         // Reports usage without consuming quota: one look at the windows
         // serves the body and the headers, and while neither would change
         // (`memoReport`), the answer made for an earlier look is sent again.
-        return then(limiter.peek(limitKey), (windows) =>
+        return whenReady(limiter.peek(limitKey), (windows) =>
           limiter.memoReport(limitKey, windows, (now) => ({
             status: 200,
             body: utf8(tokenLimitsBody(limiter, caller, windows, now)),
@@ -52,7 +49,7 @@ export function fastCustomerReads(deps: ApiDeps): FastRoute {
         );
       }
       const answer = transactionsAnswer(deps, caller, search);
-      return then(countRequest(limiter, limitKey, false), (counted) =>
+      return whenReady(countRequest(limiter, limitKey, false), (counted) =>
         counted.admitted ? withHeaders(answer, counted.headers) : undefined,
       );
     },

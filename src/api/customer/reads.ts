@@ -3,7 +3,7 @@ import type { Caller } from '@/auth/tokens';
 import { transactionPageBody } from '@/customer/transactions/service';
 import type { Utf8 } from '@/kernel/utf8';
 import type { RateLimiter } from '@/rate-limit/limiter';
-import type { WindowUsage } from '@/rate-limit/store';
+import { type MaybePromise, type WindowUsage, whenReady } from '@/rate-limit/store';
 import type { Answer } from '../answer';
 import { JSON_CONTENT_TYPE } from '../json-response';
 import type { TokenLimits } from './tokens/schemas';
@@ -30,24 +30,20 @@ export function tokenLimitsBody(
   return JSON.stringify(report);
 }
 
-const tokenLimitsOf = (limiter: RateLimiter, caller: Caller, windows: readonly WindowUsage[]) =>
-  ok(tokenLimitsBody(limiter, caller, windows));
-
 /**
  * GET /api/v1/tokens/limits: the caller's plan and current usage, without
- * counting (a promise only with a shared limiter store). Both lanes answer
- * with this; a caller that has just looked the windows up (the fast lane's
- * count of this free request) passes them instead of reading them twice.
+ * counting (a promise only with a shared limiter store). The route answers
+ * with this, and the fast lane with the limiter off; with it on, the fast
+ * lane builds the same body from the windows it looked up for the headers
+ * (`tokenLimitsBody`).
  */
 export function tokenLimitsAnswer(
   limiter: RateLimiter,
   caller: Caller,
-  known?: readonly WindowUsage[],
-): CustomerAnswer | Promise<CustomerAnswer> {
-  const windows = known ?? limiter.peek(limiter.limitKeyOf(caller, ''));
-  return windows instanceof Promise
-    ? windows.then((w) => tokenLimitsOf(limiter, caller, w))
-    : tokenLimitsOf(limiter, caller, windows);
+): MaybePromise<CustomerAnswer> {
+  return whenReady(limiter.peek(limiter.limitKeyOf(caller, '')), (windows) =>
+    ok(tokenLimitsBody(limiter, caller, windows)),
+  );
 }
 
 /**

@@ -6,6 +6,7 @@ import { pathOf } from '@/api/request/url';
 import type { Caller } from '@/auth/tokens';
 import { type Counted, countRequest } from '@/rate-limit/count';
 import type { LimitKey } from '@/rate-limit/limiter';
+import { whenReady } from '@/rate-limit/store';
 import {
   cookieValue,
   identify,
@@ -56,9 +57,7 @@ export const rateLimit = ({ limiter, tokens, sessions, config }: ApiDeps) => {
     free: boolean,
     headers: Record<string, string | number>,
   ): void | Promise<void> => {
-    const counted = countRequest(limiter, limitKey, free);
-    if (counted instanceof Promise) return counted.then((c) => settle(c, headers));
-    return settle(counted, headers);
+    return whenReady(countRequest(limiter, limitKey, free), (counted) => settle(counted, headers));
   };
 
   /** The signed-in account of a request without an Authorization header, if any. */
