@@ -1,8 +1,9 @@
 import { hostname } from 'node:os';
 import { type AnyElysia, Elysia } from 'elysia';
-import { AddressLimit } from '@/accounts/address-limit';
+import { type AddressBound, AddressLimit } from '@/accounts/address-limit';
 import { sqliteFailureLedger } from '@/accounts/guessing';
 import { argon2idHasher, boundedHasher, type PasswordHasher } from '@/accounts/hashing';
+import { RedisAddressLimit } from '@/accounts/redis-address-limit';
 import { redisFailureLedger } from '@/accounts/redis-guessing';
 import { sessionResolver } from '@/accounts/sessions';
 import type { ApiDeps } from '@/api/deps';
@@ -84,11 +85,22 @@ export function buildDeps({
     ? new RedisRateLimitStore(redis, { instances: () => instances?.count ?? 1 })
     : undefined;
   const limiter = new RateLimiter({ db, config, clock, logger, store });
+  const addressBound = (name: string, limit: number, windowMs: number): AddressBound =>
+    redis
+      ? new RedisAddressLimit(redis, {
+          ...{ name, limit, windowMs, clock },
+          instances: () => instances?.count ?? 1,
+        })
+      : new AddressLimit(limit, windowMs, clock);
   const accounts = {
     hasher: boundedHasher(hasher, config.hashing),
     failures: redis ? redisFailureLedger(db, redis) : sqliteFailureLedger(db),
-    signUps: new AddressLimit(config.accounts.signUpsPerIpPerHour, HOUR_MS, clock),
-    passkeyOptions: new AddressLimit(config.accounts.passkeyOptionsPerIpPerMinute, 60_000, clock),
+    signUps: addressBound('signup', config.accounts.signUpsPerIpPerHour, HOUR_MS),
+    passkeyOptions: addressBound(
+      'passkey-options',
+      config.accounts.passkeyOptionsPerIpPerMinute,
+      60_000,
+    ),
   };
   const deps: ApiDeps = {
     ...{ config, db, logger, clock, tokens, auth, sessions, staticPages, limiter },

@@ -1,4 +1,4 @@
-import type { AddressLimit } from '@/accounts/address-limit';
+import type { AddressBound } from '@/accounts/address-limit';
 import type { FailureLedger } from '@/accounts/guessing';
 import type { PasswordHasher } from '@/accounts/hashing';
 import type { TokenService } from '@/auth/tokens';
@@ -44,8 +44,10 @@ export interface AppDeps {
 export interface AccountGuards {
   /** Every password hash and verification of the server goes through it. */
   hasher: PasswordHasher;
-  signUps: AddressLimit;
+  /** Sign-ups per address (in memory, or in Redis when instances share it). */
+  signUps: AddressBound;
   /** Sign-in failures counted against guessing (SQLite, or Redis when instances share it). */
   failures: FailureLedger;
-  passkeyOptions: AddressLimit;
+  /** Passkey ceremony options per address (in memory, or in Redis). */
+  passkeyOptions: AddressBound;
 }

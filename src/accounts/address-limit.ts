@@ -5,13 +5,22 @@ import { fail } from '@/kernel/errors';
 const MAX_ADDRESSES = 50_000;
 
 /**
+ * A bound on requests per client address: `take` admits one, or throws
+ * 429 (`auth.too_many_requests`) with the seconds until a slot frees. A
+ * promise only where the count is kept outside the process (Redis).
+ */
+export interface AddressBound {
+  take(address: string): void | Promise<void>;
+}
+
+/**
  * An exact sliding window per client address, in memory: at most `limit`
  * requests in any `windowMs`. Each address keeps only the times of its
  * admitted requests still in the window (at most `limit`), and at most
  * 50,000 addresses are kept, so memory is bounded whatever the traffic.
  * Checked before any work (hashing, storage), it costs a map lookup.
  */
-export class AddressLimit {
+export class AddressLimit implements AddressBound {
   readonly #times = new Map<string, number[]>();
 
   constructor(
@@ -20,13 +29,17 @@ export class AddressLimit {
     private readonly clock: Clock,
   ) {}
 
-  /** Admits one request from `address` or throws 429 with the seconds until a slot frees. */
-  take(address: string): void {
+  /**
+   * Admits one request from `address` or throws 429 with the seconds until
+   * a slot frees; `limit` replaces the bound for this call (the Redis
+   * bound's share while Redis is away).
+   */
+  take(address: string, limit = this.limit): void {
     const now = this.clock();
     const since = now - this.windowMs;
     const times = (this.#times.get(address) ?? []).filter((at) => at > since);
-    if (times.length >= this.limit) {
-      const freedAt = times[times.length - this.limit]! + this.windowMs;
+    if (times.length >= limit) {
+      const freedAt = times[times.length - limit]! + this.windowMs;
       this.#remember(address, times);
       throw fail('auth.too_many_requests', {
         retryAfterSeconds: Math.ceil((freedAt - now) / 1000),

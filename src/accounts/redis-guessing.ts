@@ -1,42 +1,12 @@
 import { recordAudit } from '@/audit/record';
 import type { Db } from '@/db/client';
 import { fail } from '@/kernel/errors';
-import { type RedisConnection, RedisScript, RedisUnavailable } from '@/redis/connection';
+import { type RedisConnection, RedisUnavailable } from '@/redis/connection';
+import { takeSlidingWindow } from '@/redis/sliding-window';
 import { FAILURE_WINDOW_MS, type FailureLedger } from './guessing';
 
 /** Seconds a sign-in refused for want of Redis suggests waiting. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
-
-/**
- * KEYS: one sorted set of failure times per counter. ARGV: now, the window,
- * a member name unique to the attempt, then each counter's limit. Returns 0
- * once a provisional failure is recorded in every set, or the milliseconds
- * until the fullest counter has room (recording nothing).
- */
-const BEGIN_SCRIPT = `
-local now = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local member = ARGV[3]
-local retry = 0
-for i = 1, #KEYS do
-  local limit = tonumber(ARGV[3 + i])
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
-  local count = redis.call('ZCARD', KEYS[i])
-  if count >= limit then
-    -- Admitted again once enough failures age out to leave room for one more.
-    local freed = redis.call('ZRANGE', KEYS[i], count - limit, count - limit, 'WITHSCORES')
-    retry = math.max(retry, tonumber(freed[2]) + window - now)
-  end
-end
-if retry > 0 then return retry end
-for i = 1, #KEYS do
-  redis.call('ZADD', KEYS[i], now, member)
-  redis.call('PEXPIRE', KEYS[i], window)
-end
-return 0
-`;
-
-const beginScript = new RedisScript(BEGIN_SCRIPT);
 
 /**
  * Sign-in failures in the Redis the instances share, so the limits hold for
@@ -49,13 +19,12 @@ export function redisFailureLedger(db: Db, redis: RedisConnection): FailureLedge
   const keyOf = (counter: string) => redis.key('guess', `{${counter}}`);
   return {
     async begin(counters, now, refusal) {
+      // A provisional failure in every counter, taken back by `forgive` on success.
       const member = crypto.randomUUID();
-      const keys = counters.map((counter) => keyOf(counter.key));
-      const args = [String(now), String(FAILURE_WINDOW_MS), member];
-      for (const counter of counters) args.push(String(counter.limit));
+      const keyed = counters.map(({ key, limit }) => ({ key: keyOf(key), limit }));
       let retryAfterMs: number;
       try {
-        retryAfterMs = Number(await beginScript.run(redis, keys, args));
+        retryAfterMs = await takeSlidingWindow(redis, keyed, FAILURE_WINDOW_MS, now, member);
       } catch (error) {
         if (!(error instanceof RedisUnavailable)) throw error;
         throw fail('service.unavailable', { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });

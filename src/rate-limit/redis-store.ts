@@ -1,4 +1,5 @@
 import { type RedisConnection, RedisScript, RedisUnavailable } from '@/redis/connection';
+import { shareOf } from '@/redis/instances';
 import { calendarSpan, MINUTE_MS } from './calendar';
 import { MemoryStore } from './memory-store';
 import type { HitResult, RateLimitStore, WindowRule, WindowUsage } from './store';
@@ -66,10 +67,6 @@ return result
 `;
 
 const hitScript = new RedisScript(HIT_SCRIPT);
-
-/** Each instance's share of a limit while Redis is unreachable: never 0, or it would refuse everyone. */
-export const shareOf = (limit: number, instances: number) =>
-  Math.max(1, Math.floor(limit / Math.max(1, instances)));
 
 export interface RedisRateLimitStoreOptions {
   /** Live instances as last seen (heartbeats); 1 when not given. */

@@ -1,5 +1,9 @@
 import { type RedisConnection, RedisScript } from './connection';
 
+/** Each instance's share of a limit while Redis is unreachable: never 0, or it would refuse everyone. */
+export const shareOf = (limit: number, instances: number) =>
+  Math.max(1, Math.floor(limit / Math.max(1, instances)));
+
 /** How often an instance says it is alive. */
 export const HEARTBEAT_EVERY_MS = 5_000;
 /** An instance not heard from for this long is no longer counted. */

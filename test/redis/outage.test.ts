@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { shareOf } from '@/rate-limit/redis-store';
-import { LiveInstances } from '@/redis/instances';
+import { LiveInstances, shareOf } from '@/redis/instances';
 import { burst, countOf } from '../customer/support';
 import { createTestApp, manualClock } from '../support/harness';
 import {

@@ -90,7 +90,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       '/passkey/register/options',
       async ({ caller, request, body }) => {
         const user = accountOf(caller.sub);
-        takeOptionsSlot(request);
+        await takeOptionsSlot(request);
         const conditional = body?.mediation === 'conditional';
         const options = await startRegistration(db, rp, { user, conditional }, clock());
         return options as z.infer<typeof RegistrationOptions>;
@@ -139,7 +139,9 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         return options as z.infer<typeof AuthenticationOptions>;
       },
       {
-        transform: ({ request }) => takeOptionsSlot(request),
+        async transform({ request }) {
+          await takeOptionsSlot(request);
+        },
         body: AuthenticateOptionsBody,
         response: { 200: AuthenticationOptions, ...refused, 429: Problem },
         detail: {

@@ -32,11 +32,11 @@ export const sessionRoutes = (deps: ApiDeps) => {
       },
       {
         // Before the body is read or anything hashed: the policy, then the per-address bound.
-        transform({ request }) {
+        async transform({ request }) {
           if (config.accounts.signUp === 'closed') {
             throw fail('sign_up.closed', { detail: SIGN_UP_CLOSED_DETAIL });
           }
-          accounts.signUps.take(clientAddressOf(request, config));
+          await accounts.signUps.take(clientAddressOf(request, config));
         },
         body: SignUpBody,
         // 403 when sign-up is closed, 429 past the address's hourly bound, 503 while
