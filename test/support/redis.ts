@@ -182,6 +182,8 @@ export async function ownRedisServer({
       }
       await Bun.sleep(50);
     }
+    // Not left running past the test that could not use it.
+    await stop();
     throw new Error(`redis-server did not start on port ${port}`);
   };
   const stop = async () => {
