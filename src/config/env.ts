@@ -109,6 +109,8 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^[\w.:-]{1,64}$/, 'letters, digits and . _ : - only, at most 64')
     .default('listings:'),
+  // A PEM file of the CA that signed a rediss:// server's certificate, when not a public one.
+  REDIS_TLS_CA_FILE: z.string().min(1).optional(),
   METRICS_TOKEN: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),
 });
 

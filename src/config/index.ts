@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
@@ -79,14 +80,20 @@ export interface RedisSettings {
   url: string;
   /** Starts every key the service writes. */
   prefix: string;
+  /** PEM certificates (REDIS_TLS_CA_FILE) trusted for a rediss:// server instead of the system's. */
+  tlsCa?: string;
 }
 
 /** Variables whose values never appear in an error message. */
 const SECRET_VARIABLES = new Set(['JWT_SECRET', 'METRICS_TOKEN', 'DATABASE_URL']);
 
-/** A URL as an error message may show it: any user and password replaced by `***`. */
+/**
+ * A URL as an error message may show it: everything before its last `@`
+ * (user and password, even one with an unescaped `/`, `#` or `@` that made
+ * the URL malformed) replaced by `***`.
+ */
 function withoutCredentials(value: string): string {
-  return value.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1***@');
+  return value.replace(/^([a-z][\w+.-]*:\/\/)?.*@/is, '$1***@');
 }
 
 const list = (value: string | undefined) =>
@@ -112,6 +119,27 @@ function trustedProxiesOf(value: string | undefined): AddressRange[] {
   if (value === undefined) return defaultTrustedRanges();
   const parsed = parseRanges(value);
   return 'ranges' in parsed ? parsed.ranges : [];
+}
+
+/** REDIS_URL with its prefix and, for TLS, the CA file's certificates (read once, here). */
+function redisOf(e: Env): RedisSettings | undefined {
+  if (e.REDIS_TLS_CA_FILE === undefined) {
+    return e.REDIS_URL ? { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } : undefined;
+  }
+  const caFile = `REDIS_TLS_CA_FILE: "${e.REDIS_TLS_CA_FILE}"`;
+  if (!e.REDIS_URL || new URL(e.REDIS_URL).protocol !== 'rediss:') {
+    throw new ConfigError(`${caFile} is set, but REDIS_URL is not a rediss:// URL`);
+  }
+  let tlsCa: string;
+  try {
+    tlsCa = readFileSync(e.REDIS_TLS_CA_FILE, 'utf8');
+  } catch {
+    throw new ConfigError(`${caFile} cannot be read`);
+  }
+  if (!tlsCa.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError(`${caFile} holds no PEM certificate`);
+  }
+  return { url: e.REDIS_URL, prefix: e.REDIS_PREFIX, tlsCa };
 }
 
 /** One line naming the first rejected variable. */
@@ -217,6 +245,6 @@ export function parseConfig(
     hashing: { concurrency: hashConcurrency, queue: e.HASH_QUEUE ?? 2 * hashConcurrency },
     metrics: e.METRICS,
     metricsToken: e.METRICS_TOKEN,
-    redis: e.REDIS_URL ? { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } : undefined,
+    redis: redisOf(e),
   });
 }

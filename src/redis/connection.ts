@@ -1,6 +1,6 @@
-import { connect } from 'node:net';
-import { RedisClient } from 'bun';
+import { RedisClient, type RedisOptions } from 'bun';
 import type { RedisSettings } from '@/config';
+import { CONNECT_TIMEOUT_MS, handshake, targetOf } from './handshake';
 
 /** A command that gets no answer within this long counts as Redis being down. */
 const COMMAND_TIMEOUT_MS = 2_000;
@@ -10,8 +10,6 @@ const COMMAND_TIMEOUT_MS = 2_000;
  * command after it finds out whether Redis answers again.
  */
 const QUIET_AFTER_TIMEOUT_MS = 1_000;
-/** How long the start-up check waits for a connection. */
-const CONNECT_TIMEOUT_MS = 3_000;
 /** Pause between reconnection attempts once the client has given up on its own. */
 const RECONNECT_EVERY_MS = 1_000;
 
@@ -30,26 +28,14 @@ export class RedisUnavailable extends Error {
 const codeOf = (error: unknown) =>
   error instanceof Error && 'code' in error ? String(error.code) : '';
 
-/** The host and port a Redis URL names (6379 when it names none). */
-export function addressOf(url: string): { host: string; port: number } {
-  const parsed = new URL(url);
-  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  return { host, port: parsed.port ? Number(parsed.port) : 6379 };
-}
-
-/** Whether a TCP connection to host:port opens; otherwise the socket error's code. */
-function probe(host: string, port: number): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: CONNECT_TIMEOUT_MS });
-    const done = (code: string | undefined) => {
-      socket.destroy();
-      resolve(code);
-    };
-    socket.once('connect', () => done(undefined));
-    socket.once('timeout', () => done('ETIMEDOUT'));
-    socket.once('error', (error) => done(codeOf(error) || error.message));
+/** Bun's client for the settings: TLS from a rediss:// URL, trusting REDIS_TLS_CA_FILE's CAs when set. */
+const clientOf = (settings: RedisSettings, options: RedisOptions) =>
+  new RedisClient(settings.url, {
+    connectionTimeout: CONNECT_TIMEOUT_MS,
+    enableOfflineQueue: false,
+    ...options,
+    ...(settings.tlsCa ? { tls: { ca: settings.tlsCa } } : {}),
   });
-}
 
 /**
  * One connection to the shared Redis. Commands fail at once while it is
@@ -69,34 +55,38 @@ export class RedisConnection {
 
   constructor(settings: RedisSettings) {
     this.prefix = settings.prefix;
-    this.#client = new RedisClient(settings.url, {
-      connectionTimeout: CONNECT_TIMEOUT_MS,
-      autoReconnect: true,
-      maxRetries: 20,
-      enableOfflineQueue: false,
-    });
+    this.#client = clientOf(settings, { autoReconnect: true, maxRetries: 20 });
     // The client gives up after maxRetries; keep trying at a steady pace.
     this.#client.onclose = () => this.#scheduleReconnect();
     this.#connect();
   }
 
   /**
-   * Connects and sends PING; resolves to undefined, or to why it could not
-   * (`cannot connect to 127.0.0.1:6390 (ECONNREFUSED)`), for the start-up check.
+   * Connects, signs in and sends PING; resolves to undefined, or to one
+   * phrase saying why not (`cannot connect to 127.0.0.1:6390 (ECONNREFUSED)`,
+   * `127.0.0.1:6390 refused: WRONGPASS …`), never showing the password, for
+   * the start-up check.
    */
   static async check(settings: RedisSettings): Promise<string | undefined> {
-    const { host, port } = addressOf(settings.url);
-    const cannot = (reason: string) => `cannot connect to ${host}:${port} (${reason})`;
-    const socketError = await probe(host, port);
-    if (socketError) return cannot(socketError);
-    const client = new RedisClient(settings.url, {
-      connectionTimeout: CONNECT_TIMEOUT_MS,
-      autoReconnect: false,
-      enableOfflineQueue: false,
-    });
+    const target = targetOf(settings.url);
+    const where = `${target.host}:${target.port}`;
+    const cannot = (reason: string) => `cannot connect to ${where} (${reason})`;
+    const problem = await handshake(target, settings.tlsCa);
+    if (problem) {
+      return 'refused' in problem
+        ? `${where} refused: ${problem.refused}`
+        : cannot(problem.transport);
+    }
+    // Bun's own client must connect too: it is the one the service uses.
+    const client = clientOf(settings, { autoReconnect: false });
     try {
       await client.connect();
       await client.send('PING', []);
+      // A cluster node answers PING, then refuses the keys of other nodes' slots (MOVED).
+      const info = await client.send('INFO', ['cluster']).catch(() => '');
+      if (String(info).includes('cluster_enabled:1')) {
+        return `${where} is a Redis Cluster node; Redis Cluster is not supported`;
+      }
       return undefined;
     } catch (error) {
       return cannot(error instanceof Error ? error.message : String(error));

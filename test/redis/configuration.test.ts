@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'bun:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Health } from '@/api/health/schemas';
 import { ConfigError, parseConfig } from '@/config';
 import { freePort } from '../accounts/server-process';
-import { createTestApp, problemOf } from '../support/harness';
+import { createTestApp, problemOf, tempDir } from '../support/harness';
 import {
   ownRedisServer,
   ownRedisTitle,
@@ -11,17 +13,10 @@ import {
   redisSkipReason,
   redisTitle,
 } from '../support/redis';
+import { startFails } from '../support/service-process';
 
-/** Starts `bun src/index.ts` with `env`; resolves with its exit code and stderr once it ends. */
-async function startFails(env: Record<string, string>) {
-  const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
-    env: { ...process.env, DATABASE_PATH: ':memory:', PORT: '0', WORKERS: 'off', ...env },
-    stdout: 'ignore',
-    stderr: 'pipe',
-  });
-  const code = await proc.exited;
-  return { code, lines: (await new Response(proc.stderr).text()).trim().split('\n') };
-}
+/** Enough of a PEM file for the configuration, which only reads it. */
+const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 
 describe('happy: REDIS_URL and REDIS_PREFIX', () => {
   test('unset: no Redis, everything in this process', () => {
@@ -37,6 +32,17 @@ describe('happy: REDIS_URL and REDIS_PREFIX', () => {
       REDIS_PREFIX: 'eu-1:',
     });
     expect(tls.redis).toEqual({ url: 'rediss://user:pw@cache.example.com', prefix: 'eu-1:' });
+  });
+
+  test('REDIS_TLS_CA_FILE: its certificates are read once, for a rediss:// URL', () => {
+    const file = join(tempDir(), 'ca.pem');
+    writeFileSync(file, PEM);
+    const { redis } = parseConfig({
+      DATABASE_PATH: ':memory:',
+      REDIS_URL: 'rediss://cache.internal:6380',
+      REDIS_TLS_CA_FILE: file,
+    });
+    expect(redis).toEqual({ url: 'rediss://cache.internal:6380', prefix: 'listings:', tlsCa: PEM });
   });
 });
 
@@ -54,6 +60,32 @@ describe('error: a bad REDIS_URL or REDIS_PREFIX', () => {
     expect(() =>
       parseConfig({ DATABASE_PATH: ':memory:', REDIS_URL: 'http://admin:s3cret@host:6379' }),
     ).toThrow('(got "http://***@host:6379")');
+  });
+
+  test.each(['redis://:pa/ss@host:6379', 'redis://:pa#ss@host', ':pass-word@host'])(
+    'a malformed REDIS_URL (%s) is refused without its password',
+    (value) => {
+      expect(() => parseConfig({ DATABASE_PATH: ':memory:', REDIS_URL: value })).toThrow(
+        /^REDIS_URL: .*\(got "(redis:\/\/)?\*\*\*@host(:6379)?"\)$/,
+      );
+    },
+  );
+
+  test('REDIS_TLS_CA_FILE that cannot be read, holds no certificate, or goes with redis://: refused naming it', () => {
+    const dir = tempDir();
+    const notPem = join(dir, 'not.pem');
+    writeFileSync(notPem, 'hello');
+    const refusal = (REDIS_URL: string, REDIS_TLS_CA_FILE: string) => () =>
+      parseConfig({ DATABASE_PATH: ':memory:', REDIS_URL, REDIS_TLS_CA_FILE });
+    expect(refusal('rediss://h', join(dir, 'missing.pem'))).toThrow(
+      `REDIS_TLS_CA_FILE: "${join(dir, 'missing.pem')}" cannot be read`,
+    );
+    expect(refusal('rediss://h', notPem)).toThrow(
+      `REDIS_TLS_CA_FILE: "${notPem}" holds no PEM certificate`,
+    );
+    expect(refusal('redis://h', notPem)).toThrow(
+      `REDIS_TLS_CA_FILE: "${notPem}" is set, but REDIS_URL is not a rediss:// URL`,
+    );
   });
 
   test('REDIS_PREFIX with a space is refused naming the variable', () => {

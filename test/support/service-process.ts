@@ -51,3 +51,23 @@ export async function spawnService(env: Record<string, string>) {
       : new Promise<void>((resolve) => watchers.push({ text, resolve }));
   return { proc, url, logged, rest: () => ended };
 }
+
+/**
+ * Starts `bun src/index.ts` with `env` (an in-memory database, no workers)
+ * and resolves once it ends with its exit code, its stderr lines and all
+ * it wrote (stdout and stderr), for start-ups that must fail.
+ */
+export async function startFails(env: Record<string, string>) {
+  const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_PATH: ':memory:', PORT: '0', WORKERS: 'off', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [code, stdout, stderr] = await Promise.all([
+    proc.exited,
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ]);
+  return { code, lines: stderr.trim().split('\n'), output: stdout + stderr };
+}
