@@ -12,8 +12,8 @@ import { toolContext } from '@/audit/record';
 import { importStaticPages } from '@/content/import';
 import { StaticPageFile } from '@/content/schemas';
 import { upsertStaticPage } from '@/content/service';
-import { assignPlan, createPlan, listPlans } from '@/customer/admin/service';
-import { importTransactions, type NewTransaction } from '@/customer/transactions/service';
+import { sqliteCustomerStore } from '@/customer/sqlite-store';
+import type { NewTransaction } from '@/customer/store';
 import type { Db } from '@/db/client';
 import { putAdditionalData } from '@/listings/additional-data/service';
 import type { CityId } from '@/listings/cities';
@@ -163,13 +163,16 @@ function fillPlans(db: Db, customerId: string) {
     { name: 'Starter', slug: 'starter', limits: { minute: 60, hour: 2_000, day: 20_000 } },
     { name: 'Pro', slug: 'pro', limits: { minute: 300, hour: 10_000, month: 1_000_000 } },
   ];
-  const existing = listPlans(db);
+  const store = sqliteCustomerStore(db);
+  const existing = store.listPlans();
   const ids = wanted.map(
     (plan) =>
-      (existing.find((p) => p.slug === plan.slug) ?? createPlan(db, plan, toolContext(Date.now())))
-        .id,
+      (
+        existing.find((p) => p.slug === plan.slug) ??
+        store.createPlan(plan, toolContext(Date.now()))
+      ).id,
   );
-  assignPlan(db, customerId, ids[1]!, toolContext(Date.now()));
+  store.assignPlan(customerId, ids[1]!, toolContext(Date.now()));
 }
 
 function fillTransactions(db: Db, customerId: string, now: number) {
@@ -187,7 +190,7 @@ function fillTransactions(db: Db, customerId: string, now: number) {
       description: next() < 0.7 ? `Monthly rent, unit ${1 + Math.floor(next() * 6)}` : null,
     };
   });
-  importTransactions(db, rows);
+  sqliteCustomerStore(db).importTransactions(rows);
 }
 
 const TABLES = [

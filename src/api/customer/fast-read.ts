@@ -48,9 +48,10 @@ export function fastCustomerReads(deps: ApiDeps): FastRoute {
           })),
         );
       }
-      const answer = transactionsAnswer(deps, caller, search);
-      return whenReady(countRequest(limiter, limitKey, false), (counted) =>
-        counted.admitted ? withHeaders(answer, counted.headers) : undefined,
+      return whenReady(transactionsAnswer(deps, caller, search), (answer) =>
+        whenReady(countRequest(limiter, limitKey, false), (counted) =>
+          counted.admitted ? withHeaders(answer, counted.headers) : undefined,
+        ),
       );
     },
   };
