@@ -158,21 +158,19 @@ function fillPages(db: Db, contentDir: string, now: number) {
   return report.refused;
 }
 
-function fillPlans(db: Db, customerId: string) {
+async function fillPlans(db: Db, customerId: string) {
   const wanted = [
     { name: 'Starter', slug: 'starter', limits: { minute: 60, hour: 2_000, day: 20_000 } },
     { name: 'Pro', slug: 'pro', limits: { minute: 300, hour: 10_000, month: 1_000_000 } },
   ];
   const store = sqliteCustomerStore(db);
   const existing = store.listPlans();
-  const ids = wanted.map(
-    (plan) =>
-      (
-        existing.find((p) => p.slug === plan.slug) ??
-        store.createPlan(plan, toolContext(Date.now()))
-      ).id,
-  );
-  store.assignPlan(customerId, ids[1]!, toolContext(Date.now()));
+  const ids: number[] = [];
+  for (const plan of wanted) {
+    const stored = existing.find((p) => p.slug === plan.slug);
+    ids.push((stored ?? (await store.createPlan(plan, toolContext(Date.now())))).id);
+  }
+  await store.assignPlan(customerId, ids[1]!, toolContext(Date.now()));
 }
 
 function fillTransactions(db: Db, customerId: string, now: number) {
@@ -224,7 +222,7 @@ export async function fillDemo(db: Db, contentDir: string, now = Date.now()) {
   fillNeighbourhoods(db, now);
   fillProperties(db, customer.id, employee.id, now);
   const refusedPages = fillPages(db, contentDir, now);
-  fillPlans(db, customer.id);
+  await fillPlans(db, customer.id);
   fillTransactions(db, customer.id, now);
   const sample = db.$client
     .query<{ id: string }, [string]>(

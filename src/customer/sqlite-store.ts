@@ -1,7 +1,11 @@
 import { asc, eq, max, sql } from 'drizzle-orm';
 import { recordAudit } from '@/audit/record';
-import * as admin from '@/customer/admin/operations';
-import { type PlanOperation, type PlanTables, toPlan } from '@/customer/admin/operations';
+import {
+  type PlanOperation,
+  type PlanTables,
+  planAdministration,
+  toPlan,
+} from '@/customer/admin/operations';
 import type { Db, Tx } from '@/db/client';
 import {
   employeeLimits,
@@ -139,12 +143,7 @@ export function sqliteCustomerStore(db: Db) {
       return rows.length;
     },
     listPlans: () => db.select().from(plans).orderBy(asc(plans.id)).all().map(toPlan),
-    createPlan: (input, audit) => run(admin.createPlan(input, audit)),
-    updatePlan: (id, input, audit) => run(admin.updatePlan(id, input, audit)),
-    deletePlan: (id, audit) => run(admin.deletePlan(id, audit)),
-    assignPlan: (customerSub, planId, audit) => run(admin.assignPlan(customerSub, planId, audit)),
-    setEmployeeLimit: (employeeSub, perMinute, audit) =>
-      run(admin.setEmployeeLimit(employeeSub, perMinute, audit)),
+    ...planAdministration(run),
     customerPlan: (sub) => planQuery.get({ sub })?.plan,
     employeeLimit: (sub) => employeeQuery.get({ sub })?.perMinute,
     windows: sqliteWindowPersistence(db),

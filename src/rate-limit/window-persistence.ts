@@ -51,6 +51,13 @@ export const windowUsageRowOf = (row: StoredWindow): WindowUsageRow => ({
   used: row.used,
 });
 
+/** An upsert's update of a stored window: the new row's start, end and use. */
+export const REPLACED_WINDOW = {
+  windowStart: sql`excluded.window_start`,
+  resetsAt: sql`excluded.resets_at`,
+  used: sql`excluded.used`,
+};
+
 /** Calendar-window usage in the `window_usage` table, with prepared statements. */
 export function sqliteWindowPersistence(db: Db): SyncWindowPersistence {
   const load = db
@@ -69,11 +76,7 @@ export function sqliteWindowPersistence(db: Db): SyncWindowPersistence {
     })
     .onConflictDoUpdate({
       target: [windowUsage.subject, windowUsage.window],
-      set: {
-        windowStart: sql`excluded.window_start`,
-        resetsAt: sql`excluded.resets_at`,
-        used: sql`excluded.used`,
-      },
+      set: REPLACED_WINDOW,
     })
     .prepare();
   const deleteExpired = db

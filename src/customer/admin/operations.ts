@@ -1,5 +1,6 @@
 import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { Plan, PlanInput } from '@/customer/admin/schemas';
+import type { CustomerStore } from '@/customer/store';
 import type { PlanRow } from '@/db/schema';
 import { fail, fieldError } from '@/kernel/errors';
 import { type Steps, step } from '@/kernel/steps';
@@ -148,3 +149,21 @@ export const setEmployeeLimit = (
     const entry = { action: 'employee_limit.set', subject: employeeSub } as const;
     yield* step(tables.recordAudit(audit, { ...entry, details: { perMinute } }));
   };
+
+/**
+ * A store's administration methods: each operation run by `run` inside one
+ * transaction of the store (at once on SQLite, awaited on PostgreSQL).
+ */
+export const planAdministration = (
+  run: <T>(operation: PlanOperation<T>) => MaybePromise<T>,
+): Pick<
+  CustomerStore,
+  'createPlan' | 'updatePlan' | 'deletePlan' | 'assignPlan' | 'setEmployeeLimit'
+> => ({
+  createPlan: (input, audit) => run(createPlan(input, audit)),
+  updatePlan: (id, input, audit) => run(updatePlan(id, input, audit)),
+  deletePlan: (id, audit) => run(deletePlan(id, audit)),
+  assignPlan: (customerSub, planId, audit) => run(assignPlan(customerSub, planId, audit)),
+  setEmployeeLimit: (employeeSub, perMinute, audit) =>
+    run(setEmployeeLimit(employeeSub, perMinute, audit)),
+});
