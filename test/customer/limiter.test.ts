@@ -5,6 +5,7 @@ import { SlidingLog } from '@/rate-limit/sliding-log';
 import type { WindowRule } from '@/rate-limit/store';
 import { sqliteWindowPersistence } from '@/rate-limit/window-persistence';
 import { createTestApp, manualClock } from '../support/harness';
+import { storesUnderTest } from './stores';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -123,23 +124,27 @@ describe('resetExpiredWindows', () => {
       0, 0, 1,
     ]);
   });
-
-  test('through the limiter of the app', async () => {
-    const ctx = createTestApp({ clock: manualClock(Date.UTC(2026, 10, 22, 23, 0)) });
-    const admin = await ctx.tokenFor('admin', 'employee');
-    const plan = await ctx.request<{ id: number }>('POST', '/api/v1/admin/plans', {
-      token: admin,
-      body: { name: 'Daily', slug: 'daily', limits: { day: 3 } },
-    });
-    await ctx.request('PUT', '/api/v1/admin/customers/c-day/plan', {
-      token: admin,
-      body: { planId: plan.body.id },
-    });
-    const token = await ctx.tokenFor('c-day');
-    for (let i = 0; i < 3; i++) await ctx.request('GET', '/api/v1/c/transactions', { token });
-    expect(await ctx.deps.limiter.resetExpiredWindows()).toEqual({ cleared: 0 });
-    ctx.clock.set(Date.UTC(2026, 10, 23, 0, 0, 1));
-    expect(await ctx.deps.limiter.resetExpiredWindows()).toEqual({ cleared: 1 });
-    expect((await ctx.request('GET', '/api/v1/c/transactions', { token })).status).toBe(200);
-  });
 });
+
+for (const store of storesUnderTest()) {
+  store.describe('resetExpiredWindows through the limiter of the app', () => {
+    test("a plan's day window ends at midnight UTC", async () => {
+      const ctx = await store.app({ clock: manualClock(Date.UTC(2026, 10, 22, 23, 0)) });
+      const admin = await ctx.tokenFor('admin', 'employee');
+      const plan = await ctx.request<{ id: number }>('POST', '/api/v1/admin/plans', {
+        token: admin,
+        body: { name: 'Daily', slug: 'daily', limits: { day: 3 } },
+      });
+      await ctx.request('PUT', '/api/v1/admin/customers/c-day/plan', {
+        token: admin,
+        body: { planId: plan.body.id },
+      });
+      const token = await ctx.tokenFor('c-day');
+      for (let i = 0; i < 3; i++) await ctx.request('GET', '/api/v1/c/transactions', { token });
+      expect(await ctx.deps.limiter.resetExpiredWindows()).toEqual({ cleared: 0 });
+      ctx.clock.set(Date.UTC(2026, 10, 23, 0, 0, 1));
+      expect(await ctx.deps.limiter.resetExpiredWindows()).toEqual({ cleared: 1 });
+      expect((await ctx.request('GET', '/api/v1/c/transactions', { token })).status).toBe(200);
+    });
+  });
+}

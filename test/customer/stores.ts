@@ -1,6 +1,7 @@
 import { afterAll, describe } from 'bun:test';
 import { SQL } from 'bun';
 import { postgresCustomerStore } from '@/customer/postgres-store';
+import type { CustomerStore } from '@/customer/store';
 import { pgDatabase } from '@/db/pg/client';
 import { migratePostgres } from '@/db/pg/migrate';
 import * as pg from '@/db/pg/schema';
@@ -32,6 +33,12 @@ export type CustomerTestApp = ReturnType<typeof createTestApp> & {
   makeTransaction(overrides?: TransactionSeed): Promise<number>;
   /** Every stored transaction's amount in cents, by id. */
   storedAmounts(): Promise<number[]>;
+  /**
+   * The customer store a restarted server would open on the same data:
+   * undefined on SQLite (the new app opens the file), a store on a new
+   * connection to the same database on PostgreSQL.
+   */
+  restartedStore(): CustomerStore | undefined;
 };
 
 const sqlite: StoreUnderTest = {
@@ -47,6 +54,7 @@ const sqlite: StoreUnderTest = {
           .query<{ c: number }, []>('SELECT amount_cents AS c FROM transactions ORDER BY id')
           .all()
           .map((row) => row.c),
+      restartedStore: () => undefined,
     };
   },
 };
@@ -61,6 +69,12 @@ function postgresStore(): StoreUnderTest {
   const databases: TestDatabase[] = [];
   const clients: SQL[] = [];
 
+  const connect = (url: string) => {
+    const client = new SQL(url, { max: 4 });
+    clients.push(client);
+    return client;
+  };
+
   async function freshDatabase() {
     template ??= createTestDatabase().then(async (database) => {
       databases.push(database);
@@ -69,9 +83,7 @@ function postgresStore(): StoreUnderTest {
     });
     const database = await createTestDatabase(await template);
     databases.push(database);
-    const client = new SQL(database.url, { max: 4 });
-    clients.push(client);
-    return client;
+    return database;
   }
 
   return {
@@ -89,7 +101,8 @@ function postgresStore(): StoreUnderTest {
         body();
       }),
     async app(options) {
-      const client = await freshDatabase();
+      const database = await freshDatabase();
+      const client = connect(database.url);
       const db = pgDatabase(client);
       const ctx = createTestApp({ ...options, customerStore: postgresCustomerStore(client) });
       return {
@@ -108,6 +121,7 @@ function postgresStore(): StoreUnderTest {
             .orderBy(pg.transactions.id);
           return rows.map((row) => row.c);
         },
+        restartedStore: () => postgresCustomerStore(connect(database.url)),
       };
     },
   };
@@ -115,3 +129,9 @@ function postgresStore(): StoreUnderTest {
 
 /** SQLite, then PostgreSQL. */
 export const storesUnderTest = (): StoreUnderTest[] => [sqlite, postgresStore()];
+
+/** The default store of the service, for suites that vary other things. */
+export const sqliteUnderTest = sqlite;
+
+/** A PostgreSQL store under test of its own (its databases dropped when its `describe` ends). */
+export const postgresUnderTest = postgresStore;
