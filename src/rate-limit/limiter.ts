@@ -269,9 +269,12 @@ export class RateLimiter {
     const policy = this.#policy(limitKey);
     if (!(policy instanceof Promise)) return policy;
     // Nothing calls this before counting or looking; a promise means
-    // `invalidate` ran in between, and the policy counted by stands.
+    // `invalidate` ran in between, and the policy counted by stands (the
+    // read just started refills the cache for the next request).
     policy.catch(() => {});
-    return this.#counted.get(limitKey.key) ?? this.#anonymous;
+    const counted = this.#counted.get(limitKey.key);
+    if (!counted) throw new Error(`no policy was read for ${limitKey.key} before its report`);
+    return counted;
   }
 
   #employeePolicy(own = this.#config.employee): Policy {

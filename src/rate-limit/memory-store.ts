@@ -1,8 +1,14 @@
 import type { Logger } from '@/logger';
 import { type CalendarKind, calendarSpan, MINUTE_MS } from './calendar';
 import { SlidingLog } from './sliding-log';
-import type { HitResult, MaybePromise, RateLimitStore, WindowRule, WindowUsage } from './store';
-import { whenReady } from './store';
+import {
+  type HitResult,
+  type MaybePromise,
+  type RateLimitStore,
+  type WindowRule,
+  type WindowUsage,
+  whenReady,
+} from './store';
 import type { StoredWindow, SyncWindowPersistence, WindowPersistence } from './window-persistence';
 
 interface Counter {
@@ -28,6 +34,11 @@ export interface MemoryStoreOptions<P extends WindowPersistence> {
   logger?: Logger;
 }
 
+/** What a call answers: at once where the persistence answers at once (or there is none). */
+type AnswerOf<P extends WindowPersistence, T> = P extends SyncWindowPersistence
+  ? T
+  : MaybePromise<T>;
+
 /**
  * The in-process store. `hit` — check all windows, then record in all —
  * is one synchronous step that runs to completion before any other request
@@ -35,16 +46,14 @@ export interface MemoryStoreOptions<P extends WindowPersistence> {
  * caller's stored calendar windows from a persistence that answers later
  * (PostgreSQL) happens before that step, never inside it.
  */
-/** What a call answers: at once where the persistence answers at once (or there is none). */
-type AnswerOf<P extends WindowPersistence, T> = P extends SyncWindowPersistence
-  ? T
-  : MaybePromise<T>;
 
 export class MemoryStore<P extends WindowPersistence = SyncWindowPersistence>
   implements RateLimitStore
 {
   readonly #entries = new Map<string, Entry>();
   readonly #dirty = new Map<string, Map<CalendarKind, Counter>>();
+  /** Counters being saved by a flush that answers later: newer than what is stored. */
+  #saving = new Map<string, Map<CalendarKind, Counter>>();
   /** Stored windows loaded ahead of the step that installs them (`#loading`). */
   readonly #fetched = new Map<string, StoredWindow[]>();
   readonly #persistence?: P;
@@ -140,7 +149,13 @@ export class MemoryStore<P extends WindowPersistence = SyncWindowPersistence>
     };
     try {
       const saved = this.#persistence.save(rows);
-      if (saved instanceof Promise) return saved.catch(failed) as AnswerOf<P, void>;
+      if (saved instanceof Promise) {
+        this.#saving = flushing;
+        const settled = saved.catch(failed).finally(() => {
+          if (this.#saving === flushing) this.#saving = new Map();
+        });
+        return settled as AnswerOf<P, void>;
+      }
     } catch (error) {
       failed(error);
     }
@@ -182,7 +197,7 @@ export class MemoryStore<P extends WindowPersistence = SyncWindowPersistence>
   #load(key: string): Map<CalendarKind, Counter> {
     const counters = new Map<CalendarKind, Counter>();
     // Pending writes win over what is stored (an entry evicted before its flush).
-    const pending = this.#dirty.get(key);
+    const pending = this.#dirty.get(key) ?? this.#saving.get(key);
     const stored = this.#fetched.get(key) ?? [];
     this.#fetched.delete(key);
     for (const row of stored) {

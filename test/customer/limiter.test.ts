@@ -3,7 +3,11 @@ import { calendarSpan, isoWithOffset } from '@/rate-limit/calendar';
 import { MemoryStore } from '@/rate-limit/memory-store';
 import { SlidingLog } from '@/rate-limit/sliding-log';
 import type { WindowRule } from '@/rate-limit/store';
-import { sqliteWindowPersistence } from '@/rate-limit/window-persistence';
+import {
+  type StoredWindow,
+  sqliteWindowPersistence,
+  type WindowPersistence,
+} from '@/rate-limit/window-persistence';
 import { createTestApp, manualClock } from '../support/harness';
 import { storesUnderTest } from './stores';
 
@@ -96,6 +100,76 @@ describe('memory store', () => {
     store.hit('c:x', rules, 0);
     store.hit('other', minute, 120_000);
     expect(store.peek('c:x', rules, 120_000)[1]!.used).toBe(1);
+  });
+});
+
+/**
+ * A persistence that answers later, as PostgreSQL's does, kept in a map;
+ * `hold()` keeps saves waiting until the function it returns is called,
+ * `failNextSave()` refuses the next one.
+ */
+function persistenceAnsweringLater() {
+  const stored = new Map<string, StoredWindow[]>();
+  let gate: Promise<void> = Promise.resolve();
+  let failing = false;
+  const persistence: WindowPersistence = {
+    load: async (subject) => stored.get(subject) ?? [],
+    async save(rows) {
+      await gate;
+      if (failing) {
+        failing = false;
+        throw new Error('connection lost');
+      }
+      for (const row of rows) {
+        const others = (stored.get(row.subject) ?? []).filter((kept) => kept.kind !== row.kind);
+        stored.set(row.subject, [...others, row]);
+      }
+    },
+    deleteExpired: async () => 0,
+  };
+  const hold = () => {
+    let release = () => {};
+    gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    return release;
+  };
+  const failNextSave = () => {
+    failing = true;
+  };
+  return { persistence, stored, hold, failNextSave };
+}
+
+describe('memory store over a persistence that answers later', () => {
+  const rules: WindowRule[] = [
+    { kind: 'minute', limit: 10 },
+    { kind: 'day', limit: 5 },
+  ];
+  const dayUsed = async (store: MemoryStore<WindowPersistence>, key: string, now: number) =>
+    (await store.peek(key, rules, now))[1]!.used;
+
+  test('a caller swept while its windows are being saved is loaded with the saved counts', async () => {
+    const { persistence, hold } = persistenceAnsweringLater();
+    const store = new MemoryStore({ persistence });
+    await store.hit('c:a', rules, 0);
+    const release = hold();
+    const flushed = store.flush();
+    // A minute later the idle caller is swept; the save has not finished.
+    await store.hit('other', rules, 61_000);
+    expect(await dayUsed(store, 'c:a', 61_000)).toBe(1);
+    release();
+    await flushed;
+  });
+
+  test('a failed save leaves the counters to the next flush', async () => {
+    const { persistence, stored, failNextSave } = persistenceAnsweringLater();
+    const store = new MemoryStore({ persistence });
+    await store.hit('c:a', rules, 0);
+    failNextSave();
+    await store.flush();
+    expect(stored.get('c:a')).toBeUndefined();
+    await store.flush();
+    expect(stored.get('c:a')?.map((row) => row.used)).toEqual([1]);
   });
 });
 
