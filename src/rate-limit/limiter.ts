@@ -99,6 +99,12 @@ export class RateLimiter {
    * the cache emptied meanwhile, and shows the policy the count used.
    */
   readonly #counted = new Map<string, Policy>();
+  /**
+   * Counts `invalidate` calls. A policy read from records that answer later
+   * may have started before an admin change committed: it serves the
+   * request that asked, and is kept only when no change came meanwhile.
+   */
+  #generation = 0;
   readonly #anonymous: Policy;
   readonly #records: LimiterRecords;
 
@@ -228,6 +234,7 @@ export class RateLimiter {
 
   /** Forget cached plans and employee limits after an admin change. */
   invalidate(): void {
+    this.#generation++;
     this.#policies.clear();
     this.#reportMemos.clear();
   }
@@ -247,13 +254,16 @@ export class RateLimiter {
     const cached = this.#policies.get(limitKey.key);
     if (cached) return cached;
     const sub = limitKey.key.slice(2);
+    const generation = this.#generation;
     const read =
       limitKey.audience === 'employee'
         ? whenReady(this.#records.employeeLimit(sub), (own) => this.#employeePolicy(own))
         : whenReady(this.#records.customerPlan(sub), (row) => this.#customerPolicy(row));
     return whenReady(read, (policy) => {
-      if (this.#policies.size >= MAX_CACHED_POLICIES) this.#policies.clear();
-      this.#policies.set(limitKey.key, policy);
+      if (generation === this.#generation) {
+        if (this.#policies.size >= MAX_CACHED_POLICIES) this.#policies.clear();
+        this.#policies.set(limitKey.key, policy);
+      }
       if (this.#counted.size >= MAX_CACHED_POLICIES) this.#counted.clear();
       this.#counted.set(limitKey.key, policy);
       return policy;

@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'bun:test';
+import { parseConfig } from '@/config';
+import type { PlanRow } from '@/db/schema';
 import { calendarSpan, isoWithOffset } from '@/rate-limit/calendar';
+import { type LimiterRecords, RateLimiter } from '@/rate-limit/limiter';
 import { MemoryStore } from '@/rate-limit/memory-store';
 import { SlidingLog } from '@/rate-limit/sliding-log';
 import type { WindowRule } from '@/rate-limit/store';
@@ -222,3 +225,29 @@ for (const store of storesUnderTest()) {
     });
   });
 }
+
+describe('limiter over records that answer later', () => {
+  test('a plan read under way when an admin change lands serves its request but is not kept', async () => {
+    const config = parseConfig({ DATABASE_PATH: ':memory:', LOG_LEVEL: 'silent' });
+    const answers: ((row: PlanRow | undefined) => void)[] = [];
+    const records: LimiterRecords = {
+      customerPlan: () => new Promise((resolve) => answers.push(resolve)),
+      employeeLimit: async () => undefined,
+      windows: persistenceAnsweringLater().persistence,
+    };
+    const limiter = new RateLimiter({ records, config, clock: () => 0 });
+    const key = limiter.limitKeyOf({ sub: 'c-1', aud: 'customer' }, '');
+    const first = limiter.peek(key);
+    // The plan changes (and the cache is dropped) while the first read is under way.
+    limiter.invalidate();
+    answers[0]!(undefined);
+    expect(await first).toHaveLength(1);
+    const second = limiter.peek(key);
+    expect(answers).toHaveLength(2);
+    answers[1]!(undefined);
+    await second;
+    // Read again after the change, that one is kept.
+    await limiter.peek(key);
+    expect(answers).toHaveLength(2);
+  });
+});
