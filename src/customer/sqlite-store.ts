@@ -107,7 +107,9 @@ const planTablesOf = (tx: Tx): PlanTables => ({
 
 /**
  * The customer domain on `bun:sqlite`: every method answers at once, each
- * write in one synchronous transaction (nothing inside it is awaited).
+ * write in one synchronous transaction (nothing inside it is awaited). Its
+ * reads are typed as plain values (scripts and the read cache use them
+ * so); the administration methods share `CustomerStore`'s types.
  */
 export function sqliteCustomerStore(db: Db) {
   const run = <T>(operation: PlanOperation<T>): T =>
@@ -149,6 +151,3 @@ export function sqliteCustomerStore(db: Db) {
     windows: sqliteWindowPersistence(db),
   } satisfies CustomerStore;
 }
-
-/** The SQLite store, every answer at once (scripts and tests call it without awaiting). */
-export type SqliteCustomerStore = ReturnType<typeof sqliteCustomerStore>;
