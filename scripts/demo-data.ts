@@ -12,8 +12,8 @@ import { toolContext } from '@/audit/record';
 import { importStaticPages } from '@/content/import';
 import { StaticPageFile } from '@/content/schemas';
 import { upsertStaticPage } from '@/content/service';
-import { assignPlan, createPlan, listPlans } from '@/customer/admin/service';
-import { importTransactions, type NewTransaction } from '@/customer/transactions/service';
+import { sqliteCustomerStore } from '@/customer/sqlite-store';
+import type { NewTransaction } from '@/customer/store';
 import type { Db } from '@/db/client';
 import { putAdditionalData } from '@/listings/additional-data/service';
 import type { CityId } from '@/listings/cities';
@@ -158,18 +158,19 @@ function fillPages(db: Db, contentDir: string, now: number) {
   return report.refused;
 }
 
-function fillPlans(db: Db, customerId: string) {
+async function fillPlans(db: Db, customerId: string) {
   const wanted = [
     { name: 'Starter', slug: 'starter', limits: { minute: 60, hour: 2_000, day: 20_000 } },
     { name: 'Pro', slug: 'pro', limits: { minute: 300, hour: 10_000, month: 1_000_000 } },
   ];
-  const existing = listPlans(db);
-  const ids = wanted.map(
-    (plan) =>
-      (existing.find((p) => p.slug === plan.slug) ?? createPlan(db, plan, toolContext(Date.now())))
-        .id,
-  );
-  assignPlan(db, customerId, ids[1]!, toolContext(Date.now()));
+  const store = sqliteCustomerStore(db);
+  const existing = store.listPlans();
+  const ids: number[] = [];
+  for (const plan of wanted) {
+    const stored = existing.find((p) => p.slug === plan.slug);
+    ids.push((stored ?? (await store.createPlan(plan, toolContext(Date.now())))).id);
+  }
+  await store.assignPlan(customerId, ids[1]!, toolContext(Date.now()));
 }
 
 function fillTransactions(db: Db, customerId: string, now: number) {
@@ -187,7 +188,7 @@ function fillTransactions(db: Db, customerId: string, now: number) {
       description: next() < 0.7 ? `Monthly rent, unit ${1 + Math.floor(next() * 6)}` : null,
     };
   });
-  importTransactions(db, rows);
+  sqliteCustomerStore(db).importTransactions(rows);
 }
 
 const TABLES = [
@@ -221,7 +222,7 @@ export async function fillDemo(db: Db, contentDir: string, now = Date.now()) {
   fillNeighbourhoods(db, now);
   fillProperties(db, customer.id, employee.id, now);
   const refusedPages = fillPages(db, contentDir, now);
-  fillPlans(db, customer.id);
+  await fillPlans(db, customer.id);
   fillTransactions(db, customer.id, now);
   const sample = db.$client
     .query<{ id: string }, [string]>(

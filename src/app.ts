@@ -11,6 +11,8 @@ import { requestContext, withRequestContext } from '@/api/plugins/request-contex
 import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { StaticPageCache } from '@/content/cache';
+import { sqliteCustomerStore } from '@/customer/sqlite-store';
+import type { CustomerStore } from '@/customer/store';
 import type { Db } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
 import type { Clock } from '@/kernel/clock';
@@ -49,6 +51,14 @@ export interface CreateAppOptions {
   hasher?: PasswordHasher;
   /** The shared Redis; by default a new connection when the configuration names one. */
   redis?: RedisConnection;
+  /**
+   * The customer domain's store; by default the SQLite one on `db`. Only
+   * tests pass another (the PostgreSQL store, to run the customer suites on
+   * it): src/index.ts never does, because serving one domain from PostgreSQL
+   * while the others stay on SQLite would split the service's data between
+   * two databases (docs/postgresql.md, "Stores").
+   */
+  customerStore?: CustomerStore;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -66,6 +76,7 @@ export function buildDeps({
   clock = Date.now,
   hasher = argon2idHasher,
   redis = config.redis ? new RedisConnection(config.redis) : undefined,
+  customerStore: customer = sqliteCustomerStore(db),
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const readCache = new ReadCache({
@@ -84,7 +95,7 @@ export function buildDeps({
   const store = redis
     ? new RedisRateLimitStore(redis, { instances: () => instances?.count ?? 1 })
     : undefined;
-  const limiter = new RateLimiter({ db, config, clock, logger, store });
+  const limiter = new RateLimiter({ records: customer, config, clock, logger, store });
   const addressBound = (name: string, limit: number, windowMs: number): AddressBound =>
     redis
       ? new RedisAddressLimit(redis, {
@@ -103,7 +114,7 @@ export function buildDeps({
     ),
   };
   const deps: ApiDeps = {
-    ...{ config, db, logger, clock, tokens, auth, sessions, staticPages, limiter },
+    ...{ config, db, customer, logger, clock, tokens, auth, sessions, staticPages, limiter },
     ...{ readCache, accounts, redis, instance, instances, requests: new RequestMetrics() },
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };

@@ -4,6 +4,7 @@ import type { PasswordHasher } from '@/accounts/hashing';
 import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { StaticPageCache } from '@/content/cache';
+import type { CustomerStore } from '@/customer/store';
 import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
 import type { Clock } from '@/kernel/clock';
@@ -20,6 +21,12 @@ export interface AppDeps {
   logger: Logger;
   clock: Clock;
   tokens: TokenService;
+  /**
+   * The customer domain's rows (transactions, plans, limits, calendar
+   * usage). Always the SQLite store on `db` in the server; see
+   * `CreateAppOptions.customerStore`.
+   */
+  customer: CustomerStore;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
   /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */

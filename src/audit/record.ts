@@ -16,6 +16,8 @@ export interface AuditContext {
   at: number;
 }
 
+export type NewAuditEvent = typeof auditEvents.$inferInsert;
+
 export interface AuditEntry {
   action: AuditAction;
   /** The account the event concerns (shown in its security log). */
@@ -27,24 +29,27 @@ export interface AuditEntry {
 /** A user agent is kept to this many characters. */
 export const USER_AGENT_MAX = 512;
 
+/** The row of one event, as every store writes it. */
+export function auditRowOf(context: AuditContext, entry: AuditEntry): NewAuditEvent {
+  return {
+    at: new Date(context.at),
+    action: entry.action,
+    actorId: context.actor,
+    subjectId: entry.subject ?? null,
+    target: entry.target ?? null,
+    ip: context.ip,
+    userAgent: context.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+    requestId: context.requestId,
+    details: entry.details ?? {},
+  };
+}
+
 /**
  * Appends one event. Call it with the transaction of the action itself: the
  * event commits with the action or not at all.
  */
 export function recordAudit(db: DbOrTx, context: AuditContext, entry: AuditEntry): void {
-  db.insert(auditEvents)
-    .values({
-      at: new Date(context.at),
-      action: entry.action,
-      actorId: context.actor,
-      subjectId: entry.subject ?? null,
-      target: entry.target ?? null,
-      ip: context.ip,
-      userAgent: context.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
-      requestId: context.requestId,
-      details: entry.details ?? {},
-    })
-    .run();
+  db.insert(auditEvents).values(auditRowOf(context, entry)).run();
 }
 
 /** The same context with another actor (a sign-in learns who the caller is). */

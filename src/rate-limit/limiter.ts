@@ -1,16 +1,21 @@
-import { eq, sql } from 'drizzle-orm';
 import type { Caller } from '@/auth/tokens';
 import type { Config } from '@/config';
-import type { Db } from '@/db/client';
-import { employeeLimits, type PlanRow, planAssignments, plans } from '@/db/schema';
+import type { PlanRow } from '@/db/schema';
 import type { Clock } from '@/kernel/clock';
 import { type DomainError, fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 import { CALENDAR_KINDS, secondsUntil, type WindowKind } from './calendar';
 import { MemoryStore } from './memory-store';
 import { planLimitsOf, tightestOf, windowRecord, windowSeconds } from './records';
-import type { HitResult, MaybePromise, RateLimitStore, WindowRule, WindowUsage } from './store';
-import { sqliteWindowPersistence } from './window-persistence';
+import {
+  type HitResult,
+  type MaybePromise,
+  type RateLimitStore,
+  type WindowRule,
+  type WindowUsage,
+  whenReady,
+} from './store';
+import type { WindowPersistence } from './window-persistence';
 
 export interface PlanRef {
   id: number;
@@ -50,8 +55,21 @@ interface ReportMemo {
   value: unknown;
 }
 
+/**
+ * Where the limiter reads plans and employee limits and keeps calendar
+ * usage: the customer domain's store (`src/customer/store.ts`), SQLite
+ * answering at once, PostgreSQL later.
+ */
+export interface LimiterRecords {
+  /** The stored plan assigned to a customer; undefined: Standard. */
+  customerPlan(sub: string): MaybePromise<PlanRow | undefined>;
+  /** An employee's own per-minute limit; undefined: the configured one. */
+  employeeLimit(sub: string): MaybePromise<number | undefined>;
+  windows: WindowPersistence;
+}
+
 export interface RateLimiterOptions {
-  db: Db;
+  records: LimiterRecords;
   config: Config;
   clock: Clock;
   logger?: Logger;
@@ -75,33 +93,31 @@ export class RateLimiter {
   readonly #reportMemos = new Map<string, ReportMemo>();
   /** Values `memoReport` gave again instead of building them (tests and diagnostics). */
   reportMemoHits = 0;
+  /**
+   * The policy each subject was last counted by, kept across `invalidate`:
+   * with records that answer later, a report made after its count may find
+   * the cache emptied meanwhile, and shows the policy the count used.
+   */
+  readonly #counted = new Map<string, Policy>();
+  /**
+   * Counts `invalidate` calls. A policy read from records that answer later
+   * may have started before an admin change committed: it serves the
+   * request that asked, and is kept only when no change came meanwhile.
+   */
+  #generation = 0;
   readonly #anonymous: Policy;
-  readonly #planOf: (sub: string) => PlanRow | undefined;
-  readonly #employeeLimitOf: (sub: string) => number | undefined;
+  readonly #records: LimiterRecords;
 
-  constructor({ db, config, clock, logger, store }: RateLimiterOptions) {
+  constructor({ records, config, clock, logger, store }: RateLimiterOptions) {
     this.enabled = config.rateLimits.enabled;
     this.#config = config.rateLimits;
     this.#clock = clock;
-    this.store = store ?? new MemoryStore({ persistence: sqliteWindowPersistence(db), logger });
+    this.#records = records;
+    this.store = store ?? new MemoryStore({ persistence: records.windows, logger });
     this.#anonymous = {
       plan: STANDARD_PLAN,
       rules: [{ kind: 'minute', limit: config.rateLimits.anonymous }],
     };
-
-    const planQuery = db
-      .select({ plan: plans })
-      .from(planAssignments)
-      .innerJoin(plans, eq(plans.id, planAssignments.planId))
-      .where(eq(planAssignments.customerSub, sql.placeholder('sub')))
-      .prepare();
-    this.#planOf = (sub) => planQuery.get({ sub })?.plan;
-    const employeeQuery = db
-      .select({ perMinute: employeeLimits.perMinute })
-      .from(employeeLimits)
-      .where(eq(employeeLimits.employeeSub, sql.placeholder('sub')))
-      .prepare();
-    this.#employeeLimitOf = (sub) => employeeQuery.get({ sub })?.perMinute;
   }
 
   /** A valid token counts against its subject; anything else against the client IP. */
@@ -121,12 +137,16 @@ export class RateLimiter {
 
   /** Counts one request if every window has room (one atomic step of the store). */
   hit(limitKey: LimitKey): MaybePromise<HitResult> {
-    return this.store.hit(limitKey.key, this.#policy(limitKey).rules, this.#clock());
+    return whenReady(this.#policy(limitKey), (policy) =>
+      this.store.hit(limitKey.key, policy.rules, this.#clock()),
+    );
   }
 
   /** Usage without counting (GET /api/v1/tokens/limits). */
   peek(limitKey: LimitKey): MaybePromise<WindowUsage[]> {
-    return this.store.peek(limitKey.key, this.#policy(limitKey).rules, this.#clock());
+    return whenReady(this.#policy(limitKey), (policy) =>
+      this.store.peek(limitKey.key, policy.rules, this.#clock()),
+    );
   }
 
   async report(caller: Caller) {
@@ -137,7 +157,7 @@ export class RateLimiter {
   reportOf(caller: Caller, windows: readonly WindowUsage[], now = this.#clock()) {
     return {
       audience: caller.aud,
-      plan: { ...this.#policy(this.limitKeyOf(caller, '')).plan },
+      plan: { ...this.#countedPolicy(this.limitKeyOf(caller, '')).plan },
       limits: windows.map((usage) => windowRecord(usage, now)),
     };
   }
@@ -190,7 +210,7 @@ export class RateLimiter {
    * report, its JSON and its headers per request.
    */
   memoReport<T>(limitKey: LimitKey, windows: readonly WindowUsage[], build: (now: number) => T): T {
-    const policy = this.#policy(limitKey);
+    const policy = this.#countedPolicy(limitKey);
     const now = this.#clock();
     const figures: number[] = [];
     for (const usage of windows) {
@@ -214,6 +234,7 @@ export class RateLimiter {
 
   /** Forget cached plans and employee limits after an admin change. */
   invalidate(): void {
+    this.#generation++;
     this.#policies.clear();
     this.#reportMemos.clear();
   }
@@ -228,28 +249,52 @@ export class RateLimiter {
     return { cleared: await this.store.resetExpired(now) };
   }
 
-  #policy(limitKey: LimitKey): Policy {
+  #policy(limitKey: LimitKey): MaybePromise<Policy> {
     if (limitKey.audience === 'anonymous') return this.#anonymous;
-    let policy = this.#policies.get(limitKey.key);
-    if (policy) return policy;
+    const cached = this.#policies.get(limitKey.key);
+    if (cached) return cached;
     const sub = limitKey.key.slice(2);
-    policy =
-      limitKey.audience === 'employee' ? this.#employeePolicy(sub) : this.#customerPolicy(sub);
-    if (this.#policies.size >= MAX_CACHED_POLICIES) this.#policies.clear();
-    this.#policies.set(limitKey.key, policy);
-    return policy;
+    const generation = this.#generation;
+    const read =
+      limitKey.audience === 'employee'
+        ? whenReady(this.#records.employeeLimit(sub), (own) => this.#employeePolicy(own))
+        : whenReady(this.#records.customerPlan(sub), (row) => this.#customerPolicy(row));
+    return whenReady(read, (policy) => {
+      if (generation === this.#generation) {
+        if (this.#policies.size >= MAX_CACHED_POLICIES) this.#policies.clear();
+        this.#policies.set(limitKey.key, policy);
+      }
+      if (this.#counted.size >= MAX_CACHED_POLICIES) this.#counted.clear();
+      this.#counted.set(limitKey.key, policy);
+      return policy;
+    });
   }
 
-  #employeePolicy(sub: string): Policy {
-    const own = this.#employeeLimitOf(sub) ?? this.#config.employee;
+  /**
+   * The policy of a subject whose usage was just looked at (`hit` or
+   * `peek` read its policy first): at once with records that answer at
+   * once, else the one that look used.
+   */
+  #countedPolicy(limitKey: LimitKey): Policy {
+    const policy = this.#policy(limitKey);
+    if (!(policy instanceof Promise)) return policy;
+    // Nothing calls this before counting or looking; a promise means
+    // `invalidate` ran in between, and the policy counted by stands (the
+    // read just started refills the cache for the next request).
+    policy.catch(() => {});
+    const counted = this.#counted.get(limitKey.key);
+    if (!counted) throw new Error(`no policy was read for ${limitKey.key} before its report`);
+    return counted;
+  }
+
+  #employeePolicy(own = this.#config.employee): Policy {
     return {
       plan: EMPLOYEE_PLAN,
       rules: [{ kind: 'minute', limit: Math.max(EMPLOYEE_MINIMUM_PER_MINUTE, own) }],
     };
   }
 
-  #customerPolicy(sub: string): Policy {
-    const row = this.#planOf(sub);
+  #customerPolicy(row: PlanRow | undefined): Policy {
     if (!row)
       return { plan: STANDARD_PLAN, rules: [{ kind: 'minute', limit: this.#config.customer }] };
     const limits = planLimitsOf(row);

@@ -1,8 +1,15 @@
 import type { Logger } from '@/logger';
 import { type CalendarKind, calendarSpan, MINUTE_MS } from './calendar';
 import { SlidingLog } from './sliding-log';
-import type { HitResult, RateLimitStore, WindowRule, WindowUsage } from './store';
-import type { StoredWindow, WindowPersistence } from './window-persistence';
+import {
+  type HitResult,
+  type MaybePromise,
+  type RateLimitStore,
+  type WindowRule,
+  type WindowUsage,
+  whenReady,
+} from './store';
+import type { StoredWindow, SyncWindowPersistence, WindowPersistence } from './window-persistence';
 
 interface Counter {
   start: number;
@@ -22,25 +29,39 @@ const SWEEP_EVERY_MS = 10_000;
 /** Write-behind delay: a crash loses at most this much calendar usage. */
 const FLUSH_AFTER_MS = 1_000;
 
-export interface MemoryStoreOptions {
-  persistence?: WindowPersistence;
+export interface MemoryStoreOptions<P extends WindowPersistence> {
+  persistence?: P;
   logger?: Logger;
 }
 
+/** What a call answers: at once where the persistence answers at once (or there is none). */
+type AnswerOf<P extends WindowPersistence, T> = P extends SyncWindowPersistence
+  ? T
+  : MaybePromise<T>;
+
 /**
- * The in-process store. Every method is synchronous, so `hit` — check all
- * windows, then record in all — runs to completion before any other request
- * is looked at: exact under any concurrency in one process.
+ * The in-process store. `hit` — check all windows, then record in all —
+ * is one synchronous step that runs to completion before any other request
+ * is looked at: exact under any concurrency in one process. Only loading a
+ * caller's stored calendar windows from a persistence that answers later
+ * (PostgreSQL) happens before that step, never inside it.
  */
-export class MemoryStore implements RateLimitStore {
+
+export class MemoryStore<P extends WindowPersistence = SyncWindowPersistence>
+  implements RateLimitStore
+{
   readonly #entries = new Map<string, Entry>();
   readonly #dirty = new Map<string, Map<CalendarKind, Counter>>();
-  readonly #persistence?: WindowPersistence;
+  /** Counters being saved by a flush that answers later: newer than what is stored. */
+  #saving = new Map<string, Map<CalendarKind, Counter>>();
+  /** Stored windows loaded ahead of the step that installs them (`#loading`). */
+  readonly #fetched = new Map<string, StoredWindow[]>();
+  readonly #persistence?: P;
   readonly #logger?: Logger;
   #nextSweep = 0;
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor({ persistence, logger }: MemoryStoreOptions = {}) {
+  constructor({ persistence, logger }: MemoryStoreOptions<P> = {}) {
     this.#persistence = persistence;
     this.#logger = logger;
   }
@@ -50,7 +71,23 @@ export class MemoryStore implements RateLimitStore {
     return this.#entries.size;
   }
 
-  hit(key: string, rules: readonly WindowRule[], now: number): HitResult {
+  // The casts below only narrow: without a promise from the persistence, none is made.
+
+  hit(key: string, rules: readonly WindowRule[], now: number): AnswerOf<P, HitResult> {
+    const loading = this.#loading(key, rules);
+    return (
+      loading ? loading.then(() => this.#hit(key, rules, now)) : this.#hit(key, rules, now)
+    ) as AnswerOf<P, HitResult>;
+  }
+
+  peek(key: string, rules: readonly WindowRule[], now: number): AnswerOf<P, WindowUsage[]> {
+    const loading = this.#loading(key, rules);
+    return (
+      loading ? loading.then(() => this.#peek(key, rules, now)) : this.#peek(key, rules, now)
+    ) as AnswerOf<P, WindowUsage[]>;
+  }
+
+  #hit(key: string, rules: readonly WindowRule[], now: number): HitResult {
     if (now >= this.#nextSweep) this.#sweep(now);
     const entry = this.#entry(key, rules, now);
     entry.lastSeen = now;
@@ -67,12 +104,15 @@ export class MemoryStore implements RateLimitStore {
     return { admitted, windows: this.#usages(entry, rules, now) };
   }
 
-  peek(key: string, rules: readonly WindowRule[], now: number): WindowUsage[] {
+  #peek(key: string, rules: readonly WindowRule[], now: number): WindowUsage[] {
     return this.#usages(this.#entry(key, rules, now), rules, now);
   }
 
-  resetExpired(now: number): number {
-    this.flush();
+  resetExpired(now: number): AnswerOf<P, number> {
+    return whenReady(this.flush(), () => this.#resetExpired(now)) as AnswerOf<P, number>;
+  }
+
+  #resetExpired(now: number): MaybePromise<number> {
     let cleared = 0;
     for (const entry of this.#entries.values()) {
       for (const [kind, counter] of entry.calendar ?? []) {
@@ -85,23 +125,60 @@ export class MemoryStore implements RateLimitStore {
     return this.#persistence ? this.#persistence.deleteExpired(now) : cleared;
   }
 
-  flush(): void {
+  flush(): AnswerOf<P, void> {
     clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     if (this.#dirty.size === 0 || !this.#persistence) return;
+    const flushing = new Map(this.#dirty);
+    this.#dirty.clear();
     const rows: StoredWindow[] = [];
-    for (const [subject, counters] of this.#dirty) {
+    for (const [subject, counters] of flushing) {
       for (const [kind, { start, end, used }] of counters) {
         rows.push({ subject, kind, start, end, used });
       }
     }
-    try {
-      this.#persistence.save(rows);
-      this.#dirty.clear();
-    } catch (error) {
-      // Kept dirty: the next hit schedules another attempt.
+    const failed = (error: unknown) => {
+      // Dirty again: the next hit schedules another attempt. Counters hit
+      // while a later save was under way are already dirty and stay so.
+      for (const [subject, counters] of flushing) {
+        const pending = this.#dirty.get(subject) ?? new Map();
+        for (const [kind, counter] of counters) if (!pending.has(kind)) pending.set(kind, counter);
+        this.#dirty.set(subject, pending);
+      }
       this.#logger?.error('rate-limit flush failed', { error: String(error) });
+    };
+    try {
+      const saved = this.#persistence.save(rows);
+      if (saved instanceof Promise) {
+        this.#saving = flushing;
+        const settled = saved.catch(failed).finally(() => {
+          if (this.#saving === flushing) this.#saving = new Map();
+        });
+        return settled as AnswerOf<P, void>;
+      }
+    } catch (error) {
+      failed(error);
     }
+    return undefined as AnswerOf<P, void>;
+  }
+
+  /**
+   * With a persistence that answers later, loads the caller's stored windows
+   * before the step that needs them (undefined: nothing to wait for). Two
+   * requests of a new caller may both load; the first to finish installs
+   * its rows, and the other finds them installed.
+   */
+  #loading(key: string, rules: readonly WindowRule[]): Promise<void> | undefined {
+    if (rules.length <= 1 || !this.#persistence || this.#fetched.has(key)) return;
+    if (this.#entries.get(key)?.calendar) return;
+    const rows = this.#persistence.load(key);
+    if (!(rows instanceof Promise)) {
+      this.#fetched.set(key, rows);
+      return;
+    }
+    return rows.then((loaded) => {
+      if (!this.#entries.get(key)?.calendar) this.#fetched.set(key, loaded);
+    });
   }
 
   #entry(key: string, rules: readonly WindowRule[], now: number): Entry {
@@ -120,8 +197,10 @@ export class MemoryStore implements RateLimitStore {
   #load(key: string): Map<CalendarKind, Counter> {
     const counters = new Map<CalendarKind, Counter>();
     // Pending writes win over what is stored (an entry evicted before its flush).
-    const pending = this.#dirty.get(key);
-    for (const row of this.#persistence?.load(key) ?? []) {
+    const pending = this.#dirty.get(key) ?? this.#saving.get(key);
+    const stored = this.#fetched.get(key) ?? [];
+    this.#fetched.delete(key);
+    for (const row of stored) {
       counters.set(row.kind, pending?.get(row.kind) ?? { ...row });
     }
     for (const [kind, counter] of pending ?? []) counters.set(kind, counter);

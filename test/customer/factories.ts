@@ -5,20 +5,25 @@ export type TransactionSeed = Partial<typeof transactions.$inferInsert>;
 
 let sequence = 0;
 
-/** Inserts a transaction with sensible defaults; returns its id. */
-export function makeTransaction(db: Db, overrides: TransactionSeed = {}): number {
+/** A transaction with sensible defaults, a booking id of its own, and `overrides`. */
+export function transactionOf(overrides: TransactionSeed = {}) {
   sequence++;
+  return {
+    customerId: 'customer-1',
+    bookingId: `BK-${sequence}`,
+    amountCents: 10_000,
+    currency: 'EUR',
+    payDate: '2026-01-15',
+    status: 'paid',
+    ...overrides,
+  };
+}
+
+/** Inserts a transaction into a SQLite file; returns its id. */
+export function makeTransaction(db: Db, overrides: TransactionSeed = {}): number {
   return db
     .insert(transactions)
-    .values({
-      customerId: 'customer-1',
-      bookingId: `BK-${sequence}`,
-      amountCents: 10_000,
-      currency: 'EUR',
-      payDate: '2026-01-15',
-      status: 'paid',
-      ...overrides,
-    })
+    .values(transactionOf(overrides))
     .returning({ id: transactions.id })
     .get().id;
 }

@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { createTestApp, manualClock } from '../support/harness';
+import { fastCustomerReads } from '@/api/customer/fast-read';
+import { manualClock } from '../support/harness';
 import { expectSameAnswers, type LaneCase, lanesOf } from '../support/lanes';
 import { redisEnv, redisSkipReason, redisTitle } from '../support/redis';
-import { makeTransaction } from './factories';
+import { postgresUnderTest, type StoreUnderTest, sqliteUnderTest } from './stores';
 
 const LIST = '/api/v1/c/transactions';
 const LIMITS = '/api/v1/tokens/limits';
@@ -11,11 +12,13 @@ const COUNTING = ['ratelimit', 'x-ratelimit-remaining'];
 
 /** The limiter store's variables of the suite running: none (in-process) or a Redis of its own prefix. */
 let storeEnv: () => Record<string, string> = () => ({});
+/** The customer store of the suite running. */
+let customerStore: StoreUnderTest = sqliteUnderTest;
 
 async function context(env: Record<string, string> = {}) {
-  const ctx = createTestApp({ env: { ...storeEnv(), ...env }, clock: manualClock() });
+  const ctx = await customerStore.app({ env: { ...storeEnv(), ...env }, clock: manualClock() });
   for (let i = 0; i < 20; i++) {
-    makeTransaction(ctx.db, {
+    await ctx.makeTransaction({
       customerId: i % 2 ? 'customer-1' : 'customer-2',
       bookingId: `B-${i}`,
       payDate: `2026-0${1 + (i % 9)}-1${i % 10}`,
@@ -191,8 +194,31 @@ describe('customer API reads: fast lane', () => {
     describe.skipIf(store.skip)(store.title, () => {
       beforeAll(() => {
         storeEnv = store.env;
+        customerStore = sqliteUnderTest;
       });
       fastLaneTests();
     });
   }
+
+  test('on SQLite, a page of transactions is answered without waiting for anything', async () => {
+    customerStore = sqliteUnderTest;
+    storeEnv = () => ({});
+    const ctx = await context();
+    const request = () => new Request(`http://localhost${LIST}`, { headers: ctx.customer });
+    // The first request verifies the token in the full pipeline.
+    expect((await ctx.fetch(request())).status).toBe(200);
+    const answer = fastCustomerReads(ctx.deps).answer(request(), 'c/transactions', '');
+    expect(answer).not.toBeInstanceOf(Promise);
+    expect(answer).toMatchObject({ status: 200 });
+  });
+
+  // The same lanes and answers with the transactions, plans and calendar usage in PostgreSQL.
+  const postgres = postgresUnderTest();
+  postgres.describe('in-process store, the customer store', () => {
+    beforeAll(() => {
+      storeEnv = () => ({});
+      customerStore = postgres;
+    });
+    fastLaneTests();
+  });
 });

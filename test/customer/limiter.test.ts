@@ -1,10 +1,18 @@
 import { describe, expect, test } from 'bun:test';
+import { parseConfig } from '@/config';
+import type { PlanRow } from '@/db/schema';
 import { calendarSpan, isoWithOffset } from '@/rate-limit/calendar';
+import { type LimiterRecords, RateLimiter } from '@/rate-limit/limiter';
 import { MemoryStore } from '@/rate-limit/memory-store';
 import { SlidingLog } from '@/rate-limit/sliding-log';
 import type { WindowRule } from '@/rate-limit/store';
-import { sqliteWindowPersistence } from '@/rate-limit/window-persistence';
+import {
+  type StoredWindow,
+  sqliteWindowPersistence,
+  type WindowPersistence,
+} from '@/rate-limit/window-persistence';
 import { createTestApp, manualClock } from '../support/harness';
+import { storesUnderTest } from './stores';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -98,6 +106,76 @@ describe('memory store', () => {
   });
 });
 
+/**
+ * A persistence that answers later, as PostgreSQL's does, kept in a map;
+ * `hold()` keeps saves waiting until the function it returns is called,
+ * `failNextSave()` refuses the next one.
+ */
+function persistenceAnsweringLater() {
+  const stored = new Map<string, StoredWindow[]>();
+  let gate: Promise<void> = Promise.resolve();
+  let failing = false;
+  const persistence: WindowPersistence = {
+    load: async (subject) => stored.get(subject) ?? [],
+    async save(rows) {
+      await gate;
+      if (failing) {
+        failing = false;
+        throw new Error('connection lost');
+      }
+      for (const row of rows) {
+        const others = (stored.get(row.subject) ?? []).filter((kept) => kept.kind !== row.kind);
+        stored.set(row.subject, [...others, row]);
+      }
+    },
+    deleteExpired: async () => 0,
+  };
+  const hold = () => {
+    let release = () => {};
+    gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    return release;
+  };
+  const failNextSave = () => {
+    failing = true;
+  };
+  return { persistence, stored, hold, failNextSave };
+}
+
+describe('memory store over a persistence that answers later', () => {
+  const rules: WindowRule[] = [
+    { kind: 'minute', limit: 10 },
+    { kind: 'day', limit: 5 },
+  ];
+  const dayUsed = async (store: MemoryStore<WindowPersistence>, key: string, now: number) =>
+    (await store.peek(key, rules, now))[1]!.used;
+
+  test('a caller swept while its windows are being saved is loaded with the saved counts', async () => {
+    const { persistence, hold } = persistenceAnsweringLater();
+    const store = new MemoryStore({ persistence });
+    await store.hit('c:a', rules, 0);
+    const release = hold();
+    const flushed = store.flush();
+    // A minute later the idle caller is swept; the save has not finished.
+    await store.hit('other', rules, 61_000);
+    expect(await dayUsed(store, 'c:a', 61_000)).toBe(1);
+    release();
+    await flushed;
+  });
+
+  test('a failed save leaves the counters to the next flush', async () => {
+    const { persistence, stored, failNextSave } = persistenceAnsweringLater();
+    const store = new MemoryStore({ persistence });
+    await store.hit('c:a', rules, 0);
+    failNextSave();
+    await store.flush();
+    expect(stored.get('c:a')).toBeUndefined();
+    await store.flush();
+    expect(stored.get('c:a')?.map((row) => row.used)).toEqual([1]);
+  });
+});
+
 describe('resetExpiredWindows', () => {
   test('clears ended calendar windows in store and memory', async () => {
     const start = Date.UTC(2026, 10, 22, 12, 30);
@@ -123,23 +201,53 @@ describe('resetExpiredWindows', () => {
       0, 0, 1,
     ]);
   });
+});
 
-  test('through the limiter of the app', async () => {
-    const ctx = createTestApp({ clock: manualClock(Date.UTC(2026, 10, 22, 23, 0)) });
-    const admin = await ctx.tokenFor('admin', 'employee');
-    const plan = await ctx.request<{ id: number }>('POST', '/api/v1/admin/plans', {
-      token: admin,
-      body: { name: 'Daily', slug: 'daily', limits: { day: 3 } },
+for (const store of storesUnderTest()) {
+  store.describe('resetExpiredWindows through the limiter of the app', () => {
+    test("a plan's day window ends at midnight UTC", async () => {
+      const ctx = await store.app({ clock: manualClock(Date.UTC(2026, 10, 22, 23, 0)) });
+      const admin = await ctx.tokenFor('admin', 'employee');
+      const plan = await ctx.request<{ id: number }>('POST', '/api/v1/admin/plans', {
+        token: admin,
+        body: { name: 'Daily', slug: 'daily', limits: { day: 3 } },
+      });
+      await ctx.request('PUT', '/api/v1/admin/customers/c-day/plan', {
+        token: admin,
+        body: { planId: plan.body.id },
+      });
+      const token = await ctx.tokenFor('c-day');
+      for (let i = 0; i < 3; i++) await ctx.request('GET', '/api/v1/c/transactions', { token });
+      expect(await ctx.deps.limiter.resetExpiredWindows()).toEqual({ cleared: 0 });
+      ctx.clock.set(Date.UTC(2026, 10, 23, 0, 0, 1));
+      expect(await ctx.deps.limiter.resetExpiredWindows()).toEqual({ cleared: 1 });
+      expect((await ctx.request('GET', '/api/v1/c/transactions', { token })).status).toBe(200);
     });
-    await ctx.request('PUT', '/api/v1/admin/customers/c-day/plan', {
-      token: admin,
-      body: { planId: plan.body.id },
-    });
-    const token = await ctx.tokenFor('c-day');
-    for (let i = 0; i < 3; i++) await ctx.request('GET', '/api/v1/c/transactions', { token });
-    expect(await ctx.deps.limiter.resetExpiredWindows()).toEqual({ cleared: 0 });
-    ctx.clock.set(Date.UTC(2026, 10, 23, 0, 0, 1));
-    expect(await ctx.deps.limiter.resetExpiredWindows()).toEqual({ cleared: 1 });
-    expect((await ctx.request('GET', '/api/v1/c/transactions', { token })).status).toBe(200);
+  });
+}
+
+describe('limiter over records that answer later', () => {
+  test('a plan read under way when an admin change lands serves its request but is not kept', async () => {
+    const config = parseConfig({ DATABASE_PATH: ':memory:', LOG_LEVEL: 'silent' });
+    const answers: ((row: PlanRow | undefined) => void)[] = [];
+    const records: LimiterRecords = {
+      customerPlan: () => new Promise((resolve) => answers.push(resolve)),
+      employeeLimit: async () => undefined,
+      windows: persistenceAnsweringLater().persistence,
+    };
+    const limiter = new RateLimiter({ records, config, clock: () => 0 });
+    const key = limiter.limitKeyOf({ sub: 'c-1', aud: 'customer' }, '');
+    const first = limiter.peek(key);
+    // The plan changes (and the cache is dropped) while the first read is under way.
+    limiter.invalidate();
+    answers[0]!(undefined);
+    expect(await first).toHaveLength(1);
+    const second = limiter.peek(key);
+    expect(answers).toHaveLength(2);
+    answers[1]!(undefined);
+    await second;
+    // Read again after the change, that one is kept.
+    await limiter.peek(key);
+    expect(answers).toHaveLength(2);
   });
 });

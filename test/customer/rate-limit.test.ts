@@ -2,8 +2,14 @@ import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { buildDeps, createService } from '@/app';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { createLogger } from '@/logger';
-import { createTestApp, manualClock, type TestContext } from '../support/harness';
+import { manualClock } from '../support/harness';
 import { redisEnv, redisSkipReason, redisTitle } from '../support/redis';
+import {
+  type CustomerTestApp,
+  postgresUnderTest,
+  type StoreUnderTest,
+  sqliteUnderTest,
+} from './stores';
 import { burst, countOf, serve, tooMany } from './support';
 
 const TRANSACTIONS = '/api/v1/c/transactions';
@@ -18,16 +24,18 @@ afterEach(() => {
 
 /** The limiter store's variables of the suite running: none (in-process) or a Redis under a prefix of its own. */
 let storeEnv: () => Record<string, string> = () => ({});
+/** The customer store of the suite running (plans, assignments, calendar usage). */
+let customerStore: StoreUnderTest = sqliteUnderTest;
 
-function start(env: Record<string, string> = {}, clock = manualClock()) {
-  const ctx = createTestApp({ env: { ...storeEnv(), ...env }, clock });
+async function start(env: Record<string, string> = {}, clock = manualClock()) {
+  const ctx = await customerStore.app({ env: { ...storeEnv(), ...env }, clock });
   const http = serve(ctx.fetch);
   servers.push(http);
   return { ...ctx, http };
 }
 
-/** A second app on the same SQLite file, as after a restart. */
-function restart(ctx: TestContext) {
+/** A second app on the same data, as after a restart. */
+function restart(ctx: CustomerTestApp) {
   const db = openDatabase(ctx.config.databasePath);
   migrateDatabase(db);
   const deps = buildDeps({
@@ -35,6 +43,7 @@ function restart(ctx: TestContext) {
     db,
     logger: createLogger('silent'),
     clock: ctx.clock,
+    customerStore: ctx.restartedStore(),
     // The same Redis (and prefix) as before the restart; nothing of the store was in the process.
     redis: ctx.deps.redis,
   });
@@ -43,7 +52,7 @@ function restart(ctx: TestContext) {
   return http;
 }
 
-async function makePlan(ctx: ReturnType<typeof start>, sub: string, limits: object) {
+async function makePlan(ctx: Awaited<ReturnType<typeof start>>, sub: string, limits: object) {
   const admin = await ctx.tokenFor('admin-1', 'employee');
   const plan = await ctx.http.call<{ id: number }>('POST', '/api/v1/admin/plans', {
     token: admin,
@@ -62,7 +71,7 @@ async function makePlan(ctx: ReturnType<typeof start>, sub: string, limits: obje
 function limiterTests() {
   describe('happy: base limits per minute', () => {
     test('the 61st anonymous request in a minute answers 429 with the exact body', async () => {
-      const ctx = start();
+      const ctx = await start();
       const statuses = await burst(60, 16, () => ctx.http.call('GET', TRANSACTIONS));
       expect(countOf(statuses, 401)).toBe(60);
       const refused = await ctx.http.call('GET', TRANSACTIONS);
@@ -73,7 +82,7 @@ function limiterTests() {
     });
 
     test('the 121st customer request in a minute answers 429 with the exact body', async () => {
-      const ctx = start();
+      const ctx = await start();
       const token = await ctx.tokenFor('customer-121');
       const statuses = await burst(120, 16, () => ctx.http.call('GET', TRANSACTIONS, { token }));
       expect(countOf(statuses, 200)).toBe(120);
@@ -84,7 +93,7 @@ function limiterTests() {
     });
 
     test('the 5001st employee request in a minute answers 429 with the exact body', async () => {
-      const ctx = start();
+      const ctx = await start();
       const token = await ctx.tokenFor('employee-5001', 'employee');
       const statuses = await burst(5000, 32, () => ctx.http.call('GET', TRANSACTIONS, { token }));
       expect(countOf(statuses, 200)).toBe(5000);
@@ -94,7 +103,7 @@ function limiterTests() {
     });
 
     test('300 concurrent requests from a fresh customer admit exactly 120', async () => {
-      const ctx = start();
+      const ctx = await start();
       const token = await ctx.tokenFor('customer-concurrent');
       const statuses = await burst(300, 300, () => ctx.http.call('GET', TRANSACTIONS, { token }));
       expect(countOf(statuses, 200)).toBe(120);
@@ -102,7 +111,7 @@ function limiterTests() {
     });
 
     test('the sliding window admits again once its oldest request is 60 s old', async () => {
-      const ctx = start();
+      const ctx = await start();
       const token = await ctx.tokenFor('customer-sliding');
       expect((await ctx.http.call('GET', TRANSACTIONS, { token })).status).toBe(200);
       ctx.clock.advance(30_000);
@@ -121,94 +130,15 @@ function limiterTests() {
       expect(again.status).toBe(429);
       expect(again.body).toEqual(tooMany('minute', 120, 120, 30, '2026-11-22T12:01:30+00:00'));
     });
+  });
 
-    test('a plan with hour: 5 refuses the 6th request until the next UTC hour', async () => {
-      const ctx = start({}, manualClock(Date.UTC(2026, 10, 22, 12, 34, 56)));
-      await makePlan(ctx, 'customer-hourly', { hour: 5 });
-      const token = await ctx.tokenFor('customer-hourly');
-      const statuses = await burst(5, 5, () => ctx.http.call('GET', TRANSACTIONS, { token }));
-      expect(countOf(statuses, 200)).toBe(5);
-      const refused = await ctx.http.call('GET', TRANSACTIONS, { token });
-      expect(refused.status).toBe(429);
-      expect(refused.body).toEqual(tooMany('hour', 5, 5, 1504, '2026-11-22T13:00:00+00:00'));
-      expect(refused.headers.get('retry-after')).toBe('1504');
-
-      ctx.clock.set(Date.UTC(2026, 10, 22, 13, 0, 0));
-      expect((await ctx.http.call('GET', TRANSACTIONS, { token })).status).toBe(200);
-    });
-
-    test('a refused request counts in no window; the window resetting last is reported', async () => {
-      const ctx = start({}, manualClock(Date.UTC(2026, 10, 22, 23, 59, 0)));
-      await makePlan(ctx, 'customer-both', { hour: 3, day: 3, month: 10 });
-      const token = await ctx.tokenFor('customer-both');
-      await burst(3, 1, () => ctx.http.call('GET', TRANSACTIONS, { token }));
-      const refused = await ctx.http.call('GET', TRANSACTIONS, { token });
-      // hour and day are both exhausted and both end at midnight; month resets last but has room.
-      expect(refused.body).toEqual(tooMany('day', 3, 3, 60, '2026-11-23T00:00:00+00:00'));
-      await burst(5, 5, () => ctx.http.call('GET', TRANSACTIONS, { token }));
-      const usage = await ctx.http.call<{ rate_limits: { limits: { used: number }[] } }>(
-        'GET',
-        LIMITS,
-        { token },
-      );
-      expect(usage.body.rate_limits.limits.map((w) => w.used)).toEqual([3, 3, 3, 3]);
-    });
-
-    test('a plan minute lowers the base window', async () => {
-      const ctx = start();
-      await makePlan(ctx, 'customer-slow', { minute: 2 });
-      const token = await ctx.tokenFor('customer-slow');
-      await burst(2, 1, () => ctx.http.call('GET', TRANSACTIONS, { token }));
-      const refused = await ctx.http.call('GET', TRANSACTIONS, { token });
-      expect(refused.body).toEqual(tooMany('minute', 2, 2, 60, NEXT_MINUTE));
-    });
-
-    test('usage of a day window is the same after a restart', async () => {
-      const ctx = start({}, manualClock(Date.UTC(2026, 10, 22, 9, 15, 0)));
-      await makePlan(ctx, 'customer-daily', { day: 100, week: 1000 });
-      const token = await ctx.tokenFor('customer-daily');
-      await burst(7, 4, () => ctx.http.call('GET', TRANSACTIONS, { token }));
-      await ctx.deps.limiter.flush();
-
-      const after = restart(ctx);
-      ctx.clock.advance(3_600_000);
-      const usage = await after.call<{ rate_limits: { limits: unknown[] } }>('GET', LIMITS, {
-        token,
-      });
-      expect(usage.status).toBe(200);
-      expect(usage.body.rate_limits.limits).toEqual([
-        {
-          window: 'minute',
-          limit: 120,
-          used: 0,
-          remaining: 120,
-          resets_in_seconds: 60,
-          resets_at: '2026-11-22T10:16:00+00:00',
-        },
-        {
-          window: 'day',
-          limit: 100,
-          used: 7,
-          remaining: 93,
-          resets_in_seconds: 13 * 3600 + 45 * 60,
-          resets_at: '2026-11-23T00:00:00+00:00',
-        },
-        {
-          window: 'week',
-          limit: 1000,
-          used: 7,
-          remaining: 993,
-          resets_in_seconds: 13 * 3600 + 45 * 60,
-          // 2026-11-22 is a Sunday: the week ends at Monday 00:00.
-          resets_at: '2026-11-23T00:00:00+00:00',
-        },
-      ]);
-    });
+  describe('happy: plan windows', () => {
+    planWindowTests();
   });
 
   describe('happy: headers and callers', () => {
     test('every /api/v1 answer carries the rate-limit headers', async () => {
-      const ctx = start();
+      const ctx = await start();
       const token = await ctx.tokenFor('customer-headers');
       const answers = [
         await ctx.http.call('GET', TRANSACTIONS, { token }),
@@ -232,7 +162,7 @@ function limiterTests() {
     });
 
     test('plan windows are listed in RateLimit-Policy; RateLimit shows the tightest', async () => {
-      const ctx = start();
+      const ctx = await start();
       await makePlan(ctx, 'customer-policy', { hour: 10, day: 500, week: 1000, month: 2000 });
       const token = await ctx.tokenFor('customer-policy');
       const res = await ctx.http.call('GET', TRANSACTIONS, { token });
@@ -243,7 +173,7 @@ function limiterTests() {
     });
 
     test('a bad token is counted against the client IP', async () => {
-      const ctx = start({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '3' });
+      const ctx = await start({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '3' });
       const statuses = await burst(4, 1, (i) =>
         ctx.http.call('GET', TRANSACTIONS, { token: i % 2 ? 'not.a.token' : undefined }),
       );
@@ -253,23 +183,109 @@ function limiterTests() {
     });
 
     test('with TRUST_PROXY the X-Forwarded-For address is counted, else the peer', async () => {
-      const trusted = start({ TRUST_PROXY: 'true', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' });
+      const trusted = await start({ TRUST_PROXY: 'true', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' });
       const from = (ip: string) => ({ headers: { 'x-forwarded-for': `${ip}, 10.0.0.1` } });
       expect((await trusted.http.call('GET', TRANSACTIONS, from('203.0.113.1'))).status).toBe(401);
       expect((await trusted.http.call('GET', TRANSACTIONS, from('203.0.113.2'))).status).toBe(401);
       expect((await trusted.http.call('GET', TRANSACTIONS, from('203.0.113.1'))).status).toBe(429);
 
-      const direct = start({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' });
+      const direct = await start({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' });
       expect((await direct.http.call('GET', TRANSACTIONS, from('203.0.113.1'))).status).toBe(401);
       expect((await direct.http.call('GET', TRANSACTIONS, from('203.0.113.2'))).status).toBe(429);
     });
 
     test('RATE_LIMITS=off neither counts nor adds headers', async () => {
-      const ctx = start({ RATE_LIMITS: 'off', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' });
+      const ctx = await start({ RATE_LIMITS: 'off', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' });
       const statuses = await burst(3, 1, () => ctx.http.call('GET', TRANSACTIONS));
       expect(statuses).toEqual([401, 401, 401]);
       expect((await ctx.http.call('GET', TRANSACTIONS)).headers.get('ratelimit')).toBeNull();
     });
+  });
+}
+
+/** Plans' calendar windows: these read plans and keep usage through the customer store. */
+function planWindowTests() {
+  test('a plan with hour: 5 refuses the 6th request until the next UTC hour', async () => {
+    const ctx = await start({}, manualClock(Date.UTC(2026, 10, 22, 12, 34, 56)));
+    await makePlan(ctx, 'customer-hourly', { hour: 5 });
+    const token = await ctx.tokenFor('customer-hourly');
+    const statuses = await burst(5, 5, () => ctx.http.call('GET', TRANSACTIONS, { token }));
+    expect(countOf(statuses, 200)).toBe(5);
+    const refused = await ctx.http.call('GET', TRANSACTIONS, { token });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual(tooMany('hour', 5, 5, 1504, '2026-11-22T13:00:00+00:00'));
+    expect(refused.headers.get('retry-after')).toBe('1504');
+
+    ctx.clock.set(Date.UTC(2026, 10, 22, 13, 0, 0));
+    expect((await ctx.http.call('GET', TRANSACTIONS, { token })).status).toBe(200);
+  });
+
+  test('a refused request counts in no window; the window resetting last is reported', async () => {
+    const ctx = await start({}, manualClock(Date.UTC(2026, 10, 22, 23, 59, 0)));
+    await makePlan(ctx, 'customer-both', { hour: 3, day: 3, month: 10 });
+    const token = await ctx.tokenFor('customer-both');
+    await burst(3, 1, () => ctx.http.call('GET', TRANSACTIONS, { token }));
+    const refused = await ctx.http.call('GET', TRANSACTIONS, { token });
+    // hour and day are both exhausted and both end at midnight; month resets last but has room.
+    expect(refused.body).toEqual(tooMany('day', 3, 3, 60, '2026-11-23T00:00:00+00:00'));
+    await burst(5, 5, () => ctx.http.call('GET', TRANSACTIONS, { token }));
+    const usage = await ctx.http.call<{ rate_limits: { limits: { used: number }[] } }>(
+      'GET',
+      LIMITS,
+      { token },
+    );
+    expect(usage.body.rate_limits.limits.map((w) => w.used)).toEqual([3, 3, 3, 3]);
+  });
+
+  test('a plan minute lowers the base window', async () => {
+    const ctx = await start();
+    await makePlan(ctx, 'customer-slow', { minute: 2 });
+    const token = await ctx.tokenFor('customer-slow');
+    await burst(2, 1, () => ctx.http.call('GET', TRANSACTIONS, { token }));
+    const refused = await ctx.http.call('GET', TRANSACTIONS, { token });
+    expect(refused.body).toEqual(tooMany('minute', 2, 2, 60, NEXT_MINUTE));
+  });
+
+  test('usage of a day window is the same after a restart', async () => {
+    const ctx = await start({}, manualClock(Date.UTC(2026, 10, 22, 9, 15, 0)));
+    await makePlan(ctx, 'customer-daily', { day: 100, week: 1000 });
+    const token = await ctx.tokenFor('customer-daily');
+    await burst(7, 4, () => ctx.http.call('GET', TRANSACTIONS, { token }));
+    await ctx.deps.limiter.flush();
+
+    const after = restart(ctx);
+    ctx.clock.advance(3_600_000);
+    const usage = await after.call<{ rate_limits: { limits: unknown[] } }>('GET', LIMITS, {
+      token,
+    });
+    expect(usage.status).toBe(200);
+    expect(usage.body.rate_limits.limits).toEqual([
+      {
+        window: 'minute',
+        limit: 120,
+        used: 0,
+        remaining: 120,
+        resets_in_seconds: 60,
+        resets_at: '2026-11-22T10:16:00+00:00',
+      },
+      {
+        window: 'day',
+        limit: 100,
+        used: 7,
+        remaining: 93,
+        resets_in_seconds: 13 * 3600 + 45 * 60,
+        resets_at: '2026-11-23T00:00:00+00:00',
+      },
+      {
+        window: 'week',
+        limit: 1000,
+        used: 7,
+        remaining: 993,
+        resets_in_seconds: 13 * 3600 + 45 * 60,
+        // 2026-11-22 is a Sunday: the week ends at Monday 00:00.
+        resets_at: '2026-11-23T00:00:00+00:00',
+      },
+    ]);
   });
 }
 
@@ -281,7 +297,18 @@ for (const store of stores) {
   describe.skipIf(store.skip)(store.title, () => {
     beforeAll(() => {
       storeEnv = store.env;
+      customerStore = sqliteUnderTest;
     });
     limiterTests();
   });
 }
+
+// The plan windows once more with plans, assignments and calendar usage in PostgreSQL.
+const postgres = postgresUnderTest();
+postgres.describe('in-process store, plans and calendar usage in the customer store', () => {
+  beforeAll(() => {
+    storeEnv = () => ({});
+    customerStore = postgres;
+  });
+  planWindowTests();
+});

@@ -247,6 +247,6 @@ describe('ReadCache: answers are held as the UTF-8 bytes sent', () => {
     expect(decode(read.body)).toBe(JSON.stringify(http.body));
     expect(decode(list.body)).toContain('"addressLine1":"ul. Długa 5"');
     const caller = { sub: 'customer-1', aud: 'customer' } as const;
-    expect(decode(transactionsAnswer(ctx.deps, caller, '').body)).toContain('"data":[]');
+    expect(decode((await transactionsAnswer(ctx.deps, caller, '')).body)).toContain('"data":[]');
   });
 });

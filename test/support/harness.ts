@@ -6,6 +6,7 @@ import type { ApiDeps } from '@/api/deps';
 import { buildDeps, createService, type ExtraRoutes } from '@/app';
 import type { Audience } from '@/auth/tokens';
 import { parseConfig } from '@/config';
+import type { CustomerStore } from '@/customer/store';
 import { type Db, migrateDatabase, openDatabase } from '@/db/client';
 import { createLogger } from '@/logger';
 
@@ -86,6 +87,8 @@ export interface TestAppOptions {
   extraRoutes?: ExtraRoutes;
   /** The password hash under the server's bounded hasher (default argon2id). */
   hasher?: PasswordHasher;
+  /** The customer domain's store (default: SQLite on the app's file; see test/customer/stores.ts). */
+  customerStore?: CustomerStore;
 }
 
 /**
@@ -98,6 +101,7 @@ export function createTestApp({
   clock = manualClock(Date.now()),
   extraRoutes,
   hasher,
+  customerStore,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({
@@ -111,7 +115,7 @@ export function createTestApp({
   migrateDatabase(db);
   const deps: ApiDeps = buildDeps({
     ...{ config, db, logger: createLogger('silent'), clock },
-    hasher,
+    ...{ hasher, customerStore },
   });
   if (deps.redis) closeAtEnd(deps.redis);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */

@@ -37,12 +37,16 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database `t_<random>`; `drop()` ends its connections and removes it. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh database `t_<random>`, empty or a copy of `template` (a test
+ * database nothing is connected to); `drop()` ends its connections and
+ * removes it.
+ */
+export async function createTestDatabase(template?: TestDatabase): Promise<TestDatabase> {
   const name = `t_${randomBytes(6).toString('hex')}`;
   const admin = new SQL(POSTGRES_ADMIN_URL, { max: 1 });
   try {
-    await admin.unsafe(`CREATE DATABASE ${name}`);
+    await admin.unsafe(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template.name}` : ''}`);
   } finally {
     await admin.close();
   }

@@ -16,9 +16,11 @@ import { tokenLimitsAnswer, tokenLimitsBody, transactionsAnswer } from './reads'
  * records nothing when it refuses: the answer is made first (a 400/422
  * goes to the full route uncounted), then the request counted, and a
  * refused one goes to the full route, which answers its 429 without the
- * request being counted twice. With the in-process store all of it is one
- * synchronous step; with a shared store the count is awaited, and the
- * answer is the one made when the request arrived.
+ * request being counted twice. With the in-process limiter store and the
+ * SQLite customer store all of it is one synchronous step; with a shared
+ * limiter store the count is awaited, and the answer is the one made when
+ * the request arrived; with a customer store that answers later the page
+ * is awaited first, then counted.
  */
 export function fastCustomerReads(deps: ApiDeps): FastRoute {
   const { limiter, tokens } = deps;
@@ -48,9 +50,10 @@ export function fastCustomerReads(deps: ApiDeps): FastRoute {
           })),
         );
       }
-      const answer = transactionsAnswer(deps, caller, search);
-      return whenReady(countRequest(limiter, limitKey, false), (counted) =>
-        counted.admitted ? withHeaders(answer, counted.headers) : undefined,
+      return whenReady(transactionsAnswer(deps, caller, search), (answer) =>
+        whenReady(countRequest(limiter, limitKey, false), (counted) =>
+          counted.admitted ? withHeaders(answer, counted.headers) : undefined,
+        ),
       );
     },
   };

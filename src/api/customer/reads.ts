@@ -48,13 +48,13 @@ export function tokenLimitsAnswer(
 
 /**
  * GET /api/v1/c/transactions for `caller` and the raw query string: a
- * page of transactions, or the 400/422 of a bad query. Both lanes answer
- * with this.
+ * page of transactions, or the 400/422 of a bad query (a promise only
+ * with a store that answers later). Both lanes answer with this.
  */
 export function transactionsAnswer(
-  { db, readCache }: Pick<ApiDeps, 'db' | 'readCache'>,
+  { customer, readCache }: Pick<ApiDeps, 'customer' | 'readCache'>,
   caller: Caller,
   search: string,
-): CustomerAnswer {
-  return ok(transactionPageBody(db, readCache, caller, search));
+): MaybePromise<CustomerAnswer> {
+  return whenReady(transactionPageBody(customer, readCache, caller, search), ok);
 }

@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { ImportBody, Imported, type ImportRow, MAX_IMPORT_ROWS } from '@/customer/admin/schemas';
-import { importTransactions } from '@/customer/transactions/service';
 import { toCents } from '@/customer/validation';
 import { fail } from '@/kernel/errors';
+import { whenReady } from '@/rate-limit/store';
 import { commonResponses } from '../schemas';
 
 const toNew = (row: ImportRow) => ({
@@ -21,7 +21,7 @@ const toNew = (row: ImportRow) => ({
  * failures are reported by the body schema as `"3.amount"`; a body that is
  * not an array is a 400.
  */
-export const importRoutes = ({ auth, db, idempotency }: ApiDeps) =>
+export const importRoutes = ({ auth, customer, idempotency }: ApiDeps) =>
   new Elysia({ name: 'customer-admin-import' })
     .use(auth)
     .use(idempotency)
@@ -37,7 +37,9 @@ export const importRoutes = ({ auth, db, idempotency }: ApiDeps) =>
             },
           });
         }
-        return status(201, { imported: importTransactions(db, body.map(toNew)) });
+        return whenReady(customer.importTransactions(body.map(toNew)), (imported) =>
+          status(201, { imported }),
+        );
       },
       {
         auth: 'employee',

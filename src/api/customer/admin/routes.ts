@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
+import { planIdOf } from '@/customer/admin/operations';
 import {
   EmployeeRateLimit,
   Plan,
@@ -10,15 +11,7 @@ import {
   PlanList,
   SubParams,
 } from '@/customer/admin/schemas';
-import {
-  assignPlan,
-  createPlan,
-  deletePlan,
-  listPlans,
-  planIdOf,
-  setEmployeeLimit,
-  updatePlan,
-} from '@/customer/admin/service';
+import { whenReady } from '@/rate-limit/store';
 import { NoBody } from '../../responses';
 import { commonResponses, Message } from '../schemas';
 import { importRoutes } from './import';
@@ -35,14 +28,14 @@ const detail = (operationId: string, summary: string) => ({
  * drops the limiter's cached policies so the next request sees it.
  */
 export const adminRoutes = (deps: ApiDeps) => {
-  const { auth, db, limiter, idempotency, clock, config } = deps;
+  const { auth, customer, limiter, idempotency, clock, config } = deps;
   /** The employee's request, as the audit log records it. */
   const by = (request: Request, caller: { sub: string }) =>
     auditContextOf(request, config, clock(), caller.sub);
   return new Elysia({ name: 'customer-admin', prefix: '/admin' })
     .use(auth)
     .use(idempotency)
-    .get('/plans', () => ({ data: listPlans(db) }), {
+    .get('/plans', () => whenReady(customer.listPlans(), (data) => ({ data })), {
       auth: 'employee',
       response: { 200: PlanList, ...commonResponses },
       detail: detail('listPlans', 'List the stored plans'),
@@ -50,9 +43,10 @@ export const adminRoutes = (deps: ApiDeps) => {
     .post(
       '/plans',
       ({ body, caller, request, status }) => {
-        const plan = createPlan(db, body, by(request, caller));
-        limiter.invalidate();
-        return status(201, plan);
+        return whenReady(customer.createPlan(body, by(request, caller)), (plan) => {
+          limiter.invalidate();
+          return status(201, plan);
+        });
       },
       {
         auth: 'employee',
@@ -65,9 +59,11 @@ export const adminRoutes = (deps: ApiDeps) => {
     .put(
       '/plans/:id',
       ({ params, body, caller, request }) => {
-        const plan = updatePlan(db, planIdOf(params.id), body, by(request, caller));
-        limiter.invalidate();
-        return plan;
+        const id = planIdOf(params.id);
+        return whenReady(customer.updatePlan(id, body, by(request, caller)), (plan) => {
+          limiter.invalidate();
+          return plan;
+        });
       },
       {
         auth: 'employee',
@@ -80,10 +76,12 @@ export const adminRoutes = (deps: ApiDeps) => {
     .delete(
       '/plans/:id',
       ({ params, caller, request, set }) => {
-        deletePlan(db, planIdOf(params.id), by(request, caller));
-        limiter.invalidate();
-        set.status = 204;
-        return null;
+        const id = planIdOf(params.id);
+        return whenReady(customer.deletePlan(id, by(request, caller)), () => {
+          limiter.invalidate();
+          set.status = 204;
+          return null;
+        });
       },
       {
         auth: 'employee',
@@ -95,10 +93,11 @@ export const adminRoutes = (deps: ApiDeps) => {
     .put(
       '/customers/:sub/plan',
       ({ params, body, caller, request, set }) => {
-        assignPlan(db, params.sub, body.planId, by(request, caller));
-        limiter.invalidate();
-        set.status = 204;
-        return null;
+        return whenReady(customer.assignPlan(params.sub, body.planId, by(request, caller)), () => {
+          limiter.invalidate();
+          set.status = 204;
+          return null;
+        });
       },
       {
         auth: 'employee',
@@ -111,10 +110,12 @@ export const adminRoutes = (deps: ApiDeps) => {
     .put(
       '/employees/:sub/rate-limit',
       ({ params, body, caller, request, set }) => {
-        setEmployeeLimit(db, params.sub, body.perMinute, by(request, caller));
-        limiter.invalidate();
-        set.status = 204;
-        return null;
+        const audit = by(request, caller);
+        return whenReady(customer.setEmployeeLimit(params.sub, body.perMinute, audit), () => {
+          limiter.invalidate();
+          set.status = 204;
+          return null;
+        });
       },
       {
         auth: 'employee',

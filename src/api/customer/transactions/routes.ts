@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { TransactionPage } from '@/customer/transactions/schemas';
+import { whenReady } from '@/rate-limit/store';
 import { responseOf } from '../../answer';
 import { documentedQuery } from '../../validation';
 import { transactionsAnswer } from '../reads';
@@ -14,7 +15,8 @@ export const transactionRoutes = (deps: ApiDeps) =>
     .use(deps.auth)
     .get(
       '/c/transactions',
-      ({ caller, request }) => responseOf(transactionsAnswer(deps, caller, searchOf(request.url))),
+      ({ caller, request }) =>
+        whenReady(transactionsAnswer(deps, caller, searchOf(request.url)), responseOf),
       {
         auth: 'any',
         query: documentedQuery(TransactionParameters),

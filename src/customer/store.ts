@@ -1,0 +1,55 @@
+import type { AuditContext } from '@/audit/record';
+import type { Plan, PlanInput } from '@/customer/admin/schemas';
+import type { TransactionRow, transactions } from '@/db/schema';
+import type { LimiterRecords } from '@/rate-limit/limiter';
+import type { MaybePromise } from '@/rate-limit/store';
+import type { TransactionFilter } from './transactions/schemas';
+
+export type NewTransaction = typeof transactions.$inferInsert;
+
+/** One page of a filter's transactions and the filter's total, read in one snapshot. */
+export interface TransactionListing {
+  total: number;
+  rows: TransactionRow[];
+}
+
+/** Reads answered at once from a database whose writes the read cache hears of. */
+export interface CacheableCustomerReads {
+  listTransactions(filter: TransactionFilter, page: number, perPage: number): TransactionListing;
+}
+
+/**
+ * Where the customer domain keeps its rows: transactions, plans, plan
+ * assignments, employee limits and calendar-window usage (the limiter's
+ * records). Every method is one whole operation in one transaction of the
+ * store, with the same results and errors on every store; the rules live
+ * outside the stores (`admin/operations.ts`, `transactions/schemas.ts`),
+ * so a store holds only its SQL.
+ *
+ * `sqliteCustomerStore` answers every call at once, so the routes and the
+ * fast lane stay synchronous on SQLite; `postgresCustomerStore` answers
+ * with promises. Callers compose results with `whenReady`.
+ */
+export interface CustomerStore extends LimiterRecords {
+  /** Newest pay date first, id breaking ties; the total counted in the same snapshot. */
+  listTransactions(
+    filter: TransactionFilter,
+    page: number,
+    perPage: number,
+  ): MaybePromise<TransactionListing>;
+  /**
+   * The same reads at once, present only where the read cache is told of
+   * every write that changes their answers (SQLite's change-log triggers):
+   * only such answers may be remembered.
+   */
+  readonly cacheable?: CacheableCustomerReads;
+  /** All or nothing; answers how many were stored. */
+  importTransactions(rows: readonly NewTransaction[]): MaybePromise<number>;
+  /** Stored plans only, by id; the built-in Standard and Employee plans cannot be edited. */
+  listPlans(): MaybePromise<Plan[]>;
+  createPlan(input: PlanInput, audit: AuditContext): MaybePromise<Plan>;
+  updatePlan(id: number, input: PlanInput, audit: AuditContext): MaybePromise<Plan>;
+  deletePlan(id: number, audit: AuditContext): MaybePromise<void>;
+  assignPlan(customerSub: string, planId: number | null, audit: AuditContext): MaybePromise<void>;
+  setEmployeeLimit(employeeSub: string, perMinute: number, audit: AuditContext): MaybePromise<void>;
+}

@@ -1,0 +1,15 @@
+import type { SQL } from 'bun';
+import { type BunSQLDatabase, drizzle } from 'drizzle-orm/bun-sql';
+import * as pgSchema from './schema';
+
+/** drizzle over Bun's PostgreSQL client, with the pg-core schema of `./schema`. */
+export type PgDb = BunSQLDatabase<typeof pgSchema>;
+/** A transaction handle of `PgDb` (one connection, `BEGIN` … `COMMIT`). */
+export type PgTx = Parameters<Parameters<PgDb['transaction']>[0]>[0];
+
+/**
+ * A drizzle database on `client`; the caller owns the client and closes it.
+ * Rows come back as the SQLite schema's row types (docs/postgresql.md).
+ */
+export const pgDatabase = (client: SQL): PgDb =>
+  drizzle({ client, schema: pgSchema, casing: 'snake_case' });

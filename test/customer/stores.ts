@@ -1,0 +1,137 @@
+import { afterAll, describe } from 'bun:test';
+import { SQL } from 'bun';
+import { postgresCustomerStore } from '@/customer/postgres-store';
+import type { CustomerStore } from '@/customer/store';
+import { pgDatabase } from '@/db/pg/client';
+import { migratePostgres } from '@/db/pg/migrate';
+import * as pg from '@/db/pg/schema';
+import { createTestApp, type TestAppOptions } from '../support/harness';
+import {
+  createTestDatabase,
+  pgSuite,
+  postgresAvailable,
+  type TestDatabase,
+} from '../support/postgres';
+import { makeTransaction, type TransactionSeed, transactionOf } from './factories';
+
+/**
+ * The customer suites run once per store: each test's app serves the
+ * customer API from the store under test through the production pipeline,
+ * the other domains (tokens, idempotency, the read cache) from the app's
+ * own SQLite file as always.
+ */
+export interface StoreUnderTest {
+  name: 'SQLite' | 'PostgreSQL';
+  /** `describe` for this store; on PostgreSQL skipped, with the reason, when none answers. */
+  describe(title: string, body: () => void): void;
+  /** A fresh app whose customer store holds nothing yet. */
+  app(options?: TestAppOptions): Promise<CustomerTestApp>;
+}
+
+export type CustomerTestApp = ReturnType<typeof createTestApp> & {
+  /** Writes a transaction straight into the store's database; answers its id. */
+  makeTransaction(overrides?: TransactionSeed): Promise<number>;
+  /** Every stored transaction's amount in cents, by id. */
+  storedAmounts(): Promise<number[]>;
+  /**
+   * The customer store a restarted server would open on the same data:
+   * undefined on SQLite (the new app opens the file), a store on a new
+   * connection to the same database on PostgreSQL.
+   */
+  restartedStore(): CustomerStore | undefined;
+};
+
+const sqlite: StoreUnderTest = {
+  name: 'SQLite',
+  describe: (title, body) => describe(`${title} (SQLite)`, body),
+  async app(options) {
+    const ctx = createTestApp(options);
+    return {
+      ...ctx,
+      makeTransaction: async (overrides) => makeTransaction(ctx.db, overrides),
+      storedAmounts: async () =>
+        ctx.db.$client
+          .query<{ c: number }, []>('SELECT amount_cents AS c FROM transactions ORDER BY id')
+          .all()
+          .map((row) => row.c),
+      restartedStore: () => undefined,
+    };
+  },
+};
+
+/**
+ * Each app gets a database of its own, copied from one migrated template
+ * per suite (a copy is much quicker than migrating); all are dropped when
+ * the suite ends.
+ */
+function postgresStore(): StoreUnderTest {
+  let template: Promise<TestDatabase> | undefined;
+  const databases: TestDatabase[] = [];
+  const clients: SQL[] = [];
+
+  const connect = (url: string) => {
+    const client = new SQL(url, { max: 4 });
+    clients.push(client);
+    return client;
+  };
+
+  async function freshDatabase() {
+    template ??= createTestDatabase().then(async (database) => {
+      databases.push(database);
+      await migratePostgres(database.url);
+      return database;
+    });
+    const database = await createTestDatabase(await template);
+    databases.push(database);
+    return database;
+  }
+
+  return {
+    name: 'PostgreSQL',
+    describe: (title, body) =>
+      describe.skipIf(!postgresAvailable)(pgSuite(`${title} (PostgreSQL)`), () => {
+        afterAll(async () => {
+          await Promise.all(clients.splice(0).map((client) => client.close({ timeout: 0 })));
+          // The template (made first) last: nothing may copy it while it goes.
+          const [made, ...copies] = databases.splice(0);
+          await Promise.all(copies.map((database) => database.drop()));
+          await made?.drop();
+          template = undefined;
+        }, 60_000);
+        body();
+      }),
+    async app(options) {
+      const database = await freshDatabase();
+      const client = connect(database.url);
+      const db = pgDatabase(client);
+      const ctx = createTestApp({ ...options, customerStore: postgresCustomerStore(client) });
+      return {
+        ...ctx,
+        async makeTransaction(overrides) {
+          const [row] = await db
+            .insert(pg.transactions)
+            .values(transactionOf(overrides))
+            .returning({ id: pg.transactions.id });
+          return row!.id;
+        },
+        async storedAmounts() {
+          const rows = await db
+            .select({ c: pg.transactions.amountCents })
+            .from(pg.transactions)
+            .orderBy(pg.transactions.id);
+          return rows.map((row) => row.c);
+        },
+        restartedStore: () => postgresCustomerStore(connect(database.url)),
+      };
+    },
+  };
+}
+
+/** SQLite, then PostgreSQL. */
+export const storesUnderTest = (): StoreUnderTest[] => [sqlite, postgresStore()];
+
+/** The default store of the service, for suites that vary other things. */
+export const sqliteUnderTest = sqlite;
+
+/** A PostgreSQL store under test of its own (its databases dropped when its `describe` ends). */
+export const postgresUnderTest = postgresStore;
