@@ -3,6 +3,7 @@ import { logFastRequest, logRequest } from '@/api/request/log';
 import { requestIdFor, startRequest } from '@/api/request/meta';
 import type { RequestMetrics } from '@/api/request/metrics';
 import { MAX_URL_LENGTH, pathOf, searchOf } from '@/api/request/url';
+import { isPostgresUnavailable } from '@/db/pg/connection';
 import { DomainError } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 import type { Answer } from './answer';
@@ -115,9 +116,13 @@ export function withFastLane(
     }
   };
 
-  /** A DomainError declines (the full pipeline renders it); anything else is a 500. */
+  /**
+   * A DomainError declines (the full pipeline renders it), and so does an
+   * unreachable PostgreSQL (the full pipeline answers its 503); anything
+   * else is a 500.
+   */
   const failed = (error: unknown, request: Request): Response | Promise<Response> => {
-    if (error instanceof DomainError) return fallback(request);
+    if (error instanceof DomainError || isPostgresUnavailable(error)) return fallback(request);
     const { id } = startRequest(request);
     const response = unhandled(error, request, logger);
     response.headers.set('x-request-id', id);
