@@ -22,6 +22,13 @@
  * in-process, where the difference is not lost in the machine's noise).
  * `--read-cache off` starts the service with READ_CACHE=off: every property
  * and list read queries SQLite, for the figures of a cache miss.
+ * `--instances N` starts N servers on the one database, sharing their
+ * limits and job leases in the Redis at `--redis-url` (default
+ * redis://127.0.0.1:6379, under a key prefix of the run), all pinned to CPU
+ * 0 like the single server: each endpoint's connections are split between
+ * them (one wrk each, on CPU 1) and the figures are their sums (CPU, RSS)
+ * or the slowest (p99). On this 2-core layout a second instance adds no CPU,
+ * so the comparison shows what sharing costs, not what another core gains.
  */
 import { Database } from 'bun:sqlite';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
@@ -55,6 +62,8 @@ const { values } = parseArgs({
     'read-cache': { type: 'string', default: 'on' },
     metrics: { type: 'string', default: 'on' },
     mix: { type: 'string', default: 'on' },
+    instances: { type: 'string', default: '1' },
+    'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379' },
   },
 });
 
@@ -70,6 +79,8 @@ const LOAD_CPU = 1;
 const readCacheOn = values['read-cache'] !== 'off';
 const metricsOn = values.metrics !== 'off';
 const mixOn = values.mix !== 'off';
+/** Servers sharing the database (and a Redis); all pinned to the server's CPU. */
+const instanceCount = Math.max(1, Math.floor(Number(values.instances)) || 1);
 /** Every read's p99 under the background writes stays below this. */
 const READ_P99_TARGET_MS = 20;
 
@@ -122,10 +133,15 @@ function cpuSeconds(pid: number): number {
 
 const fileMb = (path: string) => (existsSync(path) ? statSync(path).size / 1024 / 1024 : 0);
 
+/**
+ * Drives `urls` (one per server instance, the same path on each) at once,
+ * the connections split between them, and adds up what they answered and
+ * what the processes `pids` spent: one instance is the usual single run.
+ */
 async function measure(
   name: string,
-  url: string,
-  pid: number,
+  urls: string[],
+  pids: number[],
   options: {
     headers?: Record<string, string>;
     body?: string;
@@ -142,18 +158,26 @@ async function measure(
   let peakAnon = 0;
   let peakWal = 0;
   const sampler = setInterval(() => {
-    const rss = rssMb(pid);
-    peakRss = Math.max(peakRss, rss.total);
-    peakAnon = Math.max(peakAnon, rss.anon);
+    const rss = pids.map(rssMb);
+    peakRss = Math.max(peakRss, sum(rss.map((r) => r.total)));
+    peakAnon = Math.max(peakAnon, sum(rss.map((r) => r.anon)));
     peakWal = Math.max(peakWal, fileMb(`${databasePath}-wal`));
   }, 250);
   const { background: backgroundConfig, ...wrkOptions } = options;
-  const common = { url, connections, cpu: LOAD_CPU, scriptDir: workDir, ...wrkOptions };
+  const common = {
+    connections: Math.ceil(connections / urls.length),
+    cpu: LOAD_CPU,
+    scriptDir: workDir,
+    ...wrkOptions,
+  };
+  const drive = async (duration: number) =>
+    combined(await Promise.all(urls.map((url) => runWrk({ ...common, url, seconds: duration }))));
   const background = backgroundConfig && (await startBackground(backgroundConfig));
-  await runWrk({ ...common, seconds: 2 }); // warm-up: JIT, statement cache, page cache
-  const cpuBefore = cpuSeconds(pid);
-  const result = await runWrk({ ...common, seconds: options.duration ?? seconds });
-  const cpuUsPerRequest = ((cpuSeconds(pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
+  await drive(2); // warm-up: JIT, statement cache, page cache
+  const cpuOf = () => sum(pids.map(cpuSeconds));
+  const cpuBefore = cpuOf();
+  const result = await drive(options.duration ?? seconds);
+  const cpuUsPerRequest = ((cpuOf() - cpuBefore) * 1e6) / Math.max(1, result.requests);
   const figures = await background?.stop();
   clearInterval(sampler);
   const rates = figures
@@ -169,6 +193,24 @@ async function measure(
     peakAnonMb: peakAnon,
     peakWalMb: peakWal,
     background: figures,
+  };
+}
+
+const sum = (values: number[]) => values.reduce((total, v) => total + v, 0);
+
+/**
+ * Several wrk runs side by side as one: requests added up, the slowest p99,
+ * the p50 weighted by requests (close enough to the whole's median).
+ */
+function combined(runs: WrkResult[]): WrkResult {
+  if (runs.length === 1) return runs[0]!;
+  const requests = sum(runs.map((r) => r.requests));
+  return {
+    requestsPerSecond: sum(runs.map((r) => r.requestsPerSecond)),
+    p50Ms: sum(runs.map((r) => r.p50Ms * r.requests)) / Math.max(1, requests),
+    p99Ms: Math.max(...runs.map((r) => r.p99Ms)),
+    requests,
+    errors: sum(runs.map((r) => r.errors)),
   };
 }
 
@@ -277,10 +319,8 @@ async function main() {
   const token = await new TokenService(secret).issue('bench-employee', 'employee', 6 * 3600);
   const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
 
-  const port = freePort();
   const env = {
     ...process.env,
-    PORT: String(port),
     HOST: '127.0.0.1',
     DATABASE_PATH: databasePath,
     JWT_SECRET: secret,
@@ -291,13 +331,31 @@ async function main() {
     RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
     READ_CACHE: readCacheOn ? 'on' : 'off',
     METRICS: metricsOn ? 'on' : 'off',
+    // Several instances share their limits and job leases in Redis, under a prefix of this run.
+    ...(instanceCount > 1
+      ? { REDIS_URL: values['redis-url'], REDIS_PREFIX: `bench-${Date.now()}:` }
+      : {}),
   };
-  const server = Bun.spawn(
-    ['taskset', '-c', String(SERVER_CPU), process.execPath, 'src/index.ts'],
-    { cwd: root, env, stdout: 'ignore', stderr: 'inherit' },
-  );
-  const base = `http://127.0.0.1:${port}`;
-  await waitForOwn(server, `${base}/health`);
+  // The first alone (it applies pending migrations), then the others.
+  const servers: ReturnType<typeof Bun.spawn>[] = [];
+  const bases: string[] = [];
+  for (let n = 0; n < instanceCount; n++) {
+    const port = freePort();
+    const server = Bun.spawn(
+      ['taskset', '-c', String(SERVER_CPU), process.execPath, 'src/index.ts'],
+      { cwd: root, env: { ...env, PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' },
+    );
+    servers.push(server);
+    bases.push(`http://127.0.0.1:${port}`);
+    await waitForOwn(server, `${bases[n]}/health`);
+  }
+  const base = bases[0]!;
+  const serverPids = servers.map((server) => server.pid);
+  if (instanceCount > 1) {
+    console.log(
+      `bench: ${instanceCount} instances on CPU ${SERVER_CPU} sharing ${databasePath} and Redis at ${values['redis-url']}; each endpoint's load is split between them`,
+    );
+  }
   // Both servers stay up on CPU 0; only the one being measured has work.
   const ceilingPort = freePort();
   const ceilingServer = await spawnCeiling(ceilingPort);
@@ -332,8 +390,8 @@ async function main() {
   const measureCeiling = async () => {
     const result = await measure(
       `ceiling (bare Bun.serve) #${ceilings.length + 1}`,
-      `http://127.0.0.1:${ceilingPort}/`,
-      ceilingServer.pid,
+      [`http://127.0.0.1:${ceilingPort}/`],
+      [ceilingServer.pid],
       { headers, duration: Math.max(3, Math.round(seconds / 2)) },
     );
     ceilings.push(result);
@@ -355,8 +413,10 @@ async function main() {
   const before: Measured[] = [];
   for (const endpoint of chosen) {
     before.push(await measureCeiling());
-    await waitFor(`${base}/health`); // nothing left queued from the previous endpoint
-    const measured = await measure(endpoint.name, `${base}${endpoint.path}`, server.pid, {
+    // Nothing left queued from the previous endpoint.
+    for (const instance of bases) await waitFor(`${instance}/health`);
+    const urls = bases.map((instance) => `${instance}${endpoint.path}`);
+    const measured = await measure(endpoint.name, urls, serverPids, {
       headers,
       body: endpoint.body,
       method: endpoint.method,
@@ -368,9 +428,9 @@ async function main() {
   }
   const last = await measureCeiling();
   const walMb = fileMb(`${databasePath}-wal`);
-  server.kill('SIGTERM');
+  for (const server of servers) server.kill('SIGTERM');
   ceilingServer.kill();
-  await Promise.all([server.exited, ceilingServer.exited]);
+  await Promise.all([...servers.map((server) => server.exited), ceilingServer.exited]);
 
   const ceiling = {
     requestsPerSecond: mean(ceilings.map((c) => c.requestsPerSecond)),
@@ -413,7 +473,7 @@ async function main() {
   const peakAnon = Math.max(...Object.values(results).map((r) => r.peakAnonMb));
   const peakWal = Math.max(...Object.values(results).map((r) => r.peakWalMb));
   console.log(
-    `\npeak server RSS ${peakRss.toFixed(0)} MB (target < 300 MB; anonymous at most ${peakAnon.toFixed(0)} MB); WAL peak ${peakWal.toFixed(1)} MB, after the run ${walMb.toFixed(1)} MB`,
+    `\npeak server RSS${instanceCount > 1 ? ` (${instanceCount} instances together)` : ''} ${peakRss.toFixed(0)} MB (target < 300 MB; anonymous at most ${peakAnon.toFixed(0)} MB); WAL peak ${peakWal.toFixed(1)} MB, after the run ${walMb.toFixed(1)} MB`,
   );
 
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
@@ -425,6 +485,7 @@ async function main() {
         readCache: env.READ_CACHE,
         metrics: env.METRICS,
         mix: mixOn,
+        instances: instanceCount,
         dataset,
         seconds,
         connections,
