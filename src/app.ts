@@ -1,10 +1,11 @@
 import { hostname } from 'node:os';
 import { type AnyElysia, Elysia } from 'elysia';
 import { AddressLimit } from '@/accounts/address-limit';
-import { sqliteFailureLedger } from '@/accounts/guessing';
 import { argon2idHasher, boundedHasher, type PasswordHasher } from '@/accounts/hashing';
 import { redisFailureLedger } from '@/accounts/redis-guessing';
 import { sessionResolver } from '@/accounts/sessions';
+import { sqliteAccountStore } from '@/accounts/sqlite-store';
+import type { AccountStore } from '@/accounts/store';
 import type { ApiDeps } from '@/api/deps';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
 import { TokenService } from '@/auth/tokens';
@@ -58,6 +59,8 @@ export interface CreateAppOptions {
    * two databases (docs/postgresql.md, "Stores").
    */
   customerStore?: CustomerStore;
+  /** The accounts domain's store; by default the SQLite one on `db`. Only tests pass another, as above. */
+  accountStore?: AccountStore;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -76,6 +79,7 @@ export function buildDeps({
   hasher = argon2idHasher,
   redis = config.redis ? new RedisConnection(config.redis) : undefined,
   customerStore: customer = sqliteCustomerStore(db),
+  accountStore = sqliteAccountStore(db),
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const readCache = new ReadCache({
@@ -84,7 +88,7 @@ export function buildDeps({
     maxChars: config.readCacheChars,
   });
   const staticPages = new StaticPageCache(readCache, { enabled: config.staticPagesCache });
-  const sessions = sessionResolver(db, clock);
+  const sessions = sessionResolver(accountStore, clock);
   const authOptions = { tokens, sessions, origins: config.publicOrigins };
   const auth = authPlugin(authOptions);
   const keysPerCaller = config.idempotencyKeysPerCaller;
@@ -97,13 +101,21 @@ export function buildDeps({
   const limiter = new RateLimiter({ records: customer, config, clock, logger, store });
   const accounts = {
     hasher: boundedHasher(hasher, config.hashing),
-    failures: redis ? redisFailureLedger(db, redis) : sqliteFailureLedger(db),
+    failures: redis ? redisFailureLedger(accountStore, redis) : accountStore.failures,
     signUps: new AddressLimit(config.accounts.signUpsPerIpPerHour, HOUR_MS, clock),
     passkeyOptions: new AddressLimit(config.accounts.passkeyOptionsPerIpPerMinute, 60_000, clock),
   };
   const deps: ApiDeps = {
     ...{ config, db, customer, logger, clock, tokens, auth, sessions, staticPages, limiter },
-    ...{ readCache, accounts, redis, instance, instances, requests: new RequestMetrics() },
+    ...{
+      readCache,
+      accounts,
+      accountStore,
+      redis,
+      instance,
+      instances,
+      requests: new RequestMetrics(),
+    },
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.

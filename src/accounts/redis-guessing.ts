@@ -1,8 +1,7 @@
-import { recordAudit } from '@/audit/record';
-import type { Db } from '@/db/client';
 import { fail } from '@/kernel/errors';
 import { type RedisConnection, RedisScript, RedisUnavailable } from '@/redis/connection';
 import { FAILURE_WINDOW_MS, type FailureLedger } from './guessing';
+import type { AccountStore } from './store';
 
 /** Seconds a sign-in refused for want of Redis suggests waiting. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
@@ -43,9 +42,9 @@ const beginScript = new RedisScript(BEGIN_SCRIPT);
  * the cluster, not per instance. Without Redis it fails closed: a sign-in
  * that cannot be counted is refused with 503 and Retry-After rather than
  * let unlimited guesses through. A refusal is recorded in the security log
- * (SQLite) after the check.
+ * (the accounts store) after the check.
  */
-export function redisFailureLedger(db: Db, redis: RedisConnection): FailureLedger {
+export function redisFailureLedger(store: AccountStore, redis: RedisConnection): FailureLedger {
   const keyOf = (counter: string) => redis.key('guess', `{${counter}}`);
   return {
     async begin(counters, now, refusal) {
@@ -61,7 +60,7 @@ export function redisFailureLedger(db: Db, redis: RedisConnection): FailureLedge
         throw fail('service.unavailable', { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
       }
       if (retryAfterMs > 0) {
-        recordAudit(db, refusal.audit, refusal.entry);
+        await store.recordSecurityEvent(refusal.audit, refusal.entry);
         return { retryAfterMs };
       }
       return { failures: counters.map((counter) => ({ key: counter.key, id: member })) };

@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'bun:test';
-import { usedChallengeCount } from '@/accounts/challenges';
 import { REAUTHENTICATION_DETAIL } from '@/accounts/messages';
 import { problemOf } from '../support/harness';
 import { accountsSetup, cookieOf, ORIGIN } from './support';
@@ -45,14 +44,14 @@ describe('challenge storage', () => {
 
   test('asking for options stores nothing; a verification records its challenge until it expires', async () => {
     const { authenticator } = await ctx.userWithPasskey();
-    const before = usedChallengeCount(ctx.db);
+    const before = await ctx.deps.accountStore.usedChallengeCount();
     for (let i = 0; i < 200; i++)
       await ctx.authenticationOptions(i % 2 ? undefined : 'x@y.example');
-    expect(usedChallengeCount(ctx.db)).toBe(before);
+    expect(await ctx.deps.accountStore.usedChallengeCount()).toBe(before);
 
     const signedIn = await ctx.authenticate(authenticator);
     expect(signedIn.status).toBe(200);
-    expect(usedChallengeCount(ctx.db)).toBe(before + 1);
+    expect(await ctx.deps.accountStore.usedChallengeCount()).toBe(before + 1);
     // The replay is refused by the used set...
     const replay = await ctx.request('POST', '/auth/passkey/authenticate', {
       body: { response: signedIn.response },
@@ -62,7 +61,7 @@ describe('challenge storage', () => {
     // ...and once expired, by the challenge itself; the used set lets it go.
     ctx.clock.advance(5 * MINUTE_MS);
     await ctx.authenticate(authenticator);
-    expect(usedChallengeCount(ctx.db)).toBe(1);
+    expect(await ctx.deps.accountStore.usedChallengeCount()).toBe(1);
   });
 
   test('a challenge altered by one character → 401', async () => {
