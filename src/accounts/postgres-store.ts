@@ -17,6 +17,19 @@ import { accountOperations } from './operations';
 import type { AccountStore } from './store';
 import type { AccountOperation, AccountTables } from './tables';
 
+/**
+ * PostgreSQL text cannot hold NUL, so no stored row equals a value with
+ * one: a lookup by such a value finds nothing without a query (binding it
+ * would fail the query instead).
+ */
+const hasNul = (...values: string[]) => values.some((value) => value.includes('\u0000'));
+
+/**
+ * A failure counter's key as stored: the email in it is what was typed, NUL
+ * included, so NUL is written `\0` (and `\` doubled, keeping keys apart).
+ */
+const storedKey = (key: string) => key.replaceAll('\\', '\\\\').replaceAll('\u0000', '\\0');
+
 const liveSessionsOf = (db: PgDb | PgTx, userId: string, now: number) =>
   db
     .select()
@@ -76,6 +89,7 @@ const accountTablesOf = (tx: PgTx): AccountTables => ({
     return passkey!;
   },
   async renamePasskey(userId, id, name) {
+    if (hasNul(id)) return undefined;
     const [renamed] = await tx
       .update(passkeys)
       .set({ name })
@@ -84,6 +98,7 @@ const accountTablesOf = (tx: PgTx): AccountTables => ({
     return renamed;
   },
   async deletePasskey(userId, id) {
+    if (hasNul(id)) return undefined;
     const [deleted] = await tx
       .delete(passkeys)
       .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
@@ -117,7 +132,7 @@ const accountTablesOf = (tx: PgTx): AccountTables => ({
     // One transaction-scoped advisory lock per counter, taken in one order
     // (sorted) so two attempts sharing counters cannot deadlock: the check
     // and the record of concurrent attempts on a counter run one at a time.
-    for (const key of [...keys].sort()) {
+    for (const key of keys.map(storedKey).sort()) {
       await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
     }
   },
@@ -128,20 +143,21 @@ const accountTablesOf = (tx: PgTx): AccountTables => ({
     const rows = await tx
       .select({ at: authFailures.at })
       .from(authFailures)
-      .where(and(eq(authFailures.key, key), gt(authFailures.at, since)))
+      .where(and(eq(authFailures.key, storedKey(key)), gt(authFailures.at, since)))
       .orderBy(asc(authFailures.at));
     return rows.map((row) => row.at);
   },
   async insertFailure(key, at) {
     const [row] = await tx
       .insert(authFailures)
-      .values({ key, at })
+      .values({ key: storedKey(key), at })
       .returning({ id: authFailures.id });
     return String(row!.id);
   },
   async deleteFailures(ids, keys) {
     await tx.delete(authFailures).where(inArray(authFailures.id, ids.map(Number)));
-    if (keys.length > 0) await tx.delete(authFailures).where(inArray(authFailures.key, [...keys]));
+    if (keys.length > 0)
+      await tx.delete(authFailures).where(inArray(authFailures.key, keys.map(storedKey)));
   },
 });
 
@@ -159,14 +175,17 @@ export function postgresAccountStore(client: SQL): AccountStore {
   const first = async <T>(rows: Promise<T[]>): Promise<T | undefined> => (await rows)[0];
 
   return {
-    findUserByEmail: (email) =>
-      first(
-        db
-          .select()
-          .from(users)
-          .where(eq(users.email, normalizeEmail(email))),
-      ),
-    findUserById: (id) => first(db.select().from(users).where(eq(users.id, id))),
+    findUserByEmail: async (email) =>
+      hasNul(email)
+        ? undefined
+        : first(
+            db
+              .select()
+              .from(users)
+              .where(eq(users.email, normalizeEmail(email))),
+          ),
+    findUserById: async (id) =>
+      hasNul(id) ? undefined : first(db.select().from(users).where(eq(users.id, id))),
     hasAnyUser: async () => (await db.select({ id: users.id }).from(users).limit(1)).length > 0,
     sessionOf: (id) =>
       first(
@@ -202,8 +221,10 @@ export function postgresAccountStore(client: SQL): AccountStore {
         .from(passkeys)
         .where(eq(passkeys.userId, userId))
         .orderBy(asc(passkeys.createdAt), asc(passkeys.id)),
-    findPasskeyByCredentialId: (credentialId) =>
-      first(db.select().from(passkeys).where(eq(passkeys.credentialId, credentialId))),
+    findPasskeyByCredentialId: async (credentialId) =>
+      hasNul(credentialId)
+        ? undefined
+        : first(db.select().from(passkeys).where(eq(passkeys.credentialId, credentialId))),
     newestPasskey: () =>
       first(
         db
