@@ -185,6 +185,12 @@ export function accountsSetup(
     usersOf: data.usersOf,
     /** The security-log events on the store under test, oldest first. */
     auditRows: (action?: AuditAction) => data.auditRows(action),
+    /** Runs `action` and returns the security-log events it wrote on the store under test. */
+    async eventsWrittenBy(action: () => Promise<unknown>) {
+      const before = (await data.auditRows()).at(-1)?.id ?? 0;
+      await action();
+      return (await data.auditRows()).filter((row) => row.id > before);
+    },
     newAuthenticator,
     createAccount,
     signUp,
