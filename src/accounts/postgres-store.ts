@@ -236,7 +236,6 @@ export function postgresAccountStore(client: SQL): AccountStore {
       ),
     usedChallengeCount: async () =>
       (await first(db.select({ n: count() }).from(webauthnChallenges)))?.n ?? 0,
-    run,
     ...accountOperations(run),
     failures: tableFailureLedger(run),
   };

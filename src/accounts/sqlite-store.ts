@@ -173,7 +173,6 @@ export function sqliteAccountStore(db: Db) {
         .limit(1)
         .get(),
     usedChallengeCount: () => db.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0,
-    run,
     ...accountOperations(run),
     failures: tableFailureLedger(run),
   } satisfies AccountStore;

@@ -2,7 +2,6 @@ import type { Passkey, Session, User } from '@/db/schema';
 import type { MaybePromise } from '@/rate-limit/store';
 import type { FailureLedger } from './guessing';
 import type { AccountOperations } from './operations';
-import type { AccountRunner } from './tables';
 
 export type {
   AccountOperation,
@@ -56,8 +55,6 @@ export interface AccountStore extends AccountOperations {
   newestPasskey(): MaybePromise<PasskeyShape | undefined>;
   /** Used challenges currently remembered. */
   usedChallengeCount(): MaybePromise<number>;
-  /** Runs an operation of `operations.ts` in one transaction. */
-  run: AccountRunner;
   /** Sign-in failures (the ledger without Redis). */
   failures: FailureLedger;
 }

@@ -55,7 +55,7 @@ export const findUserByEmail = (db: Db, email: string): User | undefined =>
 /** Whether any account exists (start-up says how to create the first one otherwise). */
 export const hasAnyUser = (db: Db): boolean => sqliteAccountStore(db).hasAnyUser();
 
-/** The account of a caller; `account.required` when a token names none. */
+/** The account of a caller; `code` when its token names none (minted for an unknown `sub`). */
 export const accountOf = (
   store: AccountStore,
   id: string,

@@ -1,10 +1,14 @@
 import { expect, test } from 'bun:test';
 import { accountCounter, FAILURE_WINDOW_MS, ipCounter } from '@/accounts/guessing';
 import { newSession, sessionResolver } from '@/accounts/sessions';
+import { sqliteAccountStore } from '@/accounts/sqlite-store';
 import type { AccountStore, NewPasskey } from '@/accounts/store';
 import { normalizeEmail } from '@/accounts/users';
 import { toolContext } from '@/audit/record';
 import { uuidv7 } from '@/db/ids';
+import type { AuditEventRow } from '@/db/schema';
+import { auditRows as sqliteAuditRows } from '../audit/support';
+import { createTestApp } from '../support/harness';
 import { postgresAccounts } from './stores';
 
 /**
@@ -216,5 +220,55 @@ under.describe('the accounts store', () => {
       credentialId: second.credentialId,
       transports: [],
     });
+  });
+
+  test('the same operations write the same security-log rows as on SQLite', async () => {
+    const userId = uuidv7(NOW);
+    const passkeyId = uuidv7(NOW);
+    const later = toolContext(NOW + 1_000);
+    const one = newSession(userId, audit);
+    const two = newSession(userId, audit);
+    const script = async (store: AccountStore) => {
+      const values = {
+        id: userId,
+        email: 'same@example.com',
+        passwordHash: 'h',
+        role: 'customer' as const,
+      };
+      await store.createUser(values, { action: 'sign_up', audit });
+      const entry = { action: 'sign_in.succeeded' as const, subject: userId, target: one.id };
+      await store.startSession(one.row, audit, entry);
+      await store.startSession(two.row, audit, { ...entry, target: two.id });
+      await store.endSession(one.row.id, later);
+      await store.revokeSession(userId, two.id, later);
+      await store.addPasskey(passkeyOf(userId, { id: passkeyId }), audit);
+      await store.renamePasskey(userId, { id: passkeyId, name: 'Laptop' }, later);
+      await store.deletePasskey(userId, passkeyId, later);
+      await store.recordSecurityEvent(later, { action: 'sign_in.failed', subject: null });
+      const counter = { key: 'ip:192.0.2.1', limit: 1 };
+      const refusal = { audit: later, entry: { action: 'sign_in.refused' as const } };
+      await store.failures.begin([counter], NOW, refusal);
+      await store.failures.begin([counter], NOW, refusal);
+    };
+    const withoutId = (rows: AuditEventRow[]) => rows.map(({ id: _, ...row }) => row);
+
+    const ctx = createTestApp();
+    await script(sqliteAccountStore(ctx.db));
+    const { store, auditRows } = open();
+    await script(store);
+    const expected = withoutId(sqliteAuditRows(ctx.db));
+    expect(expected.map((row) => row.action)).toEqual([
+      'sign_up',
+      'sign_in.succeeded',
+      'sign_in.succeeded',
+      'sign_out',
+      'session.revoked',
+      'passkey.added',
+      'passkey.renamed',
+      'passkey.deleted',
+      'sign_in.failed',
+      'sign_in.refused',
+    ]);
+    expect(withoutId(await auditRows())).toEqual(expected);
   });
 });
