@@ -69,8 +69,9 @@ export function accountOperations(run: AccountRunner) {
       run(function* (tables) {
         const live = yield* step(tables.liveSessions(userId, audit.at));
         const row = live.find((session) => publicSessionIdOf(session.id) === publicId);
-        if (!row) throw fail('session.not_found');
-        yield* step(tables.deleteSession(row.id));
+        // Revoked meanwhile by another request (its delete committed first): not found either.
+        const ended = row && (yield* step(tables.deleteSession(row.id)));
+        if (!ended) throw fail('session.not_found');
         yield* step(
           tables.recordAudit(audit, {
             action: 'session.revoked',
@@ -83,12 +84,13 @@ export function accountOperations(run: AccountRunner) {
     /** Stores a verified registration; a credential id stored already is the 409. */
     addPasskey: (registration: PasskeyRegistration, audit: AuditContext) =>
       run(function* (tables): Generator<unknown, Passkey, unknown> {
-        if (yield* step(tables.credentialTaken(registration.credentialId))) {
-          throw fail('passkey.already_registered');
-        }
+        // One registration of a user at a time, so two at once get distinct default names.
+        yield* step(tables.lockPasskeysOf(registration.userId));
         const taken = yield* step(tables.passkeyNames(registration.userId));
         const name = registration.name ?? defaultPasskeyName(registration.provider, taken);
+        // The unique credential id decides, even between two registrations at once.
         const passkey = yield* step(tables.insertPasskey({ ...registration, name }));
+        if (!passkey) throw fail('passkey.already_registered');
         yield* step(tables.recordAudit(audit, passkeyEvent('passkey.added', passkey)));
         return passkey;
       }),

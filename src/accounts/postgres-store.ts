@@ -70,12 +70,10 @@ const accountTablesOf = (tx: PgTx): AccountTables => ({
     return ended;
   },
   liveSessions: (userId, now) => liveSessionsOf(tx, userId, now),
-  async credentialTaken(credentialId) {
-    const found = await tx
-      .select({ id: passkeys.id })
-      .from(passkeys)
-      .where(eq(passkeys.credentialId, credentialId));
-    return found.length > 0;
+  async lockPasskeysOf(userId) {
+    // FOR NO KEY UPDATE conflicts with itself, not with the session and
+    // passkey rows that reference the user (their FOR KEY SHARE checks).
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update');
   },
   async passkeyNames(userId) {
     const rows = await tx
@@ -85,8 +83,12 @@ const accountTablesOf = (tx: PgTx): AccountTables => ({
     return rows.map((row) => row.name);
   },
   async insertPasskey(values) {
-    const [passkey] = await tx.insert(passkeys).values(values).returning();
-    return passkey!;
+    const [passkey] = await tx
+      .insert(passkeys)
+      .values(values)
+      .onConflictDoNothing({ target: passkeys.credentialId })
+      .returning();
+    return passkey;
   },
   async renamePasskey(userId, id, name) {
     if (hasNul(id)) return undefined;

@@ -37,12 +37,8 @@ const accountTablesOf = (tx: Tx): AccountTables => ({
       .returning({ id: sessions.id, userId: sessions.userId })
       .get(),
   liveSessions: (userId, now) => liveSessionsOf(tx, userId, now),
-  credentialTaken: (credentialId) =>
-    tx
-      .select({ id: passkeys.id })
-      .from(passkeys)
-      .where(eq(passkeys.credentialId, credentialId))
-      .get() !== undefined,
+  // SQLite admits one writer at a time: the transaction already excludes other registrations.
+  lockPasskeysOf: () => {},
   passkeyNames: (userId) =>
     tx
       .select({ name: passkeys.name })
@@ -50,7 +46,13 @@ const accountTablesOf = (tx: Tx): AccountTables => ({
       .where(eq(passkeys.userId, userId))
       .all()
       .map((row) => row.name),
-  insertPasskey: (values) => tx.insert(passkeys).values(values).returning().get(),
+  insertPasskey: (values) =>
+    tx
+      .insert(passkeys)
+      .values(values)
+      .onConflictDoNothing({ target: passkeys.credentialId })
+      .returning()
+      .get(),
   renamePasskey: (userId, id, name) =>
     tx
       .update(passkeys)

@@ -23,9 +23,15 @@ export interface AccountTables {
   deleteSession(id: string): MaybePromise<{ id: string; userId: string } | undefined>;
   /** The user's sessions expiring after `now`, newest sign-in first. */
   liveSessions(userId: string, now: number): MaybePromise<Session[]>;
-  credentialTaken(credentialId: string): MaybePromise<boolean>;
+  /**
+   * Holds off other registrations of this user's passkeys until this
+   * transaction ends. SQLite's single writer already does; PostgreSQL locks
+   * the user's row.
+   */
+  lockPasskeysOf(userId: string): MaybePromise<void>;
   passkeyNames(userId: string): MaybePromise<string[]>;
-  insertPasskey(values: NewPasskey): MaybePromise<Passkey>;
+  /** The stored passkey, or undefined when its credential id is stored already. */
+  insertPasskey(values: NewPasskey): MaybePromise<Passkey | undefined>;
   renamePasskey(userId: string, id: string, name: string): MaybePromise<Passkey | undefined>;
   deletePasskey(
     userId: string,

@@ -120,6 +120,41 @@ under.describe('the accounts store', () => {
     expect(await store.recordPasskeyUse(passkey, late, NOW + 2)).toBe(false);
   });
 
+  test('one session revoked twice at once: one revocation, the other not found, one event', async () => {
+    const { store, auditRows } = open();
+    const user = await newUser(store);
+    const session = newSession(user.id, audit);
+    await store.startSession(session.row, audit, { action: 'sign_in.succeeded', subject: user.id });
+    const outcomes = await Promise.allSettled(
+      [1, 2].map(() => store.revokeSession(user.id, session.id, audit)),
+    );
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = outcomes.find((outcome) => outcome.status === 'rejected');
+    expect(String((refused as PromiseRejectedResult).reason)).toContain('session.not_found');
+    expect(await auditRows('session.revoked')).toHaveLength(1);
+  });
+
+  test('registrations at once: one credential stored once (the others 409), new names kept apart', async () => {
+    const { store, auditRows } = open();
+    const user = await newUser(store);
+    const credentialId = crypto.randomUUID();
+    const same = await Promise.allSettled(
+      [1, 2, 3].map(() =>
+        store.addPasskey(passkeyOf(user.id, { id: uuidv7(NOW), credentialId }), audit),
+      ),
+    );
+    expect(same.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    for (const outcome of same.filter((outcome) => outcome.status === 'rejected')) {
+      expect(String(outcome.reason)).toContain('passkey.already_registered');
+    }
+    await Promise.all(
+      [1, 2, 3].map(() => store.addPasskey(passkeyOf(user.id, { id: uuidv7(NOW) }), audit)),
+    );
+    const names = (await store.listPasskeys(user.id)).map((passkey) => passkey.name).sort();
+    expect(names).toEqual(['Passkey', 'Passkey 2', 'Passkey 3', 'Passkey 4']);
+    expect(await auditRows('passkey.added')).toHaveLength(4);
+  });
+
   test('twenty failed guesses at once against a limit of ten: ten admitted, ten refused and logged', async () => {
     const { store, auditRows } = open();
     const counter = accountCounter('guess@example.com', '203.0.113.9');
