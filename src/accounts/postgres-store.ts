@@ -139,7 +139,15 @@ const accountTablesOf = (tx: PgTx): AccountTables => ({
     }
   },
   async deleteFailuresUpTo(at) {
-    await tx.delete(authFailures).where(lte(authFailures.at, at));
+    // Every attempt prunes the whole table, under its own counters' locks
+    // only: rows another attempt is pruning are skipped, not waited for (two
+    // prunes locking the same rows in different orders could deadlock).
+    const stale = tx
+      .select({ id: authFailures.id })
+      .from(authFailures)
+      .where(lte(authFailures.at, at))
+      .for('update', { skipLocked: true });
+    await tx.delete(authFailures).where(inArray(authFailures.id, stale));
   },
   async failureTimes(key, since) {
     const rows = await tx
