@@ -15,7 +15,7 @@ import { normalizeEmail } from './email';
 import { tableFailureLedger } from './failure-ledger';
 import { accountOperations } from './operations';
 import type { AccountStore } from './store';
-import type { AccountOperation, AccountTables } from './tables';
+import { type AccountOperation, type AccountTables, sessionLookupOf } from './tables';
 
 /**
  * PostgreSQL text cannot hold NUL, so no stored row equals a value with
@@ -200,13 +200,7 @@ export function postgresAccountStore(client: SQL): AccountStore {
     sessionOf: (id) =>
       first(
         db
-          .select({
-            userId: sessions.userId,
-            createdAt: sessions.createdAt,
-            expiresAt: sessions.expiresAt,
-            lastSeenAt: sessions.lastSeenAt,
-            role: users.role,
-          })
+          .select(sessionLookupOf(sessions, users))
           .from(sessions)
           .innerJoin(users, eq(users.id, sessions.userId))
           .where(eq(sessions.id, id)),

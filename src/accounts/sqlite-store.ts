@@ -7,7 +7,7 @@ import { normalizeEmail } from './email';
 import { tableFailureLedger } from './failure-ledger';
 import { accountOperations } from './operations';
 import type { AccountStore } from './store';
-import type { AccountOperation, AccountTables } from './tables';
+import { type AccountOperation, type AccountTables, sessionLookupOf } from './tables';
 
 const liveSessionsOf = (db: Db | Tx, userId: string, now: number) =>
   db
@@ -122,13 +122,7 @@ export function sqliteAccountStore(db: Db) {
   const run = <T>(operation: AccountOperation<T>): T =>
     db.transaction((tx) => runNow(operation(accountTablesOf(tx))));
   const sessionQuery = db
-    .select({
-      userId: sessions.userId,
-      createdAt: sessions.createdAt,
-      expiresAt: sessions.expiresAt,
-      lastSeenAt: sessions.lastSeenAt,
-      role: users.role,
-    })
+    .select(sessionLookupOf(sessions, users))
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(eq(sessions.id, sql.placeholder('id')))

@@ -65,3 +65,20 @@ export type AccountOperation<T> = (tables: AccountTables) => Steps<T>;
 
 /** How a store runs an operation: at once on SQLite, with a promise on PostgreSQL. */
 export type AccountRunner = <T>(operation: AccountOperation<T>) => MaybePromise<T>;
+
+type Columns<K extends string> = { [key in K]: unknown };
+
+/** The columns of `SessionLookup` on either schema's tables (sessions joined to users). */
+export const sessionLookupOf = <
+  S extends Columns<'userId' | 'createdAt' | 'expiresAt' | 'lastSeenAt'>,
+  U extends Columns<'role'>,
+>(
+  sessions: S,
+  users: U,
+): Pick<S, 'userId' | 'createdAt' | 'expiresAt' | 'lastSeenAt'> & Pick<U, 'role'> => ({
+  userId: sessions.userId,
+  createdAt: sessions.createdAt,
+  expiresAt: sessions.expiresAt,
+  lastSeenAt: sessions.lastSeenAt,
+  role: users.role,
+});
