@@ -1,11 +1,12 @@
 import { hostname } from 'node:os';
 import { type AnyElysia, Elysia } from 'elysia';
 import { type AddressBound, AddressLimit } from '@/accounts/address-limit';
-import { sqliteFailureLedger } from '@/accounts/guessing';
 import { argon2idHasher, boundedHasher, type PasswordHasher } from '@/accounts/hashing';
 import { RedisAddressLimit } from '@/accounts/redis-address-limit';
 import { redisFailureLedger } from '@/accounts/redis-guessing';
 import { sessionResolver } from '@/accounts/sessions';
+import { sqliteAccountStore } from '@/accounts/sqlite-store';
+import type { AccountStore } from '@/accounts/store';
 import type { ApiDeps } from '@/api/deps';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
 import { TokenService } from '@/auth/tokens';
@@ -59,6 +60,8 @@ export interface CreateAppOptions {
    * two databases (docs/postgresql.md, "Stores").
    */
   customerStore?: CustomerStore;
+  /** The accounts domain's store; by default the SQLite one on `db`. Only tests pass another, as above. */
+  accountStore?: AccountStore;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -77,6 +80,7 @@ export function buildDeps({
   hasher = argon2idHasher,
   redis = config.redis ? new RedisConnection(config.redis) : undefined,
   customerStore: customer = sqliteCustomerStore(db),
+  accountStore = sqliteAccountStore(db),
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const readCache = new ReadCache({
@@ -85,7 +89,7 @@ export function buildDeps({
     maxChars: config.readCacheChars,
   });
   const staticPages = new StaticPageCache(readCache, { enabled: config.staticPagesCache });
-  const sessions = sessionResolver(db, clock);
+  const sessions = sessionResolver(accountStore, clock);
   const authOptions = { tokens, sessions, origins: config.publicOrigins };
   const auth = authPlugin(authOptions);
   const keysPerCaller = config.idempotencyKeysPerCaller;
@@ -105,7 +109,7 @@ export function buildDeps({
       : new AddressLimit(limit, windowMs, clock);
   const accounts = {
     hasher: boundedHasher(hasher, config.hashing),
-    failures: redis ? redisFailureLedger(db, redis) : sqliteFailureLedger(db),
+    failures: redis ? redisFailureLedger(accountStore, redis) : accountStore.failures,
     signUps: addressBound('signup', config.accounts.signUpsPerIpPerHour, HOUR_MS),
     passkeyOptions: addressBound(
       'passkey-options',
@@ -115,7 +119,15 @@ export function buildDeps({
   };
   const deps: ApiDeps = {
     ...{ config, db, customer, logger, clock, tokens, auth, sessions, staticPages, limiter },
-    ...{ readCache, accounts, redis, instance, instances, requests: new RequestMetrics() },
+    ...{
+      readCache,
+      accounts,
+      accountStore,
+      redis,
+      instance,
+      instances,
+      requests: new RequestMetrics(),
+    },
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.

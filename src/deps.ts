@@ -1,6 +1,7 @@
 import type { AddressBound } from '@/accounts/address-limit';
 import type { FailureLedger } from '@/accounts/guessing';
 import type { PasswordHasher } from '@/accounts/hashing';
+import type { AccountStore } from '@/accounts/store';
 import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { StaticPageCache } from '@/content/cache';
@@ -27,6 +28,12 @@ export interface AppDeps {
    * `CreateAppOptions.customerStore`.
    */
   customer: CustomerStore;
+  /**
+   * The accounts domain's rows (users, sessions, passkeys, used challenges,
+   * sign-in failures). Always the SQLite store on `db` in the server; see
+   * `CreateAppOptions.accountStore`.
+   */
+  accountStore: AccountStore;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
   /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */
@@ -53,7 +60,7 @@ export interface AccountGuards {
   hasher: PasswordHasher;
   /** Sign-ups per address (in memory, or in Redis when instances share it). */
   signUps: AddressBound;
-  /** Sign-in failures counted against guessing (SQLite, or Redis when instances share it). */
+  /** Sign-in failures counted against guessing (the account store, or Redis when instances share it). */
   failures: FailureLedger;
   /** Passkey ceremony options per address (in memory, or in Redis). */
   passkeyOptions: AddressBound;

@@ -9,21 +9,22 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import type { AuditContext } from '@/audit/record';
-import type { Db } from '@/db/client';
+import { uuidv7 } from '@/db/ids';
 import type { Passkey, User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
-import { CHALLENGE_TTL_MS, issueChallenge, useSignedChallenge } from './challenges';
+import { type MaybePromise, whenReady } from '@/rate-limit/store';
+import {
+  type CeremonyKind,
+  CHALLENGE_TTL_MS,
+  issueChallenge,
+  type LiveChallenge,
+  readChallenge,
+  signedChallenge,
+} from './challenges';
 import { decoyDescriptor } from './decoy';
 import { UNKNOWN_CREDENTIAL_DETAIL } from './messages';
-import {
-  findPasskeyByCredentialId,
-  insertPasskey,
-  listPasskeys,
-  recordPasskeyEvent,
-  recordPasskeyUse,
-} from './passkeys';
-import { defaultPasskeyName, providerOf } from './provider-names';
-import { findUserByEmail, findUserById } from './users';
+import { providerOf } from './provider-names';
+import type { AccountStore } from './store';
 
 /** The relying party, from configuration (PUBLIC_ORIGIN, RP_ID, RP_NAME). */
 export interface RelyingParty {
@@ -56,7 +57,7 @@ const descriptorOf = (passkey: Passkey) => ({
  * existing passkeys excluded so one authenticator is not registered twice.
  */
 export async function startRegistration(
-  db: Db,
+  store: AccountStore,
   rp: RelyingParty,
   input: { user: User; conditional: boolean },
   now: number,
@@ -75,7 +76,7 @@ export async function startRegistration(
     ),
     timeout: CHALLENGE_TTL_MS,
     attestationType: 'none',
-    excludeCredentials: listPasskeys(db, user.id).map(descriptorOf),
+    excludeCredentials: (await store.listPasskeys(user.id)).map(descriptorOf),
     authenticatorSelection: {
       residentKey: 'required',
       requireResidentKey: true,
@@ -90,14 +91,14 @@ export async function startRegistration(
  * Any verification failure → 400; a credential id already stored → 409.
  */
 export async function finishRegistration(
-  db: Db,
+  store: AccountStore,
   rp: RelyingParty,
   input: { userId: string; response: RegistrationResponseJSON; name?: string },
   audit: AuditContext,
 ): Promise<Passkey> {
   const now = audit.at;
-  const stored = useSignedChallenge(
-    db,
+  const stored = await useSignedChallenge(
+    store,
     rp.challengeKey,
     input.response.response.clientDataJSON,
     { kind: 'registration', boundTo: input.userId },
@@ -127,28 +128,24 @@ export async function finishRegistration(
     verified.registrationInfo;
   const provider = providerOf(aaguid, rp.providers);
 
-  return db.transaction((tx) => {
-    if (findPasskeyByCredentialId(tx, credential.id)) throw fail('passkey.already_registered');
-    const taken = listPasskeys(tx, input.userId).map((passkey) => passkey.name);
-    const passkey = insertPasskey(
-      tx,
-      {
-        userId: input.userId,
-        credentialId: credential.id,
-        publicKey: Buffer.from(credential.publicKey),
-        counter: credential.counter,
-        transports: credential.transports ?? input.response.response.transports ?? [],
-        deviceType: credentialDeviceType,
-        backedUp: credentialBackedUp,
-        name: input.name ?? defaultPasskeyName(provider, taken),
-        aaguid,
-        provider,
-      },
-      now,
-    );
-    recordPasskeyEvent(tx, audit, 'passkey.added', passkey);
-    return passkey;
-  });
+  return store.addPasskey(
+    {
+      id: uuidv7(now),
+      userId: input.userId,
+      credentialId: credential.id,
+      publicKey: Buffer.from(credential.publicKey),
+      counter: credential.counter,
+      transports: credential.transports ?? input.response.response.transports ?? [],
+      deviceType: credentialDeviceType,
+      backedUp: credentialBackedUp,
+      name: input.name,
+      createdAt: new Date(now),
+      lastUsedAt: null,
+      aaguid,
+      provider,
+    },
+    audit,
+  );
 }
 
 /**
@@ -158,19 +155,19 @@ export async function finishRegistration(
  * challenge only accepts them; an email without passkeys gets a decoy.
  */
 export async function startAuthentication(
-  db: Db,
+  store: AccountStore,
   rp: RelyingParty,
   email: string | undefined,
   now: number,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const user = email === undefined ? undefined : findUserByEmail(db, email);
-  const owned = user ? listPasskeys(db, user.id) : [];
+  const user = email === undefined ? undefined : await store.findUserByEmail(email);
+  const owned = user ? await store.listPasskeys(user.id) : [];
   const allowCredentials =
     email === undefined
       ? []
       : owned.length > 0
         ? owned.map(descriptorOf)
-        : [decoyDescriptor(db, rp.decoyKey, email)];
+        : [decoyDescriptor(await store.newestPasskey(), rp.decoyKey, email)];
   // Only an account with passkeys binds the challenge to itself: a decoy must not differ.
   const userId = owned.length > 0 && user ? user.id : null;
   return generateAuthenticationOptions({
@@ -189,15 +186,15 @@ export async function startAuthentication(
  * and last use. Every failure is the same 401.
  */
 export async function finishAuthentication(
-  db: Db,
+  store: AccountStore,
   rp: RelyingParty,
   response: AuthenticationResponseJSON,
   now: number,
 ): Promise<User> {
-  const passkey = findPasskeyByCredentialId(db, response.id);
+  const passkey = await store.findPasskeyByCredentialId(response.id);
   // A challenge bound to an account (options asked with its email) only holds for its passkeys.
-  const stored = useSignedChallenge(
-    db,
+  const stored = await useSignedChallenge(
+    store,
     rp.challengeKey,
     response.response.clientDataJSON,
     { kind: 'authentication', boundTo: passkey?.userId ?? null },
@@ -230,8 +227,7 @@ export async function finishAuthentication(
   }
   if (!verified.verified) throw fail('credentials.invalid');
   const info = verified.authenticationInfo;
-  const recorded = recordPasskeyUse(
-    db,
+  const recorded = await store.recordPasskeyUse(
     passkey,
     {
       counter: info.newCounter,
@@ -240,7 +236,34 @@ export async function finishAuthentication(
     },
     now,
   );
-  const user = findUserById(db, passkey.userId);
+  const user = await store.findUserById(passkey.userId);
   if (!recorded || !user) throw fail('credentials.invalid');
   return user;
+}
+
+/**
+ * The live challenge a response signed, taken out of play (a second use is a
+ * replay: of two uses at once, on any store, exactly one wins); null when it is not one this server issued for `kind` and `boundTo`.
+ */
+export function useSignedChallenge(
+  store: AccountStore,
+  secret: string,
+  clientDataJSON: string,
+  input: { kind: CeremonyKind; boundTo: string | null },
+  now: number,
+): MaybePromise<LiveChallenge | null> {
+  const challenge = signedChallenge(clientDataJSON);
+  const live = challenge === null ? null : readChallenge(secret, challenge, input, now);
+  if (!live) return null;
+  const used = store.markChallengeUsed(
+    {
+      id: uuidv7(now),
+      challenge: live.challenge,
+      kind: input.kind,
+      userId: live.userId,
+      expiresAt: new Date(live.expiresAt),
+    },
+    now,
+  );
+  return whenReady(used, (fresh) => (fresh ? live : null));
 }

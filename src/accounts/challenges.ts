@@ -1,9 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { count, lte } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { uuidv7 } from '@/db/ids';
-import { type WebauthnChallenge, webauthnChallenges } from '@/db/schema';
-import { fail } from '@/kernel/errors';
+import type { WebauthnChallenge } from '@/db/schema';
 
 /** Each WebAuthn challenge is single-use and expires after 5 minutes. */
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
@@ -92,66 +88,12 @@ export function readChallenge(
   return { challenge, userId, conditional: (flags & CONDITIONAL) !== 0, expiresAt };
 }
 
-/**
- * Marks a live challenge used; false when it already was (a replay). The
- * used set keeps a challenge until it expires, after which its own expiry
- * refuses it, so the set holds at most the challenges of the last 5 minutes.
- */
-export function markChallengeUsed(
-  db: Db,
-  live: LiveChallenge,
-  kind: CeremonyKind,
-  now: number,
-): boolean {
-  return db.transaction((tx) => {
-    tx.delete(webauthnChallenges)
-      .where(lte(webauthnChallenges.expiresAt, new Date(now)))
-      .run();
-    const used = tx.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0;
-    if (used >= USED_CHALLENGES_MAX) throw fail('service.busy', { retryAfterSeconds: 60 });
-    const inserted = tx
-      .insert(webauthnChallenges)
-      .values({
-        id: uuidv7(now),
-        challenge: live.challenge,
-        kind,
-        userId: live.userId,
-        expiresAt: new Date(live.expiresAt),
-      })
-      .onConflictDoNothing({ target: webauthnChallenges.challenge })
-      .returning({ id: webauthnChallenges.id })
-      .get();
-    return inserted !== undefined;
-  });
-}
-
-/** Used challenges currently remembered. */
-export const usedChallengeCount = (db: Db): number =>
-  db.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0;
-
 /** The challenge a response signed, read from its clientDataJSON; null when unreadable. */
-function signedChallenge(clientDataJSON: string): string | null {
+export function signedChallenge(clientDataJSON: string): string | null {
   try {
     const data = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8'));
     return typeof data?.challenge === 'string' ? data.challenge : null;
   } catch {
     return null;
   }
-}
-
-/**
- * The live challenge a response signed, taken out of play (a second use is a
- * replay); null when it is not one this server issued for `kind` and `boundTo`.
- */
-export function useSignedChallenge(
-  db: Db,
-  secret: string,
-  clientDataJSON: string,
-  input: { kind: CeremonyKind; boundTo: string | null },
-  now: number,
-): LiveChallenge | null {
-  const challenge = signedChallenge(clientDataJSON);
-  const live = challenge === null ? null : readChallenge(secret, challenge, input, now);
-  if (!live || !markChallengeUsed(db, live, input.kind, now)) return null;
-  return live;
 }

@@ -1,8 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { desc, sql } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
-import { passkeys } from '@/db/schema';
-import { normalizeEmail } from './users';
+import { normalizeEmail } from './email';
+import type { PasskeyShape } from './store';
 
 /** The shape used before any passkey exists: a 32-byte id, a phone or laptop's transports. */
 const DEFAULT_SHAPE = { bytes: 32, transports: ['hybrid', 'internal'] };
@@ -26,14 +24,7 @@ function keyedBytes(secret: string, email: string, length: number): Buffer {
  * service really holds — the id length and transports of the newest stored
  * passkey — so a decoy cannot be told from a real passkey by its form.
  */
-export function decoyDescriptor(db: DbOrTx, secret: string, email: string) {
-  const newest = db
-    .select({ credentialId: passkeys.credentialId, transports: passkeys.transports })
-    .from(passkeys)
-    // The newest insert by rowid: one index step, no scan of the table.
-    .orderBy(desc(sql`rowid`))
-    .limit(1)
-    .get();
+export function decoyDescriptor(newest: PasskeyShape | undefined, secret: string, email: string) {
   const shape = newest
     ? {
         bytes: Buffer.from(newest.credentialId, 'base64url').length,

@@ -1,9 +1,6 @@
-import { and, asc, eq, gt, inArray, lte } from 'drizzle-orm';
-import { type AuditContext, type AuditEntry, recordAudit } from '@/audit/record';
-import type { Db } from '@/db/client';
-import { authFailures } from '@/db/schema';
+import type { AuditContext, AuditEntry } from '@/audit/record';
 import { fail } from '@/kernel/errors';
-import { normalizeEmail } from './users';
+import { normalizeEmail } from './email';
 
 /**
  * Sign-in failures are counted over a sliding 15 minutes: 10 per account
@@ -45,9 +42,9 @@ export interface Refusal {
 }
 
 /**
- * Where failures are counted: SQLite for one instance, Redis when
- * instances share it. `begin` is one atomic step — check every counter,
- * then record a provisional failure in each only when all have room — so
+ * Where failures are counted: the accounts store's table (SQLite or
+ * PostgreSQL), or Redis when instances share it. `begin` is one atomic
+ * step — check every counter, then record a provisional failure in each only when all have room — so
  * concurrent guesses, on any instance, cannot all slip past the check.
  */
 export interface FailureLedger {
@@ -92,57 +89,4 @@ export function forgiveAttempt(
   clearKeys: readonly string[] = [],
 ): Promise<void> {
   return ledger.forgive(attempt, clearKeys);
-}
-
-/**
- * Failures in the `auth_failures` table. A refusal is recorded in the
- * security log by the same transaction as the check (committed: the 429 is
- * thrown after it).
- */
-export function sqliteFailureLedger(db: Db): FailureLedger {
-  return {
-    async begin(counters, now, refusal) {
-      const since = now - FAILURE_WINDOW_MS;
-      return db.transaction((tx): Attempt | { retryAfterMs: number } => {
-        // Failures that left the window count for nothing; dropping them bounds the table.
-        tx.delete(authFailures).where(lte(authFailures.at, since)).run();
-        let retryAfterMs = 0;
-        for (const { key, limit } of counters) {
-          const times = tx
-            .select({ at: authFailures.at })
-            .from(authFailures)
-            .where(and(eq(authFailures.key, key), gt(authFailures.at, since)))
-            .orderBy(asc(authFailures.at))
-            .all();
-          if (times.length < limit) continue;
-          // Admitted again once enough failures age out to leave room for one more.
-          const freedAt = times[times.length - limit]!.at + FAILURE_WINDOW_MS;
-          retryAfterMs = Math.max(retryAfterMs, freedAt - now);
-        }
-        if (retryAfterMs > 0) {
-          recordAudit(tx, refusal.audit, refusal.entry);
-          return { retryAfterMs };
-        }
-        const failures = counters.map(({ key }) => {
-          const { id } = tx
-            .insert(authFailures)
-            .values({ key, at: now })
-            .returning({ id: authFailures.id })
-            .get();
-          return { key, id: String(id) };
-        });
-        return { failures };
-      });
-    },
-    async forgive(attempt, clearKeys) {
-      const ids = attempt.failures.map((failure) => Number(failure.id));
-      db.transaction((tx) => {
-        tx.delete(authFailures).where(inArray(authFailures.id, ids)).run();
-        if (clearKeys.length > 0)
-          tx.delete(authFailures)
-            .where(inArray(authFailures.key, [...clearKeys]))
-            .run();
-      });
-    },
-  };
 }

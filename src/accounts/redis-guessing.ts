@@ -1,9 +1,8 @@
-import { recordAudit } from '@/audit/record';
-import type { Db } from '@/db/client';
 import { fail } from '@/kernel/errors';
 import { type RedisConnection, RedisUnavailable } from '@/redis/connection';
 import { takeSlidingWindow } from '@/redis/sliding-window';
 import { FAILURE_WINDOW_MS, type FailureLedger } from './guessing';
+import type { AccountStore } from './store';
 
 /** Seconds a sign-in refused for want of Redis suggests waiting. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
@@ -13,9 +12,9 @@ const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
  * the cluster, not per instance. Without Redis it fails closed: a sign-in
  * that cannot be counted is refused with 503 and Retry-After rather than
  * let unlimited guesses through. A refusal is recorded in the security log
- * (SQLite) after the check.
+ * (the accounts store) after the check.
  */
-export function redisFailureLedger(db: Db, redis: RedisConnection): FailureLedger {
+export function redisFailureLedger(store: AccountStore, redis: RedisConnection): FailureLedger {
   const keyOf = (counter: string) => redis.key('guess', `{${counter}}`);
   return {
     async begin(counters, now, refusal) {
@@ -30,7 +29,7 @@ export function redisFailureLedger(db: Db, redis: RedisConnection): FailureLedge
         throw fail('service.unavailable', { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
       }
       if (retryAfterMs > 0) {
-        recordAudit(db, refusal.audit, refusal.entry);
+        await store.recordSecurityEvent(refusal.audit, refusal.entry);
         return { retryAfterMs };
       }
       return { failures: counters.map((counter) => ({ key: counter.key, id: member })) };

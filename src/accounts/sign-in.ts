@@ -1,7 +1,6 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
-import { type AuditContext, actingAs, recordAudit } from '@/audit/record';
+import { type AuditContext, actingAs } from '@/audit/record';
 import type { TokenService } from '@/auth/tokens';
-import type { Db } from '@/db/client';
 import type { User } from '@/db/schema';
 import { fail, isDomainError } from '@/kernel/errors';
 import { finishAuthentication, type RelyingParty } from './ceremonies';
@@ -13,9 +12,9 @@ import {
   ipCounter,
 } from './guessing';
 import type { PasswordHasher } from './hashing';
-import { findPasskeyByCredentialId } from './passkeys';
-import { createSession } from './sessions';
-import { findUserByEmail, userSummaryOf } from './users';
+import { newSession } from './sessions';
+import type { AccountStore } from './store';
+import { userSummaryOf } from './users';
 
 /** How a sign-in proved who it was, as its security-log events say. */
 export type SignInMethod = 'password' | 'passkey';
@@ -42,14 +41,14 @@ function dummyHashOf(hasher: PasswordHasher): Promise<string> {
  * costs the same hash as a wrong password, and both answer the same 401.
  */
 export async function verifyPasswordSignIn(
-  db: Db,
+  store: AccountStore,
   { hasher, failures }: { hasher: PasswordHasher; failures: FailureLedger },
   input: { email: string; password: string; address: string },
   audit: AuditContext,
 ): Promise<User> {
   const now = audit.at;
   const account = accountCounter(input.email, input.address);
-  const user = findUserByEmail(db, input.email);
+  const user = await store.findUserByEmail(input.email);
   // What was typed for an unknown account is not kept: people type passwords
   // into the email field, and the log outlives the attempt.
   const event = {
@@ -67,7 +66,7 @@ export async function verifyPasswordSignIn(
     throw error;
   }
   if (!user || !ok) {
-    recordAudit(db, audit, { action: 'sign_in.failed', ...event });
+    await store.recordSecurityEvent(audit, { action: 'sign_in.failed', ...event });
     throw fail('credentials.invalid');
   }
   await forgiveAttempt(failures, attempt, [account.key]);
@@ -89,22 +88,19 @@ export interface SignedIn {
  * server-side session, started in one transaction with its security-log event.
  */
 export async function signIn(
-  db: Db,
+  store: AccountStore,
   tokens: TokenService,
   user: User,
   input: { method: SignInMethod; audit: AuditContext },
 ): Promise<SignedIn> {
   const accessToken = await tokens.issue(user.id, user.role, ACCESS_TOKEN_TTL_SECONDS);
   const audit = actingAs(input.audit, user.id);
-  const session = db.transaction((tx) => {
-    const started = createSession(tx, user.id, audit);
-    recordAudit(tx, audit, {
-      action: 'sign_in.succeeded',
-      subject: user.id,
-      target: started.id,
-      details: { method: input.method },
-    });
-    return started;
+  const session = newSession(user.id, audit);
+  await store.startSession(session.row, audit, {
+    action: 'sign_in.succeeded',
+    subject: user.id,
+    target: session.id,
+    details: { method: input.method },
   });
   return {
     body: {
@@ -122,14 +118,14 @@ export async function signIn(
  * verification counts as a failure like a wrong password.
  */
 export async function verifyPasskeySignIn(
-  db: Db,
+  store: AccountStore,
   { rp, failures }: { rp: RelyingParty; failures: FailureLedger },
   input: { response: AuthenticationResponseJSON; address: string },
   audit: AuditContext,
 ): Promise<User> {
   const now = audit.at;
   // The credential's owner, when it is one of ours: the attempt shows in their log.
-  const known = findPasskeyByCredentialId(db, input.response.id);
+  const known = await store.findPasskeyByCredentialId(input.response.id);
   const event = {
     subject: known?.userId ?? null,
     target: known?.id ?? null,
@@ -138,12 +134,12 @@ export async function verifyPasskeySignIn(
   const refusal = { audit, entry: { action: 'sign_in.refused' as const, ...event } };
   const attempt = await beginAttempt(failures, [ipCounter(input.address)], now, refusal);
   try {
-    const user = await finishAuthentication(db, rp, input.response, now);
+    const user = await finishAuthentication(store, rp, input.response, now);
     await forgiveAttempt(failures, attempt);
     return user;
   } catch (error) {
     if (isDomainError(error, 'credentials.invalid')) {
-      recordAudit(db, audit, { action: 'sign_in.failed', ...event });
+      await store.recordSecurityEvent(audit, { action: 'sign_in.failed', ...event });
     }
     throw error;
   }

@@ -1,64 +1,70 @@
-import { eq } from 'drizzle-orm';
-import { type AuditContext, recordAudit } from '@/audit/record';
-import type { DbOrTx } from '@/db/client';
+import type { Db } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
-import { type User, users } from '@/db/schema';
+import type { User } from '@/db/schema';
+import { fail } from '@/kernel/errors';
+import { whenReady } from '@/rate-limit/store';
+import { normalizeEmail } from './email';
 import { argon2idHasher, type PasswordHasher } from './hashing';
+import type { AccountCreation } from './operations';
+import { sqliteAccountStore } from './sqlite-store';
+import type { AccountStore } from './store';
+
+export type { AccountCreation } from './operations';
 
 export type Role = User['role'];
 
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
-
-export function findUserByEmail(db: DbOrTx, email: string): User | undefined {
-  return db
-    .select()
-    .from(users)
-    .where(eq(users.email, normalizeEmail(email)))
-    .get();
-}
-
-/** How an account came to be, for its security-log event (command-line tools log none). */
-export interface AccountCreation {
-  action: 'sign_up' | 'account.created';
-  audit: AuditContext;
-}
+export { normalizeEmail } from './email';
 
 /**
- * Inserts a user with an argon2id hash (through the server's bounded hasher
- * when given), with its security-log event in the same transaction when
- * `creation` is given; the caller checks uniqueness first.
+ * Hashes the password (through the server's bounded hasher when given) and
+ * stores the user, with its security-log event in the same transaction when
+ * `creation` is given; undefined when the email already has an account
+ * (nothing stored, even when two creations race).
  */
-export async function createUser(
-  db: DbOrTx,
+export async function insertUser(
+  store: AccountStore,
   input: { email: string; password: string; role: Role },
   hasher: PasswordHasher = argon2idHasher,
   creation?: AccountCreation,
-): Promise<User> {
+): Promise<User | undefined> {
   const passwordHash = await hasher.hash(input.password);
-  return db.transaction((tx) => {
-    const user = tx
-      .insert(users)
-      .values({ id: uuidv7(), email: normalizeEmail(input.email), passwordHash, role: input.role })
-      .returning()
-      .get();
-    if (creation) {
-      recordAudit(tx, creation.audit, {
-        action: creation.action,
-        subject: user.id,
-        details: { role: user.role },
-      });
-    }
-    return user;
-  });
+  const values = {
+    id: uuidv7(),
+    email: normalizeEmail(input.email),
+    passwordHash,
+    role: input.role,
+  };
+  return store.createUser(values, creation);
 }
+
+/** `insertUser` on the SQLite file, for command-line tools: a taken email is `account.email_taken`. */
+export async function createUser(
+  db: Db,
+  input: { email: string; password: string; role: Role },
+  hasher: PasswordHasher = argon2idHasher,
+): Promise<User> {
+  const user = await insertUser(sqliteAccountStore(db), input, hasher);
+  if (!user) throw fail('account.email_taken');
+  return user;
+}
+
+/** The user of this email on the SQLite file (command-line tools). */
+export const findUserByEmail = (db: Db, email: string): User | undefined =>
+  sqliteAccountStore(db).findUserByEmail(email);
 
 /** Whether any account exists (start-up says how to create the first one otherwise). */
-export const hasAnyUser = (db: DbOrTx): boolean =>
-  db.select({ id: users.id }).from(users).limit(1).get() !== undefined;
+export const hasAnyUser = (db: Db): boolean => sqliteAccountStore(db).hasAnyUser();
 
-export function findUserById(db: DbOrTx, id: string): User | undefined {
-  return db.select().from(users).where(eq(users.id, id)).get();
-}
+/** The account of a caller; `code` when its token names none (minted for an unknown `sub`). */
+export const accountOf = (
+  store: AccountStore,
+  id: string,
+  code: 'account.required' | 'account.not_found',
+) =>
+  whenReady(store.findUserById(id), (user) => {
+    if (!user) throw fail(code);
+    return user;
+  });
 
 /** What the API shows of a user: never the hash. */
 export const userSummaryOf = (user: User) => ({ id: user.id, email: user.email, role: user.role });

@@ -1,4 +1,5 @@
 import { errors, jwtVerify, SignJWT } from 'jose';
+import type { MaybePromise } from '@/rate-limit/store';
 
 export const AUDIENCES = ['customer', 'employee'] as const;
 export type Audience = (typeof AUDIENCES)[number];
@@ -32,8 +33,11 @@ const isAudience = (value: unknown): value is Audience =>
  * Verified tokens are cached until they expire: the HMAC is the dominant cost
  * of an authenticated request and a token is immutable.
  */
-/** Looks a session cookie up (filled by the accounts feature); null when unknown. */
-export type SessionResolver = (sessionId: string) => VerifiedCaller | null;
+/**
+ * Looks a session cookie up (filled by the accounts feature); null when
+ * unknown. At once on SQLite, with a promise on a store that answers later.
+ */
+export type SessionResolver = (sessionId: string) => MaybePromise<VerifiedCaller | null>;
 
 export class TokenService {
   readonly #key: Uint8Array;

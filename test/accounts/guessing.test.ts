@@ -1,13 +1,17 @@
 import { describe, expect, test } from 'bun:test';
 import { problemOf } from '../support/harness';
 import { redisEnv, redisSkipReason, redisTitle } from '../support/redis';
+import { type AccountStoreUnderTest, postgresAccounts, sqliteAccounts } from './stores';
 import { accountsSetup, PASSWORD } from './support';
 
 const MINUTE_MS = 60_000;
 
-/** The same rules whichever ledger counts the failures (`ledgerEnv`: none for SQLite, or a Redis). */
-function guessingTests(ledgerEnv: Record<string, string>) {
-  const ctx = accountsSetup({ TRUST_PROXY: 'true', ...ledgerEnv });
+/**
+ * The same rules whichever ledger counts the failures (`ledgerEnv`: none
+ * for the account store's table, or a Redis).
+ */
+function guessingTests(ledgerEnv: Record<string, string>, under: AccountStoreUnderTest) {
+  const ctx = accountsSetup({ TRUST_PROXY: 'true', ...ledgerEnv }, {}, under);
   let ipCounter = 0;
   const newIp = () => `203.0.113.${++ipCounter}`;
 
@@ -166,9 +170,11 @@ function guessingTests(ledgerEnv: Record<string, string>) {
 }
 
 describe('guessing protection', () => {
-  describe('failures in SQLite', () => guessingTests({}));
+  describe('failures in SQLite', () => guessingTests({}, sqliteAccounts));
+  const postgres = postgresAccounts();
+  postgres.describe('failures in the account store', () => guessingTests({}, postgres));
   const skip = redisSkipReason !== undefined;
   describe.skipIf(skip)(redisTitle('failures in Redis'), () =>
-    guessingTests(skip ? {} : redisEnv()),
+    guessingTests(skip ? {} : redisEnv(), sqliteAccounts),
   );
 });

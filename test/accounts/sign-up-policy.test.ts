@@ -1,10 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import type { PasswordHasher } from '@/accounts/hashing';
 import { SIGN_UP_ACCEPTED_MESSAGE, SIGN_UP_CLOSED_DETAIL } from '@/accounts/messages';
-import { findUserByEmail } from '@/accounts/users';
 import { UserSummary } from '@/api/accounts/schemas';
-import { users } from '@/db/schema';
 import { problemOf } from '../support/harness';
+import { accountStoresUnderTest } from './stores';
 import { accountsSetup, PASSWORD } from './support';
 
 /** Lets the requests already sent run until they wait on something (no timers involved). */
@@ -45,116 +44,119 @@ function controllableHasher() {
 
 const signUpBody = (email: string) => ({ body: { email, password: PASSWORD } });
 
-describe('sign-up closed', () => {
-  const ctx = accountsSetup({ SIGN_UP: 'closed' });
+for (const under of accountStoresUnderTest()) {
+  under.describe('sign-up closed', () => {
+    const ctx = accountsSetup({ SIGN_UP: 'closed' }, {}, under);
 
-  test('POST /auth/sign-up → 403 saying sign-up is closed, whatever the body; nothing created', async () => {
-    for (const body of [{ email: 'new@example.com', password: PASSWORD }, { nonsense: true }]) {
-      const res = await ctx.request('POST', '/auth/sign-up', { body });
-      expect(res.status).toBe(403);
-      expect(res.body).toEqual(problemOf(403, SIGN_UP_CLOSED_DETAIL));
-    }
-    expect(ctx.db.select().from(users).all()).toEqual([]);
-  });
-
-  test('GET /account carries no sign-up form (and keeps its sign-in form)', async () => {
-    const res = await ctx.request('GET', '/account');
-    expect(res.status).toBe(200);
-    expect(res.text).toContain('id="sign-in-form"');
-    expect(res.text).not.toContain('sign-up');
-    expect(res.text).not.toContain('Create an account');
-  });
-
-  test('an employee still creates accounts at POST /admin/users, which then sign in', async () => {
-    const employee = await ctx.tokenFor('ops', 'employee');
-    const res = await ctx.request('POST', '/admin/users', {
-      token: employee,
-      body: { email: ' New.Person@Example.com', password: PASSWORD, role: 'customer' },
-    });
-    expect(res.status).toBe(201);
-    const user = UserSummary.parse(res.body);
-    expect(user).toEqual({ id: user.id, email: 'new.person@example.com', role: 'customer' });
-    expect((await ctx.signIn('new.person@example.com')).user).toEqual(user);
-  });
-});
-
-describe('POST /admin/users', () => {
-  const ctx = accountsSetup();
-
-  test('happy: an employee account → 201', async () => {
-    const res = await ctx.request('POST', '/admin/users', {
-      token: await ctx.tokenFor('ops', 'employee'),
-      body: { email: 'staff@example.com', password: PASSWORD, role: 'employee' },
-    });
-    expect(res.status).toBe(201);
-    expect(findUserByEmail(ctx.db, 'staff@example.com')?.role).toBe('employee');
-  });
-
-  test('error: a taken email → 409; bad email, short password, unknown role → 422', async () => {
-    const token = await ctx.tokenFor('ops', 'employee');
-    const taken = await ctx.createAccount();
-    const again = await ctx.request('POST', '/admin/users', {
-      token,
-      body: { email: taken.email.toUpperCase(), password: PASSWORD, role: 'customer' },
-    });
-    expect(again.status).toBe(409);
-    expect(again.body).toEqual(problemOf(409));
-    const bad = await ctx.request('POST', '/admin/users', {
-      token,
-      body: { email: 'nope', password: 'short', role: 'admin' },
-    });
-    expect(bad.status).toBe(422);
-    expect(bad.body).toEqual(
-      problemOf(422, undefined, {
-        email: { emailInvalidFormat: 'The input is not a valid email' },
-        password: { stringLengthTooShort: 'The input is less than 8 characters long' },
-        role: { notInArray: 'The input was not found in the haystack' },
-      }),
-    );
-  });
-
-  test('auth: anonymous → 401, a customer → 403, before the body is looked at', async () => {
-    const anonymous = await ctx.request('POST', '/admin/users', { body: {} });
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.body).toEqual(problemOf(401));
-    const customer = await ctx.request('POST', '/admin/users', {
-      token: await ctx.tokenFor('someone', 'customer'),
-      body: {},
-    });
-    expect(customer.status).toBe(403);
-    expect(customer.body).toEqual(problemOf(403));
-  });
-});
-
-describe('sign-ups per address', () => {
-  const stub = controllableHasher();
-  stub.state.auto = true;
-  const ctx = accountsSetup({ SIGN_UP_PER_IP_PER_HOUR: '3', TRUST_PROXY: 'true' }, stub);
-  const from = (ip: string, email: string) =>
-    ctx.request('POST', '/auth/sign-up', {
-      ...signUpBody(email),
-      headers: { 'x-forwarded-for': ip },
+    test('POST /auth/sign-up → 403 saying sign-up is closed, whatever the body; nothing created', async () => {
+      for (const body of [{ email: 'new@example.com', password: PASSWORD }, { nonsense: true }]) {
+        const res = await ctx.request('POST', '/auth/sign-up', { body });
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual(problemOf(403, SIGN_UP_CLOSED_DETAIL));
+      }
+      expect(await ctx.deps.accountStore.hasAnyUser()).toBe(false);
     });
 
-  test('past the limit → 429 with Retry-After before any hashing; other addresses unaffected; lifts after the hour', async () => {
-    for (let i = 0; i < 3; i++)
-      expect((await from('198.51.100.1', `a${i}@x.example`)).status).toBe(202);
-    const callsBefore = stub.state.calls;
-    ctx.clock.advance(10 * 60 * 1000);
-    const refused = await from('198.51.100.1', 'a3@x.example');
-    expect(refused.status).toBe(429);
-    expect(refused.body).toEqual(problemOf(429));
-    expect(refused.headers.get('retry-after')).toBe('3000');
-    // Refused before the body's password reached the hasher, and nothing stored.
-    expect(stub.state.calls).toBe(callsBefore);
-    expect(findUserByEmail(ctx.db, 'a3@x.example')).toBeUndefined();
+    test('GET /account carries no sign-up form (and keeps its sign-in form)', async () => {
+      const res = await ctx.request('GET', '/account');
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('id="sign-in-form"');
+      expect(res.text).not.toContain('sign-up');
+      expect(res.text).not.toContain('Create an account');
+    });
 
-    expect((await from('198.51.100.2', 'b@x.example')).status).toBe(202);
-    ctx.clock.advance(50 * 60 * 1000);
-    expect((await from('198.51.100.1', 'a3@x.example')).status).toBe(202);
+    test('an employee still creates accounts at POST /admin/users, which then sign in', async () => {
+      const employee = await ctx.tokenFor('ops', 'employee');
+      const res = await ctx.request('POST', '/admin/users', {
+        token: employee,
+        body: { email: ' New.Person@Example.com', password: PASSWORD, role: 'customer' },
+      });
+      expect(res.status).toBe(201);
+      const user = UserSummary.parse(res.body);
+      expect(user).toEqual({ id: user.id, email: 'new.person@example.com', role: 'customer' });
+      expect((await ctx.signIn('new.person@example.com')).user).toEqual(user);
+    });
   });
-});
 
+  under.describe('POST /admin/users', () => {
+    const ctx = accountsSetup({}, {}, under);
+
+    test('happy: an employee account → 201', async () => {
+      const res = await ctx.request('POST', '/admin/users', {
+        token: await ctx.tokenFor('ops', 'employee'),
+        body: { email: 'staff@example.com', password: PASSWORD, role: 'employee' },
+      });
+      expect(res.status).toBe(201);
+      expect((await ctx.findUser('staff@example.com'))?.role).toBe('employee');
+    });
+
+    test('error: a taken email → 409; bad email, short password, unknown role → 422', async () => {
+      const token = await ctx.tokenFor('ops', 'employee');
+      const taken = await ctx.createAccount();
+      const again = await ctx.request('POST', '/admin/users', {
+        token,
+        body: { email: taken.email.toUpperCase(), password: PASSWORD, role: 'customer' },
+      });
+      expect(again.status).toBe(409);
+      expect(again.body).toEqual(problemOf(409));
+      const bad = await ctx.request('POST', '/admin/users', {
+        token,
+        body: { email: 'nope', password: 'short', role: 'admin' },
+      });
+      expect(bad.status).toBe(422);
+      expect(bad.body).toEqual(
+        problemOf(422, undefined, {
+          email: { emailInvalidFormat: 'The input is not a valid email' },
+          password: { stringLengthTooShort: 'The input is less than 8 characters long' },
+          role: { notInArray: 'The input was not found in the haystack' },
+        }),
+      );
+    });
+
+    test('auth: anonymous → 401, a customer → 403, before the body is looked at', async () => {
+      const anonymous = await ctx.request('POST', '/admin/users', { body: {} });
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.body).toEqual(problemOf(401));
+      const customer = await ctx.request('POST', '/admin/users', {
+        token: await ctx.tokenFor('someone', 'customer'),
+        body: {},
+      });
+      expect(customer.status).toBe(403);
+      expect(customer.body).toEqual(problemOf(403));
+    });
+  });
+
+  under.describe('sign-ups per address', () => {
+    const stub = controllableHasher();
+    stub.state.auto = true;
+    const ctx = accountsSetup({ SIGN_UP_PER_IP_PER_HOUR: '3', TRUST_PROXY: 'true' }, stub, under);
+    const from = (ip: string, email: string) =>
+      ctx.request('POST', '/auth/sign-up', {
+        ...signUpBody(email),
+        headers: { 'x-forwarded-for': ip },
+      });
+
+    test('past the limit → 429 with Retry-After before any hashing; other addresses unaffected; lifts after the hour', async () => {
+      for (let i = 0; i < 3; i++)
+        expect((await from('198.51.100.1', `a${i}@x.example`)).status).toBe(202);
+      const callsBefore = stub.state.calls;
+      ctx.clock.advance(10 * 60 * 1000);
+      const refused = await from('198.51.100.1', 'a3@x.example');
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual(problemOf(429));
+      expect(refused.headers.get('retry-after')).toBe('3000');
+      // Refused before the body's password reached the hasher, and nothing stored.
+      expect(stub.state.calls).toBe(callsBefore);
+      expect(await ctx.findUser('a3@x.example')).toBeUndefined();
+
+      expect((await from('198.51.100.2', 'b@x.example')).status).toBe(202);
+      ctx.clock.advance(50 * 60 * 1000);
+      expect((await from('198.51.100.1', 'a3@x.example')).status).toBe(202);
+    });
+  });
+}
+
+// The hashing bounds hold before any account is looked up: the same on every store.
 describe('hashing capacity (concurrency 1, queue 1)', () => {
   const stub = controllableHasher();
   const ctx = accountsSetup({ HASH_CONCURRENCY: '1', HASH_QUEUE: '1' }, stub);
@@ -175,8 +177,8 @@ describe('hashing capacity (concurrency 1, queue 1)', () => {
     stub.release();
     expect((await first).status).toBe(202);
     expect((await second).status).toBe(202);
-    expect(findUserByEmail(ctx.db, 'three@example.com')).toBeUndefined();
-    expect(findUserByEmail(ctx.db, 'two@example.com')?.passwordHash).toBe(`stub:${PASSWORD}`);
+    expect(await ctx.findUser('three@example.com')).toBeUndefined();
+    expect((await ctx.findUser('two@example.com'))?.passwordHash).toBe(`stub:${PASSWORD}`);
   });
 
   test('a sign-up refused for capacity still counts against the address', async () => {

@@ -1,8 +1,7 @@
 import { expect } from 'bun:test';
 import type { PasskeySummary } from '@/accounts/passkeys';
-import { findUserByEmail } from '@/accounts/users';
 import { uuidv7 } from '@/db/ids';
-import { users } from '@/db/schema';
+import type { AuditAction } from '@/db/schema';
 import {
   createTestApp,
   manualClock,
@@ -14,6 +13,7 @@ import {
   type GetAssertionOverrides,
   SoftAuthenticator,
 } from '../support/webauthn/soft-authenticator';
+import { type AccountStoreUnderTest, sqliteAccounts } from './stores';
 
 export const ORIGIN = 'http://localhost:3000';
 export const RP_ID = 'localhost';
@@ -40,17 +40,24 @@ export const UNBOUNDED = {
   HASH_QUEUE: '1000',
 };
 
-/** A fresh app whose PUBLIC_ORIGIN is a loopback origin, plus account helpers. */
+/**
+ * A fresh app whose PUBLIC_ORIGIN is a loopback origin, its accounts on the
+ * store under test (SQLite unless given), plus account helpers.
+ */
 export function accountsSetup(
   env: Record<string, string> = {},
   options: Pick<TestAppOptions, 'hasher'> = {},
+  under: AccountStoreUnderTest = sqliteAccounts,
 ) {
   const clock = manualClock();
+  const data = under.open(() => ctx.db);
   const ctx = createTestApp({
     env: { PUBLIC_ORIGIN: ORIGIN, ...UNBOUNDED, ...env },
     clock,
     ...options,
+    accountStore: data.store,
   });
+  const store = ctx.deps.accountStore;
   let counter = 0;
 
   const newAuthenticator = () => new SoftAuthenticator({ origin: ORIGIN, rpId: RP_ID });
@@ -65,7 +72,7 @@ export function accountsSetup(
   ): Promise<SignedIn['user']> {
     const passwordHash = await Bun.password.hash(PASSWORD, CHEAP_ARGON2ID);
     const id = uuidv7();
-    ctx.db.insert(users).values({ id, email, passwordHash, role }).run();
+    await data.insertUser({ id, email, passwordHash, role });
     return { id, email, role };
   }
 
@@ -73,7 +80,7 @@ export function accountsSetup(
   async function signUp(email = `user${++counter}@example.com`, password = PASSWORD) {
     const res = await ctx.request('POST', '/auth/sign-up', { body: { email, password } });
     expect(res.status).toBe(202);
-    const user = findUserByEmail(ctx.db, email);
+    const user = await store.findUserByEmail(email);
     if (!user) throw new Error(`sign-up created no account for ${email}`);
     return { id: user.id, email: user.email, role: user.role };
   }
@@ -172,6 +179,18 @@ export function accountsSetup(
   return {
     ...ctx,
     clock,
+    /** The account of this email on the store under test. */
+    findUser: async (email: string) => store.findUserByEmail(email),
+    /** Every stored user of this email (normalized). */
+    usersOf: data.usersOf,
+    /** The security-log events on the store under test, oldest first. */
+    auditRows: (action?: AuditAction) => data.auditRows(action),
+    /** Runs `action` and returns the security-log events it wrote on the store under test. */
+    async eventsWrittenBy(action: () => Promise<unknown>) {
+      const before = (await data.auditRows()).at(-1)?.id ?? 0;
+      await action();
+      return (await data.auditRows()).filter((row) => row.id > before);
+    },
     newAuthenticator,
     createAccount,
     signUp,

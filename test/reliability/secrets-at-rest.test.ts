@@ -94,7 +94,8 @@ describe('one key per purpose', () => {
       { body: { email: 'nobody@example.com' } },
     );
     expect(res.status).toBe(200);
-    const decoy = (key: string) => decoyDescriptor(ctx.db, key, 'nobody@example.com').id;
+    const newest = await ctx.deps.accountStore.newestPasskey();
+    const decoy = (key: string) => decoyDescriptor(newest, key, 'nobody@example.com').id;
     expect(res.body.allowCredentials[0]!.id).toBe(decoy(derivedKey(SECRET, 'passkey-decoy')));
     expect(res.body.allowCredentials[0]!.id).not.toBe(decoy(SECRET));
     expect(res.body.allowCredentials[0]!.id).not.toBe(

@@ -37,24 +37,34 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** A name for `createTestDatabase`, known before the database is made. */
+export const testDatabaseName = () => `t_${randomBytes(6).toString('hex')}`;
+
+/** The address of a test database by its name. */
+export function testDatabaseUrl(name: string): string {
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 /**
- * A fresh database `t_<random>`, empty or a copy of `template` (a test
+ * A fresh database `t_<random>` (or `name`), empty or a copy of `template` (a test
  * database nothing is connected to); `drop()` ends its connections and
  * removes it.
  */
-export async function createTestDatabase(template?: TestDatabase): Promise<TestDatabase> {
-  const name = `t_${randomBytes(6).toString('hex')}`;
+export async function createTestDatabase(
+  template?: TestDatabase,
+  name = testDatabaseName(),
+): Promise<TestDatabase> {
   const admin = new SQL(POSTGRES_ADMIN_URL, { max: 1 });
   try {
     await admin.unsafe(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template.name}` : ''}`);
   } finally {
     await admin.close();
   }
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
   return {
     name,
-    url: url.toString(),
+    url: testDatabaseUrl(name),
     async drop() {
       const closer = new SQL(POSTGRES_ADMIN_URL, { max: 1 });
       try {

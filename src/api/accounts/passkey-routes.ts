@@ -7,16 +7,17 @@ import {
   startAuthentication,
   startRegistration,
 } from '@/accounts/ceremonies';
-import { deletePasskey, listPasskeys, renamePasskey, summaryOf } from '@/accounts/passkeys';
+import { summaryOf } from '@/accounts/passkeys';
 import { assertRecentCredentialCheck, sessionResolver } from '@/accounts/sessions';
 import { verifyPasskeySignIn } from '@/accounts/sign-in';
-import { findUserById } from '@/accounts/users';
+import { accountOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { cookieValue, identify, SESSION_COOKIE } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
 import { clientAddressOf } from '@/api/request/peer';
 import { derivedKey } from '@/auth/keys';
 import { fail } from '@/kernel/errors';
+import { whenReady } from '@/rate-limit/store';
 import { Problem } from '../problem';
 import { NoBody as Empty } from '../responses';
 import { assertSecureTransport } from './http';
@@ -44,7 +45,7 @@ const tags = ['Passkeys'];
  * passkey management (list, rename, delete). Every route here refuses plain HTTP off loopback.
  */
 export const passkeyRoutes = (deps: ApiDeps) => {
-  const { db, clock, config, auth, accounts } = deps;
+  const { accountStore: store, clock, config, auth, accounts } = deps;
   const rp: RelyingParty = {
     id: config.rpId,
     name: config.rpName,
@@ -53,15 +54,9 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     challengeKey: derivedKey(config.jwtSecret, 'passkey-challenge'),
     providers: config.passkeyProviders,
   };
-  /** Registration needs an account (a token minted for an unknown `sub` has none). */
-  const accountOf = (sub: string) => {
-    const user = findUserById(db, sub);
-    if (!user) throw fail('account.required');
-    return user;
-  };
   const credentials = {
     tokens: deps.tokens,
-    sessions: sessionResolver(db, clock),
+    sessions: sessionResolver(store, clock),
     origins: config.publicOrigins,
   };
   /**
@@ -77,7 +72,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       caller.via === 'session'
         ? cookieValue(request.headers.get('cookie'), SESSION_COOKIE)
         : undefined;
-    assertRecentCredentialCheck(db, { sessionToken }, clock());
+    await assertRecentCredentialCheck(store, { sessionToken }, clock());
   };
   /** Options are cheap to ask for: bounded per address before any work. */
   const takeOptionsSlot = (request: Request) =>
@@ -89,10 +84,11 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     .post(
       '/passkey/register/options',
       async ({ caller, request, body }) => {
-        const user = accountOf(caller.sub);
+        // Registration needs an account (a token minted for an unknown `sub` has none).
+        const user = await accountOf(store, caller.sub, 'account.required');
         await takeOptionsSlot(request);
         const conditional = body?.mediation === 'conditional';
-        const options = await startRegistration(db, rp, { user, conditional }, clock());
+        const options = await startRegistration(store, rp, { user, conditional }, clock());
         return options as z.infer<typeof RegistrationOptions>;
       },
       {
@@ -110,9 +106,9 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     .post(
       '/passkey/register',
       async ({ caller, body, request, status }) => {
-        const user = accountOf(caller.sub);
+        const user = await accountOf(store, caller.sub, 'account.required');
         const passkey = await finishRegistration(
-          db,
+          store,
           rp,
           {
             userId: user.id,
@@ -135,7 +131,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     .post(
       '/passkey/authenticate/options',
       async ({ body }) => {
-        const options = await startAuthentication(db, rp, body?.email, clock());
+        const options = await startAuthentication(store, rp, body?.email, clock());
         return options as z.infer<typeof AuthenticationOptions>;
       },
       {
@@ -158,7 +154,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         const response = body.response as AuthenticationResponseJSON;
         const input = { response, address: clientAddressOf(request, config) };
         const user = await verifyPasskeySignIn(
-          db,
+          store,
           { rp, failures: accounts.failures },
           input,
           audit,
@@ -175,18 +171,27 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         },
       },
     )
-    .get('/passkeys', ({ caller }) => ({ passkeys: listPasskeys(db, caller.sub).map(summaryOf) }), {
-      auth: 'any',
-      response: { 200: PasskeyList, ...refused },
-      detail: { operationId: 'listPasskeys', summary: "The signed-in user's passkeys", tags },
-    })
+    .get(
+      '/passkeys',
+      ({ caller }) =>
+        whenReady(store.listPasskeys(caller.sub), (passkeys) => ({
+          passkeys: passkeys.map(summaryOf),
+        })),
+      {
+        auth: 'any',
+        response: { 200: PasskeyList, ...refused },
+        detail: { operationId: 'listPasskeys', summary: "The signed-in user's passkeys", tags },
+      },
+    )
     .patch(
       '/passkeys/:id',
       ({ caller, params, body, request }) => {
         const audit = auditContextOf(request, config, clock(), caller.sub);
-        const passkey = renamePasskey(db, caller.sub, { id: params.id, name: body.name }, audit);
-        if (!passkey) throw fail('passkey.not_found');
-        return summaryOf(passkey);
+        const change = { id: params.id, name: body.name };
+        return whenReady(store.renamePasskey(caller.sub, change, audit), (passkey) => {
+          if (!passkey) throw fail('passkey.not_found');
+          return summaryOf(passkey);
+        });
       },
       {
         auth: 'any',
@@ -200,9 +205,11 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       '/passkeys/:id',
       ({ caller, params, request, set }) => {
         const audit = auditContextOf(request, config, clock(), caller.sub);
-        if (!deletePasskey(db, caller.sub, params.id, audit)) throw fail('passkey.not_found');
-        set.status = 204;
-        return null;
+        return whenReady(store.deletePasskey(caller.sub, params.id, audit), (deleted) => {
+          if (!deleted) throw fail('passkey.not_found');
+          set.status = 204;
+          return null;
+        });
       },
       {
         auth: 'any',

@@ -8,6 +8,7 @@ import { parsedQuery } from '@/api/request/query';
 import { securityLogOf } from '@/audit/log';
 import { AuditPage, SecurityLogQuery } from '@/audit/schemas';
 import { fail } from '@/kernel/errors';
+import { whenReady } from '@/rate-limit/store';
 import { NoBody, problems } from '../responses';
 import { documentedQuery } from '../validation';
 
@@ -18,14 +19,16 @@ const tags = ['Accounts'];
  * sessions (and signing one out elsewhere) and its security log.
  */
 export const securityRoutes = (deps: ApiDeps) => {
-  const { db, clock, config, auth } = deps;
+  const { db, accountStore: store, clock, config, auth } = deps;
   return new Elysia({ name: 'accounts-security' })
     .use(auth)
     .get(
       '/sessions',
       ({ caller, request }) => {
         const token = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
-        return { sessions: listSessions(db, caller.sub, token, clock()) };
+        return whenReady(listSessions(store, caller.sub, token, clock()), (sessions) => ({
+          sessions,
+        }));
       },
       {
         auth: 'any',
@@ -40,14 +43,11 @@ export const securityRoutes = (deps: ApiDeps) => {
     .delete(
       '/sessions/:id',
       ({ caller, params, request, set }) => {
-        revokeSession(
-          db,
-          caller.sub,
-          params.id,
-          auditContextOf(request, config, clock(), caller.sub),
-        );
-        set.status = 204;
-        return null;
+        const audit = auditContextOf(request, config, clock(), caller.sub);
+        return whenReady(revokeSession(store, caller.sub, params.id, audit), () => {
+          set.status = 204;
+          return null;
+        });
       },
       {
         auth: 'any',

@@ -3,12 +3,13 @@ import { endSession } from '@/accounts/browser-sessions';
 import { SIGN_UP_ACCEPTED_MESSAGE, SIGN_UP_CLOSED_DETAIL } from '@/accounts/messages';
 import { verifyPasswordSignIn } from '@/accounts/sign-in';
 import { signUpCustomer } from '@/accounts/sign-up';
-import { findUserById, normalizeEmail, userSummaryOf } from '@/accounts/users';
+import { accountOf, normalizeEmail, userSummaryOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { assertSameOrigin, cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
 import { clientAddressOf } from '@/api/request/peer';
 import { fail } from '@/kernel/errors';
+import { type MaybePromise, whenReady } from '@/rate-limit/store';
 import { Problem } from '../problem';
 import { clearedSessionCookie } from './http';
 import { SignInBody, SignUpAccepted, SignUpBody, UserSummary } from './schemas';
@@ -16,7 +17,7 @@ import { SignedIn, SignedOut, signedInResponse } from './signed-in';
 
 /** Sign-up, password sign-in, sign-out and "who am I". */
 export const sessionRoutes = (deps: ApiDeps) => {
-  const { db, clock, config, auth, accounts } = deps;
+  const { accountStore: store, clock, config, auth, accounts } = deps;
   return new Elysia({ name: 'accounts-sessions' })
     .use(auth)
     .post(
@@ -24,7 +25,12 @@ export const sessionRoutes = (deps: ApiDeps) => {
       async ({ body, request, status }) => {
         // A 503 for lack of hashing capacity still used up one of the address's
         // attempts: given back, a flood would keep the hashing queue full.
-        await signUpCustomer(db, accounts.hasher, body, auditContextOf(request, config, clock()));
+        await signUpCustomer(
+          store,
+          accounts.hasher,
+          body,
+          auditContextOf(request, config, clock()),
+        );
         return status(202, {
           email: normalizeEmail(body.email),
           message: SIGN_UP_ACCEPTED_MESSAGE,
@@ -54,7 +60,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
       async ({ body, request, set }) => {
         const audit = auditContextOf(request, config, clock());
         const input = { ...body, address: clientAddressOf(request, config) };
-        const user = await verifyPasswordSignIn(db, accounts, input, audit);
+        const user = await verifyPasswordSignIn(store, accounts, input, audit);
         return signedInResponse(deps, request, set, user, { method: 'password', audit });
       },
       {
@@ -71,13 +77,16 @@ export const sessionRoutes = (deps: ApiDeps) => {
       '/sign-out',
       ({ request, set }) => {
         const token = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
+        let ended: MaybePromise<void> | undefined;
         if (token !== undefined) {
           assertSameOrigin(request, config.publicOrigins);
-          endSession(db, token, auditContextOf(request, config, clock()));
+          ended = endSession(store, token, auditContextOf(request, config, clock()));
         }
-        set.headers['set-cookie'] = clearedSessionCookie(request, config);
-        set.status = 204;
-        return null;
+        return whenReady(ended, () => {
+          set.headers['set-cookie'] = clearedSessionCookie(request, config);
+          set.status = 204;
+          return null;
+        });
       },
       {
         // 403: a session cookie sent from a foreign Origin.
@@ -92,9 +101,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
     .get(
       '/me',
       ({ caller }) => {
-        const user = findUserById(db, caller.sub);
-        if (!user) throw fail('account.not_found');
-        return userSummaryOf(user);
+        return whenReady(accountOf(store, caller.sub, 'account.not_found'), userSummaryOf);
       },
       {
         auth: 'any',

@@ -23,13 +23,13 @@ export const SignedOut = withHeaders(NoBody, {
 
 /** Both sign-in paths answer alike: the token body, a session cookie, never cached. */
 export async function signedInResponse(
-  { db, tokens, config }: ApiDeps,
+  { accountStore, tokens, config }: ApiDeps,
   request: Request,
   set: Context['set'],
   user: User,
   sign: { method: SignInMethod; audit: AuditContext },
 ) {
-  const { body, session } = await signIn(db, tokens, user, sign);
+  const { body, session } = await signIn(accountStore, tokens, user, sign);
   const now = sign.audit.at;
   const maxAge = Math.floor((session.expiresAt - now) / 1000);
   set.headers['set-cookie'] = sessionCookie(request, config, session.token, maxAge);

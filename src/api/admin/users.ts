@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { createUser, findUserByEmail, userSummaryOf } from '@/accounts/users';
+import { insertUser, userSummaryOf } from '@/accounts/users';
 import { NewUserBody, UserSummary } from '@/api/accounts/schemas';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
@@ -7,32 +7,25 @@ import { fail } from '@/kernel/errors';
 import { bodyRules } from '../plugins/body-rules';
 import { Problem } from '../problem';
 
-const isUniqueViolation = (error: unknown) =>
-  (error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
-
 /**
  * POST /admin/users: an employee creates an account (customer or employee),
  * whatever the sign-up policy, with sign-up's rules. Employees may know which
  * emails have accounts, so a taken email is a plain 409 here.
  */
-export const adminUserRoutes = ({ auth, db, accounts, clock, config }: ApiDeps) =>
+export const adminUserRoutes = ({ auth, accountStore, accounts, clock, config }: ApiDeps) =>
   new Elysia({ name: 'admin-users' })
     .use(auth)
     .use(bodyRules)
     .post(
       '/users',
       async ({ body, caller, request, status }) => {
-        if (findUserByEmail(db, body.email)) throw fail('account.email_taken');
+        if (await accountStore.findUserByEmail(body.email)) throw fail('account.email_taken');
         const audit = auditContextOf(request, config, clock(), caller.sub);
         const creation = { action: 'account.created' as const, audit };
-        try {
-          const user = await createUser(db, body, accounts.hasher, creation);
-          return status(201, userSummaryOf(user));
-        } catch (error) {
-          // Two creates for one email raced past the check above.
-          if (isUniqueViolation(error)) throw fail('account.email_taken');
-          throw error;
-        }
+        const user = await insertUser(accountStore, body, accounts.hasher, creation);
+        // Two creates for one email raced past the check above: the first one made it.
+        if (!user) throw fail('account.email_taken');
+        return status(201, userSummaryOf(user));
       },
       {
         auth: 'employee',

@@ -67,7 +67,7 @@ export async function identify(
   if (bearer !== undefined) return tokens.verify(bearer);
   const session = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
   if (session === undefined || !sessions) return undefined;
-  const caller = sessions(session);
+  const caller = await sessions(session);
   if (caller) assertSameOrigin(request, origins);
   return caller;
 }

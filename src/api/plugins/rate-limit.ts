@@ -6,7 +6,7 @@ import { pathOf } from '@/api/request/url';
 import type { Caller } from '@/auth/tokens';
 import { type Counted, countRequest } from '@/rate-limit/count';
 import type { LimitKey } from '@/rate-limit/limiter';
-import { whenReady } from '@/rate-limit/store';
+import { type MaybePromise, whenReady } from '@/rate-limit/store';
 import {
   cookieValue,
   identify,
@@ -61,11 +61,12 @@ export const rateLimit = ({ limiter, tokens, sessions, config }: ApiDeps) => {
   };
 
   /** The signed-in account of a request without an Authorization header, if any. */
-  const sessionCaller = (request: Request): Caller | null => {
+  const sessionCaller = (request: Request): MaybePromise<Caller | null> => {
     const value = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
     if (value === undefined) return null;
-    const caller = sessions(value);
-    return caller && isSameOrigin(request, config.publicOrigins) ? caller : null;
+    return whenReady(sessions(value), (caller) =>
+      caller && isSameOrigin(request, config.publicOrigins) ? caller : null,
+    );
   };
 
   return plugin.onRequest(({ request, set }) => {
@@ -77,7 +78,7 @@ export const rateLimit = ({ limiter, tokens, sessions, config }: ApiDeps) => {
       apply(limiter.limitKeyOf(caller, ''), isFree(request.method, path), set.headers);
     if (!request.headers.has('authorization')) {
       const viaSession = request.headers.has('cookie') ? sessionCaller(request) : null;
-      return viaSession ? counted(viaSession) : anonymous();
+      return whenReady(viaSession, (caller) => (caller ? counted(caller) : anonymous()));
     }
     // A token verified before costs no promise (TokenService remembers it).
     const known = knownCaller(request, tokens);

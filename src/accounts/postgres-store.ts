@@ -1,0 +1,246 @@
+import type { SQL } from 'bun';
+import { and, asc, count, desc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { auditRowOf } from '@/audit/record';
+import { type PgDb, type PgTx, pgDatabase } from '@/db/pg/client';
+import {
+  auditEvents,
+  authFailures,
+  passkeys,
+  sessions,
+  users,
+  webauthnChallenges,
+} from '@/db/pg/schema';
+import { runLater } from '@/kernel/steps';
+import { normalizeEmail } from './email';
+import { tableFailureLedger } from './failure-ledger';
+import { accountOperations } from './operations';
+import type { AccountStore } from './store';
+import { type AccountOperation, type AccountTables, sessionLookupOf } from './tables';
+
+/**
+ * PostgreSQL text cannot hold NUL, so no stored row equals a value with
+ * one: a lookup by such a value finds nothing without a query (binding it
+ * would fail the query instead).
+ */
+const hasNul = (...values: string[]) => values.some((value) => value.includes('\u0000'));
+
+/**
+ * A failure counter's key as stored: the email in it is what was typed, NUL
+ * included, so NUL is written `\0` (and `\` doubled, keeping keys apart).
+ */
+const storedKey = (key: string) => key.replaceAll('\\', '\\\\').replaceAll('\u0000', '\\0');
+
+const liveSessionsOf = (db: PgDb | PgTx, userId: string, now: number) =>
+  db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, new Date(now))))
+    .orderBy(desc(sessions.createdAt));
+
+/**
+ * The accounts queries inside one PostgreSQL transaction (READ COMMITTED).
+ * The uniqueness of emails, credential ids and used challenges is left to
+ * the unique indexes (`ON CONFLICT DO NOTHING` waits for a concurrent insert
+ * of the same value to commit, then finds it), and the passkey counter to a
+ * compare-and-set update (a concurrent one re-reads the row and misses).
+ */
+const accountTablesOf = (tx: PgTx): AccountTables => ({
+  async insertUser(values) {
+    const [user] = await tx
+      .insert(users)
+      .values(values)
+      .onConflictDoNothing({ target: users.email })
+      .returning();
+    return user;
+  },
+  async recordAudit(context, entry) {
+    await tx.insert(auditEvents).values(auditRowOf(context, entry));
+  },
+  async deleteExpiredSessions(now) {
+    await tx.delete(sessions).where(lte(sessions.expiresAt, new Date(now)));
+  },
+  async insertSession(values) {
+    await tx.insert(sessions).values(values);
+  },
+  async deleteSession(id) {
+    const [ended] = await tx
+      .delete(sessions)
+      .where(eq(sessions.id, id))
+      .returning({ id: sessions.id, userId: sessions.userId });
+    return ended;
+  },
+  liveSessions: (userId, now) => liveSessionsOf(tx, userId, now),
+  async lockPasskeysOf(userId) {
+    // FOR NO KEY UPDATE conflicts with itself, not with the session and
+    // passkey rows that reference the user (their FOR KEY SHARE checks).
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update');
+  },
+  async passkeyNames(userId) {
+    const rows = await tx
+      .select({ name: passkeys.name })
+      .from(passkeys)
+      .where(eq(passkeys.userId, userId));
+    return rows.map((row) => row.name);
+  },
+  async insertPasskey(values) {
+    const [passkey] = await tx
+      .insert(passkeys)
+      .values(values)
+      .onConflictDoNothing({ target: passkeys.credentialId })
+      .returning();
+    return passkey;
+  },
+  async renamePasskey(userId, id, name) {
+    if (hasNul(id)) return undefined;
+    const [renamed] = await tx
+      .update(passkeys)
+      .set({ name })
+      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+      .returning();
+    return renamed;
+  },
+  async deletePasskey(userId, id) {
+    if (hasNul(id)) return undefined;
+    const [deleted] = await tx
+      .delete(passkeys)
+      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+      .returning({ id: passkeys.id, userId: passkeys.userId, name: passkeys.name });
+    return deleted;
+  },
+  async recordPasskeyUse(id, expected, use) {
+    const updated = await tx
+      .update(passkeys)
+      .set(use)
+      .where(and(eq(passkeys.id, id), eq(passkeys.counter, expected)))
+      .returning({ id: passkeys.id });
+    return updated.length > 0;
+  },
+  async deleteExpiredChallenges(now) {
+    await tx.delete(webauthnChallenges).where(lte(webauthnChallenges.expiresAt, new Date(now)));
+  },
+  async usedChallenges() {
+    const [counted] = await tx.select({ n: count() }).from(webauthnChallenges);
+    return counted?.n ?? 0;
+  },
+  async insertChallenge(values) {
+    const inserted = await tx
+      .insert(webauthnChallenges)
+      .values(values)
+      .onConflictDoNothing({ target: webauthnChallenges.challenge })
+      .returning({ id: webauthnChallenges.id });
+    return inserted.length > 0;
+  },
+  async lockFailureCounters(keys) {
+    // One transaction-scoped advisory lock per counter, taken in one order
+    // (sorted) so two attempts sharing counters cannot deadlock: the check
+    // and the record of concurrent attempts on a counter run one at a time.
+    for (const key of keys.map(storedKey).sort()) {
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+    }
+  },
+  async deleteFailuresUpTo(at) {
+    // Every attempt prunes the whole table, under its own counters' locks
+    // only: rows another attempt is pruning are skipped, not waited for (two
+    // prunes locking the same rows in different orders could deadlock).
+    const stale = tx
+      .select({ id: authFailures.id })
+      .from(authFailures)
+      .where(lte(authFailures.at, at))
+      .for('update', { skipLocked: true });
+    await tx.delete(authFailures).where(inArray(authFailures.id, stale));
+  },
+  async failureTimes(key, since) {
+    const rows = await tx
+      .select({ at: authFailures.at })
+      .from(authFailures)
+      .where(and(eq(authFailures.key, storedKey(key)), gt(authFailures.at, since)))
+      .orderBy(asc(authFailures.at));
+    return rows.map((row) => row.at);
+  },
+  async insertFailure(key, at) {
+    const [row] = await tx
+      .insert(authFailures)
+      .values({ key: storedKey(key), at })
+      .returning({ id: authFailures.id });
+    return String(row!.id);
+  },
+  async deleteFailures(ids, keys) {
+    await tx.delete(authFailures).where(inArray(authFailures.id, ids.map(Number)));
+    if (keys.length > 0)
+      await tx.delete(authFailures).where(inArray(authFailures.key, keys.map(storedKey)));
+  },
+});
+
+/**
+ * The accounts domain on PostgreSQL (Bun's `SQL` client through drizzle's
+ * `bun-sql` driver): the same operations, results and errors as
+ * `sqliteAccountStore`, every one a promise. The caller owns `client` and
+ * closes it. The server never builds this store yet (see `accountStore` in
+ * src/app.ts); the accounts suites run on it.
+ */
+export function postgresAccountStore(client: SQL): AccountStore {
+  const db = pgDatabase(client);
+  const run = <T>(operation: AccountOperation<T>): Promise<T> =>
+    db.transaction((tx) => runLater(operation(accountTablesOf(tx))));
+  const first = async <T>(rows: Promise<T[]>): Promise<T | undefined> => (await rows)[0];
+
+  return {
+    findUserByEmail: async (email) =>
+      hasNul(email)
+        ? undefined
+        : first(
+            db
+              .select()
+              .from(users)
+              .where(eq(users.email, normalizeEmail(email))),
+          ),
+    findUserById: async (id) =>
+      hasNul(id) ? undefined : first(db.select().from(users).where(eq(users.id, id))),
+    hasAnyUser: async () => (await db.select({ id: users.id }).from(users).limit(1)).length > 0,
+    sessionOf: (id) =>
+      first(
+        db
+          .select(sessionLookupOf(sessions, users))
+          .from(sessions)
+          .innerJoin(users, eq(users.id, sessions.userId))
+          .where(eq(sessions.id, id)),
+      ),
+    async touchSession(id, at) {
+      await db
+        .update(sessions)
+        .set({ lastSeenAt: new Date(at) })
+        .where(eq(sessions.id, id));
+    },
+    sessionStartedAt: async (id) =>
+      (
+        await first(
+          db.select({ createdAt: sessions.createdAt }).from(sessions).where(eq(sessions.id, id)),
+        )
+      )?.createdAt,
+    listSessions: async (userId, now) => liveSessionsOf(db, userId, now),
+    // No rowid: uuidv7 ids are made in insertion order within a millisecond.
+    listPasskeys: async (userId) =>
+      db
+        .select()
+        .from(passkeys)
+        .where(eq(passkeys.userId, userId))
+        .orderBy(asc(passkeys.createdAt), asc(passkeys.id)),
+    findPasskeyByCredentialId: async (credentialId) =>
+      hasNul(credentialId)
+        ? undefined
+        : first(db.select().from(passkeys).where(eq(passkeys.credentialId, credentialId))),
+    newestPasskey: () =>
+      first(
+        db
+          .select({ credentialId: passkeys.credentialId, transports: passkeys.transports })
+          .from(passkeys)
+          // uuidv7 ids grow with the time of the insert: one step of the primary key.
+          .orderBy(desc(passkeys.id))
+          .limit(1),
+      ),
+    usedChallengeCount: async () =>
+      (await first(db.select({ n: count() }).from(webauthnChallenges)))?.n ?? 0,
+    ...accountOperations(run),
+    failures: tableFailureLedger(run),
+  };
+}

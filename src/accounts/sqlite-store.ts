@@ -1,0 +1,178 @@
+import { and, asc, count, desc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { recordAudit } from '@/audit/record';
+import type { Db, Tx } from '@/db/client';
+import { authFailures, passkeys, sessions, users, webauthnChallenges } from '@/db/schema';
+import { runNow } from '@/kernel/steps';
+import { normalizeEmail } from './email';
+import { tableFailureLedger } from './failure-ledger';
+import { accountOperations } from './operations';
+import type { AccountStore } from './store';
+import { type AccountOperation, type AccountTables, sessionLookupOf } from './tables';
+
+const liveSessionsOf = (db: Db | Tx, userId: string, now: number) =>
+  db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, new Date(now))))
+    .orderBy(desc(sessions.createdAt))
+    .all();
+
+/** The accounts queries inside one SQLite transaction; every one answers at once. */
+const accountTablesOf = (tx: Tx): AccountTables => ({
+  insertUser: (values) =>
+    tx.insert(users).values(values).onConflictDoNothing({ target: users.email }).returning().get(),
+  recordAudit: (context, entry) => recordAudit(tx, context, entry),
+  deleteExpiredSessions: (now) => {
+    tx.delete(sessions)
+      .where(lte(sessions.expiresAt, new Date(now)))
+      .run();
+  },
+  insertSession: (values) => {
+    tx.insert(sessions).values(values).run();
+  },
+  deleteSession: (id) =>
+    tx
+      .delete(sessions)
+      .where(eq(sessions.id, id))
+      .returning({ id: sessions.id, userId: sessions.userId })
+      .get(),
+  liveSessions: (userId, now) => liveSessionsOf(tx, userId, now),
+  // SQLite admits one writer at a time: the transaction already excludes other registrations.
+  lockPasskeysOf: () => {},
+  passkeyNames: (userId) =>
+    tx
+      .select({ name: passkeys.name })
+      .from(passkeys)
+      .where(eq(passkeys.userId, userId))
+      .all()
+      .map((row) => row.name),
+  insertPasskey: (values) =>
+    tx
+      .insert(passkeys)
+      .values(values)
+      .onConflictDoNothing({ target: passkeys.credentialId })
+      .returning()
+      .get(),
+  renamePasskey: (userId, id, name) =>
+    tx
+      .update(passkeys)
+      .set({ name })
+      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+      .returning()
+      .get(),
+  deletePasskey: (userId, id) =>
+    tx
+      .delete(passkeys)
+      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+      .returning({ id: passkeys.id, userId: passkeys.userId, name: passkeys.name })
+      .get(),
+  recordPasskeyUse: (id, expected, use) =>
+    tx
+      .update(passkeys)
+      .set(use)
+      .where(and(eq(passkeys.id, id), eq(passkeys.counter, expected)))
+      .returning({ id: passkeys.id })
+      .get() !== undefined,
+  deleteExpiredChallenges: (now) => {
+    tx.delete(webauthnChallenges)
+      .where(lte(webauthnChallenges.expiresAt, new Date(now)))
+      .run();
+  },
+  usedChallenges: () => tx.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0,
+  insertChallenge: (values) =>
+    tx
+      .insert(webauthnChallenges)
+      .values(values)
+      .onConflictDoNothing({ target: webauthnChallenges.challenge })
+      .returning({ id: webauthnChallenges.id })
+      .get() !== undefined,
+  // SQLite admits one writer at a time: the transaction already excludes other ledger writes.
+  lockFailureCounters: () => {},
+  deleteFailuresUpTo: (at) => {
+    tx.delete(authFailures).where(lte(authFailures.at, at)).run();
+  },
+  failureTimes: (key, since) =>
+    tx
+      .select({ at: authFailures.at })
+      .from(authFailures)
+      .where(and(eq(authFailures.key, key), gt(authFailures.at, since)))
+      .orderBy(asc(authFailures.at))
+      .all()
+      .map((row) => row.at),
+  insertFailure: (key, at) =>
+    String(tx.insert(authFailures).values({ key, at }).returning({ id: authFailures.id }).get().id),
+  deleteFailures: (ids, keys) => {
+    tx.delete(authFailures)
+      .where(inArray(authFailures.id, ids.map(Number)))
+      .run();
+    if (keys.length > 0)
+      tx.delete(authFailures)
+        .where(inArray(authFailures.key, [...keys]))
+        .run();
+  },
+});
+
+/**
+ * The accounts domain on `bun:sqlite`: every method answers at once, each
+ * write in one synchronous transaction (nothing inside it is awaited). The
+ * session lookup the auth plugin makes on every cookie request is one
+ * prepared statement.
+ */
+export function sqliteAccountStore(db: Db) {
+  const run = <T>(operation: AccountOperation<T>): T =>
+    db.transaction((tx) => runNow(operation(accountTablesOf(tx))));
+  const sessionQuery = db
+    .select(sessionLookupOf(sessions, users))
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.id, sql.placeholder('id')))
+    .prepare();
+  const touchQuery = db
+    .update(sessions)
+    .set({ lastSeenAt: sql`${sql.placeholder('at')}` })
+    .where(eq(sessions.id, sql.placeholder('id')))
+    .prepare();
+
+  return {
+    findUserByEmail: (email: string) =>
+      db
+        .select()
+        .from(users)
+        .where(eq(users.email, normalizeEmail(email)))
+        .get(),
+    findUserById: (id: string) => db.select().from(users).where(eq(users.id, id)).get(),
+    hasAnyUser: () => db.select({ id: users.id }).from(users).limit(1).get() !== undefined,
+    sessionOf: (id: string) => sessionQuery.get({ id }),
+    touchSession: (id: string, at: number) => {
+      touchQuery.run({ id, at });
+    },
+    sessionStartedAt: (id: string) =>
+      db.select({ createdAt: sessions.createdAt }).from(sessions).where(eq(sessions.id, id)).get()
+        ?.createdAt,
+    listSessions: (userId: string, now: number) => liveSessionsOf(db, userId, now),
+    // rowid keeps insertion order for passkeys added in the same millisecond.
+    listPasskeys: (userId: string) =>
+      db
+        .select()
+        .from(passkeys)
+        .where(eq(passkeys.userId, userId))
+        .orderBy(asc(passkeys.createdAt), sql`rowid`)
+        .all(),
+    findPasskeyByCredentialId: (credentialId: string) =>
+      db.select().from(passkeys).where(eq(passkeys.credentialId, credentialId)).get(),
+    newestPasskey: () =>
+      db
+        .select({ credentialId: passkeys.credentialId, transports: passkeys.transports })
+        .from(passkeys)
+        // The newest insert by rowid: one index step, no scan of the table.
+        .orderBy(desc(sql`rowid`))
+        .limit(1)
+        .get(),
+    usedChallengeCount: () => db.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0,
+    ...accountOperations(run),
+    failures: tableFailureLedger(run),
+  } satisfies AccountStore;
+}
+
+/** The SQLite store, every answer at once (scripts and tests call it without awaiting). */
+export type SqliteAccountStore = ReturnType<typeof sqliteAccountStore>;

@@ -1,0 +1,60 @@
+import type { Passkey, Session, User } from '@/db/schema';
+import type { MaybePromise } from '@/rate-limit/store';
+import type { FailureLedger } from './guessing';
+import type { AccountOperations } from './operations';
+
+export type {
+  AccountOperation,
+  AccountRunner,
+  AccountTables,
+  NewChallenge,
+  NewPasskey,
+  NewSession,
+  NewUser,
+} from './tables';
+
+/** What the auth plugin needs of a session on every request. */
+export interface SessionLookup {
+  userId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  lastSeenAt: Date | null;
+  role: User['role'];
+}
+
+/** The id length and transports of the newest stored passkey (the decoy's shape). */
+export interface PasskeyShape {
+  credentialId: string;
+  transports: string[];
+}
+
+/**
+ * Where the accounts domain keeps its rows: users, browser sessions,
+ * passkeys, used WebAuthn challenges and sign-in failures, with the
+ * security-log events of their changes written in the same transaction.
+ * Every method is one whole operation in one transaction of the store.
+ *
+ * `sqliteAccountStore` answers every call at once (the session lookup of
+ * every cookie request stays one prepared statement); `postgresAccountStore`
+ * answers with promises. Callers compose results with `whenReady`.
+ */
+export interface AccountStore extends AccountOperations {
+  findUserByEmail(email: string): MaybePromise<User | undefined>;
+  findUserById(id: string): MaybePromise<User | undefined>;
+  hasAnyUser(): MaybePromise<boolean>;
+  /** The session by the hash of its cookie value, with its user's role. */
+  sessionOf(id: string): MaybePromise<SessionLookup | undefined>;
+  /** Writes "last seen" of a session. */
+  touchSession(id: string, at: number): MaybePromise<void>;
+  /** When the session started (its credential check), undefined when it is gone. */
+  sessionStartedAt(id: string): MaybePromise<Date | undefined>;
+  listSessions(userId: string, now: number): MaybePromise<Session[]>;
+  /** Oldest first, in the order they were added. */
+  listPasskeys(userId: string): MaybePromise<Passkey[]>;
+  findPasskeyByCredentialId(credentialId: string): MaybePromise<Passkey | undefined>;
+  newestPasskey(): MaybePromise<PasskeyShape | undefined>;
+  /** Used challenges currently remembered. */
+  usedChallengeCount(): MaybePromise<number>;
+  /** Sign-in failures (the ledger without Redis). */
+  failures: FailureLedger;
+}

@@ -1,0 +1,84 @@
+import type { AuditContext, AuditEntry } from '@/audit/record';
+import type { Passkey, Session, User, users, webauthnChallenges } from '@/db/schema';
+import type { Steps } from '@/kernel/steps';
+import type { MaybePromise } from '@/rate-limit/store';
+
+export type NewUser = typeof users.$inferInsert;
+export type NewSession = Session;
+export type NewPasskey = Passkey;
+export type NewChallenge = typeof webauthnChallenges.$inferInsert;
+
+/**
+ * The write queries of the accounts domain, one store's SQL inside one
+ * transaction. The rules between them live in `operations.ts` and
+ * `guessing.ts`, written once for every store.
+ */
+export interface AccountTables {
+  /** The new user, or undefined when the (normalized) email already has one. */
+  insertUser(values: NewUser): MaybePromise<User | undefined>;
+  /** Appends one security-log event in the same transaction (`auditRowOf`). */
+  recordAudit(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
+  deleteExpiredSessions(now: number): MaybePromise<void>;
+  insertSession(values: NewSession): MaybePromise<void>;
+  deleteSession(id: string): MaybePromise<{ id: string; userId: string } | undefined>;
+  /** The user's sessions expiring after `now`, newest sign-in first. */
+  liveSessions(userId: string, now: number): MaybePromise<Session[]>;
+  /**
+   * Holds off other registrations of this user's passkeys until this
+   * transaction ends. SQLite's single writer already does; PostgreSQL locks
+   * the user's row.
+   */
+  lockPasskeysOf(userId: string): MaybePromise<void>;
+  passkeyNames(userId: string): MaybePromise<string[]>;
+  /** The stored passkey, or undefined when its credential id is stored already. */
+  insertPasskey(values: NewPasskey): MaybePromise<Passkey | undefined>;
+  renamePasskey(userId: string, id: string, name: string): MaybePromise<Passkey | undefined>;
+  deletePasskey(
+    userId: string,
+    id: string,
+  ): MaybePromise<Pick<Passkey, 'id' | 'userId' | 'name'> | undefined>;
+  /** Compare-and-set: stores the use only while the counter is still `expected`. */
+  recordPasskeyUse(
+    id: string,
+    expected: number,
+    use: Pick<Passkey, 'counter' | 'backedUp' | 'deviceType' | 'lastUsedAt'>,
+  ): MaybePromise<boolean>;
+  deleteExpiredChallenges(now: number): MaybePromise<void>;
+  usedChallenges(): MaybePromise<number>;
+  /** False when the challenge is stored already (a replay), even by a transaction still running. */
+  insertChallenge(values: NewChallenge): MaybePromise<boolean>;
+  /**
+   * Holds off every other failure-ledger transaction on these counters
+   * until this one ends. SQLite's single writer already does; PostgreSQL
+   * takes an advisory lock per counter.
+   */
+  lockFailureCounters(keys: readonly string[]): MaybePromise<void>;
+  deleteFailuresUpTo(at: number): MaybePromise<void>;
+  /** The counter's failure times after `since`, oldest first. */
+  failureTimes(key: string, since: number): MaybePromise<number[]>;
+  insertFailure(key: string, at: number): MaybePromise<string>;
+  deleteFailures(ids: readonly string[], keys: readonly string[]): MaybePromise<void>;
+}
+
+/** One accounts operation, run by a store inside one of its transactions. */
+export type AccountOperation<T> = (tables: AccountTables) => Steps<T>;
+
+/** How a store runs an operation: at once on SQLite, with a promise on PostgreSQL. */
+export type AccountRunner = <T>(operation: AccountOperation<T>) => MaybePromise<T>;
+
+type Columns<K extends string> = { [key in K]: unknown };
+
+/** The columns of `SessionLookup` on either schema's tables (sessions joined to users). */
+export const sessionLookupOf = <
+  S extends Columns<'userId' | 'createdAt' | 'expiresAt' | 'lastSeenAt'>,
+  U extends Columns<'role'>,
+>(
+  sessions: S,
+  users: U,
+): Pick<S, 'userId' | 'createdAt' | 'expiresAt' | 'lastSeenAt'> & Pick<U, 'role'> => ({
+  userId: sessions.userId,
+  createdAt: sessions.createdAt,
+  expiresAt: sessions.expiresAt,
+  lastSeenAt: sessions.lastSeenAt,
+  role: users.role,
+});

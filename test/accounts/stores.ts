@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe } from 'bun:test';
+import { SQL } from 'bun';
+import { asc } from 'drizzle-orm';
+import { postgresAccountStore } from '@/accounts/postgres-store';
+import type { AccountStore, NewUser } from '@/accounts/store';
+import type { Db } from '@/db/client';
+import { pgDatabase } from '@/db/pg/client';
+import { migratePostgres } from '@/db/pg/migrate';
+import * as pg from '@/db/pg/schema';
+import { type AuditAction, type AuditEventRow, auditEvents, users } from '@/db/schema';
+import {
+  createTestDatabase,
+  pgSuite,
+  postgresAvailable,
+  type TestDatabase,
+  testDatabaseName,
+  testDatabaseUrl,
+} from '../support/postgres';
+
+/**
+ * The accounts suites run once per store: each app serves users, sessions,
+ * passkeys, used challenges and sign-in failures from the store under test
+ * through the production pipeline, the other domains from the app's own
+ * SQLite file as always.
+ */
+export interface AccountStoreUnderTest {
+  name: 'SQLite' | 'PostgreSQL';
+  /** `describe` for this store; on PostgreSQL skipped, with the reason, when none answers. */
+  describe(title: string, body: () => void): void;
+  /** The rows of one app, on the store under test; `db` is the app's SQLite file. */
+  open(db: () => Db): AccountData;
+}
+
+export interface AccountData {
+  /** The store to build the app with (undefined: the app's own SQLite store). */
+  store: AccountStore | undefined;
+  insertUser(values: NewUser): Promise<void>;
+  /** Every stored user of this (normalized) email. */
+  usersOf(email: string): Promise<unknown[]>;
+  /** The security-log events the store holds, oldest first. */
+  auditRows(action?: AuditAction): Promise<AuditEventRow[]>;
+}
+
+const only = (rows: AuditEventRow[], action?: AuditAction) =>
+  action === undefined ? rows : rows.filter((row) => row.action === action);
+
+const sqlite: AccountStoreUnderTest = {
+  name: 'SQLite',
+  describe: (title, body) => describe(`${title} (SQLite)`, body),
+  open: (db) => ({
+    store: undefined,
+    async insertUser(values) {
+      db().insert(users).values(values).run();
+    },
+    usersOf: async (email) =>
+      db()
+        .select()
+        .from(users)
+        .all()
+        .filter((user) => user.email === email),
+    auditRows: async (action) =>
+      only(db().select().from(auditEvents).orderBy(asc(auditEvents.id)).all(), action),
+  }),
+};
+
+/**
+ * A store that waits for its database: the suites build their apps
+ * synchronously, in a `describe` or a test, while a database copy is made.
+ */
+function whenMade<T extends object>(made: Promise<T>): T {
+  return new Proxy({} as T, {
+    get(_, key) {
+      if (key === 'then') return undefined;
+      if (key === 'failures') return whenMade(made.then((store) => Reflect.get(store, key)));
+      return (...args: unknown[]) =>
+        made.then((store) =>
+          (Reflect.get(store, key) as (...a: unknown[]) => unknown).apply(store, args),
+        );
+    },
+  });
+}
+
+/** The databases and clients of one PostgreSQL `describe`, dropped when it ends. */
+interface Scope {
+  template?: Promise<TestDatabase>;
+  databases: Promise<TestDatabase>[];
+  clients: SQL[];
+}
+
+/**
+ * Each app gets a database of its own, copied from one migrated template
+ * per `describe`; all are dropped when that `describe` ends. An app built
+ * while a `describe` is collected belongs to it, one built inside a test to
+ * the `describe` running.
+ */
+function postgresStore(): AccountStoreUnderTest {
+  let collecting: Scope | undefined;
+  let running: Scope | undefined;
+
+  return {
+    name: 'PostgreSQL',
+    describe: (title, body) =>
+      describe.skipIf(!postgresAvailable)(pgSuite(`${title} (PostgreSQL)`), () => {
+        const scope: Scope = { databases: [], clients: [] };
+        beforeAll(() => {
+          running = scope;
+        });
+        afterAll(async () => {
+          await Promise.all(scope.clients.splice(0).map((client) => client.close({ timeout: 0 })));
+          const copies = await Promise.all(scope.databases.splice(0));
+          await Promise.all(copies.map((database) => database.drop()));
+          // The template last: nothing may copy it while it goes.
+          await (await scope.template)?.drop();
+        }, 60_000);
+        const outer = collecting;
+        collecting = scope;
+        try {
+          body();
+        } finally {
+          collecting = outer;
+        }
+      }),
+    open() {
+      const scope = collecting ?? running;
+      if (!scope) throw new Error("a PostgreSQL app is built inside its store's describe");
+      scope.template ??= createTestDatabase().then(async (database) => {
+        await migratePostgres(database.url);
+        return database;
+      });
+      const name = testDatabaseName();
+      // The client connects at its first query, which waits for the copy.
+      const client = new SQL(testDatabaseUrl(name), { max: 4 });
+      scope.clients.push(client);
+      const made = scope.template.then((from) => createTestDatabase(from, name));
+      scope.databases.push(made);
+      const db = async () => {
+        await made;
+        return pgDatabase(client);
+      };
+      return {
+        store: whenMade(made.then(() => postgresAccountStore(client))),
+        async insertUser(values) {
+          await (await db()).insert(pg.users).values(values);
+        },
+        usersOf: async (email) =>
+          (await (await db()).select().from(pg.users)).filter((user) => user.email === email),
+        auditRows: async (action) =>
+          only(
+            await (await db()).select().from(pg.auditEvents).orderBy(asc(pg.auditEvents.id)),
+            action,
+          ),
+      };
+    },
+  };
+}
+
+/** SQLite, then PostgreSQL. */
+export const accountStoresUnderTest = (): AccountStoreUnderTest[] => [sqlite, postgresStore()];
+
+/** The service's default store, for suites that vary other things. */
+export const sqliteAccounts = sqlite;
+
+/** A PostgreSQL store under test of its own. */
+export const postgresAccounts = postgresStore;
