@@ -10,6 +10,8 @@ import { requestContext, withRequestContext } from '@/api/plugins/request-contex
 import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { StaticPageCache } from '@/content/cache';
+import { sqliteContentStore } from '@/content/sqlite-store';
+import type { ContentStore } from '@/content/store';
 import { sqliteCustomerStore } from '@/customer/sqlite-store';
 import type { CustomerStore } from '@/customer/store';
 import type { Db } from '@/db/client';
@@ -58,6 +60,8 @@ export interface CreateAppOptions {
    * two databases (docs/postgresql.md, "Stores").
    */
   customerStore?: CustomerStore;
+  /** The static pages' store; by default the SQLite one on `db`. Tests only, as `customerStore`. */
+  contentStore?: ContentStore;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -76,6 +80,7 @@ export function buildDeps({
   hasher = argon2idHasher,
   redis = config.redis ? new RedisConnection(config.redis) : undefined,
   customerStore: customer = sqliteCustomerStore(db),
+  contentStore: content = sqliteContentStore(db),
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const readCache = new ReadCache({
@@ -102,7 +107,19 @@ export function buildDeps({
     passkeyOptions: new AddressLimit(config.accounts.passkeyOptionsPerIpPerMinute, 60_000, clock),
   };
   const deps: ApiDeps = {
-    ...{ config, db, customer, logger, clock, tokens, auth, sessions, staticPages, limiter },
+    ...{
+      config,
+      db,
+      customer,
+      content,
+      logger,
+      clock,
+      tokens,
+      auth,
+      sessions,
+      staticPages,
+      limiter,
+    },
     ...{ readCache, accounts, redis, instance, instances, requests: new RequestMetrics() },
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };

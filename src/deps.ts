@@ -4,6 +4,7 @@ import type { PasswordHasher } from '@/accounts/hashing';
 import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { StaticPageCache } from '@/content/cache';
+import type { ContentStore } from '@/content/store';
 import type { CustomerStore } from '@/customer/store';
 import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
@@ -27,6 +28,8 @@ export interface AppDeps {
    * `CreateAppOptions.customerStore`.
    */
   customer: CustomerStore;
+  /** The static pages. Always the SQLite store on `db` in the server, as `customer`. */
+  content: ContentStore;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
   /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */

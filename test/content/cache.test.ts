@@ -13,7 +13,7 @@ describe('warmStaticPageCache', () => {
     makePage(ctx.db, 'about', { language: 'es', title: 'Quiénes somos' });
     makePage(ctx.db, 'terms');
     makePage(ctx.db, 'careers', { published: false });
-    const figures = warmStaticPageCache(ctx.db, ctx.deps.staticPages);
+    const figures = warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages);
     expect(figures).toEqual({ pages: 3, slugs: 2 });
     expect(ctx.deps.staticPages.size).toBe(2);
     expect(ctx.deps.staticPages.hasList).toBe(true);
@@ -38,16 +38,25 @@ describe('warmStaticPageCache', () => {
     const ctx = createTestApp();
     makePage(ctx.db, 'about');
     makePage(ctx.db, 'terms');
-    expect(warmStaticPageCache(ctx.db, ctx.deps.staticPages)).toEqual({ pages: 2, slugs: 2 });
+    expect(warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages)).toEqual({
+      pages: 2,
+      slugs: 2,
+    });
     makePage(ctx.db, 'terms', { published: false });
-    expect(warmStaticPageCache(ctx.db, ctx.deps.staticPages)).toEqual({ pages: 1, slugs: 1 });
+    expect(warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages)).toEqual({
+      pages: 1,
+      slugs: 1,
+    });
     expect(ctx.deps.staticPages.page('terms')).toBeUndefined();
   });
 
   test('is a no-op with the cache off', () => {
     const ctx = createTestApp({ env: { STATIC_PAGES_CACHE: 'off' } });
     makePage(ctx.db, 'about');
-    expect(warmStaticPageCache(ctx.db, ctx.deps.staticPages)).toEqual({ pages: 0, slugs: 0 });
+    expect(warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages)).toEqual({
+      pages: 0,
+      slugs: 0,
+    });
     expect(ctx.deps.staticPages.size).toBe(0);
   });
 });
@@ -127,7 +136,7 @@ describe('StaticPageCache', () => {
     const ctx = createTestApp();
     makePage(ctx.db, 'about');
     makePage(ctx.db, 'terms');
-    warmStaticPageCache(ctx.db, ctx.deps.staticPages);
+    warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages);
     ctx.db.$client.run("INSERT INTO plans (name, slug) VALUES ('x', 'x-plan')");
     expect(ctx.deps.staticPages.size).toBe(2);
     expect(ctx.deps.staticPages.hasList).toBe(true);

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importStaticPages, parseMarkdown } from '@/content/import';
+import { sqliteContentStore } from '@/content/sqlite-store';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { createTestApp, tempDir } from '../support/harness';
 
@@ -56,7 +57,11 @@ describe('parseMarkdown', () => {
 describe('importStaticPages', () => {
   test('the example content folder imports cleanly, unpublished page included', async () => {
     const ctx = createTestApp();
-    const report = importStaticPages(ctx.db, join(root, 'content'), Date.now());
+    const report = await importStaticPages(
+      sqliteContentStore(ctx.db),
+      join(root, 'content'),
+      Date.now(),
+    );
     expect(report.refused).toEqual([]);
     expect(report.imported.map(({ slug, language }) => `${slug}/${language}`)).toEqual([
       'about/en',
@@ -69,13 +74,13 @@ describe('importStaticPages', () => {
     expect((await ctx.request('GET', '/content/static-pages/careers')).status).toBe(404);
   });
 
-  test('a duplicate slug+language in one folder refuses the later file', () => {
+  test('a duplicate slug+language in one folder refuses the later file', async () => {
     const ctx = createTestApp();
     const dir = tempDir('pages-');
     const page = { slug: 'a', language: 'en', title: 'A', content: 'a', published: true };
     writeFileSync(join(dir, 'a.json'), JSON.stringify(page));
     writeFileSync(join(dir, 'b.json'), JSON.stringify({ ...page, language: 'EN' }));
-    const report = importStaticPages(ctx.db, dir, Date.now());
+    const report = await importStaticPages(sqliteContentStore(ctx.db), dir, Date.now());
     expect(report.imported).toHaveLength(1);
     expect(report.refused).toEqual([
       { file: 'b.json', reason: 'same slug and language as a.json' },
