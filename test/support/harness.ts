@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PasswordHasher } from '@/accounts/hashing';
 import type { ApiDeps } from '@/api/deps';
+import type { CreateAppOptions } from '@/app';
 import { buildDeps, createService, type ExtraRoutes } from '@/app';
 import type { Audience } from '@/auth/tokens';
 import { parseConfig } from '@/config';
@@ -89,6 +90,8 @@ export interface TestAppOptions {
   hasher?: PasswordHasher;
   /** The customer domain's store (default: SQLite on the app's file; see test/customer/stores.ts). */
   customerStore?: CustomerStore;
+  /** The content, idempotency and health stores (default: SQLite; see test/content/stores.ts). */
+  stores?: Pick<CreateAppOptions, 'contentStore' | 'idempotencyStore' | 'databaseHealth'>;
 }
 
 /**
@@ -102,6 +105,7 @@ export function createTestApp({
   extraRoutes,
   hasher,
   customerStore,
+  stores,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({
@@ -115,7 +119,7 @@ export function createTestApp({
   migrateDatabase(db);
   const deps: ApiDeps = buildDeps({
     ...{ config, db, logger: createLogger('silent'), clock },
-    ...{ hasher, customerStore },
+    ...{ hasher, customerStore, ...stores },
   });
   if (deps.redis) closeAtEnd(deps.redis);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */
