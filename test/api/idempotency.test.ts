@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
 import { z } from 'zod';
 import { IDEMPOTENCY_TTL_MS } from '@/api/idempotency';

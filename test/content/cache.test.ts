@@ -5,6 +5,7 @@ import { openDatabase } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
 import { createTestApp, manualClock } from '../support/harness';
 import { makePage } from './factory';
+import { postgresUnderTest } from './stores';
 
 describe('warmStaticPageCache', () => {
   test('loads every published page and the list; reads then query nothing', async () => {
@@ -185,5 +186,29 @@ describe('language choice', () => {
       language: 'pt-BR',
     });
     expect(chooseVariant([], 'en', null)).toBeUndefined();
+  });
+});
+
+describe('a store whose reads may not be remembered (PostgreSQL)', () => {
+  const postgres = postgresUnderTest();
+  postgres.describe('the static-page cache', () => {
+    test('stays empty: warming is a no-op and every read goes to the database', async () => {
+      const ctx = await postgres.app();
+      await ctx.makePage('about', { title: 'Old' });
+      expect(warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages)).toEqual({
+        pages: 0,
+        slugs: 0,
+      });
+      const first = await ctx.request('GET', '/content/static-pages/about');
+      expect((await ctx.request('GET', '/content/static-pages/')).status).toBe(200);
+      expect(ctx.deps.staticPages.size).toBe(0);
+      expect(ctx.deps.staticPages.hasList).toBe(false);
+      await ctx.makePage('about', { title: 'New', language: 'en-GB' });
+      const second = await ctx.request('GET', '/content/static-pages/about', {
+        headers: { 'accept-language': 'en-GB' },
+      });
+      expect((first.body as { title: string }).title).toBe('Old');
+      expect((second.body as { title: string }).title).toBe('New');
+    });
   });
 });
