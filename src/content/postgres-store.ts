@@ -7,7 +7,7 @@ import { eventRowOf } from '@/events/outbox';
 import { announceEvent } from '@/events/signal';
 import { runLater, type Steps } from '@/kernel/steps';
 import { type PageTables, pageWrites } from './operations';
-import { toSummary } from './service';
+import { summaryColumnsOf, toSummary } from './service';
 import type { ContentStore } from './store';
 
 const ofSlugAndLanguage = (slug: string, language: string) =>
@@ -80,12 +80,7 @@ export function postgresContentStore(client: SQL): ContentStore {
     },
     async listPublished() {
       const rows = await db
-        .select({
-          id: staticPages.id,
-          slug: staticPages.slug,
-          language: staticPages.language,
-          group: staticPages.group,
-        })
+        .select(summaryColumnsOf(staticPages))
         .from(staticPages)
         .where(eq(staticPages.published, true))
         .orderBy(asc(staticPages.id));

@@ -28,8 +28,20 @@ export function toStaticPage(row: StaticPageRow): StaticPage {
   };
 }
 
-export const toSummary = (row: Pick<StaticPageRow, 'id' | 'slug' | 'language' | 'group'>) =>
+type SummaryColumn = 'id' | 'slug' | 'language' | 'group';
+
+export const toSummary = (row: Pick<StaticPageRow, SummaryColumn>) =>
   ({ id: row.id, slug: row.slug, locale: row.language, group: row.group }) as StaticPageSummary;
+
+/** The columns of a list entry, of either database's table. */
+export const summaryColumnsOf = <T extends Record<SummaryColumn, unknown>>(
+  table: T,
+): Pick<T, SummaryColumn> => ({
+  id: table.id,
+  slug: table.slug,
+  language: table.language,
+  group: table.group,
+});
 
 /** Prepared once per database handle: these run on every uncached read. */
 const prepared = new WeakMap<Db, ReturnType<typeof prepare>>();
@@ -49,12 +61,7 @@ function prepare(db: Db) {
       .orderBy(asc(staticPages.id))
       .prepare(),
     summaries: db
-      .select({
-        id: staticPages.id,
-        slug: staticPages.slug,
-        language: staticPages.language,
-        group: staticPages.group,
-      })
+      .select(summaryColumnsOf(staticPages))
       .from(staticPages)
       .where(eq(staticPages.published, true))
       .orderBy(asc(staticPages.id))

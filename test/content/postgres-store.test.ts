@@ -1,38 +1,22 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { SQL } from 'bun';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { toolContext } from '@/audit/record';
 import { postgresContentStore } from '@/content/postgres-store';
 import type { StaticPageFile } from '@/content/schemas';
 import type { ContentStore } from '@/content/store';
 import { type PgDb, pgDatabase } from '@/db/pg/client';
-import { migratePostgres } from '@/db/pg/migrate';
 import * as pg from '@/db/pg/schema';
-import {
-  createTestDatabase,
-  pgSuite,
-  postgresAvailable,
-  type TestDatabase,
-} from '../support/postgres';
+import { migratedDatabaseForSuite, pgSuite, postgresAvailable } from '../support/postgres';
 import { fullPage } from './factory';
 
 /** What only PostgreSQL can get wrong in the static pages (docs/postgresql.md). */
 describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL content store'), () => {
-  let database: TestDatabase;
-  let client: SQL;
-  let db: PgDb;
+  const database = migratedDatabaseForSuite(6);
   let store: ContentStore;
+  let db: PgDb;
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    await migratePostgres(database.url);
-    client = new SQL(database.url, { max: 6 });
-    db = pgDatabase(client);
-    store = postgresContentStore(client);
-  });
-
-  afterAll(async () => {
-    await client?.close({ timeout: 0 });
-    await database?.drop();
+  beforeAll(() => {
+    db = pgDatabase(database.client());
+    store = postgresContentStore(database.client());
   });
 
   const audit = toolContext(Date.UTC(2026, 0, 2));

@@ -1,36 +1,20 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { SQL } from 'bun';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { type PgDb, pgDatabase } from '@/db/pg/client';
-import { migratePostgres } from '@/db/pg/migrate';
 import * as pg from '@/db/pg/schema';
 import { IDEMPOTENCY_TTL_MS } from '@/idempotency/operations';
 import { postgresIdempotencyStore } from '@/idempotency/postgres-store';
 import type { IdempotencyStore, KeyClaim } from '@/idempotency/store';
-import {
-  createTestDatabase,
-  pgSuite,
-  postgresAvailable,
-  type TestDatabase,
-} from '../support/postgres';
+import { migratedDatabaseForSuite, pgSuite, postgresAvailable } from '../support/postgres';
 
 /** What only PostgreSQL can get wrong in the idempotency keys (docs/postgresql.md). */
 describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL idempotency store'), () => {
-  let database: TestDatabase;
-  let client: SQL;
-  let db: PgDb;
+  const database = migratedDatabaseForSuite(6);
   let store: IdempotencyStore;
+  let db: PgDb;
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    await migratePostgres(database.url);
-    client = new SQL(database.url, { max: 6 });
-    db = pgDatabase(client);
-    store = postgresIdempotencyStore(client);
-  });
-
-  afterAll(async () => {
-    await client?.close({ timeout: 0 });
-    await database?.drop();
+  beforeAll(() => {
+    db = pgDatabase(database.client());
+    store = postgresIdempotencyStore(database.client());
   });
 
   const NOW = Date.UTC(2026, 0, 2);
