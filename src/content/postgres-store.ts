@@ -50,7 +50,6 @@ const pageTablesOf = (tx: PgTx): PageTables => ({
   },
   async appendEvent(event, now) {
     await tx.insert(events).values(eventRowOf(event, now));
-    announceEvent();
   },
   async recordAudit(context, entry) {
     await tx.insert(auditEvents).values(auditRowOf(context, entry));
@@ -67,8 +66,12 @@ const pageTablesOf = (tx: PgTx): PageTables => ({
  */
 export function postgresContentStore(client: SQL): ContentStore {
   const db = pgDatabase(client);
-  const run = <T>(operation: (tables: PageTables) => Steps<T>): Promise<T> =>
-    db.transaction((tx) => runLater(operation(pageTablesOf(tx))));
+  const run = async <T>(operation: (tables: PageTables) => Steps<T>): Promise<T> => {
+    const done = await db.transaction((tx) => runLater(operation(pageTablesOf(tx))));
+    // After COMMIT: a long poll woken earlier would look before the events are visible.
+    announceEvent();
+    return done;
+  };
 
   return {
     async publishedVariants(slug) {
