@@ -130,6 +130,23 @@ for (const store of storesUnderTest()) {
       expect(ctx.created()).toBe(2);
     });
 
+    test('five requests with one key at once: the handler runs once, the others replay or answer 409', async () => {
+      const ctx = await probeContext(store);
+      const token = await ctx.tokenFor('u-race');
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          ctx.request('POST', '/listings/probe', withKey('k-race', { name: 'a' }, token)),
+        ),
+      );
+      expect(ctx.created()).toBe(1);
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 201).length).toBeGreaterThanOrEqual(1);
+      expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
+      for (const answer of answers.filter(({ status }) => status === 201)) {
+        expect(answer.body).toEqual({ created: 1, name: 'a' });
+      }
+    });
+
     test('a retry while the first is in flight → 409', async () => {
       const ctx = await probeContext(store);
       const token = await ctx.tokenFor('u3');

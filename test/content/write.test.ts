@@ -87,6 +87,15 @@ for (const store of storesUnderTest()) {
         expect(res.body).toEqual(read.body);
       });
 
+      test('a NUL in the content: stored on SQLite, refused by PostgreSQL (500)', async () => {
+        const ctx = await employee();
+        const res = await ctx.request('PUT', '/content/static-pages/about', {
+          token: ctx.token,
+          body: body({ content: 'a\u0000b' }),
+        });
+        expect(res.status).toBe(store.name === 'SQLite' ? 201 : 500);
+      });
+
       test('group null means no group', async () => {
         const ctx = await employee();
         const res = await ctx.request('PUT', '/content/static-pages/about', {
