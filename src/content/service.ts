@@ -3,8 +3,6 @@ import type { StaticPage, StaticPageSummary } from '@/content/schemas';
 import type { Db } from '@/db/client';
 import { type StaticPageRow, staticPages } from '@/db/schema';
 
-export type { StaticPageWrite } from './store';
-
 /** The default language: step three of the choice, after `?language=` and Accept-Language. */
 export const DEFAULT_LANGUAGE = 'en';
 
