@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { preparePage } from '@/content/cache';
 import { importStaticPages } from '@/content/import';
 import { findPublishedVariants } from '@/content/service';
+import { sqliteContentStore } from '@/content/sqlite-store';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { tempDir } from '../test/support/harness';
 
@@ -113,7 +114,7 @@ const dir = tempDir('bench-pages-');
 const databasePath = join(dir, 'app.db');
 const db = openDatabase(databasePath);
 migrateDatabase(db);
-importStaticPages(db, join(root, 'content'), Date.now());
+await importStaticPages(sqliteContentStore(db), join(root, 'content'), Date.now());
 const slug = path.split('/').pop() ?? '';
 const page = findPublishedVariants(db, slug)[0];
 db.$client.close();

@@ -11,7 +11,7 @@ import { createUser, findUserByEmail, type Role } from '@/accounts/users';
 import { toolContext } from '@/audit/record';
 import { importStaticPages } from '@/content/import';
 import { StaticPageFile } from '@/content/schemas';
-import { upsertStaticPage } from '@/content/service';
+import { sqliteContentStore, upsertStaticPage } from '@/content/sqlite-store';
 import { sqliteCustomerStore } from '@/customer/sqlite-store';
 import type { NewTransaction } from '@/customer/store';
 import type { Db } from '@/db/client';
@@ -140,8 +140,8 @@ const TRANSLATIONS = [
   ['terms', 'fr', "Conditions d'utilisation", 'En utilisant le service, vous les acceptez.'],
 ] as const;
 
-function fillPages(db: Db, contentDir: string, now: number) {
-  const report = importStaticPages(db, contentDir, now);
+async function fillPages(db: Db, contentDir: string, now: number) {
+  const report = await importStaticPages(sqliteContentStore(db), contentDir, now);
   for (const [slug, language, title, text] of TRANSLATIONS) {
     const page = StaticPageFile.parse({
       slug,
@@ -221,7 +221,7 @@ export async function fillDemo(db: Db, contentDir: string, now = Date.now()) {
   const customer = await ensureAccount(db, DEMO_CUSTOMER, 'customer');
   fillNeighbourhoods(db, now);
   fillProperties(db, customer.id, employee.id, now);
-  const refusedPages = fillPages(db, contentDir, now);
+  const refusedPages = await fillPages(db, contentDir, now);
   await fillPlans(db, customer.id);
   fillTransactions(db, customer.id, now);
   const sample = db.$client

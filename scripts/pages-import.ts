@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { ConfigError, parseConfig } from '@/config';
 import { importStaticPages } from '@/content/import';
+import { sqliteContentStore } from '@/content/sqlite-store';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { fail } from './cli';
 
@@ -19,7 +20,7 @@ try {
 
 const db = openDatabase(config.databasePath);
 migrateDatabase(db);
-const report = importStaticPages(db, dir, Date.now());
+const report = await importStaticPages(sqliteContentStore(db), dir, Date.now());
 db.$client.close();
 
 for (const { file, slug, language, created } of report.imported) {

@@ -9,6 +9,7 @@
  */
 import { join } from 'node:path';
 import { importStaticPages } from '@/content/import';
+import { sqliteContentStore } from '@/content/sqlite-store';
 import { type Db, migrateDatabase, openDatabase } from '@/db/client';
 import { CITY_IDS, type CityId } from '@/listings/cities';
 import {
@@ -312,7 +313,11 @@ if (import.meta.main) {
   const started = performance.now();
   const db = openDatabase(config.databasePath);
   migrateDatabase(db);
-  const pages = importStaticPages(db, join(import.meta.dir, '..', 'content'), Date.now());
+  const pages = await importStaticPages(
+    sqliteContentStore(db),
+    join(import.meta.dir, '..', 'content'),
+    Date.now(),
+  );
   const result = await withBulkLoadSettings(db, () =>
     seedProperties(db, {
       properties,

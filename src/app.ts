@@ -12,10 +12,15 @@ import { requestContext, withRequestContext } from '@/api/plugins/request-contex
 import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { StaticPageCache } from '@/content/cache';
+import { sqliteContentStore } from '@/content/sqlite-store';
+import type { ContentStore } from '@/content/store';
 import { sqliteCustomerStore } from '@/customer/sqlite-store';
 import type { CustomerStore } from '@/customer/store';
 import type { Db } from '@/db/client';
+import { type DatabaseHealth, sqliteHealth } from '@/db/health';
 import { ReadCache } from '@/db/read-cache';
+import { sqliteIdempotencyStore } from '@/idempotency/sqlite-store';
+import type { IdempotencyStore } from '@/idempotency/store';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
@@ -62,6 +67,12 @@ export interface CreateAppOptions {
   customerStore?: CustomerStore;
   /** The accounts domain's store; by default the SQLite one on `db`. Only tests pass another, as above. */
   accountStore?: AccountStore;
+  /** The static pages' store; by default the SQLite one on `db`. Tests only, as `customerStore`. */
+  contentStore?: ContentStore;
+  /** Where `Idempotency-Key` claims are kept; by default SQLite on `db`. Tests only, as above. */
+  idempotencyStore?: IdempotencyStore;
+  /** What GET /health asks of the database; by default SQLite's check on `db`. Tests only. */
+  databaseHealth?: DatabaseHealth;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -81,6 +92,9 @@ export function buildDeps({
   redis = config.redis ? new RedisConnection(config.redis) : undefined,
   customerStore: customer = sqliteCustomerStore(db),
   accountStore = sqliteAccountStore(db),
+  contentStore: content = sqliteContentStore(db),
+  idempotencyStore = sqliteIdempotencyStore(db),
+  databaseHealth = sqliteHealth(db),
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const readCache = new ReadCache({
@@ -118,7 +132,19 @@ export function buildDeps({
     ),
   };
   const deps: ApiDeps = {
-    ...{ config, db, customer, logger, clock, tokens, auth, sessions, staticPages, limiter },
+    ...{
+      config,
+      db,
+      customer,
+      content,
+      logger,
+      clock,
+      tokens,
+      auth,
+      sessions,
+      staticPages,
+      limiter,
+    },
     ...{
       readCache,
       accounts,
@@ -128,7 +154,8 @@ export function buildDeps({
       instances,
       requests: new RequestMetrics(),
     },
-    idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
+    databaseHealth,
+    idempotency: idempotency({ store: idempotencyStore, clock, auth: authOptions, keysPerCaller }),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
   deps.jobs = createWorkers(deps);

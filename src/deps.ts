@@ -5,8 +5,10 @@ import type { AccountStore } from '@/accounts/store';
 import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { StaticPageCache } from '@/content/cache';
+import type { ContentStore } from '@/content/store';
 import type { CustomerStore } from '@/customer/store';
 import type { Db } from '@/db/client';
+import type { DatabaseHealth } from '@/db/health';
 import type { ReadCache } from '@/db/read-cache';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
@@ -34,6 +36,10 @@ export interface AppDeps {
    * `CreateAppOptions.accountStore`.
    */
   accountStore: AccountStore;
+  /** The static pages. Always the SQLite store on `db` in the server, as `customer`. */
+  content: ContentStore;
+  /** Whether the database answers (GET /health); SQLite's check on `db` in the server. */
+  databaseHealth: DatabaseHealth;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
   /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */

@@ -1,17 +1,16 @@
 import { createHash } from 'node:crypto';
-import { and, asc, count, eq, inArray, lt, sql } from 'drizzle-orm';
 import { Elysia } from 'elysia';
 import type { Caller } from '@/auth/tokens';
-import type { Db, Tx } from '@/db/client';
-import { idempotencyKeys } from '@/db/schema';
+import type { IdempotencyStore } from '@/idempotency/store';
 import type { Clock } from '@/kernel/clock';
-import { fail, fieldError } from '@/kernel/errors';
+import { fail } from '@/kernel/errors';
 import { docExtension } from './docs/extensions';
 import { type AuthOptions, checkedCaller, identify } from './plugins/auth';
 import { rawBodyOf } from './plugins/json-body';
 import { pathOf, searchOf } from './request/url';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export { IDEMPOTENCY_TTL_MS } from '@/idempotency/operations';
+
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** Response headers worth replaying; per-request ones (request id, rate limits) are not. */
 const REPLAYED_HEADERS = ['content-type', 'location', 'etag', 'cache-control'];
@@ -21,7 +20,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('base6
 
 /** A key claimed for a request, still waiting for that request's final response. */
 interface Claim {
-  db: Db;
+  store: IdempotencyStore;
   scope: string;
   key: string;
 }
@@ -30,7 +29,7 @@ interface Claim {
 const claims = new WeakMap<Request, Claim>();
 
 export interface IdempotencyOptions {
-  db: Db;
+  store: IdempotencyStore;
   clock: Clock;
   /** How the caller is found on a route without its own `auth` check. */
   auth: AuthOptions;
@@ -51,71 +50,25 @@ export interface IdempotencyOptions {
  * made in `beforeHandle`, after authentication and validation; the answer
  * is stored by `withIdempotency`, which sees the final response.
  */
-export const idempotency = ({ db, clock, auth, keysPerCaller }: IdempotencyOptions) => {
+export const idempotency = ({ store, clock, auth, keysPerCaller }: IdempotencyOptions) => {
   let inserts = 0;
+  const rules = { keysPerCaller, pruneDue: () => ++inserts % PRUNE_EVERY === 0 };
 
   /** Looks the key up and claims it, in one transaction; returns a replay if any. */
-  const claim = (scope: string, key: string, request: Request, requestHash: string) =>
-    db.transaction((tx) => {
-      const now = clock();
-      const where = and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key));
-      let row = tx.select().from(idempotencyKeys).where(where).get();
-      if (row && row.createdAt < now - IDEMPOTENCY_TTL_MS) {
-        tx.delete(idempotencyKeys).where(where).run();
-        row = undefined;
-      }
-      if (row) {
-        if (row.requestHash !== requestHash) {
-          throw fieldError(
-            ['Idempotency-Key'],
-            'keyReused',
-            'The Idempotency-Key was already used with a different request',
-          );
-        }
-        if (row.status === null) {
-          throw fail('idempotency.in_progress', {
-            detail: 'A request with this Idempotency-Key is still being processed',
-          });
-        }
-        return new Response(row.body, {
-          status: row.status,
-          headers: { ...row.headers, 'idempotent-replayed': 'true' },
-        });
-      }
-      const path = pathOf(request.url);
-      tx.insert(idempotencyKeys)
-        .values({ scope, key, method: request.method, path, requestHash, createdAt: now })
-        .run();
-      evictBeyondBound(tx, scope, now);
-      if (++inserts % PRUNE_EVERY === 0) {
-        tx.delete(idempotencyKeys)
-          .where(lt(idempotencyKeys.createdAt, now - IDEMPOTENCY_TTL_MS))
-          .run();
-      }
-      return null;
-    });
-
-  /**
-   * Keeps at most `keysPerCaller` live keys per caller by dropping its
-   * oldest: retries follow their request within minutes, so the oldest keys
-   * are the ones no retry will ask for, and a busy client is never refused.
-   */
-  const evictBeyondBound = (tx: Tx, scope: string, now: number) => {
-    const ofCaller = eq(idempotencyKeys.scope, scope);
-    tx.delete(idempotencyKeys)
-      .where(and(ofCaller, lt(idempotencyKeys.createdAt, now - IDEMPOTENCY_TTL_MS)))
-      .run();
-    const live = tx.select({ n: count() }).from(idempotencyKeys).where(ofCaller).get()?.n ?? 0;
-    if (live <= keysPerCaller) return;
-    const oldest = tx
-      .select({ key: idempotencyKeys.key })
-      .from(idempotencyKeys)
-      .where(ofCaller)
-      .orderBy(asc(idempotencyKeys.createdAt), asc(sql`rowid`))
-      .limit(live - keysPerCaller);
-    tx.delete(idempotencyKeys)
-      .where(and(ofCaller, inArray(idempotencyKeys.key, oldest)))
-      .run();
+  const claim = async (scope: string, key: string, request: Request, requestHash: string) => {
+    const { method, url } = request;
+    const now = clock();
+    const stored = await store.claim(
+      { scope, key, method, path: pathOf(url), requestHash, now },
+      rules,
+    );
+    return (
+      stored &&
+      new Response(stored.body, {
+        status: stored.status,
+        headers: { ...stored.headers, 'idempotent-replayed': 'true' },
+      })
+    );
   };
 
   const callerOf = async (request: Request): Promise<Caller | null | undefined> => {
@@ -141,19 +94,18 @@ export const idempotency = ({ db, clock, auth, keysPerCaller }: IdempotencyOptio
         const requestHash = sha256(
           `${request.method} ${pathOf(url)}${searchOf(url)}\n${rawBodyOf(request)}`,
         );
-        const replay = claim(scope, key, request, requestHash);
+        const replay = await claim(scope, key, request, requestHash);
         if (replay) return replay;
-        claims.set(request, { db, scope, key });
+        claims.set(request, { store, scope, key });
       },
     }),
   });
 };
 
 /** Stores the final answer of a claimed key, or frees the key after a 5xx or 429. */
-function finish({ db, scope, key }: Claim, response: Response, body: string): void {
-  const where = and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key));
+async function finish({ store, scope, key }: Claim, response: Response, body: string) {
   if (response.status >= 500 || response.status === 429) {
-    db.delete(idempotencyKeys).where(where).run();
+    await store.finish(scope, key, null);
     return;
   }
   const headers: Record<string, string> = {};
@@ -161,7 +113,7 @@ function finish({ db, scope, key }: Claim, response: Response, body: string): vo
     const value = response.headers.get(name);
     if (value !== null) headers[name] = value;
   }
-  db.update(idempotencyKeys).set({ status: response.status, headers, body }).where(where).run();
+  await store.finish(scope, key, { status: response.status, headers, body });
 }
 
 type Handle = (request: Request) => Promise<Response>;
@@ -179,13 +131,13 @@ export function withIdempotency(handle: Handle): Handle {
       response = await handle(request);
     } catch (error) {
       const claimed = claims.get(request);
-      if (claimed) finish(claimed, new Response(null, { status: 500 }), '');
+      if (claimed) await finish(claimed, new Response(null, { status: 500 }), '');
       throw error;
     }
     const claimed = claims.get(request);
     if (!claimed) return response;
     const body = await response.text();
-    finish(claimed, response, body);
+    await finish(claimed, response, body);
     return new Response(body, { status: response.status, headers: response.headers });
   };
   return (request) =>

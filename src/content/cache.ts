@@ -1,16 +1,12 @@
 import { chooseVariant } from '@/content/language';
-import {
-  findAllPublished,
-  findPublishedVariants,
-  listPublished,
-  toStaticPage,
-} from '@/content/service';
-import type { Db } from '@/db/client';
+import type { StaticPageSummary } from '@/content/schemas';
+import { toStaticPage } from '@/content/service';
 import type { ReadCache } from '@/db/read-cache';
 import type { StaticPageRow } from '@/db/schema';
-import { readSnapshot } from '@/db/snapshot';
 import { etagOfText } from '@/kernel/etag';
 import { type Utf8, utf8 } from '@/kernel/utf8';
+import { type MaybePromise, whenReady } from '@/rate-limit/store';
+import type { ContentStore } from './store';
 
 /**
  * Public content: shared caches may keep it a minute and must revalidate
@@ -55,7 +51,7 @@ export const preparePage = (row: StaticPageRow): PreparedVariant => ({
   }),
 });
 
-export const prepareList = (db: Db): PreparedResponse => prepare(listPublished(db));
+export const prepareList = (list: StaticPageSummary[]): PreparedResponse => prepare(list);
 
 export interface StaticPageCacheOptions {
   /** `false` (STATIC_PAGES_CACHE=off) reads the database on every request. */
@@ -122,33 +118,44 @@ export class StaticPageCache {
   }
 }
 
-/** The response for one slug in the chosen language; undefined when none is published. */
+/**
+ * The response for one slug in the chosen language; undefined when none is
+ * published. Remembered only from a store whose reads are `cacheable`.
+ */
 export function readPage(
-  db: Db,
+  store: ContentStore,
   cache: StaticPageCache,
   slug: string,
   requested: string | undefined,
   acceptLanguage: string | null,
-): PreparedResponse | undefined {
-  if (!cache.enabled) {
-    const row = chooseVariant(findPublishedVariants(db, slug), requested, acceptLanguage);
-    return row && preparePage(row).response;
+): MaybePromise<PreparedResponse | undefined> {
+  const reads = store.cacheable;
+  if (!cache.enabled || !reads) {
+    return whenReady(store.publishedVariants(slug), (rows) => {
+      const row = chooseVariant(rows, requested, acceptLanguage);
+      return row && preparePage(row).response;
+    });
   }
   let variants = cache.page(slug);
   if (!variants) {
     const at = cache.tick();
-    variants = findPublishedVariants(db, slug).map(preparePage);
+    variants = reads.publishedVariants(slug).map(preparePage);
     cache.storePage(slug, variants, at);
   }
   return chooseVariant(variants, requested, acceptLanguage)?.response;
 }
 
 /** The response of the published-pages list. */
-export function readList(db: Db, cache: StaticPageCache): PreparedResponse {
+export function readList(
+  store: ContentStore,
+  cache: StaticPageCache,
+): MaybePromise<PreparedResponse> {
+  const reads = store.cacheable;
+  if (!reads) return whenReady(store.listPublished(), prepareList);
   const cached = cache.list();
   if (cached) return cached;
   const at = cache.tick();
-  const list = prepareList(db);
+  const list = prepareList(reads.listPublished());
   cache.storeList(list, at);
   return list;
 }
@@ -161,17 +168,15 @@ export interface WarmFigures {
 /**
  * Loads every published page and the list into the cache (the worker job
  * `static-page-cache-warm` calls this at start and every 10 minutes).
- * Idempotent; a no-op when the cache is off.
+ * Idempotent; a no-op when the cache is off or the store's reads may not
+ * be remembered.
  */
-export function warmStaticPageCache(db: Db, cache: StaticPageCache): WarmFigures {
-  if (!cache.enabled) return { pages: 0, slugs: 0 };
-  // One read transaction: the pages and the list agree.
+export function warmStaticPageCache(store: ContentStore, cache: StaticPageCache): WarmFigures {
+  const reads = store.cacheable;
+  if (!cache.enabled || !reads) return { pages: 0, slugs: 0 };
   cache.list(); // reads the change feed first: the tick below is of this moment
   const at = cache.tick();
-  const { rows, list } = readSnapshot(db.$client, () => ({
-    rows: findAllPublished(db),
-    list: prepareList(db),
-  }));
+  const { rows, list } = reads.everyPublished();
   const bySlug = new Map<string, PreparedVariant[]>();
   for (const row of rows) {
     const variants = bySlug.get(row.slug) ?? [];
@@ -180,6 +185,6 @@ export function warmStaticPageCache(db: Db, cache: StaticPageCache): WarmFigures
   }
   // Stored in one synchronous step: no reader sees a half-warmed cache.
   for (const [slug, variants] of bySlug) cache.storePage(slug, variants, at);
-  cache.storeList(list, at);
+  cache.storeList(prepareList(list), at);
   return { pages: rows.length, slugs: bySlug.size };
 }

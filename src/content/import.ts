@@ -2,9 +2,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { z } from 'zod';
 import { StaticPageFile } from '@/content/schemas';
-import { upsertStaticPage } from '@/content/service';
-import type { Db } from '@/db/client';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
+import { type MaybePromise, whenReady } from '@/rate-limit/store';
+import type { AcceptedFile, ContentStore, ImportedPage } from './store';
 
 export const IMPORTABLE = new Set(['.json', '.md']);
 
@@ -93,7 +93,7 @@ export function parsePageFile(path: string): ParsedFile {
 }
 
 export interface ImportReport {
-  imported: { file: string; slug: string; language: string; created: boolean }[];
+  imported: ImportedPage[];
   refused: { file: string; reason: string }[];
   /** Files of other kinds, left alone. */
   skipped: string[];
@@ -105,9 +105,13 @@ export interface ImportReport {
  * their reason and the good ones are still imported, together in one
  * transaction (re-running after a fix is harmless: it is an upsert).
  */
-export function importStaticPages(db: Db, dir: string, now: number): ImportReport {
+export function importStaticPages(
+  store: ContentStore,
+  dir: string,
+  now: number,
+): MaybePromise<ImportReport> {
   const report: ImportReport = { imported: [], refused: [], skipped: [] };
-  const accepted: { file: string; page: StaticPageFile }[] = [];
+  const accepted: AcceptedFile[] = [];
   const seen = new Map<string, string>();
   const names = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isFile())
@@ -132,14 +136,8 @@ export function importStaticPages(db: Db, dir: string, now: number): ImportRepor
     seen.set(key, file);
     accepted.push({ file, page: parsed.page });
   }
-  db.transaction(
-    (tx) => {
-      for (const { file, page } of accepted) {
-        const { row, created } = upsertStaticPage(tx, page.slug, page, now);
-        report.imported.push({ file, slug: row.slug, language: row.language, created });
-      }
-    },
-    { behavior: 'immediate' },
-  );
-  return report;
+  return whenReady(store.importPages(accepted, now), (imported) => {
+    report.imported = imported;
+    return report;
+  });
 }

@@ -29,18 +29,19 @@ export function appendEvent(db: DbOrTx, event: NewEvent, now: number): void {
     appendEvents(db, [{ event, now }]);
     return;
   }
-  db.insert(events)
-    .values({
-      type: event.type,
-      occurredAt: new Date(now),
-      resourceKind: event.resource.kind,
-      resourceId: event.resource.id,
-      ownerId: event.ownerId,
-      data: JSON.stringify(event.data),
-    })
-    .run();
+  db.insert(events).values(eventRowOf(event, now)).run();
   announceEvent();
 }
+
+/** The row of one event, as every store writes it. */
+export const eventRowOf = (event: NewEvent, now: number): typeof events.$inferInsert => ({
+  type: event.type,
+  occurredAt: new Date(now),
+  resourceKind: event.resource.kind,
+  resourceId: event.resource.id,
+  ownerId: event.ownerId,
+  data: JSON.stringify(event.data),
+});
 
 /**
  * Appends several events in the order given (ids ascending in that order)

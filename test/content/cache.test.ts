@@ -5,6 +5,7 @@ import { openDatabase } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
 import { createTestApp, manualClock } from '../support/harness';
 import { makePage } from './factory';
+import { postgresUnderTest } from './stores';
 
 describe('warmStaticPageCache', () => {
   test('loads every published page and the list; reads then query nothing', async () => {
@@ -13,7 +14,7 @@ describe('warmStaticPageCache', () => {
     makePage(ctx.db, 'about', { language: 'es', title: 'Quiénes somos' });
     makePage(ctx.db, 'terms');
     makePage(ctx.db, 'careers', { published: false });
-    const figures = warmStaticPageCache(ctx.db, ctx.deps.staticPages);
+    const figures = warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages);
     expect(figures).toEqual({ pages: 3, slugs: 2 });
     expect(ctx.deps.staticPages.size).toBe(2);
     expect(ctx.deps.staticPages.hasList).toBe(true);
@@ -38,16 +39,25 @@ describe('warmStaticPageCache', () => {
     const ctx = createTestApp();
     makePage(ctx.db, 'about');
     makePage(ctx.db, 'terms');
-    expect(warmStaticPageCache(ctx.db, ctx.deps.staticPages)).toEqual({ pages: 2, slugs: 2 });
+    expect(warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages)).toEqual({
+      pages: 2,
+      slugs: 2,
+    });
     makePage(ctx.db, 'terms', { published: false });
-    expect(warmStaticPageCache(ctx.db, ctx.deps.staticPages)).toEqual({ pages: 1, slugs: 1 });
+    expect(warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages)).toEqual({
+      pages: 1,
+      slugs: 1,
+    });
     expect(ctx.deps.staticPages.page('terms')).toBeUndefined();
   });
 
   test('is a no-op with the cache off', () => {
     const ctx = createTestApp({ env: { STATIC_PAGES_CACHE: 'off' } });
     makePage(ctx.db, 'about');
-    expect(warmStaticPageCache(ctx.db, ctx.deps.staticPages)).toEqual({ pages: 0, slugs: 0 });
+    expect(warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages)).toEqual({
+      pages: 0,
+      slugs: 0,
+    });
     expect(ctx.deps.staticPages.size).toBe(0);
   });
 });
@@ -127,7 +137,7 @@ describe('StaticPageCache', () => {
     const ctx = createTestApp();
     makePage(ctx.db, 'about');
     makePage(ctx.db, 'terms');
-    warmStaticPageCache(ctx.db, ctx.deps.staticPages);
+    warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages);
     ctx.db.$client.run("INSERT INTO plans (name, slug) VALUES ('x', 'x-plan')");
     expect(ctx.deps.staticPages.size).toBe(2);
     expect(ctx.deps.staticPages.hasList).toBe(true);
@@ -176,5 +186,29 @@ describe('language choice', () => {
       language: 'pt-BR',
     });
     expect(chooseVariant([], 'en', null)).toBeUndefined();
+  });
+});
+
+describe('a store whose reads may not be remembered (PostgreSQL)', () => {
+  const postgres = postgresUnderTest();
+  postgres.describe('the static-page cache', () => {
+    test('stays empty: warming is a no-op and every read goes to the database', async () => {
+      const ctx = await postgres.app();
+      await ctx.makePage('about', { title: 'Old' });
+      expect(warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages)).toEqual({
+        pages: 0,
+        slugs: 0,
+      });
+      const first = await ctx.request('GET', '/content/static-pages/about');
+      expect((await ctx.request('GET', '/content/static-pages/')).status).toBe(200);
+      expect(ctx.deps.staticPages.size).toBe(0);
+      expect(ctx.deps.staticPages.hasList).toBe(false);
+      await ctx.makePage('about', { title: 'New', language: 'en-GB' });
+      const second = await ctx.request('GET', '/content/static-pages/about', {
+        headers: { 'accept-language': 'en-GB' },
+      });
+      expect((first.body as { title: string }).title).toBe('Old');
+      expect((second.body as { title: string }).title).toBe('New');
+    });
   });
 });

@@ -1,5 +1,5 @@
-import type { StaticPageWrite } from '@/content/service';
-import { upsertStaticPage } from '@/content/service';
+import { upsertStaticPage } from '@/content/sqlite-store';
+import type { StaticPageWrite } from '@/content/store';
 import type { Db } from '@/db/client';
 
 export const fullPage = (overrides: Partial<StaticPageWrite> = {}): StaticPageWrite => ({

@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importStaticPages, parseMarkdown } from '@/content/import';
 import { migrateDatabase, openDatabase } from '@/db/client';
-import { createTestApp, tempDir } from '../support/harness';
+import { tempDir } from '../support/harness';
+import { storesUnderTest } from './stores';
 
 const root = join(import.meta.dir, '..', '..');
 
@@ -53,35 +54,37 @@ describe('parseMarkdown', () => {
   });
 });
 
-describe('importStaticPages', () => {
-  test('the example content folder imports cleanly, unpublished page included', async () => {
-    const ctx = createTestApp();
-    const report = importStaticPages(ctx.db, join(root, 'content'), Date.now());
-    expect(report.refused).toEqual([]);
-    expect(report.imported.map(({ slug, language }) => `${slug}/${language}`)).toEqual([
-      'about/en',
-      'about/es',
-      'careers/en',
-      'terms/en',
-    ]);
-    const list = await ctx.request<{ slug: string }[]>('GET', '/content/static-pages/');
-    expect(list.body.map((page) => page.slug)).toEqual(['about', 'about', 'terms']);
-    expect((await ctx.request('GET', '/content/static-pages/careers')).status).toBe(404);
-  });
+for (const store of storesUnderTest()) {
+  store.describe('importStaticPages', () => {
+    test('the example content folder imports cleanly, unpublished page included', async () => {
+      const ctx = await store.app();
+      const report = await importStaticPages(ctx.deps.content, join(root, 'content'), Date.now());
+      expect(report.refused).toEqual([]);
+      expect(report.imported.map(({ slug, language }) => `${slug}/${language}`)).toEqual([
+        'about/en',
+        'about/es',
+        'careers/en',
+        'terms/en',
+      ]);
+      const list = await ctx.request<{ slug: string }[]>('GET', '/content/static-pages/');
+      expect(list.body.map((page) => page.slug)).toEqual(['about', 'about', 'terms']);
+      expect((await ctx.request('GET', '/content/static-pages/careers')).status).toBe(404);
+    });
 
-  test('a duplicate slug+language in one folder refuses the later file', () => {
-    const ctx = createTestApp();
-    const dir = tempDir('pages-');
-    const page = { slug: 'a', language: 'en', title: 'A', content: 'a', published: true };
-    writeFileSync(join(dir, 'a.json'), JSON.stringify(page));
-    writeFileSync(join(dir, 'b.json'), JSON.stringify({ ...page, language: 'EN' }));
-    const report = importStaticPages(ctx.db, dir, Date.now());
-    expect(report.imported).toHaveLength(1);
-    expect(report.refused).toEqual([
-      { file: 'b.json', reason: 'same slug and language as a.json' },
-    ]);
+    test('a duplicate slug+language in one folder refuses the later file', async () => {
+      const ctx = await store.app();
+      const dir = tempDir('pages-');
+      const page = { slug: 'a', language: 'en', title: 'A', content: 'a', published: true };
+      writeFileSync(join(dir, 'a.json'), JSON.stringify(page));
+      writeFileSync(join(dir, 'b.json'), JSON.stringify({ ...page, language: 'EN' }));
+      const report = await importStaticPages(ctx.deps.content, dir, Date.now());
+      expect(report.imported).toHaveLength(1);
+      expect(report.refused).toEqual([
+        { file: 'b.json', reason: 'same slug and language as a.json' },
+      ]);
+    });
   });
-});
+}
 
 describe('bun run pages:import -- DIR', () => {
   test('imports the good files, refuses the bad ones by name and reason, exits 1', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { PasswordHasher } from '@/accounts/hashing';
 import type { AccountStore } from '@/accounts/store';
 import type { ApiDeps } from '@/api/deps';
+import type { CreateAppOptions } from '@/app';
 import { buildDeps, createService, type ExtraRoutes } from '@/app';
 import type { Audience } from '@/auth/tokens';
 import { parseConfig } from '@/config';
@@ -92,6 +93,8 @@ export interface TestAppOptions {
   customerStore?: CustomerStore;
   /** The accounts domain's store (default: SQLite on the app's file; see test/accounts/stores.ts). */
   accountStore?: AccountStore;
+  /** The content, idempotency and health stores (default: SQLite; see test/content/stores.ts). */
+  stores?: Pick<CreateAppOptions, 'contentStore' | 'idempotencyStore' | 'databaseHealth'>;
 }
 
 /**
@@ -106,6 +109,7 @@ export function createTestApp({
   hasher,
   customerStore,
   accountStore,
+  stores,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({
@@ -119,7 +123,7 @@ export function createTestApp({
   migrateDatabase(db);
   const deps: ApiDeps = buildDeps({
     ...{ config, db, logger: createLogger('silent'), clock },
-    ...{ hasher, customerStore, accountStore },
+    ...{ hasher, customerStore, accountStore, ...stores },
   });
   if (deps.redis) closeAtEnd(deps.redis);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */

@@ -1,5 +1,7 @@
+import { afterAll, beforeAll } from 'bun:test';
 import { randomBytes } from 'node:crypto';
 import { SQL } from 'bun';
+import { migratePostgres } from '@/db/pg/migrate';
 
 /**
  * The PostgreSQL the tests use (trust auth on 127.0.0.1:5432 unless
@@ -72,6 +74,30 @@ export async function createTestDatabase(
       } finally {
         await closer.close();
       }
+    },
+  };
+}
+
+/**
+ * A migrated database for the `describe` it is called in: made before its
+ * tests, dropped after them. `client()` is a pool of `max` connections to it.
+ */
+export function migratedDatabaseForSuite(max: number) {
+  let database: TestDatabase | undefined;
+  let pool: SQL | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await migratePostgres(database.url);
+    pool = new SQL(database.url, { max });
+  });
+  afterAll(async () => {
+    await pool?.close({ timeout: 0 });
+    await database?.drop();
+  });
+  return {
+    client: () => {
+      if (!pool) throw new Error('the database is made before the tests of its describe');
+      return pool;
     },
   };
 }

@@ -6,6 +6,8 @@ import { staticPageAnswer, staticPageListAnswer } from './read';
  * The public static-page reads in the fast lane (they need no credential):
  * the list and a page without `?language=`, answered by the routes' cores.
  * A query string goes to the full route, as does the 404 the core throws.
+ * With a content store that answers later the answer is a promise, still
+ * answered here; on SQLite it is answered at once.
  */
 export const fastStaticPageRead = (deps: ApiDeps): FastRoute => ({
   prefix: '/content/static-pages',

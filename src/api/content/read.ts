@@ -4,9 +4,10 @@ import { isSlug } from '@/content/schemas';
 import { notFoundDetail } from '@/content/service';
 import { fail } from '@/kernel/errors';
 import { ifNoneMatchHolds } from '@/kernel/preconditions';
+import { type MaybePromise, whenReady } from '@/rate-limit/store';
 import { type Answer, answerHeaders } from '../answer';
 
-type Deps = Pick<ApiDeps, 'db' | 'clock' | 'staticPages'>;
+type Deps = Pick<ApiDeps, 'content' | 'staticPages'>;
 
 const templates = new WeakMap<PreparedResponse, { ok: Headers; notModified: Headers }>();
 
@@ -33,9 +34,10 @@ function answerOf(prepared: PreparedResponse, ifNoneMatch: string | null): Answe
 
 /** GET /content/static-pages: the published pages, or 304. Both lanes answer with this. */
 export const staticPageListAnswer = (
-  { db, staticPages }: Deps,
+  { content, staticPages }: Deps,
   ifNoneMatch: string | null,
-): Answer => answerOf(readList(db, staticPages), ifNoneMatch);
+): MaybePromise<Answer> =>
+  whenReady(readList(content, staticPages), (list) => answerOf(list, ifNoneMatch));
 
 /**
  * GET /content/static-pages/{slug}: the page in the language asked for
@@ -43,15 +45,15 @@ export const staticPageListAnswer = (
  * published. Both lanes answer with this.
  */
 export function staticPageAnswer(
-  { db, staticPages }: Deps,
+  { content, staticPages }: Deps,
   slug: string,
   language: string | undefined,
   acceptLanguage: string | null,
   ifNoneMatch: string | null,
-): Answer {
-  const prepared = isSlug(slug)
-    ? readPage(db, staticPages, slug, language, acceptLanguage)
-    : undefined;
-  if (!prepared) throw fail('page.not_found', { detail: notFoundDetail(slug) });
-  return answerOf(prepared, ifNoneMatch);
+): MaybePromise<Answer> {
+  if (!isSlug(slug)) throw fail('page.not_found', { detail: notFoundDetail(slug) });
+  return whenReady(readPage(content, staticPages, slug, language, acceptLanguage), (prepared) => {
+    if (!prepared) throw fail('page.not_found', { detail: notFoundDetail(slug) });
+    return answerOf(prepared, ifNoneMatch);
+  });
 }

@@ -2,7 +2,6 @@ import { Elysia } from 'elysia';
 import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
-import { removeStaticPage, writeStaticPage } from '@/content/employee-writes';
 import {
   AnySlugParams,
   DeleteQuery,
@@ -15,6 +14,7 @@ import {
 } from '@/content/schemas';
 import { toStaticPage } from '@/content/service';
 import { fail } from '@/kernel/errors';
+import { whenReady } from '@/rate-limit/store';
 import { type Answer, responseOf } from '../answer';
 import { withETag, withLocation } from '../docs/headers';
 import { Problem } from '../problem';
@@ -53,19 +53,16 @@ const notModified = withETag(NoBody);
  * Reads are public and served from the in-process cache; writes need an
  * employee token (the cache notices them through its change feed).
  */
-export const contentRoutes = ({ auth, db, clock, config, staticPages: cache }: ApiDeps) =>
+export const contentRoutes = ({ auth, content, clock, config, staticPages }: ApiDeps) =>
   new Elysia({ name: 'content', prefix: '/content' })
     .use(auth)
     // `/content/static-pages` without the slash answers too (Elysia's loose paths).
     .get(
       '/static-pages/',
       ({ request, set }) =>
-        respond(
-          staticPageListAnswer(
-            { db, clock, staticPages: cache },
-            request.headers.get('if-none-match'),
-          ),
-          set.headers,
+        whenReady(
+          staticPageListAnswer({ content, staticPages }, request.headers.get('if-none-match')),
+          (answer) => respond(answer, set.headers),
         ),
       {
         response: { 200: tagged(StaticPageList), 304: notModified, 500: Problem },
@@ -84,13 +81,13 @@ export const contentRoutes = ({ auth, db, clock, config, staticPages: cache }: A
         const acceptLanguage = headers.get('accept-language');
         const ifNoneMatch = headers.get('if-none-match');
         const answer = staticPageAnswer(
-          { db, clock, staticPages: cache },
+          { content, staticPages },
           slug,
           language,
           acceptLanguage,
           ifNoneMatch,
         );
-        return respond(answer, set.headers);
+        return whenReady(answer, (ready) => respond(ready, set.headers));
       },
       {
         params: AnySlugParams,
@@ -118,11 +115,12 @@ export const contentRoutes = ({ auth, db, clock, config, staticPages: cache }: A
         const page = parsed(StaticPageInput, body);
         if (page.slug !== undefined && page.slug !== slug) throw fail('page.slug_mismatch');
         const audit = auditContextOf(request, config, clock(), caller.sub);
-        const { row, created } = writeStaticPage(db, slug, page, audit);
-        set.status = created ? 201 : 200;
-        if (created)
-          set.headers.location = `/content/static-pages/${slug}?language=${row.language}`;
-        return toStaticPage(row);
+        return whenReady(content.writePage(slug, page, audit), ({ row, created }) => {
+          set.status = created ? 201 : 200;
+          if (created)
+            set.headers.location = `/content/static-pages/${slug}?language=${row.language}`;
+          return toStaticPage(row);
+        });
       },
       {
         auth: 'employee',
@@ -150,8 +148,11 @@ export const contentRoutes = ({ auth, db, clock, config, staticPages: cache }: A
       ({ params, query, caller, request }) => {
         const slug = parsed(Slug, params.slug);
         const { language } = parsed(DeleteQuery, query);
-        removeStaticPage(db, slug, language, auditContextOf(request, config, clock(), caller.sub));
-        return new Response(null, { status: 204 });
+        const audit = auditContextOf(request, config, clock(), caller.sub);
+        return whenReady(
+          content.removePage(slug, language, audit),
+          () => new Response(null, { status: 204 }),
+        );
       },
       {
         auth: 'employee',

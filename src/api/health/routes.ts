@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
-import { isDatabaseHealthy } from '@/db/client';
 import { fail } from '@/kernel/errors';
 import { Problem } from '../problem';
 import { Health } from './schemas';
@@ -8,12 +7,12 @@ import { Health } from './schemas';
 const startedAt = performance.now();
 
 /** Liveness and readiness: 200 once every backend answers, 503 naming those that do not. */
-export const healthRoutes = ({ db, redis }: ApiDeps) =>
+export const healthRoutes = ({ databaseHealth, redis }: ApiDeps) =>
   new Elysia({ name: 'health' }).get(
     '/health',
     async () => {
       const down: string[] = [];
-      if (!isDatabaseHealthy(db)) down.push('sqlite');
+      if (!(await databaseHealth.isHealthy())) down.push('sqlite');
       if (redis && !(await redis.ping())) down.push('redis');
       if (down.length > 0) {
         throw fail('service.unavailable', { detail: `Backend unavailable: ${down.join(', ')}` });

@@ -1,0 +1,150 @@
+import type { AuditContext, AuditEntry } from '@/audit/record';
+import type { StaticPageRow, staticPages } from '@/db/schema';
+import type { NewEvent } from '@/events/outbox';
+import { fail } from '@/kernel/errors';
+import { type Steps, step } from '@/kernel/steps';
+import type { MaybePromise } from '@/rate-limit/store';
+import { notFoundDetail, toStaticPage } from './service';
+import type {
+  AcceptedFile,
+  ContentStore,
+  ImportedPage,
+  StaticPageWrite,
+  WrittenPage,
+} from './store';
+
+export type NewStaticPage = typeof staticPages.$inferInsert;
+export type StaticPageValues = Omit<NewStaticPage, 'id' | 'slug' | 'language' | 'createdAt'>;
+
+/**
+ * The queries of the page writes, inside one transaction of a store: at
+ * once on SQLite, later on PostgreSQL (`src/kernel/steps.ts`).
+ */
+export interface PageTables {
+  /** Excludes every other page write until the transaction ends. */
+  lockPages(): MaybePromise<void>;
+  pageId(slug: string, language: string): MaybePromise<number | undefined>;
+  updatePage(id: number, values: StaticPageValues): MaybePromise<StaticPageRow>;
+  insertPage(values: NewStaticPage): MaybePromise<StaticPageRow>;
+  /** Answers the ids removed. */
+  deletePages(slug: string, language: string): MaybePromise<number[]>;
+  appendEvent(event: NewEvent, now: number): MaybePromise<void>;
+  recordAudit(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
+}
+
+/** The event of a page write: the page as its GET answers it (even while unpublished). */
+const pageEvent = (row: StaticPageRow): NewEvent => ({
+  type: row.published ? 'static_page.published' : 'static_page.unpublished',
+  resource: { kind: 'static_page', id: String(row.id) },
+  ownerId: null,
+  data: toStaticPage(row),
+});
+
+/**
+ * Creates or replaces the page of one slug and language (a slug is unique
+ * per language), with its event.
+ */
+export function* upsertPage(
+  tables: PageTables,
+  slug: string,
+  page: StaticPageWrite,
+  now: number,
+): Steps<WrittenPage> {
+  const at = new Date(now);
+  const values: StaticPageValues = {
+    title: page.title,
+    content: page.content,
+    metaTitle: page.metaTitle,
+    metaDescription: page.metaDescription,
+    category: page.category,
+    group: page.group,
+    accounting: page.accounting,
+    seoMetaData: page.seoMetaData,
+    published: page.published,
+    updatedAt: at,
+  };
+  const existing = yield* step(tables.pageId(slug, page.language));
+  const row =
+    existing !== undefined
+      ? yield* step(tables.updatePage(existing, values))
+      : yield* step(tables.insertPage({ ...values, slug, language: page.language, createdAt: at }));
+  yield* step(tables.appendEvent(pageEvent(row), now));
+  return { row, created: existing === undefined };
+}
+
+/** An employee's PUT: the page and its audit entry. */
+export function* writePage(
+  tables: PageTables,
+  slug: string,
+  page: StaticPageWrite,
+  audit: AuditContext,
+): Steps<WrittenPage> {
+  yield* step(tables.lockPages());
+  const written = yield* upsertPage(tables, slug, page, audit.at);
+  yield* step(
+    tables.recordAudit(audit, {
+      action: 'static_page.written',
+      target: slug,
+      details: { language: page.language, created: written.created },
+    }),
+  );
+  return written;
+}
+
+/** An employee's delete of one language version; 404 (and no event) when there is none. */
+export function* removePage(
+  tables: PageTables,
+  slug: string,
+  language: string,
+  audit: AuditContext,
+): Steps<void> {
+  yield* step(tables.lockPages());
+  const removed = yield* step(tables.deletePages(slug, language));
+  if (removed.length === 0) {
+    throw fail('page.not_found', { detail: notFoundDetail(slug, language) });
+  }
+  for (const id of removed) {
+    yield* step(
+      tables.appendEvent(
+        {
+          type: 'static_page.deleted',
+          resource: { kind: 'static_page', id: String(id) },
+          ownerId: null,
+          data: { id: String(id), slug, language },
+        },
+        audit.at,
+      ),
+    );
+  }
+  yield* step(
+    tables.recordAudit(audit, {
+      action: 'static_page.deleted',
+      target: slug,
+      details: { language },
+    }),
+  );
+}
+
+/** An import's upserts, in the order of its files. */
+export function* importPages(
+  tables: PageTables,
+  files: readonly AcceptedFile[],
+  now: number,
+): Steps<ImportedPage[]> {
+  yield* step(tables.lockPages());
+  const imported: ImportedPage[] = [];
+  for (const { file, page } of files) {
+    const { row, created } = yield* upsertPage(tables, page.slug, page, now);
+    imported.push({ file, slug: row.slug, language: row.language, created });
+  }
+  return imported;
+}
+
+/** A store's page writes, each run by `run` inside one transaction of its database. */
+export const pageWrites = (
+  run: <T>(operation: (tables: PageTables) => Steps<T>) => MaybePromise<T>,
+): Pick<ContentStore, 'writePage' | 'removePage' | 'importPages'> => ({
+  writePage: (slug, page, audit) => run((tables) => writePage(tables, slug, page, audit)),
+  removePage: (slug, language, audit) => run((tables) => removePage(tables, slug, language, audit)),
+  importPages: (files, now) => run((tables) => importPages(tables, files, now)),
+});

@@ -1,0 +1,94 @@
+import type { SQL } from 'bun';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { auditRowOf } from '@/audit/record';
+import { type PgTx, pgDatabase } from '@/db/pg/client';
+import { auditEvents, events, staticPages } from '@/db/pg/schema';
+import { eventRowOf } from '@/events/outbox';
+import { announceEvent } from '@/events/signal';
+import { runLater, type Steps } from '@/kernel/steps';
+import { type PageTables, pageWrites } from './operations';
+import { summaryColumnsOf, toSummary } from './service';
+import type { ContentStore } from './store';
+
+const ofSlugAndLanguage = (slug: string, language: string) =>
+  and(eq(staticPages.slug, slug), eq(staticPages.language, language));
+
+/** The page queries inside one PostgreSQL transaction (READ COMMITTED). */
+const pageTablesOf = (tx: PgTx): PageTables => ({
+  async lockPages() {
+    // Conflicts with itself and with every other write to static_pages, not
+    // with reads: two writes of one new slug and language run one after the
+    // other, so the second finds the first's row and replaces it instead of
+    // failing on the unique index; their events take ids in commit order.
+    await tx.execute(sql`LOCK TABLE static_pages IN SHARE ROW EXCLUSIVE MODE`);
+  },
+  async pageId(slug, language) {
+    const [found] = await tx
+      .select({ id: staticPages.id })
+      .from(staticPages)
+      .where(ofSlugAndLanguage(slug, language));
+    return found?.id;
+  },
+  async updatePage(id, values) {
+    const [row] = await tx
+      .update(staticPages)
+      .set(values)
+      .where(eq(staticPages.id, id))
+      .returning();
+    return row!;
+  },
+  async insertPage(values) {
+    const [row] = await tx.insert(staticPages).values(values).returning();
+    return row!;
+  },
+  async deletePages(slug, language) {
+    const removed = await tx
+      .delete(staticPages)
+      .where(ofSlugAndLanguage(slug, language))
+      .returning({ id: staticPages.id });
+    return removed.map(({ id }) => id);
+  },
+  async appendEvent(event, now) {
+    await tx.insert(events).values(eventRowOf(event, now));
+  },
+  async recordAudit(context, entry) {
+    await tx.insert(auditEvents).values(auditRowOf(context, entry));
+  },
+});
+
+/**
+ * The static pages on PostgreSQL (Bun's `SQL` client through drizzle's
+ * `bun-sql` driver): the same operations, results and errors as
+ * `sqliteContentStore`, every one a promise. Its reads are not `cacheable`
+ * (the read cache hears only of SQLite's writes), so every read goes to
+ * the database. The caller owns `client` and closes it; the server never
+ * builds this store yet (see `contentStore` in src/app.ts).
+ */
+export function postgresContentStore(client: SQL): ContentStore {
+  const db = pgDatabase(client);
+  const run = async <T>(operation: (tables: PageTables) => Steps<T>): Promise<T> => {
+    const done = await db.transaction((tx) => runLater(operation(pageTablesOf(tx))));
+    // After COMMIT: a long poll woken earlier would look before the events are visible.
+    announceEvent();
+    return done;
+  };
+
+  return {
+    async publishedVariants(slug) {
+      return await db
+        .select()
+        .from(staticPages)
+        .where(and(eq(staticPages.slug, slug), eq(staticPages.published, true)))
+        .orderBy(asc(staticPages.id));
+    },
+    async listPublished() {
+      const rows = await db
+        .select(summaryColumnsOf(staticPages))
+        .from(staticPages)
+        .where(eq(staticPages.published, true))
+        .orderBy(asc(staticPages.id));
+      return rows.map(toSummary);
+    },
+    ...pageWrites(run),
+  };
+}

@@ -1,0 +1,70 @@
+import { and, eq } from 'drizzle-orm';
+import { recordAudit } from '@/audit/record';
+import type { Db, DbOrTx } from '@/db/client';
+import { staticPages } from '@/db/schema';
+import { readSnapshot } from '@/db/snapshot';
+import { appendEvent } from '@/events/outbox';
+import { runNow, type Steps } from '@/kernel/steps';
+import { type PageTables, pageWrites, upsertPage } from './operations';
+import { findAllPublished, findPublishedVariants, listPublished } from './service';
+import type { ContentStore, StaticPageWrite, WrittenPage } from './store';
+
+const ofSlugAndLanguage = (slug: string, language: string) =>
+  and(eq(staticPages.slug, slug), eq(staticPages.language, language));
+
+/** The page queries on a SQLite connection or transaction; every one answers at once. */
+const pageTablesOf = (db: DbOrTx): PageTables => ({
+  // The writes run in an immediate transaction: it holds SQLite's only write lock.
+  lockPages: () => {},
+  pageId: (slug, language) =>
+    db
+      .select({ id: staticPages.id })
+      .from(staticPages)
+      .where(ofSlugAndLanguage(slug, language))
+      .get()?.id,
+  updatePage: (id, values) =>
+    db.update(staticPages).set(values).where(eq(staticPages.id, id)).returning().get(),
+  insertPage: (values) => db.insert(staticPages).values(values).returning().get(),
+  deletePages: (slug, language) =>
+    db
+      .delete(staticPages)
+      .where(ofSlugAndLanguage(slug, language))
+      .returning({ id: staticPages.id })
+      .all()
+      .map(({ id }) => id),
+  appendEvent: (event, now) => appendEvent(db, event, now),
+  recordAudit: (context, entry) => recordAudit(db, context, entry),
+});
+
+/**
+ * Creates or replaces one page with its event, at once on `db` (demo data
+ * and test factories; inside a transaction of the caller's when given one).
+ */
+export const upsertStaticPage = (
+  db: DbOrTx,
+  slug: string,
+  page: StaticPageWrite,
+  now: number,
+): WrittenPage => runNow(upsertPage(pageTablesOf(db), slug, page, now));
+
+/**
+ * The static pages on `bun:sqlite`: every method answers at once, each
+ * write in one immediate transaction (nothing inside it is awaited).
+ */
+export function sqliteContentStore(db: Db) {
+  const run = <T>(operation: (tables: PageTables) => Steps<T>): T =>
+    db.transaction((tx) => runNow(operation(pageTablesOf(tx))), { behavior: 'immediate' });
+  const reads = {
+    publishedVariants: (slug: string) => findPublishedVariants(db, slug),
+    listPublished: () => listPublished(db),
+    // One read transaction: the pages and the list agree.
+    everyPublished: () =>
+      readSnapshot(db.$client, () => ({ rows: findAllPublished(db), list: listPublished(db) })),
+  };
+  return {
+    ...reads,
+    // The change-log triggers tell the read cache of every write to static_pages.
+    cacheable: reads,
+    ...pageWrites(run),
+  } satisfies ContentStore;
+}

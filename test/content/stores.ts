@@ -1,0 +1,150 @@
+import { afterAll, describe } from 'bun:test';
+import { SQL } from 'bun';
+import { postgresContentStore } from '@/content/postgres-store';
+import type { StaticPageWrite } from '@/content/store';
+import { pgDatabase } from '@/db/pg/client';
+import { postgresHealth } from '@/db/pg/health';
+import { migratePostgres } from '@/db/pg/migrate';
+import * as pg from '@/db/pg/schema';
+import type { StaticPageRow } from '@/db/schema';
+import * as lite from '@/db/schema';
+import type { KeyRow } from '@/idempotency/operations';
+import { postgresIdempotencyStore } from '@/idempotency/postgres-store';
+import { createTestApp, type TestAppOptions } from '../support/harness';
+import {
+  createTestDatabase,
+  pgSuite,
+  postgresAvailable,
+  type TestDatabase,
+} from '../support/postgres';
+import { fullPage, makePage } from './factory';
+
+/**
+ * The static-page and idempotency suites run once per store: each test's
+ * app serves static pages, `Idempotency-Key` claims and the database health
+ * check from the store under test through the production pipeline, the
+ * other domains from the app's own SQLite file as always.
+ */
+export interface StoreUnderTest {
+  name: 'SQLite' | 'PostgreSQL';
+  /** `describe` for this store; on PostgreSQL skipped, with the reason, when none answers. */
+  describe(title: string, body: () => void): void;
+  /** A fresh app whose stores hold nothing yet. */
+  app(options?: TestAppOptions): Promise<ContentTestApp>;
+}
+
+export type ContentTestApp = ReturnType<typeof createTestApp> & {
+  /** Writes a page straight into the store's database (no event, no audit entry). */
+  makePage(slug: string, overrides?: Partial<StaticPageWrite>): Promise<StaticPageRow>;
+  /** Every stored idempotency key. */
+  storedKeys(): Promise<KeyRow[]>;
+  /** The stored events and audit actions, oldest first. */
+  storedEvents(): Promise<{ type: string; resourceId: string }[]>;
+  storedAuditActions(): Promise<string[]>;
+};
+
+const sqlite: StoreUnderTest = {
+  name: 'SQLite',
+  describe: (title, body) => describe(`${title} (SQLite)`, body),
+  async app(options) {
+    const ctx = createTestApp(options);
+    return {
+      ...ctx,
+      makePage: async (slug, overrides) => makePage(ctx.db, slug, overrides),
+      storedKeys: async () => ctx.db.select().from(lite.idempotencyKeys).all(),
+      storedEvents: async () =>
+        ctx.db
+          .select({ type: lite.events.type, resourceId: lite.events.resourceId })
+          .from(lite.events)
+          .orderBy(lite.events.id)
+          .all(),
+      storedAuditActions: async () =>
+        ctx.db
+          .select({ action: lite.auditEvents.action })
+          .from(lite.auditEvents)
+          .orderBy(lite.auditEvents.id)
+          .all()
+          .map((row) => row.action),
+    };
+  },
+};
+
+/**
+ * Each app gets a database of its own, copied from one migrated template
+ * per suite; all are dropped when the suite ends.
+ */
+function postgresStore(): StoreUnderTest {
+  let template: Promise<TestDatabase> | undefined;
+  const databases: TestDatabase[] = [];
+  const clients: SQL[] = [];
+
+  async function freshDatabase() {
+    template ??= createTestDatabase().then(async (database) => {
+      databases.push(database);
+      await migratePostgres(database.url);
+      return database;
+    });
+    const database = await createTestDatabase(await template);
+    databases.push(database);
+    return database;
+  }
+
+  return {
+    name: 'PostgreSQL',
+    describe: (title, body) =>
+      describe.skipIf(!postgresAvailable)(pgSuite(`${title} (PostgreSQL)`), () => {
+        afterAll(async () => {
+          await Promise.all(clients.splice(0).map((client) => client.close({ timeout: 0 })));
+          const [made, ...copies] = databases.splice(0);
+          await Promise.all(copies.map((database) => database.drop()));
+          await made?.drop();
+          template = undefined;
+        }, 60_000);
+        body();
+      }),
+    async app(options) {
+      const database = await freshDatabase();
+      const client = new SQL(database.url, { max: 4 });
+      clients.push(client);
+      const db = pgDatabase(client);
+      const ctx = createTestApp({
+        ...options,
+        stores: {
+          contentStore: postgresContentStore(client),
+          idempotencyStore: postgresIdempotencyStore(client),
+          databaseHealth: postgresHealth(client),
+        },
+      });
+      return {
+        ...ctx,
+        async makePage(slug, overrides) {
+          const at = new Date();
+          const [row] = await db
+            .insert(pg.staticPages)
+            .values({ ...fullPage(overrides), slug, createdAt: at, updatedAt: at })
+            .returning();
+          return row!;
+        },
+        storedKeys: async () => db.select().from(pg.idempotencyKeys),
+        storedEvents: async () =>
+          db
+            .select({ type: pg.events.type, resourceId: pg.events.resourceId })
+            .from(pg.events)
+            .orderBy(pg.events.id),
+        storedAuditActions: async () =>
+          (
+            await db
+              .select({ action: pg.auditEvents.action })
+              .from(pg.auditEvents)
+              .orderBy(pg.auditEvents.id)
+          ).map((row) => row.action),
+      };
+    },
+  };
+}
+
+/** SQLite, then PostgreSQL. */
+export const storesUnderTest = (): StoreUnderTest[] => [sqlite, postgresStore()];
+
+/** A PostgreSQL store under test of its own (its databases dropped when its `describe` ends). */
+export const postgresUnderTest = postgresStore;
