@@ -7,6 +7,7 @@ import { redisFailureLedger } from '@/accounts/redis-guessing';
 import { sessionResolver } from '@/accounts/sessions';
 import type { ApiDeps } from '@/api/deps';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
+import { type AuditLogStore, sqliteAuditLog } from '@/audit/log';
 import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { StaticPageCache } from '@/content/cache';
@@ -14,6 +15,8 @@ import { sqliteCustomerStore } from '@/customer/sqlite-store';
 import type { CustomerStore } from '@/customer/store';
 import type { Db } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
+import { sqliteEventStore } from '@/events/sqlite-store';
+import type { EventStore } from '@/events/store';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
@@ -58,6 +61,10 @@ export interface CreateAppOptions {
    * two databases (docs/postgresql.md, "Stores").
    */
   customerStore?: CustomerStore;
+  /** The change feed's store; by default SQLite on `db`. Only tests pass another, as above. */
+  eventStore?: EventStore;
+  /** The audit log's read side; by default SQLite on `db`. Only tests pass another, as above. */
+  auditStore?: AuditLogStore;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -76,6 +83,8 @@ export function buildDeps({
   hasher = argon2idHasher,
   redis = config.redis ? new RedisConnection(config.redis) : undefined,
   customerStore: customer = sqliteCustomerStore(db),
+  eventStore: events = sqliteEventStore(db),
+  auditStore: audit = sqliteAuditLog(db),
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const readCache = new ReadCache({
@@ -102,7 +111,20 @@ export function buildDeps({
     passkeyOptions: new AddressLimit(config.accounts.passkeyOptionsPerIpPerMinute, 60_000, clock),
   };
   const deps: ApiDeps = {
-    ...{ config, db, customer, logger, clock, tokens, auth, sessions, staticPages, limiter },
+    ...{
+      config,
+      db,
+      customer,
+      events,
+      audit,
+      logger,
+      clock,
+      tokens,
+      auth,
+      sessions,
+      staticPages,
+      limiter,
+    },
     ...{ readCache, accounts, redis, instance, instances, requests: new RequestMetrics() },
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };

@@ -1,12 +1,14 @@
 import type { AddressLimit } from '@/accounts/address-limit';
 import type { FailureLedger } from '@/accounts/guessing';
 import type { PasswordHasher } from '@/accounts/hashing';
+import type { AuditLogStore } from '@/audit/log';
 import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { StaticPageCache } from '@/content/cache';
 import type { CustomerStore } from '@/customer/store';
 import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
+import type { EventStore } from '@/events/store';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
 import type { RateLimiter } from '@/rate-limit/limiter';
@@ -27,6 +29,10 @@ export interface AppDeps {
    * `CreateAppOptions.customerStore`.
    */
   customer: CustomerStore;
+  /** The change feed's events (read, prune); always the SQLite store on `db` in the server. */
+  events: EventStore;
+  /** The audit log's read side and retention; always the SQLite one on `db` in the server. */
+  audit: AuditLogStore;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
   /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */

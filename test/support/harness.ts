@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import type { PasswordHasher } from '@/accounts/hashing';
 import type { ApiDeps } from '@/api/deps';
 import { buildDeps, createService, type ExtraRoutes } from '@/app';
+import type { AuditLogStore } from '@/audit/log';
 import type { Audience } from '@/auth/tokens';
 import { parseConfig } from '@/config';
 import type { CustomerStore } from '@/customer/store';
 import { type Db, migrateDatabase, openDatabase } from '@/db/client';
+import type { EventStore } from '@/events/store';
 import { createLogger } from '@/logger';
 
 export const BASE = 'http://localhost';
@@ -89,6 +91,10 @@ export interface TestAppOptions {
   hasher?: PasswordHasher;
   /** The customer domain's store (default: SQLite on the app's file; see test/customer/stores.ts). */
   customerStore?: CustomerStore;
+  /** The change feed's store (default: SQLite on the app's file; see test/events/stores.ts). */
+  eventStore?: EventStore;
+  /** The audit log's read side (default: SQLite on the app's file). */
+  auditStore?: AuditLogStore;
 }
 
 /**
@@ -102,6 +108,8 @@ export function createTestApp({
   extraRoutes,
   hasher,
   customerStore,
+  eventStore,
+  auditStore,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({
@@ -115,7 +123,7 @@ export function createTestApp({
   migrateDatabase(db);
   const deps: ApiDeps = buildDeps({
     ...{ config, db, logger: createLogger('silent'), clock },
-    ...{ hasher, customerStore },
+    ...{ hasher, customerStore, eventStore, auditStore },
   });
   if (deps.redis) closeAtEnd(deps.redis);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */
