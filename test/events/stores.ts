@@ -1,0 +1,126 @@
+import { afterAll, describe } from 'bun:test';
+import { SQL } from 'bun';
+import { postgresAuditLog } from '@/audit/postgres-log';
+import { type AuditContext, type AuditEntry, auditRowOf, recordAudit } from '@/audit/record';
+import { pgDatabase } from '@/db/pg/client';
+import { migratePostgres } from '@/db/pg/migrate';
+import * as pg from '@/db/pg/schema';
+import type { NewEvent } from '@/events/outbox';
+import { postgresEventStore } from '@/events/postgres-store';
+import { createTestApp, type TestAppOptions } from '../support/harness';
+import {
+  createTestDatabase,
+  pgSuite,
+  postgresAvailable,
+  type TestDatabase,
+} from '../support/postgres';
+
+/**
+ * The feed and audit log suites run once per store: each test's app
+ * reads events and audit events from the store under test through the
+ * production pipeline; the other domains (listings, tokens) stay on the
+ * app's SQLite file, so the suites write the rows they read straight into
+ * the store's database.
+ */
+export interface StoreUnderTest {
+  name: 'SQLite' | 'PostgreSQL';
+  /** `describe` for this store; on PostgreSQL skipped, with the reason, when none answers. */
+  describe(title: string, body: () => void): void;
+  app(options?: TestAppOptions): Promise<EventsTestApp>;
+}
+
+export type EventsTestApp = ReturnType<typeof createTestApp> & {
+  /** Appends events to the store's database, in one transaction, in order. */
+  appendEvents(...events: NewEvent[]): Promise<void>;
+  /** Writes one audit event into the store's database, as an action would. */
+  recordAudit(context: AuditContext, entry: AuditEntry): Promise<void>;
+  /** On PostgreSQL: a client on the app's database (tests of what only it can get wrong). */
+  client?: SQL;
+};
+
+const sqlite: StoreUnderTest = {
+  name: 'SQLite',
+  describe: (title, body) => describe(`${title} (SQLite)`, body),
+  async app(options) {
+    const ctx = createTestApp(options);
+    return {
+      ...ctx,
+      appendEvents: async (...events) =>
+        ctx.deps.events.appendEvents(events.map((event) => ({ event, now: ctx.clock() }))),
+      recordAudit: async (context, entry) => recordAudit(ctx.db, context, entry),
+    };
+  },
+};
+
+/**
+ * Each app gets a database of its own, copied from one migrated template
+ * per suite; all are dropped when the suite ends.
+ */
+function postgresStore(): StoreUnderTest {
+  let template: Promise<TestDatabase> | undefined;
+  const databases: TestDatabase[] = [];
+  const clients: SQL[] = [];
+
+  async function freshDatabase() {
+    template ??= createTestDatabase().then(async (database) => {
+      databases.push(database);
+      await migratePostgres(database.url);
+      return database;
+    });
+    const database = await createTestDatabase(await template);
+    databases.push(database);
+    return database;
+  }
+
+  return {
+    name: 'PostgreSQL',
+    describe: (title, body) =>
+      describe.skipIf(!postgresAvailable)(pgSuite(`${title} (PostgreSQL)`), () => {
+        afterAll(async () => {
+          await Promise.all(clients.splice(0).map((client) => client.close({ timeout: 0 })));
+          const [made, ...copies] = databases.splice(0);
+          await Promise.all(copies.map((database) => database.drop()));
+          await made?.drop();
+          template = undefined;
+        }, 60_000);
+        body();
+      }),
+    async app(options) {
+      const database = await freshDatabase();
+      const client = new SQL(database.url, { max: 4 });
+      clients.push(client);
+      const ctx = createTestApp({
+        ...options,
+        eventStore: postgresEventStore(client),
+        auditStore: postgresAuditLog(client),
+      });
+      return {
+        ...ctx,
+        client,
+        appendEvents: async (...events) =>
+          ctx.deps.events.appendEvents(events.map((event) => ({ event, now: ctx.clock() }))),
+        async recordAudit(context, entry) {
+          await pgDatabase(client).insert(pg.auditEvents).values(auditRowOf(context, entry));
+        },
+      };
+    },
+  };
+}
+
+/** SQLite, then PostgreSQL. */
+export const storesUnderTest = (): StoreUnderTest[] => [sqlite, postgresStore()];
+
+/** A PostgreSQL store under test of its own (its databases dropped when its `describe` ends). */
+export const postgresUnderTest = postgresStore;
+
+/** A property event of `owner` (its resource id `id`). */
+export const propertyEvent = (
+  id: string,
+  owner: string | null = 'owner-1',
+  type: NewEvent['type'] = 'property.created',
+): NewEvent => ({
+  type,
+  resource: { kind: 'property', id },
+  ownerId: owner,
+  data: { id, note: 'señal "quoted" \\ ✓' },
+});
