@@ -23,6 +23,8 @@ import { RateLimiter } from '@/rate-limit/limiter';
 import { RedisRateLimitStore } from '@/rate-limit/redis-store';
 import { RedisConnection } from '@/redis/connection';
 import { LiveInstances } from '@/redis/instances';
+import { sqliteWebhookStore } from '@/webhooks/sqlite-store';
+import type { WebhookStore } from '@/webhooks/store';
 import { createWorkers } from '@/workers';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
@@ -65,6 +67,8 @@ export interface CreateAppOptions {
   eventStore?: EventStore;
   /** The audit log's read side; by default SQLite on `db`. Only tests pass another, as above. */
   auditStore?: AuditLogStore;
+  /** Webhook endpoints and deliveries; by default SQLite on `db`. Only tests pass another, as above. */
+  webhookStore?: WebhookStore;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -85,6 +89,7 @@ export function buildDeps({
   customerStore: customer = sqliteCustomerStore(db),
   eventStore: events = sqliteEventStore(db),
   auditStore: audit = sqliteAuditLog(db),
+  webhookStore: webhooks = sqliteWebhookStore(db),
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const readCache = new ReadCache({
@@ -117,6 +122,7 @@ export function buildDeps({
       customer,
       events,
       audit,
+      webhooks,
       logger,
       clock,
       tokens,

@@ -14,6 +14,7 @@ import type { Logger } from '@/logger';
 import type { RateLimiter } from '@/rate-limit/limiter';
 import type { RedisConnection } from '@/redis/connection';
 import type { LiveInstances } from '@/redis/instances';
+import type { WebhookStore } from '@/webhooks/store';
 import type { Scheduler } from '@/workers/scheduler';
 
 /** The services the domains, workers and routes share; built once by `buildDeps`. */
@@ -33,6 +34,8 @@ export interface AppDeps {
   events: EventStore;
   /** The audit log's read side and retention; always the SQLite one on `db` in the server. */
   audit: AuditLogStore;
+  /** Webhook endpoints and deliveries; always the SQLite store on `db` in the server. */
+  webhooks: WebhookStore;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
   /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */

@@ -1,6 +1,5 @@
 import type { AppDeps } from '@/deps';
 import { whenReady } from '@/rate-limit/store';
-import { pruneDeliveries } from '@/webhooks/deliveries';
 import type { JobDetails } from './scheduler';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -8,8 +7,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Deletes the events, and the finished webhook deliveries, older than EVENTS_RETENTION_DAYS. */
 export function run(deps: AppDeps) {
   const cutoff = deps.clock() - deps.config.events.retentionDays * DAY_MS;
-  return whenReady(
-    deps.events.pruneEvents(cutoff),
-    (pruned): JobDetails => ({ pruned, deliveries: pruneDeliveries(deps.db, cutoff) }),
+  return whenReady(deps.events.pruneEvents(cutoff), (pruned) =>
+    whenReady(
+      deps.webhooks.pruneDeliveries(cutoff),
+      (deliveries): JobDetails => ({ pruned, deliveries }),
+    ),
   );
 }

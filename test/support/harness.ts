@@ -11,6 +11,7 @@ import type { CustomerStore } from '@/customer/store';
 import { type Db, migrateDatabase, openDatabase } from '@/db/client';
 import type { EventStore } from '@/events/store';
 import { createLogger } from '@/logger';
+import type { WebhookStore } from '@/webhooks/store';
 
 export const BASE = 'http://localhost';
 
@@ -95,6 +96,8 @@ export interface TestAppOptions {
   eventStore?: EventStore;
   /** The audit log's read side (default: SQLite on the app's file). */
   auditStore?: AuditLogStore;
+  /** Webhook endpoints and deliveries (default: SQLite on the app's file). */
+  webhookStore?: WebhookStore;
 }
 
 /**
@@ -110,6 +113,7 @@ export function createTestApp({
   customerStore,
   eventStore,
   auditStore,
+  webhookStore,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({
@@ -123,7 +127,7 @@ export function createTestApp({
   migrateDatabase(db);
   const deps: ApiDeps = buildDeps({
     ...{ config, db, logger: createLogger('silent'), clock },
-    ...{ hasher, customerStore, eventStore, auditStore },
+    ...{ hasher, customerStore, eventStore, auditStore, webhookStore },
   });
   if (deps.redis) closeAtEnd(deps.redis);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */
