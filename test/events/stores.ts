@@ -7,6 +7,7 @@ import { migratePostgres } from '@/db/pg/migrate';
 import * as pg from '@/db/pg/schema';
 import type { NewEvent } from '@/events/outbox';
 import { postgresEventStore } from '@/events/postgres-store';
+import { postgresWebhookStore } from '@/webhooks/postgres-store';
 import { createTestApp, type TestAppOptions } from '../support/harness';
 import {
   createTestDatabase,
@@ -16,9 +17,9 @@ import {
 } from '../support/postgres';
 
 /**
- * The feed and audit log suites run once per store: each test's app
- * reads events and audit events from the store under test through the
- * production pipeline; the other domains (listings, tokens) stay on the
+ * The feed, webhook and audit log suites run once per store: each test's
+ * app keeps events, webhooks and audit events in the store under test and
+ * is called through the production pipeline; the other domains (listings, tokens) stay on the
  * app's SQLite file, so the suites write the rows they read straight into
  * the store's database.
  */
@@ -93,6 +94,7 @@ function postgresStore(): StoreUnderTest {
         ...options,
         eventStore: postgresEventStore(client),
         auditStore: postgresAuditLog(client),
+        webhookStore: postgresWebhookStore(client),
       });
       return {
         ...ctx,
