@@ -26,6 +26,7 @@ import { LiveInstances } from '@/redis/instances';
 import { sqliteWebhookStore } from '@/webhooks/sqlite-store';
 import type { WebhookStore } from '@/webhooks/store';
 import { createWorkers } from '@/workers';
+import { type JobRunStore, sqliteJobRuns } from '@/workers/job-runs';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
 import { contentRoutes } from './api/content/routes';
@@ -69,6 +70,8 @@ export interface CreateAppOptions {
   auditStore?: AuditLogStore;
   /** Webhook endpoints and deliveries; by default SQLite on `db`. Only tests pass another, as above. */
   webhookStore?: WebhookStore;
+  /** The jobs' recorded runs; by default SQLite on `db`. Only tests pass another, as above. */
+  jobRunStore?: JobRunStore;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -90,6 +93,7 @@ export function buildDeps({
   eventStore: events = sqliteEventStore(db),
   auditStore: audit = sqliteAuditLog(db),
   webhookStore: webhooks = sqliteWebhookStore(db),
+  jobRunStore: jobRuns = sqliteJobRuns(db),
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const readCache = new ReadCache({
@@ -123,6 +127,7 @@ export function buildDeps({
       events,
       audit,
       webhooks,
+      jobRuns,
       logger,
       clock,
       tokens,

@@ -15,6 +15,7 @@ import type { RateLimiter } from '@/rate-limit/limiter';
 import type { RedisConnection } from '@/redis/connection';
 import type { LiveInstances } from '@/redis/instances';
 import type { WebhookStore } from '@/webhooks/store';
+import type { JobRunStore } from '@/workers/job-runs';
 import type { Scheduler } from '@/workers/scheduler';
 
 /** The services the domains, workers and routes share; built once by `buildDeps`. */
@@ -36,6 +37,8 @@ export interface AppDeps {
   audit: AuditLogStore;
   /** Webhook endpoints and deliveries; always the SQLite store on `db` in the server. */
   webhooks: WebhookStore;
+  /** The jobs' recorded runs; always the SQLite store on `db` in the server. */
+  jobRuns: JobRunStore;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
   /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */

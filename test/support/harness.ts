@@ -12,6 +12,7 @@ import { type Db, migrateDatabase, openDatabase } from '@/db/client';
 import type { EventStore } from '@/events/store';
 import { createLogger } from '@/logger';
 import type { WebhookStore } from '@/webhooks/store';
+import type { JobRunStore } from '@/workers/job-runs';
 
 export const BASE = 'http://localhost';
 
@@ -98,6 +99,8 @@ export interface TestAppOptions {
   auditStore?: AuditLogStore;
   /** Webhook endpoints and deliveries (default: SQLite on the app's file). */
   webhookStore?: WebhookStore;
+  /** The jobs' recorded runs (default: SQLite on the app's file). */
+  jobRunStore?: JobRunStore;
 }
 
 /**
@@ -114,6 +117,7 @@ export function createTestApp({
   eventStore,
   auditStore,
   webhookStore,
+  jobRunStore,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({
@@ -127,7 +131,7 @@ export function createTestApp({
   migrateDatabase(db);
   const deps: ApiDeps = buildDeps({
     ...{ config, db, logger: createLogger('silent'), clock },
-    ...{ hasher, customerStore, eventStore, auditStore, webhookStore },
+    ...{ hasher, customerStore, eventStore, auditStore, webhookStore, jobRunStore },
   });
   if (deps.redis) closeAtEnd(deps.redis);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
 import { recordAudit } from '@/audit/record';
+import { whenReady } from '@/rate-limit/store';
 import { unknownJob } from '@/workers/scheduler';
 import { Problem } from '../problem';
 import { auditRoutes } from './audit';
@@ -17,7 +18,7 @@ export const adminRoutes = (deps: ApiDeps) => {
     .use(adminUserRoutes(deps))
     .use(backupRoutes(deps))
     .use(auditRoutes(deps))
-    .get('/jobs', () => ({ jobs: jobs?.status() ?? [] }), {
+    .get('/jobs', () => whenReady(jobs?.status() ?? [], (list) => ({ jobs: list })), {
       auth: 'employee',
       response: { 200: JobList },
       detail: {
