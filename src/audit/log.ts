@@ -2,6 +2,7 @@ import { and, asc, type Column, desc, eq, gte, inArray, lt, lte, type SQL } from
 import type { DbOrTx } from '@/db/client';
 import { type AuditEventRow, auditEvents } from '@/db/schema';
 import type { MaybePromise } from '@/rate-limit/store';
+import { type AuditContext, type AuditEntry, recordAudit } from './record';
 import type { AuditEvent, AuditPage, AuditQuery } from './schemas';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -25,6 +26,11 @@ export interface AuditLogStore {
   searchAudit(query: AuditQuery): MaybePromise<AuditPage>;
   /** Deletes the events older than `before` (ms), oldest first in chunks; the number deleted. */
   pruneAudit(before: number): MaybePromise<number>;
+  /**
+   * Appends the event of an action that wrote nothing of its own (a job run
+   * on demand); an action that writes records its event in its own transaction.
+   */
+  record(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
 }
 
 const toEvent = (row: AuditEventRow): AuditEvent => ({
@@ -130,4 +136,5 @@ export const sqliteAuditLog = (db: DbOrTx) =>
     securityLogOf: (userId, paging) => securityLogOf(db, userId, paging),
     searchAudit: (query) => searchAudit(db, query),
     pruneAudit: (before) => pruneAudit(db, before),
+    record: (context, entry) => recordAudit(db, context, entry),
   }) satisfies AuditLogStore;

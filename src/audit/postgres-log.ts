@@ -10,6 +10,7 @@ import {
   searchRead,
   securityLogRead,
 } from './log';
+import { auditRowOf } from './record';
 
 /** A filter value PostgreSQL text cannot hold (NUL) matches no stored row; binding it would fail. */
 const holdsNul = (values: readonly (string | undefined)[]) =>
@@ -43,6 +44,9 @@ export function postgresAuditLog(client: SQL): AuditLogStore {
     async searchAudit(query) {
       if (holdsNul([query.actor, query.subject])) return empty;
       return pageOf(searchRead(auditEvents, query));
+    },
+    async record(context, entry) {
+      await db.insert(auditEvents).values(auditRowOf(context, entry));
     },
     async pruneAudit(before) {
       let deleted = 0;

@@ -18,7 +18,8 @@ import type { EventStore } from './store';
 export function postgresEventStore(client: SQL): EventStore {
   const db = pgDatabase(client);
   const tables: FeedTables = {
-    eventsAfter({ after, owner, types, limit }) {
+    // async: a drizzle query is a thenable, not a Promise, and callers tell them apart.
+    async eventsAfter({ after, owner, types, limit }) {
       // PostgreSQL text cannot hold NUL: no stored owner has one, and binding it would fail.
       if (owner?.includes('\u0000')) return [];
       return db

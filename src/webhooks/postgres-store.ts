@@ -75,7 +75,8 @@ const tablesOf = (tx: PgTx): WebhookTables => ({
       .returning();
     return row!;
   },
-  eventsAfter: (after, limit) =>
+  // async: a drizzle query is a thenable, not a Promise, and callers tell them apart.
+  eventsAfter: async (after, limit) =>
     tx.select().from(events).where(gt(events.id, after)).orderBy(asc(events.id)).limit(limit),
   async insertDeliveries(rows) {
     for (let i = 0; i < rows.length; i += CHUNK) {
@@ -90,7 +91,7 @@ const tablesOf = (tx: PgTx): WebhookTables => ({
       .where(owner === null ? undefined : eq(webhookEndpoints.ownerId, owner))
       .orderBy(asc(webhookEndpoints.id));
   },
-  recentDeliveries: (endpointId, limit) =>
+  recentDeliveries: async (endpointId, limit) =>
     tx
       .select()
       .from(webhookDeliveries)

@@ -67,7 +67,8 @@ export function postgresJobRuns(client: SQL): JobRunStore {
           .where(and(eq(pg.jobRuns.job, job), lte(pg.jobRuns.id, cutoffOf(job))));
       });
     },
-    lastRuns: (job, limit) =>
+    // async: a drizzle query is a thenable, not a Promise, and callers tell them apart.
+    lastRuns: async (job, limit) =>
       db
         .select()
         .from(pg.jobRuns)

@@ -1,13 +1,12 @@
 import { afterAll, describe } from 'bun:test';
 import { SQL } from 'bun';
 import { postgresAuditLog } from '@/audit/postgres-log';
-import { type AuditContext, type AuditEntry, auditRowOf, recordAudit } from '@/audit/record';
-import { pgDatabase } from '@/db/pg/client';
+import type { AuditContext, AuditEntry } from '@/audit/record';
 import { migratePostgres } from '@/db/pg/migrate';
-import * as pg from '@/db/pg/schema';
 import type { NewEvent } from '@/events/outbox';
 import { postgresEventStore } from '@/events/postgres-store';
 import { postgresWebhookStore } from '@/webhooks/postgres-store';
+import { postgresJobRuns } from '@/workers/job-runs';
 import { createTestApp, type TestAppOptions } from '../support/harness';
 import {
   createTestDatabase,
@@ -39,17 +38,19 @@ export type EventsTestApp = ReturnType<typeof createTestApp> & {
   client?: SQL;
 };
 
+/** The app with the writers of the suites: straight into its stores, as other domains write. */
+const withWriters = (ctx: ReturnType<typeof createTestApp>): EventsTestApp => ({
+  ...ctx,
+  appendEvents: async (...events) =>
+    ctx.deps.events.appendEvents(events.map((event) => ({ event, now: ctx.clock() }))),
+  recordAudit: async (context, entry) => ctx.deps.audit.record(context, entry),
+});
+
 const sqlite: StoreUnderTest = {
   name: 'SQLite',
   describe: (title, body) => describe(`${title} (SQLite)`, body),
   async app(options) {
-    const ctx = createTestApp(options);
-    return {
-      ...ctx,
-      appendEvents: async (...events) =>
-        ctx.deps.events.appendEvents(events.map((event) => ({ event, now: ctx.clock() }))),
-      recordAudit: async (context, entry) => recordAudit(ctx.db, context, entry),
-    };
+    return withWriters(createTestApp(options));
   },
 };
 
@@ -95,16 +96,9 @@ function postgresStore(): StoreUnderTest {
         eventStore: postgresEventStore(client),
         auditStore: postgresAuditLog(client),
         webhookStore: postgresWebhookStore(client),
+        jobRunStore: postgresJobRuns(client),
       });
-      return {
-        ...ctx,
-        client,
-        appendEvents: async (...events) =>
-          ctx.deps.events.appendEvents(events.map((event) => ({ event, now: ctx.clock() }))),
-        async recordAudit(context, entry) {
-          await pgDatabase(client).insert(pg.auditEvents).values(auditRowOf(context, entry));
-        },
-      };
+      return { ...withWriters(ctx), client };
     },
   };
 }

@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
-import { recordAudit } from '@/audit/record';
 import { whenReady } from '@/rate-limit/store';
 import { unknownJob } from '@/workers/scheduler';
 import { Problem } from '../problem';
@@ -12,7 +11,7 @@ import { adminUserRoutes } from './users';
 
 /** Operator endpoints at /admin (employee only): the worker jobs, account creation and the backups. */
 export const adminRoutes = (deps: ApiDeps) => {
-  const { auth, jobs, db, clock, config } = deps;
+  const { auth, jobs, audit, clock, config } = deps;
   return new Elysia({ name: 'admin', prefix: '/admin' })
     .use(auth)
     .use(adminUserRoutes(deps))
@@ -33,9 +32,9 @@ export const adminRoutes = (deps: ApiDeps) => {
         if (!jobs) throw unknownJob(name);
         const run = await jobs.runNow(name);
         // Recorded once the run has finished (a run the scheduler refused records nothing).
-        const audit = auditContextOf(request, config, clock(), caller.sub);
+        const context = auditContextOf(request, config, clock(), caller.sub);
         const details = { outcome: run.outcome, startedAt: run.startedAt };
-        recordAudit(db, audit, { action: 'job.run', target: name, details });
+        await audit.record(context, { action: 'job.run', target: name, details });
         return { job: name, ...run };
       },
       {
