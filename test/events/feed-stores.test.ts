@@ -3,25 +3,17 @@ import { cursorOf } from '@/events/cursor';
 import { EventPage } from '@/events/schemas';
 import * as eventsPrune from '@/workers/events-prune';
 import { manualClock, problemOf } from '../support/harness';
-import { type EventsTestApp, propertyEvent, storesUnderTest } from './stores';
+import { propertyEvent, storesUnderTest, tokensOf } from './stores';
 import { readAll, readFeed } from './support';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const START = Date.UTC(2026, 2, 1, 12, 0, 0, 123);
 
-async function tokens(app: EventsTestApp) {
-  return {
-    employee: await app.tokenFor('employee-1', 'employee'),
-    owner: await app.tokenFor('owner-1'),
-    other: await app.tokenFor('owner-2'),
-  };
-}
-
 for (const store of storesUnderTest()) {
   store.describe('GET /listings/events on the event store', () => {
     test('happy: keyset pages walk every event once, in order, each as it was appended', async () => {
       const app = await store.app({ clock: manualClock(START) });
-      const { employee } = await tokens(app);
+      const { employee } = await tokensOf(app);
       await app.appendEvents(propertyEvent('p1'), propertyEvent('p2'));
       await app.appendEvents(propertyEvent('p3'));
       const first = await readFeed(app, employee, '?limit=2');
@@ -52,7 +44,7 @@ for (const store of storesUnderTest()) {
 
     test('happy: types filter (comma or repeated); limit defaults to 100', async () => {
       const app = await store.app();
-      const { employee } = await tokens(app);
+      const { employee } = await tokensOf(app);
       await app.appendEvents(
         ...Array.from({ length: 101 }, (_, i) => propertyEvent(`p${i}`)),
         propertyEvent('p0', 'owner-1', 'property.converted'),
@@ -70,7 +62,7 @@ for (const store of storesUnderTest()) {
 
     test("happy: a customer reads its own properties' events only; an employee all", async () => {
       const app = await store.app();
-      const { employee, owner, other } = await tokens(app);
+      const { employee, owner, other } = await tokensOf(app);
       await app.appendEvents(propertyEvent('mine'), propertyEvent('theirs', 'owner-2'), {
         type: 'neighbourhood.updated',
         resource: { kind: 'neighbourhood', id: 'sol' },
@@ -95,7 +87,7 @@ for (const store of storesUnderTest()) {
 
     test('happy: a long poll is answered by an event appended while it waits', async () => {
       const app = await store.app();
-      const { owner } = await tokens(app);
+      const { owner } = await tokensOf(app);
       const polling = readFeed(app, owner, '?wait=10');
       // Another owner's event does not end the customer's wait; its own does.
       await app.appendEvents(propertyEvent('theirs', 'owner-2'));
@@ -133,7 +125,7 @@ for (const store of storesUnderTest()) {
 
     test('error: a bad query or cursor is a 400 problem', async () => {
       const app = await store.app();
-      const { employee } = await tokens(app);
+      const { employee } = await tokensOf(app);
       for (const query of ['?limit=0', '?wait=31', '?types=property.exploded', '?after=nonsense']) {
         const res = await readFeed(app, employee, query);
         expect([query, res.status]).toEqual([query, 400]);

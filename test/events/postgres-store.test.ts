@@ -1,41 +1,20 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { SQL } from 'bun';
+import { describe, expect, test } from 'bun:test';
+import type { SQL } from 'bun';
 import type { Caller } from '@/auth/tokens';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
-import { migratePostgres } from '@/db/pg/migrate';
 import { cursorOf } from '@/events/cursor';
 import { eventRowOf } from '@/events/outbox';
 import { appendEventRows } from '@/events/postgres-outbox';
 import { postgresEventStore } from '@/events/postgres-store';
 import type { EventPage } from '@/events/schemas';
 import type { EventStore } from '@/events/store';
-import {
-  createTestDatabase,
-  pgSuite,
-  postgresAvailable,
-  type TestDatabase,
-} from '../support/postgres';
-import { propertyEvent } from './stores';
+import { pgSuite, postgresAvailable } from '../support/postgres';
+import { pgSuiteDatabase, propertyEvent } from './stores';
 
 const employee = { sub: 'employee-1', aud: 'employee' } as Caller;
 
 describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL event store'), () => {
-  let database: TestDatabase;
-  const clients: SQL[] = [];
-  const connect = () => {
-    const client = new SQL(database.url, { max: 4 });
-    clients.push(client);
-    return client;
-  };
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    await migratePostgres(database.url);
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close({ timeout: 0 })));
-    await database.drop();
-  }, 60_000);
+  const { connect } = pgSuiteDatabase();
 
   async function emptyStore(): Promise<{ store: EventStore; client: SQL }> {
     const client = connect();

@@ -1,4 +1,4 @@
-import { afterAll, describe } from 'bun:test';
+import { afterAll, beforeAll, describe } from 'bun:test';
 import { SQL } from 'bun';
 import { postgresAuditLog } from '@/audit/postgres-log';
 import type { AuditContext, AuditEntry } from '@/audit/record';
@@ -120,3 +120,37 @@ export const propertyEvent = (
   ownerId: owner,
   data: { id, note: 'señal "quoted" \\ ✓' },
 });
+
+/** Tokens of an employee, of `owner-1` and of `owner-2`. */
+export async function tokensOf(app: EventsTestApp) {
+  return {
+    employee: await app.tokenFor('employee-1', 'employee'),
+    owner: await app.tokenFor('owner-1'),
+    other: await app.tokenFor('owner-2'),
+  };
+}
+
+/**
+ * One fresh migrated database for a PostgreSQL-only suite: `connect()`
+ * opens a client on it; every client is closed and the database dropped
+ * when the suite ends.
+ */
+export function pgSuiteDatabase() {
+  let database: TestDatabase | undefined;
+  const clients: SQL[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await migratePostgres(database.url);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close({ timeout: 0 })));
+    await database?.drop();
+  }, 60_000);
+  return {
+    connect() {
+      const client = new SQL(database!.url, { max: 4 });
+      clients.push(client);
+      return client;
+    },
+  };
+}

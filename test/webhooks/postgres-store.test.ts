@@ -1,45 +1,24 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { SQL } from 'bun';
+import { describe, expect, test } from 'bun:test';
 import type { Caller } from '@/auth/tokens';
-import { migratePostgres } from '@/db/pg/migrate';
 import { postgresEventStore } from '@/events/postgres-store';
 import { MAX_ENDPOINTS_PER_CUSTOMER } from '@/webhooks/endpoints';
 import { CLAIM_MS, postgresWebhookStore } from '@/webhooks/postgres-store';
-import { propertyEvent } from '../events/stores';
-import {
-  createTestDatabase,
-  pgSuite,
-  postgresAvailable,
-  type TestDatabase,
-} from '../support/postgres';
+import { pgSuiteDatabase, propertyEvent } from '../events/stores';
+import { pgSuite, postgresAvailable } from '../support/postgres';
 
 const owner = { sub: 'owner-1', aud: 'customer' } as Caller;
 const NOW = Date.UTC(2026, 3, 1);
 const ok = { ok: true, responseStatus: 200, durationMs: 3, error: null };
 
 describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL webhook store'), () => {
-  let database: TestDatabase;
-  const clients: SQL[] = [];
-  const connect = () => {
-    const client = new SQL(database.url, { max: 4 });
-    clients.push(client);
-    return client;
-  };
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    await migratePostgres(database.url);
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close({ timeout: 0 })));
-    await database.drop();
-  }, 60_000);
+  const { connect } = pgSuiteDatabase();
 
   /** Two instances' stores on an empty database. */
   async function instances() {
     const admin = connect();
     await admin`TRUNCATE events, webhook_endpoints, webhook_deliveries RESTART IDENTITY CASCADE`;
     return {
+      admin,
       events: postgresEventStore(admin),
       a: postgresWebhookStore(connect()),
       b: postgresWebhookStore(connect()),
@@ -89,14 +68,14 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL webhook store'), () => {
   });
 
   test('two instances fanning out at once queue each event once', async () => {
-    const { events, a, b } = await instances();
+    const { admin, events, a, b } = await instances();
     await a.createEndpoint(owner, endpointInput, NOW);
     await events.appendEvents(
       Array.from({ length: 1200 }, (_, i) => ({ event: propertyEvent(`p${i}`), now: NOW })),
     );
     const [x, y] = await Promise.all([a.fanOut(NOW), b.fanOut(NOW)]);
     expect(x + y).toBe(1200);
-    const [row] = await clients[0]!`SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d
+    const [row] = await admin`SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d
       FROM webhook_deliveries`;
     expect(row).toEqual({ n: 1200, d: 1200 });
   });
