@@ -1,6 +1,6 @@
 import type { SQL } from 'bun';
 import { and, asc, eq, gt, inArray, lt, max, min, sql } from 'drizzle-orm';
-import { pgDatabase } from '@/db/pg/client';
+import { changedRows, pgDatabase } from '@/db/pg/client';
 import { events } from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
 import type { FeedTables } from './feed';
@@ -60,11 +60,8 @@ export function postgresEventStore(client: SQL): EventStore {
         .select({ id: max(events.id) })
         .from(events)
         .where(lt(events.occurredAt, new Date(cutoff)));
-      const removed = await db
-        .delete(events)
-        .where(sql`${events.id} <= (${newest})`)
-        .returning({ id: events.id });
-      return removed.length;
+      const removed = await db.delete(events).where(sql`${events.id} <= (${newest})`);
+      return changedRows(removed);
     },
   };
 }

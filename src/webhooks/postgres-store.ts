@@ -1,7 +1,7 @@
 import type { SQL } from 'bun';
 import { and, asc, desc, eq, exists, gt, inArray, lt, lte, ne, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { type PgTx, pgDatabase } from '@/db/pg/client';
+import { changedRows, type PgTx, pgDatabase } from '@/db/pg/client';
 import { events, webhookDeliveries, webhookEndpoints } from '@/db/pg/schema';
 import { runLater, type Steps } from '@/kernel/steps';
 import { ATTEMPT_TIMEOUT_MS } from './deliver';
@@ -212,9 +212,8 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
             ne(webhookDeliveries.status, 'pending'),
             lt(webhookDeliveries.createdAt, new Date(cutoff)),
           ),
-        )
-        .returning({ id: webhookDeliveries.id });
-      return removed.length;
+        );
+      return changedRows(removed);
     },
   };
 }
