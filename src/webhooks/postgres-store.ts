@@ -5,7 +5,8 @@ import { changedRows, type PgTx, pgDatabase } from '@/db/pg/client';
 import { events, webhookDeliveries, webhookEndpoints } from '@/db/pg/schema';
 import { runLater, type Steps } from '@/kernel/steps';
 import { ATTEMPT_TIMEOUT_MS } from './deliver';
-import { fanOutAll, fanOutBatchOf, webhookOperations } from './operations';
+import { fanOutAll, fanOutBatchOf } from './fan-out';
+import { webhookOperations } from './operations';
 import type { WebhookStore, WebhookTables } from './store';
 
 /**

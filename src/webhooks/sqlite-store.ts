@@ -3,7 +3,8 @@ import type { Db, Tx } from '@/db/client';
 import { events, webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import type { StoredEvent } from '@/events/feed';
 import { runNow, type Steps } from '@/kernel/steps';
-import { fanOutAll, fanOutBatchOf, webhookOperations } from './operations';
+import { fanOutAll, fanOutBatchOf } from './fan-out';
+import { webhookOperations } from './operations';
 import type { WebhookStore, WebhookTables } from './store';
 
 /** The webhook queries inside one SQLite write transaction; every one answers at once. */
