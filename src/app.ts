@@ -9,6 +9,7 @@ import { sqliteAccountStore } from '@/accounts/sqlite-store';
 import type { AccountStore } from '@/accounts/store';
 import type { ApiDeps } from '@/api/deps';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
+import { type AuditLogStore, sqliteAuditLog } from '@/audit/log';
 import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { StaticPageCache } from '@/content/cache';
@@ -21,13 +22,18 @@ import { type DatabaseHealth, sqliteHealth } from '@/db/health';
 import { ReadCache } from '@/db/read-cache';
 import { sqliteIdempotencyStore } from '@/idempotency/sqlite-store';
 import type { IdempotencyStore } from '@/idempotency/store';
+import { sqliteEventStore } from '@/events/sqlite-store';
+import type { EventStore } from '@/events/store';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
 import { RedisRateLimitStore } from '@/rate-limit/redis-store';
 import { RedisConnection } from '@/redis/connection';
 import { LiveInstances } from '@/redis/instances';
+import { sqliteWebhookStore } from '@/webhooks/sqlite-store';
+import type { WebhookStore } from '@/webhooks/store';
 import { createWorkers } from '@/workers';
+import { type JobRunStore, sqliteJobRuns } from '@/workers/job-runs';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
 import { contentRoutes } from './api/content/routes';
@@ -73,6 +79,14 @@ export interface CreateAppOptions {
   idempotencyStore?: IdempotencyStore;
   /** What GET /health asks of the database; by default SQLite's check on `db`. Tests only. */
   databaseHealth?: DatabaseHealth;
+  /** The change feed's store; by default SQLite on `db`. Only tests pass another, as above. */
+  eventStore?: EventStore;
+  /** The audit log's read side; by default SQLite on `db`. Only tests pass another, as above. */
+  auditStore?: AuditLogStore;
+  /** Webhook endpoints and deliveries; by default SQLite on `db`. Only tests pass another, as above. */
+  webhookStore?: WebhookStore;
+  /** The jobs' recorded runs; by default SQLite on `db`. Only tests pass another, as above. */
+  jobRunStore?: JobRunStore;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -95,6 +109,10 @@ export function buildDeps({
   contentStore: content = sqliteContentStore(db),
   idempotencyStore = sqliteIdempotencyStore(db),
   databaseHealth = sqliteHealth(db),
+  eventStore: events = sqliteEventStore(db),
+  auditStore: audit = sqliteAuditLog(db),
+  webhookStore: webhooks = sqliteWebhookStore(db),
+  jobRunStore: jobRuns = sqliteJobRuns(db),
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const readCache = new ReadCache({
@@ -137,6 +155,10 @@ export function buildDeps({
       db,
       customer,
       content,
+      events,
+      audit,
+      webhooks,
+      jobRuns,
       logger,
       clock,
       tokens,

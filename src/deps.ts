@@ -2,6 +2,7 @@ import type { AddressBound } from '@/accounts/address-limit';
 import type { FailureLedger } from '@/accounts/guessing';
 import type { PasswordHasher } from '@/accounts/hashing';
 import type { AccountStore } from '@/accounts/store';
+import type { AuditLogStore } from '@/audit/log';
 import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { StaticPageCache } from '@/content/cache';
@@ -10,11 +11,14 @@ import type { CustomerStore } from '@/customer/store';
 import type { Db } from '@/db/client';
 import type { DatabaseHealth } from '@/db/health';
 import type { ReadCache } from '@/db/read-cache';
+import type { EventStore } from '@/events/store';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
 import type { RateLimiter } from '@/rate-limit/limiter';
 import type { RedisConnection } from '@/redis/connection';
 import type { LiveInstances } from '@/redis/instances';
+import type { WebhookStore } from '@/webhooks/store';
+import type { JobRunStore } from '@/workers/job-runs';
 import type { Scheduler } from '@/workers/scheduler';
 
 /** The services the domains, workers and routes share; built once by `buildDeps`. */
@@ -40,6 +44,14 @@ export interface AppDeps {
   content: ContentStore;
   /** Whether the database answers (GET /health); SQLite's check on `db` in the server. */
   databaseHealth: DatabaseHealth;
+  /** The change feed's events (read, prune); always the SQLite store on `db` in the server. */
+  events: EventStore;
+  /** The audit log's read side and retention; always the SQLite one on `db` in the server. */
+  audit: AuditLogStore;
+  /** Webhook endpoints and deliveries; always the SQLite store on `db` in the server. */
+  webhooks: WebhookStore;
+  /** The jobs' recorded runs; always the SQLite store on `db` in the server. */
+  jobRuns: JobRunStore;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
   /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */

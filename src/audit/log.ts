@@ -1,9 +1,37 @@
-import { and, asc, desc, eq, gte, inArray, lt, lte, type SQL } from 'drizzle-orm';
+import { and, asc, type Column, desc, eq, gte, inArray, lt, lte, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { type AuditEventRow, auditEvents } from '@/db/schema';
+import type { MaybePromise } from '@/rate-limit/store';
+import { type AuditContext, type AuditEntry, recordAudit } from './record';
 import type { AuditEvent, AuditPage, AuditQuery } from './schemas';
 
 export const DEFAULT_PAGE_SIZE = 20;
+
+export interface AuditPaging {
+  cursor?: string;
+  limit?: number;
+}
+
+/**
+ * The audit log's read side and retention. Events are appended by the
+ * actions themselves, in their own transactions (`recordAudit`, or
+ * `auditRowOf` in a PostgreSQL store), and never changed; a trigger on
+ * each database refuses an update. `sqliteAuditLog` answers at once,
+ * `postgresAuditLog` with promises.
+ */
+export interface AuditLogStore {
+  /** The security log of one account: the events that concern it. */
+  securityLogOf(userId: string, paging: AuditPaging): MaybePromise<AuditPage>;
+  /** The operators' view: every event, by actor, subject, action and time range. */
+  searchAudit(query: AuditQuery): MaybePromise<AuditPage>;
+  /** Deletes the events older than `before` (ms), oldest first in chunks; the number deleted. */
+  pruneAudit(before: number): MaybePromise<number>;
+  /**
+   * Appends the event of an action that wrote nothing of its own (a job run
+   * on demand); an action that writes records its event in its own transaction.
+   */
+  record(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
+}
 
 const toEvent = (row: AuditEventRow): AuditEvent => ({
   id: String(row.id),
@@ -18,49 +46,68 @@ const toEvent = (row: AuditEventRow): AuditEvent => ({
   details: row.details,
 });
 
+/** The columns a filter names, of either database's `audit_events`. */
+export type AuditColumns = Record<'id' | 'at' | 'actorId' | 'subjectId' | 'action', Column>;
+
+/** A page's read: the conditions, then at most `limit` rows, newest first. */
+export interface AuditRead {
+  where: SQL | undefined;
+  limit: number;
+}
+
 /**
  * Newest first, keyset paged on the id (ids only grow): a page is the
  * events below the cursor, so events written meanwhile never shift it.
  */
-function pageOf(
-  db: DbOrTx,
-  filters: (SQL | undefined)[],
-  paging: { cursor?: string; limit?: number },
-): AuditPage {
-  const size = paging.limit ?? DEFAULT_PAGE_SIZE;
-  const below = paging.cursor === undefined ? undefined : lt(auditEvents.id, Number(paging.cursor));
-  const rows = db
-    .select()
-    .from(auditEvents)
-    .where(and(...filters, below))
-    .orderBy(desc(auditEvents.id))
-    .limit(size + 1)
-    .all();
+function readOf(table: AuditColumns, filters: (SQL | undefined)[], paging: AuditPaging): AuditRead {
+  const below = paging.cursor === undefined ? undefined : lt(table.id, Number(paging.cursor));
+  return { where: and(...filters, below), limit: (paging.limit ?? DEFAULT_PAGE_SIZE) + 1 };
+}
+
+/** The page of the rows a read found (one more than the page when there are more). */
+export function auditPageOf(rows: readonly AuditEventRow[], read: AuditRead): AuditPage {
+  const size = read.limit - 1;
   const events = rows.slice(0, size).map(toEvent);
   const last = events.at(-1);
   return { events, nextCursor: rows.length > size && last ? last.id : null };
 }
 
-/** The security log of one account: the events that concern it. */
-export const securityLogOf = (
-  db: DbOrTx,
-  userId: string,
-  paging: { cursor?: string; limit?: number },
-): AuditPage => pageOf(db, [eq(auditEvents.subjectId, userId)], paging);
+/** `securityLogOf`'s read. */
+export const securityLogRead = (table: AuditColumns, userId: string, paging: AuditPaging) =>
+  readOf(table, [eq(table.subjectId, userId)], paging);
 
-/** The operators' view: every event, by actor, subject, action and time range. */
-export const searchAudit = (db: DbOrTx, query: AuditQuery): AuditPage =>
-  pageOf(
-    db,
+/** `searchAudit`'s read. */
+export const searchRead = (table: AuditColumns, query: AuditQuery) =>
+  readOf(
+    table,
     [
-      query.actor === undefined ? undefined : eq(auditEvents.actorId, query.actor),
-      query.subject === undefined ? undefined : eq(auditEvents.subjectId, query.subject),
-      query.action === undefined ? undefined : eq(auditEvents.action, query.action),
-      query.from === undefined ? undefined : gte(auditEvents.at, new Date(query.from)),
-      query.to === undefined ? undefined : lte(auditEvents.at, new Date(query.to)),
+      query.actor === undefined ? undefined : eq(table.actorId, query.actor),
+      query.subject === undefined ? undefined : eq(table.subjectId, query.subject),
+      query.action === undefined ? undefined : eq(table.action, query.action),
+      query.from === undefined ? undefined : gte(table.at, new Date(query.from)),
+      query.to === undefined ? undefined : lte(table.at, new Date(query.to)),
     ],
     query,
   );
+
+function pageOf(db: DbOrTx, read: AuditRead): AuditPage {
+  const rows = db
+    .select()
+    .from(auditEvents)
+    .where(read.where)
+    .orderBy(desc(auditEvents.id))
+    .limit(read.limit)
+    .all();
+  return auditPageOf(rows, read);
+}
+
+/** The security log of one account on SQLite (also inside a transaction). */
+export const securityLogOf = (db: DbOrTx, userId: string, paging: AuditPaging): AuditPage =>
+  pageOf(db, securityLogRead(auditEvents, userId, paging));
+
+/** The operators' view on SQLite. */
+export const searchAudit = (db: DbOrTx, query: AuditQuery): AuditPage =>
+  pageOf(db, searchRead(auditEvents, query));
 
 /** Events deleted per statement by the retention job, so that requests keep flowing. */
 export const PRUNE_CHUNK = 5000;
@@ -82,3 +129,12 @@ export function pruneAudit(db: DbOrTx, before: number): number {
     deleted += ids.length;
   }
 }
+
+/** The audit log on `bun:sqlite`: every answer at once. */
+export const sqliteAuditLog = (db: DbOrTx) =>
+  ({
+    securityLogOf: (userId, paging) => securityLogOf(db, userId, paging),
+    searchAudit: (query) => searchAudit(db, query),
+    pruneAudit: (before) => pruneAudit(db, before),
+    record: (context, entry) => recordAudit(db, context, entry),
+  }) satisfies AuditLogStore;

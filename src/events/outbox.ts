@@ -1,6 +1,6 @@
 import type { Db, DbOrTx } from '@/db/client';
 import { insertRows } from '@/db/insert-rows';
-import { events } from '@/db/schema';
+import { type EventRow, events } from '@/db/schema';
 import type { EventType, ResourceKind } from './schemas';
 import { announceEvent } from './signal';
 
@@ -12,6 +12,19 @@ export interface NewEvent {
   /** The resource as its GET answers it after the change, or `{id}` once removed. */
   data: object;
 }
+
+/** The row of one event as every store inserts it (the id is assigned by the insert). */
+export type NewEventRow = Omit<EventRow, 'id'>;
+
+/** The row of `event`, happening at `now` (ms): shared by every store's append. */
+export const eventRowOf = (event: NewEvent, now: number): NewEventRow => ({
+  type: event.type,
+  occurredAt: new Date(now),
+  resourceKind: event.resource.kind,
+  resourceId: event.resource.id,
+  ownerId: event.ownerId,
+  data: JSON.stringify(event.data),
+});
 
 const INSERT_HEAD = `INSERT INTO events (type, occurred_at, resource_kind, resource_id, owner_id, data)
   VALUES `;
@@ -33,16 +46,6 @@ export function appendEvent(db: DbOrTx, event: NewEvent, now: number): void {
   announceEvent();
 }
 
-/** The row of one event, as every store writes it. */
-export const eventRowOf = (event: NewEvent, now: number): typeof events.$inferInsert => ({
-  type: event.type,
-  occurredAt: new Date(now),
-  resourceKind: event.resource.kind,
-  resourceId: event.resource.id,
-  ownerId: event.ownerId,
-  data: JSON.stringify(event.data),
-});
-
 /**
  * Appends several events in the order given (ids ascending in that order)
  * with multi-row INSERTs: for a write that tells of many changes at once
@@ -50,14 +53,10 @@ export const eventRowOf = (event: NewEvent, now: number): typeof events.$inferIn
  */
 export function appendEvents(db: Db, batch: readonly { event: NewEvent; now: number }[]): void {
   if (batch.length === 0) return;
-  const params = batch.flatMap(({ event, now }) => [
-    event.type,
-    now,
-    event.resource.kind,
-    event.resource.id,
-    event.ownerId,
-    JSON.stringify(event.data),
-  ]);
+  const params = batch.flatMap(({ event, now }) => {
+    const row = eventRowOf(event, now);
+    return [row.type, now, row.resourceKind, row.resourceId, row.ownerId, row.data];
+  });
   insertRows(db.$client, INSERT_HEAD, INSERT_VALUES, 6, params);
   announceEvent();
 }

@@ -1,10 +1,8 @@
-import type { Db } from '@/db/client';
 import { cursorOf } from '@/events/cursor';
 import type { Clock } from '@/kernel/clock';
-import { type AttemptOutcome, type DueDelivery, dueDeliveries, recordAttempt } from './deliveries';
 import { signingSecrets } from './endpoints';
-import { fanOut } from './fan-out';
 import { webhookHeaders } from './signing';
+import type { AttemptOutcome, DueDelivery, WebhookStore } from './store';
 import { type Resolve, refusalOf, type UrlPolicy } from './url-policy';
 
 /** An attempt that has no answer after this long failed. */
@@ -14,7 +12,7 @@ const PARALLEL = 16;
 const PER_RUN = 1000;
 
 export interface DeliveryContext {
-  db: Db;
+  store: WebhookStore;
   clock: Clock;
   policy: UrlPolicy;
   resolve?: Resolve;
@@ -93,18 +91,18 @@ async function attempt(
  */
 export async function deliverWebhooks(ctx: DeliveryContext): Promise<DeliveryRun> {
   const run: DeliveryRun = {
-    queued: fanOut(ctx.db, ctx.clock()),
+    queued: await ctx.store.fanOut(ctx.clock()),
     attempted: 0,
     succeeded: 0,
     failed: 0,
   };
   while (run.attempted < PER_RUN && !ctx.signal?.aborted) {
-    const due = dueDeliveries(ctx.db, ctx.clock(), PARALLEL);
+    const due = await ctx.store.dueDeliveries(ctx.clock(), PARALLEL);
     if (due.length === 0) break;
     await Promise.all(
       due.map(async (item) => {
         const outcome = await attempt(ctx, item);
-        recordAttempt(ctx.db, item.delivery.id, outcome, ctx.clock());
+        await ctx.store.recordAttempt(item.delivery.id, outcome, ctx.clock());
         run.attempted++;
         if (outcome.ok) run.succeeded++;
         else run.failed++;

@@ -1,89 +1,65 @@
-import { and, eq, lt } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
-
-interface EventRecord {
-  id: number;
-  type: string;
-  occurred_at: number;
-  resource_kind: string;
-  resource_id: string;
-  owner_id: string | null;
-  data: string;
-}
+import type { StoredEvent } from '@/events/feed';
+import { type Steps, step } from '@/kernel/steps';
+import type { MaybePromise } from '@/rate-limit/store';
+import type { Run } from './operations';
+import type { NewDelivery, WebhookTables } from './store';
 
 const FAN_OUT_BATCH = 500;
 
+/** The delivery of `event` to `endpointId`; the body is built once, so every attempt sends (and signs) the same bytes. */
+const deliveryOf = (endpointId: string, event: StoredEvent, now: number): NewDelivery => ({
+  endpointId,
+  eventId: event.id,
+  eventType: event.type,
+  resource: `${event.resourceKind}:${event.resourceId}`,
+  body: `{"type":${JSON.stringify(event.type)},"timestamp":"${new Date(event.occurredAt).toISOString()}","data":${event.data}}`,
+  status: 'pending',
+  attempts: 0,
+  nextAttemptAt: new Date(now),
+  createdAt: new Date(now),
+});
+
 /**
- * Queues a delivery of every event after each enabled endpoint's cursor that
- * it should receive (its owner's, of its types), and moves the cursor past
- * the events read, in one transaction per batch: an event is queued exactly
- * once, even when the process dies between batches. The body is built
- * here once, so every attempt sends (and signs) the same bytes.
+ * One batch of an endpoint's fan-out, in one transaction: queues a delivery
+ * of every event after its cursor that it should receive (its owner's, of
+ * its types) and moves the cursor past the events read, so an event is
+ * queued exactly once, even when the process dies between batches. Null:
+ * nothing (more) to queue.
  */
-export function fanOut(db: Db, now: number): number {
+function* fanOutBatch(t: WebhookTables, endpointId: string, now: number): Steps<number | null> {
+  // Read again inside the transaction: a PATCH or DELETE may have come between batches.
+  const current = yield* step(t.endpoint(endpointId, true));
+  if (!current?.enabled) return null;
+  const events = yield* step(t.eventsAfter(current.cursor, FAN_OUT_BATCH));
+  if (events.length === 0) return null;
+  const wanted = events.filter(
+    (event) =>
+      (current.ownerId === null || event.ownerId === current.ownerId) &&
+      (current.types.length === 0 || current.types.includes(event.type)),
+  );
+  if (wanted.length > 0) {
+    yield* step(t.insertDeliveries(wanted.map((event) => deliveryOf(endpointId, event, now))));
+  }
+  yield* step(t.updateEndpoint(endpointId, { cursor: events.at(-1)!.id }));
+  return wanted.length;
+}
+
+/** Every lagging endpoint's fan-out, batch after batch; how many deliveries were queued. */
+export function* fanOutAll(
+  lagging: MaybePromise<string[]>,
+  batch: (endpointId: string) => MaybePromise<number | null>,
+): Steps<number> {
   let queued = 0;
-  const last = db.$client.query('SELECT coalesce(max(id), 0) AS id FROM events').get() as {
-    id: number;
-  };
-  // Endpoints already at the last event need no write transaction (the idle case).
-  const endpoints = db
-    .select({ id: webhookEndpoints.id })
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.enabled, true), lt(webhookEndpoints.cursor, last.id)))
-    .all();
-  for (const endpoint of endpoints) {
+  for (const endpointId of yield* step(lagging)) {
     for (;;) {
-      const added = db.transaction(
-        (tx) => {
-          // Read again inside the transaction: a PATCH or DELETE may have come between batches.
-          const current = tx
-            .select()
-            .from(webhookEndpoints)
-            .where(eq(webhookEndpoints.id, endpoint.id))
-            .get();
-          if (!current?.enabled) return null;
-          // The same connection as `tx`: read inside its transaction.
-          const events = db.$client
-            .query(
-              `SELECT id, type, occurred_at, resource_kind, resource_id, owner_id, data FROM events
-               WHERE id > ? ORDER BY id LIMIT ?`,
-            )
-            .all(current.cursor, FAN_OUT_BATCH) as EventRecord[];
-          if (events.length === 0) return null;
-          const wanted = events.filter(
-            (event) =>
-              (current.ownerId === null || event.owner_id === current.ownerId) &&
-              (current.types.length === 0 || current.types.includes(event.type)),
-          );
-          if (wanted.length > 0) {
-            tx.insert(webhookDeliveries)
-              .values(
-                wanted.map((event) => ({
-                  endpointId: endpoint.id,
-                  eventId: event.id,
-                  eventType: event.type,
-                  resource: `${event.resource_kind}:${event.resource_id}`,
-                  body: `{"type":${JSON.stringify(event.type)},"timestamp":"${new Date(event.occurred_at).toISOString()}","data":${event.data}}`,
-                  status: 'pending' as const,
-                  attempts: 0,
-                  nextAttemptAt: new Date(now),
-                  createdAt: new Date(now),
-                })),
-              )
-              .run();
-          }
-          tx.update(webhookEndpoints)
-            .set({ cursor: events.at(-1)!.id })
-            .where(eq(webhookEndpoints.id, endpoint.id))
-            .run();
-          return wanted.length;
-        },
-        { behavior: 'immediate' },
-      );
+      const added = yield* step(batch(endpointId));
       if (added === null) break;
       queued += added;
     }
   }
   return queued;
 }
+
+/** One fan-out batch, for a store's `fanOut`. */
+export const fanOutBatchOf = (run: Run, endpointId: string, now: number) =>
+  run((t) => fanOutBatch(t, endpointId, now));

@@ -62,7 +62,7 @@ export function workerJobs(deps: AppDeps): JobDefinition[] {
 export function createWorkers(deps: AppDeps): Scheduler {
   return createScheduler({
     jobs: workerJobs(deps),
-    db: deps.db,
+    runs: deps.jobRuns,
     logger: deps.logger,
     clock: deps.clock,
     leadership: deps.redis

@@ -1,15 +1,13 @@
 import { Cron, CronPattern } from 'croner';
-import { and, desc, eq, lte, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { type JobRunRow, jobRuns } from '@/db/schema';
 import type { Clock } from '@/kernel/clock';
 import { fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
+import type { MaybePromise } from '@/rate-limit/store';
+import type { JobRunStore, RunFields } from './job-runs';
 import { holdWhileRunning, type JobLeases, runLeased } from './leases';
 import { SCHEDULE_TIMEZONE, tickOf } from './ticks';
 
-/** Runs kept per job; older ones are pruned after every run. */
-export const RUNS_KEPT_PER_JOB = 1000;
+export { RUNS_KEPT_PER_JOB } from './job-runs';
 /** Runs shown per job by `status()` (GET /admin/jobs). */
 export const RUNS_SHOWN_PER_JOB = 20;
 export { SCHEDULE_TIMEZONE, tickOf } from './ticks';
@@ -82,14 +80,16 @@ export interface Scheduler {
   trigger(name: string, tick?: number): Promise<JobRun | null>;
   /** Runs a job now: NotFound for an unknown name, Conflict while it is running. */
   runNow(name: string): Promise<JobRun>;
-  status(): JobStatus[];
+  /** At once with runs recorded in SQLite; later from a store that answers later. */
+  status(): MaybePromise<JobStatus[]>;
   /** Counts and durations of the runs of this process, by job name. */
   stats(): ReadonlyMap<string, Readonly<JobStats>>;
 }
 
 export interface SchedulerOptions {
   jobs: readonly JobDefinition[];
-  db: Db;
+  /** Where the runs are recorded. */
+  runs: JobRunStore;
   logger: Logger;
   clock: Clock;
   /** Shared leadership: each tick of a job runs on the one instance that claims it. */
@@ -111,11 +111,6 @@ export const unknownJob = (name: string) =>
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-type RunFields = Pick<
-  JobRunRow,
-  'startedAt' | 'finishedAt' | 'outcome' | 'details' | 'instance' | 'tick'
->;
-
 const toRun = (row: RunFields): JobRun => ({
   startedAt: row.startedAt.toISOString(),
   finishedAt: row.finishedAt.toISOString(),
@@ -127,7 +122,7 @@ const toRun = (row: RunFields): JobRun => ({
 
 export function createScheduler({
   jobs,
-  db,
+  runs,
   logger,
   clock,
   leadership,
@@ -144,19 +139,6 @@ export function createScheduler({
       { succeeded: 0, failed: 0, durationSeconds: 0, lastDurationSeconds: Number.NaN },
     ]),
   );
-
-  function record(name: string, row: RunFields): void {
-    // Keep the newest RUNS_KEPT_PER_JOB: delete at and below the first id past them.
-    const cutoff = sql`(SELECT id FROM job_runs WHERE job = ${name} ORDER BY id DESC LIMIT 1 OFFSET ${RUNS_KEPT_PER_JOB})`;
-    db.transaction((tx) => {
-      tx.insert(jobRuns)
-        .values({ job: name, ...row })
-        .run();
-      tx.delete(jobRuns)
-        .where(and(eq(jobRuns.job, name), lte(jobRuns.id, cutoff)))
-        .run();
-    });
-  }
 
   /**
    * Runs the job once. Under a lease (`tick`), the lease is renewed while
@@ -203,7 +185,7 @@ export function createScheduler({
     figures.durationSeconds += seconds;
     figures.lastDurationSeconds = seconds;
     try {
-      record(job.name, row);
+      await runs.record(job.name, row);
     } catch (error) {
       logger.error('job run not recorded', { job: job.name, error: messageOf(error) });
     }
@@ -274,19 +256,18 @@ export function createScheduler({
 
     status() {
       const now = new Date(clock());
-      return jobs.map((job) => ({
-        name: job.name,
-        schedule: job.pattern,
-        nextRunAt: crons.get(job.name)?.nextRun(now)?.toISOString() ?? null,
-        lastRuns: db
-          .select()
-          .from(jobRuns)
-          .where(eq(jobRuns.job, job.name))
-          .orderBy(desc(jobRuns.id))
-          .limit(RUNS_SHOWN_PER_JOB)
-          .all()
-          .map(toRun),
-      }));
+      const lastRuns = jobs.map((job) => runs.lastRuns(job.name, RUNS_SHOWN_PER_JOB));
+      const statusOf = (rows: RunFields[][]) =>
+        jobs.map((job, i) => ({
+          name: job.name,
+          schedule: job.pattern,
+          nextRunAt: crons.get(job.name)?.nextRun(now)?.toISOString() ?? null,
+          lastRuns: rows[i]!.map(toRun),
+        }));
+      // At once when every answer is (SQLite); otherwise once all have come.
+      return lastRuns.some((answer) => answer instanceof Promise)
+        ? Promise.all(lastRuns).then(statusOf)
+        : statusOf(lastRuns as RunFields[][]);
     },
   };
 }

@@ -8,8 +8,8 @@ import type { JobContext, JobDetails } from './scheduler';
  * ones in flight finish and are recorded.
  */
 export async function run(deps: AppDeps, ctx?: JobContext): Promise<JobDetails> {
-  const { db, clock, config } = deps;
+  const { webhooks: store, clock, config } = deps;
   return {
-    ...(await deliverWebhooks({ db, clock, policy: config.webhooks, signal: ctx?.signal })),
+    ...(await deliverWebhooks({ store, clock, policy: config.webhooks, signal: ctx?.signal })),
   };
 }

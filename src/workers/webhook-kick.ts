@@ -1,6 +1,6 @@
 import type { AppDeps } from '@/deps';
 import { onEvents } from '@/events/signal';
-import { hasEnabledEndpoint } from '@/webhooks/endpoints';
+import { whenReady } from '@/rate-limit/store';
 
 /**
  * Runs `webhook-delivery` as soon as events commit, instead of at its next
@@ -12,28 +12,34 @@ import { hasEnabledEndpoint } from '@/webhooks/endpoints';
 export function kickDeliveriesOnEvents(deps: AppDeps): () => void {
   let running = false;
   let again = false;
+  const finish = () => {
+    running = false;
+    if (again) {
+      again = false;
+      kick();
+    }
+  };
   const kick = () => {
     if (running) {
       again = true;
       return;
     }
-    if (!deps.jobs || !hasEnabledEndpoint(deps.db)) return;
+    const jobs = deps.jobs;
+    if (!jobs) return;
     running = true;
-    // With shared leadership the kick takes the job's lease like a tick (its
-    // time as the tick), so it never overlaps a run on another instance and
-    // no delivery goes out twice.
-    const run = deps.redis
-      ? deps.jobs.trigger('webhook-delivery', deps.clock())
-      : deps.jobs.runNow('webhook-delivery');
-    run
-      .catch(() => undefined)
-      .finally(() => {
-        running = false;
-        if (again) {
-          again = false;
-          kick();
-        }
-      });
+    const start = (wanted: boolean) => {
+      if (!wanted) return finish();
+      // With shared leadership the kick takes the job's lease like a tick (its
+      // time as the tick), so it never overlaps a run on another instance and
+      // no delivery goes out twice.
+      const run = deps.redis
+        ? jobs.trigger('webhook-delivery', deps.clock())
+        : jobs.runNow('webhook-delivery');
+      run.catch(() => undefined).finally(finish);
+    };
+    // At once on SQLite; a store that answers later and fails leaves it to the schedule.
+    const checked = whenReady(deps.webhooks.hasEnabledEndpoint(), start);
+    if (checked instanceof Promise) checked.catch(finish);
   };
   return onEvents(kick);
 }

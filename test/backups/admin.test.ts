@@ -123,7 +123,7 @@ describe('error', () => {
           },
         },
       ],
-      db: ctx.db,
+      runs: ctx.deps.jobRuns,
       logger: createLogger('silent'),
       clock: ctx.clock,
     });
@@ -156,7 +156,9 @@ describe('error', () => {
       ...problemOf(500),
       detail: expect.stringMatching(/^The backup failed: .*a-file/),
     });
-    const [job] = ctx.deps.jobs!.status().filter((entry) => entry.name === 'database-backup');
+    const [job] = (await ctx.deps.jobs!.status()).filter(
+      (entry) => entry.name === 'database-backup',
+    );
     expect(job?.lastRuns.map((run) => run.outcome)).toEqual(['failed']);
   });
 });

@@ -53,7 +53,7 @@ describe('happy', () => {
       size: expect.any(Number),
       durationMs: expect.any(Number),
     });
-    const status = ctx.deps.jobs!.status().find((job) => job.name === 'database-backup');
+    const status = (await ctx.deps.jobs!.status()).find((job) => job.name === 'database-backup');
     expect(status?.schedule).toBe('0 3 * * *');
     expect(status?.lastRuns).toEqual([result]);
   });

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { JobList, JobRunResult } from '@/api/admin/schemas';
 import type { Db } from '@/db/client';
 import { createLogger } from '@/logger';
+import { sqliteJobRuns } from '@/workers/job-runs';
 import { holdWhileRunning, redisJobLeases } from '@/workers/leases';
 import { createScheduler, type JobDefinition, tickOf } from '@/workers/scheduler';
 import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
@@ -31,7 +32,7 @@ function cluster(db: Db, jobs: JobDefinition[], names: string[], url = SHARED_RE
   return names.map((instance) =>
     createScheduler({
       jobs,
-      db,
+      runs: sqliteJobRuns(db),
       logger: createLogger('silent'),
       clock,
       leadership: { leases: redisJobLeases(redis, instance), instance },
@@ -60,7 +61,7 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: one run per ti
     }
     expect(runs).toBe(2);
     // Every instance lists the runs of all of them, each with its instance and tick.
-    const lastRuns = schedulers[1]!.status()[0]!.lastRuns;
+    const lastRuns = (await schedulers[1]!.status())[0]!.lastRuns;
     expect(lastRuns.map((run) => run.tick)).toEqual([
       new Date(TICK + MINUTE_MS).toISOString(),
       new Date(TICK).toISOString(),
@@ -142,10 +143,10 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: one run per ti
         stop();
       }
       // The receiver has the request before the run is recorded.
-      const lastRun = () =>
-        ctx.deps.jobs!.status().find((job) => job.name === 'webhook-delivery')!.lastRuns[0];
-      for (let i = 0; i < 100 && !lastRun(); i++) await Bun.sleep(10);
-      expect(lastRun()).toMatchObject({
+      const lastRun = async () =>
+        (await ctx.deps.jobs!.status()).find((job) => job.name === 'webhook-delivery')!.lastRuns[0];
+      for (let i = 0; i < 100 && !(await lastRun()); i++) await Bun.sleep(10);
+      expect(await lastRun()).toMatchObject({
         instance: ctx.deps.instance,
         tick: new Date(ctx.clock()).toISOString(),
       });

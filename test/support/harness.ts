@@ -6,11 +6,15 @@ import type { AccountStore } from '@/accounts/store';
 import type { ApiDeps } from '@/api/deps';
 import type { CreateAppOptions } from '@/app';
 import { buildDeps, createService, type ExtraRoutes } from '@/app';
+import type { AuditLogStore } from '@/audit/log';
 import type { Audience } from '@/auth/tokens';
 import { parseConfig } from '@/config';
 import type { CustomerStore } from '@/customer/store';
 import { type Db, migrateDatabase, openDatabase } from '@/db/client';
+import type { EventStore } from '@/events/store';
 import { createLogger } from '@/logger';
+import type { WebhookStore } from '@/webhooks/store';
+import type { JobRunStore } from '@/workers/job-runs';
 
 export const BASE = 'http://localhost';
 
@@ -95,6 +99,14 @@ export interface TestAppOptions {
   accountStore?: AccountStore;
   /** The content, idempotency and health stores (default: SQLite; see test/content/stores.ts). */
   stores?: Pick<CreateAppOptions, 'contentStore' | 'idempotencyStore' | 'databaseHealth'>;
+  /** The change feed's store (default: SQLite on the app's file; see test/events/stores.ts). */
+  eventStore?: EventStore;
+  /** The audit log's read side (default: SQLite on the app's file). */
+  auditStore?: AuditLogStore;
+  /** Webhook endpoints and deliveries (default: SQLite on the app's file). */
+  webhookStore?: WebhookStore;
+  /** The jobs' recorded runs (default: SQLite on the app's file). */
+  jobRunStore?: JobRunStore;
 }
 
 /**
@@ -110,6 +122,10 @@ export function createTestApp({
   customerStore,
   accountStore,
   stores,
+  eventStore,
+  auditStore,
+  webhookStore,
+  jobRunStore,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({
@@ -123,7 +139,8 @@ export function createTestApp({
   migrateDatabase(db);
   const deps: ApiDeps = buildDeps({
     ...{ config, db, logger: createLogger('silent'), clock },
-    ...{ hasher, customerStore, accountStore, ...stores },
+    ...{ hasher, customerStore, accountStore, eventStore, auditStore, webhookStore, jobRunStore },
+    ...stores,
   });
   if (deps.redis) closeAtEnd(deps.redis);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */

@@ -113,7 +113,7 @@ describe('webhook delivery', () => {
       other.exec('BEGIN IMMEDIATE');
       try {
         const run = await deliverWebhooks({
-          db: ctx.db,
+          store: ctx.deps.webhooks,
           clock: ctx.clock,
           policy: ctx.config.webhooks,
         });
@@ -343,7 +343,7 @@ describe('webhook delivery', () => {
       receiver.answerWith(() => hold.promise);
       await postProperty(ctx);
       const run = await deliverWebhooks({
-        db: ctx.db,
+        store: ctx.deps.webhooks,
         clock: ctx.clock,
         policy: ctx.config.webhooks,
         timeoutMs: 50,
@@ -361,7 +361,7 @@ describe('webhook delivery', () => {
       const { ctx, deliveries } = await setUp();
       await postProperty(ctx);
       const run = await deliverWebhooks({
-        db: ctx.db,
+        store: ctx.deps.webhooks,
         clock: ctx.clock,
         policy: { allowHttp: true, allowPrivate: false },
       });

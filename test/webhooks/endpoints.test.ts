@@ -3,6 +3,7 @@ import { Webhook, WebhookList, WebhookWithSecret } from '@/webhooks/schemas';
 import { refusalOf } from '@/webhooks/url-policy';
 import { count, listingsContext } from '../listings/support';
 import { problemOf } from '../support/harness';
+import { expectHiddenFrom } from './support';
 
 const ctx = await listingsContext();
 const { employee, customer, otherCustomer } = ctx;
@@ -285,19 +286,7 @@ describe('webhook endpoints', () => {
         (await ctx.request('POST', '/listings/webhooks', { body: { url: URL_OK } })).status,
       ).toBe(401);
       const path = `/listings/webhooks/${made.id}`;
-      for (const [method, suffix] of [
-        ['GET', ''],
-        ['PATCH', ''],
-        ['DELETE', ''],
-        ['POST', '/rotate-secret'],
-        ['GET', '/deliveries'],
-      ] as const) {
-        const res = await ctx.request(method, `${path}${suffix}`, {
-          token: otherCustomer,
-          ...(method === 'PATCH' ? { body: { enabled: false } } : {}),
-        });
-        expect([method, suffix, res.status]).toEqual([method, suffix, 404]);
-      }
+      await expectHiddenFrom(ctx, path, otherCustomer);
       expect((await ctx.request('GET', path, { token: customer })).body).toMatchObject({
         enabled: true,
       });

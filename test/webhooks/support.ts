@@ -1,7 +1,8 @@
-import { setSystemTime } from 'bun:test';
+import { expect, setSystemTime } from 'bun:test';
 import { Webhook } from 'standardwebhooks';
 import * as webhookDelivery from '@/workers/webhook-delivery';
 import { listingsContext } from '../listings/support';
+import type { TestContext } from '../support/harness';
 
 export interface Received {
   path: string;
@@ -72,3 +73,24 @@ export const webhooksContext = () => listingsContext({ env: LOCAL_WEBHOOKS });
 /** One run of the delivery job, the way the scheduler runs it. */
 export const deliver = (ctx: { deps: Parameters<typeof webhookDelivery.run>[0] }) =>
   webhookDelivery.run(ctx.deps);
+
+/** Every call on the endpoint at `path` answers 404 to `token`: it is someone else's. */
+export async function expectHiddenFrom(
+  ctx: Pick<TestContext, 'request'>,
+  path: string,
+  token: string,
+) {
+  for (const [method, suffix] of [
+    ['GET', ''],
+    ['PATCH', ''],
+    ['DELETE', ''],
+    ['POST', '/rotate-secret'],
+    ['GET', '/deliveries'],
+  ] as const) {
+    const res = await ctx.request(method, `${path}${suffix}`, {
+      token,
+      ...(method === 'PATCH' ? { body: { enabled: false } } : {}),
+    });
+    expect([method, suffix, res.status]).toEqual([method, suffix, 404]);
+  }
+}

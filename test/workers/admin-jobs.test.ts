@@ -96,7 +96,7 @@ describe('error', () => {
           },
         },
       ],
-      db: ctx.db,
+      runs: ctx.deps.jobRuns,
       logger: createLogger('silent'),
       clock: ctx.clock,
     });
@@ -160,6 +160,6 @@ describe('auth', () => {
     const res = await ctx.request(method, path, { token: await ctx.tokenFor('c1', 'customer') });
     expect(res.status).toBe(403);
     expect(res.body).toEqual(problemOf(403));
-    expect(ctx.deps.jobs!.status().flatMap((job) => job.lastRuns)).toEqual([]);
+    expect((await ctx.deps.jobs!.status()).flatMap((job) => job.lastRuns)).toEqual([]);
   });
 });

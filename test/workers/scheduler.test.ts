@@ -51,7 +51,7 @@ describe('happy', () => {
       outcome: 'succeeded',
       details: { repaired: 3, scanned: 10 },
     });
-    expect(scheduler.status()[0]!.lastRuns).toEqual([run]);
+    expect((await scheduler.status())[0]!.lastRuns).toEqual([run]);
   });
 
   test('a job returning nothing is recorded with empty details', async () => {
@@ -83,7 +83,7 @@ describe('happy', () => {
     expect(second?.outcome).toBe('succeeded');
     expect(second?.details).toEqual({ calls: 2 });
 
-    const { lastRuns } = scheduler.status()[0]!;
+    const { lastRuns } = (await scheduler.status())[0]!;
     expect(lastRuns.map((run) => run.outcome)).toEqual(['succeeded', 'failed']);
     expect(lines).toContainEqual(
       expect.objectContaining({
@@ -117,7 +117,7 @@ describe('happy', () => {
       { name: 'b', pattern: NEVER_SOON, run: () => ({}) },
     ]);
     for (let i = 0; i < RUNS_SHOWN_PER_JOB + 2; i++) await scheduler.runNow('a');
-    const [a, b] = scheduler.status();
+    const [a, b] = await scheduler.status();
     expect(a!.name).toBe('a');
     expect(a!.schedule).toBe('*/5 * * * *');
     expect(a!.lastRuns).toHaveLength(RUNS_SHOWN_PER_JOB);
@@ -141,18 +141,18 @@ describe('happy', () => {
       ],
       clock,
     );
-    expect(scheduler.status().map((job) => job.nextRunAt)).toEqual([null, null]);
+    expect((await scheduler.status()).map((job) => job.nextRunAt)).toEqual([null, null]);
     scheduler.start();
     started.push(scheduler);
     scheduler.start(); // idempotent: no second run at start
-    expect(scheduler.status().map((job) => job.nextRunAt)).toEqual([
+    expect((await scheduler.status()).map((job) => job.nextRunAt)).toEqual([
       '2026-11-22T12:05:00.000Z',
       '2026-11-23T03:00:00.000Z',
     ]);
     await Promise.resolve();
     await scheduler.stop();
     expect(warmed).toBe(1);
-    const [, warm] = scheduler.status();
+    const [, warm] = await scheduler.status();
     expect(warm!.lastRuns.map((run) => run.details)).toEqual([{ warmed: 1 }]);
     expect(warm!.nextRunAt).toBeNull();
   });
@@ -271,7 +271,7 @@ describe('overlap and shutdown', () => {
       outcome: 'succeeded',
       details: { chunks: 1, stopped: true },
     });
-    expect(scheduler.status()[0]!.lastRuns).toHaveLength(1);
+    expect((await scheduler.status())[0]!.lastRuns).toHaveLength(1);
     expect(await statusOf(scheduler.runNow('chunked'))).toBe(503);
     expect(await scheduler.trigger('chunked')).toBeNull();
   });

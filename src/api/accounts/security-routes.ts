@@ -5,7 +5,6 @@ import type { ApiDeps } from '@/api/deps';
 import { cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
 import { parsedQuery } from '@/api/request/query';
-import { securityLogOf } from '@/audit/log';
 import { AuditPage, SecurityLogQuery } from '@/audit/schemas';
 import { fail } from '@/kernel/errors';
 import { whenReady } from '@/rate-limit/store';
@@ -19,7 +18,7 @@ const tags = ['Accounts'];
  * sessions (and signing one out elsewhere) and its security log.
  */
 export const securityRoutes = (deps: ApiDeps) => {
-  const { db, accountStore: store, clock, config, auth } = deps;
+  const { db, accountStore: store, clock, config, auth, audit } = deps;
   return new Elysia({ name: 'accounts-security' })
     .use(auth)
     .get(
@@ -67,7 +66,7 @@ export const securityRoutes = (deps: ApiDeps) => {
         const query = parsedQuery(SecurityLogQuery, request.url);
         // Only one's own log: naming anyone else answers as if there were nobody.
         if (query.user !== undefined && query.user !== caller.sub) throw fail('account.not_found');
-        return securityLogOf(db, caller.sub, query);
+        return audit.securityLogOf(caller.sub, query);
       },
       {
         auth: 'any',

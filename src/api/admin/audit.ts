@@ -1,16 +1,15 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { parsedQuery } from '@/api/request/query';
-import { searchAudit } from '@/audit/log';
 import { AuditPage, AuditQuery } from '@/audit/schemas';
 import { problems } from '../responses';
 import { documentedQuery } from '../validation';
 
 /** GET /admin/audit: the whole security and audit log, for employees. */
-export const auditRoutes = ({ auth, db }: ApiDeps) =>
+export const auditRoutes = ({ auth, audit }: ApiDeps) =>
   new Elysia({ name: 'admin-audit' })
     .use(auth)
-    .get('/audit', ({ request }) => searchAudit(db, parsedQuery(AuditQuery, request.url)), {
+    .get('/audit', ({ request }) => audit.searchAudit(parsedQuery(AuditQuery, request.url)), {
       auth: 'employee',
       query: documentedQuery(AuditQuery),
       response: { 200: AuditPage, ...problems(400, 401, 403) },

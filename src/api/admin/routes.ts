@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
-import { recordAudit } from '@/audit/record';
+import { whenReady } from '@/rate-limit/store';
 import { unknownJob } from '@/workers/scheduler';
 import { Problem } from '../problem';
 import { auditRoutes } from './audit';
@@ -11,13 +11,13 @@ import { adminUserRoutes } from './users';
 
 /** Operator endpoints at /admin (employee only): the worker jobs, account creation and the backups. */
 export const adminRoutes = (deps: ApiDeps) => {
-  const { auth, jobs, db, clock, config } = deps;
+  const { auth, jobs, audit, clock, config } = deps;
   return new Elysia({ name: 'admin', prefix: '/admin' })
     .use(auth)
     .use(adminUserRoutes(deps))
     .use(backupRoutes(deps))
     .use(auditRoutes(deps))
-    .get('/jobs', () => ({ jobs: jobs?.status() ?? [] }), {
+    .get('/jobs', () => whenReady(jobs?.status() ?? [], (list) => ({ jobs: list })), {
       auth: 'employee',
       response: { 200: JobList },
       detail: {
@@ -32,9 +32,9 @@ export const adminRoutes = (deps: ApiDeps) => {
         if (!jobs) throw unknownJob(name);
         const run = await jobs.runNow(name);
         // Recorded once the run has finished (a run the scheduler refused records nothing).
-        const audit = auditContextOf(request, config, clock(), caller.sub);
+        const context = auditContextOf(request, config, clock(), caller.sub);
         const details = { outcome: run.outcome, startedAt: run.startedAt };
-        recordAudit(db, audit, { action: 'job.run', target: name, details });
+        await audit.record(context, { action: 'job.run', target: name, details });
         return { job: name, ...run };
       },
       {

@@ -13,3 +13,9 @@ export type PgTx = Parameters<Parameters<PgDb['transaction']>[0]>[0];
  */
 export const pgDatabase = (client: SQL): PgDb =>
   drizzle({ client, schema: pgSchema, casing: 'snake_case' });
+
+/**
+ * The rows a statement without `returning()` changed: Bun's result carries
+ * `count`, which drizzle's `bun-sql` types do not show.
+ */
+export const changedRows = (result: unknown): number => (result as { count: number }).count;

@@ -12,14 +12,14 @@ const tags = ['Listings: events'];
 const QUERY_SHAPE = { scalars: ['after', 'limit', 'wait'], arrays: ['types'] };
 
 /** The change feed (docs/events-and-webhooks.md): a customer's own properties, an employee's all. */
-export const eventRoutes = ({ db, auth }: ApiDeps) =>
+export const eventRoutes = ({ events, auth }: ApiDeps) =>
   new Elysia({ name: 'listings-events' }).use(auth).get(
     '/events',
     async ({ request, caller, server }) => {
       const query = parseListQuery(searchOf(request.url), QUERY_SHAPE, EventQuery);
       // A long poll outlives Bun's idle timeout (10 s) unless told otherwise.
       if (query.wait !== undefined) server?.timeout(request, query.wait + 10);
-      return waitForEvents(db, caller, query, request.signal);
+      return waitForEvents(events.readEvents, caller, query, request.signal);
     },
     {
       ...requires.any,

@@ -1,16 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { fieldError } from '@/kernel/errors';
-import { listDeliveries, redeliver } from '@/webhooks/deliveries';
-import {
-  createEndpoint,
-  deleteEndpoint,
-  findEndpoint,
-  listEndpoints,
-  patchEndpoint,
-  rotateSecret,
-  toWebhook,
-} from '@/webhooks/endpoints';
+import { whenReady } from '@/rate-limit/store';
 import {
   Delivery,
   DeliveryList,
@@ -35,7 +26,7 @@ const tags = ['Listings: webhooks'];
  * Webhook endpoints (docs/events-and-webhooks.md): a customer manages its
  * own (sent its own properties' events), an employee any.
  */
-export const webhookRoutes = ({ db, clock, config, auth }: ApiDeps) => {
+export const webhookRoutes = ({ webhooks, clock, config, auth }: ApiDeps) => {
   /** 422 naming `url` when it may not receive webhooks (scheme, credentials, address). */
   const checkUrl = async (url: string) => {
     const refusal = await refusalOf(url, config.webhooks);
@@ -49,7 +40,7 @@ export const webhookRoutes = ({ db, clock, config, auth }: ApiDeps) => {
       '/webhooks',
       async ({ body, caller, set }) => {
         await checkUrl(body.url);
-        const endpoint = createEndpoint(db, caller, body, clock());
+        const endpoint = await webhooks.createEndpoint(caller, body, clock());
         set.status = 201;
         set.headers.location = `/listings/webhooks/${endpoint.id}`;
         return endpoint;
@@ -71,12 +62,16 @@ export const webhookRoutes = ({ db, clock, config, auth }: ApiDeps) => {
         },
       },
     )
-    .get('/webhooks', ({ caller }) => ({ data: listEndpoints(db, caller) }), {
-      ...requires.any,
-      response: { 200: WebhookList, ...problems(401) },
-      detail: { operationId: 'listWebhooks', summary: 'List webhook endpoints', tags },
-    })
-    .get('/webhooks/:id', ({ params, caller }) => toWebhook(findEndpoint(db, caller, params.id)), {
+    .get(
+      '/webhooks',
+      ({ caller }) => whenReady(webhooks.listEndpoints(caller), (data) => ({ data })),
+      {
+        ...requires.any,
+        response: { 200: WebhookList, ...problems(401) },
+        detail: { operationId: 'listWebhooks', summary: 'List webhook endpoints', tags },
+      },
+    )
+    .get('/webhooks/:id', ({ params, caller }) => webhooks.getEndpoint(caller, params.id), {
       ...requires.any,
       params: WebhookParams,
       response: { 200: Webhook, ...problems(400, 401, 404) },
@@ -85,9 +80,10 @@ export const webhookRoutes = ({ db, clock, config, auth }: ApiDeps) => {
     .patch(
       '/webhooks/:id',
       async ({ params, body, caller }) => {
-        findEndpoint(db, caller, params.id);
+        // 404 before the URL's check (a DNS lookup) for an endpoint the caller cannot see.
+        await webhooks.getEndpoint(caller, params.id);
         if (body.url !== undefined) await checkUrl(body.url);
-        return patchEndpoint(db, caller, params.id, body, clock());
+        return webhooks.patchEndpoint(caller, params.id, body, clock());
       },
       {
         ...requires.any,
@@ -105,10 +101,8 @@ export const webhookRoutes = ({ db, clock, config, auth }: ApiDeps) => {
     )
     .delete(
       '/webhooks/:id',
-      ({ params, caller, set }) => {
-        deleteEndpoint(db, caller, params.id);
-        return noContent(set);
-      },
+      ({ params, caller, set }) =>
+        whenReady(webhooks.deleteEndpoint(caller, params.id), () => noContent(set)),
       {
         ...requires.any,
         params: WebhookParams,
@@ -118,7 +112,7 @@ export const webhookRoutes = ({ db, clock, config, auth }: ApiDeps) => {
     )
     .post(
       '/webhooks/:id/rotate-secret',
-      ({ params, caller }) => rotateSecret(db, caller, params.id, clock()),
+      ({ params, caller }) => webhooks.rotateSecret(caller, params.id, clock()),
       {
         ...requires.any,
         params: WebhookParams,
@@ -132,7 +126,8 @@ export const webhookRoutes = ({ db, clock, config, auth }: ApiDeps) => {
     )
     .get(
       '/webhooks/:id/deliveries',
-      ({ params, caller }) => ({ data: listDeliveries(db, caller, params.id) }),
+      ({ params, caller }) =>
+        whenReady(webhooks.listDeliveries(caller, params.id), (data) => ({ data })),
       {
         ...requires.any,
         params: WebhookParams,
@@ -148,7 +143,7 @@ export const webhookRoutes = ({ db, clock, config, auth }: ApiDeps) => {
       '/webhooks/:id/deliveries/:deliveryId/redeliver',
       ({ params, caller, set }) => {
         set.status = 202;
-        return redeliver(db, caller, params.id, Number(params.deliveryId), clock());
+        return webhooks.redeliver(caller, params.id, Number(params.deliveryId), clock());
       },
       {
         ...requires.any,

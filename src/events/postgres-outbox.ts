@@ -1,0 +1,39 @@
+import { sql } from 'drizzle-orm';
+import type { PgTx } from '@/db/pg/client';
+import { events } from '@/db/pg/schema';
+import type { NewEventRow } from './outbox';
+import { announceEvent } from './signal';
+
+/**
+ * The transaction-scoped advisory lock every PostgreSQL append takes before
+ * its insert ('events' in ASCII; the migrator's key is another).
+ */
+export const EVENTS_APPEND_LOCK = 0x6576656e7473n;
+
+/** 6 parameters a row: far below PostgreSQL's 65,535 a statement. */
+const CHUNK = 1000;
+
+/**
+ * Appends event rows (built by `eventRowOf`) inside `tx`, the PostgreSQL
+ * transaction of the change they tell of, in the order given.
+ *
+ * An identity value is assigned at insert, not at commit: two transactions
+ * appending at once could commit id 8 after a reader has passed id 9, and
+ * the feed would skip it for good. So every append first takes one
+ * transaction-scoped advisory lock, held until COMMIT or ROLLBACK: the
+ * appending transactions run their inserts and commits one after the
+ * other, a later id always commits after an earlier one (a commit is
+ * visible before its locks are released), and every snapshot a reader
+ * takes holds a prefix of the ids, as SQLite's single writer gives.
+ * Appending last in the transaction keeps the lock short. Other processes'
+ * waiters look again every second; this one's are woken at once, and look
+ * again should they wake before the commit.
+ */
+export async function appendEventRows(tx: PgTx, rows: readonly NewEventRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`);
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await tx.insert(events).values(rows.slice(i, i + CHUNK));
+  }
+  announceEvent();
+}

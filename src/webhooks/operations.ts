@@ -1,0 +1,212 @@
+import type { Caller } from '@/auth/tokens';
+import { uuidv7 } from '@/db/ids';
+import type { WebhookEndpointRow } from '@/db/schema';
+import { fail } from '@/kernel/errors';
+import { type Steps, step } from '@/kernel/steps';
+import type { MaybePromise } from '@/rate-limit/store';
+import { GIVE_UP_MS, retryDelay, toDelivery } from './deliveries';
+import { MAX_ENDPOINTS_PER_CUSTOMER, PREVIOUS_SECRET_MS, toWebhook } from './endpoints';
+import type { WebhookCreate, WebhookPatch } from './schemas';
+import { newSecret } from './signing';
+import type { AttemptOutcome, WebhookStore, WebhookTables } from './store';
+
+/** The owner a customer's endpoints belong to; null (every event) for an employee's. */
+const ownerOf = (caller: Caller): string | null => (caller.aud === 'customer' ? caller.sub : null);
+
+/** An endpoint `caller` may manage: a customer its own, an employee any; 404 otherwise. */
+function* findEndpoint(
+  t: WebhookTables,
+  caller: Caller,
+  id: string,
+  forUpdate = false,
+): Steps<WebhookEndpointRow> {
+  const row = yield* step(t.endpoint(id, forUpdate));
+  if (!row || (caller.aud === 'customer' && row.ownerId !== caller.sub)) {
+    throw fail('webhook.not_found');
+  }
+  return row;
+}
+
+/** POST /listings/webhooks: the URL was checked before (it takes a DNS lookup); 409 past the limit. */
+function* createEndpoint(t: WebhookTables, caller: Caller, input: WebhookCreate, now: number) {
+  const at = new Date(now);
+  const owner = ownerOf(caller);
+  if (owner !== null && (yield* step(t.countOwned(owner))) >= MAX_ENDPOINTS_PER_CUSTOMER) {
+    throw fail('webhook.limit_reached');
+  }
+  const row = yield* step(
+    t.insertEndpoint({
+      id: uuidv7(now),
+      ownerId: owner,
+      url: input.url,
+      description: input.description ?? null,
+      types: input.types ?? [],
+      enabled: input.enabled ?? true,
+      secret: newSecret(),
+      // A new endpoint is sent what happens from here on.
+      cursor: yield* step(t.lastEventId()),
+      createdAt: at,
+      updatedAt: at,
+    }),
+  );
+  return { ...toWebhook(row), secret: row.secret };
+}
+
+/**
+ * PATCH: the fields given. Enabling an endpoint clears why it was disabled
+ * and its failure streak, and starts it at the current event: events of the
+ * time it was off are not sent (read them from the feed).
+ */
+function* patchEndpoint(
+  t: WebhookTables,
+  caller: Caller,
+  id: string,
+  patch: WebhookPatch,
+  now: number,
+) {
+  const row = yield* findEndpoint(t, caller, id, true);
+  const enabling = patch.enabled === true && !row.enabled;
+  const updated = yield* step(
+    t.updateEndpoint(id, {
+      ...(patch.url === undefined ? {} : { url: patch.url }),
+      ...(patch.types === undefined ? {} : { types: patch.types }),
+      ...(patch.description === undefined ? {} : { description: patch.description }),
+      ...(patch.enabled === undefined ? {} : { enabled: patch.enabled }),
+      ...(enabling
+        ? { disabledReason: null, failingSince: null, cursor: yield* step(t.lastEventId()) }
+        : {}),
+      updatedAt: new Date(now),
+    }),
+  );
+  return toWebhook(updated);
+}
+
+/** DELETE: the endpoint and its delivery log. */
+function* deleteEndpoint(t: WebhookTables, caller: Caller, id: string): Steps<void> {
+  yield* findEndpoint(t, caller, id, true);
+  yield* step(t.deleteEndpoint(id));
+}
+
+/** A new secret; the current one keeps signing (beside it) for 24 hours. */
+function* rotateSecret(t: WebhookTables, caller: Caller, id: string, now: number) {
+  const row = yield* findEndpoint(t, caller, id, true);
+  const secret = newSecret();
+  const expiresAt = new Date(now + PREVIOUS_SECRET_MS);
+  yield* step(
+    t.updateEndpoint(id, {
+      secret,
+      previousSecret: row.secret,
+      previousSecretExpiresAt: expiresAt,
+      updatedAt: new Date(now),
+    }),
+  );
+  return { secret, previousSecretExpiresAt: expiresAt.toISOString() };
+}
+
+/** GET …/{id}/deliveries: the newest 100, newest first. */
+function* listDeliveries(t: WebhookTables, caller: Caller, endpointId: string) {
+  yield* findEndpoint(t, caller, endpointId);
+  return (yield* step(t.recentDeliveries(endpointId, 100))).map(toDelivery);
+}
+
+/**
+ * POST …/deliveries/{deliveryId}/redeliver: due now again, with a new 24-hour
+ * window of retries (attempts keep counting). Same `webhook-id`: a receiver
+ * that saw it already can tell.
+ */
+function* redeliver(
+  t: WebhookTables,
+  caller: Caller,
+  endpointId: string,
+  deliveryId: number,
+  now: number,
+) {
+  yield* findEndpoint(t, caller, endpointId);
+  const found = yield* step(t.delivery(deliveryId));
+  if (found?.endpointId !== endpointId) throw fail('webhook.delivery_not_found');
+  const row = yield* step(
+    t.updateDelivery(deliveryId, {
+      status: 'pending',
+      nextAttemptAt: new Date(now),
+      firstAttemptAt: null,
+    }),
+  );
+  return toDelivery(row);
+}
+
+/**
+ * Records one attempt. A failure is retried on the schedule (30 s, 60 s,
+ * 2 min, 5 min, then hourly, the last retry 24 hours after the first
+ * attempt), then given up; an endpoint whose every attempt failed for 24
+ * hours is disabled, with the reason shown to its owner.
+ */
+function* recordAttempt(
+  t: WebhookTables,
+  id: number,
+  outcome: AttemptOutcome,
+  now: number,
+): Steps<void> {
+  const delivery = yield* step(t.delivery(id));
+  if (!delivery) return; // The endpoint was deleted meanwhile.
+  const endpoint = yield* step(t.endpoint(delivery.endpointId, true));
+  if (!endpoint) return;
+  const attempts = delivery.attempts + 1;
+  const first = delivery.firstAttemptAt?.getTime() ?? now;
+  // The last retry is at 24 hours exactly, then the delivery is given up.
+  const deadline = first + GIVE_UP_MS;
+  const next = Math.min(now + retryDelay(attempts), deadline);
+  const retry = !outcome.ok && now < deadline;
+  yield* step(
+    t.updateDelivery(id, {
+      status: outcome.ok ? 'succeeded' : retry ? 'pending' : 'failed',
+      attempts,
+      firstAttemptAt: new Date(first),
+      lastAttemptAt: new Date(now),
+      nextAttemptAt: retry ? new Date(next) : null,
+      responseStatus: outcome.responseStatus,
+      durationMs: outcome.durationMs,
+      error: outcome.error,
+    }),
+  );
+  if (outcome.ok) {
+    if (endpoint.failingSince) yield* step(t.updateEndpoint(endpoint.id, { failingSince: null }));
+    return;
+  }
+  const since = endpoint.failingSince?.getTime() ?? now;
+  const disable = endpoint.enabled && now - since >= GIVE_UP_MS;
+  yield* step(
+    t.updateEndpoint(endpoint.id, {
+      failingSince: new Date(since),
+      ...(disable
+        ? {
+            enabled: false,
+            disabledReason: `Disabled at ${new Date(now).toISOString()}: every delivery attempt failed since ${new Date(since).toISOString()}; last: ${outcome.error}`,
+            updatedAt: new Date(now),
+          }
+        : {}),
+    }),
+  );
+}
+
+export type Run = <T>(operation: (t: WebhookTables) => Steps<T>) => MaybePromise<T>;
+
+/** The webhook operations of a store, each run by `run` in one transaction of it. */
+export const webhookOperations = (run: Run) =>
+  ({
+    createEndpoint: (caller, input, now) => run((t) => createEndpoint(t, caller, input, now)),
+    listEndpoints: (caller) =>
+      run(function* (t) {
+        return (yield* step(t.endpointsOf(ownerOf(caller)))).map(toWebhook);
+      }),
+    getEndpoint: (caller, id) =>
+      run(function* (t) {
+        return toWebhook(yield* findEndpoint(t, caller, id));
+      }),
+    patchEndpoint: (caller, id, patch, now) => run((t) => patchEndpoint(t, caller, id, patch, now)),
+    deleteEndpoint: (caller, id) => run((t) => deleteEndpoint(t, caller, id)),
+    rotateSecret: (caller, id, now) => run((t) => rotateSecret(t, caller, id, now)),
+    listDeliveries: (caller, endpointId) => run((t) => listDeliveries(t, caller, endpointId)),
+    redeliver: (caller, endpointId, deliveryId, now) =>
+      run((t) => redeliver(t, caller, endpointId, deliveryId, now)),
+    recordAttempt: (id, outcome, now) => run((t) => recordAttempt(t, id, outcome, now)),
+  }) satisfies Partial<WebhookStore>;

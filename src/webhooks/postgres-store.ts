@@ -1,0 +1,220 @@
+import type { SQL } from 'bun';
+import { and, asc, desc, eq, exists, gt, inArray, lt, lte, ne, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { changedRows, type PgTx, pgDatabase } from '@/db/pg/client';
+import { events, webhookDeliveries, webhookEndpoints } from '@/db/pg/schema';
+import { runLater, type Steps } from '@/kernel/steps';
+import { ATTEMPT_TIMEOUT_MS } from './deliver';
+import { fanOutAll, fanOutBatchOf } from './fan-out';
+import { webhookOperations } from './operations';
+import type { WebhookStore, WebhookTables } from './store';
+
+/**
+ * How long a claimed delivery stays out of other instances' due lists: an
+ * attempt's timeout and then some. A claimer that dies leaves it due again
+ * after this (sent at least once, as after a crash on SQLite).
+ */
+export const CLAIM_MS = 6 * ATTEMPT_TIMEOUT_MS;
+
+/** The advisory lock class of one owner's endpoint creates (the key is the owner's hash). */
+const OWNER_LOCK_CLASS = 0x77686b;
+
+/** 11 parameters a row: far below PostgreSQL's 65,535 a statement. */
+const CHUNK = 1000;
+
+/** PostgreSQL text cannot hold NUL: no stored id has one, and binding it would fail. */
+const impossible = (id: string) => id.includes('\u0000');
+
+/** The webhook queries inside one PostgreSQL transaction (READ COMMITTED). */
+const tablesOf = (tx: PgTx): WebhookTables => ({
+  async endpoint(id, forUpdate) {
+    if (impossible(id)) return undefined;
+    const query = tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+    const [row] = await (forUpdate ? query.for('update') : query);
+    return row;
+  },
+  async countOwned(owner) {
+    // Creates of one owner run one after the other, so two at once cannot both pass the limit.
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${OWNER_LOCK_CLASS}, hashtext(${owner}))`);
+    const [row] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.ownerId, owner));
+    return row?.n ?? 0;
+  },
+  async lastEventId() {
+    // Appends commit in id order (`appendEventRows`), so the highest id committed bounds them all.
+    const [row] = await tx
+      .select({ id: sql<number>`coalesce(max(${events.id}), 0)::bigint` })
+      .from(events);
+    return Number(row?.id ?? 0);
+  },
+  async insertEndpoint(values) {
+    const [row] = await tx.insert(webhookEndpoints).values(values).returning();
+    return row!;
+  },
+  async updateEndpoint(id, change) {
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set(change)
+      .where(eq(webhookEndpoints.id, id))
+      .returning();
+    return row!;
+  },
+  async deleteEndpoint(id) {
+    await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+  },
+  async delivery(id) {
+    const [row] = await tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
+    return row;
+  },
+  async updateDelivery(id, change) {
+    const [row] = await tx
+      .update(webhookDeliveries)
+      .set(change)
+      .where(eq(webhookDeliveries.id, id))
+      .returning();
+    return row!;
+  },
+  // async: a drizzle query is a thenable, not a Promise, and callers tell them apart.
+  eventsAfter: async (after, limit) =>
+    tx.select().from(events).where(gt(events.id, after)).orderBy(asc(events.id)).limit(limit),
+  async insertDeliveries(rows) {
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      await tx.insert(webhookDeliveries).values(rows.slice(i, i + CHUNK));
+    }
+  },
+  async endpointsOf(owner) {
+    if (owner !== null && impossible(owner)) return [];
+    return tx
+      .select()
+      .from(webhookEndpoints)
+      .where(owner === null ? undefined : eq(webhookEndpoints.ownerId, owner))
+      .orderBy(asc(webhookEndpoints.id));
+  },
+  recentDeliveries: async (endpointId, limit) =>
+    tx
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, endpointId))
+      .orderBy(desc(webhookDeliveries.id))
+      .limit(limit),
+});
+
+const earlier = alias(webhookDeliveries, 'p');
+
+/**
+ * Webhooks on PostgreSQL: the same operations, results and errors as
+ * `sqliteWebhookStore`, every one a promise. Several instances may fan
+ * out and deliver at once: an endpoint's fan-out batch holds its row
+ * (`FOR UPDATE`), so an event is queued once; a due delivery is claimed
+ * (`FOR UPDATE SKIP LOCKED`, then moved `CLAIM_MS` ahead) by one instance
+ * only. The caller owns `client`.
+ */
+export function postgresWebhookStore(client: SQL): WebhookStore {
+  const db = pgDatabase(client);
+  const run = <T>(operation: (t: WebhookTables) => Steps<T>): Promise<T> =>
+    db.transaction((tx) => runLater(operation(tablesOf(tx))));
+  return {
+    ...webhookOperations(run),
+    async hasEnabledEndpoint() {
+      const found = await db
+        .select({ id: webhookEndpoints.id })
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.enabled, true))
+        .limit(1);
+      return found.length > 0;
+    },
+    async fanOut(now) {
+      const [last] = await db
+        .select({ id: sql<number>`coalesce(max(${events.id}), 0)::bigint` })
+        .from(events);
+      // Endpoints already at the last event need no write transaction (the idle case).
+      const lagging = await db
+        .select({ id: webhookEndpoints.id })
+        .from(webhookEndpoints)
+        .where(
+          and(
+            eq(webhookEndpoints.enabled, true),
+            lt(webhookEndpoints.cursor, Number(last?.id ?? 0)),
+          ),
+        )
+        .orderBy(asc(webhookEndpoints.id));
+      return runLater(
+        fanOutAll(
+          lagging.map((row) => row.id),
+          (id) => fanOutBatchOf(run, id, now),
+        ),
+      );
+    },
+    dueDeliveries(now, limit) {
+      return db.transaction(async (tx) => {
+        // The oldest pending delivery of its resource at its endpoint only, so
+        // the events of one resource arrive in order. Rows another instance is
+        // claiming are skipped; one it claimed is no longer due when re-read.
+        const claimed = await tx
+          .select({ id: webhookDeliveries.id })
+          .from(webhookDeliveries)
+          .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+          .where(
+            and(
+              eq(webhookDeliveries.status, 'pending'),
+              lte(webhookDeliveries.nextAttemptAt, new Date(now)),
+              eq(webhookEndpoints.enabled, true),
+              sql`NOT ${exists(
+                tx
+                  .select({ one: sql`1` })
+                  .from(earlier)
+                  .where(
+                    and(
+                      eq(earlier.endpointId, webhookDeliveries.endpointId),
+                      eq(earlier.resource, webhookDeliveries.resource),
+                      eq(earlier.status, 'pending'),
+                      lt(earlier.id, webhookDeliveries.id),
+                    ),
+                  ),
+              )}`,
+            ),
+          )
+          .orderBy(asc(webhookDeliveries.id))
+          .limit(limit)
+          .for('update', { of: webhookDeliveries, skipLocked: true });
+        if (claimed.length === 0) return [];
+        const deliveries = await tx
+          .update(webhookDeliveries)
+          .set({ nextAttemptAt: new Date(now + CLAIM_MS) })
+          .where(
+            inArray(
+              webhookDeliveries.id,
+              claimed.map((row) => row.id),
+            ),
+          )
+          .returning();
+        const endpoints = await tx
+          .select()
+          .from(webhookEndpoints)
+          .where(
+            inArray(
+              webhookEndpoints.id,
+              deliveries.map((row) => row.endpointId),
+            ),
+          );
+        const byId = new Map(endpoints.map((row) => [row.id, row]));
+        return deliveries
+          .sort((a, b) => a.id - b.id)
+          .map((delivery) => ({ delivery, endpoint: byId.get(delivery.endpointId)! }));
+      });
+    },
+    async pruneDeliveries(cutoff) {
+      const removed = await db
+        .delete(webhookDeliveries)
+        .where(
+          and(
+            ne(webhookDeliveries.status, 'pending'),
+            lt(webhookDeliveries.createdAt, new Date(cutoff)),
+          ),
+        );
+      return changedRows(removed);
+    },
+  };
+}

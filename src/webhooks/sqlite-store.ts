@@ -1,0 +1,126 @@
+import { desc, eq, sql } from 'drizzle-orm';
+import type { Db, Tx } from '@/db/client';
+import { events, webhookDeliveries, webhookEndpoints } from '@/db/schema';
+import type { StoredEvent } from '@/events/feed';
+import { runNow, type Steps } from '@/kernel/steps';
+import { fanOutAll, fanOutBatchOf } from './fan-out';
+import { webhookOperations } from './operations';
+import type { WebhookStore, WebhookTables } from './store';
+
+/** The webhook queries inside one SQLite write transaction; every one answers at once. */
+const tablesOf = (db: Db, tx: Tx): WebhookTables => ({
+  // The write transaction (BEGIN IMMEDIATE) already holds SQLite's only write lock.
+  endpoint: (id) => tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get(),
+  countOwned: (owner) =>
+    tx
+      .select({ n: sql<number>`count(*)` })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.ownerId, owner))
+      .get()!.n,
+  lastEventId: () =>
+    tx
+      .select({ id: sql<number>`coalesce(max(${events.id}), 0)` })
+      .from(events)
+      .get()!.id,
+  insertEndpoint: (values) => tx.insert(webhookEndpoints).values(values).returning().get(),
+  updateEndpoint: (id, change) =>
+    tx.update(webhookEndpoints).set(change).where(eq(webhookEndpoints.id, id)).returning().get(),
+  deleteEndpoint: (id) => {
+    tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id)).run();
+  },
+  delivery: (id) => tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get(),
+  updateDelivery: (id, change) =>
+    tx.update(webhookDeliveries).set(change).where(eq(webhookDeliveries.id, id)).returning().get(),
+  // The same connection as `tx`: read inside its transaction.
+  eventsAfter: (after, limit) =>
+    db.$client
+      .query(
+        `SELECT id, type, occurred_at AS occurredAt, resource_kind AS resourceKind,
+           resource_id AS resourceId, owner_id AS ownerId, data FROM events
+         WHERE id > ? ORDER BY id LIMIT ?`,
+      )
+      .all(after, limit) as StoredEvent[],
+  insertDeliveries: (rows) => {
+    tx.insert(webhookDeliveries).values(rows).run();
+  },
+  endpointsOf: (owner) =>
+    tx
+      .select()
+      .from(webhookEndpoints)
+      .where(owner === null ? undefined : eq(webhookEndpoints.ownerId, owner))
+      .orderBy(webhookEndpoints.id)
+      .all(),
+  recentDeliveries: (endpointId, limit) =>
+    tx
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, endpointId))
+      .orderBy(desc(webhookDeliveries.id))
+      .limit(limit)
+      .all(),
+});
+
+/**
+ * Webhooks on `bun:sqlite`: every answer at once, each operation in one
+ * synchronous write transaction (nothing inside it is awaited).
+ */
+export function sqliteWebhookStore(db: Db) {
+  const run = <T>(operation: (t: WebhookTables) => Steps<T>): T =>
+    db.transaction((tx) => runNow(operation(tablesOf(db, tx))), { behavior: 'immediate' });
+  return {
+    ...webhookOperations(run),
+    hasEnabledEndpoint: () =>
+      db
+        .select({ id: webhookEndpoints.id })
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.enabled, true))
+        .limit(1)
+        .get() !== undefined,
+    fanOut(now) {
+      const last = db.$client.query('SELECT coalesce(max(id), 0) AS id FROM events').get() as {
+        id: number;
+      };
+      // Endpoints already at the last event need no write transaction (the idle case).
+      const lagging = db.$client
+        .query('SELECT id FROM webhook_endpoints WHERE enabled = 1 AND cursor < ? ORDER BY id')
+        .all(last.id) as { id: string }[];
+      return runNow(
+        fanOutAll(
+          lagging.map((row) => row.id),
+          (id) => fanOutBatchOf(run, id, now),
+        ),
+      );
+    },
+    dueDeliveries(now, limit) {
+      // The oldest pending delivery of its resource at its endpoint only, so
+      // the events of one resource arrive in order. SQLite has one delivery
+      // run at a time (the job's lease), so nothing needs claiming.
+      const ids = db.$client
+        .query(
+          `SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+           WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND e.enabled = 1
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id
+               AND p.resource = d.resource AND p.status = 'pending' AND p.id < d.id)
+           ORDER BY d.id LIMIT ?`,
+        )
+        .all(now, limit) as { id: number }[];
+      return ids.map(({ id }) => {
+        const delivery = db
+          .select()
+          .from(webhookDeliveries)
+          .where(eq(webhookDeliveries.id, id))
+          .get()!;
+        const endpoint = db
+          .select()
+          .from(webhookEndpoints)
+          .where(eq(webhookEndpoints.id, delivery.endpointId))
+          .get()!;
+        return { delivery, endpoint };
+      });
+    },
+    pruneDeliveries: (cutoff) =>
+      db.$client
+        .query("DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < ?")
+        .run(cutoff).changes,
+  } satisfies WebhookStore;
+}

@@ -1,0 +1,109 @@
+import type { Caller } from '@/auth/tokens';
+import type {
+  WebhookDeliveryRow,
+  WebhookEndpointRow,
+  webhookDeliveries,
+  webhookEndpoints,
+} from '@/db/schema';
+import type { StoredEvent } from '@/events/feed';
+import type { MaybePromise } from '@/rate-limit/store';
+import type {
+  Delivery,
+  SecretRotation,
+  Webhook,
+  WebhookCreate,
+  WebhookPatch,
+  WebhookWithSecret,
+} from './schemas';
+
+export type NewEndpoint = typeof webhookEndpoints.$inferInsert;
+export type EndpointChange = Partial<Omit<NewEndpoint, 'id'>>;
+export type NewDelivery = typeof webhookDeliveries.$inferInsert;
+export type DeliveryChange = Partial<Omit<NewDelivery, 'id'>>;
+
+/**
+ * The queries of the webhook operations (`operations.ts`), inside one
+ * transaction of the store. SQLite answers at once; PostgreSQL later.
+ */
+export interface WebhookTables {
+  /**
+   * An endpoint by id. `forUpdate`: the rest of the transaction holds it
+   * (PostgreSQL `FOR UPDATE`; SQLite's write transaction already does).
+   */
+  endpoint(id: string, forUpdate: boolean): MaybePromise<WebhookEndpointRow | undefined>;
+  /**
+   * How many endpoints `owner` has; before it, concurrent creates of that
+   * owner are made to run one after the other, so the limit holds.
+   */
+  countOwned(owner: string): MaybePromise<number>;
+  /** The highest event id committed (0 with none). */
+  lastEventId(): MaybePromise<number>;
+  insertEndpoint(values: NewEndpoint): MaybePromise<WebhookEndpointRow>;
+  updateEndpoint(id: string, change: EndpointChange): MaybePromise<WebhookEndpointRow>;
+  deleteEndpoint(id: string): MaybePromise<void>;
+  delivery(id: number): MaybePromise<WebhookDeliveryRow | undefined>;
+  updateDelivery(id: number, change: DeliveryChange): MaybePromise<WebhookDeliveryRow>;
+  /** Events after `after`, in id order, at most `limit`. */
+  eventsAfter(after: number, limit: number): MaybePromise<StoredEvent[]>;
+  insertDeliveries(rows: NewDelivery[]): MaybePromise<void>;
+  /** `owner`'s endpoints, or every one (null), by id. */
+  endpointsOf(owner: string | null): MaybePromise<WebhookEndpointRow[]>;
+  /** An endpoint's newest deliveries, newest first. */
+  recentDeliveries(endpointId: string, limit: number): MaybePromise<WebhookDeliveryRow[]>;
+}
+
+export interface DueDelivery {
+  delivery: WebhookDeliveryRow;
+  endpoint: WebhookEndpointRow;
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+/**
+ * Webhook endpoints and their deliveries. Every method is one operation in
+ * one transaction (fan-out: one transaction per batch), with the rules
+ * written once in `operations.ts`. `sqliteWebhookStore` answers at once,
+ * `postgresWebhookStore` with promises.
+ */
+export interface WebhookStore {
+  createEndpoint(
+    caller: Caller,
+    input: WebhookCreate,
+    now: number,
+  ): MaybePromise<WebhookWithSecret>;
+  listEndpoints(caller: Caller): MaybePromise<Webhook[]>;
+  /** An endpoint `caller` may manage; 404 otherwise. */
+  getEndpoint(caller: Caller, id: string): MaybePromise<Webhook>;
+  patchEndpoint(
+    caller: Caller,
+    id: string,
+    patch: WebhookPatch,
+    now: number,
+  ): MaybePromise<Webhook>;
+  deleteEndpoint(caller: Caller, id: string): MaybePromise<void>;
+  rotateSecret(caller: Caller, id: string, now: number): MaybePromise<SecretRotation>;
+  /** Whether any endpoint would take deliveries now. */
+  hasEnabledEndpoint(): MaybePromise<boolean>;
+  listDeliveries(caller: Caller, endpointId: string): MaybePromise<Delivery[]>;
+  redeliver(
+    caller: Caller,
+    endpointId: string,
+    deliveryId: number,
+    now: number,
+  ): MaybePromise<Delivery>;
+  /** Queues the new events of every enabled endpoint; answers how many deliveries. */
+  fanOut(now: number): MaybePromise<number>;
+  /**
+   * Deliveries to attempt now, each handed to one caller only: on
+   * PostgreSQL two instances asking at once get different ones.
+   */
+  dueDeliveries(now: number, limit: number): MaybePromise<DueDelivery[]>;
+  recordAttempt(id: number, outcome: AttemptOutcome, now: number): MaybePromise<void>;
+  /** Finished deliveries older than `cutoff` (the events' retention); pending ones stay. */
+  pruneDeliveries(cutoff: number): MaybePromise<number>;
+}
