@@ -18,7 +18,7 @@ const tags = ['Accounts'];
  * sessions (and signing one out elsewhere) and its security log.
  */
 export const securityRoutes = (deps: ApiDeps) => {
-  const { db, accountStore: store, clock, config, auth, audit } = deps;
+  const { accountStore: store, clock, config, auth, audit } = deps;
   return new Elysia({ name: 'accounts-security' })
     .use(auth)
     .get(
