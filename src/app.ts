@@ -15,6 +15,8 @@ import type { CustomerStore } from '@/customer/store';
 import type { Db } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
 import type { Clock } from '@/kernel/clock';
+import { sqliteListingsStore } from '@/listings/sqlite-store';
+import type { ListingsStore } from '@/listings/store';
 import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
 import { RedisRateLimitStore } from '@/rate-limit/redis-store';
@@ -58,6 +60,11 @@ export interface CreateAppOptions {
    * two databases (docs/postgresql.md, "Stores").
    */
   customerStore?: CustomerStore;
+  /**
+   * The listings domain's store; by default the SQLite one on `db`. Only
+   * tests pass another, for the reason `customerStore` gives.
+   */
+  listingsStore?: ListingsStore;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -76,6 +83,7 @@ export function buildDeps({
   hasher = argon2idHasher,
   redis = config.redis ? new RedisConnection(config.redis) : undefined,
   customerStore: customer = sqliteCustomerStore(db),
+  listingsStore,
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const readCache = new ReadCache({
@@ -83,6 +91,7 @@ export function buildDeps({
     enabled: config.readCache,
     maxChars: config.readCacheChars,
   });
+  const listings = listingsStore ?? sqliteListingsStore(db, readCache);
   const staticPages = new StaticPageCache(readCache, { enabled: config.staticPagesCache });
   const sessions = sessionResolver(db, clock);
   const authOptions = { tokens, sessions, origins: config.publicOrigins };
@@ -102,7 +111,19 @@ export function buildDeps({
     passkeyOptions: new AddressLimit(config.accounts.passkeyOptionsPerIpPerMinute, 60_000, clock),
   };
   const deps: ApiDeps = {
-    ...{ config, db, customer, logger, clock, tokens, auth, sessions, staticPages, limiter },
+    ...{
+      config,
+      db,
+      customer,
+      listings,
+      logger,
+      clock,
+      tokens,
+      auth,
+      sessions,
+      staticPages,
+      limiter,
+    },
     ...{ readCache, accounts, redis, instance, instances, requests: new RequestMetrics() },
     idempotency: idempotency({ db, clock, auth: authOptions, keysPerCaller }),
   };

@@ -8,6 +8,7 @@ import type { CustomerStore } from '@/customer/store';
 import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
 import type { Clock } from '@/kernel/clock';
+import type { ListingsStore } from '@/listings/store';
 import type { Logger } from '@/logger';
 import type { RateLimiter } from '@/rate-limit/limiter';
 import type { RedisConnection } from '@/redis/connection';
@@ -27,6 +28,11 @@ export interface AppDeps {
    * `CreateAppOptions.customerStore`.
    */
   customer: CustomerStore;
+  /**
+   * The listings domain's properties (reads, the list, creates). Always the
+   * SQLite store on `db` in the server; see `CreateAppOptions.listingsStore`.
+   */
+  listings: ListingsStore;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
   /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */

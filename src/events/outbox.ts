@@ -18,6 +18,19 @@ const INSERT_HEAD = `INSERT INTO events (type, occurred_at, resource_kind, resou
 const INSERT_VALUES = '(?, ?, ?, ?, ?, ?)';
 
 /**
+ * The row of one event, as both stores insert it: `data` is the exact JSON
+ * text served and signed.
+ */
+export const eventRowOf = (event: NewEvent, now: number) => ({
+  type: event.type,
+  occurredAt: new Date(now),
+  resourceKind: event.resource.kind,
+  resourceId: event.resource.id,
+  ownerId: event.ownerId,
+  data: JSON.stringify(event.data),
+});
+
+/**
  * Appends one event. Call it inside the write transaction of the change it
  * tells of, after the change: the event then commits or rolls back with it,
  * and its id (assigned here, while the transaction holds SQLite's only write
@@ -29,16 +42,7 @@ export function appendEvent(db: DbOrTx, event: NewEvent, now: number): void {
     appendEvents(db, [{ event, now }]);
     return;
   }
-  db.insert(events)
-    .values({
-      type: event.type,
-      occurredAt: new Date(now),
-      resourceKind: event.resource.kind,
-      resourceId: event.resource.id,
-      ownerId: event.ownerId,
-      data: JSON.stringify(event.data),
-    })
-    .run();
+  db.insert(events).values(eventRowOf(event, now)).run();
   announceEvent();
 }
 

@@ -36,9 +36,26 @@ export function propertyEvent(db: Db, type: EventType, id: string, now: number):
 }
 
 /**
+ * The `property.created` events of properties created by one write, in the
+ * order given (so event ids follow it), each `data` as GET answers it from
+ * `rows` (the created rows read back in the write's transaction).
+ */
+export function createdEventsOf(
+  created: readonly { id: string; now: number }[],
+  rows: readonly PropertyRecord[],
+): { event: NewEvent; now: number }[] {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return created.map(({ id, now }) => {
+    const row = byId.get(id);
+    if (!row) throw new Error(`property ${id} vanished inside its own write`);
+    return { event: propertyChange('property.created', row), now };
+  });
+}
+
+/**
  * Properties created by one write: their rows read back in one query and
- * their `property.created` events appended with multi-row INSERTs, in the
- * order given (so event ids follow it), each `data` as GET answers it.
+ * their `property.created` events appended with multi-row INSERTs
+ * (`createdEventsOf`).
  */
 export function propertiesCreatedEvents(
   db: Db,
@@ -49,15 +66,7 @@ export function propertiesCreatedEvents(
     `SELECT ${PROPERTY_COLUMNS} FROM properties p WHERE p.id IN (SELECT value FROM json_each(?))`,
     JSON.stringify(created.map(({ id }) => id)),
   );
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  appendEvents(
-    db,
-    created.map(({ id, now }) => {
-      const row = byId.get(id);
-      if (!row) throw new Error(`property ${id} vanished inside its own write`);
-      return { event: propertyChange('property.created', row), now };
-    }),
-  );
+  appendEvents(db, createdEventsOf(created, rows));
 }
 
 /**

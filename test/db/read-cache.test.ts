@@ -241,8 +241,8 @@ describe('ReadCache: answers are held as the UTF-8 bytes sent', () => {
       expect(body).toBeInstanceOf(Uint8Array);
       return new TextDecoder().decode(body as Uint8Array);
     };
-    const read = propertyReadAnswer(ctx.deps, null, id, undefined);
-    const list = propertyListAnswer(ctx.deps, { sub: 'e', aud: 'employee' }, `?ids[]=${id}`);
+    const read = await propertyReadAnswer(ctx.deps, null, id, undefined);
+    const list = await propertyListAnswer(ctx.deps, { sub: 'e', aud: 'employee' }, `?ids[]=${id}`);
     const http = await ctx.request('GET', `/listings/properties/${id}`);
     expect(decode(read.body)).toBe(JSON.stringify(http.body));
     expect(decode(list.body)).toContain('"addressLine1":"ul. Długa 5"');

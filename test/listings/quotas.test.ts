@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { GroupCommit } from '@/db/group-commit';
 import type { PropertyCreate } from '@/listings/properties/schemas';
-import { propertyCreates, propertyToCreate } from '@/listings/properties/service';
-import { propertyQuotaDetail, quotaCheckedCreates, unitQuotaDetail } from '@/listings/quotas';
+import { propertyToCreate } from '@/listings/properties/service';
+import { propertyQuotaDetail, unitQuotaDetail } from '@/listings/quotas';
+import { quotaCheckedCreates } from '@/listings/sqlite-store';
 import { createTestApp, problemOf } from '../support/harness';
 import { count, OTHER_OWNER, OWNER, propertyBody } from './support';
 
@@ -77,7 +78,7 @@ describe('QUOTA_PROPERTIES_PER_OWNER', () => {
   test('in one group commit: the combined write falls back and stops exactly at the quota', async () => {
     const ctx = createTestApp();
     const group = new GroupCommit(ctx.db.$client, { schedule: () => {} });
-    const kind = quotaCheckedCreates(ctx.db, propertyCreates(ctx.db), 2);
+    const kind = quotaCheckedCreates(ctx.db, 2);
     const caller = { sub: OWNER, aud: 'customer' as const };
     const row = () =>
       propertyToCreate(propertyBody() as PropertyCreate, { caller, source: 'outbound', now: 1 });

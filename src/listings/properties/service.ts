@@ -1,12 +1,11 @@
 import { type AuditContext, recordAudit } from '@/audit/record';
 import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
-import type { Combinable } from '@/db/group-commit';
 import { fail, fieldError } from '@/kernel/errors';
 import { ensureVisible, scopeOf } from '@/listings/access';
 import { countryOf } from '@/listings/cities';
 import { ownerChangeEvents, propertyEvent, unitEvents } from '@/listings/events';
-import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
+import type { BulkPropertyInput } from '@/listings/properties/bulk';
 import { ensureCurrent, type PropertyWrite } from '@/listings/properties/etag';
 import {
   addressSearchOf,
@@ -55,15 +54,6 @@ export function propertyToCreate(input: PropertyCreate, options: CreateOptions):
   }
   return { ...input, source: options.source, createdAt: options.now };
 }
-
-/**
- * Inserts rows from `propertyToCreate`, answering their ids: one at a time,
- * or all the creates of a group commit at once (one statement per table).
- */
-export const propertyCreates = (db: Db): Combinable<BulkPropertyInput, string> => ({
-  one: (row) => insertPropertiesBulk(db, [row]).ids[0]!,
-  many: (rows) => insertPropertiesBulk(db, rows).ids,
-});
 
 /**
  * Rewrites the unit counters and `published` of a property from its units

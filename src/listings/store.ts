@@ -1,0 +1,53 @@
+import type { PropertyRecord } from '@/listings/properties/representation';
+import type { MaybePromise } from '@/rate-limit/store';
+import type { Paging } from './paging';
+import type { BulkPropertyInput } from './properties/bulk';
+import type { PropertyFilter } from './properties/list-plan';
+import type { QuotaCreate } from './quotas';
+
+/** One page of a list's properties and the number matching, read in one snapshot. */
+export interface PropertyListing {
+  total: number;
+  rows: PropertyRecord[];
+}
+
+/** Reads answered at once from a database whose writes the read cache hears of. */
+export interface CacheableListingsReads {
+  propertyById(id: string): PropertyRecord | null;
+  listProperties(filter: PropertyFilter, paging: Paging): PropertyListing;
+}
+
+/**
+ * Where the listings domain keeps its properties. Every method is one whole
+ * operation in one transaction of the store, with the same results and
+ * errors on every store; the rules live outside the stores (`properties/
+ * list-plan.ts` and `list-query.ts` for the list, `properties/create.ts`
+ * for the creates), so a store holds only its SQL.
+ *
+ * `sqliteListingsStore` answers the reads at once, so the routes and the
+ * fast lane stay synchronous on SQLite; `postgresListingsStore` answers
+ * with promises. Callers compose results with `whenReady`. The other
+ * listings writes (units, additional data, neighbourhoods, multi-listing
+ * counters, archive, move, owner…) still run on the SQLite database
+ * (docs/postgresql.md).
+ */
+export interface ListingsStore {
+  /** A property by id, whoever owns it (the caller checks visibility), or null. */
+  propertyById(id: string): MaybePromise<PropertyRecord | null>;
+  /** A page of the list in the filter's sort, `_id` breaking ties, with the filter's total. */
+  listProperties(filter: PropertyFilter, paging: Paging): MaybePromise<PropertyListing>;
+  /**
+   * The same reads at once, present only where the read cache is told of
+   * every write that changes their answers (SQLite's change-log triggers).
+   */
+  readonly cacheable?: CacheableListingsReads;
+  /**
+   * POST /properties: creates one property checked against `quota`
+   * (`createProperties`), committed with the creates submitted alongside it
+   * (one transaction, one multi-row statement per table); answers its id
+   * once committed. A create refused on its own fails alone.
+   */
+  createProperty(create: QuotaCreate, quota: number): Promise<string>;
+  /** Seeds and imports: all or nothing, no quota, each with its event; answers the ids. */
+  insertProperties(rows: readonly BulkPropertyInput[]): MaybePromise<string[]>;
+}
