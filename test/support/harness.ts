@@ -8,6 +8,7 @@ import type { Audience } from '@/auth/tokens';
 import { parseConfig } from '@/config';
 import type { CustomerStore } from '@/customer/store';
 import { type Db, migrateDatabase, openDatabase } from '@/db/client';
+import type { ListingsStore } from '@/listings/store';
 import { createLogger } from '@/logger';
 
 export const BASE = 'http://localhost';
@@ -89,6 +90,8 @@ export interface TestAppOptions {
   hasher?: PasswordHasher;
   /** The customer domain's store (default: SQLite on the app's file; see test/customer/stores.ts). */
   customerStore?: CustomerStore;
+  /** The listings domain's store (default: SQLite on the app's file; see test/listings/stores.ts). */
+  listingsStore?: ListingsStore;
 }
 
 /**
@@ -102,6 +105,7 @@ export function createTestApp({
   extraRoutes,
   hasher,
   customerStore,
+  listingsStore,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({
@@ -115,7 +119,7 @@ export function createTestApp({
   migrateDatabase(db);
   const deps: ApiDeps = buildDeps({
     ...{ config, db, logger: createLogger('silent'), clock },
-    ...{ hasher, customerStore },
+    ...{ hasher, customerStore, listingsStore },
   });
   if (deps.redis) closeAtEnd(deps.redis);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */
