@@ -13,7 +13,13 @@ import {
   postgresAvailable,
   type TestDatabase,
 } from '../support/postgres';
-import { type ListingsContext, listingsContext, type PropertySeed, propertySeed } from './support';
+import {
+  count,
+  type ListingsContext,
+  listingsContext,
+  type PropertySeed,
+  propertySeed,
+} from './support';
 
 /**
  * The listings suites run once per store: each test's app serves the
@@ -36,6 +42,8 @@ export type ListingsTestApp = ListingsContext & {
   unitIdsOf(propertyId: string): Promise<string[]>;
   /** Soft-deletes a unit as DELETE …/units/{id} does, counters included. */
   deleteUnit(propertyId: string, unitId: string): Promise<void>;
+  /** The rows of a listings table in the store's database. */
+  count(table: 'properties' | 'units' | 'unit_features' | 'events'): Promise<number>;
   /** How many properties the owner has in the store. */
   ownedBy(ownerId: string): Promise<number>;
   /** The `property.created` events stored, by id: their resource ids. */
@@ -65,6 +73,7 @@ const sqlite: StoreUnderTest = {
         );
         if (res.status !== 204) throw new Error(`unit delete failed: ${res.status}`);
       },
+      count: async (table) => count(ctx.db, table),
       ownedBy: async (ownerId) =>
         $client
           .query<{ n: number }, [string]>('SELECT count(*) AS n FROM properties WHERE owner_id = ?')
@@ -150,6 +159,8 @@ function postgresStore(): StoreUnderTest {
             );
           });
         },
+        count: async (table) =>
+          Number((await rows<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n),
         ownedBy: async (ownerId) =>
           Number(
             (
