@@ -10,6 +10,8 @@ import { type CreateTables, createProperties } from './properties/create';
 import { asRecords, hasNul, listPropertiesOn, RECORD } from './properties/postgres-list';
 import type { QuotaCreate } from './quotas';
 import type { ListingsStore } from './store';
+import { unitAdministration } from './units/operations';
+import { postgresUnitTables } from './units/postgres-tables';
 
 /** 25 parameters a property row: far below PostgreSQL's 65,535 a statement. */
 const CHUNK = 500;
@@ -127,6 +129,14 @@ export function postgresListingsStore(client: SQL): ListingsStore {
       }
       return promise;
     },
+    ...unitAdministration(
+      (operation) =>
+        db.transaction((tx) => runLater(operation(postgresUnitTables(tx, false))), {
+          isolationLevel: 'repeatable read',
+          accessMode: 'read only',
+        }),
+      (operation) => db.transaction((tx) => runLater(operation(postgresUnitTables(tx, true)))),
+    ),
     async insertProperties(rows) {
       const planned = planCreates(rows, Date.now());
       await db.transaction(async (tx) => {

@@ -28,19 +28,3 @@ export interface QuotaCreate {
   row: BulkPropertyInput;
   counted: boolean;
 }
-
-/**
- * QUOTA_UNITS_PER_PROPERTY: unit rows of a property, deleted ones included
- * (a soft delete keeps the row, so create-and-delete would otherwise grow a
- * property without bound). Called inside the unit create's transaction.
- */
-export function ensureUnitRoom(
-  db: Db,
-  propertyId: string,
-  caller: Caller | null,
-  quota: number,
-): void {
-  if (!countsAgainstQuota(caller)) return;
-  const rows = countUpTo(db, 'SELECT 1 FROM units WHERE property_id = ?', propertyId, quota);
-  if (rows >= quota) throw fail('quota.units_reached', { detail: unitQuotaDetail(quota) });
-}

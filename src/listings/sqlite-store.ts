@@ -8,8 +8,10 @@ import { type CreateTables, createProperties } from './properties/create';
 import { listProperties } from './properties/list';
 import { PROPERTY_BY_ID, PROPERTY_COLUMNS, type PropertyRecord } from './properties/representation';
 import { countUpTo, type QuotaCreate } from './quotas';
-import { many, one } from './sql';
+import { many, one, writeTransaction } from './sql';
 import type { ListingsStore } from './store';
+import { unitAdministration } from './units/operations';
+import { sqliteUnitTables } from './units/service';
 
 /** The create queries on the connection, inside the group commit's transaction. */
 const createTablesOf = (db: Db): CreateTables => ({
@@ -57,6 +59,7 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
     }
     return kind;
   };
+  const units = sqliteUnitTables(db);
   const reads = {
     propertyById: (id: string) => one<PropertyRecord>(db, PROPERTY_BY_ID, id),
     listProperties: (...args: Parameters<ListingsStore['listProperties']>) =>
@@ -68,6 +71,11 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
     // One kind per quota, so consecutive creates are combined by the group commit.
     createProperty: (create, quota) => creates.submit(kindFor(quota), create),
     insertProperties: (rows) => insertPropertiesBulk(db, rows).ids,
+    ...unitAdministration(
+      // Reads as before: their statements outside a transaction.
+      (operation) => runNow(operation(units)),
+      (operation) => writeTransaction(db, () => runNow(operation(units))),
+    ),
   } satisfies ListingsStore;
 }
 

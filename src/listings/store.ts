@@ -1,4 +1,6 @@
+import type { Caller } from '@/auth/tokens';
 import type { PropertyRecord } from '@/listings/properties/representation';
+import type { Unit, UnitCreate, UnitPatch } from '@/listings/units/schemas';
 import type { MaybePromise } from '@/rate-limit/store';
 import type { Paging } from './paging';
 import type { BulkPropertyInput } from './properties/bulk';
@@ -27,7 +29,7 @@ export interface CacheableListingsReads {
  * `sqliteListingsStore` answers the reads at once, so the routes and the
  * fast lane stay synchronous on SQLite; `postgresListingsStore` answers
  * with promises. Callers compose results with `whenReady`. The other
- * listings writes (units, additional data, neighbourhoods, multi-listing
+ * listings writes (additional data, neighbourhoods, multi-listing
  * counters, archive, move, owner…) still run on the SQLite database
  * (docs/postgresql.md).
  */
@@ -48,6 +50,35 @@ export interface ListingsStore {
    * once committed. A create refused on its own fails alone.
    */
   createProperty(create: QuotaCreate, quota: number): Promise<string>;
+  /** GET /properties/{id}/units: a page in id order (404 for a property the caller may not see). */
+  listUnits(
+    propertyId: string,
+    caller: Caller | null,
+    includeDeleted: boolean,
+    paging: Paging,
+  ): MaybePromise<{ total: number; units: Unit[] }>;
+  getUnit(propertyId: string, unitId: string, caller: Caller | null): MaybePromise<Unit>;
+  /** Answers the new unit's id; the property's counters follow in the same transaction. */
+  addUnit(
+    propertyId: string,
+    caller: Caller | null,
+    input: UnitCreate,
+    now: number,
+    unitQuota?: number,
+  ): MaybePromise<string>;
+  patchUnit(
+    propertyId: string,
+    unitId: string,
+    caller: Caller | null,
+    patch: UnitPatch,
+    now: number,
+  ): MaybePromise<void>;
+  deleteUnit(
+    propertyId: string,
+    unitId: string,
+    caller: Caller | null,
+    now: number,
+  ): MaybePromise<void>;
   /** Seeds and imports: all or nothing, no quota, each with its event; answers the ids. */
   insertProperties(rows: readonly BulkPropertyInput[]): MaybePromise<string[]>;
 }
