@@ -8,7 +8,6 @@ import {
   toProperty,
 } from '@/listings/properties/representation';
 import { many, one } from '@/listings/sql';
-import { readUnits } from '@/listings/units/representation';
 
 /**
  * The events of listings writes (docs/events-and-webhooks.md). Each is called
@@ -23,17 +22,12 @@ function propertyRow(db: Db, id: string): PropertyRecord {
 }
 
 /** The event of a property change: `data` is the property as GET /properties/{id} answers it. */
-const propertyChange = (type: EventType, row: PropertyRecord): NewEvent => ({
+export const propertyChange = (type: EventType, row: PropertyRecord): NewEvent => ({
   type,
   resource: { kind: 'property', id: row.id },
   ownerId: row.owner_id,
   data: toProperty(row),
 });
-
-/** A property changed (`propertyChange`). */
-export function propertyEvent(db: Db, type: EventType, id: string, now: number): void {
-  appendEvent(db, propertyChange(type, propertyRow(db, id)), now);
-}
 
 /**
  * The `property.created` events of properties created by one write, in the
@@ -69,26 +63,6 @@ export function propertiesCreatedEvents(
   appendEvents(db, createdEventsOf(created, rows));
 }
 
-/**
- * An owner change: the previous owner is told the property left its view
- * (`data: {id}`, its own event), then the new owner gets the property.
- */
-export function ownerChangeEvents(db: Db, id: string, previousOwner: string, now: number): void {
-  if (propertyRow(db, id).owner_id !== previousOwner) {
-    appendEvent(
-      db,
-      {
-        type: 'property.owner_changed',
-        resource: { kind: 'property', id },
-        ownerId: previousOwner,
-        data: { id },
-      },
-      now,
-    );
-  }
-  propertyEvent(db, 'property.owner_changed', id, now);
-}
-
 /** A multi-listing counter changed: `{id, unitsCounter}` as its GET answers. */
 export function counterEvent(db: Db, id: string, now: number): void {
   const row = one<{ units_counter: number; owner_id: string }>(
@@ -121,17 +95,4 @@ export function additionalDataEvent(db: Db, id: string, data: object, now: numbe
     },
     now,
   );
-}
-
-/** Units written (created, changed, deleted, unpublished by an archive): one event each. */
-export function unitEvents(
-  db: Db,
-  type: EventType,
-  ownerId: string,
-  unitIds: readonly string[],
-  now: number,
-): void {
-  for (const unit of readUnits(db, unitIds)) {
-    appendEvent(db, { type, resource: { kind: 'unit', id: unit.id }, ownerId, data: unit }, now);
-  }
 }

@@ -1,8 +1,7 @@
 import type { SQL } from 'bun';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
-import { events, properties, unitFeatures, units } from '@/db/pg/schema';
-import { eventRowOf } from '@/events/outbox';
+import { properties, unitFeatures, units } from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
 import { createdEventsOf } from './events';
 import { type PlannedCreates, planCreates } from './properties/bulk';
@@ -11,7 +10,7 @@ import { asRecords, hasNul, listPropertiesOn, RECORD } from './properties/postgr
 import type { QuotaCreate } from './quotas';
 import type { ListingsStore } from './store';
 import { unitAdministration } from './units/operations';
-import { postgresUnitTables } from './units/postgres-tables';
+import { insertEvents, postgresPropertyTables, postgresUnitTables } from './units/postgres-tables';
 
 /** 25 parameters a property row: far below PostgreSQL's 65,535 a statement. */
 const CHUNK = 500;
@@ -55,10 +54,7 @@ const createTablesOf = (tx: PgTx): CreateTables => ({
   },
   insert: (planned) => insertPlanned(tx, planned),
   records: (ids) => recordsIn(tx, ids),
-  async appendEvents(batch) {
-    if (batch.length === 0) return;
-    await tx.insert(events).values(batch.map(({ event, now }) => eventRowOf(event, now)));
-  },
+  appendEvents: (batch) => insertEvents(tx, batch),
 });
 
 interface Pending {
@@ -137,13 +133,16 @@ export function postgresListingsStore(client: SQL): ListingsStore {
         }),
       (operation) => db.transaction((tx) => runLater(operation(postgresUnitTables(tx, true)))),
     ),
+    async writeProperty(operation) {
+      await db.transaction((tx) => runLater(operation(postgresPropertyTables(tx))));
+    },
     async insertProperties(rows) {
       const planned = planCreates(rows, Date.now());
       await db.transaction(async (tx) => {
         await insertPlanned(tx, planned);
         const records = await recordsIn(tx, planned.ids);
         const batch = createdEventsOf(planned.created, records);
-        await createTablesOf(tx).appendEvents(batch);
+        await insertEvents(tx, batch);
       });
       return planned.ids;
     },

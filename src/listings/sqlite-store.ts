@@ -1,3 +1,4 @@
+import { recordAudit } from '@/audit/record';
 import type { Db } from '@/db/client';
 import { type Combinable, groupCommitOf } from '@/db/group-commit';
 import type { ReadCache } from '@/db/read-cache';
@@ -7,8 +8,9 @@ import { insertPlanned, insertPropertiesBulk } from './properties/bulk';
 import { type CreateTables, createProperties } from './properties/create';
 import { listProperties } from './properties/list';
 import { PROPERTY_BY_ID, PROPERTY_COLUMNS, type PropertyRecord } from './properties/representation';
+import type { PropertyTables } from './properties/service';
 import { countUpTo, type QuotaCreate } from './quotas';
-import { many, one, writeTransaction } from './sql';
+import { exec, many, one, writeTransaction } from './sql';
 import type { ListingsStore } from './store';
 import { unitAdministration } from './units/operations';
 import { sqliteUnitTables } from './units/service';
@@ -27,6 +29,33 @@ const createTablesOf = (db: Db): CreateTables => ({
       JSON.stringify(ids),
     ),
   appendEvents: (batch) => appendEvents(db, batch),
+});
+
+const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** The property-write queries on SQLite, inside the write's transaction. */
+const propertyTablesOf = (db: Db): PropertyTables => ({
+  ...sqliteUnitTables(db),
+  updateProperty(id, changes) {
+    const entries = Object.entries(changes);
+    exec(
+      db,
+      `UPDATE properties SET ${entries.map(([key]) => `${snakeCase(key)} = ?`).join(', ')} WHERE id = ?`,
+      ...entries.map(([, value]) => (typeof value === 'boolean' ? (value ? 1 : 0) : value)),
+      id,
+    );
+  },
+  unpublishUnits: (propertyId, now) =>
+    many<{ id: string }>(
+      db,
+      'UPDATE units SET published = 0, updated_at = ? WHERE property_id = ? AND published = 1 RETURNING id',
+      now,
+      propertyId,
+    ).map((unit) => unit.id),
+  neighbourhoodCity: (id) =>
+    one<{ city_id: string }>(db, 'SELECT city_id FROM neighbourhoods WHERE id = ?', id)?.city_id ??
+    null,
+  recordAudit: (context, entry) => recordAudit(db, context, entry),
 });
 
 /**
@@ -59,7 +88,7 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
     }
     return kind;
   };
-  const units = sqliteUnitTables(db);
+  const tables = propertyTablesOf(db);
   const reads = {
     propertyById: (id: string) => one<PropertyRecord>(db, PROPERTY_BY_ID, id),
     listProperties: (...args: Parameters<ListingsStore['listProperties']>) =>
@@ -73,9 +102,10 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
     insertProperties: (rows) => insertPropertiesBulk(db, rows).ids,
     ...unitAdministration(
       // Reads as before: their statements outside a transaction.
-      (operation) => runNow(operation(units)),
-      (operation) => writeTransaction(db, () => runNow(operation(units))),
+      (operation) => runNow(operation(tables)),
+      (operation) => writeTransaction(db, () => runNow(operation(tables))),
     ),
+    writeProperty: (operation) => writeTransaction(db, () => runNow(operation(tables))),
   } satisfies ListingsStore;
 }
 

@@ -1,5 +1,6 @@
 import type { Caller } from '@/auth/tokens';
 import type { PropertyRecord } from '@/listings/properties/representation';
+import type { PropertyOperation } from '@/listings/properties/service';
 import type { Unit, UnitCreate, UnitPatch } from '@/listings/units/schemas';
 import type { MaybePromise } from '@/rate-limit/store';
 import type { Paging } from './paging';
@@ -30,7 +31,7 @@ export interface CacheableListingsReads {
  * fast lane stay synchronous on SQLite; `postgresListingsStore` answers
  * with promises. Callers compose results with `whenReady`. The other
  * listings writes (additional data, neighbourhoods, multi-listing
- * counters, archive, move, owner…) still run on the SQLite database
+ * counters) still run on the SQLite database
  * (docs/postgresql.md).
  */
 export interface ListingsStore {
@@ -79,6 +80,8 @@ export interface ListingsStore {
     caller: Caller | null,
     now: number,
   ): MaybePromise<void>;
+  /** A property write (`properties/service.ts`): archive, convert, move, owner… */
+  writeProperty(operation: PropertyOperation<void>): MaybePromise<void>;
   /** Seeds and imports: all or nothing, no quota, each with its event; answers the ids. */
   insertProperties(rows: readonly BulkPropertyInput[]): MaybePromise<string[]>;
 }

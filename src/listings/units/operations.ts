@@ -67,7 +67,7 @@ function* writableProperty(t: UnitTables, id: string, caller: Caller | null) {
 }
 
 /** One event per unit written, `data` the unit as GET answers it after the write. */
-function* unitEvents(
+export function* unitEvents(
   t: UnitTables,
   type: EventType,
   ownerId: string,

@@ -1,8 +1,17 @@
 import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { auditRowOf } from '@/audit/record';
 import type { PgTx } from '@/db/pg/client';
-import { events, properties, unitFeatures, units } from '@/db/pg/schema';
-import { eventRowOf } from '@/events/outbox';
+import {
+  auditEvents,
+  events,
+  neighbourhoods,
+  properties,
+  unitFeatures,
+  units,
+} from '@/db/pg/schema';
+import { eventRowOf, type NewEvent } from '@/events/outbox';
 import { asRecords, hasNul, RECORD } from '@/listings/properties/postgres-list';
+import type { PropertyTables } from '@/listings/properties/service';
 import type { UnitTables } from './operations';
 import { toUnit, type UnitRecord } from './representation';
 import type { UnitFeature } from './schemas';
@@ -14,6 +23,42 @@ const UNIT = {
   published: sql<number>`${units.published}::int`.mapWith(Number),
   deleted_at: units.deletedAt,
 };
+
+/** The events of a write, inserted in its transaction. */
+export async function insertEvents(
+  tx: PgTx,
+  batch: readonly { event: NewEvent; now: number }[],
+): Promise<void> {
+  if (batch.length === 0) return;
+  await tx.insert(events).values(batch.map(({ event, now }) => eventRowOf(event, now)));
+}
+
+/** The property-write queries inside one PostgreSQL transaction, the property row locked. */
+export const postgresPropertyTables = (tx: PgTx): PropertyTables => ({
+  ...postgresUnitTables(tx, true),
+  async updateProperty(id, changes) {
+    await tx.update(properties).set(changes).where(eq(properties.id, id));
+  },
+  async unpublishUnits(propertyId, now) {
+    const rows = await tx
+      .update(units)
+      .set({ published: false, updatedAt: now })
+      .where(and(eq(units.propertyId, propertyId), eq(units.published, true)))
+      .returning({ id: units.id });
+    return rows.map((row) => row.id);
+  },
+  async neighbourhoodCity(id) {
+    if (hasNul(id)) return null;
+    const [row] = await tx
+      .select({ cityId: neighbourhoods.cityId })
+      .from(neighbourhoods)
+      .where(eq(neighbourhoods.id, id));
+    return row?.cityId ?? null;
+  },
+  async recordAudit(context, entry) {
+    await tx.insert(auditEvents).values(auditRowOf(context, entry));
+  },
+});
 
 /**
  * The unit queries inside one PostgreSQL transaction (READ COMMITTED).
@@ -120,8 +165,5 @@ export const postgresUnitTables = (tx: PgTx, forWrite: boolean): UnitTables => (
     }
     return rows.map((row) => toUnit(row, byUnit.get(row.id) ?? []));
   },
-  async appendEvents(batch) {
-    if (batch.length === 0) return;
-    await tx.insert(events).values(batch.map(({ event, now }) => eventRowOf(event, now)));
-  },
+  appendEvents: (batch) => insertEvents(tx, batch),
 });
