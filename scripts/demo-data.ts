@@ -17,7 +17,7 @@ import type { NewTransaction } from '@/customer/store';
 import type { Db } from '@/db/client';
 import { putAdditionalData } from '@/listings/additional-data/service';
 import type { CityId } from '@/listings/cities';
-import { putNeighbourhood } from '@/listings/neighbourhoods/service';
+import { putNeighbourhoodOnSqlite } from '@/listings/neighbourhoods/service';
 import {
   type BulkPropertyInput,
   type BulkUnitFeature,
@@ -69,7 +69,7 @@ async function ensureAccount(db: Db, email: string, role: Role): Promise<DemoAcc
 function fillNeighbourhoods(db: Db, now: number) {
   for (const city of DEMO_CITIES) {
     for (const name of NEIGHBOURHOODS[city] ?? []) {
-      putNeighbourhood(db, neighbourhoodId(city, name), { cityId: city, name }, now);
+      putNeighbourhoodOnSqlite(db, neighbourhoodId(city, name), { cityId: city, name }, now);
     }
   }
 }

@@ -4,6 +4,11 @@ import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { properties, unitFeatures, units } from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
 import { createdEventsOf } from './events';
+import {
+  listNeighbourhoodsOn,
+  postgresNeighbourhoodTables,
+} from './neighbourhoods/postgres-tables';
+import { putNeighbourhood } from './neighbourhoods/service';
 import { type PlannedCreates, planCreates } from './properties/bulk';
 import { type CreateTables, createProperties } from './properties/create';
 import { asRecords, hasNul, listPropertiesOn, RECORD } from './properties/postgres-list';
@@ -133,6 +138,12 @@ export function postgresListingsStore(client: SQL): ListingsStore {
         }),
       (operation) => db.transaction((tx) => runLater(operation(postgresUnitTables(tx, true)))),
     ),
+    listNeighbourhoods: (cityId) => listNeighbourhoodsOn(db, cityId),
+    async putNeighbourhood(id, body, now) {
+      await db.transaction((tx) =>
+        runLater(putNeighbourhood(postgresNeighbourhoodTables(tx), id, body, now)),
+      );
+    },
     async writeProperty(operation) {
       await db.transaction((tx) => runLater(operation(postgresPropertyTables(tx))));
     },

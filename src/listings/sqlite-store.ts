@@ -4,6 +4,7 @@ import { type Combinable, groupCommitOf } from '@/db/group-commit';
 import type { ReadCache } from '@/db/read-cache';
 import { appendEvents } from '@/events/outbox';
 import { runNow } from '@/kernel/steps';
+import { listNeighbourhoods, putNeighbourhoodOnSqlite } from './neighbourhoods/service';
 import { insertPlanned, insertPropertiesBulk } from './properties/bulk';
 import { type CreateTables, createProperties } from './properties/create';
 import { listProperties } from './properties/list';
@@ -105,6 +106,8 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
       (operation) => runNow(operation(tables)),
       (operation) => writeTransaction(db, () => runNow(operation(tables))),
     ),
+    listNeighbourhoods: (cityId) => listNeighbourhoods(db, cityId),
+    putNeighbourhood: (id, body, now) => putNeighbourhoodOnSqlite(db, id, body, now),
     writeProperty: (operation) => writeTransaction(db, () => runNow(operation(tables))),
   } satisfies ListingsStore;
 }

@@ -1,4 +1,5 @@
 import type { Caller } from '@/auth/tokens';
+import type { Neighbourhood, NeighbourhoodBody } from '@/listings/neighbourhoods/schemas';
 import type { PropertyRecord } from '@/listings/properties/representation';
 import type { PropertyOperation } from '@/listings/properties/service';
 import type { Unit, UnitCreate, UnitPatch } from '@/listings/units/schemas';
@@ -30,8 +31,7 @@ export interface CacheableListingsReads {
  * `sqliteListingsStore` answers the reads at once, so the routes and the
  * fast lane stay synchronous on SQLite; `postgresListingsStore` answers
  * with promises. Callers compose results with `whenReady`. The other
- * listings writes (additional data, neighbourhoods, multi-listing
- * counters) still run on the SQLite database
+ * listings writes (additional data, multi-listing counters) still run on the SQLite database
  * (docs/postgresql.md).
  */
 export interface ListingsStore {
@@ -82,6 +82,10 @@ export interface ListingsStore {
   ): MaybePromise<void>;
   /** A property write (`properties/service.ts`): archive, convert, move, owner… */
   writeProperty(operation: PropertyOperation<void>): MaybePromise<void>;
+  /** GET /neighbourhoods[?cityId=]: the catalogue, by city then name. */
+  listNeighbourhoods(cityId: string | undefined): MaybePromise<Neighbourhood[]>;
+  /** PUT /neighbourhoods/{id} (`neighbourhoods/service.ts`). */
+  putNeighbourhood(id: string, body: NeighbourhoodBody, now: number): MaybePromise<void>;
   /** Seeds and imports: all or nothing, no quota, each with its event; answers the ids. */
   insertProperties(rows: readonly BulkPropertyInput[]): MaybePromise<string[]>;
 }

@@ -49,10 +49,13 @@ export const postgresPropertyTables = (tx: PgTx): PropertyTables => ({
   },
   async neighbourhoodCity(id) {
     if (hasNul(id)) return null;
+    // FOR SHARE: a catalogue write moving the entry to another city waits
+    // for this assignment, then finds the entry in use (and the reverse).
     const [row] = await tx
       .select({ cityId: neighbourhoods.cityId })
       .from(neighbourhoods)
-      .where(eq(neighbourhoods.id, id));
+      .where(eq(neighbourhoods.id, id))
+      .for('share');
     return row?.cityId ?? null;
   },
   async recordAudit(context, entry) {
