@@ -42,6 +42,8 @@ export type ListingsTestApp = ListingsContext & {
   unitIdsOf(propertyId: string): Promise<string[]>;
   /** Soft-deletes a unit as DELETE …/units/{id} does, counters included. */
   deleteUnit(propertyId: string, unitId: string): Promise<void>;
+  /** Rows of a query on the store's database (`?` placeholders on both). */
+  query<T>(text: string, ...params: (string | number)[]): Promise<T[]>;
   /** The rows of a listings table in the store's database. */
   count(table: 'properties' | 'units' | 'unit_features' | 'events'): Promise<number>;
   /** How many properties the owner has in the store. */
@@ -73,6 +75,8 @@ const sqlite: StoreUnderTest = {
         );
         if (res.status !== 204) throw new Error(`unit delete failed: ${res.status}`);
       },
+      query: async <T>(text: string, ...params: (string | number)[]) =>
+        $client.query<T, (string | number)[]>(text).all(...params),
       count: async (table) => count(ctx.db, table),
       ownedBy: async (ownerId) =>
         $client
@@ -158,6 +162,13 @@ function postgresStore(): StoreUnderTest {
                WHERE id = ${propertyId}`,
             );
           });
+        },
+        query: async <T>(text: string, ...params: (string | number)[]) => {
+          let n = 0;
+          return rows<T>(
+            text.replace(/\?/g, () => `$${++n}`),
+            ...params,
+          );
         },
         count: async (table) =>
           Number((await rows<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n),
