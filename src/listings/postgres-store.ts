@@ -1,5 +1,5 @@
 import type { SQL } from 'bun';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { properties, unitFeatures, units } from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
@@ -91,7 +91,7 @@ export function postgresListingsStore(client: SQL): ListingsStore {
         batch.map((item) => item.create),
         batch[0]!.quota,
       );
-      batch.forEach((item, index) => item.resolve(ids[index]!));
+      for (const [index, item] of batch.entries()) item.resolve(ids[index]!);
     } catch (error) {
       if (batch.length === 1) {
         batch[0]!.reject(error);

@@ -1,6 +1,5 @@
 import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
-import { fail } from '@/kernel/errors';
 import type { BulkPropertyInput } from './properties/bulk';
 import { one } from './sql';
 

@@ -1,18 +1,11 @@
-import { afterAll, describe } from 'bun:test';
-import { SQL } from 'bun';
+import { describe } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { pgDatabase } from '@/db/pg/client';
-import { migratePostgres } from '@/db/pg/migrate';
 import { postgresListingsStore } from '@/listings/postgres-store';
 import { insertPropertiesBulk } from '@/listings/properties/bulk';
 import type { ListingsStore } from '@/listings/store';
 import type { TestAppOptions } from '../support/harness';
-import {
-  createTestDatabase,
-  pgSuite,
-  postgresAvailable,
-  type TestDatabase,
-} from '../support/postgres';
+import { suiteDatabases } from '../support/postgres';
 import {
   count,
   type ListingsContext,
@@ -99,39 +92,14 @@ const sqlite: StoreUnderTest = {
  * the suite ends.
  */
 function postgresStore(): StoreUnderTest {
-  let template: Promise<TestDatabase> | undefined;
-  const databases: TestDatabase[] = [];
-  const clients: SQL[] = [];
-
-  async function freshDatabase() {
-    template ??= createTestDatabase().then(async (database) => {
-      databases.push(database);
-      await migratePostgres(database.url);
-      return database;
-    });
-    const database = await createTestDatabase(await template);
-    databases.push(database);
-    return database;
-  }
+  const databases = suiteDatabases();
 
   return {
     name: 'PostgreSQL',
-    describe: (title, body) =>
-      describe.skipIf(!postgresAvailable)(pgSuite(`${title} (PostgreSQL)`), () => {
-        afterAll(async () => {
-          await Promise.all(clients.splice(0).map((client) => client.close({ timeout: 0 })));
-          // The template (made first) last: nothing may copy it while it goes.
-          const [made, ...copies] = databases.splice(0);
-          await Promise.all(copies.map((database) => database.drop()));
-          await made?.drop();
-          template = undefined;
-        }, 60_000);
-        body();
-      }),
+    describe: (title, body) => databases.describe(title, body),
     async app(options) {
-      const database = await freshDatabase();
-      const client = new SQL(database.url, { max: 4 });
-      clients.push(client);
+      const database = await databases.fresh();
+      const client = databases.connect(database.url);
       const store: ListingsStore = postgresListingsStore(client);
       const ctx = await listingsContext({ ...options, listingsStore: store });
       const db = pgDatabase(client);
