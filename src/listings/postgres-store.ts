@@ -14,7 +14,7 @@ import { type CreateTables, createProperties } from './properties/create';
 import { asRecords, hasNul, listPropertiesOn, RECORD } from './properties/postgres-list';
 import type { QuotaCreate } from './quotas';
 import type { ListingsStore } from './store';
-import { unitAdministration } from './units/operations';
+import { unitAdministration } from './units/administration';
 import { insertEvents, postgresPropertyTables, postgresUnitTables } from './units/postgres-tables';
 
 /** 25 parameters a property row: far below PostgreSQL's 65,535 a statement. */

@@ -13,7 +13,7 @@ import type { PropertyTables } from './properties/service';
 import { countUpTo, type QuotaCreate } from './quotas';
 import { exec, many, one, writeTransaction } from './sql';
 import type { ListingsStore } from './store';
-import { unitAdministration } from './units/operations';
+import { unitAdministration } from './units/administration';
 import { sqliteUnitTables } from './units/service';
 
 /** The create queries on the connection, inside the group commit's transaction. */

@@ -9,7 +9,6 @@ import type { Paging } from '@/listings/paging';
 import type { PropertyRecord } from '@/listings/properties/representation';
 import { MAX_UNITS } from '@/listings/properties/schemas';
 import { countsAgainstQuota, unitQuotaDetail } from '@/listings/quotas';
-import type { ListingsStore } from '@/listings/store';
 import type { MaybePromise } from '@/rate-limit/store';
 import type { UnitRecord } from './representation';
 import type { Unit, UnitCreate, UnitFeature, UnitPatch } from './schemas';
@@ -176,19 +175,3 @@ export function* deleteUnit(
 
 /** A unit operation, for the store to run in one transaction. */
 export type UnitOperation<T> = (tables: UnitTables) => Steps<T>;
-
-/** The store methods of the unit operations, reads and writes each run by the store. */
-export const unitAdministration = (
-  read: <T>(operation: UnitOperation<T>) => MaybePromise<T>,
-  write: <T>(operation: UnitOperation<T>) => MaybePromise<T>,
-): Pick<ListingsStore, 'listUnits' | 'getUnit' | 'addUnit' | 'patchUnit' | 'deleteUnit'> => ({
-  listUnits: (propertyId, caller, includeDeleted, paging) =>
-    read((t) => listUnits(t, propertyId, caller, includeDeleted, paging)),
-  getUnit: (propertyId, unitId, caller) => read((t) => getUnit(t, propertyId, unitId, caller)),
-  addUnit: (propertyId, caller, input, now, unitQuota) =>
-    write((t) => addUnit(t, propertyId, caller, input, now, unitQuota)),
-  patchUnit: (propertyId, unitId, caller, patch, now) =>
-    write((t) => patchUnit(t, propertyId, unitId, caller, patch, now)),
-  deleteUnit: (propertyId, unitId, caller, now) =>
-    write((t) => deleteUnit(t, propertyId, unitId, caller, now)),
-});
