@@ -15,7 +15,7 @@ import { upsertStaticPage } from '@/content/service';
 import { sqliteCustomerStore } from '@/customer/sqlite-store';
 import type { NewTransaction } from '@/customer/store';
 import type { Db } from '@/db/client';
-import { putAdditionalData } from '@/listings/additional-data/service';
+import { putAdditionalDataOnSqlite } from '@/listings/additional-data/service';
 import type { CityId } from '@/listings/cities';
 import { putNeighbourhoodOnSqlite } from '@/listings/neighbourhoods/service';
 import {
@@ -128,7 +128,7 @@ function fillProperties(db: Db, customerId: string, employeeId: string, now: num
       heating: pick(['central', 'gas', 'electric', 'heat pump']),
       nearby: { metroMinutes: 2 + Math.floor(next() * 15), schools: Math.floor(next() * 4) },
     };
-    putAdditionalData(db, id, data, employee, now);
+    putAdditionalDataOnSqlite(db, id, data, employee, now);
   }
 }
 

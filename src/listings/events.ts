@@ -1,25 +1,18 @@
 import type { Db } from '@/db/client';
-import { appendEvent, appendEvents, type NewEvent } from '@/events/outbox';
+import { appendEvents, type NewEvent } from '@/events/outbox';
 import type { EventType } from '@/events/schemas';
 import {
-  PROPERTY_BY_ID,
   PROPERTY_COLUMNS,
   type PropertyRecord,
   toProperty,
 } from '@/listings/properties/representation';
-import { many, one } from '@/listings/sql';
+import { many } from '@/listings/sql';
 
 /**
  * The events of listings writes (docs/events-and-webhooks.md). Each is called
  * inside the write's transaction, after the write, so `data` is what a GET
  * answers once the change has committed.
  */
-
-function propertyRow(db: Db, id: string): PropertyRecord {
-  const row = one<PropertyRecord>(db, PROPERTY_BY_ID, id);
-  if (!row) throw new Error(`property ${id} vanished inside its own write`);
-  return row;
-}
 
 /** The event of a property change: `data` is the property as GET /properties/{id} answers it. */
 export const propertyChange = (type: EventType, row: PropertyRecord): NewEvent => ({
@@ -61,38 +54,4 @@ export function propertiesCreatedEvents(
     JSON.stringify(created.map(({ id }) => id)),
   );
   appendEvents(db, createdEventsOf(created, rows));
-}
-
-/** A multi-listing counter changed: `{id, unitsCounter}` as its GET answers. */
-export function counterEvent(db: Db, id: string, now: number): void {
-  const row = one<{ units_counter: number; owner_id: string }>(
-    db,
-    'SELECT units_counter, owner_id FROM properties WHERE id = ?',
-    id,
-  );
-  if (!row) return;
-  appendEvent(
-    db,
-    {
-      type: 'multi_listing_counter.updated',
-      resource: { kind: 'multi_listing_counter', id },
-      ownerId: row.owner_id,
-      data: { id, unitsCounter: row.units_counter },
-    },
-    now,
-  );
-}
-
-/** Additional data created or replaced: `{id, data}` as its GET answers. */
-export function additionalDataEvent(db: Db, id: string, data: object, now: number): void {
-  appendEvent(
-    db,
-    {
-      type: 'additional_data.updated',
-      resource: { kind: 'additional_data', id },
-      ownerId: propertyRow(db, id).owner_id,
-      data: { id, data },
-    },
-    now,
-  );
 }

@@ -4,6 +4,7 @@ import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { properties, unitFeatures, units } from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
 import { createdEventsOf } from './events';
+import { listCountersOn } from './multi-listing-units/postgres';
 import {
   listNeighbourhoodsOn,
   postgresNeighbourhoodTables,
@@ -144,9 +145,14 @@ export function postgresListingsStore(client: SQL): ListingsStore {
         runLater(putNeighbourhood(postgresNeighbourhoodTables(tx), id, body, now)),
       );
     },
-    async writeProperty(operation) {
-      await db.transaction((tx) => runLater(operation(postgresPropertyTables(tx))));
-    },
+    writeProperty: (operation) =>
+      db.transaction((tx) => runLater(operation(postgresPropertyTables(tx)))),
+    readProperty: (operation) =>
+      db.transaction((tx) => runLater(operation(postgresPropertyTables(tx, false))), {
+        isolationLevel: 'repeatable read',
+        accessMode: 'read only',
+      }),
+    listCounters: (query, scopeOwner, paging) => listCountersOn(db, query, scopeOwner, paging),
     async insertProperties(rows) {
       const planned = planCreates(rows, Date.now());
       await db.transaction(async (tx) => {

@@ -1,20 +1,19 @@
-import { recordAudit } from '@/audit/record';
 import type { Db } from '@/db/client';
 import { type Combinable, groupCommitOf } from '@/db/group-commit';
 import type { ReadCache } from '@/db/read-cache';
 import { appendEvents } from '@/events/outbox';
 import { runNow } from '@/kernel/steps';
+import { listCounters } from './multi-listing-units/service';
 import { listNeighbourhoods, putNeighbourhoodOnSqlite } from './neighbourhoods/service';
 import { insertPlanned, insertPropertiesBulk } from './properties/bulk';
 import { type CreateTables, createProperties } from './properties/create';
 import { listProperties } from './properties/list';
 import { PROPERTY_BY_ID, PROPERTY_COLUMNS, type PropertyRecord } from './properties/representation';
-import type { PropertyTables } from './properties/service';
 import { countUpTo, type QuotaCreate } from './quotas';
-import { exec, many, one, writeTransaction } from './sql';
+import { many, one, writeTransaction } from './sql';
+import { sqlitePropertyTables } from './sqlite-tables';
 import type { ListingsStore } from './store';
 import { unitAdministration } from './units/administration';
-import { sqliteUnitTables } from './units/service';
 
 /** The create queries on the connection, inside the group commit's transaction. */
 const createTablesOf = (db: Db): CreateTables => ({
@@ -30,33 +29,6 @@ const createTablesOf = (db: Db): CreateTables => ({
       JSON.stringify(ids),
     ),
   appendEvents: (batch) => appendEvents(db, batch),
-});
-
-const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
-/** The property-write queries on SQLite, inside the write's transaction. */
-const propertyTablesOf = (db: Db): PropertyTables => ({
-  ...sqliteUnitTables(db),
-  updateProperty(id, changes) {
-    const entries = Object.entries(changes);
-    exec(
-      db,
-      `UPDATE properties SET ${entries.map(([key]) => `${snakeCase(key)} = ?`).join(', ')} WHERE id = ?`,
-      ...entries.map(([, value]) => (typeof value === 'boolean' ? (value ? 1 : 0) : value)),
-      id,
-    );
-  },
-  unpublishUnits: (propertyId, now) =>
-    many<{ id: string }>(
-      db,
-      'UPDATE units SET published = 0, updated_at = ? WHERE property_id = ? AND published = 1 RETURNING id',
-      now,
-      propertyId,
-    ).map((unit) => unit.id),
-  neighbourhoodCity: (id) =>
-    one<{ city_id: string }>(db, 'SELECT city_id FROM neighbourhoods WHERE id = ?', id)?.city_id ??
-    null,
-  recordAudit: (context, entry) => recordAudit(db, context, entry),
 });
 
 /**
@@ -89,7 +61,7 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
     }
     return kind;
   };
-  const tables = propertyTablesOf(db);
+  const tables = sqlitePropertyTables(db);
   const reads = {
     propertyById: (id: string) => one<PropertyRecord>(db, PROPERTY_BY_ID, id),
     listProperties: (...args: Parameters<ListingsStore['listProperties']>) =>
@@ -109,6 +81,9 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
     listNeighbourhoods: (cityId) => listNeighbourhoods(db, cityId),
     putNeighbourhood: (id, body, now) => putNeighbourhoodOnSqlite(db, id, body, now),
     writeProperty: (operation) => writeTransaction(db, () => runNow(operation(tables))),
+    // Reads as before: their statements outside a transaction.
+    readProperty: (operation) => runNow(operation(tables)),
+    listCounters: (query, scopeOwner, paging) => listCounters(db, query, scopeOwner, paging),
   } satisfies ListingsStore;
 }
 

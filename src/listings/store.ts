@@ -1,4 +1,8 @@
 import type { Caller } from '@/auth/tokens';
+import type {
+  MultiListingUnit,
+  MultiListingUnitQuery,
+} from '@/listings/multi-listing-units/schemas';
 import type { Neighbourhood, NeighbourhoodBody } from '@/listings/neighbourhoods/schemas';
 import type { PropertyRecord } from '@/listings/properties/representation';
 import type { PropertyOperation } from '@/listings/properties/service';
@@ -80,8 +84,19 @@ export interface ListingsStore {
     caller: Caller | null,
     now: number,
   ): MaybePromise<void>;
-  /** A property write (`properties/service.ts`): archive, convert, move, owner… */
-  writeProperty(operation: PropertyOperation<void>): MaybePromise<void>;
+  /**
+   * A property write in one transaction (`properties/service.ts`: archive,
+   * convert, move, owner…; additional data; multi-listing counters).
+   */
+  writeProperty<T>(operation: PropertyOperation<T>): MaybePromise<T>;
+  /** A read of one property's data (additional data, its counter) in one snapshot. */
+  readProperty<T>(operation: PropertyOperation<T>): MaybePromise<T>;
+  /** GET /multi-listing-units: counters in property id order, the total in the same snapshot. */
+  listCounters(
+    query: MultiListingUnitQuery,
+    scopeOwner: string | null,
+    paging: Paging,
+  ): MaybePromise<{ total: number; rows: MultiListingUnit[] }>;
   /** GET /neighbourhoods[?cityId=]: the catalogue, by city then name. */
   listNeighbourhoods(cityId: string | undefined): MaybePromise<Neighbourhood[]>;
   /** PUT /neighbourhoods/{id} (`neighbourhoods/service.ts`). */

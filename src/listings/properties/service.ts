@@ -107,6 +107,14 @@ export interface PropertyTables extends UnitTables {
   /** The city of a neighbourhood, or null when there is none with that id. */
   neighbourhoodCity(id: string): MaybePromise<string | null>;
   recordAudit(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
+  /** The property's additional data (JSON text), or null. */
+  storedData(id: string): MaybePromise<string | null>;
+  /** Creates or replaces the property's additional data. */
+  saveData(id: string, json: string, now: number): MaybePromise<void>;
+  /** The multi-listing counter and owner of a property, or null. */
+  counter(id: string): MaybePromise<{ unitsCounter: number; ownerId: string } | null>;
+  /** Sets the counter; false when there is no such property. */
+  setCounter(id: string, counter: number, now: number): MaybePromise<boolean>;
 }
 
 export type PropertyOperation<T> = (tables: PropertyTables) => Steps<T>;

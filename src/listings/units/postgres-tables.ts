@@ -6,6 +6,7 @@ import {
   events,
   neighbourhoods,
   properties,
+  propertyAdditionalData,
   unitFeatures,
   units,
 } from '@/db/pg/schema';
@@ -34,8 +35,8 @@ export async function insertEvents(
 }
 
 /** The property-write queries inside one PostgreSQL transaction, the property row locked. */
-export const postgresPropertyTables = (tx: PgTx): PropertyTables => ({
-  ...postgresUnitTables(tx, true),
+export const postgresPropertyTables = (tx: PgTx, forWrite = true): PropertyTables => ({
+  ...postgresUnitTables(tx, forWrite),
   async updateProperty(id, changes) {
     await tx.update(properties).set(changes).where(eq(properties.id, id));
   },
@@ -60,6 +61,39 @@ export const postgresPropertyTables = (tx: PgTx): PropertyTables => ({
   },
   async recordAudit(context, entry) {
     await tx.insert(auditEvents).values(auditRowOf(context, entry));
+  },
+  async storedData(id) {
+    const [row] = await tx
+      .select({ data: propertyAdditionalData.data })
+      .from(propertyAdditionalData)
+      .where(eq(propertyAdditionalData.propertyId, id));
+    return row?.data ?? null;
+  },
+  async saveData(id, json, now) {
+    await tx
+      .insert(propertyAdditionalData)
+      .values({ propertyId: id, data: json, createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({
+        target: propertyAdditionalData.propertyId,
+        set: { data: json, updatedAt: now },
+      });
+  },
+  async counter(id) {
+    if (hasNul(id)) return null;
+    const [row] = await tx
+      .select({ unitsCounter: properties.unitsCounter, ownerId: properties.ownerId })
+      .from(properties)
+      .where(eq(properties.id, id));
+    return row ?? null;
+  },
+  async setCounter(id, counter, now) {
+    if (hasNul(id)) return false;
+    const changed = await tx
+      .update(properties)
+      .set({ unitsCounter: counter, updatedAt: now })
+      .where(eq(properties.id, id))
+      .returning({ id: properties.id });
+    return changed.length > 0;
   },
 });
 
