@@ -38,7 +38,9 @@ export type ListingsTestApp = ListingsContext & {
   /** Rows of a query on the store's database (`?` placeholders on both). */
   query<T>(text: string, ...params: (string | number)[]): Promise<T[]>;
   /** The rows of a listings table in the store's database. */
-  count(table: 'properties' | 'units' | 'unit_features' | 'events'): Promise<number>;
+  count(
+    table: 'properties' | 'units' | 'unit_features' | 'events' | 'property_additional_data',
+  ): Promise<number>;
   /** How many properties the owner has in the store. */
   ownedBy(ownerId: string): Promise<number>;
   /** The `property.created` events stored, by id: their resource ids. */
