@@ -13,6 +13,8 @@ import { putNeighbourhood } from './neighbourhoods/service';
 import { type PlannedCreates, planCreates } from './properties/bulk';
 import { type CreateTables, createProperties } from './properties/create';
 import { asRecords, hasNul, listPropertiesOn, RECORD } from './properties/postgres-list';
+import { postgresReconcileTables } from './properties/postgres-reconcile';
+import { reconcileChunk } from './properties/reconcile';
 import type { QuotaCreate } from './quotas';
 import type { ListingsStore } from './store';
 import { unitAdministration } from './units/administration';
@@ -153,6 +155,8 @@ export function postgresListingsStore(client: SQL): ListingsStore {
         accessMode: 'read only',
       }),
     listCounters: (query, scopeOwner, paging) => listCountersOn(db, query, scopeOwner, paging),
+    reconcileUnitCounters: (chunk) =>
+      db.transaction((tx) => runLater(reconcileChunk(postgresReconcileTables(tx), chunk))),
     async insertProperties(rows) {
       const planned = planCreates(rows, Date.now());
       await db.transaction(async (tx) => {

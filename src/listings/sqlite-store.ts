@@ -8,6 +8,7 @@ import { listNeighbourhoods, putNeighbourhoodOnSqlite } from './neighbourhoods/s
 import { insertPlanned, insertPropertiesBulk } from './properties/bulk';
 import { type CreateTables, createProperties } from './properties/create';
 import { listProperties } from './properties/list';
+import { reconcileUnitCounters } from './properties/reconcile';
 import { PROPERTY_BY_ID, PROPERTY_COLUMNS, type PropertyRecord } from './properties/representation';
 import { countUpTo, type QuotaCreate } from './quotas';
 import { many, one, writeTransaction } from './sql';
@@ -84,6 +85,7 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
     // Reads as before: their statements outside a transaction.
     readProperty: (operation) => runNow(operation(tables)),
     listCounters: (query, scopeOwner, paging) => listCounters(db, query, scopeOwner, paging),
+    reconcileUnitCounters: (chunk) => reconcileUnitCounters(db, chunk),
   } satisfies ListingsStore;
 }
 

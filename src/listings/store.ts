@@ -4,6 +4,7 @@ import type {
   MultiListingUnitQuery,
 } from '@/listings/multi-listing-units/schemas';
 import type { Neighbourhood, NeighbourhoodBody } from '@/listings/neighbourhoods/schemas';
+import type { ReconcileChunk, ReconcileResult } from '@/listings/properties/reconcile';
 import type { PropertyRecord } from '@/listings/properties/representation';
 import type { PropertyOperation } from '@/listings/properties/service';
 import type { Unit, UnitCreate, UnitPatch } from '@/listings/units/schemas';
@@ -101,6 +102,8 @@ export interface ListingsStore {
   listNeighbourhoods(cityId: string | undefined): MaybePromise<Neighbourhood[]>;
   /** PUT /neighbourhoods/{id} (`neighbourhoods/service.ts`). */
   putNeighbourhood(id: string, body: NeighbourhoodBody, now: number): MaybePromise<void>;
+  /** One chunk of the unit-counter reconcile, in one transaction (`properties/reconcile.ts`). */
+  reconcileUnitCounters(chunk: ReconcileChunk): MaybePromise<ReconcileResult>;
   /** Seeds and imports: all or nothing, no quota, each with its event; answers the ids. */
   insertProperties(rows: readonly BulkPropertyInput[]): MaybePromise<string[]>;
 }

@@ -228,3 +228,42 @@ for (const store of [sqlite!, postgres!]) {
     });
   });
 }
+
+for (const store of [sqlite!, postgres!]) {
+  store.describe('listings store: unit-counter reconcile', () => {
+    test('repairs drifted counters chunk by chunk; property_counts follows', async () => {
+      const ctx = await store.app();
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        ids.push(await ctx.makeProperty({ totalUnits: 5, rentableUnits: 3 }));
+      }
+      const yes = '(1 = 1)';
+      await ctx.query(
+        'UPDATE properties SET total_units = 9, rentable_units = 0 WHERE id = ?',
+        ids[0]!,
+      );
+      await ctx.query(
+        `UPDATE units SET published = ${yes} WHERE id = (SELECT min(id) FROM units WHERE property_id = ?)`,
+        ids[2]!,
+      );
+      const reconcile = (afterId: string | null) =>
+        ctx.deps.listings.reconcileUnitCounters({ afterId, limit: 2, now: 1 });
+      const first = await reconcile(null);
+      expect(first).toEqual({ scanned: 2, repaired: 1, lastId: ids[1]! });
+      expect(await reconcile(first.lastId)).toEqual({ scanned: 1, repaired: 1, lastId: ids[2]! });
+      expect(await reconcile(ids[2]!)).toEqual({ scanned: 0, repaired: 0, lastId: null });
+      const counters = await Promise.all(ids.map((id) => read(ctx, id)));
+      expect(
+        counters.map((p) => [p.totalUnits, p.rentableUnits, p.publishedUnits, p.published]),
+      ).toEqual([
+        [5, 3, 0, false],
+        [5, 3, 0, false],
+        [5, 3, 1, true],
+      ]);
+      const [cells] = await ctx.query<{ n: number }>(
+        `SELECT sum(properties) AS n FROM property_counts WHERE published = ${yes}`,
+      );
+      expect(Number(cells!.n)).toBe(1);
+    });
+  });
+}
