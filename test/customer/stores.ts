@@ -64,8 +64,7 @@ function postgresStore(): StoreUnderTest {
     name: 'PostgreSQL',
     describe: (title, body) => databases.describe(title, body),
     async app(options) {
-      const database = await databases.fresh();
-      const client = databases.connect(database.url);
+      const { url, client } = await databases.withClient();
       const db = pgDatabase(client);
       const ctx = createTestApp({ ...options, customerStore: postgresCustomerStore(client) });
       return {
@@ -84,7 +83,7 @@ function postgresStore(): StoreUnderTest {
             .orderBy(pg.transactions.id);
           return rows.map((row) => row.c);
         },
-        restartedStore: () => postgresCustomerStore(databases.connect(database.url)),
+        restartedStore: () => postgresCustomerStore(databases.connect(url)),
       };
     },
   };

@@ -88,20 +88,14 @@ const sqlite: StoreUnderTest = {
   },
 };
 
-/**
- * Each app gets a database of its own, copied from one migrated template
- * per suite (a copy is much quicker than migrating); all are dropped when
- * the suite ends.
- */
+/** Each app gets a database of its own (`suiteDatabases`), dropped when the suite ends. */
 function postgresStore(): StoreUnderTest {
   const databases = suiteDatabases();
-
   return {
     name: 'PostgreSQL',
     describe: (title, body) => databases.describe(title, body),
     async app(options) {
-      const database = await databases.fresh();
-      const client = databases.connect(database.url);
+      const { client } = await databases.withClient();
       const store: ListingsStore = postgresListingsStore(client);
       const ctx = await listingsContext({ ...options, listingsStore: store });
       const db = pgDatabase(client);

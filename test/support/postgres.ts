@@ -89,6 +89,11 @@ export function suiteDatabases() {
       databases.push(database);
       return database;
     },
+    /** A fresh database and a client on it. */
+    async withClient(): Promise<{ url: string; client: SQL }> {
+      const { url } = await this.fresh();
+      return { url, client: this.connect(url) };
+    },
     connect(url: string): SQL {
       const client = new SQL(url, { max: 4 });
       clients.push(client);
