@@ -15,9 +15,9 @@ import { sqliteContentStore, upsertStaticPage } from '@/content/sqlite-store';
 import { sqliteCustomerStore } from '@/customer/sqlite-store';
 import type { NewTransaction } from '@/customer/store';
 import type { Db } from '@/db/client';
-import { putAdditionalData } from '@/listings/additional-data/service';
+import { putAdditionalDataOnSqlite } from '@/listings/additional-data/service';
 import type { CityId } from '@/listings/cities';
-import { putNeighbourhood } from '@/listings/neighbourhoods/service';
+import { putNeighbourhoodOnSqlite } from '@/listings/neighbourhoods/service';
 import {
   type BulkPropertyInput,
   type BulkUnitFeature,
@@ -69,7 +69,7 @@ async function ensureAccount(db: Db, email: string, role: Role): Promise<DemoAcc
 function fillNeighbourhoods(db: Db, now: number) {
   for (const city of DEMO_CITIES) {
     for (const name of NEIGHBOURHOODS[city] ?? []) {
-      putNeighbourhood(db, neighbourhoodId(city, name), { cityId: city, name }, now);
+      putNeighbourhoodOnSqlite(db, neighbourhoodId(city, name), { cityId: city, name }, now);
     }
   }
 }
@@ -128,7 +128,7 @@ function fillProperties(db: Db, customerId: string, employeeId: string, now: num
       heating: pick(['central', 'gas', 'electric', 'heat pump']),
       nearby: { metroMinutes: 2 + Math.floor(next() * 15), schools: Math.floor(next() * 4) },
     };
-    putAdditionalData(db, id, data, employee, now);
+    putAdditionalDataOnSqlite(db, id, data, employee, now);
   }
 }
 

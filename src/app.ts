@@ -25,6 +25,8 @@ import type { EventStore } from '@/events/store';
 import { sqliteIdempotencyStore } from '@/idempotency/sqlite-store';
 import type { IdempotencyStore } from '@/idempotency/store';
 import type { Clock } from '@/kernel/clock';
+import { sqliteListingsStore } from '@/listings/sqlite-store';
+import type { ListingsStore } from '@/listings/store';
 import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
 import { RedisRateLimitStore } from '@/rate-limit/redis-store';
@@ -87,6 +89,11 @@ export interface CreateAppOptions {
   webhookStore?: WebhookStore;
   /** The jobs' recorded runs; by default SQLite on `db`. Only tests pass another, as above. */
   jobRunStore?: JobRunStore;
+  /**
+   * The listings domain's store; by default the SQLite one on `db`. Only
+   * tests pass another, for the reason `customerStore` gives.
+   */
+  listingsStore?: ListingsStore;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -113,6 +120,7 @@ export function buildDeps({
   auditStore: audit = sqliteAuditLog(db),
   webhookStore: webhooks = sqliteWebhookStore(db),
   jobRunStore: jobRuns = sqliteJobRuns(db),
+  listingsStore,
 }: CreateAppOptions): ApiDeps {
   const tokens = new TokenService(config.jwtSecret, clock);
   const readCache = new ReadCache({
@@ -120,6 +128,7 @@ export function buildDeps({
     enabled: config.readCache,
     maxChars: config.readCacheChars,
   });
+  const listings = listingsStore ?? sqliteListingsStore(db, readCache);
   const staticPages = new StaticPageCache(readCache, { enabled: config.staticPagesCache });
   const sessions = sessionResolver(accountStore, clock);
   const authOptions = { tokens, sessions, origins: config.publicOrigins };
@@ -159,6 +168,7 @@ export function buildDeps({
       audit,
       webhooks,
       jobRuns,
+      listings,
       logger,
       clock,
       tokens,

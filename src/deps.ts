@@ -13,6 +13,7 @@ import type { DatabaseHealth } from '@/db/health';
 import type { ReadCache } from '@/db/read-cache';
 import type { EventStore } from '@/events/store';
 import type { Clock } from '@/kernel/clock';
+import type { ListingsStore } from '@/listings/store';
 import type { Logger } from '@/logger';
 import type { RateLimiter } from '@/rate-limit/limiter';
 import type { RedisConnection } from '@/redis/connection';
@@ -52,6 +53,11 @@ export interface AppDeps {
   webhooks: WebhookStore;
   /** The jobs' recorded runs; always the SQLite store on `db` in the server. */
   jobRuns: JobRunStore;
+  /**
+   * The listings domain's properties (reads, the list, creates). Always the
+   * SQLite store on `db` in the server; see `CreateAppOptions.listingsStore`.
+   */
+  listings: ListingsStore;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
   /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */

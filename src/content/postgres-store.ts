@@ -2,8 +2,9 @@ import type { SQL } from 'bun';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { auditRowOf } from '@/audit/record';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
-import { auditEvents, events, staticPages } from '@/db/pg/schema';
+import { auditEvents, staticPages } from '@/db/pg/schema';
 import { eventRowOf } from '@/events/outbox';
+import { appendEventRows } from '@/events/postgres-outbox';
 import { announceEvent } from '@/events/signal';
 import { runLater, type Steps } from '@/kernel/steps';
 import { type PageTables, pageWrites } from './operations';
@@ -48,9 +49,7 @@ const pageTablesOf = (tx: PgTx): PageTables => ({
       .returning({ id: staticPages.id });
     return removed.map(({ id }) => id);
   },
-  async appendEvent(event, now) {
-    await tx.insert(events).values(eventRowOf(event, now));
-  },
+  appendEvent: (event, now) => appendEventRows(tx, [eventRowOf(event, now)]),
   async recordAudit(context, entry) {
     await tx.insert(auditEvents).values(auditRowOf(context, entry));
   },

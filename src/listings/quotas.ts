@@ -1,7 +1,5 @@
 import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
-import type { Combinable } from '@/db/group-commit';
-import { fail } from '@/kernel/errors';
 import type { BulkPropertyInput } from './properties/bulk';
 import { one } from './sql';
 
@@ -15,7 +13,7 @@ import { one } from './sql';
 export const countsAgainstQuota = (caller: Caller | null): boolean => caller?.aud !== 'employee';
 
 /** At most `limit` rows are counted: the scan stops there. */
-const countUpTo = (db: Db, sql: string, key: string, limit: number) =>
+export const countUpTo = (db: Db, sql: string, key: string, limit: number) =>
   one<{ n: number }>(db, `SELECT count(*) AS n FROM (${sql} LIMIT ?)`, key, limit)!.n;
 
 export const propertyQuotaDetail = (quota: number) =>
@@ -28,54 +26,4 @@ export const unitQuotaDetail = (quota: number) =>
 export interface QuotaCreate {
   row: BulkPropertyInput;
   counted: boolean;
-}
-
-/**
- * Property creates (a group-commit kind) checked against
- * QUOTA_PROPERTIES_PER_OWNER. Combined, the batch is checked owner by
- * owner; if any owner would go past its quota the combined write throws and
- * the group commit runs the creates one by one, each seeing the ones before
- * it in the same transaction, so exactly the creates past the quota fail.
- */
-export function quotaCheckedCreates(
-  db: Db,
-  inner: Combinable<BulkPropertyInput, string>,
-  quota: number,
-): Combinable<QuotaCreate, string> {
-  const ensureRoom = (ownerId: string, adding: number) => {
-    const owned = countUpTo(db, 'SELECT 1 FROM properties WHERE owner_id = ?', ownerId, quota);
-    if (owned + adding > quota)
-      throw fail('quota.properties_reached', { detail: propertyQuotaDetail(quota) });
-  };
-  return {
-    one: ({ row, counted }) => {
-      if (counted) ensureRoom(row.ownerId, 1);
-      return inner.one(row);
-    },
-    many: (inputs) => {
-      const adding = new Map<string, number>();
-      for (const { row, counted } of inputs) {
-        if (counted) adding.set(row.ownerId, (adding.get(row.ownerId) ?? 0) + 1);
-      }
-      for (const [ownerId, count] of adding) ensureRoom(ownerId, count);
-      const rows = inputs.map((input) => input.row);
-      return inner.many ? inner.many(rows) : rows.map((row) => inner.one(row));
-    },
-  };
-}
-
-/**
- * QUOTA_UNITS_PER_PROPERTY: unit rows of a property, deleted ones included
- * (a soft delete keeps the row, so create-and-delete would otherwise grow a
- * property without bound). Called inside the unit create's transaction.
- */
-export function ensureUnitRoom(
-  db: Db,
-  propertyId: string,
-  caller: Caller | null,
-  quota: number,
-): void {
-  if (!countsAgainstQuota(caller)) return;
-  const rows = countUpTo(db, 'SELECT 1 FROM units WHERE property_id = ?', propertyId, quota);
-  if (rows >= quota) throw fail('quota.units_reached', { detail: unitQuotaDetail(quota) });
 }

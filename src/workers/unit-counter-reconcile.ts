@@ -1,5 +1,4 @@
 import type { AppDeps } from '@/deps';
-import { reconcileUnitCounters } from '@/listings/properties/reconcile';
 import type { JobContext, JobDetails } from './scheduler';
 
 /** Properties per transaction: short enough that a request never waits long behind one. */
@@ -23,7 +22,11 @@ export async function run(
   let longestChunkMs = 0;
   while (!ctx.shouldStop()) {
     const chunkStarted = performance.now();
-    const result = reconcileUnitCounters(deps.db, { afterId, limit: chunk, now: deps.clock() });
+    const result = await deps.listings.reconcileUnitCounters({
+      afterId,
+      limit: chunk,
+      now: deps.clock(),
+    });
     longestChunkMs = Math.max(longestChunkMs, performance.now() - chunkStarted);
     if (result.lastId === null) break;
     scanned += result.scanned;

@@ -1,17 +1,10 @@
-import { afterAll, describe } from 'bun:test';
-import { SQL } from 'bun';
+import { describe } from 'bun:test';
 import { postgresCustomerStore } from '@/customer/postgres-store';
 import type { CustomerStore } from '@/customer/store';
 import { pgDatabase } from '@/db/pg/client';
-import { migratePostgres } from '@/db/pg/migrate';
 import * as pg from '@/db/pg/schema';
 import { createTestApp, type TestAppOptions } from '../support/harness';
-import {
-  createTestDatabase,
-  pgSuite,
-  postgresAvailable,
-  type TestDatabase,
-} from '../support/postgres';
+import { suiteDatabases } from '../support/postgres';
 import { makeTransaction, type TransactionSeed, transactionOf } from './factories';
 
 /**
@@ -65,44 +58,13 @@ const sqlite: StoreUnderTest = {
  * the suite ends.
  */
 function postgresStore(): StoreUnderTest {
-  let template: Promise<TestDatabase> | undefined;
-  const databases: TestDatabase[] = [];
-  const clients: SQL[] = [];
-
-  const connect = (url: string) => {
-    const client = new SQL(url, { max: 4 });
-    clients.push(client);
-    return client;
-  };
-
-  async function freshDatabase() {
-    template ??= createTestDatabase().then(async (database) => {
-      databases.push(database);
-      await migratePostgres(database.url);
-      return database;
-    });
-    const database = await createTestDatabase(await template);
-    databases.push(database);
-    return database;
-  }
+  const databases = suiteDatabases();
 
   return {
     name: 'PostgreSQL',
-    describe: (title, body) =>
-      describe.skipIf(!postgresAvailable)(pgSuite(`${title} (PostgreSQL)`), () => {
-        afterAll(async () => {
-          await Promise.all(clients.splice(0).map((client) => client.close({ timeout: 0 })));
-          // The template (made first) last: nothing may copy it while it goes.
-          const [made, ...copies] = databases.splice(0);
-          await Promise.all(copies.map((database) => database.drop()));
-          await made?.drop();
-          template = undefined;
-        }, 60_000);
-        body();
-      }),
+    describe: (title, body) => databases.describe(title, body),
     async app(options) {
-      const database = await freshDatabase();
-      const client = connect(database.url);
+      const { url, client } = await databases.withClient();
       const db = pgDatabase(client);
       const ctx = createTestApp({ ...options, customerStore: postgresCustomerStore(client) });
       return {
@@ -121,7 +83,7 @@ function postgresStore(): StoreUnderTest {
             .orderBy(pg.transactions.id);
           return rows.map((row) => row.c);
         },
-        restartedStore: () => postgresCustomerStore(connect(database.url)),
+        restartedStore: () => postgresCustomerStore(databases.connect(url)),
       };
     },
   };

@@ -3,9 +3,9 @@ import { PropertyList } from '@/api/listings/properties/routes';
 import type { HalCollection } from '@/listings/paging';
 import type { Property } from '@/listings/properties/schemas';
 import { problemOf } from '../support/harness';
-import { listingsContext, makeProperty, OTHER_OWNER, OWNER } from './support';
+import { type ListingsTestApp, storesUnderTest } from './stores';
+import { OTHER_OWNER, OWNER } from './support';
 
-const ctx = await listingsContext();
 type List = HalCollection<Property, 'svc:properties'>;
 
 const feature = (name: string, value = 'yes', category = 'amenities', applicability = 'unit') => ({
@@ -15,466 +15,479 @@ const feature = (name: string, value = 'yes', category = 'amenities', applicabil
   value,
 });
 
-// Five properties, one of each shape the filters tell apart (ids ascend in this order).
-const madrid = makeProperty(ctx.db, {
-  type: 'apartment',
-  ownerId: OWNER,
-  units: [{ rentable: true, features: [feature('balcony'), feature('lift', 'no', 'building')] }],
-});
-const paris = makeProperty(ctx.db, {
-  type: 'studio',
-  ownerId: OTHER_OWNER,
-  location: {
-    addressLine1: '10 Rue 50%_off',
-    addressLine2: 'Bâtiment Ü',
-    city: 'Paris',
-    cityId: 'paris',
-    postalCode: '75001',
-    latitude: 48.8,
-    longitude: 2.3,
-  },
-  units: [
-    { rentable: true, published: true, features: [feature('balcony', 'no')] },
-    { rentable: true, features: [feature('lift')] },
-    { rentable: false },
-  ],
-});
-const london = makeProperty(ctx.db, {
-  type: 'roomShared',
-  ownerId: OWNER,
-  archived: true,
-  location: {
-    addressLine1: '221B Baker Street',
-    city: 'London',
-    cityId: 'london',
-    postalCode: 'NW1 6XE',
-    latitude: 51.5,
-    longitude: -0.15,
-  },
-  totalUnits: 5,
-  rentableUnits: 5,
-});
-const madrid2 = makeProperty(ctx.db, {
-  type: 'residence',
-  ownerId: 'owner-3',
-  location: {
-    addressLine1: 'Gran Vía 1',
-    city: 'Madrid',
-    cityId: 'madrid',
-    postalCode: '28001',
-    latitude: 40.42,
-    longitude: -3.7,
-  },
-  units: [
-    { rentable: true, published: true, features: [feature('balcony'), feature('pool')] },
-    { rentable: false },
-  ],
-});
-const berlin = makeProperty(ctx.db, {
-  type: 'apartment',
-  ownerId: OTHER_OWNER,
-  location: {
-    addressLine1: 'Unter den Linden 1',
-    city: 'Berlin',
-    cityId: 'berlin',
-    postalCode: '10117',
-    latitude: 52.5,
-    longitude: 13.4,
-  },
-  units: [
-    { rentable: true },
-    { rentable: true },
-    { rentable: true },
-    { rentable: true, features: [feature('sauna')] },
-  ],
-});
-const all = [madrid, paris, london, madrid2, berlin];
-const unitOf = (propertyId: string, index: number) =>
-  (
-    ctx.db.$client
-      .query('SELECT id FROM units WHERE property_id = ? ORDER BY id LIMIT 1 OFFSET ?')
-      .get(propertyId, index) as { id: string }
-  ).id;
-const deletedSaunaUnit = unitOf(berlin, 3);
+for (const store of storesUnderTest()) {
+  store.describe('GET /listings/properties', () => {
+    let ctx: ListingsTestApp;
+    let madrid: string;
+    let paris: string;
+    let london: string;
+    let madrid2: string;
+    let berlin: string;
+    let all: string[];
+    let deletedSaunaUnit: string;
+    const units = new Map<string, string[]>();
+    const unitOf = (propertyId: string, index: number) => units.get(propertyId)![index]!;
+    async function list(query: string, token = ctx.employee) {
+      const res = await ctx.request<List>('GET', `/listings/properties${query}`, { token });
+      expect(res.status).toBe(200);
+      expect(PropertyList.safeParse(res.body).success).toBe(true);
+      return res.body;
+    }
+    const idsOf = async (query: string, token?: string) =>
+      (await list(query, token))._embedded['svc:properties'].map((property) => property.id);
 
-beforeAll(async () => {
-  const res = await ctx.request(
-    'DELETE',
-    `/listings/properties/${berlin}/units/${deletedSaunaUnit}`,
-    {
-      token: ctx.employee,
-    },
-  );
-  expect(res.status).toBe(204);
-});
-
-async function list(query: string, token = ctx.employee) {
-  const res = await ctx.request<List>('GET', `/listings/properties${query}`, { token });
-  expect(res.status).toBe(200);
-  expect(PropertyList.safeParse(res.body).success).toBe(true);
-  return res.body;
-}
-const idsOf = async (query: string, token?: string) =>
-  (await list(query, token))._embedded['svc:properties'].map((property) => property.id);
-
-describe('GET /listings/properties', () => {
-  describe('happy: no filter', () => {
-    test('every property in _id order, count and total, full representations', async () => {
-      const body = await list('');
-      expect(body.count).toBe(5);
-      expect(body.total).toBe(5);
-      expect(body._embedded['svc:properties'].map((p) => p.id)).toEqual(all);
-      const second = body._embedded['svc:properties'][1]!;
-      expect(second).toMatchObject({
-        id: paris,
+    beforeAll(async () => {
+      ctx = await store.app();
+      // Five properties, one of each shape the filters tell apart (ids ascend in this order).
+      madrid = await ctx.makeProperty({
+        type: 'apartment',
+        ownerId: OWNER,
+        units: [
+          { rentable: true, features: [feature('balcony'), feature('lift', 'no', 'building')] },
+        ],
+      });
+      paris = await ctx.makeProperty({
         type: 'studio',
         ownerId: OTHER_OWNER,
-        totalUnits: 3,
-        rentableUnits: 2,
-        publishedUnits: 1,
-        published: true,
-        archived: false,
         location: {
           addressLine1: '10 Rue 50%_off',
           addressLine2: 'Bâtiment Ü',
+          city: 'Paris',
           cityId: 'paris',
-          country: 'FR',
-          neighbourhoodId: null,
+          postalCode: '75001',
+          latitude: 48.8,
+          longitude: 2.3,
         },
+        units: [
+          { rentable: true, published: true, features: [feature('balcony', 'no')] },
+          { rentable: true, features: [feature('lift')] },
+          { rentable: false },
+        ],
       });
-      expect(body._links).toEqual({
-        self: { href: '/listings/properties?page=1' },
-        first: { href: '/listings/properties?page=1' },
-        last: { href: '/listings/properties?page=1' },
+      london = await ctx.makeProperty({
+        type: 'roomShared',
+        ownerId: OWNER,
+        archived: true,
+        location: {
+          addressLine1: '221B Baker Street',
+          city: 'London',
+          cityId: 'london',
+          postalCode: 'NW1 6XE',
+          latitude: 51.5,
+          longitude: -0.15,
+        },
+        totalUnits: 5,
+        rentableUnits: 5,
+      });
+      madrid2 = await ctx.makeProperty({
+        type: 'residence',
+        ownerId: 'owner-3',
+        location: {
+          addressLine1: 'Gran Vía 1',
+          city: 'Madrid',
+          cityId: 'madrid',
+          postalCode: '28001',
+          latitude: 40.42,
+          longitude: -3.7,
+        },
+        units: [
+          { rentable: true, published: true, features: [feature('balcony'), feature('pool')] },
+          { rentable: false },
+        ],
+      });
+      berlin = await ctx.makeProperty({
+        type: 'apartment',
+        ownerId: OTHER_OWNER,
+        location: {
+          addressLine1: 'Unter den Linden 1',
+          city: 'Berlin',
+          cityId: 'berlin',
+          postalCode: '10117',
+          latitude: 52.5,
+          longitude: 13.4,
+        },
+        units: [
+          { rentable: true },
+          { rentable: true },
+          { rentable: true },
+          { rentable: true, features: [feature('sauna')] },
+        ],
+      });
+      all = [madrid, paris, london, madrid2, berlin];
+      for (const property of all) units.set(property, await ctx.unitIdsOf(property));
+      deletedSaunaUnit = unitOf(berlin, 3);
+      await ctx.deleteUnit(berlin, deletedSaunaUnit);
+    });
+
+    describe('happy: no filter', () => {
+      test('every property in _id order, count and total, full representations', async () => {
+        const body = await list('');
+        expect(body.count).toBe(5);
+        expect(body.total).toBe(5);
+        expect(body._embedded['svc:properties'].map((p) => p.id)).toEqual(all);
+        const second = body._embedded['svc:properties'][1]!;
+        expect(second).toMatchObject({
+          id: paris,
+          type: 'studio',
+          ownerId: OTHER_OWNER,
+          totalUnits: 3,
+          rentableUnits: 2,
+          publishedUnits: 1,
+          published: true,
+          archived: false,
+          location: {
+            addressLine1: '10 Rue 50%_off',
+            addressLine2: 'Bâtiment Ü',
+            cityId: 'paris',
+            country: 'FR',
+            neighbourhoodId: null,
+          },
+        });
+        expect(body._links).toEqual({
+          self: { href: '/listings/properties?page=1' },
+          first: { href: '/listings/properties?page=1' },
+          last: { href: '/listings/properties?page=1' },
+        });
       });
     });
-  });
 
-  describe('happy: each filter alone', () => {
-    test('id', async () => {
-      expect(await idsOf(`?id=${london}`)).toEqual([london]);
-      expect(await idsOf('?id=nope')).toEqual([]);
+    describe('happy: each filter alone', () => {
+      test('id', async () => {
+        expect(await idsOf(`?id=${london}`)).toEqual([london]);
+        expect(await idsOf('?id=nope')).toEqual([]);
+      });
+
+      test.each([
+        ['k=a&k=b', (a: string, b: string) => `ids=${a}&ids=${b}`],
+        ['k[]=a', (a: string, b: string) => `ids[]=${a}&ids[]=${b}`],
+        ['k[0]=a', (a: string, b: string) => `ids[0]=${a}&ids[1]=${b}`],
+        ['k=a,b', (a: string, b: string) => `ids=${a},${b}`],
+        ['k%5B%5D=a (encoded brackets)', (a: string, b: string) => `ids%5B%5D=${a}&ids%5B%5D=${b}`],
+      ])('ids in the encoding %s', async (_, query) => {
+        expect(await idsOf(`?${query(berlin, paris)}`)).toEqual([paris, berlin]);
+      });
+
+      test.each([
+        ['cityIds=madrid&cityIds=london'],
+        ['cityIds[]=madrid&cityIds[]=london'],
+        ['cityIds[0]=madrid&cityIds[1]=london'],
+        ['cityIds=madrid,london'],
+      ])('cityIds as %s', async (query) => {
+        expect(await idsOf(`?${query}`)).toEqual([madrid, london, madrid2]);
+      });
+
+      test('unitIds, deleted units only with includeDeleted=true', async () => {
+        expect(await idsOf(`?unitIds=${unitOf(paris, 2)},${unitOf(madrid2, 0)}`)).toEqual([
+          paris,
+          madrid2,
+        ]);
+        expect(await idsOf(`?unitIds=${deletedSaunaUnit}`)).toEqual([]);
+        expect(await idsOf(`?unitIds=${deletedSaunaUnit}&includeDeleted=true`)).toEqual([berlin]);
+      });
+
+      test('ownerId', async () => {
+        expect(await idsOf(`?ownerId=${OTHER_OWNER}`)).toEqual([paris, berlin]);
+      });
+
+      test.each([
+        ['apartment', () => [madrid, berlin]],
+        ['studio', () => [paris]],
+        ['roomShared', () => [london]],
+        ['residence', () => [madrid2]],
+      ])('type=%s', async (type, expected) => {
+        expect(await idsOf(`?type=${type}`)).toEqual(expected());
+      });
+
+      test('numRentableUnits', async () => {
+        expect(await idsOf('?numRentableUnits=1')).toEqual([madrid, madrid2]);
+        expect(await idsOf('?numRentableUnits=3')).toEqual([berlin]);
+        expect(await idsOf('?numRentableUnits=0')).toEqual([]);
+      });
+
+      test('published and archived, both ways', async () => {
+        expect(await idsOf('?published=true')).toEqual([paris, madrid2]);
+        expect(await idsOf('?published=false')).toEqual([madrid, london, berlin]);
+        expect(await idsOf('?archived=true')).toEqual([london]);
+        expect(await idsOf('?archived=false')).toEqual([madrid, paris, madrid2, berlin]);
+      });
+
+      test('features: one criterion, omitted parts match anything', async () => {
+        expect(await idsOf('?features[0][name]=balcony')).toEqual([madrid, paris, madrid2]);
+        expect(await idsOf('?features[0][name]=balcony&features[0][value]=yes')).toEqual([
+          madrid,
+          madrid2,
+        ]);
+        expect(await idsOf('?features[0][category]=building')).toEqual([madrid]);
+        expect(await idsOf('?features[0][applicability]=unit&features[0][value]=no')).toEqual([
+          madrid,
+          paris,
+        ]);
+      });
+
+      test('features: every criterion on one unit', async () => {
+        const both = '?features[0][name]=balcony&features[0][value]=yes&features[1][name]=pool';
+        expect(await idsOf(both)).toEqual([madrid2]);
+        // paris has balcony and lift, but on two different units.
+        expect(await idsOf('?features[0][name]=balcony&features[1][name]=lift')).toEqual([madrid]);
+      });
+
+      test('features alone: either _id order, paged, each property counted once', async () => {
+        const balcony = '?features[0][name]=balcony';
+        expect(await idsOf(`${balcony}&sort=-_id`)).toEqual([madrid2, paris, madrid]);
+        const second = await list(`${balcony}&itemsPerPage=2&page=2`);
+        expect(second._embedded['svc:properties'].map((p) => p.id)).toEqual([madrid2]);
+        expect([second.count, second.total]).toEqual([1, 3]);
+        // paris matches on two units (balcony and lift, both amenities).
+        const amenities = await list('?features[0][category]=amenities');
+        expect([amenities.count, amenities.total]).toEqual([3, 3]);
+      });
+
+      test('features of deleted units only with includeDeleted=true', async () => {
+        expect(await idsOf('?features[0][name]=sauna')).toEqual([]);
+        expect(await idsOf('?features[0][name]=sauna&includeDeleted=true')).toEqual([berlin]);
+      });
+
+      test('address: case-insensitive substring of any of the four fields', async () => {
+        expect(await idsOf('?address=MAYOR')).toEqual([madrid]);
+        expect(await idsOf('?address=madrid')).toEqual([madrid, madrid2]);
+        expect(await idsOf('?address=2800')).toEqual([madrid2]);
+        expect(await idsOf('?address=bâtiment ü')).toEqual([paris]);
+        expect(await idsOf(`?address=${encodeURIComponent('BÂTIMENT Ü')}`)).toEqual([paris]);
+        expect(await idsOf('?address=nw1 6x')).toEqual([london]);
+      });
+
+      test('address: % and _ are literal, short needles work, fields never join', async () => {
+        expect(await idsOf('?address=50%25_')).toEqual([paris]);
+        expect(await idsOf('?address=%25')).toEqual([paris]);
+        expect(await idsOf('?address=_')).toEqual([paris]);
+        expect(await idsOf('?address=1%25')).toEqual([]);
+        expect(await idsOf('?address=ü')).toEqual([paris]);
+        // "Street" ends addressLine1 and "London" is the city: no match across them.
+        expect(await idsOf('?address=streetlondon')).toEqual([]);
+        expect(await idsOf('?address=street london')).toEqual([]);
+      });
+
+      test('an empty value counts as absent', async () => {
+        expect(await idsOf('?type=&cityIds=&address=')).toEqual(all);
+      });
     });
 
-    test.each([
-      ['k=a&k=b', (a: string, b: string) => `ids=${a}&ids=${b}`],
-      ['k[]=a', (a: string, b: string) => `ids[]=${a}&ids[]=${b}`],
-      ['k[0]=a', (a: string, b: string) => `ids[0]=${a}&ids[1]=${b}`],
-      ['k=a,b', (a: string, b: string) => `ids=${a},${b}`],
-      ['k%5B%5D=a (encoded brackets)', (a: string, b: string) => `ids%5B%5D=${a}&ids%5B%5D=${b}`],
-    ])('ids in the encoding %s', async (_, query) => {
-      expect(await idsOf(`?${query(berlin, paris)}`)).toEqual([paris, berlin]);
+    describe('happy: filters combined', () => {
+      test('cityIds and type', async () => {
+        expect(await idsOf('?cityIds=madrid,paris&type=residence')).toEqual([madrid2]);
+      });
+
+      test('ownerId and published', async () => {
+        expect(await idsOf(`?ownerId=${OTHER_OWNER}&published=true`)).toEqual([paris]);
+      });
+
+      test('address and cityIds', async () => {
+        expect(await idsOf('?address=1&cityIds=berlin,paris')).toEqual([paris, berlin]);
+      });
+
+      test('features, archived and numRentableUnits', async () => {
+        expect(await idsOf('?features[0][name]=balcony&archived=false&numRentableUnits=1')).toEqual(
+          [madrid, madrid2],
+        );
+      });
+
+      test('ids, type and address', async () => {
+        expect(
+          await idsOf(`?ids=${madrid},${berlin},${paris}&type=apartment&address=linden`),
+        ).toEqual([berlin]);
+      });
+
+      test('every filter at once', async () => {
+        const query = [
+          `id=${madrid2}`,
+          `ids=${madrid2},${madrid}`,
+          `unitIds=${unitOf(madrid2, 1)}`,
+          'cityIds=madrid',
+          'ownerId=owner-3',
+          'type=residence',
+          'numRentableUnits=1',
+          'features[0][name]=pool',
+          'published=true',
+          'archived=false',
+          'includeDeleted=false',
+          'address=gran',
+        ].join('&');
+        expect(await idsOf(`?${query}`)).toEqual([madrid2]);
+      });
     });
 
-    test.each([
-      ['cityIds=madrid&cityIds=london'],
-      ['cityIds[]=madrid&cityIds[]=london'],
-      ['cityIds[0]=madrid&cityIds[1]=london'],
-      ['cityIds=madrid,london'],
-    ])('cityIds as %s', async (query) => {
-      expect(await idsOf(`?${query}`)).toEqual([madrid, london, madrid2]);
-    });
+    describe('happy: sort', () => {
+      const rows = async () =>
+        (await list('?itemsPerPage=100'))._embedded['svc:properties'].map((p) => ({
+          id: p.id,
+          type: p.type,
+          owner_id: p.ownerId,
+          total_units: p.totalUnits,
+          rentable_units: p.rentableUnits,
+        })) as Record<string, string | number>[];
+      const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
 
-    test('unitIds, deleted units only with includeDeleted=true', async () => {
-      expect(await idsOf(`?unitIds=${unitOf(paris, 2)},${unitOf(madrid2, 0)}`)).toEqual([
-        paris,
-        madrid2,
-      ]);
-      expect(await idsOf(`?unitIds=${deletedSaunaUnit}`)).toEqual([]);
-      expect(await idsOf(`?unitIds=${deletedSaunaUnit}&includeDeleted=true`)).toEqual([berlin]);
-    });
+      test.each([
+        ['_id', 'id'],
+        ['type', 'type'],
+        ['ownerId', 'owner_id'],
+        ['totalUnits', 'total_units'],
+        ['rentableUnits', 'rentable_units'],
+      ])('by %s, ascending and descending; _id breaks ties', async (field, column) => {
+        for (const direction of [1, -1]) {
+          const expected = (await rows())
+            .sort((a, b) => direction * (compare(a[column]!, b[column]!) || compare(a.id!, b.id!)))
+            .map((row) => row.id);
+          const sort = direction === 1 ? field : `-${field}`;
+          expect(await idsOf(`?sort=${sort}`)).toEqual(expected as string[]);
+        }
+      });
 
-    test('ownerId', async () => {
-      expect(await idsOf(`?ownerId=${OTHER_OWNER}`)).toEqual([paris, berlin]);
-    });
-
-    test.each([
-      ['apartment', () => [madrid, berlin]],
-      ['studio', () => [paris]],
-      ['roomShared', () => [london]],
-      ['residence', () => [madrid2]],
-    ])('type=%s', async (type, expected) => {
-      expect(await idsOf(`?type=${type}`)).toEqual(expected());
-    });
-
-    test('numRentableUnits', async () => {
-      expect(await idsOf('?numRentableUnits=1')).toEqual([madrid, madrid2]);
-      expect(await idsOf('?numRentableUnits=3')).toEqual([berlin]);
-      expect(await idsOf('?numRentableUnits=0')).toEqual([]);
-    });
-
-    test('published and archived, both ways', async () => {
-      expect(await idsOf('?published=true')).toEqual([paris, madrid2]);
-      expect(await idsOf('?published=false')).toEqual([madrid, london, berlin]);
-      expect(await idsOf('?archived=true')).toEqual([london]);
-      expect(await idsOf('?archived=false')).toEqual([madrid, paris, madrid2, berlin]);
-    });
-
-    test('features: one criterion, omitted parts match anything', async () => {
-      expect(await idsOf('?features[0][name]=balcony')).toEqual([madrid, paris, madrid2]);
-      expect(await idsOf('?features[0][name]=balcony&features[0][value]=yes')).toEqual([
-        madrid,
-        madrid2,
-      ]);
-      expect(await idsOf('?features[0][category]=building')).toEqual([madrid]);
-      expect(await idsOf('?features[0][applicability]=unit&features[0][value]=no')).toEqual([
-        madrid,
-        paris,
-      ]);
-    });
-
-    test('features: every criterion on one unit', async () => {
-      const both = '?features[0][name]=balcony&features[0][value]=yes&features[1][name]=pool';
-      expect(await idsOf(both)).toEqual([madrid2]);
-      // paris has balcony and lift, but on two different units.
-      expect(await idsOf('?features[0][name]=balcony&features[1][name]=lift')).toEqual([madrid]);
-    });
-
-    test('features alone: either _id order, paged, each property counted once', async () => {
-      const balcony = '?features[0][name]=balcony';
-      expect(await idsOf(`${balcony}&sort=-_id`)).toEqual([madrid2, paris, madrid]);
-      const second = await list(`${balcony}&itemsPerPage=2&page=2`);
-      expect(second._embedded['svc:properties'].map((p) => p.id)).toEqual([madrid2]);
-      expect([second.count, second.total]).toEqual([1, 3]);
-      // paris matches on two units (balcony and lift, both amenities).
-      const amenities = await list('?features[0][category]=amenities');
-      expect([amenities.count, amenities.total]).toEqual([3, 3]);
-    });
-
-    test('features of deleted units only with includeDeleted=true', async () => {
-      expect(await idsOf('?features[0][name]=sauna')).toEqual([]);
-      expect(await idsOf('?features[0][name]=sauna&includeDeleted=true')).toEqual([berlin]);
-    });
-
-    test('address: case-insensitive substring of any of the four fields', async () => {
-      expect(await idsOf('?address=MAYOR')).toEqual([madrid]);
-      expect(await idsOf('?address=madrid')).toEqual([madrid, madrid2]);
-      expect(await idsOf('?address=2800')).toEqual([madrid2]);
-      expect(await idsOf('?address=bâtiment ü')).toEqual([paris]);
-      expect(await idsOf(`?address=${encodeURIComponent('BÂTIMENT Ü')}`)).toEqual([paris]);
-      expect(await idsOf('?address=nw1 6x')).toEqual([london]);
-    });
-
-    test('address: % and _ are literal, short needles work, fields never join', async () => {
-      expect(await idsOf('?address=50%25_')).toEqual([paris]);
-      expect(await idsOf('?address=%25')).toEqual([paris]);
-      expect(await idsOf('?address=_')).toEqual([paris]);
-      expect(await idsOf('?address=1%25')).toEqual([]);
-      expect(await idsOf('?address=ü')).toEqual([paris]);
-      // "Street" ends addressLine1 and "London" is the city: no match across them.
-      expect(await idsOf('?address=streetlondon')).toEqual([]);
-      expect(await idsOf('?address=street london')).toEqual([]);
-    });
-
-    test('an empty value counts as absent', async () => {
-      expect(await idsOf('?type=&cityIds=&address=')).toEqual(all);
-    });
-  });
-
-  describe('happy: filters combined', () => {
-    test('cityIds and type', async () => {
-      expect(await idsOf('?cityIds=madrid,paris&type=residence')).toEqual([madrid2]);
-    });
-
-    test('ownerId and published', async () => {
-      expect(await idsOf(`?ownerId=${OTHER_OWNER}&published=true`)).toEqual([paris]);
-    });
-
-    test('address and cityIds', async () => {
-      expect(await idsOf('?address=1&cityIds=berlin,paris')).toEqual([paris, berlin]);
-    });
-
-    test('features, archived and numRentableUnits', async () => {
-      expect(await idsOf('?features[0][name]=balcony&archived=false&numRentableUnits=1')).toEqual([
-        madrid,
-        madrid2,
-      ]);
-    });
-
-    test('ids, type and address', async () => {
-      expect(
-        await idsOf(`?ids=${madrid},${berlin},${paris}&type=apartment&address=linden`),
-      ).toEqual([berlin]);
-    });
-
-    test('every filter at once', async () => {
-      const query = [
-        `id=${madrid2}`,
-        `ids=${madrid2},${madrid}`,
-        `unitIds=${unitOf(madrid2, 1)}`,
-        'cityIds=madrid',
-        'ownerId=owner-3',
-        'type=residence',
-        'numRentableUnits=1',
-        'features[0][name]=pool',
-        'published=true',
-        'archived=false',
-        'includeDeleted=false',
-        'address=gran',
-      ].join('&');
-      expect(await idsOf(`?${query}`)).toEqual([madrid2]);
-    });
-  });
-
-  describe('happy: sort', () => {
-    const rows = () =>
-      ctx.db.$client
-        .query('SELECT id, type, owner_id, total_units, rentable_units FROM properties')
-        .all() as Record<string, string | number>[];
-    const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
-
-    test.each([
-      ['_id', 'id'],
-      ['type', 'type'],
-      ['ownerId', 'owner_id'],
-      ['totalUnits', 'total_units'],
-      ['rentableUnits', 'rentable_units'],
-    ])('by %s, ascending and descending; _id breaks ties', async (field, column) => {
-      for (const direction of [1, -1]) {
-        const expected = rows()
-          .sort((a, b) => direction * (compare(a[column]!, b[column]!) || compare(a.id!, b.id!)))
+      test('by several fields', async () => {
+        const expected = (await rows())
+          .sort(
+            (a, b) =>
+              compare(a.type!, b.type!) ||
+              -compare(a.total_units!, b.total_units!) ||
+              -compare(a.id!, b.id!),
+          )
           .map((row) => row.id);
-        const sort = direction === 1 ? field : `-${field}`;
-        expect(await idsOf(`?sort=${sort}`)).toEqual(expected as string[]);
-      }
+        expect(await idsOf('?sort=type,-totalUnits')).toEqual(expected as string[]);
+      });
     });
 
-    test('by several fields', async () => {
-      const expected = rows()
-        .sort(
-          (a, b) =>
-            compare(a.type!, b.type!) ||
-            -compare(a.total_units!, b.total_units!) ||
-            -compare(a.id!, b.id!),
-        )
-        .map((row) => row.id);
-      expect(await idsOf('?sort=type,-totalUnits')).toEqual(expected as string[]);
+    describe('paging', () => {
+      const href = (page: number) => ({
+        href: `/listings/properties?cityIds[]=madrid&cityIds[]=paris&cityIds[]=london&cityIds[]=berlin&itemsPerPage=2&page=${page}`,
+      });
+      const query =
+        '?cityIds[]=madrid&cityIds[]=paris&cityIds[]=london&cityIds[]=berlin&itemsPerPage=2';
+
+      test('first page', async () => {
+        const body = await list(query);
+        expect(body.count).toBe(2);
+        expect(body.total).toBe(5);
+        expect(body._links).toEqual({
+          self: href(1),
+          first: href(1),
+          last: href(3),
+          next: href(2),
+        });
+        expect(body._embedded['svc:properties'].map((p) => p.id)).toEqual([madrid, paris]);
+      });
+
+      test('middle page; links keep every filter wherever page stood', async () => {
+        const body = await list(
+          '?cityIds[]=madrid&page=2&cityIds[]=paris&cityIds[]=london&cityIds[]=berlin&itemsPerPage=2',
+        );
+        expect(body._links).toEqual({
+          self: href(2),
+          first: href(1),
+          last: href(3),
+          next: href(3),
+          previous: href(1),
+        });
+        expect(body._embedded['svc:properties'].map((p) => p.id)).toEqual([london, madrid2]);
+      });
+
+      test('last page', async () => {
+        const body = await list(`${query}&page=3`);
+        expect(body.count).toBe(1);
+        expect(body._links).toEqual({
+          self: href(3),
+          first: href(1),
+          last: href(3),
+          previous: href(2),
+        });
+        expect(body._embedded['svc:properties'].map((p) => p.id)).toEqual([berlin]);
+      });
+
+      test('past the last page: 200, empty, previous points at the last page', async () => {
+        const body = await list(`${query}&page=9`);
+        expect(body).toEqual({
+          count: 0,
+          total: 5,
+          _links: { self: href(9), first: href(1), last: href(3), previous: href(3) },
+          _embedded: { 'svc:properties': [] },
+        });
+      });
+
+      test('no match: last is page 1', async () => {
+        const body = await list('?type=studio&cityIds=madrid');
+        expect(body.total).toBe(0);
+        expect(body._links.last).toEqual({
+          href: '/listings/properties?type=studio&cityIds=madrid&page=1',
+        });
+      });
+
+      test('features and address are kept, readable, in the links', async () => {
+        const body = await list('?features[0][name]=balcony&address=%20&itemsPerPage=1');
+        expect(body._links.next).toEqual({
+          href: '/listings/properties?features[0][name]=balcony&address=%20&itemsPerPage=1&page=2',
+        });
+      });
+
+      test('itemsPerPage defaults to 30 and goes up to 100', async () => {
+        expect((await list('?itemsPerPage=100')).count).toBe(5);
+        const many: string[] = [];
+        for (let i = 0; i < 31; i++) many.push(await ctx.makeProperty({ ownerId: 'bulk' }));
+        const body = await list('?ownerId=bulk');
+        expect(body.count).toBe(30);
+        expect(body.total).toBe(31);
+        expect(body._links.last).toEqual({ href: '/listings/properties?ownerId=bulk&page=2' });
+        expect((await list('?ownerId=bulk&page=2'))._embedded['svc:properties'][0]!.id).toBe(
+          many[30]!,
+        );
+      });
+    });
+
+    describe('error: 400', () => {
+      test.each([
+        ['an unknown sort field', '?sort=city'],
+        ['a sort with an empty item', '?sort=type,'],
+        ['an unknown type', '?type=castle'],
+        ['an unknown city id', '?cityIds=madrid,atlantis'],
+        ['published not true/false', '?published=yes'],
+        ['archived not true/false', '?archived=1'],
+        ['includeDeleted not true/false', '?includeDeleted=maybe'],
+        ['itemsPerPage 0', '?itemsPerPage=0'],
+        ['itemsPerPage 101', '?itemsPerPage=101'],
+        ['page 0', '?page=0'],
+        ['a non-numeric page', '?page=two'],
+        ['a non-numeric numRentableUnits', '?numRentableUnits=x'],
+        ['an unknown parameter', '?colour=red'],
+        ['a scalar given twice', '?type=studio&type=apartment'],
+        ['an unknown feature part', '?features[0][colour]=red'],
+        ['more than 100 ids', `?ids=${Array.from({ length: 101 }, (_, i) => `i${i}`).join(',')}`],
+        ['an over-long value', `?ownerId=${'x'.repeat(256)}`],
+        ['a control character in address', '?address=a%01b'],
+      ])('%s', async (_, query) => {
+        const res = await ctx.request('GET', `/listings/properties${query}`, {
+          token: ctx.employee,
+        });
+        expect(res.status).toBe(400);
+        expect(res.headers.get('content-type')).toBe('application/problem+json');
+        expect(res.body).toEqual(problemOf(400));
+      });
+    });
+
+    describe('auth', () => {
+      test('401 without a token or with an invalid one', async () => {
+        for (const token of [undefined, 'a.b.c']) {
+          const res = await ctx.request('GET', '/listings/properties', { token });
+          expect(res.status).toBe(401);
+          expect(res.body).toEqual(problemOf(401));
+        }
+      });
+
+      test("a customer's list is silently limited to its own properties", async () => {
+        expect(await idsOf('', ctx.customer)).toEqual([madrid, london]);
+        expect((await list('', ctx.customer)).total).toBe(2);
+        expect(await idsOf('?type=apartment', ctx.customer)).toEqual([madrid]);
+        expect(await idsOf(`?ownerId=${OTHER_OWNER}`, ctx.customer)).toEqual([]);
+        expect(await idsOf(`?id=${paris}`, ctx.customer)).toEqual([]);
+        expect(await idsOf(`?ids=${paris},${berlin}`, ctx.otherCustomer)).toEqual([paris, berlin]);
+      });
     });
   });
-
-  describe('paging', () => {
-    const href = (page: number) => ({
-      href: `/listings/properties?cityIds[]=madrid&cityIds[]=paris&cityIds[]=london&cityIds[]=berlin&itemsPerPage=2&page=${page}`,
-    });
-    const query =
-      '?cityIds[]=madrid&cityIds[]=paris&cityIds[]=london&cityIds[]=berlin&itemsPerPage=2';
-
-    test('first page', async () => {
-      const body = await list(query);
-      expect(body.count).toBe(2);
-      expect(body.total).toBe(5);
-      expect(body._links).toEqual({ self: href(1), first: href(1), last: href(3), next: href(2) });
-      expect(body._embedded['svc:properties'].map((p) => p.id)).toEqual([madrid, paris]);
-    });
-
-    test('middle page; links keep every filter wherever page stood', async () => {
-      const body = await list(
-        '?cityIds[]=madrid&page=2&cityIds[]=paris&cityIds[]=london&cityIds[]=berlin&itemsPerPage=2',
-      );
-      expect(body._links).toEqual({
-        self: href(2),
-        first: href(1),
-        last: href(3),
-        next: href(3),
-        previous: href(1),
-      });
-      expect(body._embedded['svc:properties'].map((p) => p.id)).toEqual([london, madrid2]);
-    });
-
-    test('last page', async () => {
-      const body = await list(`${query}&page=3`);
-      expect(body.count).toBe(1);
-      expect(body._links).toEqual({
-        self: href(3),
-        first: href(1),
-        last: href(3),
-        previous: href(2),
-      });
-      expect(body._embedded['svc:properties'].map((p) => p.id)).toEqual([berlin]);
-    });
-
-    test('past the last page: 200, empty, previous points at the last page', async () => {
-      const body = await list(`${query}&page=9`);
-      expect(body).toEqual({
-        count: 0,
-        total: 5,
-        _links: { self: href(9), first: href(1), last: href(3), previous: href(3) },
-        _embedded: { 'svc:properties': [] },
-      });
-    });
-
-    test('no match: last is page 1', async () => {
-      const body = await list('?type=studio&cityIds=madrid');
-      expect(body.total).toBe(0);
-      expect(body._links.last).toEqual({
-        href: '/listings/properties?type=studio&cityIds=madrid&page=1',
-      });
-    });
-
-    test('features and address are kept, readable, in the links', async () => {
-      const body = await list('?features[0][name]=balcony&address=%20&itemsPerPage=1');
-      expect(body._links.next).toEqual({
-        href: '/listings/properties?features[0][name]=balcony&address=%20&itemsPerPage=1&page=2',
-      });
-    });
-
-    test('itemsPerPage defaults to 30 and goes up to 100', async () => {
-      expect((await list('?itemsPerPage=100')).count).toBe(5);
-      const many = Array.from({ length: 31 }, () => makeProperty(ctx.db, { ownerId: 'bulk' }));
-      const body = await list('?ownerId=bulk');
-      expect(body.count).toBe(30);
-      expect(body.total).toBe(31);
-      expect(body._links.last).toEqual({ href: '/listings/properties?ownerId=bulk&page=2' });
-      expect((await list('?ownerId=bulk&page=2'))._embedded['svc:properties'][0]!.id).toBe(
-        many[30]!,
-      );
-    });
-  });
-
-  describe('error: 400', () => {
-    test.each([
-      ['an unknown sort field', '?sort=city'],
-      ['a sort with an empty item', '?sort=type,'],
-      ['an unknown type', '?type=castle'],
-      ['an unknown city id', '?cityIds=madrid,atlantis'],
-      ['published not true/false', '?published=yes'],
-      ['archived not true/false', '?archived=1'],
-      ['includeDeleted not true/false', '?includeDeleted=maybe'],
-      ['itemsPerPage 0', '?itemsPerPage=0'],
-      ['itemsPerPage 101', '?itemsPerPage=101'],
-      ['page 0', '?page=0'],
-      ['a non-numeric page', '?page=two'],
-      ['a non-numeric numRentableUnits', '?numRentableUnits=x'],
-      ['an unknown parameter', '?colour=red'],
-      ['a scalar given twice', '?type=studio&type=apartment'],
-      ['an unknown feature part', '?features[0][colour]=red'],
-      ['more than 100 ids', `?ids=${Array.from({ length: 101 }, (_, i) => `i${i}`).join(',')}`],
-      ['an over-long value', `?ownerId=${'x'.repeat(256)}`],
-      ['a control character in address', '?address=a%01b'],
-    ])('%s', async (_, query) => {
-      const res = await ctx.request('GET', `/listings/properties${query}`, { token: ctx.employee });
-      expect(res.status).toBe(400);
-      expect(res.headers.get('content-type')).toBe('application/problem+json');
-      expect(res.body).toEqual(problemOf(400));
-    });
-  });
-
-  describe('auth', () => {
-    test('401 without a token or with an invalid one', async () => {
-      for (const token of [undefined, 'a.b.c']) {
-        const res = await ctx.request('GET', '/listings/properties', { token });
-        expect(res.status).toBe(401);
-        expect(res.body).toEqual(problemOf(401));
-      }
-    });
-
-    test("a customer's list is silently limited to its own properties", async () => {
-      expect(await idsOf('', ctx.customer)).toEqual([madrid, london]);
-      expect((await list('', ctx.customer)).total).toBe(2);
-      expect(await idsOf('?type=apartment', ctx.customer)).toEqual([madrid]);
-      expect(await idsOf(`?ownerId=${OTHER_OWNER}`, ctx.customer)).toEqual([]);
-      expect(await idsOf(`?id=${paris}`, ctx.customer)).toEqual([]);
-      expect(await idsOf(`?ids=${paris},${berlin}`, ctx.otherCustomer)).toEqual([paris, berlin]);
-    });
-  });
-});
+}

@@ -1,88 +1,95 @@
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { CITY_COUNTRIES } from '@/listings/cities';
 import type { Property } from '@/listings/properties/schemas';
 import { problemOf } from '../support/harness';
-import { listingsContext, OTHER_OWNER, postProperty } from './support';
+import { type ListingsTestApp, storesUnderTest } from './stores';
+import { OTHER_OWNER, postProperty } from './support';
 
-const ctx = await listingsContext();
-const id = await postProperty(ctx);
-
-describe('GET /listings/properties/{id}', () => {
-  describe('happy', () => {
-    test('needs no token', async () => {
-      const res = await ctx.request<Property>('GET', `/listings/properties/${id}`);
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toStartWith('application/json');
-      expect(res.body.id).toBe(id);
+for (const store of storesUnderTest()) {
+  store.describe('GET /listings/properties/{id}', () => {
+    let ctx: ListingsTestApp;
+    let id: string;
+    beforeAll(async () => {
+      ctx = await store.app();
+      id = await postProperty(ctx);
     });
 
-    test('the owner and employees read it', async () => {
-      for (const token of [ctx.customer, ctx.employee]) {
-        const res = await ctx.request<Property>('GET', `/listings/properties/${id}`, { token });
+    describe('happy', () => {
+      test('needs no token', async () => {
+        const res = await ctx.request<Property>('GET', `/listings/properties/${id}`);
         expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toStartWith('application/json');
         expect(res.body.id).toBe(id);
-      }
-    });
-
-    test('country is derived from cityId for all 106 city ids', async () => {
-      expect(Object.keys(CITY_COUNTRIES)).toHaveLength(106);
-      expect(CITY_COUNTRIES).toMatchObject({
-        madrid: 'ES',
-        london: 'GB',
-        dubai: 'AE',
-        montreal: 'CA',
-        saint_julians: 'MT',
-        istanbul: 'TR',
       });
-      for (const [cityId, country] of Object.entries(CITY_COUNTRIES)) {
-        const created = await postProperty(ctx, {
-          location: {
-            addressLine1: 'a',
-            city: cityId,
-            cityId,
-            postalCode: '1',
-            latitude: 0,
-            longitude: 0,
-          },
+
+      test('the owner and employees read it', async () => {
+        for (const token of [ctx.customer, ctx.employee]) {
+          const res = await ctx.request<Property>('GET', `/listings/properties/${id}`, { token });
+          expect(res.status).toBe(200);
+          expect(res.body.id).toBe(id);
+        }
+      });
+
+      test('country is derived from cityId for all 106 city ids', async () => {
+        expect(Object.keys(CITY_COUNTRIES)).toHaveLength(106);
+        expect(CITY_COUNTRIES).toMatchObject({
+          madrid: 'ES',
+          london: 'GB',
+          dubai: 'AE',
+          montreal: 'CA',
+          saint_julians: 'MT',
+          istanbul: 'TR',
         });
-        const res = await ctx.request<Property>('GET', `/listings/properties/${created}`);
-        expect([cityId, res.body.location.country]).toEqual([cityId, country]);
-      }
+        for (const [cityId, country] of Object.entries(CITY_COUNTRIES)) {
+          const created = await postProperty(ctx, {
+            location: {
+              addressLine1: 'a',
+              city: cityId,
+              cityId,
+              postalCode: '1',
+              latitude: 0,
+              longitude: 0,
+            },
+          });
+          const res = await ctx.request<Property>('GET', `/listings/properties/${created}`);
+          expect([cityId, res.body.location.country]).toEqual([cityId, country]);
+        }
+      });
     });
-  });
 
-  describe('error', () => {
-    test('404 for an unknown id', async () => {
-      const res = await ctx.request(
-        'GET',
-        '/listings/properties/01900000-0000-7000-8000-000000000000',
-      );
-      expect(res.status).toBe(404);
-      expect(res.body).toEqual(problemOf(404));
+    describe('error', () => {
+      test('404 for an unknown id', async () => {
+        const res = await ctx.request(
+          'GET',
+          '/listings/properties/01900000-0000-7000-8000-000000000000',
+        );
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual(problemOf(404));
+      });
     });
-  });
 
-  describe('auth', () => {
-    test('401 for an invalid token, even on this public read', async () => {
-      for (const token of ['not-a-jwt', 'a.b.c']) {
-        const res = await ctx.request('GET', `/listings/properties/${id}`, { token });
+    describe('auth', () => {
+      test('401 for an invalid token, even on this public read', async () => {
+        for (const token of ['not-a-jwt', 'a.b.c']) {
+          const res = await ctx.request('GET', `/listings/properties/${id}`, { token });
+          expect(res.status).toBe(401);
+          expect(res.body).toEqual(problemOf(401));
+        }
+      });
+
+      test('401 for an expired token', async () => {
+        const expired = await ctx.tokenFor('employee-1', 'employee', 1);
+        ctx.clock.advance(120_000);
+        const res = await ctx.request('GET', `/listings/properties/${id}`, { token: expired });
         expect(res.status).toBe(401);
-        expect(res.body).toEqual(problemOf(401));
-      }
-    });
+      });
 
-    test('401 for an expired token', async () => {
-      const expired = await ctx.tokenFor('employee-1', 'employee', 1);
-      ctx.clock.advance(120_000);
-      const res = await ctx.request('GET', `/listings/properties/${id}`, { token: expired });
-      expect(res.status).toBe(401);
-    });
-
-    test("404 for another owner's customer (existence not revealed)", async () => {
-      const other = await ctx.tokenFor(OTHER_OWNER, 'customer');
-      const res = await ctx.request('GET', `/listings/properties/${id}`, { token: other });
-      expect(res.status).toBe(404);
-      expect(res.body).toEqual(problemOf(404));
+      test("404 for another owner's customer (existence not revealed)", async () => {
+        const other = await ctx.tokenFor(OTHER_OWNER, 'customer');
+        const res = await ctx.request('GET', `/listings/properties/${id}`, { token: other });
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual(problemOf(404));
+      });
     });
   });
-});
+}

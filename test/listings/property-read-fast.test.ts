@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
-import { readProperty } from '@/listings/properties/read-cache';
+import { type PropertyRead, readProperty } from '@/listings/properties/read-cache';
 import type { Property } from '@/listings/properties/schemas';
 import { createTestApp } from '../support/harness';
 import { expectSameAnswers, type LaneCase, lanesOf, snapshot } from '../support/lanes';
@@ -48,7 +48,7 @@ describe('GET /listings/properties/{id}: fast lane', () => {
     const fresh = await postProperty(ctx);
     const path = `/listings/properties/${fresh}`;
     const first = await snapshot(ctx.fetch, path, {});
-    const held = readProperty(ctx.db, ctx.deps.readCache, fresh)!;
+    const held = readProperty(ctx.deps.listings, ctx.deps.readCache, fresh) as PropertyRead;
     expect(held.answered).toBe(true);
     expect(held.headers).toBeUndefined();
     const second = await snapshot(ctx.fetch, path, {});

@@ -1,20 +1,12 @@
 import { describe, expect, test } from 'bun:test';
 import { GroupCommit } from '@/db/group-commit';
 import type { PropertyCreate } from '@/listings/properties/schemas';
-import { propertyCreates, propertyToCreate } from '@/listings/properties/service';
-import { propertyQuotaDetail, quotaCheckedCreates, unitQuotaDetail } from '@/listings/quotas';
+import { propertyToCreate } from '@/listings/properties/service';
+import { propertyQuotaDetail, unitQuotaDetail } from '@/listings/quotas';
+import { quotaCheckedCreates } from '@/listings/sqlite-store';
 import { createTestApp, problemOf } from '../support/harness';
-import { count, OTHER_OWNER, OWNER, propertyBody } from './support';
-
-async function quotaContext(env: Record<string, string>) {
-  const ctx = createTestApp({ env: env });
-  return {
-    ...ctx,
-    employee: await ctx.tokenFor('employee-1', 'employee'),
-    customer: await ctx.tokenFor(OWNER, 'customer'),
-    otherCustomer: await ctx.tokenFor(OTHER_OWNER, 'customer'),
-  };
-}
+import { storesUnderTest } from './stores';
+import { type count, OTHER_OWNER, OWNER, propertyBody } from './support';
 
 const ownedBy = (ctx: { db: Parameters<typeof count>[0] }, ownerId: string) =>
   (
@@ -25,59 +17,98 @@ const ownedBy = (ctx: { db: Parameters<typeof count>[0] }, ownerId: string) =>
     }
   ).n;
 
-describe('QUOTA_PROPERTIES_PER_OWNER', () => {
-  test('a customer past its quota gets 409 naming the limit, and nothing is written', async () => {
-    const ctx = await quotaContext({ QUOTA_PROPERTIES_PER_OWNER: '3' });
-    const create = (path: string, token: string, ownerId = OWNER) =>
-      ctx.request('POST', path, {
-        token,
-        body: propertyBody({ ownerId, totalUnits: 1, rentableUnits: 1 }),
-      });
-    for (let i = 0; i < 3; i++) {
-      expect((await create('/listings/properties', ctx.customer)).status).toBe(201);
-    }
-    const units = count(ctx.db, 'units');
-    for (const path of ['/listings/properties', '/listings/public/properties']) {
-      const refused = await create(path, ctx.customer);
-      expect(refused.status).toBe(409);
-      expect(refused.body).toEqual({ ...problemOf(409), detail: propertyQuotaDetail(3) });
-      expect(refused.headers.get('location')).toBeNull();
-    }
-    expect(propertyQuotaDetail(3)).toBe(
-      'The owner already has 3 properties, the most allowed per owner',
-    );
-    expect(ownedBy(ctx, OWNER)).toBe(3);
-    expect(count(ctx.db, 'units')).toBe(units);
+for (const store of storesUnderTest()) {
+  const quotaContext = (env: Record<string, string>) => store.app({ env });
 
-    // Another owner has its own quota; employees are exempt, even for this owner.
-    expect((await create('/listings/properties', ctx.otherCustomer, OTHER_OWNER)).status).toBe(201);
-    expect((await create('/listings/properties', ctx.employee)).status).toBe(201);
-    expect(ownedBy(ctx, OWNER)).toBe(4);
-    expect((await create('/listings/properties', ctx.customer)).status).toBe(409);
-  });
+  store.describe('QUOTA_PROPERTIES_PER_OWNER', () => {
+    test('a customer past its quota gets 409 naming the limit, and nothing is written', async () => {
+      const ctx = await quotaContext({ QUOTA_PROPERTIES_PER_OWNER: '3' });
+      const create = (path: string, token: string, ownerId = OWNER) =>
+        ctx.request('POST', path, {
+          token,
+          body: propertyBody({ ownerId, totalUnits: 1, rentableUnits: 1 }),
+        });
+      for (let i = 0; i < 3; i++) {
+        expect((await create('/listings/properties', ctx.customer)).status).toBe(201);
+      }
+      const units = await ctx.count('units');
+      for (const path of ['/listings/properties', '/listings/public/properties']) {
+        const refused = await create(path, ctx.customer);
+        expect(refused.status).toBe(409);
+        expect(refused.body).toEqual({ ...problemOf(409), detail: propertyQuotaDetail(3) });
+        expect(refused.headers.get('location')).toBeNull();
+      }
+      expect(propertyQuotaDetail(3)).toBe(
+        'The owner already has 3 properties, the most allowed per owner',
+      );
+      expect(await ctx.ownedBy(OWNER)).toBe(3);
+      expect(await ctx.count('units')).toBe(units);
 
-  test('concurrent creates stop exactly at the quota, owner by owner', async () => {
-    const ctx = await quotaContext({ QUOTA_PROPERTIES_PER_OWNER: '5' });
-    const requests = Array.from({ length: 40 }, (_, i) => {
-      const [ownerId, token] =
-        i % 4 === 0 ? [OTHER_OWNER, ctx.otherCustomer] : [OWNER, ctx.customer];
-      const path = i % 2 ? '/listings/properties' : '/listings/public/properties';
-      return ctx.request('POST', path, {
-        token,
-        body: propertyBody({ ownerId, totalUnits: 1, rentableUnits: 1 }),
-      });
+      // Another owner has its own quota; employees are exempt, even for this owner.
+      expect((await create('/listings/properties', ctx.otherCustomer, OTHER_OWNER)).status).toBe(
+        201,
+      );
+      expect((await create('/listings/properties', ctx.employee)).status).toBe(201);
+      expect(await ctx.ownedBy(OWNER)).toBe(4);
+      expect((await create('/listings/properties', ctx.customer)).status).toBe(409);
     });
-    const statuses = (await Promise.all(requests)).map((res) => res.status);
-    expect(statuses.filter((s) => s === 201)).toHaveLength(10);
-    expect(statuses.filter((s) => s === 409)).toHaveLength(30);
-    expect(ownedBy(ctx, OWNER)).toBe(5);
-    expect(ownedBy(ctx, OTHER_OWNER)).toBe(5);
+
+    test('concurrent creates stop exactly at the quota, owner by owner', async () => {
+      const ctx = await quotaContext({ QUOTA_PROPERTIES_PER_OWNER: '5' });
+      const requests = Array.from({ length: 40 }, (_, i) => {
+        const [ownerId, token] =
+          i % 4 === 0 ? [OTHER_OWNER, ctx.otherCustomer] : [OWNER, ctx.customer];
+        const path = i % 2 ? '/listings/properties' : '/listings/public/properties';
+        return ctx.request('POST', path, {
+          token,
+          body: propertyBody({ ownerId, totalUnits: 1, rentableUnits: 1 }),
+        });
+      });
+      const statuses = (await Promise.all(requests)).map((res) => res.status);
+      expect(statuses.filter((s) => s === 201)).toHaveLength(10);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(30);
+      expect(await ctx.ownedBy(OWNER)).toBe(5);
+      expect(await ctx.ownedBy(OTHER_OWNER)).toBe(5);
+    });
   });
 
+  store.describe('QUOTA_UNITS_PER_PROPERTY', () => {
+    test('unit rows, deleted ones included, are bounded per property; employees exempt', async () => {
+      const ctx = await quotaContext({ QUOTA_UNITS_PER_PROPERTY: '4' });
+      const created = await ctx.request('POST', '/listings/properties', {
+        token: ctx.customer,
+        body: propertyBody({ totalUnits: 2 }),
+      });
+      const id = created.headers.get('location')!.split('/').pop()!;
+      const units = `/listings/properties/${id}/units`;
+      const add = (token: string) => ctx.request('POST', units, { token, body: {} });
+
+      // Create and delete: the deleted rows stay and count.
+      const third = await add(ctx.customer);
+      expect(third.status).toBe(201);
+      const thirdId = third.headers.get('location')!.split('/').pop()!;
+      expect(
+        (await ctx.request('DELETE', `${units}/${thirdId}`, { token: ctx.customer })).status,
+      ).toBe(204);
+      expect((await add(ctx.customer)).status).toBe(201);
+      const refused = await add(ctx.customer);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual({ ...problemOf(409), detail: unitQuotaDetail(4) });
+      expect(unitQuotaDetail(4)).toBe(
+        'The property already has 4 units counting deleted ones, the most allowed per property',
+      );
+      expect(await ctx.count('units')).toBe(4);
+      expect((await add(ctx.employee)).status).toBe(201);
+      expect(await ctx.count('units')).toBe(5);
+    });
+  });
+}
+
+describe('QUOTA_PROPERTIES_PER_OWNER in the group commit (SQLite)', () => {
   test('in one group commit: the combined write falls back and stops exactly at the quota', async () => {
     const ctx = createTestApp();
     const group = new GroupCommit(ctx.db.$client, { schedule: () => {} });
-    const kind = quotaCheckedCreates(ctx.db, propertyCreates(ctx.db), 2);
+    const kind = quotaCheckedCreates(ctx.db, 2);
     const caller = { sub: OWNER, aud: 'customer' as const };
     const row = () =>
       propertyToCreate(propertyBody() as PropertyCreate, { caller, source: 'outbound', now: 1 });
@@ -93,37 +124,6 @@ describe('QUOTA_PROPERTIES_PER_OWNER', () => {
     // The uncounted ones (employees') still take room: the second counted create finds 2.
     expect(statuses).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
     expect(ownedBy(ctx, OWNER)).toBe(3);
-  });
-});
-
-describe('QUOTA_UNITS_PER_PROPERTY', () => {
-  test('unit rows, deleted ones included, are bounded per property; employees exempt', async () => {
-    const ctx = await quotaContext({ QUOTA_UNITS_PER_PROPERTY: '4' });
-    const created = await ctx.request('POST', '/listings/properties', {
-      token: ctx.customer,
-      body: propertyBody({ totalUnits: 2 }),
-    });
-    const id = created.headers.get('location')!.split('/').pop()!;
-    const units = `/listings/properties/${id}/units`;
-    const add = (token: string) => ctx.request('POST', units, { token, body: {} });
-
-    // Create and delete: the deleted rows stay and count.
-    const third = await add(ctx.customer);
-    expect(third.status).toBe(201);
-    const thirdId = third.headers.get('location')!.split('/').pop()!;
-    expect(
-      (await ctx.request('DELETE', `${units}/${thirdId}`, { token: ctx.customer })).status,
-    ).toBe(204);
-    expect((await add(ctx.customer)).status).toBe(201);
-    const refused = await add(ctx.customer);
-    expect(refused.status).toBe(409);
-    expect(refused.body).toEqual({ ...problemOf(409), detail: unitQuotaDetail(4) });
-    expect(unitQuotaDetail(4)).toBe(
-      'The property already has 4 units counting deleted ones, the most allowed per property',
-    );
-    expect(count(ctx.db, 'units')).toBe(4);
-    expect((await add(ctx.employee)).status).toBe(201);
-    expect(count(ctx.db, 'units')).toBe(5);
   });
 });
 

@@ -48,9 +48,11 @@ export async function postProperty(
   return res.headers.get('location')!.split('/').pop()!;
 }
 
-/** Inserts straight into the database (fast factory for list tests). */
-export function makeProperty(db: Db, overrides: Partial<BulkPropertyInput> = {}): string {
-  const input: BulkPropertyInput = {
+export type PropertySeed = Partial<BulkPropertyInput>;
+
+/** A property to insert straight into a store (fast factory for list tests). */
+export function propertySeed(overrides: PropertySeed = {}): BulkPropertyInput {
+  return {
     type: 'apartment',
     ownerId: OWNER,
     source: 'outbound',
@@ -65,7 +67,11 @@ export function makeProperty(db: Db, overrides: Partial<BulkPropertyInput> = {})
       ...overrides.location,
     },
   };
-  return insertPropertiesBulk(db, [input]).ids[0]!;
+}
+
+/** Inserts straight into the database (fast factory for list tests). */
+export function makeProperty(db: Db, overrides: PropertySeed = {}): string {
+  return insertPropertiesBulk(db, [propertySeed(overrides)]).ids[0]!;
 }
 
 export const count = (db: Db, table: string) =>

@@ -12,6 +12,7 @@ import { parseConfig } from '@/config';
 import type { CustomerStore } from '@/customer/store';
 import { type Db, migrateDatabase, openDatabase } from '@/db/client';
 import type { EventStore } from '@/events/store';
+import type { ListingsStore } from '@/listings/store';
 import { createLogger } from '@/logger';
 import type { WebhookStore } from '@/webhooks/store';
 import type { JobRunStore } from '@/workers/job-runs';
@@ -107,6 +108,8 @@ export interface TestAppOptions {
   webhookStore?: WebhookStore;
   /** The jobs' recorded runs (default: SQLite on the app's file). */
   jobRunStore?: JobRunStore;
+  /** The listings domain's store (default: SQLite on the app's file; see test/listings/stores.ts). */
+  listingsStore?: ListingsStore;
 }
 
 /**
@@ -126,6 +129,7 @@ export function createTestApp({
   auditStore,
   webhookStore,
   jobRunStore,
+  listingsStore,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({
@@ -140,7 +144,7 @@ export function createTestApp({
   const deps: ApiDeps = buildDeps({
     ...{ config, db, logger: createLogger('silent'), clock },
     ...{ hasher, customerStore, accountStore, eventStore, auditStore, webhookStore, jobRunStore },
-    ...stores,
+    ...{ listingsStore, ...stores },
   });
   if (deps.redis) closeAtEnd(deps.redis);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */

@@ -1,67 +1,68 @@
 import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import { fail, fieldError, isDomainError } from '@/kernel/errors';
+import { runNow, type Steps, step } from '@/kernel/steps';
+import { ensureVisible } from '@/listings/access';
 import type { Data } from '@/listings/additional-data/schemas';
-import { additionalDataEvent } from '@/listings/events';
-import { findProperty } from '@/listings/properties/service';
-import { exec, one, writeTransaction } from '@/listings/sql';
+import type { PropertyTables } from '@/listings/properties/service';
+import { writeTransaction } from '@/listings/sql';
+import { sqlitePropertyTables } from '@/listings/sqlite-tables';
 
-const SAVE = `INSERT INTO property_additional_data (property_id, data, created_at, updated_at)
-  VALUES (?, ?, ?, ?)
-  ON CONFLICT (property_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`;
-
-const stored = (db: Db, propertyId: string) =>
-  one<{ data: string }>(
-    db,
-    'SELECT data FROM property_additional_data WHERE property_id = ?',
-    propertyId,
-  );
+/** Additional data created or replaced: `{id, data}` as its GET answers, to the property's owner. */
+function* save(t: PropertyTables, id: string, data: Data, ownerId: string, now: number) {
+  yield* step(t.saveData(id, JSON.stringify(data), now));
+  const event = {
+    type: 'additional_data.updated' as const,
+    resource: { kind: 'additional_data' as const, id },
+    ownerId,
+    data: { id, data },
+  };
+  yield* step(t.appendEvents([{ event, now }]));
+}
 
 /**
  * POST /properties/additional-data: a missing (or, for a customer, another
  * owner's) property is 422 `recordNotFound`, existing data 422 `recordExists`.
  */
-export function createAdditionalData(
-  db: Db,
-  id: string,
-  data: Data,
-  caller: Caller | null,
-  now: number,
-) {
-  writeTransaction(db, () => {
+export const createAdditionalData = (id: string, data: Data, caller: Caller | null, now: number) =>
+  function* (t: PropertyTables): Steps<void> {
+    let ownerId: string;
     try {
-      findProperty(db, id, caller);
+      ownerId = ensureVisible(yield* step(t.property(id)), caller).owner_id;
     } catch (error) {
       if (!isDomainError(error, 'property.not_found')) throw error;
       throw fieldError(['id'], 'recordNotFound', 'No property with this id was found');
     }
-    if (stored(db, id)) {
+    if ((yield* step(t.storedData(id))) !== null) {
       throw fieldError(['id'], 'recordExists', 'Additional data already exists for this property');
     }
-    exec(db, SAVE, id, JSON.stringify(data), now, now);
-    additionalDataEvent(db, id, data, now);
-  });
-}
+    yield* save(t, id, data, ownerId, now);
+  };
 
 /** GET /properties/{id}/additional-data: 404 without a visible property or without data. */
-export function readAdditionalData(db: Db, id: string, caller: Caller | null): Data {
-  findProperty(db, id, caller);
-  const row = stored(db, id);
-  if (!row) throw fail('additional_data.not_found');
-  return JSON.parse(row.data) as Data;
-}
+export const readAdditionalData = (id: string, caller: Caller | null) =>
+  function* (t: PropertyTables): Steps<Data> {
+    ensureVisible(yield* step(t.property(id)), caller);
+    const stored = yield* step(t.storedData(id));
+    if (stored === null) throw fail('additional_data.not_found');
+    return JSON.parse(stored) as Data;
+  };
 
 /** PUT /properties/{id}/additional-data: creates or replaces (404 for a missing property). */
-export function putAdditionalData(
+export const putAdditionalData = (id: string, data: Data, caller: Caller | null, now: number) =>
+  function* (t: PropertyTables): Steps<void> {
+    const { owner_id } = ensureVisible(yield* step(t.property(id)), caller);
+    yield* save(t, id, data, owner_id, now);
+  };
+
+/** PUT on SQLite in its own write transaction (the demo data). */
+export const putAdditionalDataOnSqlite = (
   db: Db,
   id: string,
   data: Data,
   caller: Caller | null,
   now: number,
-) {
-  writeTransaction(db, () => {
-    findProperty(db, id, caller);
-    exec(db, SAVE, id, JSON.stringify(data), now, now);
-    additionalDataEvent(db, id, data, now);
-  });
-}
+): void =>
+  writeTransaction(db, () =>
+    runNow(putAdditionalData(id, data, caller, now)(sqlitePropertyTables(db))),
+  );

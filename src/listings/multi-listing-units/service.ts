@@ -1,20 +1,22 @@
 import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import { fail } from '@/kernel/errors';
+import { type Steps, step } from '@/kernel/steps';
 import { ensureVisible } from '@/listings/access';
-import { counterEvent } from '@/listings/events';
 import type {
   MultiListingUnit,
   MultiListingUnitQuery,
 } from '@/listings/multi-listing-units/schemas';
 import type { Paging } from '@/listings/paging';
-import { exec, many, one, writeTransaction } from '@/listings/sql';
+import type { PropertyTables } from '@/listings/properties/service';
+import { many, one } from '@/listings/sql';
 
 const COLUMNS = 'p.id, p.units_counter AS unitsCounter';
 
 /**
  * GET /multi-listing-units: counters in property id order, filtered by `ids`,
  * a customer's limited to its own properties. Archived properties keep theirs.
+ * On SQLite.
  */
 export function listCounters(
   db: Db,
@@ -58,27 +60,25 @@ export function listCounters(
   return { total, rows };
 }
 
-const BY_ID = `SELECT ${COLUMNS}, p.owner_id FROM properties p WHERE p.id = ?`;
-
-export function getCounter(db: Db, id: string, caller: Caller | null): MultiListingUnit {
-  const { owner_id: _, ...counter } = ensureVisible(
-    one<MultiListingUnit & { owner_id: string }>(db, BY_ID, id),
-    caller,
-  );
-  return counter;
-}
+/** GET /multi-listing-units/{id}: 404 for a property the caller may not see. */
+export const getCounter = (id: string, caller: Caller | null) =>
+  function* (t: PropertyTables): Steps<MultiListingUnit> {
+    const row = yield* step(t.counter(id));
+    const visible = ensureVisible(row && { owner_id: row.ownerId, ...row }, caller);
+    return { id, unitsCounter: visible.unitsCounter };
+  };
 
 /** PUT /multi-listing-units/{id} (employees; the route refuses customers with 403). */
-export function setCounter(db: Db, id: string, counter: number, now: number) {
-  writeTransaction(db, () => {
-    const changed = exec(
-      db,
-      'UPDATE properties SET units_counter = ?, updated_at = ? WHERE id = ?',
-      counter,
-      now,
-      id,
-    );
-    if (changed === 0) throw fail('multi_listing_unit.not_found');
-    counterEvent(db, id, now);
-  });
-}
+export const setCounter = (id: string, counter: number, now: number) =>
+  function* (t: PropertyTables): Steps<void> {
+    if (!(yield* step(t.setCounter(id, counter, now)))) throw fail('multi_listing_unit.not_found');
+    const row = yield* step(t.counter(id));
+    if (!row) return;
+    const event = {
+      type: 'multi_listing_counter.updated' as const,
+      resource: { kind: 'multi_listing_counter' as const, id },
+      ownerId: row.ownerId,
+      data: { id, unitsCounter: row.unitsCounter },
+    };
+    yield* step(t.appendEvents([{ event, now }]));
+  };

@@ -79,98 +79,210 @@ function unitsOf(input: BulkPropertyInput): BulkUnitInput[] {
   return Array.from({ length: total }, (_, index) => ({ rentable: index < rentable }));
 }
 
+/** A property row to insert, its columns as the schemas name them. */
+export interface PlannedProperty {
+  id: string;
+  type: PropertyType;
+  ownerId: string;
+  addressLine1: string;
+  addressLine2: string | null;
+  city: string;
+  cityId: string;
+  neighbourhoodId: string | null;
+  postalCode: string;
+  country: string;
+  latitude: number;
+  longitude: number;
+  addressSearch: string;
+  totalUnits: number;
+  rentableUnits: number;
+  publishedUnits: number;
+  unitsCounter: number;
+  verified: boolean;
+  yearOfConstruction: number | null;
+  isVisitable: boolean;
+  source: (typeof SOURCES)[number];
+  published: boolean;
+  archived: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface PlannedUnit {
+  id: string;
+  propertyId: string;
+  rentable: boolean;
+  published: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface PlannedFeature extends BulkUnitFeature {
+  unitId: string;
+  position: number;
+  propertyId: string;
+}
+
+/** The rows of a bulk create, properties first so every foreign key resolves in order. */
+export interface PlannedCreates {
+  ids: string[];
+  properties: PlannedProperty[];
+  units: PlannedUnit[];
+  features: PlannedFeature[];
+  /** Each property's id and the time of its `property.created` event. */
+  created: { id: string; now: number }[];
+}
+
+/**
+ * The rows that create `rows` (every store inserts exactly these): counters
+ * derived from the units as every other write does, `country` from
+ * `cityId`. Inputs are trusted for types; an unknown `cityId` or a unit
+ * count outside 1..30 throws.
+ */
+export function planCreates(rows: readonly BulkPropertyInput[], now: number): PlannedCreates {
+  const planned: PlannedCreates = { ids: [], properties: [], units: [], features: [], created: [] };
+  for (const input of rows) {
+    const createdAt = input.createdAt ?? now;
+    const id = input.id ?? uuidv7(createdAt);
+    const units = unitsOf(input);
+    if (units.length < 1 || units.length > MAX_UNITS) {
+      throw new RangeError(`property ${id}: ${units.length} units (1..${MAX_UNITS} allowed)`);
+    }
+    const country = countryOf(input.location.cityId);
+    if (!country) throw new RangeError(`property ${id}: unknown cityId`);
+    const archived = input.archived ?? false;
+    let rentable = 0;
+    let published = 0;
+    for (const unit of units) {
+      if (unit.rentable) rentable++;
+      if (unit.rentable && unit.published && !archived) published++;
+    }
+    const { location } = input;
+    planned.properties.push({
+      id,
+      type: input.type,
+      ownerId: input.ownerId,
+      addressLine1: location.addressLine1,
+      addressLine2: location.addressLine2 ?? null,
+      city: location.city,
+      cityId: location.cityId,
+      neighbourhoodId: location.neighbourhoodId ?? null,
+      postalCode: location.postalCode,
+      country,
+      latitude: location.latitude,
+      longitude: location.longitude,
+      addressSearch: addressSearchOf(location),
+      totalUnits: units.length,
+      rentableUnits: rentable,
+      publishedUnits: published,
+      unitsCounter: input.unitsCounter ?? units.length,
+      verified: input.verified === true,
+      yearOfConstruction: input.yearOfConstruction ?? null,
+      isVisitable: input.isVisitable === true,
+      source: input.source ?? 'null',
+      published: published > 0,
+      archived,
+      createdAt,
+      updatedAt: createdAt,
+    });
+    for (const unit of units) {
+      const unitId = uuidv7(createdAt);
+      planned.units.push({
+        id: unitId,
+        propertyId: id,
+        rentable: unit.rentable,
+        published: unit.rentable && unit.published === true && !archived,
+        createdAt,
+        updatedAt: createdAt,
+      });
+      for (const [position, f] of (unit.features ?? []).entries()) {
+        planned.features.push({ unitId, position, propertyId: id, ...f });
+      }
+    }
+    planned.ids.push(id);
+    planned.created.push({ id, now: createdAt });
+  }
+  return planned;
+}
+
+const bit = (value: boolean) => (value ? 1 : 0);
+
+/** Inserts planned rows on SQLite, with multi-row statements (`insertRows`). */
+export function insertPlanned(db: Db, planned: PlannedCreates): void {
+  const propertyParams: Bindings = [];
+  for (const p of planned.properties) {
+    propertyParams.push(
+      p.id,
+      p.type,
+      p.ownerId,
+      p.addressLine1,
+      p.addressLine2,
+      p.city,
+      p.cityId,
+      p.neighbourhoodId,
+      p.postalCode,
+      p.country,
+      p.latitude,
+      p.longitude,
+      p.addressSearch,
+      p.totalUnits,
+      p.rentableUnits,
+      p.publishedUnits,
+      p.unitsCounter,
+      bit(p.verified),
+      p.yearOfConstruction,
+      bit(p.isVisitable),
+      p.source,
+      bit(p.published),
+      bit(p.archived),
+      p.createdAt,
+      p.updatedAt,
+    );
+  }
+  const unitParams: Bindings = [];
+  for (const u of planned.units) {
+    unitParams.push(
+      u.id,
+      u.propertyId,
+      bit(u.rentable),
+      bit(u.published),
+      u.createdAt,
+      u.updatedAt,
+    );
+  }
+  const featureParams: Bindings = [];
+  for (const f of planned.features) {
+    featureParams.push(
+      f.unitId,
+      f.position,
+      f.propertyId,
+      f.applicability,
+      f.category,
+      f.name,
+      f.value,
+    );
+  }
+  insertRows(db.$client, PROPERTY_INSERT, PROPERTY_VALUES, 25, propertyParams);
+  insertRows(db.$client, UNIT_INSERT, UNIT_VALUES, 6, unitParams);
+  insertRows(db.$client, FEATURE_INSERT, FEATURE_VALUES, 7, featureParams);
+}
+
 /**
  * Inserts many properties with their units in one transaction through
- * prepared statements (for seeding and imports): counters derived from the
- * units as every other write does, `country` from `cityId`. Inputs are
- * trusted for types; an unknown `cityId` or a unit count outside 1..30 throws
- * and nothing is written. Each property gets its `property.created` event, at
- * its `createdAt`, unless `events` is false (the benchmark seed).
+ * prepared statements (for seeding and imports), the rows of `planCreates`:
+ * an unknown `cityId` or a unit count outside 1..30 throws and nothing is
+ * written. Each property gets its `property.created` event, at its
+ * `createdAt`, unless `events` is false (the benchmark seed).
  */
 export function insertPropertiesBulk(
   db: Db,
   rows: readonly BulkPropertyInput[],
   options: { now?: number; events?: boolean } = {},
 ): BulkInsertResult {
-  const now = options.now ?? Date.now();
+  const planned = planCreates(rows, options.now ?? Date.now());
   return writeTransaction(db, () => {
-    const ids: string[] = [];
-    let unitCount = 0;
-    // The properties first, then the units, then their features, so every foreign key resolves.
-    const propertyParams: Bindings = [];
-    const unitParams: Bindings = [];
-    const featureParams: Bindings = [];
-    for (const input of rows) {
-      const createdAt = input.createdAt ?? now;
-      const id = input.id ?? uuidv7(createdAt);
-      const units = unitsOf(input);
-      if (units.length < 1 || units.length > MAX_UNITS) {
-        throw new RangeError(`property ${id}: ${units.length} units (1..${MAX_UNITS} allowed)`);
-      }
-      const country = countryOf(input.location.cityId);
-      if (!country) throw new RangeError(`property ${id}: unknown cityId`);
-      const archived = input.archived ?? false;
-      let rentable = 0;
-      let published = 0;
-      for (const unit of units) {
-        if (unit.rentable) rentable++;
-        if (unit.rentable && unit.published && !archived) published++;
-      }
-      const { location } = input;
-      propertyParams.push(
-        id,
-        input.type,
-        input.ownerId,
-        location.addressLine1,
-        location.addressLine2 ?? null,
-        location.city,
-        location.cityId,
-        location.neighbourhoodId ?? null,
-        location.postalCode,
-        country,
-        location.latitude,
-        location.longitude,
-        addressSearchOf(location),
-        units.length,
-        rentable,
-        published,
-        input.unitsCounter ?? units.length,
-        input.verified ? 1 : 0,
-        input.yearOfConstruction ?? null,
-        input.isVisitable ? 1 : 0,
-        input.source ?? 'null',
-        published > 0 ? 1 : 0,
-        archived ? 1 : 0,
-        createdAt,
-        createdAt,
-      );
-      for (const unit of units) {
-        const unitId = uuidv7(createdAt);
-        const isPublished = unit.rentable && unit.published && !archived;
-        unitParams.push(
-          unitId,
-          id,
-          unit.rentable ? 1 : 0,
-          isPublished ? 1 : 0,
-          createdAt,
-          createdAt,
-        );
-        for (const [position, f] of (unit.features ?? []).entries()) {
-          featureParams.push(unitId, position, id, f.applicability, f.category, f.name, f.value);
-        }
-      }
-      unitCount += units.length;
-      ids.push(id);
-    }
-    insertRows(db.$client, PROPERTY_INSERT, PROPERTY_VALUES, 25, propertyParams);
-    insertRows(db.$client, UNIT_INSERT, UNIT_VALUES, 6, unitParams);
-    insertRows(db.$client, FEATURE_INSERT, FEATURE_VALUES, 7, featureParams);
-    if (options.events !== false) {
-      propertiesCreatedEvents(
-        db,
-        ids.map((id, index) => ({ id, now: rows[index]!.createdAt ?? now })),
-      );
-    }
-    return { properties: ids.length, units: unitCount, ids };
+    insertPlanned(db, planned);
+    if (options.events !== false) propertiesCreatedEvents(db, planned.created);
+    return { properties: planned.ids.length, units: planned.units.length, ids: planned.ids };
   });
 }

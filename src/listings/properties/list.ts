@@ -5,6 +5,8 @@ import { halCollection, type Paging, pagingOf } from '@/listings/paging';
 import { type PropertyRecord, toProperty } from '@/listings/properties/representation';
 import { parseListQuery } from '@/listings/query';
 import { many, one } from '@/listings/sql';
+import type { ListingsStore, PropertyListing } from '@/listings/store';
+import { type MaybePromise, whenReady } from '@/rate-limit/store';
 import type { PropertyFilter } from './list-plan';
 import { PROPERTY_LIST_SHAPE, PropertyListQuery } from './list-query';
 import { countsOnly, propertyListSql } from './list-sql';
@@ -46,7 +48,12 @@ export function membershipTags({ query, scopeOwner }: PropertyFilter): string[] 
 }
 
 /** One page of properties and the number matching (GET /properties). */
-export function listProperties(db: Db, cache: ReadCache, filter: PropertyFilter, paging: Paging) {
+export function listProperties(
+  db: Db,
+  cache: ReadCache,
+  filter: PropertyFilter,
+  paging: Paging,
+): PropertyListing {
   const { page, count } = propertyListSql(filter, paging);
   const counted = () => one<{ total: number }>(db, count.sql, ...count.params)!.total;
   // A sum over property_counts is cheap; other totals walk every matching index entry
@@ -68,32 +75,50 @@ const featureOnlyTags = ({ query }: PropertyFilter): string[] => [
   ...(query.unitIds ? ['U'] : []),
 ];
 
+const bodyOf = (search: string, paging: Paging, { total, rows }: PropertyListing): Utf8 =>
+  utf8(
+    JSON.stringify(
+      halCollection(
+        '/listings/properties',
+        search,
+        paging,
+        total,
+        'svc:properties',
+        rows.map(toProperty),
+      ),
+    ),
+  );
+
 /**
  * The body of GET /listings/properties for a query string and the owner a
- * customer is confined to (null: every owner), remembered in `cache` until
- * a write touches a property it can contain (`membershipTags`). Throws the
- * 400/422 of an invalid query.
+ * customer is confined to (null: every owner). From a store whose writes
+ * the read cache hears of, remembered in `cache` until a write touches a
+ * property it can contain (`membershipTags`); from any other store, read
+ * each time. Throws the 400/422 of an invalid query.
  */
 export function propertyListBody(
-  db: Db,
+  store: ListingsStore,
   cache: ReadCache,
   search: string,
   scopeOwner: string | null,
-): Utf8 {
+): MaybePromise<Utf8> {
+  const { cacheable } = store;
+  if (!cacheable) {
+    const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);
+    const paging = pagingOf(query);
+    return whenReady(store.listProperties({ query, scopeOwner }, paging), (listing) =>
+      bodyOf(search, paging, listing),
+    );
+  }
   return cache.answer(`l:${scopeOwner ?? ''}\u0000${search}`, () => {
     const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);
     const paging = pagingOf(query);
     const filter = { query, scopeOwner };
-    const { total, rows } = listProperties(db, cache, filter, paging);
-    const items = rows.map(toProperty);
-    const body = utf8(
-      JSON.stringify(
-        halCollection('/listings/properties', search, paging, total, 'svc:properties', items),
-      ),
-    );
+    const listing = cacheable.listProperties(filter, paging);
+    const body = bodyOf(search, paging, listing);
     const tags = membershipTags(filter) ?? [
       ...featureOnlyTags(filter),
-      ...rows.map((row) => `p:${row.id}`),
+      ...listing.rows.map((row) => `p:${row.id}`),
     ];
     return { value: body, size: body.byteLength, tags };
   });

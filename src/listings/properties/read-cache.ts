@@ -1,13 +1,9 @@
-import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
 import { etagOfText } from '@/kernel/etag';
 import { type Utf8, utf8 } from '@/kernel/utf8';
-import {
-  PROPERTY_BY_ID,
-  type PropertyRecord,
-  toProperty,
-} from '@/listings/properties/representation';
-import { one } from '@/listings/sql';
+import { type PropertyRecord, toProperty } from '@/listings/properties/representation';
+import type { ListingsStore } from '@/listings/store';
+import { type MaybePromise, whenReady } from '@/rate-limit/store';
 
 /** A property's representation serialised once (UTF-8), with its ETag and the owner it is scoped by. */
 export interface PropertyRead {
@@ -26,21 +22,27 @@ const READ_OVERHEAD = 1500;
 
 /**
  * GET /properties/{id} without the query and serialisation while the row is
- * unchanged: the read is tagged with the property's id, which every write to
- * that row touches (a unit write rewrites the row's counters), whoever makes
- * it. A read is what a fresh query would give (docs/performance.md). A
- * missing property is not remembered.
+ * unchanged, from a store whose writes the read cache hears of: the read is
+ * tagged with the property's id, which every write to that row touches (a
+ * unit write rewrites the row's counters), whoever makes it. A read is what
+ * a fresh query would give (docs/performance.md). A missing property is not
+ * remembered. From any other store, read each time.
  */
-export function readProperty(db: Db, cache: ReadCache, id: string): PropertyRead | null {
+export function readProperty(
+  store: ListingsStore,
+  cache: ReadCache,
+  id: string,
+): MaybePromise<PropertyRead | null> {
+  const { cacheable } = store;
+  if (!cacheable) return whenReady(store.propertyById(id), readOf);
   return cache.answer<PropertyRead | null>(`p:${id}`, () => {
-    const loaded = loadProperty(db, id);
+    const loaded = readOf(cacheable.propertyById(id));
     const size = loaded ? loaded.body.byteLength + READ_OVERHEAD : 0;
     return { value: loaded, size, tags: [`p:${id}`], keep: loaded !== null };
   });
 }
 
-function loadProperty(db: Db, id: string): PropertyRead | null {
-  const row = one<PropertyRecord>(db, PROPERTY_BY_ID, id);
+function readOf(row: PropertyRecord | null): PropertyRead | null {
   if (!row) return null;
   const json = JSON.stringify(toProperty(row));
   return { body: utf8(json), etag: etagOfText(json), ownerId: row.owner_id };

@@ -1,5 +1,7 @@
 import type { Db } from '@/db/client';
+import { runNow, type Steps, step } from '@/kernel/steps';
 import { exec, many, writeTransaction } from '@/listings/sql';
+import type { MaybePromise } from '@/rate-limit/store';
 
 export interface ReconcileChunk {
   /** Start after this property id (exclusive); omit or null to start from the first. */
@@ -17,7 +19,8 @@ export interface ReconcileResult {
   lastId: string | null;
 }
 
-interface Tally {
+/** A property's stored counters beside the ones its live units give. */
+export interface Tally {
   id: string;
   total_units: number;
   rentable_units: number;
@@ -29,6 +32,25 @@ interface Tally {
   live_published: number;
 }
 
+/** Counters rewritten from the units. */
+export interface Repair {
+  totalUnits: number;
+  rentableUnits: number;
+  publishedUnits: number;
+  published: boolean;
+}
+
+/** The queries of one reconcile chunk, inside one transaction of a store. */
+export interface ReconcileTables {
+  /**
+   * The chunk's properties after `afterId` in id order, with their live
+   * units counted; held until the transaction ends so no unit write lands
+   * between the count and the repair (SQLite: the single writer).
+   */
+  tallies(afterId: string, limit: number): MaybePromise<Tally[]>;
+  repair(id: string, repair: Repair, now: number): MaybePromise<void>;
+}
+
 /**
  * Recomputes totalUnits, rentableUnits, publishedUnits and published of one
  * chunk of properties (in id order) from their units, in one transaction, and
@@ -37,10 +59,35 @@ interface Tally {
  * its units is). Idempotent; the unit-counter-reconcile worker calls it
  * chunk after chunk so requests keep flowing in between.
  */
-export function reconcileUnitCounters(db: Db, chunk: ReconcileChunk): ReconcileResult {
+export function* reconcileChunk(t: ReconcileTables, chunk: ReconcileChunk): Steps<ReconcileResult> {
   const now = chunk.now ?? Date.now();
-  return writeTransaction(db, () => {
-    const rows = many<Tally>(
+  const rows = yield* step(t.tallies(chunk.afterId ?? '', chunk.limit));
+  let repaired = 0;
+  for (const row of rows) {
+    const published = row.archived === 0 && row.live_published > 0 ? 1 : 0;
+    if (
+      row.total_units === row.live &&
+      row.rentable_units === row.rentable &&
+      row.published_units === row.live_published &&
+      row.published === published
+    ) {
+      continue;
+    }
+    const repair = {
+      totalUnits: row.live,
+      rentableUnits: row.rentable,
+      publishedUnits: row.live_published,
+      published: published === 1,
+    };
+    yield* step(t.repair(row.id, repair, now));
+    repaired++;
+  }
+  return { scanned: rows.length, repaired, lastId: rows.at(-1)?.id ?? null };
+}
+
+const sqliteReconcileTables = (db: Db): ReconcileTables => ({
+  tallies: (afterId, limit) =>
+    many<Tally>(
       db,
       `SELECT p.id, p.total_units, p.rentable_units, p.published_units, p.published, p.archived,
          count(u.id) AS live, coalesce(sum(u.rentable), 0) AS rentable,
@@ -49,33 +96,24 @@ export function reconcileUnitCounters(db: Db, chunk: ReconcileChunk): ReconcileR
              FROM properties WHERE id > ? ORDER BY id LIMIT ?) AS p
        LEFT JOIN units u ON u.property_id = p.id AND u.deleted_at IS NULL
        GROUP BY p.id ORDER BY p.id`,
-      chunk.afterId ?? '',
-      chunk.limit,
+      afterId,
+      limit,
+    ),
+  repair(id, repair, now) {
+    exec(
+      db,
+      `UPDATE properties SET total_units = ?, rentable_units = ?, published_units = ?,
+         published = ?, updated_at = ? WHERE id = ?`,
+      repair.totalUnits,
+      repair.rentableUnits,
+      repair.publishedUnits,
+      repair.published ? 1 : 0,
+      now,
+      id,
     );
-    let repaired = 0;
-    for (const row of rows) {
-      const published = row.archived === 0 && row.live_published > 0 ? 1 : 0;
-      if (
-        row.total_units === row.live &&
-        row.rentable_units === row.rentable &&
-        row.published_units === row.live_published &&
-        row.published === published
-      ) {
-        continue;
-      }
-      exec(
-        db,
-        `UPDATE properties SET total_units = ?, rentable_units = ?, published_units = ?,
-           published = ?, updated_at = ? WHERE id = ?`,
-        row.live,
-        row.rentable,
-        row.live_published,
-        published,
-        now,
-        row.id,
-      );
-      repaired++;
-    }
-    return { scanned: rows.length, repaired, lastId: rows.at(-1)?.id ?? null };
-  });
-}
+  },
+});
+
+/** One chunk on SQLite, in its own write transaction (`reconcileChunk`). */
+export const reconcileUnitCounters = (db: Db, chunk: ReconcileChunk): ReconcileResult =>
+  writeTransaction(db, () => runNow(reconcileChunk(sqliteReconcileTables(db), chunk)));

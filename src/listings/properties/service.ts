@@ -1,12 +1,14 @@
-import { type AuditContext, recordAudit } from '@/audit/record';
+import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
-import type { Combinable } from '@/db/group-commit';
+import type { NewEvent } from '@/events/outbox';
+import type { EventType } from '@/events/schemas';
 import { fail, fieldError } from '@/kernel/errors';
+import { type Steps, step } from '@/kernel/steps';
 import { ensureVisible, scopeOf } from '@/listings/access';
 import { countryOf } from '@/listings/cities';
-import { ownerChangeEvents, propertyEvent, unitEvents } from '@/listings/events';
-import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
+import { propertyChange } from '@/listings/events';
+import type { BulkPropertyInput, PlannedProperty } from '@/listings/properties/bulk';
 import { ensureCurrent, type PropertyWrite } from '@/listings/properties/etag';
 import {
   addressSearchOf,
@@ -19,21 +21,13 @@ import type {
   PropertyCreate,
   PropertyType,
 } from '@/listings/properties/schemas';
-import { exec, many, one, writeTransaction } from '@/listings/sql';
+import { exec, one } from '@/listings/sql';
+import { type UnitTables, unitEvents } from '@/listings/units/operations';
+import type { MaybePromise } from '@/rate-limit/store';
 
 /** A property as `caller` may see it (404 otherwise). Read inside the caller's transaction. */
 export function findProperty(db: Db, id: string, caller: Caller | null): PropertyRecord {
   return ensureVisible(one<PropertyRecord>(db, PROPERTY_BY_ID, id), caller);
-}
-
-/**
- * The property a write acts on, read inside the write's transaction: 404 when
- * the caller may not see it, 412 when `If-Match` names another version.
- */
-function currentProperty(db: Db, id: string, write: PropertyWrite): PropertyRecord {
-  const property = findProperty(db, id, write.caller);
-  ensureCurrent(property, write.ifMatch);
-  return property;
 }
 
 export interface CreateOptions {
@@ -55,15 +49,6 @@ export function propertyToCreate(input: PropertyCreate, options: CreateOptions):
   }
   return { ...input, source: options.source, createdAt: options.now };
 }
-
-/**
- * Inserts rows from `propertyToCreate`, answering their ids: one at a time,
- * or all the creates of a group commit at once (one statement per table).
- */
-export const propertyCreates = (db: Db): Combinable<BulkPropertyInput, string> => ({
-  one: (row) => insertPropertiesBulk(db, [row]).ids[0]!,
-  many: (rows) => insertPropertiesBulk(db, rows).ids,
-});
 
 /**
  * Rewrites the unit counters and `published` of a property from its units
@@ -91,164 +76,202 @@ export interface ArchiveReasons {
   reasonToUnpublishExtraInfo?: string;
 }
 
-/** DELETE /properties/{id}: unpublishes every unit and archives (409 when already archived). */
-export function archiveProperty(db: Db, id: string, reasons: ArchiveReasons, write: PropertyWrite) {
-  const { now } = write;
-  writeTransaction(db, () => {
-    const property = currentProperty(db, id, write);
-    if (property.archived) throw fail('property.archived');
-    const unpublished = many<{ id: string }>(
-      db,
-      'UPDATE units SET published = 0, updated_at = ? WHERE property_id = ? AND published = 1 RETURNING id',
-      now,
-      id,
-    ).map((unit) => unit.id);
-    exec(
-      db,
-      `UPDATE properties SET archived = 1, reason_to_unpublish = ?,
-         reason_to_unpublish_extra_info = ? WHERE id = ?`,
-      reasons.reasonToUnpublish ?? null,
-      reasons.reasonToUnpublishExtraInfo ?? null,
-      id,
-    );
-    refreshCounters(db, id, now);
-    unitEvents(db, 'unit.updated', property.owner_id, unpublished, now);
-    propertyEvent(db, 'property.archived', id, now);
-  });
+/** Columns a property write changes, named as in the schemas. */
+export type PropertyChanges = Partial<
+  Pick<
+    PlannedProperty,
+    | 'type'
+    | 'ownerId'
+    | 'addressLine1'
+    | 'addressLine2'
+    | 'city'
+    | 'cityId'
+    | 'neighbourhoodId'
+    | 'postalCode'
+    | 'country'
+    | 'latitude'
+    | 'longitude'
+    | 'addressSearch'
+    | 'yearOfConstruction'
+    | 'isVisitable'
+    | 'archived'
+    | 'updatedAt'
+  > & { reasonToUnpublish: string | null; reasonToUnpublishExtraInfo: string | null }
+>;
+
+/** The queries of the property writes, inside one transaction of a store. */
+export interface PropertyTables extends UnitTables {
+  updateProperty(id: string, changes: PropertyChanges): MaybePromise<void>;
+  /** Unpublishes the property's published units; answers their ids. */
+  unpublishUnits(propertyId: string, now: number): MaybePromise<string[]>;
+  /** The city of a neighbourhood, or null when there is none with that id. */
+  neighbourhoodCity(id: string): MaybePromise<string | null>;
+  recordAudit(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
+  /** The property's additional data (JSON text), or null. */
+  storedData(id: string): MaybePromise<string | null>;
+  /** Creates or replaces the property's additional data. */
+  saveData(id: string, json: string, now: number): MaybePromise<void>;
+  /** The multi-listing counter and owner of a property, or null. */
+  counter(id: string): MaybePromise<{ unitsCounter: number; ownerId: string } | null>;
+  /** Sets the counter; false when there is no such property. */
+  setCounter(id: string, counter: number, now: number): MaybePromise<boolean>;
 }
+
+export type PropertyOperation<T> = (tables: PropertyTables) => Steps<T>;
+
+/**
+ * The property a write acts on, read inside the write's transaction: 404 when
+ * the caller may not see it, 412 when `If-Match` names another version.
+ */
+function* currentProperty(t: PropertyTables, id: string, write: PropertyWrite) {
+  const property = ensureVisible(yield* step(t.property(id)), write.caller);
+  ensureCurrent(property, write.ifMatch);
+  return property;
+}
+
+function* propertyRow(t: PropertyTables, id: string) {
+  const row = yield* step(t.property(id));
+  if (!row) throw new Error(`property ${id} vanished inside its own write`);
+  return row;
+}
+
+/** A property changed: `data` is the property as GET answers it once committed. */
+function* propertyEvent(t: PropertyTables, type: EventType, id: string, now: number) {
+  const event = propertyChange(type, yield* propertyRow(t, id));
+  yield* step(t.appendEvents([{ event, now }]));
+}
+
+/** DELETE /properties/{id}: unpublishes every unit and archives (409 when already archived). */
+export const archiveProperty = (id: string, reasons: ArchiveReasons, write: PropertyWrite) =>
+  function* (t: PropertyTables): Steps<void> {
+    const { now } = write;
+    const property = yield* currentProperty(t, id, write);
+    if (property.archived) throw fail('property.archived');
+    const unpublished = yield* step(t.unpublishUnits(id, now));
+    yield* step(
+      t.updateProperty(id, {
+        archived: true,
+        reasonToUnpublish: reasons.reasonToUnpublish ?? null,
+        reasonToUnpublishExtraInfo: reasons.reasonToUnpublishExtraInfo ?? null,
+      }),
+    );
+    yield* step(t.refreshCounters(id, now));
+    yield* unitEvents(t, 'unit.updated', property.owner_id, unpublished, now);
+    yield* propertyEvent(t, 'property.archived', id, now);
+  };
 
 /** POST /properties/{id}/unarchive: back to not archived, units still unpublished (409 when not archived). */
-export function unarchiveProperty(db: Db, id: string, write: PropertyWrite) {
-  writeTransaction(db, () => {
-    const property = currentProperty(db, id, write);
+export const unarchiveProperty = (id: string, write: PropertyWrite) =>
+  function* (t: PropertyTables): Steps<void> {
+    const property = yield* currentProperty(t, id, write);
     if (!property.archived) throw fail('property.not_archived');
-    exec(
-      db,
-      `UPDATE properties SET archived = 0, reason_to_unpublish = NULL,
-         reason_to_unpublish_extra_info = NULL WHERE id = ?`,
-      id,
+    yield* step(
+      t.updateProperty(id, {
+        archived: false,
+        reasonToUnpublish: null,
+        reasonToUnpublishExtraInfo: null,
+      }),
     );
-    refreshCounters(db, id, write.now);
-    propertyEvent(db, 'property.unarchived', id, write.now);
-  });
-}
+    yield* step(t.refreshCounters(id, write.now));
+    yield* propertyEvent(t, 'property.unarchived', id, write.now);
+  };
 
 /** PUT /properties/{id}/convert: 409 on an archived property; the same type is a no-op. */
-export function convertProperty(db: Db, id: string, type: PropertyType, write: PropertyWrite) {
-  writeTransaction(db, () => {
-    const property = currentProperty(db, id, write);
+export const convertProperty = (id: string, type: PropertyType, write: PropertyWrite) =>
+  function* (t: PropertyTables): Steps<void> {
+    const property = yield* currentProperty(t, id, write);
     if (property.archived) throw fail('property.archived');
     if (property.type === type) return;
-    exec(db, 'UPDATE properties SET type = ?, updated_at = ? WHERE id = ?', type, write.now, id);
-    propertyEvent(db, 'property.converted', id, write.now);
-  });
-}
+    yield* step(t.updateProperty(id, { type, updatedAt: write.now }));
+    yield* propertyEvent(t, 'property.converted', id, write.now);
+  };
 
 /**
  * PUT /properties/{id}/location: replaces the address and coordinates
  * (an omitted addressLine2 is cleared, an omitted cityId kept); `country`
  * follows `cityId`; another city drops the neighbourhood.
  */
-export function moveProperty(db: Db, id: string, location: LocationUpdate, write: PropertyWrite) {
-  writeTransaction(db, () => {
-    const property = currentProperty(db, id, write);
+export const moveProperty = (id: string, location: LocationUpdate, write: PropertyWrite) =>
+  function* (t: PropertyTables): Steps<void> {
+    const property = yield* currentProperty(t, id, write);
     const cityId = location.cityId ?? property.city_id;
     const neighbourhoodId = cityId === property.city_id ? property.neighbourhood_id : null;
-    exec(
-      db,
-      `UPDATE properties SET address_line1 = ?, address_line2 = ?, city = ?, city_id = ?,
-         neighbourhood_id = ?, postal_code = ?, country = ?, latitude = ?, longitude = ?,
-         address_search = ?, updated_at = ? WHERE id = ?`,
-      location.addressLine1,
-      location.addressLine2 ?? null,
-      location.city,
-      cityId,
-      neighbourhoodId,
-      location.postalCode,
-      countryOf(cityId),
-      location.latitude,
-      location.longitude,
-      addressSearchOf(location),
-      write.now,
-      id,
+    yield* step(
+      t.updateProperty(id, {
+        addressLine1: location.addressLine1,
+        addressLine2: location.addressLine2 ?? null,
+        city: location.city,
+        cityId,
+        neighbourhoodId,
+        postalCode: location.postalCode,
+        country: countryOf(cityId),
+        latitude: location.latitude,
+        longitude: location.longitude,
+        addressSearch: addressSearchOf(location),
+        updatedAt: write.now,
+      }),
     );
-    propertyEvent(db, 'property.location_changed', id, write.now);
-  });
-}
+    yield* propertyEvent(t, 'property.location_changed', id, write.now);
+  };
 
 /**
  * PUT /properties/{id}/neighbourhood: 409 for an unknown neighbourhood, one
  * of another city, or an archived property.
  */
-export function assignNeighbourhood(
-  db: Db,
-  id: string,
-  neighbourhoodId: string,
-  write: PropertyWrite,
-) {
-  writeTransaction(db, () => {
-    const property = currentProperty(db, id, write);
-    const neighbourhood = one<{ city_id: string }>(
-      db,
-      'SELECT city_id FROM neighbourhoods WHERE id = ?',
-      neighbourhoodId,
-    );
+export const assignNeighbourhood = (id: string, neighbourhoodId: string, write: PropertyWrite) =>
+  function* (t: PropertyTables): Steps<void> {
+    const property = yield* currentProperty(t, id, write);
+    const city = yield* step(t.neighbourhoodCity(neighbourhoodId));
     if (property.archived) throw fail('property.archived');
-    if (neighbourhood?.city_id !== property.city_id) throw fail('property.neighbourhood_mismatch');
-    exec(
-      db,
-      'UPDATE properties SET neighbourhood_id = ?, updated_at = ? WHERE id = ?',
-      neighbourhoodId,
-      write.now,
-      id,
-    );
-    propertyEvent(db, 'property.neighbourhood_changed', id, write.now);
-  });
-}
+    if (city !== property.city_id) throw fail('property.neighbourhood_mismatch');
+    yield* step(t.updateProperty(id, { neighbourhoodId, updatedAt: write.now }));
+    yield* propertyEvent(t, 'property.neighbourhood_changed', id, write.now);
+  };
 
-/** PUT /properties/{id}/owner (employees only: the route refuses customers with 403). */
-export function changeOwner(
-  db: Db,
+/**
+ * PUT /properties/{id}/owner (employees only: the route refuses customers
+ * with 403). The previous owner is told the property left its view (`data:
+ * {id}`, its own event), then the new owner gets the property.
+ */
+export const changeOwner = (
   id: string,
   ownerId: string,
   write: PropertyWrite & { audit: AuditContext },
-) {
-  writeTransaction(db, () => {
-    const previous = currentProperty(db, id, write).owner_id;
-    recordAudit(db, write.audit, {
-      action: 'property.owner_changed',
-      subject: ownerId,
-      target: id,
-      details: { previousOwnerId: previous, ownerId },
-    });
-    exec(
-      db,
-      'UPDATE properties SET owner_id = ?, updated_at = ? WHERE id = ?',
-      ownerId,
-      write.now,
-      id,
+) =>
+  function* (t: PropertyTables): Steps<void> {
+    const previous = (yield* currentProperty(t, id, write)).owner_id;
+    yield* step(
+      t.recordAudit(write.audit, {
+        action: 'property.owner_changed',
+        subject: ownerId,
+        target: id,
+        details: { previousOwnerId: previous, ownerId },
+      }),
     );
-    ownerChangeEvents(db, id, previous, write.now);
-  });
-}
+    yield* step(t.updateProperty(id, { ownerId, updatedAt: write.now }));
+    const row = yield* propertyRow(t, id);
+    if (row.owner_id !== previous) {
+      const left: NewEvent = {
+        type: 'property.owner_changed',
+        resource: { kind: 'property', id },
+        ownerId: previous,
+        data: { id },
+      };
+      yield* step(t.appendEvents([{ event: left, now: write.now }]));
+    }
+    yield* propertyEvent(t, 'property.owner_changed', id, write.now);
+  };
 
 /** PUT /properties/{id}/information: replaces both fields (an omitted year is cleared). */
-export function changeInformation(
-  db: Db,
-  id: string,
-  information: InformationBody,
-  write: PropertyWrite,
-) {
-  writeTransaction(db, () => {
-    currentProperty(db, id, write);
-    exec(
-      db,
-      'UPDATE properties SET is_visitable = ?, year_of_construction = ?, updated_at = ? WHERE id = ?',
-      information.isVisitable ? 1 : 0,
-      information.yearOfConstruction ?? null,
-      write.now,
-      id,
+export const changeInformation = (id: string, information: InformationBody, write: PropertyWrite) =>
+  function* (t: PropertyTables): Steps<void> {
+    yield* currentProperty(t, id, write);
+    yield* step(
+      t.updateProperty(id, {
+        isVisitable: information.isVisitable,
+        yearOfConstruction: information.yearOfConstruction ?? null,
+        updatedAt: write.now,
+      }),
     );
-    propertyEvent(db, 'property.information_changed', id, write.now);
-  });
-}
+    yield* propertyEvent(t, 'property.information_changed', id, write.now);
+  };

@@ -32,16 +32,19 @@ export function toUnits(db: Db, rows: UnitRecord[]): Unit[] {
     db,
     rows.map((row) => row.id),
   );
-  return rows.map((row) => ({
-    id: row.id,
-    propertyId: row.property_id,
-    rentable: row.rentable === 1,
-    published: row.published === 1,
-    deleted: row.deleted_at !== null,
-    deletedAt: row.deleted_at === null ? null : new Date(row.deleted_at).toISOString(),
-    features: features.get(row.id) ?? [],
-  }));
+  return rows.map((row) => toUnit(row, features.get(row.id) ?? []));
 }
+
+/** A unit as answered, from its row and its features in position order. */
+export const toUnit = (row: UnitRecord, features: UnitFeature[]): Unit => ({
+  id: row.id,
+  propertyId: row.property_id,
+  rentable: row.rentable === 1,
+  published: row.published === 1,
+  deleted: row.deleted_at !== null,
+  deletedAt: row.deleted_at === null ? null : new Date(row.deleted_at).toISOString(),
+  features,
+});
 
 /** Units by id, as GET answers them, in id order. */
 export const readUnits = (db: Db, ids: readonly string[]): Unit[] =>

@@ -12,6 +12,7 @@ import {
   readAdditionalData,
 } from '@/listings/additional-data/service';
 import { PropertyIdParams } from '@/listings/properties/schemas';
+import { whenReady } from '@/rate-limit/store';
 import { bodyRules } from '../../plugins/body-rules';
 import { requires } from '../guard';
 import { Created, created, problems } from '../schemas';
@@ -20,7 +21,7 @@ const tags = ['Listings: additional data'];
 const path = (id: string) => `/listings/properties/${id}/additional-data`;
 
 /** Free-form additional data per property: one JSON object of at most 64 KiB. */
-export const additionalDataRoutes = ({ db, clock, auth, idempotency }: ApiDeps) => {
+export const additionalDataRoutes = ({ listings, clock, auth, idempotency }: ApiDeps) => {
   return new Elysia({ name: 'listings-additional-data' })
     .use(auth)
     .use(bodyRules)
@@ -28,8 +29,8 @@ export const additionalDataRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
     .post(
       '/properties/additional-data',
       ({ body, caller, set }) => {
-        createAdditionalData(db, body.id, body.data, caller, clock());
-        return created(set, path(body.id));
+        const create = createAdditionalData(body.id, body.data, caller, clock());
+        return whenReady(listings.writeProperty(create), () => created(set, path(body.id)));
       },
       {
         ...requires.any,
@@ -47,10 +48,11 @@ export const additionalDataRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
     )
     .get(
       '/properties/:id/additional-data',
-      ({ params, caller }) => ({
-        id: params.id,
-        data: readAdditionalData(db, params.id, caller),
-      }),
+      ({ params, caller }) =>
+        whenReady(listings.readProperty(readAdditionalData(params.id, caller)), (data) => ({
+          id: params.id,
+          data,
+        })),
       {
         ...requires.any,
         params: PropertyIdParams,
@@ -65,8 +67,8 @@ export const additionalDataRoutes = ({ db, clock, auth, idempotency }: ApiDeps) 
     .put(
       '/properties/:id/additional-data',
       ({ params, body, caller }) => {
-        putAdditionalData(db, params.id, body.data, caller, clock());
-        return { data: body.data };
+        const put = putAdditionalData(params.id, body.data, caller, clock());
+        return whenReady(listings.writeProperty(put), () => ({ data: body.data }));
       },
       {
         ...requires.any,

@@ -9,9 +9,10 @@ import {
   MultiListingUnitParams,
   MultiListingUnitQuery,
 } from '@/listings/multi-listing-units/schemas';
-import { getCounter, listCounters, setCounter } from '@/listings/multi-listing-units/service';
+import { getCounter, setCounter } from '@/listings/multi-listing-units/service';
 import { halCollection, pagingOf } from '@/listings/paging';
 import { parseListQuery } from '@/listings/query';
+import { whenReady } from '@/rate-limit/store';
 import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
 import { MultiListingUnitParameters } from '../parameters';
@@ -21,7 +22,7 @@ const tags = ['Listings: multi-listing units'];
 const SHAPE = { scalars: ['page', 'itemsPerPage'], arrays: ['ids'] };
 
 /** Multi-listing unit counters, paged like the property list, with an `ids` filter. */
-export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
+export const multiListingUnitRoutes = ({ listings, clock, auth }: ApiDeps) => {
   return new Elysia({ name: 'listings-multi-listing-units' })
     .use(auth)
     .get(
@@ -30,14 +31,15 @@ export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
         const search = searchOf(request.url);
         const query = parseListQuery(search, SHAPE, MultiListingUnitQuery);
         const paging = pagingOf(query);
-        const { total, rows } = listCounters(db, query, scopeOf(caller), paging);
-        return halCollection(
-          '/listings/multi-listing-units',
-          search,
-          paging,
-          total,
-          'svc:multi-listing-units',
-          rows,
+        return whenReady(listings.listCounters(query, scopeOf(caller), paging), ({ total, rows }) =>
+          halCollection(
+            '/listings/multi-listing-units',
+            search,
+            paging,
+            total,
+            'svc:multi-listing-units',
+            rows,
+          ),
         );
       },
       {
@@ -51,21 +53,26 @@ export const multiListingUnitRoutes = ({ db, clock, auth }: ApiDeps) => {
         },
       },
     )
-    .get('/multi-listing-units/:id', ({ params, caller }) => getCounter(db, params.id, caller), {
-      ...requires.any,
-      params: MultiListingUnitParams,
-      response: { 200: MultiListingUnit, ...problems(400, 401, 404) },
-      detail: {
-        operationId: 'getMultiListingUnit',
-        summary: 'Read the multi-listing unit counter of a property',
-        tags,
+    .get(
+      '/multi-listing-units/:id',
+      ({ params, caller }) => listings.readProperty(getCounter(params.id, caller)),
+      {
+        ...requires.any,
+        params: MultiListingUnitParams,
+        response: { 200: MultiListingUnit, ...problems(400, 401, 404) },
+        detail: {
+          operationId: 'getMultiListingUnit',
+          summary: 'Read the multi-listing unit counter of a property',
+          tags,
+        },
       },
-    })
+    )
     .put(
       '/multi-listing-units/:id',
       ({ params, body, set }) => {
-        setCounter(db, params.id, body.counter, clock());
-        return noContent(set);
+        return whenReady(listings.writeProperty(setCounter(params.id, body.counter, clock())), () =>
+          noContent(set),
+        );
       },
       {
         ...requires.employee,

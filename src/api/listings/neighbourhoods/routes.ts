@@ -7,8 +7,8 @@ import {
   NeighbourhoodParams,
   NeighbourhoodQuery,
 } from '@/listings/neighbourhoods/schemas';
-import { listNeighbourhoods, putNeighbourhood } from '@/listings/neighbourhoods/service';
 import { parseListQuery } from '@/listings/query';
+import { whenReady } from '@/rate-limit/store';
 import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
 import { NoBody, noContent, problems } from '../schemas';
@@ -16,7 +16,7 @@ import { NoBody, noContent, problems } from '../schemas';
 const tags = ['Listings: neighbourhoods'];
 
 /** The neighbourhood catalogue `{id, cityId, name}`: anyone with a token reads, employees write. */
-export const neighbourhoodRoutes = ({ db, clock, auth }: ApiDeps) => {
+export const neighbourhoodRoutes = ({ listings, clock, auth }: ApiDeps) => {
   return new Elysia({ name: 'listings-neighbourhoods' })
     .use(auth)
     .get(
@@ -24,7 +24,9 @@ export const neighbourhoodRoutes = ({ db, clock, auth }: ApiDeps) => {
       ({ request }) => {
         const shape = { scalars: ['cityId'], arrays: [] };
         const query = parseListQuery(searchOf(request.url), shape, NeighbourhoodQuery);
-        return { neighbourhoods: listNeighbourhoods(db, query.cityId) };
+        return whenReady(listings.listNeighbourhoods(query.cityId), (neighbourhoods) => ({
+          neighbourhoods,
+        }));
       },
       {
         ...requires.any,
@@ -40,8 +42,7 @@ export const neighbourhoodRoutes = ({ db, clock, auth }: ApiDeps) => {
     .put(
       '/neighbourhoods/:id',
       ({ params, body, set }) => {
-        putNeighbourhood(db, params.id, body, clock());
-        return noContent(set);
+        return whenReady(listings.putNeighbourhood(params.id, body, clock()), () => noContent(set));
       },
       {
         ...requires.employee,

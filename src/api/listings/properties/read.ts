@@ -4,7 +4,8 @@ import { fail } from '@/kernel/errors';
 import { ifNoneMatchHolds } from '@/kernel/preconditions';
 import { canSee, scopeOf } from '@/listings/access';
 import { propertyListBody } from '@/listings/properties/list';
-import { readProperty } from '@/listings/properties/read-cache';
+import { type PropertyRead, readProperty } from '@/listings/properties/read-cache';
+import { type MaybePromise, whenReady } from '@/rate-limit/store';
 import { type Answer, answerHeaders } from '../../answer';
 import { JSON_CONTENT_TYPE } from '../../json-response';
 
@@ -15,12 +16,21 @@ import { JSON_CONTENT_TYPE } from '../../json-response';
  * lane both answer with this.
  */
 export function propertyReadAnswer(
-  { db, readCache }: Pick<ApiDeps, 'db' | 'readCache'>,
+  { listings, readCache }: Pick<ApiDeps, 'listings' | 'readCache'>,
   caller: Caller | null,
   id: string,
   ifNoneMatch: string | null | undefined,
+): MaybePromise<Answer> {
+  return whenReady(readProperty(listings, readCache, id), (read) =>
+    answerOf(read, caller, ifNoneMatch),
+  );
+}
+
+function answerOf(
+  read: PropertyRead | null,
+  caller: Caller | null,
+  ifNoneMatch: string | null | undefined,
 ): Answer {
-  const read = readProperty(db, readCache, id);
   if (!read || !canSee(read.ownerId, caller)) throw fail('property.not_found');
   const { etag } = read;
   // A read answered once (most of a table read at random) gets plain
@@ -47,10 +57,13 @@ const LIST_HEADERS = answerHeaders({ 'content-type': JSON_CONTENT_TYPE });
  * the fast lane both answer with this.
  */
 export function propertyListAnswer(
-  { db, readCache }: Pick<ApiDeps, 'db' | 'readCache'>,
+  { listings, readCache }: Pick<ApiDeps, 'listings' | 'readCache'>,
   caller: Caller | null,
   search: string,
-): Answer {
-  const body = propertyListBody(db, readCache, search, scopeOf(caller));
-  return { status: 200, body, headers: LIST_HEADERS };
+): MaybePromise<Answer> {
+  return whenReady(propertyListBody(listings, readCache, search, scopeOf(caller)), (body) => ({
+    status: 200,
+    body,
+    headers: LIST_HEADERS,
+  }));
 }

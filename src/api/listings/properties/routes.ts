@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
-import { groupCommitOf } from '@/db/group-commit';
 import { halCollectionSchema } from '@/listings/paging';
 import {
   Property,
@@ -9,8 +8,9 @@ import {
   PropertyIdParams,
   PublicPropertyCreate,
 } from '@/listings/properties/schemas';
-import { propertyCreates, propertyToCreate } from '@/listings/properties/service';
-import { countsAgainstQuota, quotaCheckedCreates } from '@/listings/quotas';
+import { propertyToCreate } from '@/listings/properties/service';
+import { countsAgainstQuota } from '@/listings/quotas';
+import { whenReady } from '@/rate-limit/store';
 import { responseOf } from '../../answer';
 import { bodyRules } from '../../plugins/body-rules';
 import { documentedQuery } from '../../validation';
@@ -25,18 +25,16 @@ export const PropertyList = halCollectionSchema('svc:properties', Property);
 
 /** GET/POST /properties, POST /public/properties, GET /properties/{id}. */
 export const propertyRoutes = (deps: ApiDeps) => {
-  const { db, clock, config, auth } = deps;
-  // Creates share one write transaction per event-loop turn (group commit);
-  // the 201 goes out only after that transaction's COMMIT.
-  const creates = groupCommitOf(db);
-  const insert = quotaCheckedCreates(db, propertyCreates(db), config.quotas.propertiesPerOwner);
+  const { listings, clock, config, auth } = deps;
+  const quota = config.quotas.propertiesPerOwner;
   return new Elysia({ name: 'listings-properties' })
     .use(auth)
     .use(bodyRules)
     .use(deps.idempotency)
     .get(
       '/properties',
-      ({ request, caller }) => responseOf(propertyListAnswer(deps, caller, searchOf(request.url))),
+      ({ request, caller }) =>
+        whenReady(propertyListAnswer(deps, caller, searchOf(request.url)), responseOf),
       {
         ...requires.any,
         query: documentedQuery(PropertyListParameters),
@@ -57,7 +55,8 @@ export const propertyRoutes = (deps: ApiDeps) => {
       async ({ body, caller, set }) => {
         const row = propertyToCreate(body, { caller: caller, source: 'outbound', now: clock() });
         const counted = countsAgainstQuota(caller);
-        const id = await creates.submit(insert, { row, counted });
+        // Committed with the creates alongside it; the 201 goes out only after the COMMIT.
+        const id = await listings.createProperty({ row, counted }, quota);
         return created(set, `/properties/${id}`);
       },
       {
@@ -79,7 +78,7 @@ export const propertyRoutes = (deps: ApiDeps) => {
       async ({ body, caller, set }) => {
         const row = propertyToCreate(body, { caller: caller, source: 'inbound', now: clock() });
         const counted = countsAgainstQuota(caller);
-        const id = await creates.submit(insert, { row, counted });
+        const id = await listings.createProperty({ row, counted }, quota);
         return created(set, `/listings/properties/${id}`);
       },
       {
@@ -100,7 +99,10 @@ export const propertyRoutes = (deps: ApiDeps) => {
     .get(
       '/properties/:id',
       ({ params, caller, headers }) =>
-        responseOf(propertyReadAnswer(deps, caller, params.id, headers['if-none-match'])),
+        whenReady(
+          propertyReadAnswer(deps, caller, params.id, headers['if-none-match']),
+          responseOf,
+        ),
       {
         optionalAuth: true,
         params: PropertyIdParams,

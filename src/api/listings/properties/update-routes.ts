@@ -21,6 +21,7 @@ import {
   moveProperty,
   unarchiveProperty,
 } from '@/listings/properties/service';
+import { whenReady } from '@/rate-limit/store';
 import { requires } from '../guard';
 import { NoBody, noContent, problems } from '../schemas';
 import { IfMatchHeaders } from './headers';
@@ -35,7 +36,7 @@ const IF_MATCH =
  * The state changes of a property; each answers 204 with no body, or 412
  * when an `If-Match` header names an ETag the property no longer has.
  */
-export const propertyUpdateRoutes = ({ db, clock, auth, idempotency, config }: ApiDeps) => {
+export const propertyUpdateRoutes = ({ listings, clock, auth, idempotency, config }: ApiDeps) => {
   const writeOf = (
     caller: Caller,
     headers: { 'if-match'?: string | undefined },
@@ -47,8 +48,8 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency, config }: A
     .delete(
       '/properties/:id',
       ({ params, body, caller, headers, set }) => {
-        archiveProperty(db, params.id, body ?? {}, writeOf(caller, headers));
-        return noContent(set);
+        const operation = archiveProperty(params.id, body ?? {}, writeOf(caller, headers));
+        return whenReady(listings.writeProperty(operation), () => noContent(set));
       },
       {
         ...requires.any,
@@ -68,8 +69,8 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency, config }: A
     .post(
       '/properties/:id/unarchive',
       ({ params, caller, headers, set }) => {
-        unarchiveProperty(db, params.id, writeOf(caller, headers));
-        return noContent(set);
+        const operation = unarchiveProperty(params.id, writeOf(caller, headers));
+        return whenReady(listings.writeProperty(operation), () => noContent(set));
       },
       {
         ...requires.any,
@@ -88,8 +89,8 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency, config }: A
     .put(
       '/properties/:id/convert',
       ({ params, body, caller, headers, set }) => {
-        convertProperty(db, params.id, body.type, writeOf(caller, headers));
-        return noContent(set);
+        const operation = convertProperty(params.id, body.type, writeOf(caller, headers));
+        return whenReady(listings.writeProperty(operation), () => noContent(set));
       },
       {
         ...requires.any,
@@ -109,8 +110,8 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency, config }: A
     .put(
       '/properties/:id/location',
       ({ params, body, caller, headers, set }) => {
-        moveProperty(db, params.id, body, writeOf(caller, headers));
-        return noContent(set);
+        const operation = moveProperty(params.id, body, writeOf(caller, headers));
+        return whenReady(listings.writeProperty(operation), () => noContent(set));
       },
       {
         ...requires.any,
@@ -130,8 +131,12 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency, config }: A
     .put(
       '/properties/:id/neighbourhood',
       ({ params, body, caller, headers, set }) => {
-        assignNeighbourhood(db, params.id, body.neighbourhoodId, writeOf(caller, headers));
-        return noContent(set);
+        const operation = assignNeighbourhood(
+          params.id,
+          body.neighbourhoodId,
+          writeOf(caller, headers),
+        );
+        return whenReady(listings.writeProperty(operation), () => noContent(set));
       },
       {
         ...requires.any,
@@ -154,8 +159,8 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency, config }: A
       ({ params, body, caller, headers, request, set }) => {
         const write = writeOf(caller, headers);
         const audit = auditContextOf(request, config, write.now, caller.sub);
-        changeOwner(db, params.id, body.ownerId, { ...write, audit });
-        return noContent(set);
+        const change = changeOwner(params.id, body.ownerId, { ...write, audit });
+        return whenReady(listings.writeProperty(change), () => noContent(set));
       },
       {
         ...requires.employee,
@@ -175,8 +180,8 @@ export const propertyUpdateRoutes = ({ db, clock, auth, idempotency, config }: A
     .put(
       '/properties/:id/information',
       ({ params, body, caller, headers, set }) => {
-        changeInformation(db, params.id, body, writeOf(caller, headers));
-        return noContent(set);
+        const operation = changeInformation(params.id, body, writeOf(caller, headers));
+        return whenReady(listings.writeProperty(operation), () => noContent(set));
       },
       {
         ...requires.any,

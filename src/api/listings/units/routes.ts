@@ -5,7 +5,7 @@ import { halCollection, halCollectionSchema, pagingOf } from '@/listings/paging'
 import { PropertyIdParams } from '@/listings/properties/schemas';
 import { parseListQuery } from '@/listings/query';
 import { Unit, UnitCreate, UnitListQuery, UnitParams, UnitPatch } from '@/listings/units/schemas';
-import { addUnit, deleteUnit, getUnit, listUnits, patchUnit } from '@/listings/units/service';
+import { whenReady } from '@/rate-limit/store';
 import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
 import { UnitListParameters } from '../parameters';
@@ -16,7 +16,7 @@ const UNIT_LIST_SHAPE = { scalars: ['includeDeleted', 'page', 'itemsPerPage'], a
 export const UnitList = halCollectionSchema('svc:units', Unit);
 
 /** The unit endpoints: list, create, read, change and soft-delete the units of a property. */
-export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) => {
+export const unitRoutes = ({ listings, clock, config, auth, idempotency }: ApiDeps) => {
   return new Elysia({ name: 'listings-units' })
     .use(auth)
     .use(idempotency)
@@ -27,9 +27,11 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
         const query = parseListQuery(search, UNIT_LIST_SHAPE, UnitListQuery);
         const paging = pagingOf(query);
         const includeDeleted = query.includeDeleted === 'true';
-        const { total, units } = listUnits(db, params.id, caller, includeDeleted, paging);
         const path = `/listings/properties/${encodeURIComponent(params.id)}/units`;
-        return halCollection(path, search, paging, total, 'svc:units', units);
+        return whenReady(
+          listings.listUnits(params.id, caller, includeDeleted, paging),
+          ({ total, units }) => halCollection(path, search, paging, total, 'svc:units', units),
+        );
       },
       {
         ...requires.any,
@@ -43,8 +45,9 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
       '/properties/:id/units',
       ({ params, body, caller, set }) => {
         const quota = config.quotas.unitsPerProperty;
-        const unitId = addUnit(db, params.id, caller, body, clock(), quota);
-        return created(set, `/listings/properties/${params.id}/units/${unitId}`);
+        return whenReady(listings.addUnit(params.id, caller, body, clock(), quota), (unitId) =>
+          created(set, `/listings/properties/${params.id}/units/${unitId}`),
+        );
       },
       {
         ...requires.any,
@@ -62,7 +65,7 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
     )
     .get(
       '/properties/:id/units/:unitId',
-      ({ params, caller }) => getUnit(db, params.id, params.unitId, caller),
+      ({ params, caller }) => listings.getUnit(params.id, params.unitId, caller),
       {
         ...requires.any,
         params: UnitParams,
@@ -73,8 +76,9 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
     .patch(
       '/properties/:id/units/:unitId',
       ({ params, body, caller, set }) => {
-        patchUnit(db, params.id, params.unitId, caller, body, clock());
-        return noContent(set);
+        return whenReady(listings.patchUnit(params.id, params.unitId, caller, body, clock()), () =>
+          noContent(set),
+        );
       },
       {
         ...requires.any,
@@ -93,8 +97,9 @@ export const unitRoutes = ({ db, clock, config, auth, idempotency }: ApiDeps) =>
     .delete(
       '/properties/:id/units/:unitId',
       ({ params, caller, set }) => {
-        deleteUnit(db, params.id, params.unitId, caller, clock());
-        return noContent(set);
+        return whenReady(listings.deleteUnit(params.id, params.unitId, caller, clock()), () =>
+          noContent(set),
+        );
       },
       {
         ...requires.any,

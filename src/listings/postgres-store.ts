@@ -1,0 +1,171 @@
+import type { SQL } from 'bun';
+import { eq, inArray, sql } from 'drizzle-orm';
+import { type PgTx, pgDatabase } from '@/db/pg/client';
+import { properties, unitFeatures, units } from '@/db/pg/schema';
+import { runLater } from '@/kernel/steps';
+import { createdEventsOf } from './events';
+import { listCountersOn } from './multi-listing-units/postgres';
+import {
+  listNeighbourhoodsOn,
+  postgresNeighbourhoodTables,
+} from './neighbourhoods/postgres-tables';
+import { putNeighbourhood } from './neighbourhoods/service';
+import { type PlannedCreates, planCreates } from './properties/bulk';
+import { type CreateTables, createProperties } from './properties/create';
+import { asRecords, hasNul, listPropertiesOn, RECORD } from './properties/postgres-list';
+import { postgresReconcileTables } from './properties/postgres-reconcile';
+import { reconcileChunk } from './properties/reconcile';
+import type { QuotaCreate } from './quotas';
+import type { ListingsStore } from './store';
+import { unitAdministration } from './units/administration';
+import { insertEvents, postgresPropertyTables, postgresUnitTables } from './units/postgres-tables';
+
+/** 25 parameters a property row: far below PostgreSQL's 65,535 a statement. */
+const CHUNK = 500;
+
+/** Creates per transaction at most, as SQLite's group commit. */
+const MAX_BATCH = 64;
+
+async function insertPlanned(tx: PgTx, planned: PlannedCreates): Promise<void> {
+  // The properties first, then the units, then their features, so every foreign key resolves.
+  for (let i = 0; i < planned.properties.length; i += CHUNK) {
+    await tx.insert(properties).values(planned.properties.slice(i, i + CHUNK));
+  }
+  for (let i = 0; i < planned.units.length; i += CHUNK) {
+    await tx.insert(units).values(planned.units.slice(i, i + CHUNK));
+  }
+  for (let i = 0; i < planned.features.length; i += CHUNK) {
+    await tx.insert(unitFeatures).values(planned.features.slice(i, i + CHUNK));
+  }
+}
+
+const recordsIn = async (tx: PgTx, ids: readonly string[]) =>
+  asRecords(
+    await tx
+      .select(RECORD)
+      .from(properties)
+      .where(inArray(properties.id, [...ids])),
+  );
+
+/** The create queries inside one PostgreSQL transaction (READ COMMITTED). */
+const createTablesOf = (tx: PgTx): CreateTables => ({
+  async lockOwner(ownerId) {
+    // Held to the end of the transaction: a concurrent create for the owner
+    // (on any instance) waits here, then counts this one once committed.
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${ownerId}, 0))`);
+  },
+  async ownedUpTo(ownerId, limit) {
+    const [row] = await tx.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM properties WHERE owner_id = ${ownerId} LIMIT ${limit}) AS owned`,
+    );
+    return Number(row?.n ?? 0);
+  },
+  insert: (planned) => insertPlanned(tx, planned),
+  records: (ids) => recordsIn(tx, ids),
+  appendEvents: (batch) => insertEvents(tx, batch),
+});
+
+interface Pending {
+  create: QuotaCreate;
+  quota: number;
+  resolve: (id: string) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The listings domain on PostgreSQL (Bun's `SQL` client through drizzle's
+ * `bun-sql` driver): the same results and errors as `sqliteListingsStore`,
+ * every one a promise. Creates submitted in one event-loop turn share one
+ * transaction with multi-row inserts (SQLite's group commit); when that
+ * transaction fails, each create runs again alone, so only the creates
+ * refused on their own fail. The caller owns `client` and closes it.
+ */
+export function postgresListingsStore(client: SQL): ListingsStore {
+  const db = pgDatabase(client);
+  let queue: Pending[] = [];
+  let scheduled = false;
+
+  const createAll = (inputs: readonly QuotaCreate[], quota: number) =>
+    db.transaction((tx) => runLater(createProperties(createTablesOf(tx), inputs, quota)));
+
+  async function commit(batch: Pending[]): Promise<void> {
+    try {
+      const ids = await createAll(
+        batch.map((item) => item.create),
+        batch[0]!.quota,
+      );
+      for (const [index, item] of batch.entries()) item.resolve(ids[index]!);
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return;
+      }
+      await Promise.all(batch.map((item) => commit([item])));
+    }
+  }
+
+  function flush(): void {
+    scheduled = false;
+    const waiting = queue;
+    queue = [];
+    while (waiting.length > 0) {
+      // One quota a transaction (the server has one); at most MAX_BATCH creates.
+      const { quota } = waiting[0]!;
+      let end = 1;
+      while (end < waiting.length && end < MAX_BATCH && waiting[end]!.quota === quota) end++;
+      void commit(waiting.splice(0, end));
+    }
+  }
+
+  return {
+    async propertyById(id) {
+      if (hasNul(id)) return null;
+      const [row] = await db.select(RECORD).from(properties).where(eq(properties.id, id));
+      return row ? asRecords([row])[0]! : null;
+    },
+    listProperties: (filter, paging) => listPropertiesOn(db, filter, paging),
+    createProperty(create, quota) {
+      const { promise, resolve, reject } = Promise.withResolvers<string>();
+      queue.push({ create, quota, resolve, reject });
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+      return promise;
+    },
+    ...unitAdministration(
+      (operation) =>
+        db.transaction((tx) => runLater(operation(postgresUnitTables(tx, false))), {
+          isolationLevel: 'repeatable read',
+          accessMode: 'read only',
+        }),
+      (operation) => db.transaction((tx) => runLater(operation(postgresUnitTables(tx, true)))),
+    ),
+    listNeighbourhoods: (cityId) => listNeighbourhoodsOn(db, cityId),
+    async putNeighbourhood(id, body, now) {
+      await db.transaction((tx) =>
+        runLater(putNeighbourhood(postgresNeighbourhoodTables(tx), id, body, now)),
+      );
+    },
+    writeProperty: (operation) =>
+      db.transaction((tx) => runLater(operation(postgresPropertyTables(tx)))),
+    readProperty: (operation) =>
+      db.transaction((tx) => runLater(operation(postgresPropertyTables(tx, false))), {
+        isolationLevel: 'repeatable read',
+        accessMode: 'read only',
+      }),
+    listCounters: (query, scopeOwner, paging) => listCountersOn(db, query, scopeOwner, paging),
+    reconcileUnitCounters: (chunk) =>
+      db.transaction((tx) => runLater(reconcileChunk(postgresReconcileTables(tx), chunk))),
+    async insertProperties(rows) {
+      const planned = planCreates(rows, Date.now());
+      await db.transaction(async (tx) => {
+        await insertPlanned(tx, planned);
+        const records = await recordsIn(tx, planned.ids);
+        const batch = createdEventsOf(planned.created, records);
+        await insertEvents(tx, batch);
+      });
+      return planned.ids;
+    },
+  };
+}

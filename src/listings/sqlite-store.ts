@@ -1,0 +1,93 @@
+import type { Db } from '@/db/client';
+import { type Combinable, groupCommitOf } from '@/db/group-commit';
+import type { ReadCache } from '@/db/read-cache';
+import { appendEvents } from '@/events/outbox';
+import { runNow } from '@/kernel/steps';
+import { listCounters } from './multi-listing-units/service';
+import { listNeighbourhoods, putNeighbourhoodOnSqlite } from './neighbourhoods/service';
+import { insertPlanned, insertPropertiesBulk } from './properties/bulk';
+import { type CreateTables, createProperties } from './properties/create';
+import { listProperties } from './properties/list';
+import { reconcileUnitCounters } from './properties/reconcile';
+import { PROPERTY_BY_ID, PROPERTY_COLUMNS, type PropertyRecord } from './properties/representation';
+import { countUpTo, type QuotaCreate } from './quotas';
+import { many, one, writeTransaction } from './sql';
+import { sqlitePropertyTables } from './sqlite-tables';
+import type { ListingsStore } from './store';
+import { unitAdministration } from './units/administration';
+
+/** The create queries on the connection, inside the group commit's transaction. */
+const createTablesOf = (db: Db): CreateTables => ({
+  // SQLite admits one writer at a time: the transaction already excludes other creates.
+  lockOwner: () => {},
+  ownedUpTo: (ownerId, limit) =>
+    countUpTo(db, 'SELECT 1 FROM properties WHERE owner_id = ?', ownerId, limit),
+  insert: (planned) => insertPlanned(db, planned),
+  records: (ids) =>
+    many<PropertyRecord>(
+      db,
+      `SELECT ${PROPERTY_COLUMNS} FROM properties p WHERE p.id IN (SELECT value FROM json_each(?))`,
+      JSON.stringify(ids),
+    ),
+  appendEvents: (batch) => appendEvents(db, batch),
+});
+
+/**
+ * Property creates checked against `quota`, as a group-commit kind: combined,
+ * the batch is checked owner by owner; if any owner would go past its quota
+ * the combined write throws and the group commit runs the creates one by
+ * one, each seeing the ones before it in the same transaction, so exactly
+ * the creates past the quota fail.
+ */
+export function quotaCheckedCreates(db: Db, quota: number): Combinable<QuotaCreate, string> {
+  const tables = createTablesOf(db);
+  const run = (inputs: readonly QuotaCreate[]) => runNow(createProperties(tables, inputs, quota));
+  return { one: (input) => run([input])[0]!, many: run };
+}
+
+/**
+ * The listings domain on `bun:sqlite`: the reads answer at once (and may be
+ * remembered in `cache`, which hears of every write through the change-log
+ * triggers); creates share one write transaction per event-loop turn (the
+ * group commit), the 201 going out only after its COMMIT.
+ */
+export function sqliteListingsStore(db: Db, cache: ReadCache) {
+  const creates = groupCommitOf(db);
+  const kinds = new Map<number, Combinable<QuotaCreate, string>>();
+  const kindFor = (quota: number) => {
+    let kind = kinds.get(quota);
+    if (!kind) {
+      kind = quotaCheckedCreates(db, quota);
+      kinds.set(quota, kind);
+    }
+    return kind;
+  };
+  const tables = sqlitePropertyTables(db);
+  const reads = {
+    propertyById: (id: string) => one<PropertyRecord>(db, PROPERTY_BY_ID, id),
+    listProperties: (...args: Parameters<ListingsStore['listProperties']>) =>
+      listProperties(db, cache, ...args),
+  };
+  return {
+    ...reads,
+    cacheable: reads,
+    // One kind per quota, so consecutive creates are combined by the group commit.
+    createProperty: (create, quota) => creates.submit(kindFor(quota), create),
+    insertProperties: (rows) => insertPropertiesBulk(db, rows).ids,
+    ...unitAdministration(
+      // Reads as before: their statements outside a transaction.
+      (operation) => runNow(operation(tables)),
+      (operation) => writeTransaction(db, () => runNow(operation(tables))),
+    ),
+    listNeighbourhoods: (cityId) => listNeighbourhoods(db, cityId),
+    putNeighbourhood: (id, body, now) => putNeighbourhoodOnSqlite(db, id, body, now),
+    writeProperty: (operation) => writeTransaction(db, () => runNow(operation(tables))),
+    // Reads as before: their statements outside a transaction.
+    readProperty: (operation) => runNow(operation(tables)),
+    listCounters: (query, scopeOwner, paging) => listCounters(db, query, scopeOwner, paging),
+    reconcileUnitCounters: (chunk) => reconcileUnitCounters(db, chunk),
+  } satisfies ListingsStore;
+}
+
+/** The SQLite store, every read at once (scripts and tests call it without awaiting). */
+export type SqliteListingsStore = ReturnType<typeof sqliteListingsStore>;

@@ -1,0 +1,211 @@
+import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { auditRowOf } from '@/audit/record';
+import type { PgTx } from '@/db/pg/client';
+import {
+  auditEvents,
+  neighbourhoods,
+  properties,
+  propertyAdditionalData,
+  unitFeatures,
+  units,
+} from '@/db/pg/schema';
+import { eventRowOf, type NewEvent } from '@/events/outbox';
+import { appendEventRows } from '@/events/postgres-outbox';
+import { asRecords, hasNul, RECORD } from '@/listings/properties/postgres-list';
+import type { PropertyTables } from '@/listings/properties/service';
+import type { UnitTables } from './operations';
+import { toUnit, type UnitRecord } from './representation';
+import type { UnitFeature } from './schemas';
+
+const UNIT = {
+  id: units.id,
+  property_id: units.propertyId,
+  rentable: sql<number>`${units.rentable}::int`.mapWith(Number),
+  published: sql<number>`${units.published}::int`.mapWith(Number),
+  deleted_at: units.deletedAt,
+};
+
+/**
+ * The events of a write, appended in its transaction under the feed's
+ * append lock (`appendEventRows`), so the feed's ids commit in order.
+ */
+export function insertEvents(
+  tx: PgTx,
+  batch: readonly { event: NewEvent; now: number }[],
+): Promise<void> {
+  return appendEventRows(
+    tx,
+    batch.map(({ event, now }) => eventRowOf(event, now)),
+  );
+}
+
+/** The property-write queries inside one PostgreSQL transaction, the property row locked. */
+export const postgresPropertyTables = (tx: PgTx, forWrite = true): PropertyTables => ({
+  ...postgresUnitTables(tx, forWrite),
+  async updateProperty(id, changes) {
+    await tx.update(properties).set(changes).where(eq(properties.id, id));
+  },
+  async unpublishUnits(propertyId, now) {
+    const rows = await tx
+      .update(units)
+      .set({ published: false, updatedAt: now })
+      .where(and(eq(units.propertyId, propertyId), eq(units.published, true)))
+      .returning({ id: units.id });
+    return rows.map((row) => row.id);
+  },
+  async neighbourhoodCity(id) {
+    if (hasNul(id)) return null;
+    // FOR SHARE: a catalogue write moving the entry to another city waits
+    // for this assignment, then finds the entry in use (and the reverse).
+    const [row] = await tx
+      .select({ cityId: neighbourhoods.cityId })
+      .from(neighbourhoods)
+      .where(eq(neighbourhoods.id, id))
+      .for('share');
+    return row?.cityId ?? null;
+  },
+  async recordAudit(context, entry) {
+    await tx.insert(auditEvents).values(auditRowOf(context, entry));
+  },
+  async storedData(id) {
+    const [row] = await tx
+      .select({ data: propertyAdditionalData.data })
+      .from(propertyAdditionalData)
+      .where(eq(propertyAdditionalData.propertyId, id));
+    return row?.data ?? null;
+  },
+  async saveData(id, json, now) {
+    await tx
+      .insert(propertyAdditionalData)
+      .values({ propertyId: id, data: json, createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({
+        target: propertyAdditionalData.propertyId,
+        set: { data: json, updatedAt: now },
+      });
+  },
+  async counter(id) {
+    if (hasNul(id)) return null;
+    const [row] = await tx
+      .select({ unitsCounter: properties.unitsCounter, ownerId: properties.ownerId })
+      .from(properties)
+      .where(eq(properties.id, id));
+    return row ?? null;
+  },
+  async setCounter(id, counter, now) {
+    if (hasNul(id)) return false;
+    const changed = await tx
+      .update(properties)
+      .set({ unitsCounter: counter, updatedAt: now })
+      .where(eq(properties.id, id))
+      .returning({ id: properties.id });
+    return changed.length > 0;
+  },
+});
+
+/**
+ * The unit queries inside one PostgreSQL transaction (READ COMMITTED).
+ * With `forWrite`, the property row is locked (`FOR NO KEY UPDATE`) when
+ * read: unit writes of one property run one after the other, so the live
+ * count, the 30-unit limit and the counters each see the writes before.
+ */
+export const postgresUnitTables = (tx: PgTx, forWrite: boolean): UnitTables => ({
+  async property(id) {
+    if (hasNul(id)) return null;
+    const query = tx.select(RECORD).from(properties).where(eq(properties.id, id));
+    const [row] = forWrite ? await query.for('no key update') : await query;
+    return row ? asRecords([row])[0]! : null;
+  },
+  async unit(propertyId, unitId) {
+    if (hasNul(unitId)) return null;
+    const [row] = await tx
+      .select(UNIT)
+      .from(units)
+      .where(and(eq(units.id, unitId), eq(units.propertyId, propertyId)));
+    return (row as UnitRecord | undefined) ?? null;
+  },
+  async liveUnits(propertyId) {
+    const [row] = await tx
+      .select({ n: count() })
+      .from(units)
+      .where(and(eq(units.propertyId, propertyId), isNull(units.deletedAt)));
+    return row?.n ?? 0;
+  },
+  async unitRowsUpTo(propertyId, limit) {
+    const [row] = await tx.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM units WHERE property_id = ${propertyId} LIMIT ${limit}) AS rows`,
+    );
+    return Number(row?.n ?? 0);
+  },
+  async pageOfUnits(propertyId, includeDeleted, paging) {
+    const where = and(
+      eq(units.propertyId, propertyId),
+      includeDeleted ? undefined : isNull(units.deletedAt),
+    );
+    const [counted] = await tx.select({ n: count() }).from(units).where(where);
+    const rows = await tx
+      .select(UNIT)
+      .from(units)
+      .where(where)
+      .orderBy(asc(units.id))
+      .limit(paging.itemsPerPage)
+      .offset(paging.offset);
+    return { total: counted?.n ?? 0, rows: rows as UnitRecord[] };
+  },
+  async insertUnit(id, propertyId, rentable, now) {
+    await tx
+      .insert(units)
+      .values({ id, propertyId, rentable, published: false, createdAt: now, updatedAt: now });
+  },
+  async updateUnit(id, rentable, published, now) {
+    await tx.update(units).set({ rentable, published, updatedAt: now }).where(eq(units.id, id));
+  },
+  async deleteUnit(id, now) {
+    await tx
+      .update(units)
+      .set({ deletedAt: now, published: false, updatedAt: now })
+      .where(eq(units.id, id));
+  },
+  async writeFeatures(unitId, propertyId, features) {
+    await tx.delete(unitFeatures).where(eq(unitFeatures.unitId, unitId));
+    if (features.length === 0) return;
+    await tx
+      .insert(unitFeatures)
+      .values(features.map((f, position) => ({ unitId, position, propertyId, ...f })));
+  },
+  async refreshCounters(propertyId, now) {
+    await tx.execute(
+      sql`UPDATE properties SET total_units = c.total, rentable_units = c.rentable,
+         published_units = c.published, published = (NOT archived AND c.published > 0),
+         updated_at = ${now}
+       FROM (SELECT count(*)::int AS total, count(*) FILTER (WHERE rentable)::int AS rentable,
+               count(*) FILTER (WHERE published)::int AS published
+             FROM units WHERE property_id = ${propertyId} AND deleted_at IS NULL) AS c
+       WHERE id = ${propertyId}`,
+    );
+  },
+  async units(ids) {
+    if (ids.length === 0) return [];
+    const rows = (await tx
+      .select(UNIT)
+      .from(units)
+      .where(inArray(units.id, [...ids]))
+      .orderBy(asc(units.id))) as UnitRecord[];
+    const features = await tx
+      .select({
+        unitId: unitFeatures.unitId,
+        applicability: unitFeatures.applicability,
+        category: unitFeatures.category,
+        name: unitFeatures.name,
+        value: unitFeatures.value,
+      })
+      .from(unitFeatures)
+      .where(inArray(unitFeatures.unitId, [...ids]))
+      .orderBy(asc(unitFeatures.unitId), asc(unitFeatures.position));
+    const byUnit = new Map<string, UnitFeature[]>();
+    for (const { unitId, ...feature } of features) {
+      byUnit.set(unitId, [...(byUnit.get(unitId) ?? []), feature]);
+    }
+    return rows.map((row) => toUnit(row, byUnit.get(row.id) ?? []));
+  },
+  appendEvents: (batch) => insertEvents(tx, batch),
+});
