@@ -49,12 +49,12 @@ function serviceWith(metrics: 'on' | 'off') {
   });
   const db = openDatabase(path);
   migrateDatabase(db);
-  return createService(buildDeps({ config, db, logger }));
+  return { db, ...createService(buildDeps({ config, db, logger })) };
 }
 
 const on = serviceWith('on');
 const off = serviceWith('off');
-makePage(on.deps.db, 'about');
+makePage(on.db, 'about');
 const employee = await on.deps.tokens.issue('bench-employee', 'employee', 3600);
 const customer = await on.deps.tokens.issue('bench-customer', 'customer', 3600);
 const created = await on.fetch(
@@ -122,7 +122,7 @@ for (const [name, readPath, token] of reads) {
     `| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(cost * 100).toFixed(1)} % | < ${TARGET * 100} % | ${met ? 'met' : 'NOT met'} |`,
   );
 }
-on.deps.db.$client.close();
-off.deps.db.$client.close();
+on.db.$client.close();
+off.db.$client.close();
 rmSync(dir, { recursive: true, force: true });
 process.exit(allMet ? 0 : 1);

@@ -1,7 +1,9 @@
 import { hostname } from 'node:os';
+import type { SQL } from 'bun';
 import { type AnyElysia, Elysia } from 'elysia';
 import { type AddressBound, AddressLimit } from '@/accounts/address-limit';
 import { argon2idHasher, boundedHasher, type PasswordHasher } from '@/accounts/hashing';
+import { postgresAccountStore } from '@/accounts/postgres-store';
 import { RedisAddressLimit } from '@/accounts/redis-address-limit';
 import { redisFailureLedger } from '@/accounts/redis-guessing';
 import { sessionResolver } from '@/accounts/sessions';
@@ -10,21 +12,28 @@ import type { AccountStore } from '@/accounts/store';
 import type { ApiDeps } from '@/api/deps';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
 import { type AuditLogStore, sqliteAuditLog } from '@/audit/log';
+import { postgresAuditLog } from '@/audit/postgres-log';
 import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { StaticPageCache } from '@/content/cache';
+import { postgresContentStore } from '@/content/postgres-store';
 import { sqliteContentStore } from '@/content/sqlite-store';
 import type { ContentStore } from '@/content/store';
+import { postgresCustomerStore } from '@/customer/postgres-store';
 import { sqliteCustomerStore } from '@/customer/sqlite-store';
 import type { CustomerStore } from '@/customer/store';
 import type { Db } from '@/db/client';
 import { type DatabaseHealth, sqliteHealth } from '@/db/health';
+import { postgresHealth } from '@/db/pg/health';
 import { ReadCache } from '@/db/read-cache';
+import { postgresEventStore } from '@/events/postgres-store';
 import { sqliteEventStore } from '@/events/sqlite-store';
 import type { EventStore } from '@/events/store';
+import { postgresIdempotencyStore } from '@/idempotency/postgres-store';
 import { sqliteIdempotencyStore } from '@/idempotency/sqlite-store';
 import type { IdempotencyStore } from '@/idempotency/store';
 import type { Clock } from '@/kernel/clock';
+import { postgresListingsStore } from '@/listings/postgres-store';
 import { sqliteListingsStore } from '@/listings/sqlite-store';
 import type { ListingsStore } from '@/listings/store';
 import type { Logger } from '@/logger';
@@ -32,10 +41,11 @@ import { RateLimiter } from '@/rate-limit/limiter';
 import { RedisRateLimitStore } from '@/rate-limit/redis-store';
 import { RedisConnection } from '@/redis/connection';
 import { LiveInstances } from '@/redis/instances';
+import { postgresWebhookStore } from '@/webhooks/postgres-store';
 import { sqliteWebhookStore } from '@/webhooks/sqlite-store';
 import type { WebhookStore } from '@/webhooks/store';
 import { createWorkers } from '@/workers';
-import { type JobRunStore, sqliteJobRuns } from '@/workers/job-runs';
+import { type JobRunStore, postgresJobRuns, sqliteJobRuns } from '@/workers/job-runs';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
 import { contentRoutes } from './api/content/routes';
@@ -58,7 +68,13 @@ import { withHsts, withHtmlPolicy } from './api/security-policy';
 
 export interface CreateAppOptions {
   config: Config;
-  db: Db;
+  /** The SQLite database every store keeps its rows in, unless `postgres` is given. */
+  db?: Db;
+  /**
+   * The PostgreSQL pool (`DATABASE_URL`): every store then keeps its rows
+   * in PostgreSQL and no SQLite database is opened (docs/postgresql.md).
+   */
+  postgres?: SQL;
   logger: Logger;
   clock?: Clock;
   /** The password hash the bounded hasher runs (argon2id; tests pass a controllable one). */
@@ -104,31 +120,77 @@ const HOUR_MS = 60 * 60 * 1000;
 /** Readable in /admin/jobs, and distinct for two apps in one process (tests). */
 const instanceName = () => `${hostname()}-${process.pid}-${crypto.randomUUID().slice(0, 4)}`;
 
+/** Every store of the service, on one database. */
+export interface Stores {
+  customer: CustomerStore;
+  accounts: AccountStore;
+  content: ContentStore;
+  idempotency: IdempotencyStore;
+  health: DatabaseHealth;
+  events: EventStore;
+  audit: AuditLogStore;
+  webhooks: WebhookStore;
+  jobRuns: JobRunStore;
+  listings: ListingsStore;
+}
+
+/** The stores on SQLite: the default, and the only ones whose reads `readCache` remembers. */
+export const sqliteStores = (db: Db, readCache: ReadCache): Stores => ({
+  customer: sqliteCustomerStore(db),
+  accounts: sqliteAccountStore(db),
+  content: sqliteContentStore(db),
+  idempotency: sqliteIdempotencyStore(db),
+  health: sqliteHealth(db),
+  events: sqliteEventStore(db),
+  audit: sqliteAuditLog(db),
+  webhooks: sqliteWebhookStore(db),
+  jobRuns: sqliteJobRuns(db),
+  listings: sqliteListingsStore(db, readCache),
+});
+
+/** The stores on PostgreSQL, all on one pool. */
+export const postgresStores = (client: SQL): Stores => ({
+  customer: postgresCustomerStore(client),
+  accounts: postgresAccountStore(client),
+  content: postgresContentStore(client),
+  idempotency: postgresIdempotencyStore(client),
+  health: postgresHealth(client),
+  events: postgresEventStore(client),
+  audit: postgresAuditLog(client),
+  webhooks: postgresWebhookStore(client),
+  jobRuns: postgresJobRuns(client),
+  listings: postgresListingsStore(client),
+});
+
 export function buildDeps({
   config,
   db,
+  postgres,
   logger,
   clock = Date.now,
   hasher = argon2idHasher,
   redis = config.redis ? new RedisConnection(config.redis) : undefined,
-  customerStore: customer = sqliteCustomerStore(db),
-  accountStore = sqliteAccountStore(db),
-  contentStore: content = sqliteContentStore(db),
-  idempotencyStore = sqliteIdempotencyStore(db),
-  databaseHealth = sqliteHealth(db),
-  eventStore: events = sqliteEventStore(db),
-  auditStore: audit = sqliteAuditLog(db),
-  webhookStore: webhooks = sqliteWebhookStore(db),
-  jobRunStore: jobRuns = sqliteJobRuns(db),
-  listingsStore,
+  ...chosen
 }: CreateAppOptions): ApiDeps {
+  if (!db === !postgres) throw new Error('buildDeps: give either db (SQLite) or postgres');
   const tokens = new TokenService(config.jwtSecret, clock);
+  // On PostgreSQL nothing is remembered: the cache hears of SQLite's writes only.
   const readCache = new ReadCache({
     db,
-    enabled: config.readCache,
+    enabled: db !== undefined && config.readCache,
     maxChars: config.readCacheChars,
   });
-  const listings = listingsStore ?? sqliteListingsStore(db, readCache);
+  const stores = db ? sqliteStores(db, readCache) : postgresStores(postgres!);
+  const customer = chosen.customerStore ?? stores.customer;
+  const accountStore = chosen.accountStore ?? stores.accounts;
+  const content = chosen.contentStore ?? stores.content;
+  const idempotencyStore = chosen.idempotencyStore ?? stores.idempotency;
+  const databaseHealth = chosen.databaseHealth ?? stores.health;
+  const events = chosen.eventStore ?? stores.events;
+  const audit = chosen.auditStore ?? stores.audit;
+  const webhooks = chosen.webhookStore ?? stores.webhooks;
+  const jobRuns = chosen.jobRunStore ?? stores.jobRuns;
+  const listings = chosen.listingsStore ?? stores.listings;
   const staticPages = new StaticPageCache(readCache, { enabled: config.staticPagesCache });
   const sessions = sessionResolver(accountStore, clock);
   const authOptions = { tokens, sessions, origins: config.publicOrigins };
@@ -162,6 +224,7 @@ export function buildDeps({
     ...{
       config,
       db,
+      postgres,
       customer,
       content,
       events,

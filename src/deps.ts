@@ -1,3 +1,4 @@
+import type { SQL } from 'bun';
 import type { AddressBound } from '@/accounts/address-limit';
 import type { FailureLedger } from '@/accounts/guessing';
 import type { PasswordHasher } from '@/accounts/hashing';
@@ -25,7 +26,10 @@ import type { Scheduler } from '@/workers/scheduler';
 /** The services the domains, workers and routes share; built once by `buildDeps`. */
 export interface AppDeps {
   config: Config;
-  db: Db;
+  /** The SQLite database, when the service serves from SQLite (the default); absent on PostgreSQL. */
+  db?: Db;
+  /** The PostgreSQL pool, when `DATABASE_URL` names one; every store then keeps its rows there. */
+  postgres?: SQL;
   logger: Logger;
   clock: Clock;
   tokens: TokenService;

@@ -1,4 +1,3 @@
-import { hasAnyUser } from '@/accounts/users';
 import { lookUpPeersOn } from '@/api/request/peer';
 import { buildDeps, createService } from '@/app';
 import { UpgradeError, upgradeDatabase } from '@/backups';
@@ -6,6 +5,8 @@ import { ConfigError, parseConfig, parseDatabaseSettings } from '@/config';
 import { migrationsFolder, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
+import { openPostgres, postgresProblem, whereOf } from '@/db/pg/connection';
+import { migratePostgres } from '@/db/pg/migrate';
 import { releaseWaits } from '@/events/signal';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
@@ -34,27 +35,50 @@ if (config.redis) {
   }
 }
 const logger = createLogger(config.logLevel, undefined, config.logFormat);
-if (parseDatabaseSettings(process.env).databaseUrl !== undefined) {
-  // Not served from yet: a DATABASE_URL set for the copy command must not look used.
-  logger.warn(
-    'DATABASE_URL is set, but this version serves from SQLite at DATABASE_PATH; only bun run migrate-to-postgres reads DATABASE_URL',
-    { databasePath: config.databasePath },
-  );
+const { databaseUrl } = parseDatabaseSettings(process.env);
+
+/** SQLite at DATABASE_PATH: pending migrations after a backup when there is data. */
+async function openSqlite() {
+  const db = openDatabase(config.databasePath);
+  try {
+    // Pending migrations: a backup first when there is data, then all of them in one transaction.
+    const upgrade = await upgradeDatabase(db.$client, serviceMigrations(migrationsFolder), {
+      backupDir: config.backups.dir,
+      now: Date.now(),
+    });
+    if (upgrade.applied.length > 0) logger.info('migrated', { ...upgrade });
+  } catch (error) {
+    if (!(error instanceof UpgradeError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+  return db;
 }
-const db = openDatabase(config.databasePath);
-try {
-  // Pending migrations: a backup first when there is data, then all of them in one transaction.
-  const upgrade = await upgradeDatabase(db.$client, serviceMigrations(migrationsFolder), {
-    backupDir: config.backups.dir,
-    now: Date.now(),
-  });
-  if (upgrade.applied.length > 0) logger.info('migrated', { ...upgrade });
-} catch (error) {
-  if (!(error instanceof UpgradeError)) throw error;
-  console.error(error.message);
-  process.exit(1);
+
+/**
+ * PostgreSQL at DATABASE_URL: one line and exit 1 when it cannot be
+ * reached; pending migrations under an advisory lock, so instances that
+ * start together migrate once.
+ */
+async function openPostgresDatabase(url: string) {
+  const problem = await postgresProblem(url);
+  if (problem) {
+    console.error(`DATABASE_URL: ${problem}`);
+    process.exit(1);
+  }
+  try {
+    const applied = await migratePostgres(url);
+    if (applied.length > 0) logger.info('migrated', { applied });
+  } catch (error) {
+    console.error(`DATABASE_URL: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+  return openPostgres(url, { max: config.postgresPoolSize });
 }
-const deps = buildDeps({ config, db, logger });
+
+const db = databaseUrl === undefined ? await openSqlite() : undefined;
+const postgres = databaseUrl === undefined ? undefined : await openPostgresDatabase(databaseUrl);
+const deps = buildDeps({ config, db, postgres, logger });
 const service = createService(deps);
 if (config.workers) {
   deps.jobs?.start();
@@ -75,9 +99,9 @@ const server = Bun.serve({
 lookUpPeersOn(server);
 logger.info('listening', {
   url: `${config.tls ? 'https' : 'http'}://${config.host}:${server.port}`,
-  database: config.databasePath,
+  database: databaseUrl === undefined ? config.databasePath : whereOf(databaseUrl),
 });
-if (!hasAnyUser(db)) {
+if (!(await deps.accountStore.hasAnyUser())) {
   logger.info(
     'no account yet: create the first employee with `bun run user:create -- --email you@example.com --role employee`, or fill the database with demo data: `bun run demo`',
   );
@@ -97,9 +121,12 @@ async function shutdown(signal: string) {
   await deps.limiter.flush();
   // The others count one instance fewer at once, not after the heartbeat timeout.
   await deps.instances?.leave();
-  // Creates queued for a group commit (normally none left once requests are answered).
-  flushGroupCommit(db);
-  db.$client.close();
+  if (db) {
+    // Creates queued for a group commit (normally none left once requests are answered).
+    flushGroupCommit(db);
+    db.$client.close();
+  }
+  await postgres?.close({ timeout: 5 });
   deps.redis?.close();
   logger.info('stopped');
   process.exit(0);

@@ -1128,7 +1128,8 @@ export type Health = {
   status: "ok";
   database: "ok";
   backends: {
-    sqlite: "ok";
+    sqlite?: "ok";
+    postgresql?: "ok";
     redis?: "ok";
   };
   uptimeSeconds: number;

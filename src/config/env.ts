@@ -37,8 +37,15 @@ export const EnvSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_PATH: z.string().min(1).default('./data/app.db'),
-  // PostgreSQL for `bun run migrate-to-postgres` only (docs/postgresql.md); the server does not read it.
-  DATABASE_URL: z.string().min(1).optional(),
+  // PostgreSQL (docs/postgresql.md): set, the server keeps every row there instead of DATABASE_PATH.
+  DATABASE_URL: z
+    .string()
+    .min(1)
+    .refine((url) => /^postgres(ql)?:\/\/[^/]/.test(url) && URL.canParse(url), {
+      message: 'not a postgres:// or postgresql:// URL',
+    })
+    .optional(),
+  POSTGRES_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   JWT_SECRET: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),
   PUBLIC_ORIGIN: z.string().optional(),
   RP_ID: z.string().min(1).optional(),

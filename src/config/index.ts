@@ -56,6 +56,8 @@ export interface Config {
   readCache: boolean;
   /** Most characters the read cache holds, all answers together. */
   readCacheChars: number;
+  /** Connections of this process's PostgreSQL pool (with DATABASE_URL). */
+  postgresPoolSize: number;
   /** `GET /metrics` and the per-request figures behind it; off to measure what they cost. */
   metrics: boolean;
   /** Storage quotas of customers (employees are exempt). */
@@ -232,6 +234,7 @@ export function parseConfig(
     staticPagesCache: e.STATIC_PAGES_CACHE,
     readCache: e.READ_CACHE,
     readCacheChars: e.READ_CACHE_MB * 1024 * 1024,
+    postgresPoolSize: e.POSTGRES_POOL_SIZE,
     quotas: {
       propertiesPerOwner: e.QUOTA_PROPERTIES_PER_OWNER,
       unitsPerProperty: e.QUOTA_UNITS_PER_PROPERTY,

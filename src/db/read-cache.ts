@@ -27,7 +27,8 @@ interface Entry {
 }
 
 export interface ReadCacheOptions {
-  db: Db;
+  /** The SQLite database whose change feed says what a write changed; none: nothing is remembered. */
+  db?: Db;
   /** `false` (READ_CACHE=off): `answer` computes every time; `memo` still remembers. */
   enabled?: boolean;
   /** Most values held. */
@@ -60,7 +61,7 @@ const MAX_TAGS = 200_000;
  */
 export class ReadCache {
   readonly enabled: boolean;
-  readonly #feed: ChangeFeed;
+  readonly #feed: ChangeFeed | undefined;
   readonly #maxEntries: number;
   readonly #maxChars: number;
   readonly #admitAfterMs: number;
@@ -83,8 +84,8 @@ export class ReadCache {
     maxChars = 64 * 1024 * 1024,
     admitAfterMs = 0.1,
   }: ReadCacheOptions) {
-    this.enabled = enabled;
-    this.#feed = new ChangeFeed(db.$client);
+    this.enabled = enabled && db !== undefined;
+    this.#feed = db && new ChangeFeed(db.$client);
     this.#maxEntries = maxEntries;
     this.#maxChars = maxChars;
     this.#admitAfterMs = admitAfterMs;
@@ -175,6 +176,7 @@ export class ReadCache {
 
   /** Reads the change feed; false when the cache must not be used now (inside a transaction). */
   sync(): boolean {
+    if (!this.#feed) return false;
     return this.#feed.poll(
       (change) => this.#apply(change),
       () => this.clear(),

@@ -5,10 +5,13 @@ import type { JobDetails } from './scheduler';
 /**
  * Writes a checked, compressed snapshot of the live database into
  * BACKUP_DIR, then deletes the backups beyond the newest BACKUP_KEEP.
- * An in-memory database has nothing worth keeping: the run says so.
+ * An in-memory database has nothing worth keeping, and a PostgreSQL one is
+ * not a file of this process: the run says so.
  */
 export async function run(deps: AppDeps): Promise<JobDetails> {
   const { databasePath, backups } = deps.config;
+  // PostgreSQL keeps its own data: its backups are pg_dump's or the server's (docs/postgresql.md).
+  if (!deps.db) return { skipped: 'PostgreSQL database: back it up with pg_dump' };
   if (databasePath === ':memory:') return { skipped: 'in-memory database' };
   const backup = await createBackup(deps.db.$client, { dir: backups.dir, now: deps.clock() });
   const pruned = pruneBackups(backups.dir, backups.keep);

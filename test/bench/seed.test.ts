@@ -3,7 +3,7 @@ import { progressBar, seedProperties, withBulkLoadSettings } from '../../scripts
 import { createTestApp } from '../support/harness';
 
 const indexNames = (ctx: ReturnType<typeof createTestApp>) =>
-  ctx.deps.db.$client
+  ctx.db.$client
     .query<{ name: string }, []>(
       "SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name",
     )
@@ -14,12 +14,12 @@ describe('seed', () => {
   test('loads varied properties that the list filters find, indexes and counts intact', async () => {
     const ctx = createTestApp();
     const before = indexNames(ctx);
-    const result = await withBulkLoadSettings(ctx.deps.db, () =>
-      seedProperties(ctx.deps.db, { properties: 600, unitsPerProperty: 3, batch: 250 }),
+    const result = await withBulkLoadSettings(ctx.db, () =>
+      seedProperties(ctx.db, { properties: 600, unitsPerProperty: 3, batch: 250 }),
     );
     expect(result).toMatchObject({ properties: 600, units: 1800 });
     expect(indexNames(ctx)).toEqual(before);
-    const client = ctx.deps.db.$client;
+    const client = ctx.db.$client;
     const scalar = (sql: string) => (client.query(sql).get() as { n: number }).n;
     expect(scalar('SELECT count(DISTINCT city_id) AS n FROM properties')).toBeGreaterThan(40);
     expect(scalar('SELECT count(DISTINCT type) AS n FROM properties')).toBe(4);
@@ -47,8 +47,8 @@ describe('seed', () => {
   test('the same seed gives the same data', async () => {
     const rowsOf = async () => {
       const ctx = createTestApp();
-      await seedProperties(ctx.deps.db, { properties: 50, unitsPerProperty: 2, now: 1.8e12 });
-      return ctx.deps.db.$client
+      await seedProperties(ctx.db, { properties: 50, unitsPerProperty: 2, now: 1.8e12 });
+      return ctx.db.$client
         .query(
           'SELECT type, owner_id, city_id, address_line1, latitude FROM properties ORDER BY id',
         )

@@ -86,7 +86,7 @@ describe('migrate-to-postgres refuses bad arguments in one line', () => {
     ]);
     const bad = await migrateToPostgres([], { DATABASE_URL: 'not a url' });
     expect([bad.code, bad.stderr.split('\n').length]).toEqual([1, 1]);
-    expect(bad.stderr).toStartWith('DATABASE_URL: not a postgres://');
+    expect(bad.stderr).toStartWith('Invalid configuration: DATABASE_URL: not a postgres://');
   });
 
   test('error: a --from file that is not a SQLite database, before any connection', async () => {

@@ -70,21 +70,3 @@ describe('start-up without any account', () => {
     expect(lines.filter((line) => line.msg.startsWith('no account yet'))).toEqual([]);
   });
 });
-
-describe('start-up with DATABASE_URL set', () => {
-  test('one warning says the service still serves from SQLite, without the URL', async () => {
-    const databasePath = join(tempDir(), 'app.db');
-    const url = 'postgres://user:secret-password@127.0.0.1:5432/app';
-    const lines = await startAndStop(databasePath, { DATABASE_URL: url });
-    const warnings = lines.filter((line) => line.msg.startsWith('DATABASE_URL is set'));
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.level).toBe('warn');
-    expect(warnings[0]!.msg).toContain('serves from SQLite at DATABASE_PATH');
-    expect(JSON.stringify(lines)).not.toContain('secret-password');
-    expect(
-      (await startAndStop(join(tempDir(), 'app.db'))).some((line) =>
-        line.msg.startsWith('DATABASE_URL'),
-      ),
-    ).toBe(false);
-  });
-});

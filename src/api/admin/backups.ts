@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
-import { recordAudit } from '@/audit/record';
 import { type BackupEntry as Entry, findBackup, listBackups, parseBackupName } from '@/backups';
 import { fail, isDomainError } from '@/kernel/errors';
 import { problems } from '../listings/schemas';
@@ -19,7 +18,7 @@ const toEntry = ({ name, size, createdAt }: Entry) => ({
 });
 
 /** The backups of BACKUP_DIR (employee only): list, take one now, download one. */
-export const backupRoutes = ({ auth, jobs, config, db, clock }: ApiDeps) =>
+export const backupRoutes = ({ auth, jobs, config, audit: auditLog, clock }: ApiDeps) =>
   new Elysia({ name: 'admin-backups' })
     .use(auth)
     .get('/backups', () => ({ backups: listBackups(config.backups.dir).map(toEntry) }), {
@@ -50,7 +49,7 @@ export const backupRoutes = ({ auth, jobs, config, db, clock }: ApiDeps) =>
         const name = typeof run.details.name === 'string' ? run.details.name : null;
         if (name !== null) set.headers.location = `/admin/backups/${name}`;
         const audit = auditContextOf(request, config, clock(), caller.sub);
-        recordAudit(db, audit, { action: 'backup.created', target: name });
+        await auditLog.record(audit, { action: 'backup.created', target: name });
         set.status = 201;
         return { job: JOB, ...run };
       },

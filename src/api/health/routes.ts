@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import type { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { fail } from '@/kernel/errors';
 import { Problem } from '../problem';
@@ -12,17 +13,17 @@ export const healthRoutes = ({ databaseHealth, redis }: ApiDeps) =>
     '/health',
     async () => {
       const down: string[] = [];
-      if (!(await databaseHealth.isHealthy())) down.push('sqlite');
+      if (!(await databaseHealth.isHealthy())) down.push(databaseHealth.name);
       if (redis && !(await redis.ping())) down.push('redis');
       if (down.length > 0) {
         throw fail('service.unavailable', { detail: `Backend unavailable: ${down.join(', ')}` });
       }
+      const backends: z.infer<typeof Health>['backends'] = { [databaseHealth.name]: 'ok' };
+      if (redis) backends.redis = 'ok';
       return {
         status: 'ok' as const,
         database: 'ok' as const,
-        backends: redis
-          ? { sqlite: 'ok' as const, redis: 'ok' as const }
-          : { sqlite: 'ok' as const },
+        backends,
         uptimeSeconds: Math.round((performance.now() - startedAt) / 1000),
       };
     },

@@ -13,6 +13,7 @@ export const postgresHealth = (
   client: SQL,
   timeoutMs = POSTGRES_HEALTH_TIMEOUT_MS,
 ): DatabaseHealth => ({
+  name: 'postgresql',
   async isHealthy() {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<false>((resolve) => {
