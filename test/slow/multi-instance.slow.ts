@@ -1,8 +1,15 @@
 import { Database } from 'bun:sqlite';
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { SQL } from 'bun';
 import { TokenService } from '@/auth/tokens';
 import { tempDir } from '../support/harness';
+import {
+  createTestDatabase,
+  pgSuite,
+  postgresAvailable,
+  type TestDatabase,
+} from '../support/postgres';
 import { ownRedisServer, ownRedisTitle, redisServerInstalled } from '../support/redis';
 import {
   employeeToken,
@@ -15,10 +22,11 @@ import {
 } from './support';
 
 /**
- * Three real server processes on loopback ports sharing one SQLite file
- * and one test-owned redis-server, as behind a reverse proxy on one host:
- * one limit for all of them, no stale read across them, one run per job
- * tick, and no acknowledged write lost when one is killed with SIGKILL.
+ * Three real server processes on loopback ports sharing one database and
+ * one test-owned redis-server, as behind a reverse proxy: one limit for all
+ * of them, no stale read across them, one run per job tick, and no
+ * acknowledged write lost when one is killed with SIGKILL. The suite runs
+ * once on a SQLite file and once on a PostgreSQL database.
  */
 
 const INSTANCES = 3;
@@ -31,32 +39,104 @@ type Server = Awaited<ReturnType<typeof startServer>>;
 /** The id of a created property, from its Location (`/properties/<id>`). */
 const idOf = (created: Response) => created.headers.get('location')!.split('/').pop()!;
 
+/** The database the instances share, made fresh for one run of the suite. */
+interface Backend {
+  /** Its name in `/health`'s `backends`. */
+  name: 'sqlite' | 'postgresql';
+  /** Its describe's title: what the instances share, and why it is skipped when it is. */
+  title: string;
+  skip: boolean;
+  /** Makes the database; the environment that points an instance at it. */
+  open(): Promise<Record<string, string>>;
+  /** The rows of a read-only query on it. */
+  query<Row>(sql: string): Promise<Row[]>;
+  close(): Promise<void>;
+}
+
+function sqliteBackend(): Backend {
+  let path = '';
+  return {
+    name: 'sqlite',
+    title: 'one SQLite file',
+    skip: false,
+    async open() {
+      path = join(tempDir('listings-multi-'), 'app.db');
+      return { DATABASE_PATH: path };
+    },
+    async query<Row>(sql: string) {
+      const db = new Database(path, { readonly: true });
+      try {
+        return db.query<Row, []>(sql).all();
+      } finally {
+        db.close();
+      }
+    },
+    async close() {},
+  };
+}
+
+function postgresBackend(): Backend {
+  let database: TestDatabase | undefined;
+  return {
+    name: 'postgresql',
+    title: pgSuite('one PostgreSQL database'),
+    skip: !postgresAvailable,
+    async open() {
+      database = await createTestDatabase();
+      return { DATABASE_URL: database.url };
+    },
+    async query<Row>(sql: string) {
+      const client = new SQL(database!.url, { max: 1 });
+      try {
+        return (await client.unsafe(sql)) as Row[];
+      } finally {
+        await client.close();
+      }
+    },
+    // Ends what the killed instances left connected.
+    close: async () => database?.drop(),
+  };
+}
+
 describe.skipIf(!redisServerInstalled)(ownRedisTitle('several instances, one Redis'), () => {
+  let redis: Awaited<ReturnType<typeof ownRedisServer>>;
+  beforeAll(async () => {
+    redis = await ownRedisServer();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  for (const backend of [sqliteBackend(), postgresBackend()]) {
+    describe.skipIf(backend.skip)(backend.title, () => suite(backend, () => redis.url));
+  }
+});
+
+function suite(backend: Backend, redisUrl: () => string) {
   const servers: Server[] = [];
   const bases: string[] = [];
-  let redis: Awaited<ReturnType<typeof ownRedisServer>>;
-  let databasePath = '';
+  let database: Record<string, string> = {};
 
   afterAll(async () => {
     for (const server of servers) server.kill('SIGKILL');
     await Promise.all(servers.map((server) => server.exited));
-    await redis?.stop();
+    await backend.close();
   });
 
   const env = () => ({
-    DATABASE_PATH: databasePath,
+    ...database,
     JWT_SECRET,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: 'multi:',
+    REDIS_URL: redisUrl(),
+    // Each run its own keys: the other run's limits and leases are not this one's.
+    REDIS_PREFIX: `multi-${backend.name}:`,
     WORKERS: 'on',
     JOB_EVENTS_PRUNE_CRON: '*/2 * * * * *',
     LOG_LEVEL: 'error',
   });
 
-  test('three instances start on one SQLite file and one Redis', async () => {
-    redis = await ownRedisServer();
-    databasePath = join(tempDir('listings-multi-'), 'app.db');
-    // The first migrates the new file; the others find it up to date.
+  test('three instances start on one database and one Redis', async () => {
+    database = await backend.open();
+    // The first migrates the new database; the others find it up to date.
     for (let i = 0; i < INSTANCES; i++) {
       const port = freePort();
       servers.push(await startServer(port, env()));
@@ -64,7 +144,7 @@ describe.skipIf(!redisServerInstalled)(ownRedisTitle('several instances, one Red
     }
     for (const base of bases) {
       const health = await (await fetch(`${base}/health`)).json();
-      expect(health.backends).toEqual({ sqlite: 'ok', redis: 'ok' });
+      expect(health.backends).toEqual({ [backend.name]: 'ok', redis: 'ok' });
     }
   });
 
@@ -80,7 +160,7 @@ describe.skipIf(!redisServerInstalled)(ownRedisTitle('several instances, one Red
       statuses.push(res.status);
     });
     const admitted = statuses.filter((status) => status === 200).length;
-    console.log(`admitted/burst: ${admitted}/${burst}`);
+    console.log(`${backend.name}: admitted/burst: ${admitted}/${burst}`);
     expect(admitted).toBe(CUSTOMER_LIMIT);
     expect(statuses.filter((status) => status === 429)).toHaveLength(burst - CUSTOMER_LIMIT);
   });
@@ -117,37 +197,30 @@ describe.skipIf(!redisServerInstalled)(ownRedisTitle('several instances, one Red
       const read = (await after.json()) as { archived?: boolean };
       if (after.status !== 200 || read.archived !== true) stale++;
     }
-    console.log(`stale reads: ${stale}/${2 * rounds}`);
+    console.log(`${backend.name}: stale reads: ${stale}/${2 * rounds}`);
     expect(stale).toBe(0);
   });
 
   test('each job tick runs on one instance only', async () => {
     // Some ticks of a 2-second job (and of webhook-delivery every 10 s).
     await Bun.sleep(7_000);
-    const db = new Database(databasePath, { readonly: true });
-    try {
-      const perTick = db
-        .query<{ job: string; tick: number; runs: number; instances: number }, []>(
-          `SELECT job, tick, count(*) AS runs, count(DISTINCT instance) AS instances
-             FROM job_runs WHERE tick IS NOT NULL GROUP BY job, tick`,
-        )
-        .all();
-      const frequent = perTick.filter((row) => row.job === FREQUENT_JOB);
-      const most = Math.max(...perTick.map((row) => row.runs));
-      const ranBy = db
-        .query<{ instance: string }, [string]>(
-          'SELECT DISTINCT instance FROM job_runs WHERE job = ? AND tick IS NOT NULL',
-        )
-        .all(FREQUENT_JOB);
-      console.log(
-        `job runs per tick: at most ${most} over ${perTick.length} ticks ` +
-          `(${frequent.length} ticks of ${FREQUENT_JOB}, run by ${ranBy.length} instance(s))`,
-      );
-      expect(frequent.length).toBeGreaterThanOrEqual(2);
-      expect(most).toBe(1);
-    } finally {
-      db.close();
-    }
+    // Casts: PostgreSQL counts in bigint, which its client hands back as a string.
+    const perTick = await backend.query<{ job: string; runs: number }>(
+      `SELECT job, tick, CAST(count(*) AS integer) AS runs
+         FROM job_runs WHERE tick IS NOT NULL GROUP BY job, tick`,
+    );
+    const [ranBy] = await backend.query<{ instances: number }>(
+      `SELECT CAST(count(DISTINCT instance) AS integer) AS instances
+         FROM job_runs WHERE job = '${FREQUENT_JOB}' AND tick IS NOT NULL`,
+    );
+    const frequent = perTick.filter((row) => row.job === FREQUENT_JOB);
+    const most = Math.max(...perTick.map((row) => row.runs));
+    console.log(
+      `${backend.name}: job runs per tick: at most ${most} over ${perTick.length} ticks ` +
+        `(${frequent.length} ticks of ${FREQUENT_JOB}, run by ${ranBy?.instances} instance(s))`,
+    );
+    expect(frequent.length).toBeGreaterThanOrEqual(2);
+    expect(most).toBe(1);
   });
 
   test('calendar-window usage survives a restart of every instance', async () => {
@@ -189,7 +262,7 @@ describe.skipIf(!redisServerInstalled)(ownRedisTitle('several instances, one Red
       rate_limits: { limits: { window: string; used: number }[] };
     };
     const day = body.rate_limits.limits.find((window) => window.window === 'day');
-    console.log(`day window used after restarting every instance: ${day?.used}/7`);
+    console.log(`${backend.name}: day window used after restarting every instance: ${day?.used}/7`);
     expect(day?.used).toBe(7);
   });
 
@@ -227,10 +300,10 @@ describe.skipIf(!redisServerInstalled)(ownRedisTitle('several instances, one Red
       if (res.status !== 200) lost++;
     }
     console.log(
-      `acknowledged writes lost: ${lost}/${acknowledged.length} (of ${total} sent, one instance killed)`,
+      `${backend.name}: acknowledged writes lost: ${lost}/${acknowledged.length} (of ${total} sent, one instance killed)`,
     );
     expect(victim.signalCode).toBe('SIGKILL');
     expect(acknowledged.length).toBeGreaterThan(100);
     expect(lost).toBe(0);
   });
-});
+}
