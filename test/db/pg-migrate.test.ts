@@ -61,16 +61,16 @@ describe.skipIf(!postgresAvailable)(pgSuite('migratePostgres'), () => {
           release = resolve;
         });
       });
+      // pg_locks lists the whole server's locks: only this database's count,
+      // not those of other suites migrating at the same time.
+      const advisory = (granted: boolean) => observer`
+        SELECT 1 FROM pg_locks
+         WHERE locktype = 'advisory' AND granted = ${granted}
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
       // The holder has the lock once pg_locks shows it granted.
-      while (
-        (await observer`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted`).length ===
-        0
-      );
+      while ((await advisory(true)).length === 0);
       const migrating = migratePostgres(url);
-      while (
-        (await observer`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)
-          .length === 0
-      );
+      while ((await advisory(false)).length === 0);
       const [counted] = await observer<{ tables: number }[]>`
         SELECT count(*)::int AS tables FROM pg_tables WHERE schemaname = 'public'`;
       expect(counted?.tables).toBe(0);
