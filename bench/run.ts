@@ -35,8 +35,9 @@
  * and made anew at the start; the copy keeps every id, so the fixtures
  * still come from the SQLite file) and the servers get DATABASE_URL.
  * PostgreSQL runs unpinned; its CPU time per request (that database's
- * backends and the server's shared processes) is printed beside the servers', and with several instances so
- * are Redis's commands per request.
+ * backends and the server's shared processes) is printed beside the
+ * servers', and with several instances so are Redis's commands per request
+ * (docs/postgresql.md, Benchmark).
  */
 import { Database } from 'bun:sqlite';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
