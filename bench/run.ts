@@ -29,6 +29,15 @@
  * them (one wrk each, on CPU 1) and the figures are their sums (CPU, RSS)
  * or the slowest (p99). On this 2-core layout a second instance adds no CPU,
  * so the comparison shows what sharing costs, not what another core gains.
+ * `--backend postgres` serves from PostgreSQL instead: the seeded SQLite
+ * file is copied with `bun run migrate-to-postgres` into the database
+ * `--postgres-url` names (default listings_bench on 127.0.0.1:5432, dropped
+ * and made anew at the start; the copy keeps every id, so the fixtures
+ * still come from the SQLite file) and the servers get DATABASE_URL.
+ * PostgreSQL runs unpinned; its CPU time per request (that database's
+ * backends and the server's shared processes) is printed beside the
+ * servers', and with several instances so are Redis's commands per request
+ * (docs/postgresql.md, Benchmark).
  */
 import { Database } from 'bun:sqlite';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
@@ -38,6 +47,12 @@ import { parseArgs } from 'node:util';
 import { TokenService } from '@/auth/tokens';
 import type { BackgroundConfig, BackgroundFigures } from './background';
 import { CEILING_BODY } from './ceiling';
+import {
+  DEFAULT_BENCH_POSTGRES_URL,
+  postgresCpuSeconds,
+  recreateDatabase,
+  redisCommandCounter,
+} from './postgres';
 import { runWrk, type WrkResult } from './wrk';
 
 type Measured = WrkResult & {
@@ -47,6 +62,10 @@ type Measured = WrkResult & {
   /** The anonymous part of that peak: heap, caches and allocator, not mapped files. */
   peakAnonMb: number;
   peakWalMb: number;
+  /** CPU time PostgreSQL spent per request for the bench database (postgres backend only). */
+  postgresCpuUsPerRequest?: number;
+  /** Commands Redis processed per request, from every client (several instances only). */
+  redisCommandsPerRequest?: number;
   background?: BackgroundFigures;
 };
 
@@ -64,6 +83,8 @@ const { values } = parseArgs({
     mix: { type: 'string', default: 'on' },
     instances: { type: 'string', default: '1' },
     'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379' },
+    backend: { type: 'string', default: 'sqlite' },
+    'postgres-url': { type: 'string', default: DEFAULT_BENCH_POSTGRES_URL },
   },
 });
 
@@ -81,6 +102,14 @@ const metricsOn = values.metrics !== 'off';
 const mixOn = values.mix !== 'off';
 /** Servers sharing the database (and a Redis); all pinned to the server's CPU. */
 const instanceCount = Math.max(1, Math.floor(Number(values.instances)) || 1);
+if (values.backend !== 'sqlite' && values.backend !== 'postgres') {
+  console.error(`bench: --backend is sqlite or postgres (got "${values.backend}")`);
+  process.exit(1);
+}
+const onPostgres = values.backend === 'postgres';
+const postgresUrl = values['postgres-url'];
+/** Reads Redis's command count when several instances share it. */
+const redisCounter = instanceCount > 1 ? redisCommandCounter(values['redis-url']) : undefined;
 /** Every read's p99 under the background writes stays below this. */
 const READ_P99_TARGET_MS = 20;
 
@@ -175,20 +204,39 @@ async function measure(
   const background = backgroundConfig && (await startBackground(backgroundConfig));
   await drive(2); // warm-up: JIT, statement cache, page cache
   const cpuOf = () => sum(pids.map(cpuSeconds));
+  const postgresCpuOf = () => (onPostgres ? postgresCpuSeconds(postgresUrl, CLOCK_TICKS) : 0);
   const cpuBefore = cpuOf();
+  const postgresBefore = postgresCpuOf();
+  const redisBefore = await redisCounter?.read();
   const result = await drive(options.duration ?? seconds);
-  const cpuUsPerRequest = ((cpuOf() - cpuBefore) * 1e6) / Math.max(1, result.requests);
+  const perRequest = (amount: number) => amount / Math.max(1, result.requests);
+  const cpuUsPerRequest = perRequest((cpuOf() - cpuBefore) * 1e6);
+  const postgresCpuUsPerRequest = onPostgres
+    ? perRequest((postgresCpuOf() - postgresBefore) * 1e6)
+    : undefined;
+  const redisCommandsPerRequest =
+    redisBefore === undefined ? undefined : perRequest((await redisCounter!.read()) - redisBefore);
   const figures = await background?.stop();
   clearInterval(sampler);
   const rates = figures
     ? `; background ${describeBackground(figures)}, failed ${figures.creates.failed}/${figures.unitEdits.failed}/${figures.customerCalls.failed} ${JSON.stringify(figures.customerCalls.statuses)}`
     : '';
+  const moved = [
+    postgresCpuUsPerRequest === undefined
+      ? ''
+      : `, PostgreSQL CPU ${postgresCpuUsPerRequest.toFixed(1)} µs/req`,
+    redisCommandsPerRequest === undefined
+      ? ''
+      : `, Redis ${redisCommandsPerRequest.toFixed(2)} commands/req`,
+  ].join('');
   console.log(
-    `  ${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, CPU ${cpuUsPerRequest.toFixed(1)} µs/req, errors ${result.errors}, peak RSS ${peakRss.toFixed(0)} MB (anonymous ${peakAnon.toFixed(0)}), peak WAL ${peakWal.toFixed(1)} MB${rates}`,
+    `  ${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, CPU ${cpuUsPerRequest.toFixed(1)} µs/req${moved}, errors ${result.errors}, peak RSS ${peakRss.toFixed(0)} MB (anonymous ${peakAnon.toFixed(0)}), peak WAL ${peakWal.toFixed(1)} MB${rates}`,
   );
   return {
     ...result,
     cpuUsPerRequest,
+    postgresCpuUsPerRequest,
+    redisCommandsPerRequest,
     peakRssMb: peakRss,
     peakAnonMb: peakAnon,
     peakWalMb: peakWal,
@@ -298,7 +346,7 @@ async function main() {
   ensureWrk();
   ensureTwoCores();
   console.log(
-    `bench: database ${databasePath}, read cache ${readCacheOn ? 'on' : 'off'}, mix ${mixOn ? 'on' : 'off'}, metrics ${metricsOn ? 'on' : 'off'}`,
+    `bench: backend ${values.backend}${onPostgres ? ` (${postgresUrl}, copied from ${databasePath})` : ''}, ${instanceCount} instance${instanceCount > 1 ? 's' : ''}, database ${databasePath}, read cache ${readCacheOn ? 'on' : 'off'}, mix ${mixOn ? 'on' : 'off'}, metrics ${metricsOn ? 'on' : 'off'}`,
   );
   const properties = Number(values.properties);
   if (!existsSync(databasePath)) {
@@ -316,6 +364,19 @@ async function main() {
     );
     console.log(`seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
+  if (onPostgres) {
+    const started = performance.now();
+    await recreateDatabase(postgresUrl);
+    run([
+      process.execPath,
+      'scripts/migrate-to-postgres.ts',
+      '--from',
+      databasePath,
+      '--to',
+      postgresUrl,
+    ]);
+    console.log(`copied to PostgreSQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
   const token = await new TokenService(secret).issue('bench-employee', 'employee', 6 * 3600);
   const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
 
@@ -331,6 +392,7 @@ async function main() {
     RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
     READ_CACHE: readCacheOn ? 'on' : 'off',
     METRICS: metricsOn ? 'on' : 'off',
+    ...(onPostgres ? { DATABASE_URL: postgresUrl } : {}),
     // Several instances share their limits and job leases in Redis, under a prefix of this run.
     ...(instanceCount > 1
       ? { REDIS_URL: values['redis-url'], REDIS_PREFIX: `bench-${Date.now()}:` }
@@ -353,7 +415,7 @@ async function main() {
   const serverPids = servers.map((server) => server.pid);
   if (instanceCount > 1) {
     console.log(
-      `bench: ${instanceCount} instances on CPU ${SERVER_CPU} sharing ${databasePath} and Redis at ${values['redis-url']}; each endpoint's load is split between them`,
+      `bench: ${instanceCount} instances on CPU ${SERVER_CPU} sharing ${onPostgres ? postgresUrl : databasePath} and Redis at ${values['redis-url']}; each endpoint's load is split between them`,
     );
   }
   // Both servers stay up on CPU 0; only the one being measured has work.
@@ -428,6 +490,7 @@ async function main() {
   }
   const last = await measureCeiling();
   const walMb = fileMb(`${databasePath}-wal`);
+  redisCounter?.close();
   for (const server of servers) server.kill('SIGTERM');
   ceilingServer.kill();
   await Promise.all([...servers.map((server) => server.exited), ceilingServer.exited]);
@@ -439,10 +502,24 @@ async function main() {
     errors: ceilings.reduce((sum, c) => sum + c.errors, 0),
     cpuUsPerRequest: mean(ceilings.map((c) => c.cpuUsPerRequest)),
   };
+  // Where the work moves on PostgreSQL, and with several instances: a column each.
+  const movedColumns = [
+    ...(onPostgres ? ['PostgreSQL CPU µs/req'] : []),
+    ...(redisCounter ? ['Redis commands/req'] : []),
+  ];
+  const movedCells = (r?: Measured) =>
+    [
+      ...(onPostgres ? [r?.postgresCpuUsPerRequest?.toFixed(1) ?? ''] : []),
+      ...(redisCounter ? [r?.redisCommandsPerRequest?.toFixed(2) ?? ''] : []),
+    ]
+      .map((cell) => ` ${cell} |`)
+      .join('');
   console.log(
-    '\n| endpoint | keys | req/s | p50 ms | p99 ms | errors | ceiling req/s | ratio | CPU µs/req | CPU ratio | target | met | background achieved |',
+    `\n| endpoint | keys | req/s | p50 ms | p99 ms | errors | ceiling req/s | ratio | CPU µs/req | CPU ratio |${movedColumns.map((column) => ` ${column} |`).join('')} target | met | background achieved |`,
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|');
+  console.log(
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${'---:|'.repeat(movedColumns.length)}---|---|---|`,
+  );
   chosen.forEach((endpoint, index) => {
     const r = results[endpoint.name]!;
     const next = before[index + 1] ?? last;
@@ -463,11 +540,11 @@ async function main() {
       .filter(Boolean)
       .join(', ');
     console.log(
-      `| ${endpoint.name} | ${(endpoint.keys ?? endpoint.paths?.length ?? 1).toLocaleString('en')} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.errors} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.cpuRatio.toFixed(3)} | ${target} | ${hasTarget ? (r.met ? 'met' : 'NOT met') : ''} | ${r.background ? describeBackground(r.background) : ''} |`,
+      `| ${endpoint.name} | ${(endpoint.keys ?? endpoint.paths?.length ?? 1).toLocaleString('en')} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.errors} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.cpuRatio.toFixed(3)} |${movedCells(r)} ${target} | ${hasTarget ? (r.met ? 'met' : 'NOT met') : ''} | ${r.background ? describeBackground(r.background) : ''} |`,
     );
   });
   console.log(
-    `| ceiling: bare Bun.serve, ${CEILING_BODY.length} B JSON (mean of ${ceilings.length} runs, ${Math.min(...ceilings.map((c) => c.requestsPerSecond)).toFixed(0)}–${Math.max(...ceilings.map((c) => c.requestsPerSecond)).toFixed(0)}) | | ${ceiling.requestsPerSecond.toFixed(0)} | ${ceiling.p50Ms.toFixed(2)} | ${ceiling.p99Ms.toFixed(2)} | ${ceiling.errors} | | 1.000 | ${ceiling.cpuUsPerRequest.toFixed(1)} | 1.000 | | | |`,
+    `| ceiling: bare Bun.serve, ${CEILING_BODY.length} B JSON (mean of ${ceilings.length} runs, ${Math.min(...ceilings.map((c) => c.requestsPerSecond)).toFixed(0)}–${Math.max(...ceilings.map((c) => c.requestsPerSecond)).toFixed(0)}) | | ${ceiling.requestsPerSecond.toFixed(0)} | ${ceiling.p50Ms.toFixed(2)} | ${ceiling.p99Ms.toFixed(2)} | ${ceiling.errors} | | 1.000 | ${ceiling.cpuUsPerRequest.toFixed(1)} | 1.000 |${movedCells()} | | |`,
   );
   const peakRss = Math.max(...Object.values(results).map((r) => r.peakRssMb));
   const peakAnon = Math.max(...Object.values(results).map((r) => r.peakAnonMb));
@@ -482,6 +559,7 @@ async function main() {
     JSON.stringify(
       {
         at: new Date().toISOString(),
+        backend: values.backend,
         readCache: env.READ_CACHE,
         metrics: env.METRICS,
         mix: mixOn,
