@@ -731,9 +731,10 @@ export function urlPathOf(request: FuzzRequest): string {
     /\{([^}]+)\}/g,
     (_, name: string) => request.params[name] ?? '',
   );
-  const pairs = request.query.map(
-    ([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`,
-  );
+  // A lone surrogate cannot be sent as UTF-8: a client's URL encoder (WHATWG
+  // URL) sends U+FFFD for it, and encodeURIComponent would throw instead.
+  const encode = (text: string) => encodeURIComponent(text.toWellFormed());
+  const pairs = request.query.map(([key, value]) => `${encode(key)}=${encode(value)}`);
   if (request.rawQuery) pairs.push(request.rawQuery);
   return pairs.length > 0 ? `${path}?${pairs.join('&')}` : path;
 }

@@ -282,7 +282,7 @@ function queryPairs(name: string, value: unknown): [string, string][] {
 }
 
 function encodeSegment(value: unknown): string {
-  return encodeURIComponent(String(value ?? ''));
+  return encodeURIComponent(String(value ?? '').toWellFormed());
 }
 
 interface State {
