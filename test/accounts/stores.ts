@@ -16,6 +16,7 @@ import {
   testDatabaseName,
   testDatabaseUrl,
 } from '../support/postgres';
+import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
 
 /**
  * The accounts suites run once per store: each app serves users, sessions,
@@ -46,7 +47,7 @@ const only = (rows: AuditEventRow[], action?: AuditAction) =>
 
 const sqlite: AccountStoreUnderTest = {
   name: 'SQLite',
-  describe: (title, body) => describe(`${title} (SQLite)`, body),
+  describe: (title, body) => sqliteOnly.describe(SQLITE_STORE_RUN, `${title} (SQLite)`, body),
   open: (db) => ({
     store: undefined,
     async insertUser(values) {

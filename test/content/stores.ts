@@ -17,6 +17,7 @@ import {
   postgresAvailable,
   type TestDatabase,
 } from '../support/postgres';
+import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
 import { fullPage, makePage } from './factory';
 
 /**
@@ -45,7 +46,7 @@ export type ContentTestApp = ReturnType<typeof createTestApp> & {
 
 const sqlite: StoreUnderTest = {
   name: 'SQLite',
-  describe: (title, body) => describe(`${title} (SQLite)`, body),
+  describe: (title, body) => sqliteOnly.describe(SQLITE_STORE_RUN, `${title} (SQLite)`, body),
   async app(options) {
     const ctx = createTestApp(options);
     return {

@@ -1,10 +1,10 @@
-import { describe } from 'bun:test';
 import { postgresCustomerStore } from '@/customer/postgres-store';
 import type { CustomerStore } from '@/customer/store';
 import { pgDatabase } from '@/db/pg/client';
 import * as pg from '@/db/pg/schema';
 import { createTestApp, type TestAppOptions } from '../support/harness';
 import { suiteDatabases } from '../support/postgres';
+import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
 import { makeTransaction, type TransactionSeed, transactionOf } from './factories';
 
 /**
@@ -36,7 +36,7 @@ export type CustomerTestApp = ReturnType<typeof createTestApp> & {
 
 const sqlite: StoreUnderTest = {
   name: 'SQLite',
-  describe: (title, body) => describe(`${title} (SQLite)`, body),
+  describe: (title, body) => sqliteOnly.describe(SQLITE_STORE_RUN, `${title} (SQLite)`, body),
   async app(options) {
     const ctx = createTestApp(options);
     return {

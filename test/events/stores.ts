@@ -14,6 +14,7 @@ import {
   postgresAvailable,
   type TestDatabase,
 } from '../support/postgres';
+import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
 
 /**
  * The feed, webhook and audit log suites run once per store: each test's
@@ -48,7 +49,7 @@ const withWriters = (ctx: ReturnType<typeof createTestApp>): EventsTestApp => ({
 
 const sqlite: StoreUnderTest = {
   name: 'SQLite',
-  describe: (title, body) => describe(`${title} (SQLite)`, body),
+  describe: (title, body) => sqliteOnly.describe(SQLITE_STORE_RUN, `${title} (SQLite)`, body),
   async app(options) {
     return withWriters(createTestApp(options));
   },

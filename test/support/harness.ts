@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SQL } from 'bun';
 import type { PasswordHasher } from '@/accounts/hashing';
 import type { AccountStore } from '@/accounts/store';
 import type { ApiDeps } from '@/api/deps';
@@ -16,6 +17,7 @@ import type { ListingsStore } from '@/listings/store';
 import { createLogger } from '@/logger';
 import type { WebhookStore } from '@/webhooks/store';
 import type { JobRunStore } from '@/workers/job-runs';
+import { onPostgres, postgresForTestApp } from './postgres-mode';
 
 export const BASE = 'http://localhost';
 
@@ -113,7 +115,8 @@ export interface TestAppOptions {
 }
 
 /**
- * A fresh migrated SQLite file in a temp dir, the whole service on top of it,
+ * A fresh migrated SQLite file in a temp dir (a PostgreSQL database under
+ * `TEST_DATABASE=postgres`), the whole service on top of it,
  * and helpers that call it through `fetch`, the production pipeline (fast
  * lane, request context, backstop, idempotency, Elysia).
  */
@@ -138,11 +141,9 @@ export function createTestApp({
     ...sharedStateEnv(),
     ...env,
   });
-  const db = openDatabase(config.databasePath);
-  openDatabases.push(db);
-  migrateDatabase(db);
+  const { db, postgres } = openTestDatabase(config.databasePath);
   const deps: ApiDeps = buildDeps({
-    ...{ config, db, logger: createLogger('silent'), clock },
+    ...{ config, db, postgres, logger: createLogger('silent'), clock },
     ...{ hasher, customerStore, accountStore, eventStore, auditStore, webhookStore, jobRunStore },
     ...{ listingsStore, ...stores },
   });
@@ -179,7 +180,37 @@ export function createTestApp({
   const tokenFor = (sub: string, aud: Audience = 'customer', ttlSeconds = 3600) =>
     deps.tokens.issue(sub, aud, ttlSeconds);
 
-  return { app, fetch, fullPipeline, lanes, db, deps, config, dir, clock, request, tokenFor };
+  /** The app's SQLite database: a test that reads it runs on SQLite only (`sqliteOnly`). */
+  const sqliteDb = db ?? noSqlite;
+  return {
+    app,
+    fetch,
+    fullPipeline,
+    lanes,
+    db: sqliteDb,
+    deps,
+    config,
+    dir,
+    clock,
+    request,
+    tokenFor,
+  };
+}
+
+/** `ctx.db` of an app on PostgreSQL: any use says why it fails. */
+const noSqlite = new Proxy({} as Db, {
+  get() {
+    throw new Error('ctx.db is the SQLite file: this app serves from PostgreSQL');
+  },
+});
+
+/** SQLite at `path`, migrated, or under `TEST_DATABASE=postgres` a fresh PostgreSQL database. */
+function openTestDatabase(path: string): { db?: Db; postgres?: SQL } {
+  if (onPostgres) return { postgres: postgresForTestApp() };
+  const db = openDatabase(path);
+  openDatabases.push(db);
+  migrateDatabase(db);
+  return { db };
 }
 
 export type TestContext = ReturnType<typeof createTestApp>;
