@@ -2,15 +2,15 @@ import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
 import { createTestApp } from '../support/harness';
 import { expectSameAnswers, type LaneCase, lanesOf } from '../support/lanes';
-import { listingsContext, makeProperty, OTHER_OWNER, OWNER, postProperty } from './support';
+import { addProperty, listingsContext, OTHER_OWNER, OWNER, postProperty } from './support';
 
 const ctx = await listingsContext();
-for (let i = 0; i < 7; i++) makeProperty(ctx.db, { ownerId: i % 3 ? OWNER : OTHER_OWNER });
+for (let i = 0; i < 7; i++) await addProperty(ctx, { ownerId: i % 3 ? OWNER : OTHER_OWNER });
 const LONDON = {
   ...{ addressLine1: '1 Baker St', postalCode: 'NW1', latitude: 51.5, longitude: -0.15 },
   ...{ cityId: 'london' as const, city: 'London' },
 };
-makeProperty(ctx.db, { type: 'studio', location: LONDON });
+await addProperty(ctx, { type: 'studio', location: LONDON });
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const LIST = '/listings/properties';
@@ -66,7 +66,7 @@ describe('GET /listings/properties: remembered answers', () => {
 
   test('a write through the same connection outside the routes shows at once', async () => {
     const before = await totalOf(ctx.employee, '?cityIds=london');
-    makeProperty(ctx.db, { location: LONDON });
+    await addProperty(ctx, { location: LONDON });
     expect(await totalOf(ctx.employee, '?cityIds=london')).toBe(before + 1);
   });
 

@@ -4,7 +4,7 @@ import { type PropertyRead, readProperty } from '@/listings/properties/read-cach
 import type { Property } from '@/listings/properties/schemas';
 import { createTestApp } from '../support/harness';
 import { expectSameAnswers, type LaneCase, lanesOf, snapshot } from '../support/lanes';
-import { listingsContext, makeProperty, OTHER_OWNER, postProperty } from './support';
+import { addProperty, listingsContext, OTHER_OWNER, postProperty } from './support';
 
 const ctx = await listingsContext();
 const id = await postProperty(ctx);
@@ -66,7 +66,7 @@ describe('GET /listings/properties/{id}: fast lane', () => {
 
   test('with CORS on, a request naming an Origin is answered by the full pipeline', async () => {
     const cors = createTestApp({ env: { CORS_ORIGINS: 'https://app.example' } });
-    const corsId = makeProperty(cors.db);
+    const corsId = await addProperty(cors);
     const answers = await expectSameAnswers(cors, [
       [`/listings/properties/${corsId}`, { origin: 'https://app.example' }],
       [`/listings/properties/${corsId}`, {}],

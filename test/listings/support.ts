@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
 import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
-import { createTestApp, type TestAppOptions } from '../support/harness';
+import { createTestApp, type TestAppOptions, type TestContext } from '../support/harness';
 
 export const OWNER = 'owner-1';
 export const OTHER_OWNER = 'owner-2';
@@ -72,6 +72,23 @@ export function propertySeed(overrides: PropertySeed = {}): BulkPropertyInput {
 /** Inserts straight into the database (fast factory for list tests). */
 export function makeProperty(db: Db, overrides: PropertySeed = {}): string {
   return insertPropertiesBulk(db, [propertySeed(overrides)]).ids[0]!;
+}
+
+/** Inserts straight into the app's listings store, whichever database it is on; answers the id. */
+export async function addProperty(
+  ctx: Pick<TestContext, 'deps'>,
+  overrides: PropertySeed = {},
+): Promise<string> {
+  const [id] = await ctx.deps.listings.insertProperties([propertySeed(overrides)]);
+  return id!;
+}
+
+/** The rows of a table in the app's database, SQLite or PostgreSQL. */
+export async function countRows(ctx: Pick<TestContext, 'db' | 'deps'>, table: string) {
+  const { postgres } = ctx.deps;
+  if (!postgres) return count(ctx.db, table);
+  const [row] = await postgres.unsafe(`SELECT count(*)::int AS n FROM ${table}`);
+  return (row as { n: number }).n;
 }
 
 export const count = (db: Db, table: string) =>

@@ -17,7 +17,7 @@ import type { ListingsStore } from '@/listings/store';
 import { createLogger } from '@/logger';
 import type { WebhookStore } from '@/webhooks/store';
 import type { JobRunStore } from '@/workers/job-runs';
-import { onPostgres, postgresForTestApp } from './postgres-mode';
+import { onPostgres, poolOn, postgresForTestApp } from './postgres-mode';
 
 export const BASE = 'http://localhost';
 
@@ -112,6 +112,8 @@ export interface TestAppOptions {
   jobRunStore?: JobRunStore;
   /** The listings domain's store (default: SQLite on the app's file; see test/listings/stores.ts). */
   listingsStore?: ListingsStore;
+  /** An app on the database of another (a restart, a second instance; close a restarted SQLite file first). */
+  databaseOf?: TestContext;
 }
 
 /**
@@ -133,15 +135,16 @@ export function createTestApp({
   webhookStore,
   jobRunStore,
   listingsStore,
+  databaseOf,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({
-    DATABASE_PATH: join(dir, 'app.db'),
+    DATABASE_PATH: databaseOf?.config.databasePath ?? join(dir, 'app.db'),
     LOG_LEVEL: 'silent',
     ...sharedStateEnv(),
     ...env,
   });
-  const { db, postgres } = openTestDatabase(config.databasePath);
+  const { db, postgres, postgresUrl } = openTestDatabase(config.databasePath, databaseOf);
   const deps: ApiDeps = buildDeps({
     ...{ config, db, postgres, logger: createLogger('silent'), clock },
     ...{ hasher, customerStore, accountStore, eventStore, auditStore, webhookStore, jobRunStore },
@@ -182,20 +185,17 @@ export function createTestApp({
 
   /** The app's SQLite database: a test that reads it runs on SQLite only (`sqliteOnly`). */
   const sqliteDb = db ?? noSqlite;
+  /** Takes the app's database away (the SQLite file closed, or the pool), as an outage would. */
+  const closeDatabase = async () =>
+    postgres ? postgres.close({ timeout: 0 }) : db?.$client.close();
   return {
-    app,
-    fetch,
-    fullPipeline,
-    lanes,
-    db: sqliteDb,
-    deps,
-    config,
-    dir,
-    clock,
-    request,
-    tokenFor,
+    ...{ app, fetch, fullPipeline, lanes, db: sqliteDb, deps, config, dir, clock, request },
+    ...{ tokenFor, closeDatabase, postgresUrl },
   };
 }
+
+/** The name GET /health gives the test apps' database. */
+export const DATABASE_BACKEND = onPostgres ? 'postgresql' : 'sqlite';
 
 /** `ctx.db` of an app on PostgreSQL: any use says why it fails. */
 const noSqlite = new Proxy({} as Db, {
@@ -205,8 +205,17 @@ const noSqlite = new Proxy({} as Db, {
 });
 
 /** SQLite at `path`, migrated, or under `TEST_DATABASE=postgres` a fresh PostgreSQL database. */
-function openTestDatabase(path: string): { db?: Db; postgres?: SQL } {
-  if (onPostgres) return { postgres: postgresForTestApp() };
+function openTestDatabase(
+  path: string,
+  databaseOf?: TestContext,
+): { db?: Db; postgres?: SQL; postgresUrl?: string } {
+  if (databaseOf?.postgresUrl) {
+    return { postgres: poolOn(databaseOf.postgresUrl), postgresUrl: databaseOf.postgresUrl };
+  }
+  if (onPostgres) {
+    const { pool, url } = postgresForTestApp();
+    return { postgres: pool, postgresUrl: url };
+  }
   const db = openDatabase(path);
   openDatabases.push(db);
   migrateDatabase(db);

@@ -31,6 +31,8 @@ export const sqliteOnly = {
 /** Why a domain's `(SQLite)` store run is skipped: its `(PostgreSQL)` twin runs the same tests. */
 export const SQLITE_STORE_RUN = 'the SQLite store run of a suite whose PostgreSQL run follows';
 
+export const BACKUPS_COPY_THE_FILE = 'a backup is a copy of the SQLite file';
+
 const sqliteOnlyTitle = (reason: string, title: string) =>
   onPostgres ? `${title} (SQLite only: ${reason})` : title;
 
@@ -73,10 +75,17 @@ function takeDatabase(file: string): string {
 }
 
 /** A pool on a fresh migrated database for a test app of the current file. */
-export function postgresForTestApp(): SQL {
-  const file = Bun.main;
-  const pool = openPostgres(testDatabaseUrl(takeDatabase(file)), { max: 4 });
-  byFile.get(file)?.pools.push(pool);
+export function postgresForTestApp(): { pool: SQL; url: string } {
+  const url = testDatabaseUrl(takeDatabase(Bun.main));
+  return { pool: poolOn(url), url };
+}
+
+/** Another pool on the database at `url`, as a restarted server opens. */
+export function poolOn(url: string): SQL {
+  // Small pools that let go of idle connections soon: a file may build a
+  // hundred apps, and PostgreSQL allows only so many connections.
+  const pool = openPostgres(url, { max: 4, idleTimeout: 1 });
+  byFile.get(Bun.main)?.pools.push(pool);
   return pool;
 }
 
