@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
 import { fastStaticPageRead } from '@/api/content/fast-read';
 import { expectSameAnswers, type LaneCase, lanesOf, snapshot } from '../support/lanes';
-import { sqliteOnly } from '../support/postgres-mode';
+import { ANSWERS_WITHOUT_PROMISE, sqliteOnly } from '../support/postgres-mode';
 import { storesUnderTest } from './stores';
 
 for (const store of storesUnderTest()) {
@@ -52,7 +52,7 @@ for (const store of storesUnderTest()) {
 }
 
 sqliteOnly.test(
-  'SQLite answers without a promise; PostgreSQL always awaits',
+  ANSWERS_WITHOUT_PROMISE,
   'on SQLite the fast lane answers a page and the list at once, without a promise',
   async () => {
     const [sqlite] = storesUnderTest();

@@ -18,7 +18,7 @@ import {
   type TestDatabase,
 } from '../support/postgres';
 import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
-import { fullPage, makePage } from './factory';
+import { addPage, makePostgresPage } from './factory';
 
 /**
  * The static-page and idempotency suites run once per store: each test's
@@ -51,7 +51,7 @@ const sqlite: StoreUnderTest = {
     const ctx = createTestApp(options);
     return {
       ...ctx,
-      makePage: async (slug, overrides) => makePage(ctx.db, slug, overrides),
+      makePage: async (slug, overrides) => addPage(ctx, slug, overrides),
       storedKeys: async () => ctx.db.select().from(lite.idempotencyKeys).all(),
       storedEvents: async () =>
         ctx.db
@@ -118,14 +118,7 @@ function postgresStore(): StoreUnderTest {
       });
       return {
         ...ctx,
-        async makePage(slug, overrides) {
-          const at = new Date();
-          const [row] = await db
-            .insert(pg.staticPages)
-            .values({ ...fullPage(overrides), slug, createdAt: at, updatedAt: at })
-            .returning();
-          return row!;
-        },
+        makePage: (slug, overrides) => makePostgresPage(client, slug, overrides),
         storedKeys: async () => db.select().from(pg.idempotencyKeys),
         storedEvents: async () =>
           db

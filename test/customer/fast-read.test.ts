@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { fastCustomerReads } from '@/api/customer/fast-read';
 import { manualClock } from '../support/harness';
 import { expectSameAnswers, type LaneCase, lanesOf } from '../support/lanes';
-import { sqliteOnly } from '../support/postgres-mode';
+import { ANSWERS_WITHOUT_PROMISE, sqliteOnly } from '../support/postgres-mode';
 import { redisEnv, redisSkipReason, redisTitle } from '../support/redis';
 import { postgresUnderTest, type StoreUnderTest, sqliteUnderTest } from './stores';
 
@@ -202,7 +202,7 @@ describe('customer API reads: fast lane', () => {
   }
 
   sqliteOnly.test(
-    'SQLite answers without a promise; PostgreSQL always awaits',
+    ANSWERS_WITHOUT_PROMISE,
     'on SQLite, a page of transactions is answered without waiting for anything',
     async () => {
       customerStore = sqliteUnderTest;

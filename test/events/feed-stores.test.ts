@@ -3,7 +3,7 @@ import { cursorOf } from '@/events/cursor';
 import { EventPage } from '@/events/schemas';
 import * as eventsPrune from '@/workers/events-prune';
 import { createTestApp, manualClock, problemOf } from '../support/harness';
-import { sqliteOnly } from '../support/postgres-mode';
+import { ANSWERS_WITHOUT_PROMISE, sqliteOnly } from '../support/postgres-mode';
 import { propertyEvent, storesUnderTest, tokensOf } from './stores';
 import { readAll, readFeed } from './support';
 
@@ -144,7 +144,7 @@ for (const store of storesUnderTest()) {
 }
 
 sqliteOnly.test(
-  'SQLite answers without a promise; PostgreSQL always awaits',
+  ANSWERS_WITHOUT_PROMISE,
   'the SQLite stores answer at once: the feed, webhooks, the audit log and job runs never wait on a promise',
   async () => {
     const app = createTestApp();

@@ -2,6 +2,7 @@ import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
 import { createTestApp } from '../support/harness';
 import { expectSameAnswers, type LaneCase, lanesOf } from '../support/lanes';
+import { READ_CACHE, sqliteOnly } from '../support/postgres-mode';
 import { addProperty, listingsContext, OTHER_OWNER, OWNER, postProperty } from './support';
 
 const ctx = await listingsContext();
@@ -64,13 +65,17 @@ describe('GET /listings/properties: remembered answers', () => {
     expect(await totalOf(ctx.employee)).toBe(before + 1);
   });
 
-  test('a write through the same connection outside the routes shows at once', async () => {
-    const before = await totalOf(ctx.employee, '?cityIds=london');
-    await addProperty(ctx, { location: LONDON });
-    expect(await totalOf(ctx.employee, '?cityIds=london')).toBe(before + 1);
-  });
+  sqliteOnly.test(
+    READ_CACHE,
+    'a write through the same connection outside the routes shows at once',
+    async () => {
+      const before = await totalOf(ctx.employee, '?cityIds=london');
+      await addProperty(ctx, { location: LONDON });
+      expect(await totalOf(ctx.employee, '?cityIds=london')).toBe(before + 1);
+    },
+  );
 
-  test('a commit by another connection shows at once', async () => {
+  sqliteOnly.test(READ_CACHE, 'a commit by another connection shows at once', async () => {
     const before = await totalOf(ctx.employee, '?type=studio');
     const other = new Database(ctx.config.databasePath);
     try {

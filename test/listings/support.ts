@@ -83,12 +83,25 @@ export async function addProperty(
   return id!;
 }
 
+/** Rows of a query on the app's database, SQLite or PostgreSQL (`?` placeholders on both). */
+export async function rowsOf<T = Record<string, unknown>>(
+  ctx: Pick<TestContext, 'db' | 'deps'>,
+  text: string,
+  ...params: (string | number)[]
+): Promise<T[]> {
+  const { postgres } = ctx.deps;
+  if (!postgres) return ctx.db.$client.query<T, (string | number)[]>(text).all(...params);
+  let n = 0;
+  return (await postgres.unsafe(
+    text.replace(/\?/g, () => `$${++n}`),
+    params,
+  )) as T[];
+}
+
 /** The rows of a table in the app's database, SQLite or PostgreSQL. */
 export async function countRows(ctx: Pick<TestContext, 'db' | 'deps'>, table: string) {
-  const { postgres } = ctx.deps;
-  if (!postgres) return count(ctx.db, table);
-  const [row] = await postgres.unsafe(`SELECT count(*)::int AS n FROM ${table}`);
-  return (row as { n: number }).n;
+  const [row] = await rowsOf<{ n: number }>(ctx, `SELECT count(*) AS n FROM ${table}`);
+  return Number(row!.n);
 }
 
 export const count = (db: Db, table: string) =>

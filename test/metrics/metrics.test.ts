@@ -4,7 +4,7 @@ import { CONTENT_TYPE, Exposition, escapeLabelValue } from '@/api/metrics/exposi
 import { RequestMetrics, UNMATCHED } from '@/api/request/metrics';
 import { parseConfig } from '@/config';
 import { createLogger } from '@/logger';
-import { makePage } from '../content/factory';
+import { addPage } from '../content/factory';
 import { propertyBody } from '../listings/support';
 import { BASE, createTestApp, manualClock, problemOf } from '../support/harness';
 import { laneSnapshot } from '../support/lanes';
@@ -151,7 +151,7 @@ describe('happy', () => {
     const ctx = createTestApp();
     const employee = await ctx.tokenFor('ops', 'employee');
     const customer = await ctx.tokenFor('c1', 'customer');
-    makePage(ctx.db, 'about');
+    await addPage(ctx, 'about');
     const created = await ctx.request('POST', '/listings/properties', {
       token: employee,
       body: propertyBody(),
