@@ -3,6 +3,7 @@ import { StaticPageCache, warmStaticPageCache } from '@/content/cache';
 import { chooseVariant, parseAcceptLanguage } from '@/content/language';
 import { openDatabase } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
+import { rowsOf } from '../listings/support';
 import { createTestApp, manualClock } from '../support/harness';
 import { READ_CACHE, sqliteOnly } from '../support/postgres-mode';
 import { addPage, makePage } from './factory';
@@ -78,7 +79,7 @@ describe('STATIC_PAGES_CACHE=off', () => {
     });
     expect(c.status).toBe(304);
     expect(uncached.deps.staticPages.size).toBe(0);
-    uncached.db.$client.exec('DROP TABLE static_pages');
+    await rowsOf(uncached, 'DROP TABLE static_pages');
     expect((await uncached.request('GET', '/content/static-pages/about')).status).toBe(500);
   });
 });
