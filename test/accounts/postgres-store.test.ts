@@ -1,16 +1,14 @@
 import { expect, test } from 'bun:test';
-import { join } from 'node:path';
 import { accountCounter, FAILURE_WINDOW_MS, ipCounter } from '@/accounts/guessing';
 import { newSession, sessionResolver } from '@/accounts/sessions';
 import { sqliteAccountStore } from '@/accounts/sqlite-store';
 import type { AccountStore, NewPasskey } from '@/accounts/store';
 import { normalizeEmail } from '@/accounts/users';
 import { toolContext } from '@/audit/record';
-import { migrateDatabase, openDatabase } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
 import type { AuditEventRow } from '@/db/schema';
 import { auditRows as sqliteAuditRows } from '../audit/support';
-import { closeAtEnd, tempDir } from '../support/harness';
+import { sqliteDatabase } from '../support/harness';
 import { postgresAccounts } from './stores';
 
 /**
@@ -290,9 +288,7 @@ under.describe('the accounts store', () => {
     const withoutId = (rows: AuditEventRow[]) => rows.map(({ id: _, ...row }) => row);
 
     // A SQLite file of its own: under TEST_DATABASE=postgres a test app has none.
-    const db = openDatabase(join(tempDir(), 'app.db'));
-    closeAtEnd(db.$client);
-    migrateDatabase(db);
+    const db = sqliteDatabase();
     await script(sqliteAccountStore(db));
     const { store, auditRows } = open();
     await script(store);

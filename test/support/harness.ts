@@ -204,6 +204,14 @@ const noSqlite = new Proxy({} as Db, {
   },
 });
 
+/** A fresh migrated SQLite file of its own, closed when the run ends, whatever TEST_DATABASE says. */
+export function sqliteDatabase(path = join(tempDir(), 'app.db')): Db {
+  const db = openDatabase(path);
+  openDatabases.push(db);
+  migrateDatabase(db);
+  return db;
+}
+
 /** SQLite at `path`, migrated, or under `TEST_DATABASE=postgres` a fresh PostgreSQL database. */
 function openTestDatabase(
   path: string,
@@ -216,10 +224,7 @@ function openTestDatabase(
     const { pool, url } = postgresForTestApp();
     return { postgres: pool, postgresUrl: url };
   }
-  const db = openDatabase(path);
-  openDatabases.push(db);
-  migrateDatabase(db);
-  return { db };
+  return { db: sqliteDatabase(path) };
 }
 
 export type TestContext = ReturnType<typeof createTestApp>;
