@@ -37,7 +37,12 @@ export function tableFailureLedger(run: AccountRunner): FailureLedger {
     },
     async forgive(attempt, clearKeys) {
       const ids = attempt.failures.map((failure) => failure.id);
+      const keys = [...new Set([...attempt.failures.map((failure) => failure.key), ...clearKeys])];
       await run(function* (tables) {
+        // Under the counters' locks, as `begin`: two attempts forgiven at once
+        // that share a counter would otherwise each delete its own rows, then
+        // wait on the other's (a deadlock on PostgreSQL).
+        yield* step(tables.lockFailureCounters(keys));
         yield* step(tables.deleteFailures(ids, clearKeys));
       });
     },

@@ -6,6 +6,7 @@ import { auditEvents, staticPages } from '@/db/pg/schema';
 import { eventRowOf } from '@/events/outbox';
 import { appendEventRows } from '@/events/postgres-outbox';
 import { announceEvent } from '@/events/signal';
+import { fieldError } from '@/kernel/errors';
 import { runLater, type Steps } from '@/kernel/steps';
 import { type PageTables, pageWrites } from './operations';
 import { summaryColumnsOf, toSummary } from './service';
@@ -13,6 +14,25 @@ import type { ContentStore } from './store';
 
 const ofSlugAndLanguage = (slug: string, language: string) =>
   and(eq(staticPages.slug, slug), eq(staticPages.language, language));
+
+/** Whether a value, or any string, key or element inside it, holds NUL. */
+const holdsNul = (value: unknown): boolean => {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || holdsNul(inner));
+};
+
+/**
+ * PostgreSQL text and jsonb cannot hold NUL, which SQLite stores as sent:
+ * a page holding one is refused as invalid (422, the field named) before
+ * the statement would fail as a server error.
+ */
+function refuseNul(values: object): void {
+  for (const [field, value] of Object.entries(values)) {
+    if (holdsNul(value)) throw fieldError([field], 'noNul', 'Must not contain the NUL character.');
+  }
+}
 
 /** The page queries inside one PostgreSQL transaction (READ COMMITTED). */
 const pageTablesOf = (tx: PgTx): PageTables => ({
@@ -31,6 +51,7 @@ const pageTablesOf = (tx: PgTx): PageTables => ({
     return found?.id;
   },
   async updatePage(id, values) {
+    refuseNul(values);
     const [row] = await tx
       .update(staticPages)
       .set(values)
@@ -39,6 +60,7 @@ const pageTablesOf = (tx: PgTx): PageTables => ({
     return row!;
   },
   async insertPage(values) {
+    refuseNul(values);
     const [row] = await tx.insert(staticPages).values(values).returning();
     return row!;
   },

@@ -8,7 +8,7 @@ import { toolContext } from '@/audit/record';
 import { uuidv7 } from '@/db/ids';
 import type { AuditEventRow } from '@/db/schema';
 import { auditRows as sqliteAuditRows } from '../audit/support';
-import { createTestApp } from '../support/harness';
+import { sqliteDatabase } from '../support/harness';
 import { postgresAccounts } from './stores';
 
 /**
@@ -287,11 +287,12 @@ under.describe('the accounts store', () => {
     };
     const withoutId = (rows: AuditEventRow[]) => rows.map(({ id: _, ...row }) => row);
 
-    const ctx = createTestApp();
-    await script(sqliteAccountStore(ctx.db));
+    // A SQLite file of its own: under TEST_DATABASE=postgres a test app has none.
+    const db = sqliteDatabase();
+    await script(sqliteAccountStore(db));
     const { store, auditRows } = open();
     await script(store);
-    const expected = withoutId(sqliteAuditRows(ctx.db));
+    const expected = withoutId(sqliteAuditRows(db));
     expect(expected.map((row) => row.action)).toEqual([
       'sign_up',
       'sign_in.succeeded',

@@ -4,7 +4,7 @@ import { asc } from 'drizzle-orm';
 import { postgresAccountStore } from '@/accounts/postgres-store';
 import type { AccountStore, NewUser } from '@/accounts/store';
 import type { Db } from '@/db/client';
-import { pgDatabase } from '@/db/pg/client';
+import { type PgDb, pgDatabase } from '@/db/pg/client';
 import { migratePostgres } from '@/db/pg/migrate';
 import * as pg from '@/db/pg/schema';
 import { type AuditAction, type AuditEventRow, auditEvents, users } from '@/db/schema';
@@ -16,6 +16,7 @@ import {
   testDatabaseName,
   testDatabaseUrl,
 } from '../support/postgres';
+import { onPostgres, SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
 
 /**
  * The accounts suites run once per store: each app serves users, sessions,
@@ -27,8 +28,11 @@ export interface AccountStoreUnderTest {
   name: 'SQLite' | 'PostgreSQL';
   /** `describe` for this store; on PostgreSQL skipped, with the reason, when none answers. */
   describe(title: string, body: () => void): void;
-  /** The rows of one app, on the store under test; `db` is the app's SQLite file. */
-  open(db: () => Db): AccountData;
+  /**
+   * The rows of one app, on the store under test; `db` is the app's SQLite
+   * file, `postgres` its pool under TEST_DATABASE=postgres.
+   */
+  open(db: () => Db, postgres?: () => SQL | undefined): AccountData;
 }
 
 export interface AccountData {
@@ -46,22 +50,38 @@ const only = (rows: AuditEventRow[], action?: AuditAction) =>
 
 const sqlite: AccountStoreUnderTest = {
   name: 'SQLite',
-  describe: (title, body) => describe(`${title} (SQLite)`, body),
-  open: (db) => ({
-    store: undefined,
-    async insertUser(values) {
-      db().insert(users).values(values).run();
-    },
-    usersOf: async (email) =>
-      db()
-        .select()
-        .from(users)
-        .all()
-        .filter((user) => user.email === email),
-    auditRows: async (action) =>
-      only(db().select().from(auditEvents).orderBy(asc(auditEvents.id)).all(), action),
-  }),
+  describe: (title, body) => sqliteOnly.describe(SQLITE_STORE_RUN, `${title} (SQLite)`, body),
+  open: (db, postgres) =>
+    onPostgres
+      ? { store: undefined, ...rowsIn(async () => pgDatabase(postgres?.() as SQL)) }
+      : sqliteRows(db),
 };
+
+const sqliteRows = (db: () => Db): AccountData => ({
+  store: undefined,
+  async insertUser(values) {
+    db().insert(users).values(values).run();
+  },
+  usersOf: async (email) =>
+    db()
+      .select()
+      .from(users)
+      .all()
+      .filter((user) => user.email === email),
+  auditRows: async (action) =>
+    only(db().select().from(auditEvents).orderBy(asc(auditEvents.id)).all(), action),
+});
+
+/** Users and security-log rows written and read straight in a PostgreSQL database. */
+const rowsIn = (db: () => Promise<PgDb>): Omit<AccountData, 'store'> => ({
+  async insertUser(values) {
+    await (await db()).insert(pg.users).values(values);
+  },
+  usersOf: async (email) =>
+    (await (await db()).select().from(pg.users)).filter((user) => user.email === email),
+  auditRows: async (action) =>
+    only(await (await db()).select().from(pg.auditEvents).orderBy(asc(pg.auditEvents.id)), action),
+});
 
 /**
  * A store that waits for its database: the suites build their apps
@@ -139,16 +159,7 @@ function postgresStore(): AccountStoreUnderTest {
       };
       return {
         store: whenMade(made.then(() => postgresAccountStore(client))),
-        async insertUser(values) {
-          await (await db()).insert(pg.users).values(values);
-        },
-        usersOf: async (email) =>
-          (await (await db()).select().from(pg.users)).filter((user) => user.email === email),
-        auditRows: async (action) =>
-          only(
-            await (await db()).select().from(pg.auditEvents).orderBy(asc(pg.auditEvents.id)),
-            action,
-          ),
+        ...rowsIn(db),
       };
     },
   };

@@ -50,7 +50,10 @@ export function accountsSetup(
   under: AccountStoreUnderTest = sqliteAccounts,
 ) {
   const clock = manualClock();
-  const data = under.open(() => ctx.db);
+  const data = under.open(
+    () => ctx.db,
+    () => ctx.deps.postgres,
+  );
   const ctx = createTestApp({
     env: { PUBLIC_ORIGIN: ORIGIN, ...UNBOUNDED, ...env },
     clock,

@@ -1,7 +1,8 @@
-import { describe, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { ARGV_PASSWORD_WARNING } from '../../scripts/read-password';
 import { createTestApp, tempDir } from '../support/harness';
+import { sqliteOnly } from '../support/postgres-mode';
 
 const root = join(import.meta.dir, '..', '..');
 const PASSWORD = 'correct horse battery staple';
@@ -28,7 +29,7 @@ async function signIn(databasePath: string, email: string, password: string) {
   return (await ctx.request('POST', '/auth/sign-in', { body: { email, password } })).status;
 }
 
-describe('bun run user:create', () => {
+sqliteOnly.describe('the script writes the SQLite file', 'bun run user:create', () => {
   test('reads the password from the first line of stdin', async () => {
     const run = await userCreate(
       ['--email', 'ops@example.com', '--role', 'employee'],

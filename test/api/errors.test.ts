@@ -293,7 +293,7 @@ describe('request context', () => {
     const res = await ctx.request('GET', '/health');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'ok', database: 'ok' });
-    ctx.db.$client.close();
+    await ctx.closeDatabase();
     const down = await ctx.request('GET', '/health');
     expect(down.status).toBe(503);
   });

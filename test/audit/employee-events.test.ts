@@ -1,11 +1,12 @@
 import { describe, expect, test } from 'bun:test';
-import { recordAudit, toolContext } from '@/audit/record';
+import { toolContext } from '@/audit/record';
 import { AuditPage } from '@/audit/schemas';
 import { run as pruneAuditLog } from '@/workers/audit-retention';
 import { fullPage } from '../content/factory';
-import { makeProperty } from '../listings/support';
+import { addProperty } from '../listings/support';
 import { createTestApp, manualClock, problemOf } from '../support/harness';
-import { auditRows, eventsWrittenBy } from './support';
+import { BACKUPS_COPY_THE_FILE, sqliteOnly } from '../support/postgres-mode';
+import { appAuditRows, eventsWrittenBy } from './support';
 
 const EMPLOYEE = 'employee-7';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -29,7 +30,7 @@ async function audited(
   body?: unknown,
 ) {
   let answer: unknown;
-  const written = await eventsWrittenBy(ctx.db, async () => {
+  const written = await eventsWrittenBy(ctx, async () => {
     const res = await ctx.request(method, path, { token: ctx.employee, body });
     expect(res.status).toBe(status);
     answer = res.body;
@@ -74,7 +75,7 @@ describe('audit log: every employee action leaves exactly one event by that empl
 
   test('owner changed, static page written and deleted, job run', async () => {
     const ctx = await setup();
-    const property = makeProperty(ctx.db, { ownerId: 'owner-a' });
+    const property = await addProperty(ctx, { ownerId: 'owner-a' });
     const owner = await audited(ctx, 'PUT', `/listings/properties/${property}/owner`, 204, {
       ownerId: 'owner-b',
     });
@@ -108,6 +109,10 @@ describe('audit log: every employee action leaves exactly one event by that empl
         details: expect.objectContaining({ outcome: 'succeeded' }),
       }),
     ]);
+  });
+
+  sqliteOnly.test(BACKUPS_COPY_THE_FILE, 'a backup taken', async () => {
+    const ctx = await setup();
     const backup = await audited(ctx, 'POST', '/admin/backups', 201);
     const name = (backup.answer as { details: { name: string } }).details.name;
     expect(backup.written).toEqual([
@@ -137,7 +142,7 @@ describe('audit log: every employee action leaves exactly one event by that empl
         }),
       ];
       for (const failure of failures) expect(failure.written).toEqual([]);
-      const byCustomer = await eventsWrittenBy(ctx.db, async () => {
+      const byCustomer = await eventsWrittenBy(ctx, async () => {
         const res = await ctx.request('POST', '/api/v1/admin/plans', {
           token: ctx.customer,
           body: { ...plan, slug: 'mine' },
@@ -153,10 +158,22 @@ describe('GET /admin/audit', () => {
   async function withEvents() {
     const ctx = await setup();
     const at = (days: number) => ({ ...toolContext(Date.UTC(2026, 0, 1) + days * DAY_MS) });
-    recordAudit(ctx.db, { ...at(0), actor: 'ana' }, { action: 'plan.created', target: '3' });
-    recordAudit(ctx.db, { ...at(1), actor: 'bob' }, { action: 'plan.changed', target: '3' });
-    recordAudit(ctx.db, { ...at(2), actor: 'ana' }, { action: 'customer_plan.set', subject: 'c1' });
-    recordAudit(ctx.db, { ...at(3), actor: 'ana' }, { action: 'plan.deleted', target: '3' });
+    await ctx.deps.audit.record(
+      { ...at(0), actor: 'ana' },
+      { action: 'plan.created', target: '3' },
+    );
+    await ctx.deps.audit.record(
+      { ...at(1), actor: 'bob' },
+      { action: 'plan.changed', target: '3' },
+    );
+    await ctx.deps.audit.record(
+      { ...at(2), actor: 'ana' },
+      { action: 'customer_plan.set', subject: 'c1' },
+    );
+    await ctx.deps.audit.record(
+      { ...at(3), actor: 'ana' },
+      { action: 'plan.deleted', target: '3' },
+    );
     return ctx;
   }
   const search = async (ctx: Awaited<ReturnType<typeof setup>>, query: string) => {
@@ -229,21 +246,22 @@ describe('audit-retention job', () => {
     const ctx = createTestApp({ clock, env: { AUDIT_RETENTION_DAYS: '30' } });
     const now = clock();
     for (const days of [40, 31, 29, 1]) {
-      recordAudit(ctx.db, toolContext(now - days * DAY_MS), {
+      await ctx.deps.audit.record(toolContext(now - days * DAY_MS), {
         action: 'job.run',
         target: `${days}`,
       });
     }
-    expect(pruneAuditLog(ctx.deps)).toMatchObject({ deleted: 2 });
-    expect(auditRows(ctx.db).map((row) => row.target)).toEqual(['29', '1']);
-    expect(pruneAuditLog(ctx.deps)).toMatchObject({ deleted: 0 });
+    expect(await pruneAuditLog(ctx.deps)).toMatchObject({ deleted: 2 });
+    expect((await appAuditRows(ctx)).map((row) => row.target)).toEqual(['29', '1']);
+    expect(await pruneAuditLog(ctx.deps)).toMatchObject({ deleted: 0 });
   });
 
   test('the log is append-only: an update is refused by the database', async () => {
     const ctx = createTestApp();
-    recordAudit(ctx.db, toolContext(0), { action: 'job.run' });
-    expect(() => ctx.db.$client.run("UPDATE audit_events SET action = 'sign_up'")).toThrow(
-      'append-only',
-    );
+    await ctx.deps.audit.record(toolContext(0), { action: 'job.run' });
+    const update = "UPDATE audit_events SET action = 'sign_up'";
+    const { postgres } = ctx.deps;
+    if (postgres) await expect(postgres.unsafe(update)).rejects.toThrow('append-only');
+    else expect(() => ctx.db.$client.run(update)).toThrow('append-only');
   });
 });

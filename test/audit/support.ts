@@ -1,6 +1,8 @@
 import { asc } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { type AuditAction, type AuditEventRow, auditEvents } from '@/db/schema';
+import { sqliteAccounts } from '../accounts/stores';
+import type { TestContext } from '../support/harness';
 
 /** Every stored event, oldest first, optionally of one action. */
 export function auditRows(db: Db, action?: AuditAction): AuditEventRow[] {
@@ -8,11 +10,20 @@ export function auditRows(db: Db, action?: AuditAction): AuditEventRow[] {
   return action === undefined ? rows : rows.filter((row) => row.action === action);
 }
 
+/** Every event an app stored, oldest first, on SQLite or PostgreSQL, optionally of one action. */
+export const appAuditRows = (ctx: TestContext, action?: AuditAction) =>
+  sqliteAccounts
+    .open(
+      () => ctx.db,
+      () => ctx.deps.postgres,
+    )
+    .auditRows(action);
+
 /** Runs `action` and returns the events it wrote. */
-export async function eventsWrittenBy(db: Db, action: () => Promise<unknown>) {
-  const before = auditRows(db).at(-1)?.id ?? 0;
+export async function eventsWrittenBy(ctx: TestContext, action: () => Promise<unknown>) {
+  const before = (await appAuditRows(ctx)).at(-1)?.id ?? 0;
   await action();
-  return auditRows(db).filter((row) => row.id > before);
+  return (await appAuditRows(ctx)).filter((row) => row.id > before);
 }
 
 /** The one event a step wrote (fails unless there is exactly one). */

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BackupList, JobRunResult } from '@/api/admin/schemas';
@@ -6,6 +6,7 @@ import { createApp } from '@/app';
 import { createLogger } from '@/logger';
 import { createScheduler } from '@/workers/scheduler';
 import { BASE, createTestApp, manualClock, problemOf, tempDir } from '../support/harness';
+import { BACKUPS_COPY_THE_FILE, sqliteOnly } from '../support/postgres-mode';
 import { gate, NEVER_SOON } from '../workers/support';
 import { openBackup } from './support';
 
@@ -17,7 +18,7 @@ async function employee(env: Record<string, string> = {}) {
   return { ...ctx, token: await ctx.tokenFor('ops', 'employee') };
 }
 
-describe('happy', () => {
+sqliteOnly.describe(BACKUPS_COPY_THE_FILE, 'happy', () => {
   test('POST /admin/backups → 201 with the run record and Location; GET lists it; download is the database', async () => {
     const ctx = await employee();
     expect((await ctx.request('GET', '/admin/backups', { token: ctx.token })).body).toEqual({
@@ -82,7 +83,7 @@ describe('happy', () => {
   });
 });
 
-describe('error', () => {
+sqliteOnly.describe(BACKUPS_COPY_THE_FILE, 'error', () => {
   test.each([
     ['..%2Fapp.db'],
     ['%2e%2e%2fapp.db'],
@@ -163,7 +164,7 @@ describe('error', () => {
   });
 });
 
-describe('auth', () => {
+sqliteOnly.describe(BACKUPS_COPY_THE_FILE, 'auth', () => {
   const routes = [
     ['GET', '/admin/backups'],
     ['POST', '/admin/backups'],

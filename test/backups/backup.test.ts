@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite';
-import { describe, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKUP_NAME, BackupError, checkSnapshot, listBackups } from '@/backups';
@@ -7,6 +7,7 @@ import { createBackup } from '@/backups/create';
 import { parseBackupName } from '@/backups/names';
 import { run } from '@/workers/database-backup';
 import { createTestApp, manualClock, tempDir } from '../support/harness';
+import { BACKUPS_COPY_THE_FILE, sqliteOnly } from '../support/postgres-mode';
 import { openBackup, propertyBody } from './support';
 
 const AT = Date.UTC(2026, 10, 22, 3, 0, 0, 123);
@@ -24,7 +25,7 @@ async function withProperties(env: Record<string, string> = {}, count = 3) {
   return { ...ctx, token };
 }
 
-describe('happy', () => {
+sqliteOnly.describe(BACKUPS_COPY_THE_FILE, 'happy', () => {
   test('the job writes a checked, gzip-compressed, owner-only snapshot with every row', async () => {
     const ctx = await withProperties();
     const details = await run(ctx.deps);
@@ -123,7 +124,7 @@ describe('happy', () => {
   });
 });
 
-describe('error', () => {
+sqliteOnly.describe(BACKUPS_COPY_THE_FILE, 'error', () => {
   test('an unwritable BACKUP_DIR fails the run (recorded), leaving no temporary file', async () => {
     const parent = tempDir();
     const blocker = join(parent, 'not-a-folder');

@@ -1,10 +1,11 @@
 import { Database } from 'bun:sqlite';
-import { describe, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBackup } from '@/backups';
 import { freePort, startServer } from '../accounts/server-process';
 import { createTestApp, manualClock, tempDir } from '../support/harness';
+import { BACKUPS_COPY_THE_FILE, sqliteOnly } from '../support/postgres-mode';
 import { propertyBody } from './support';
 
 const root = join(import.meta.dir, '..', '..');
@@ -56,7 +57,7 @@ async function databaseWithBackup(count: number, backedUp: number) {
   return { database, backup };
 }
 
-describe('happy', () => {
+sqliteOnly.describe(BACKUPS_COPY_THE_FILE, 'happy', () => {
   test('restore replaces the database with the backup, keeps the old one as .before-restore', async () => {
     const { database, backup } = await databaseWithBackup(5, 2);
     expect(countOf(database, 'properties')).toBe(5);
@@ -95,7 +96,7 @@ describe('happy', () => {
   }, 30_000);
 });
 
-describe('error: refusals leave the database as it was', () => {
+sqliteOnly.describe(BACKUPS_COPY_THE_FILE, 'error: refusals leave the database as it was', () => {
   test('while a server has the database open → exit 1, one line', async () => {
     const { database, backup } = await databaseWithBackup(3, 1);
     const port = freePort();

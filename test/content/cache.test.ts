@@ -3,11 +3,13 @@ import { StaticPageCache, warmStaticPageCache } from '@/content/cache';
 import { chooseVariant, parseAcceptLanguage } from '@/content/language';
 import { openDatabase } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
+import { rowsOf } from '../listings/support';
 import { createTestApp, manualClock } from '../support/harness';
-import { makePage } from './factory';
+import { READ_CACHE, sqliteOnly } from '../support/postgres-mode';
+import { addPage, makePage } from './factory';
 import { postgresUnderTest } from './stores';
 
-describe('warmStaticPageCache', () => {
+sqliteOnly.describe(READ_CACHE, 'warmStaticPageCache', () => {
   test('loads every published page and the list; reads then query nothing', async () => {
     const ctx = createTestApp();
     makePage(ctx.db, 'about');
@@ -67,7 +69,7 @@ describe('STATIC_PAGES_CACHE=off', () => {
     const cached = createTestApp();
     const uncached = createTestApp({ env: { STATIC_PAGES_CACHE: 'off' } });
     expect(uncached.deps.staticPages.enabled).toBe(false);
-    for (const ctx of [cached, uncached]) makePage(ctx.db, 'about');
+    for (const ctx of [cached, uncached]) await addPage(ctx, 'about');
     const a = await cached.request('GET', '/content/static-pages/about');
     const b = await uncached.request('GET', '/content/static-pages/about');
     expect(b.body).toEqual(a.body);
@@ -77,12 +79,12 @@ describe('STATIC_PAGES_CACHE=off', () => {
     });
     expect(c.status).toBe(304);
     expect(uncached.deps.staticPages.size).toBe(0);
-    uncached.db.$client.exec('DROP TABLE static_pages');
+    await rowsOf(uncached, 'DROP TABLE static_pages');
     expect((await uncached.request('GET', '/content/static-pages/about')).status).toBe(500);
   });
 });
 
-describe('writes by another process (pages:import)', () => {
+sqliteOnly.describe(READ_CACHE, 'writes by another process (pages:import)', () => {
   test('are noticed at once', async () => {
     const clock = manualClock();
     const ctx = createTestApp({ clock: clock });
@@ -103,7 +105,7 @@ describe('writes by another process (pages:import)', () => {
   });
 });
 
-describe('StaticPageCache', () => {
+sqliteOnly.describe(READ_CACHE, 'StaticPageCache', () => {
   test("held in the service's bounded read cache, the least recently used making room", () => {
     const ctx = createTestApp();
     const cache = new StaticPageCache(new ReadCache({ db: ctx.db, maxEntries: 2 }));

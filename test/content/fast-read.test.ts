@@ -1,6 +1,7 @@
 import { expect, test } from 'bun:test';
 import { fastStaticPageRead } from '@/api/content/fast-read';
 import { expectSameAnswers, type LaneCase, lanesOf, snapshot } from '../support/lanes';
+import { ANSWERS_WITHOUT_PROMISE, sqliteOnly } from '../support/postgres-mode';
 import { storesUnderTest } from './stores';
 
 for (const store of storesUnderTest()) {
@@ -50,15 +51,19 @@ for (const store of storesUnderTest()) {
   });
 }
 
-test('on SQLite the fast lane answers a page and the list at once, without a promise', async () => {
-  const [sqlite] = storesUnderTest();
-  const ctx = await sqlite!.app();
-  await ctx.makePage('about');
-  const route = fastStaticPageRead(ctx.deps);
-  const request = new Request('http://localhost/content/static-pages/about');
-  for (const rest of ['/about', '']) {
-    const answer = route.answer(request, rest, '');
-    expect(answer).not.toBeInstanceOf(Promise);
-    expect(answer).toMatchObject({ status: 200 });
-  }
-});
+sqliteOnly.test(
+  ANSWERS_WITHOUT_PROMISE,
+  'on SQLite the fast lane answers a page and the list at once, without a promise',
+  async () => {
+    const [sqlite] = storesUnderTest();
+    const ctx = await sqlite!.app();
+    await ctx.makePage('about');
+    const route = fastStaticPageRead(ctx.deps);
+    const request = new Request('http://localhost/content/static-pages/about');
+    for (const rest of ['/about', '']) {
+      const answer = route.answer(request, rest, '');
+      expect(answer).not.toBeInstanceOf(Promise);
+      expect(answer).toMatchObject({ status: 200 });
+    }
+  },
+);

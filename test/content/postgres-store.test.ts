@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
 import { toolContext } from '@/audit/record';
 import { postgresContentStore } from '@/content/postgres-store';
 import type { StaticPageFile } from '@/content/schemas';
@@ -48,6 +49,19 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL content store'), () => {
     );
     expect(slugs).not.toContain('first');
     expect(slugs).not.toContain('second');
+  });
+
+  test('a page holding NUL, in a text or inside JSON, is refused as invalid and nothing is stored', async () => {
+    for (const [slug, page] of [
+      ['nul-text', fullPage({ category: '\u0000\u0000' })],
+      ['nul-json', fullPage({ seoMetaData: { canonical: 'a\u0000b' } })],
+    ] as const) {
+      await expect(Promise.resolve(store.writePage(slug, page, audit))).rejects.toMatchObject({
+        code: 'request.invalid',
+      });
+      const rows = await db.select().from(pg.staticPages).where(eq(pg.staticPages.slug, slug));
+      expect(rows).toEqual([]);
+    }
   });
 
   test('JSON objects come back as written (key order, numbers), times as Dates, booleans as booleans', async () => {

@@ -1,4 +1,3 @@
-import { describe } from 'bun:test';
 import { postgresContentStore } from '@/content/postgres-store';
 import type { StaticPageWrite } from '@/content/store';
 import { pgDatabase } from '@/db/pg/client';
@@ -10,7 +9,8 @@ import type { KeyRow } from '@/idempotency/operations';
 import { postgresIdempotencyStore } from '@/idempotency/postgres-store';
 import { createTestApp, type TestAppOptions } from '../support/harness';
 import { suiteDatabases } from '../support/postgres';
-import { fullPage, makePage } from './factory';
+import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
+import { addPage, makePostgresPage } from './factory';
 
 /**
  * The static-page and idempotency suites run once per store: each test's
@@ -38,12 +38,12 @@ export type ContentTestApp = ReturnType<typeof createTestApp> & {
 
 const sqlite: StoreUnderTest = {
   name: 'SQLite',
-  describe: (title, body) => describe(`${title} (SQLite)`, body),
+  describe: (title, body) => sqliteOnly.describe(SQLITE_STORE_RUN, `${title} (SQLite)`, body),
   async app(options) {
     const ctx = createTestApp(options);
     return {
       ...ctx,
-      makePage: async (slug, overrides) => makePage(ctx.db, slug, overrides),
+      makePage: async (slug, overrides) => addPage(ctx, slug, overrides),
       storedKeys: async () => ctx.db.select().from(lite.idempotencyKeys).all(),
       storedEvents: async () =>
         ctx.db
@@ -68,7 +68,6 @@ const sqlite: StoreUnderTest = {
  */
 function postgresStore(): StoreUnderTest {
   const databases = suiteDatabases();
-
   return {
     name: 'PostgreSQL',
     describe: (title, body) => databases.describe(title, body),
@@ -85,14 +84,7 @@ function postgresStore(): StoreUnderTest {
       });
       return {
         ...ctx,
-        async makePage(slug, overrides) {
-          const at = new Date();
-          const [row] = await db
-            .insert(pg.staticPages)
-            .values({ ...fullPage(overrides), slug, createdAt: at, updatedAt: at })
-            .returning();
-          return row!;
-        },
+        makePage: (slug, overrides) => makePostgresPage(client, slug, overrides),
         storedKeys: async () => db.select().from(pg.idempotencyKeys),
         storedEvents: async () =>
           db

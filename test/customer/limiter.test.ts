@@ -12,6 +12,7 @@ import {
   type WindowPersistence,
 } from '@/rate-limit/window-persistence';
 import { createTestApp, manualClock } from '../support/harness';
+import { sqliteOnly } from '../support/postgres-mode';
 import { storesUnderTest } from './stores';
 
 const at = (iso: string) => Date.parse(iso);
@@ -176,7 +177,7 @@ describe('memory store over a persistence that answers later', () => {
   });
 });
 
-describe('resetExpiredWindows', () => {
+sqliteOnly.describe('persists windows through the SQLite store', 'resetExpiredWindows', () => {
   test('clears ended calendar windows in store and memory', async () => {
     const start = Date.UTC(2026, 10, 22, 12, 30);
     const ctx = createTestApp({ clock: manualClock(start) });

@@ -1,10 +1,11 @@
-import { describe } from 'bun:test';
+import type { SQL } from 'bun';
 import { postgresCustomerStore } from '@/customer/postgres-store';
 import type { CustomerStore } from '@/customer/store';
 import { pgDatabase } from '@/db/pg/client';
 import * as pg from '@/db/pg/schema';
 import { createTestApp, type TestAppOptions } from '../support/harness';
 import { suiteDatabases } from '../support/postgres';
+import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
 import { makeTransaction, type TransactionSeed, transactionOf } from './factories';
 
 /**
@@ -36,9 +37,14 @@ export type CustomerTestApp = ReturnType<typeof createTestApp> & {
 
 const sqlite: StoreUnderTest = {
   name: 'SQLite',
-  describe: (title, body) => describe(`${title} (SQLite)`, body),
+  describe: (title, body) => sqliteOnly.describe(SQLITE_STORE_RUN, `${title} (SQLite)`, body),
   async app(options) {
     const ctx = createTestApp(options);
+    const { postgres } = ctx.deps;
+    // Under TEST_DATABASE=postgres the app's own store is PostgreSQL's.
+    if (postgres) {
+      return { ...ctx, ...rowsIn(postgres), restartedStore: () => postgresCustomerStore(postgres) };
+    }
     return {
       ...ctx,
       makeTransaction: async (overrides) => makeTransaction(ctx.db, overrides),
@@ -51,6 +57,27 @@ const sqlite: StoreUnderTest = {
     };
   },
 };
+
+/** Transactions written and read straight in a PostgreSQL database. */
+function rowsIn(client: SQL): Pick<CustomerTestApp, 'makeTransaction' | 'storedAmounts'> {
+  const db = pgDatabase(client);
+  return {
+    async makeTransaction(overrides) {
+      const [row] = await db
+        .insert(pg.transactions)
+        .values(transactionOf(overrides))
+        .returning({ id: pg.transactions.id });
+      return row!.id;
+    },
+    async storedAmounts() {
+      const rows = await db
+        .select({ c: pg.transactions.amountCents })
+        .from(pg.transactions)
+        .orderBy(pg.transactions.id);
+      return rows.map((row) => row.c);
+    },
+  };
+}
 
 /**
  * Each app gets a database of its own, copied from one migrated template
@@ -65,24 +92,10 @@ function postgresStore(): StoreUnderTest {
     describe: (title, body) => databases.describe(title, body),
     async app(options) {
       const { url, client } = await databases.withClient();
-      const db = pgDatabase(client);
       const ctx = createTestApp({ ...options, customerStore: postgresCustomerStore(client) });
       return {
         ...ctx,
-        async makeTransaction(overrides) {
-          const [row] = await db
-            .insert(pg.transactions)
-            .values(transactionOf(overrides))
-            .returning({ id: pg.transactions.id });
-          return row!.id;
-        },
-        async storedAmounts() {
-          const rows = await db
-            .select({ c: pg.transactions.amountCents })
-            .from(pg.transactions)
-            .orderBy(pg.transactions.id);
-          return rows.map((row) => row.c);
-        },
+        ...rowsIn(client),
         restartedStore: () => postgresCustomerStore(databases.connect(url)),
       };
     },

@@ -6,8 +6,9 @@ import { postgresHealth } from '@/db/pg/health';
 import { storesUnderTest } from '../content/stores';
 import { createTestApp } from '../support/harness';
 import { POSTGRES_ADMIN_URL, pgSuite, postgresAvailable } from '../support/postgres';
+import { sqliteOnly } from '../support/postgres-mode';
 
-describe('sqliteHealth', () => {
+sqliteOnly.describe('checks the SQLite connection', 'sqliteHealth', () => {
   test('healthy while the connection answers, not once it is closed', async () => {
     const ctx = createTestApp();
     const health = sqliteHealth(ctx.db);

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import type { Answer } from '@/api/answer';
 import { transactionsAnswer } from '@/api/customer/reads';
 import { propertyListAnswer, propertyReadAnswer } from '@/api/listings/properties/read';
@@ -6,6 +6,7 @@ import { openDatabase } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
 import { listingsContext, makeProperty, postProperty } from '../listings/support';
 import { createTestApp } from '../support/harness';
+import { READ_CACHE, sqliteOnly } from '../support/postgres-mode';
 
 const LONDON = {
   ...{ addressLine1: '1 Baker St', postalCode: 'NW1', latitude: 51.5, longitude: -0.15 },
@@ -43,7 +44,7 @@ async function setUp() {
   return { ctx, madrid, london, reads, paths, all };
 }
 
-describe('ReadCache: writes drop only what they can change', () => {
+sqliteOnly.describe(READ_CACHE, 'ReadCache: writes drop only what they can change', () => {
   test('writes to tables no answer is read from drop nothing', async () => {
     const { ctx, reads, all } = await setUp();
     // Counted customer-API calls and a limiter flush (rate-limit windows), a job run, a plan.
@@ -148,7 +149,7 @@ describe('ReadCache: writes drop only what they can change', () => {
   });
 });
 
-describe('ReadCache: every writer is seen before the next read', () => {
+sqliteOnly.describe(READ_CACHE, 'ReadCache: every writer is seen before the next read', () => {
   test('a write through the connection outside the routes', async () => {
     const { ctx, reads, paths, madrid } = await setUp();
     ctx.db.$client.run('UPDATE properties SET verified = 1 WHERE id = ?', [madrid]);
@@ -196,42 +197,48 @@ describe('ReadCache: every writer is seen before the next read', () => {
   });
 });
 
-describe('ReadCache: bounded, keeping what is read again or costly to compute', () => {
-  const MIB = 1024 * 1024;
-  /** Answers counted as 400,000 characters each: two fit in 1 MiB. */
-  const answersOf = (cache: ReadCache) => {
-    let computed = 0;
-    return (key: string) =>
-      cache.answer(key, () => ({ value: ++computed, size: 400_000, tags: [`s:${key}`] }));
-  };
+sqliteOnly.describe(
+  READ_CACHE,
+  'ReadCache: bounded, keeping what is read again or costly to compute',
+  () => {
+    const MIB = 1024 * 1024;
+    /** Answers counted as 400,000 characters each: two fit in 1 MiB. */
+    const answersOf = (cache: ReadCache) => {
+      let computed = 0;
+      return (key: string) =>
+        cache.answer(key, () => ({ value: ++computed, size: 400_000, tags: [`s:${key}`] }));
+    };
 
-  test('READ_CACHE_MB is the bound: past it the least recently used goes', () => {
-    const cache = createTestApp({ env: { READ_CACHE_MB: '1' } }).deps.readCache;
-    for (const key of ['a', 'b', 'c']) cache.store(key, { value: key, size: 400_000, tags: [] });
-    expect(cache.size).toBe(2);
-  });
+    test('READ_CACHE_MB is the bound: past it the least recently used goes', () => {
+      const cache = createTestApp({ env: { READ_CACHE_MB: '1' } }).deps.readCache;
+      for (const key of ['a', 'b', 'c']) cache.store(key, { value: key, size: 400_000, tags: [] });
+      expect(cache.size).toBe(2);
+    });
 
-  test('once full, a quick answer is kept only when computed a second time', async () => {
-    const ctx = createTestApp();
-    const answer = answersOf(new ReadCache({ db: ctx.db, maxChars: MIB, admitAfterMs: Infinity }));
-    expect([answer('a'), answer('b'), answer('a'), answer('b')]).toEqual([1, 2, 1, 2]);
-    // Full: a first computation is answered but not kept, so one-off reads
-    // spread over many keys leave the answers that are read again in place.
-    expect([answer('c'), answer('a'), answer('b')]).toEqual([3, 1, 2]);
-    // Computed again: kept, pushing out the least recently used ('a').
-    expect([answer('c'), answer('c'), answer('b'), answer('a')]).toEqual([4, 4, 2, 5]);
-  });
+    test('once full, a quick answer is kept only when computed a second time', async () => {
+      const ctx = createTestApp();
+      const answer = answersOf(
+        new ReadCache({ db: ctx.db, maxChars: MIB, admitAfterMs: Infinity }),
+      );
+      expect([answer('a'), answer('b'), answer('a'), answer('b')]).toEqual([1, 2, 1, 2]);
+      // Full: a first computation is answered but not kept, so one-off reads
+      // spread over many keys leave the answers that are read again in place.
+      expect([answer('c'), answer('a'), answer('b')]).toEqual([3, 1, 2]);
+      // Computed again: kept, pushing out the least recently used ('a').
+      expect([answer('c'), answer('c'), answer('b'), answer('a')]).toEqual([4, 4, 2, 5]);
+    });
 
-  test('once full, an answer slow to compute is kept at once', async () => {
-    const ctx = createTestApp();
-    const answer = answersOf(new ReadCache({ db: ctx.db, maxChars: MIB, admitAfterMs: 0 }));
-    expect([answer('a'), answer('b'), answer('c'), answer('c'), answer('a')]).toEqual([
-      1, 2, 3, 3, 4,
-    ]);
-  });
-});
+    test('once full, an answer slow to compute is kept at once', async () => {
+      const ctx = createTestApp();
+      const answer = answersOf(new ReadCache({ db: ctx.db, maxChars: MIB, admitAfterMs: 0 }));
+      expect([answer('a'), answer('b'), answer('c'), answer('c'), answer('a')]).toEqual([
+        1, 2, 3, 3, 4,
+      ]);
+    });
+  },
+);
 
-describe('ReadCache: answers are held as the UTF-8 bytes sent', () => {
+sqliteOnly.describe(READ_CACHE, 'ReadCache: answers are held as the UTF-8 bytes sent', () => {
   test('a property, a list page and a transaction page with non-Latin-1 text', async () => {
     const ctx = await listingsContext();
     const location = { ...LONDON, addressLine1: 'ul. Długa 5', addressLine2: '2º izquierda' };

@@ -3,9 +3,9 @@ import { cursorOf } from '@/events/cursor';
 import { EventPage } from '@/events/schemas';
 import * as eventsPrune from '@/workers/events-prune';
 import {
-  count,
+  addProperty,
+  countRows,
   listingsContext,
-  makeProperty,
   OTHER_OWNER,
   OWNER,
   postProperty,
@@ -20,7 +20,7 @@ const { employee, customer } = ctx;
 describe('GET /listings/events', () => {
   describe('happy', () => {
     test('keyset pages: limit, has_more and next_cursor walk every event once, in order', async () => {
-      const ids = [makeProperty(ctx.db), makeProperty(ctx.db), makeProperty(ctx.db)];
+      const ids = [await addProperty(ctx), await addProperty(ctx), await addProperty(ctx)];
       const first = await readFeed(ctx, employee, '?limit=2');
       expect(first.status).toBe(200);
       const page = EventPage.parse(first.body);
@@ -38,7 +38,7 @@ describe('GET /listings/events', () => {
 
     test('types filter (comma or repeated); limit defaults to 100', async () => {
       const app = await listingsContext();
-      for (let i = 0; i < 101; i++) makeProperty(app.db);
+      for (let i = 0; i < 101; i++) await addProperty(app);
       const id = await postProperty(app);
       await app.request('PUT', `/listings/properties/${id}/convert`, {
         body: { type: 'studio' },
@@ -107,11 +107,11 @@ describe('GET /listings/events', () => {
 
     test('cursors survive a restart: a new service on the same file continues after them', async () => {
       const app = await listingsContext();
-      makeProperty(app.db);
+      await addProperty(app);
       const { cursor } = await readAll(app, app.employee);
-      const id = makeProperty(app.db);
-      app.db.$client.close();
-      const again = createTestApp({ env: { DATABASE_PATH: app.config.databasePath } });
+      const id = await addProperty(app);
+      await app.closeDatabase();
+      const again = createTestApp({ databaseOf: app });
       const token = await again.tokenFor('employee-1', 'employee');
       const { events } = await readAll(again, token, cursor);
       expect(events.map((event) => event.resource.id)).toEqual([id]);
@@ -141,7 +141,7 @@ describe('GET /listings/events', () => {
 
     test('wait: an empty page is held open until an event commits, then answered with it', async () => {
       const app = await listingsContext();
-      makeProperty(app.db);
+      await addProperty(app);
       const { cursor } = await readAll(app, app.customer);
       const polling = readFeed(app, app.customer, `?wait=30&after=${cursor}`);
       // Another owner's event does not end the customer's wait; its own does.
@@ -154,7 +154,7 @@ describe('GET /listings/events', () => {
 
     test('wait: answered at once when events are there; empty after the wait without one', async () => {
       const app = await listingsContext();
-      makeProperty(app.db);
+      await addProperty(app);
       const now = await readFeed(app, app.employee, '?wait=30');
       expect(now.body.data).toHaveLength(1);
       const idle = await readFeed(app, app.employee, `?wait=1&after=${now.body.next_cursor}`);
@@ -167,20 +167,20 @@ describe('GET /listings/events', () => {
       const app = await listingsContext();
       const env = { EVENTS_RETENTION_DAYS: '2' };
       const pruned = createTestApp({
-        env: { ...env, DATABASE_PATH: app.config.databasePath },
+        ...{ env, databaseOf: app },
         clock: app.clock,
       });
-      makeProperty(app.db, { createdAt: app.clock() });
-      makeProperty(app.db, { createdAt: app.clock() });
+      await addProperty(app, { createdAt: app.clock() });
+      await addProperty(app, { createdAt: app.clock() });
       const old = await readAll(app, app.employee);
       // Tokens last an hour of the (moved) clock: a fresh one per read.
       const staff = () => app.tokenFor('employee-1', 'employee');
       app.clock.advance(DAY_MS);
-      const kept = makeProperty(app.db, { createdAt: app.clock() });
+      const kept = await addProperty(app, { createdAt: app.clock() });
       app.clock.advance(DAY_MS + 1);
-      expect(eventsPrune.run(pruned.deps)).toEqual({ pruned: 2, deliveries: 0 });
-      expect(eventsPrune.run(pruned.deps)).toEqual({ pruned: 0, deliveries: 0 });
-      expect(count(app.db, 'events')).toBe(1);
+      expect(await eventsPrune.run(pruned.deps)).toEqual({ pruned: 2, deliveries: 0 });
+      expect(await eventsPrune.run(pruned.deps)).toEqual({ pruned: 0, deliveries: 0 });
+      expect(await countRows(app, 'events')).toBe(1);
 
       const gone = await readFeed(app, await staff(), `?after=${old.events[0]!.id}`);
       expect(gone.status).toBe(410);
@@ -195,9 +195,9 @@ describe('GET /listings/events', () => {
 
       // With every event pruned, ids still never restart and old cursors stay 410.
       app.clock.advance(3 * DAY_MS);
-      expect(eventsPrune.run(pruned.deps)).toEqual({ pruned: 1, deliveries: 0 });
+      expect(await eventsPrune.run(pruned.deps)).toEqual({ pruned: 1, deliveries: 0 });
       expect((await readFeed(app, await staff(), `?after=${old.events[1]!.id}`)).status).toBe(410);
-      const next = makeProperty(app.db, { createdAt: app.clock() });
+      const next = await addProperty(app, { createdAt: app.clock() });
       const after = await readFeed(app, await staff(), `?after=${fresh.body.next_cursor}`);
       expect(after.body.data.map((event) => event.resource.id)).toEqual([next]);
     });

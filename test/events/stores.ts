@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe } from 'bun:test';
+import { afterAll, beforeAll } from 'bun:test';
 import { SQL } from 'bun';
 import { postgresAuditLog } from '@/audit/postgres-log';
 import type { AuditContext, AuditEntry } from '@/audit/record';
@@ -9,6 +9,7 @@ import { postgresWebhookStore } from '@/webhooks/postgres-store';
 import { postgresJobRuns } from '@/workers/job-runs';
 import { createTestApp, type TestAppOptions } from '../support/harness';
 import { createTestDatabase, suiteDatabases, type TestDatabase } from '../support/postgres';
+import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
 
 /**
  * The feed, webhook and audit log suites run once per store: each test's
@@ -43,7 +44,7 @@ const withWriters = (ctx: ReturnType<typeof createTestApp>): EventsTestApp => ({
 
 const sqlite: StoreUnderTest = {
   name: 'SQLite',
-  describe: (title, body) => describe(`${title} (SQLite)`, body),
+  describe: (title, body) => sqliteOnly.describe(SQLITE_STORE_RUN, `${title} (SQLite)`, body),
   async app(options) {
     return withWriters(createTestApp(options));
   },
@@ -55,7 +56,6 @@ const sqlite: StoreUnderTest = {
  */
 function postgresStore(): StoreUnderTest {
   const databases = suiteDatabases();
-
   return {
     name: 'PostgreSQL',
     describe: (title, body) => databases.describe(title, body),

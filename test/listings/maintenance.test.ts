@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { CITY_IDS } from '@/listings/cities';
 import { pagingOf } from '@/listings/paging';
 import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
@@ -6,8 +6,11 @@ import { PROPERTY_LIST_SHAPE, PropertyListQuery } from '@/listings/properties/li
 import { propertyListSql } from '@/listings/properties/list-sql';
 import { reconcileUnitCounters } from '@/listings/properties/reconcile';
 import { parseListQuery } from '@/listings/query';
-import { createTestApp } from '../support/harness';
+import { sqliteDatabase } from '../support/harness';
+import { sqliteOnly } from '../support/postgres-mode';
 import { count } from './support';
+
+const SQLITE_LISTINGS_SQL = 'the SQLite bulk insert, counter repair and query plans';
 
 const input = (i: number, overrides: Partial<BulkPropertyInput> = {}): BulkPropertyInput => ({
   type: (['apartment', 'studio', 'roomShared', 'residence'] as const)[i % 4]!,
@@ -25,9 +28,9 @@ const input = (i: number, overrides: Partial<BulkPropertyInput> = {}): BulkPrope
   ...overrides,
 });
 
-describe('insertPropertiesBulk', () => {
+sqliteOnly.describe(SQLITE_LISTINGS_SQL, 'insertPropertiesBulk', () => {
   test('inserts properties with K units each, counters and counts derived', () => {
-    const { db } = createTestApp();
+    const db = sqliteDatabase();
     const result = insertPropertiesBulk(
       db,
       Array.from({ length: 200 }, (_, i) => input(i)),
@@ -56,7 +59,7 @@ describe('insertPropertiesBulk', () => {
   });
 
   test('explicit units: published only when rentable and not archived', () => {
-    const { db } = createTestApp();
+    const db = sqliteDatabase();
     const { ids } = insertPropertiesBulk(db, [
       input(0, {
         units: [
@@ -77,7 +80,7 @@ describe('insertPropertiesBulk', () => {
   });
 
   test('all or nothing: a bad row writes nothing', () => {
-    const { db } = createTestApp();
+    const db = sqliteDatabase();
     expect(() => insertPropertiesBulk(db, [input(0), input(1, { totalUnits: 31 })])).toThrow(
       RangeError,
     );
@@ -92,9 +95,9 @@ describe('insertPropertiesBulk', () => {
   });
 });
 
-describe('reconcileUnitCounters', () => {
+sqliteOnly.describe(SQLITE_LISTINGS_SQL, 'reconcileUnitCounters', () => {
   test('repairs drifted counters chunk by chunk and counts what it did', () => {
-    const { db } = createTestApp();
+    const db = sqliteDatabase();
     const { ids } = insertPropertiesBulk(
       db,
       Array.from({ length: 5 }, (_, i) => input(i)),
@@ -148,8 +151,8 @@ describe('reconcileUnitCounters', () => {
   });
 });
 
-describe('query plans (docs/listings-query-plans.md)', () => {
-  const { db } = createTestApp();
+sqliteOnly.describe(SQLITE_LISTINGS_SQL, 'query plans (docs/listings-query-plans.md)', () => {
+  const db = sqliteDatabase();
   insertPropertiesBulk(db, [input(0), input(1)]);
   const planOf = (search: string, scopeOwner: string | null = null) => {
     const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);

@@ -2,15 +2,16 @@ import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
 import { createTestApp } from '../support/harness';
 import { expectSameAnswers, type LaneCase, lanesOf } from '../support/lanes';
-import { listingsContext, makeProperty, OTHER_OWNER, OWNER, postProperty } from './support';
+import { READ_CACHE, sqliteOnly } from '../support/postgres-mode';
+import { addProperty, listingsContext, OTHER_OWNER, OWNER, postProperty } from './support';
 
 const ctx = await listingsContext();
-for (let i = 0; i < 7; i++) makeProperty(ctx.db, { ownerId: i % 3 ? OWNER : OTHER_OWNER });
+for (let i = 0; i < 7; i++) await addProperty(ctx, { ownerId: i % 3 ? OWNER : OTHER_OWNER });
 const LONDON = {
   ...{ addressLine1: '1 Baker St', postalCode: 'NW1', latitude: 51.5, longitude: -0.15 },
   ...{ cityId: 'london' as const, city: 'London' },
 };
-makeProperty(ctx.db, { type: 'studio', location: LONDON });
+await addProperty(ctx, { type: 'studio', location: LONDON });
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const LIST = '/listings/properties';
@@ -64,13 +65,17 @@ describe('GET /listings/properties: remembered answers', () => {
     expect(await totalOf(ctx.employee)).toBe(before + 1);
   });
 
-  test('a write through the same connection outside the routes shows at once', async () => {
-    const before = await totalOf(ctx.employee, '?cityIds=london');
-    makeProperty(ctx.db, { location: LONDON });
-    expect(await totalOf(ctx.employee, '?cityIds=london')).toBe(before + 1);
-  });
+  sqliteOnly.test(
+    READ_CACHE,
+    'a write through the same connection outside the routes shows at once',
+    async () => {
+      const before = await totalOf(ctx.employee, '?cityIds=london');
+      await addProperty(ctx, { location: LONDON });
+      expect(await totalOf(ctx.employee, '?cityIds=london')).toBe(before + 1);
+    },
+  );
 
-  test('a commit by another connection shows at once', async () => {
+  sqliteOnly.test(READ_CACHE, 'a commit by another connection shows at once', async () => {
     const before = await totalOf(ctx.employee, '?type=studio');
     const other = new Database(ctx.config.databasePath);
     try {

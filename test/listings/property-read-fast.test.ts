@@ -4,7 +4,8 @@ import { type PropertyRead, readProperty } from '@/listings/properties/read-cach
 import type { Property } from '@/listings/properties/schemas';
 import { createTestApp } from '../support/harness';
 import { expectSameAnswers, type LaneCase, lanesOf, snapshot } from '../support/lanes';
-import { listingsContext, makeProperty, OTHER_OWNER, postProperty } from './support';
+import { READ_CACHE, sqliteOnly } from '../support/postgres-mode';
+import { addProperty, listingsContext, OTHER_OWNER, postProperty } from './support';
 
 const ctx = await listingsContext();
 const id = await postProperty(ctx);
@@ -44,29 +45,33 @@ describe('GET /listings/properties/{id}: fast lane', () => {
     ]);
   });
 
-  test('a property answered once holds no headers template; answered again it keeps one, and the headers sent are the same', async () => {
-    const fresh = await postProperty(ctx);
-    const path = `/listings/properties/${fresh}`;
-    const first = await snapshot(ctx.fetch, path, {});
-    const held = readProperty(ctx.deps.listings, ctx.deps.readCache, fresh) as PropertyRead;
-    expect(held.answered).toBe(true);
-    expect(held.headers).toBeUndefined();
-    const second = await snapshot(ctx.fetch, path, {});
-    expect(held.headers).toBeInstanceOf(Headers);
-    expect(second).toEqual(first);
-    const etag = first.headers.etag!;
-    const notModified = [
-      await snapshot(ctx.fetch, path, { 'if-none-match': etag }),
-      await snapshot(ctx.fetch, path, { 'if-none-match': etag }),
-    ];
-    expect(held.notModifiedHeaders).toBeInstanceOf(Headers);
-    expect(notModified[0]!.status).toBe(304);
-    expect(notModified[1]).toEqual(notModified[0]!);
-  });
+  sqliteOnly.test(
+    READ_CACHE,
+    'a property answered once holds no headers template; answered again it keeps one, and the headers sent are the same',
+    async () => {
+      const fresh = await postProperty(ctx);
+      const path = `/listings/properties/${fresh}`;
+      const first = await snapshot(ctx.fetch, path, {});
+      const held = readProperty(ctx.deps.listings, ctx.deps.readCache, fresh) as PropertyRead;
+      expect(held.answered).toBe(true);
+      expect(held.headers).toBeUndefined();
+      const second = await snapshot(ctx.fetch, path, {});
+      expect(held.headers).toBeInstanceOf(Headers);
+      expect(second).toEqual(first);
+      const etag = first.headers.etag!;
+      const notModified = [
+        await snapshot(ctx.fetch, path, { 'if-none-match': etag }),
+        await snapshot(ctx.fetch, path, { 'if-none-match': etag }),
+      ];
+      expect(held.notModifiedHeaders).toBeInstanceOf(Headers);
+      expect(notModified[0]!.status).toBe(304);
+      expect(notModified[1]).toEqual(notModified[0]!);
+    },
+  );
 
   test('with CORS on, a request naming an Origin is answered by the full pipeline', async () => {
     const cors = createTestApp({ env: { CORS_ORIGINS: 'https://app.example' } });
-    const corsId = makeProperty(cors.db);
+    const corsId = await addProperty(cors);
     const answers = await expectSameAnswers(cors, [
       [`/listings/properties/${corsId}`, { origin: 'https://app.example' }],
       [`/listings/properties/${corsId}`, {}],
@@ -110,15 +115,19 @@ describe('GET /listings/properties/{id}: read cache', () => {
     expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
   });
 
-  test('a write through the same connection outside the routes (a worker) shows at once', async () => {
-    await read();
-    ctx.db.$client.run('UPDATE properties SET verified = 1 - verified WHERE id = ?', [id]);
-    const first = (await read()).body.verified;
-    ctx.db.$client.run('UPDATE properties SET verified = 1 - verified WHERE id = ?', [id]);
-    expect((await read()).body.verified).toBe(!first);
-  });
+  sqliteOnly.test(
+    READ_CACHE,
+    'a write through the same connection outside the routes (a worker) shows at once',
+    async () => {
+      await read();
+      ctx.db.$client.run('UPDATE properties SET verified = 1 - verified WHERE id = ?', [id]);
+      const first = (await read()).body.verified;
+      ctx.db.$client.run('UPDATE properties SET verified = 1 - verified WHERE id = ?', [id]);
+      expect((await read()).body.verified).toBe(!first);
+    },
+  );
 
-  test('a commit by another connection shows at once', async () => {
+  sqliteOnly.test(READ_CACHE, 'a commit by another connection shows at once', async () => {
     const other = new Database(ctx.config.databasePath);
     try {
       const before = (await read()).body.rentableUnits;

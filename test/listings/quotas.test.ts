@@ -5,6 +5,7 @@ import { propertyToCreate } from '@/listings/properties/service';
 import { propertyQuotaDetail, unitQuotaDetail } from '@/listings/quotas';
 import { quotaCheckedCreates } from '@/listings/sqlite-store';
 import { createTestApp, problemOf } from '../support/harness';
+import { sqliteOnly } from '../support/postgres-mode';
 import { storesUnderTest } from './stores';
 import { type count, OTHER_OWNER, OWNER, propertyBody } from './support';
 
@@ -104,28 +105,32 @@ for (const store of storesUnderTest()) {
   });
 }
 
-describe('QUOTA_PROPERTIES_PER_OWNER in the group commit (SQLite)', () => {
-  test('in one group commit: the combined write falls back and stops exactly at the quota', async () => {
-    const ctx = createTestApp();
-    const group = new GroupCommit(ctx.db.$client, { schedule: () => {} });
-    const kind = quotaCheckedCreates(ctx.db, 2);
-    const caller = { sub: OWNER, aud: 'customer' as const };
-    const row = () =>
-      propertyToCreate(propertyBody() as PropertyCreate, { caller, source: 'outbound', now: 1 });
-    const outcomes = Promise.allSettled([
-      group.submit(kind, { row: row(), counted: true }),
-      group.submit(kind, { row: row(), counted: false }),
-      group.submit(kind, { row: row(), counted: true }),
-      group.submit(kind, { row: row(), counted: true }),
-      group.submit(kind, { row: row(), counted: false }),
-    ]);
-    group.flush();
-    const statuses = (await outcomes).map((outcome) => outcome.status);
-    // The uncounted ones (employees') still take room: the second counted create finds 2.
-    expect(statuses).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
-    expect(ownedBy(ctx, OWNER)).toBe(3);
-  });
-});
+sqliteOnly.describe(
+  'the group commit batches SQLite writes',
+  'QUOTA_PROPERTIES_PER_OWNER in the group commit (SQLite)',
+  () => {
+    test('in one group commit: the combined write falls back and stops exactly at the quota', async () => {
+      const ctx = createTestApp();
+      const group = new GroupCommit(ctx.db.$client, { schedule: () => {} });
+      const kind = quotaCheckedCreates(ctx.db, 2);
+      const caller = { sub: OWNER, aud: 'customer' as const };
+      const row = () =>
+        propertyToCreate(propertyBody() as PropertyCreate, { caller, source: 'outbound', now: 1 });
+      const outcomes = Promise.allSettled([
+        group.submit(kind, { row: row(), counted: true }),
+        group.submit(kind, { row: row(), counted: false }),
+        group.submit(kind, { row: row(), counted: true }),
+        group.submit(kind, { row: row(), counted: true }),
+        group.submit(kind, { row: row(), counted: false }),
+      ]);
+      group.flush();
+      const statuses = (await outcomes).map((outcome) => outcome.status);
+      // The uncounted ones (employees') still take room: the second counted create finds 2.
+      expect(statuses).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
+      expect(ownedBy(ctx, OWNER)).toBe(3);
+    });
+  },
+);
 
 describe('configuration', () => {
   test('generous defaults', () => {

@@ -1,4 +1,3 @@
-import { describe } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { pgDatabase } from '@/db/pg/client';
 import { postgresListingsStore } from '@/listings/postgres-store';
@@ -6,6 +5,7 @@ import { insertPropertiesBulk } from '@/listings/properties/bulk';
 import type { ListingsStore } from '@/listings/store';
 import type { TestAppOptions } from '../support/harness';
 import { suiteDatabases } from '../support/postgres';
+import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
 import {
   count,
   type ListingsContext,
@@ -49,7 +49,7 @@ export type ListingsTestApp = ListingsContext & {
 
 const sqlite: StoreUnderTest = {
   name: 'SQLite',
-  describe: (title, body) => describe(`${title} (SQLite)`, body),
+  describe: (title, body) => sqliteOnly.describe(SQLITE_STORE_RUN, `${title} (SQLite)`, body),
   async app(options) {
     const ctx = await listingsContext(options);
     const { $client } = ctx.db;

@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
 import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
-import { createTestApp, type TestAppOptions } from '../support/harness';
+import { createTestApp, type TestAppOptions, type TestContext } from '../support/harness';
 
 export const OWNER = 'owner-1';
 export const OTHER_OWNER = 'owner-2';
@@ -72,6 +72,36 @@ export function propertySeed(overrides: PropertySeed = {}): BulkPropertyInput {
 /** Inserts straight into the database (fast factory for list tests). */
 export function makeProperty(db: Db, overrides: PropertySeed = {}): string {
   return insertPropertiesBulk(db, [propertySeed(overrides)]).ids[0]!;
+}
+
+/** Inserts straight into the app's listings store, whichever database it is on; answers the id. */
+export async function addProperty(
+  ctx: Pick<TestContext, 'deps'>,
+  overrides: PropertySeed = {},
+): Promise<string> {
+  const [id] = await ctx.deps.listings.insertProperties([propertySeed(overrides)]);
+  return id!;
+}
+
+/** Rows of a query on the app's database, SQLite or PostgreSQL (`?` placeholders on both). */
+export async function rowsOf<T = Record<string, unknown>>(
+  ctx: Pick<TestContext, 'db' | 'deps'>,
+  text: string,
+  ...params: (string | number)[]
+): Promise<T[]> {
+  const { postgres } = ctx.deps;
+  if (!postgres) return ctx.db.$client.query<T, (string | number)[]>(text).all(...params);
+  let n = 0;
+  return (await postgres.unsafe(
+    text.replace(/\?/g, () => `$${++n}`),
+    params,
+  )) as T[];
+}
+
+/** The rows of a table in the app's database, SQLite or PostgreSQL. */
+export async function countRows(ctx: Pick<TestContext, 'db' | 'deps'>, table: string) {
+  const [row] = await rowsOf<{ n: number }>(ctx, `SELECT count(*) AS n FROM ${table}`);
+  return Number(row!.n);
 }
 
 export const count = (db: Db, table: string) =>

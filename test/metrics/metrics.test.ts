@@ -4,10 +4,16 @@ import { CONTENT_TYPE, Exposition, escapeLabelValue } from '@/api/metrics/exposi
 import { RequestMetrics, UNMATCHED } from '@/api/request/metrics';
 import { parseConfig } from '@/config';
 import { createLogger } from '@/logger';
-import { makePage } from '../content/factory';
+import { addPage } from '../content/factory';
 import { propertyBody } from '../listings/support';
 import { BASE, createTestApp, manualClock, problemOf } from '../support/harness';
 import { laneSnapshot } from '../support/lanes';
+import {
+  BACKUPS_COPY_THE_FILE,
+  onPostgres,
+  READ_CACHE,
+  sqliteOnly,
+} from '../support/postgres-mode';
 
 const METRICS_TOKEN = 'metrics-scraper-token-0123456789abcdef';
 
@@ -110,7 +116,8 @@ describe('happy', () => {
     ).toBe(1);
     expect(delta(`http_requests_total{method="GET",route="${UNMATCHED}",status="404"}`)).toBe(1);
     expect(delta('http_requests_total{method="GET",route="/metrics",status="200"}')).toBe(1);
-    expect(after.get('listings_database_size_bytes')).toBeGreaterThan(0);
+    // The size of the SQLite file: an app on PostgreSQL has none to report.
+    if (!onPostgres) expect(after.get('listings_database_size_bytes')).toBeGreaterThan(0);
     expect(after.has('listings_database_wal_size_bytes')).toBe(true);
   });
 
@@ -151,7 +158,7 @@ describe('happy', () => {
     const ctx = createTestApp();
     const employee = await ctx.tokenFor('ops', 'employee');
     const customer = await ctx.tokenFor('c1', 'customer');
-    makePage(ctx.db, 'about');
+    await addPage(ctx, 'about');
     const created = await ctx.request('POST', '/listings/properties', {
       token: employee,
       body: propertyBody(),
@@ -197,20 +204,26 @@ describe('happy', () => {
     }
   });
 
-  test('job runs, their durations, and the age of the newest backup', async () => {
-    const clock = manualClock(Date.UTC(2026, 10, 22, 3, 0, 0));
-    const ctx = createTestApp({ clock });
-    expect((await ctx.deps.jobs!.runNow('database-backup')).outcome).toBe('succeeded');
-    clock.advance(90_000);
-    const after = await scrape(ctx, await ctx.tokenFor('ops', 'employee'));
-    expect(after.get('listings_job_runs_total{job="database-backup",outcome="succeeded"}')).toBe(1);
-    expect(after.get('listings_job_runs_total{job="database-backup",outcome="failed"}')).toBe(0);
-    expect(after.get('listings_job_run_seconds_total{job="database-backup"}')).toBeGreaterThan(0);
-    expect(after.get('listings_job_last_run_seconds{job="database-backup"}')).toBeGreaterThan(0);
-    expect(after.has('listings_job_last_run_seconds{job="plan-window-reset"}')).toBe(false);
-    expect(after.get('listings_backups')).toBe(1);
-    expect(after.get('listings_backup_age_seconds')).toBe(90);
-  });
+  sqliteOnly.test(
+    BACKUPS_COPY_THE_FILE,
+    'job runs, their durations, and the age of the newest backup',
+    async () => {
+      const clock = manualClock(Date.UTC(2026, 10, 22, 3, 0, 0));
+      const ctx = createTestApp({ clock });
+      expect((await ctx.deps.jobs!.runNow('database-backup')).outcome).toBe('succeeded');
+      clock.advance(90_000);
+      const after = await scrape(ctx, await ctx.tokenFor('ops', 'employee'));
+      expect(after.get('listings_job_runs_total{job="database-backup",outcome="succeeded"}')).toBe(
+        1,
+      );
+      expect(after.get('listings_job_runs_total{job="database-backup",outcome="failed"}')).toBe(0);
+      expect(after.get('listings_job_run_seconds_total{job="database-backup"}')).toBeGreaterThan(0);
+      expect(after.get('listings_job_last_run_seconds{job="database-backup"}')).toBeGreaterThan(0);
+      expect(after.has('listings_job_last_run_seconds{job="plan-window-reset"}')).toBe(false);
+      expect(after.get('listings_backups')).toBe(1);
+      expect(after.get('listings_backup_age_seconds')).toBe(90);
+    },
+  );
 
   test('rate-limit refusals are counted by the window that refused', async () => {
     const ctx = createTestApp({ env: { RATE_LIMIT_CUSTOMER_PER_MINUTE: '1' } });
@@ -229,7 +242,7 @@ describe('happy', () => {
     ).toBe(1);
   });
 
-  test('read-cache hits, misses and entries follow the reads', async () => {
+  sqliteOnly.test(READ_CACHE, 'read-cache hits, misses and entries follow the reads', async () => {
     const ctx = createTestApp();
     const token = await ctx.tokenFor('ops', 'employee');
     const created = await ctx.request('POST', '/listings/properties', {

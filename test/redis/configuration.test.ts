@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Health } from '@/api/health/schemas';
 import { ConfigError, parseConfig } from '@/config';
 import { freePort } from '../accounts/server-process';
-import { createTestApp, problemOf, tempDir } from '../support/harness';
+import { createTestApp, DATABASE_BACKEND, problemOf, tempDir } from '../support/harness';
 import {
   ownRedisServer,
   ownRedisTitle,
@@ -110,20 +110,23 @@ describe('error: a bad REDIS_URL or REDIS_PREFIX', () => {
 });
 
 describe('/health without Redis', () => {
-  test('names SQLite only', async () => {
+  test('names the database only', async () => {
     const ctx = createTestApp();
     const res = await ctx.request('GET', '/health');
     expect(res.status).toBe(200);
     const body = Health.parse(res.body);
-    expect(body.backends).toEqual({ sqlite: 'ok' });
+    expect(body.backends).toEqual({ [DATABASE_BACKEND]: 'ok' });
   });
 
-  test('answers 503 naming sqlite when the database does not answer', async () => {
+  test('answers 503 naming the database when it does not answer', async () => {
     const ctx = createTestApp();
-    ctx.db.$client.close();
+    await ctx.closeDatabase();
     const res = await ctx.request('GET', '/health');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ ...problemOf(503), detail: 'Backend unavailable: sqlite' });
+    expect(res.body).toEqual({
+      ...problemOf(503),
+      detail: `Backend unavailable: ${DATABASE_BACKEND}`,
+    });
   });
 });
 
@@ -132,7 +135,7 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: /health with R
     const ctx = createTestApp({ env: redisEnv() });
     const res = await ctx.request('GET', '/health');
     expect(res.status).toBe(200);
-    expect(Health.parse(res.body).backends).toEqual({ sqlite: 'ok', redis: 'ok' });
+    expect(Health.parse(res.body).backends).toEqual({ [DATABASE_BACKEND]: 'ok', redis: 'ok' });
   });
 });
 

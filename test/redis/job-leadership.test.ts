@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { JobList, JobRunResult } from '@/api/admin/schemas';
-import type { Db } from '@/db/client';
 import { createLogger } from '@/logger';
-import { sqliteJobRuns } from '@/workers/job-runs';
+import type { JobRunStore } from '@/workers/job-runs';
 import { holdWhileRunning, redisJobLeases } from '@/workers/leases';
 import { createScheduler, type JobDefinition, tickOf } from '@/workers/scheduler';
 import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
@@ -26,13 +25,18 @@ const TICK = Date.UTC(2026, 10, 22, 12, 0, 0);
 const MINUTE_MS = 60_000;
 
 /** Schedulers of `jobs` for instances named `names`, on one database and one Redis prefix. */
-function cluster(db: Db, jobs: JobDefinition[], names: string[], url = SHARED_REDIS_URL) {
+function cluster(
+  runs: JobRunStore,
+  jobs: JobDefinition[],
+  names: string[],
+  url = SHARED_REDIS_URL,
+) {
   const redis = testConnection(url);
   const clock = manualClock(TICK);
   return names.map((instance) =>
     createScheduler({
       jobs,
-      runs: sqliteJobRuns(db),
+      runs,
       logger: createLogger('silent'),
       clock,
       leadership: { leases: redisJobLeases(redis, instance), instance },
@@ -51,10 +55,10 @@ describe('happy: the tick of a schedule', () => {
 
 describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: one run per tick'), () => {
   test('three instances firing the same tick run the job once; the next tick once again', async () => {
-    const { db } = createTestApp();
+    const { jobRuns } = createTestApp().deps;
     let runs = 0;
     const jobs = [{ name: 'count-runs', pattern: EVERY_MINUTE, run: () => ({ run: ++runs }) }];
-    const schedulers = cluster(db, jobs, ['a', 'b', 'c']);
+    const schedulers = cluster(jobRuns, jobs, ['a', 'b', 'c']);
     for (const tick of [TICK, TICK + MINUTE_MS]) {
       const results = await Promise.all(schedulers.map((s) => s.trigger('count-runs', tick)));
       expect(results.filter((run) => run !== null)).toHaveLength(1);
@@ -70,7 +74,7 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: one run per ti
   });
 
   test('a tick comes while the run of the last is still going elsewhere: skipped', async () => {
-    const { db } = createTestApp();
+    const { jobRuns } = createTestApp().deps;
     const slow = gate();
     let runs = 0;
     const jobs = [
@@ -84,7 +88,7 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: one run per ti
         },
       },
     ];
-    const [a, b] = cluster(db, jobs, ['a', 'b']);
+    const [a, b] = cluster(jobRuns, jobs, ['a', 'b']);
     const first = a!.trigger('slow-job', TICK);
     await Bun.sleep(20);
     expect(await b!.trigger('slow-job', TICK + MINUTE_MS)).toBeNull();
@@ -116,12 +120,12 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: one run per ti
   });
 
   test('a job of the instance itself runs on every instance', async () => {
-    const { db } = createTestApp();
+    const { jobRuns } = createTestApp().deps;
     let runs = 0;
     const jobs = [
       { name: 'warm-own', pattern: EVERY_MINUTE, perInstance: true, run: () => void runs++ },
     ];
-    const schedulers = cluster(db, jobs, ['a', 'b']);
+    const schedulers = cluster(jobRuns, jobs, ['a', 'b']);
     await Promise.all(schedulers.map((s) => s.trigger('warm-own', TICK)));
     expect(runs).toBe(2);
   });
@@ -173,10 +177,10 @@ describe.skipIf(!redisServerInstalled)(ownRedisTitle('error: Redis goes away'), 
   test('no lease, no run; the next tick after Redis is back runs', async () => {
     const server = await ownRedisServer();
     try {
-      const { db } = createTestApp();
+      const { jobRuns } = createTestApp().deps;
       let runs = 0;
       const jobs = [{ name: 'needs-lease', pattern: EVERY_MINUTE, run: () => void runs++ }];
-      const [a] = cluster(db, jobs, ['a'], server.url);
+      const [a] = cluster(jobRuns, jobs, ['a'], server.url);
       expect(await a!.trigger('needs-lease', TICK)).not.toBeNull();
 
       await server.stop();

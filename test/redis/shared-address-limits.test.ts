@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'bun:test';
 import type { PasswordHasher } from '@/accounts/hashing';
-import { findUserByEmail } from '@/accounts/users';
 import { ORIGIN, UNBOUNDED } from '../accounts/support';
 import { createTestApp, manualClock, problemOf, type TestContext } from '../support/harness';
 import {
@@ -72,9 +71,9 @@ describe.skipIf(redisSkipReason !== undefined)(
       expect(refused.status).toBe(429);
       expect(refused.body).toEqual(problemOf(429));
       expect(refused.headers.get('retry-after')).toBe('3600');
-      expect(findUserByEmail(a.db, 'three@example.com')).toBeUndefined();
+      expect(await a.deps.accountStore.findUserByEmail('three@example.com')).toBeUndefined();
       expect((await signUp(b, ip, 'four@example.com')).status).toBe(429);
-      expect(findUserByEmail(b.db, 'four@example.com')).toBeUndefined();
+      expect(await b.deps.accountStore.findUserByEmail('four@example.com')).toBeUndefined();
       expect((await signUp(b, '198.51.100.24', 'five@example.com')).status).toBe(202);
     });
   },

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import type { Property } from '@/listings/properties/schemas';
-import { listingsContext, postProperty } from '../listings/support';
+import { listingsContext, postProperty, rowsOf } from '../listings/support';
 import { problemOf } from '../support/harness';
 
 const ctx = await listingsContext();
@@ -22,9 +22,9 @@ async function etagOf(id: string): Promise<string> {
 }
 
 /** Everything stored about a property: its row and its units. */
-const snapshot = (id: string) => ({
-  property: ctx.db.$client.query('SELECT * FROM properties WHERE id = ?').get(id),
-  units: ctx.db.$client.query('SELECT * FROM units WHERE property_id = ? ORDER BY id').all(id),
+const snapshot = async (id: string) => ({
+  property: await rowsOf(ctx, 'SELECT * FROM properties WHERE id = ?', id),
+  units: await rowsOf(ctx, 'SELECT * FROM units WHERE property_id = ? ORDER BY id', id),
 });
 
 /** Another editor's write: the ETag read before it goes stale. */
@@ -232,14 +232,14 @@ for (const operation of OPERATIONS) {
         const id = await prepared(operation);
         const stale = await etagOf(id);
         await editElsewhere(id);
-        const before = snapshot(id);
+        const before = await snapshot(id);
         const current = await etagOf(id);
         ctx.clock.advance(1000);
         const res = await send(operation, id, { 'if-match': stale });
         expect(res.status).toBe(412);
         expect(res.body).toEqual(problemOf(412));
         expect(res.body).toMatchObject({ title: 'Precondition Failed' });
-        expect(snapshot(id)).toEqual(before);
+        expect(await snapshot(id)).toEqual(before);
         expect(await etagOf(id)).toBe(current);
       });
 

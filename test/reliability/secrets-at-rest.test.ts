@@ -6,21 +6,26 @@ import { derivedKey } from '@/auth/keys';
 import { ConfigError, parseConfig } from '@/config';
 import { openDatabase } from '@/db/client';
 import { createTestApp, tempDir } from '../support/harness';
+import { sqliteOnly } from '../support/postgres-mode';
 
 const modeOf = (file: string) => statSync(file).mode & 0o777;
 const SECRET = 'a-secret-of-forty-characters-0123456789';
 
 describe('files at rest', () => {
-  test('the database, its -wal and -shm and the secret file are 0600', async () => {
-    const ctx = createTestApp();
-    const token = await ctx.tokenFor('owner-modes');
-    expect((await ctx.request('POST', '/listings/properties', { token, body: {} })).status).toBe(
-      422,
-    );
-    for (const name of ['app.db', 'app.db-wal', 'app.db-shm', 'jwt-secret']) {
-      expect([name, modeOf(join(ctx.dir, name))]).toEqual([name, 0o600]);
-    }
-  });
+  sqliteOnly.test(
+    'the modes of the SQLite file, its -wal and -shm',
+    'the database, its -wal and -shm and the secret file are 0600',
+    async () => {
+      const ctx = createTestApp();
+      const token = await ctx.tokenFor('owner-modes');
+      expect((await ctx.request('POST', '/listings/properties', { token, body: {} })).status).toBe(
+        422,
+      );
+      for (const name of ['app.db', 'app.db-wal', 'app.db-shm', 'jwt-secret']) {
+        expect([name, modeOf(join(ctx.dir, name))]).toEqual([name, 0o600]);
+      }
+    },
+  );
 
   test('a database file created with a wider mode is brought down to 0600', () => {
     const dir = tempDir();

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SQL } from 'bun';
 import type { PasswordHasher } from '@/accounts/hashing';
 import type { AccountStore } from '@/accounts/store';
 import type { ApiDeps } from '@/api/deps';
@@ -16,6 +17,7 @@ import type { ListingsStore } from '@/listings/store';
 import { createLogger } from '@/logger';
 import type { WebhookStore } from '@/webhooks/store';
 import type { JobRunStore } from '@/workers/job-runs';
+import { onPostgres, poolOn, postgresForTestApp } from './postgres-mode';
 
 export const BASE = 'http://localhost';
 
@@ -110,10 +112,13 @@ export interface TestAppOptions {
   jobRunStore?: JobRunStore;
   /** The listings domain's store (default: SQLite on the app's file; see test/listings/stores.ts). */
   listingsStore?: ListingsStore;
+  /** An app on the database of another (a restart, a second instance; close a restarted SQLite file first). */
+  databaseOf?: TestContext;
 }
 
 /**
- * A fresh migrated SQLite file in a temp dir, the whole service on top of it,
+ * A fresh migrated SQLite file in a temp dir (a PostgreSQL database under
+ * `TEST_DATABASE=postgres`), the whole service on top of it,
  * and helpers that call it through `fetch`, the production pipeline (fast
  * lane, request context, backstop, idempotency, Elysia).
  */
@@ -130,19 +135,18 @@ export function createTestApp({
   webhookStore,
   jobRunStore,
   listingsStore,
+  databaseOf,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({
-    DATABASE_PATH: join(dir, 'app.db'),
+    DATABASE_PATH: databaseOf?.config.databasePath ?? join(dir, 'app.db'),
     LOG_LEVEL: 'silent',
     ...sharedStateEnv(),
     ...env,
   });
-  const db = openDatabase(config.databasePath);
-  openDatabases.push(db);
-  migrateDatabase(db);
+  const { db, postgres, postgresUrl } = openTestDatabase(config.databasePath, databaseOf);
   const deps: ApiDeps = buildDeps({
-    ...{ config, db, logger: createLogger('silent'), clock },
+    ...{ config, db, postgres, logger: createLogger('silent'), clock },
     ...{ hasher, customerStore, accountStore, eventStore, auditStore, webhookStore, jobRunStore },
     ...{ listingsStore, ...stores },
   });
@@ -180,7 +184,48 @@ export function createTestApp({
   const tokenFor = (sub: string, aud: Audience = 'customer', ttlSeconds = 3600) =>
     deps.tokens.issue(sub, aud, ttlSeconds);
 
-  return { app, fetch, fullPipeline, lanes, db, deps, config, dir, clock, request, tokenFor };
+  /** The app's SQLite database: a test that reads it runs on SQLite only (`sqliteOnly`). */
+  const sqliteDb = db ?? noSqlite;
+  /** Takes the app's database away (the SQLite file closed, or the pool), as an outage would. */
+  const closeDatabase = async () =>
+    postgres ? postgres.close({ timeout: 0 }) : db?.$client.close();
+  return {
+    ...{ app, fetch, fullPipeline, lanes, db: sqliteDb, deps, config, dir, clock, request },
+    ...{ tokenFor, closeDatabase, postgresUrl },
+  };
+}
+
+/** The name GET /health gives the test apps' database. */
+export const DATABASE_BACKEND = onPostgres ? 'postgresql' : 'sqlite';
+
+/** `ctx.db` of an app on PostgreSQL: any use says why it fails. */
+const noSqlite = new Proxy({} as Db, {
+  get() {
+    throw new Error('ctx.db is the SQLite file: this app serves from PostgreSQL');
+  },
+});
+
+/** A fresh migrated SQLite file of its own, closed when the run ends, whatever TEST_DATABASE says. */
+export function sqliteDatabase(path = join(tempDir(), 'app.db')): Db {
+  const db = openDatabase(path);
+  openDatabases.push(db);
+  migrateDatabase(db);
+  return db;
+}
+
+/** SQLite at `path`, migrated, or under `TEST_DATABASE=postgres` a fresh PostgreSQL database. */
+function openTestDatabase(
+  path: string,
+  databaseOf?: TestContext,
+): { db?: Db; postgres?: SQL; postgresUrl?: string } {
+  if (databaseOf?.postgresUrl) {
+    return { postgres: poolOn(databaseOf.postgresUrl), postgresUrl: databaseOf.postgresUrl };
+  }
+  if (onPostgres) {
+    const { pool, url } = postgresForTestApp();
+    return { postgres: pool, postgresUrl: url };
+  }
+  return { db: sqliteDatabase(path) };
 }
 
 export type TestContext = ReturnType<typeof createTestApp>;

@@ -67,15 +67,18 @@ export async function createTestDatabase(
   return {
     name,
     url: testDatabaseUrl(name),
-    async drop() {
-      const closer = new SQL(POSTGRES_ADMIN_URL, { max: 1 });
-      try {
-        await closer.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await closer.close();
-      }
-    },
+    drop: () => dropTestDatabase(name),
   };
+}
+
+/** Ends the connections to the test database `name` and removes it. */
+export async function dropTestDatabase(name: string): Promise<void> {
+  const closer = new SQL(POSTGRES_ADMIN_URL, { max: 1 });
+  try {
+    await closer.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await closer.close();
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { Webhook, WebhookList, WebhookWithSecret } from '@/webhooks/schemas';
 import { refusalOf } from '@/webhooks/url-policy';
-import { count, listingsContext } from '../listings/support';
+import { countRows, listingsContext } from '../listings/support';
 import { problemOf } from '../support/harness';
 import { expectHiddenFrom } from './support';
 
@@ -83,7 +83,7 @@ describe('webhook endpoints', () => {
 
   describe('error', () => {
     test('422 for a URL that may not receive webhooks, without the flags; nothing stored', async () => {
-      const before = count(ctx.db, 'webhook_endpoints');
+      const before = await countRows(ctx, 'webhook_endpoints');
       const cases: [string, string][] = [
         ['http://93.184.215.14/hooks', 'must be https'],
         ['ftp://93.184.215.14/hooks', 'not an http(s) URL'],
@@ -124,7 +124,7 @@ describe('webhook endpoints', () => {
       expect(JSON.stringify(named.body)).toMatch(
         /host localhost is a loopback, private, link-local or metadata address \((127\.0\.0\.1|::1)\)/,
       );
-      expect(count(ctx.db, 'webhook_endpoints')).toBe(before);
+      expect(await countRows(ctx, 'webhook_endpoints')).toBe(before);
     });
 
     test('a name resolving to a refused address is refused; a public one passes', async () => {
@@ -186,7 +186,7 @@ describe('webhook endpoints', () => {
     });
 
     test('422 for a body breaking a field rule, 400 for malformed JSON; nothing stored', async () => {
-      const before = count(ctx.db, 'webhook_endpoints');
+      const before = await countRows(ctx, 'webhook_endpoints');
       const cases: [unknown, Record<string, unknown>][] = [
         [{}, { url: { isEmpty: "Value is required and can't be empty" } }],
         [
@@ -216,7 +216,7 @@ describe('webhook endpoints', () => {
       });
       expect(malformed.status).toBe(400);
       expect(malformed.body).toEqual(problemOf(400));
-      expect(count(ctx.db, 'webhook_endpoints')).toBe(before);
+      expect(await countRows(ctx, 'webhook_endpoints')).toBe(before);
     });
 
     test('409 past 20 endpoints of a customer, nothing stored; employees have no limit', async () => {
@@ -235,7 +235,7 @@ describe('webhook endpoints', () => {
       });
       expect(refused.status).toBe(409);
       expect(refused.body).toEqual(problemOf(409));
-      expect(count(app.db, 'webhook_endpoints')).toBe(20);
+      expect(await countRows(app, 'webhook_endpoints')).toBe(20);
       for (let i = 0; i < 21; i++) {
         const res = await app.request('POST', '/listings/webhooks', {
           body: { url: URL_OK },

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { Cron } from 'croner';
-import { eq, sql } from 'drizzle-orm';
 import { STATUS_OF } from '@/api/errors';
+import { pgDatabase } from '@/db/pg/client';
+import * as pg from '@/db/pg/schema';
 import { jobRuns } from '@/db/schema';
 import { DomainError } from '@/kernel/errors';
 import {
@@ -158,10 +159,12 @@ describe('happy', () => {
   });
 
   test('runs are pruned to the newest 1,000 per job; other jobs keep theirs', async () => {
-    const { scheduler, db } = schedulerWith([
+    const ctx = schedulerWith([
       { name: 'busy', pattern: NEVER_SOON, run: () => ({ last: true }) },
       { name: 'other', pattern: NEVER_SOON, run: () => ({}) },
     ]);
+    const { scheduler } = ctx;
+    const { postgres } = ctx.deps;
     const at = new Date(Date.UTC(2026, 0, 1));
     const row = (job: string, i: number) => ({
       job,
@@ -170,26 +173,21 @@ describe('happy', () => {
       outcome: 'succeeded' as const,
       details: { i },
     });
-    db.insert(jobRuns)
-      .values(Array.from({ length: RUNS_KEPT_PER_JOB }, (_, i) => row('busy', i)))
-      .run();
-    db.insert(jobRuns)
-      .values([row('other', 0), row('other', 1)])
-      .run();
+    const insert = async (rows: ReturnType<typeof row>[]) => {
+      if (postgres) await pgDatabase(postgres).insert(pg.jobRuns).values(rows);
+      else ctx.db.insert(jobRuns).values(rows).run();
+    };
+    await insert(Array.from({ length: RUNS_KEPT_PER_JOB }, (_, i) => row('busy', i)));
+    await insert([row('other', 0), row('other', 1)]);
 
     await scheduler.runNow('busy');
     await scheduler.runNow('busy');
 
-    const count = (job: string) =>
-      db.select({ n: sql<number>`count(*)` }).from(jobRuns).where(eq(jobRuns.job, job)).get()!.n;
-    expect(count('busy')).toBe(RUNS_KEPT_PER_JOB);
-    expect(count('other')).toBe(2);
-    const kept = db
-      .select({ details: jobRuns.details })
-      .from(jobRuns)
-      .where(eq(jobRuns.job, 'busy'))
-      .orderBy(jobRuns.id)
-      .all();
+    const count = async (job: string) =>
+      Number((await ctx.deps.jobRuns.lastRuns(job, 2 * RUNS_KEPT_PER_JOB)).length);
+    expect(await count('busy')).toBe(RUNS_KEPT_PER_JOB);
+    expect(await count('other')).toBe(2);
+    const kept = (await ctx.deps.jobRuns.lastRuns('busy', 2 * RUNS_KEPT_PER_JOB)).reverse();
     // The two oldest went; the two new runs are the newest.
     expect(kept[0]!.details).toEqual({ i: 2 });
     expect(kept.at(-1)!.details).toEqual({ last: true });

@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
-import { insertPropertiesBulk } from '@/listings/properties/bulk';
 import type { JobContext } from '@/workers/scheduler';
 import { run } from '@/workers/unit-counter-reconcile';
+import { rowsOf } from '../listings/support';
 import { createTestApp } from '../support/harness';
 
 const input = (i: number) => ({
@@ -22,31 +22,26 @@ const input = (i: number) => ({
 const running: JobContext = { signal: new AbortController().signal, shouldStop: () => false };
 
 test('unit-counter-reconcile repairs hand-corrupted counters over every chunk and counts them', async () => {
-  const { db, deps } = createTestApp();
-  const { ids } = insertPropertiesBulk(
-    db,
-    Array.from({ length: 25 }, (_, i) => input(i)),
-  );
+  const ctx = createTestApp();
+  const { deps } = ctx;
+  const ids = await deps.listings.insertProperties(Array.from({ length: 25 }, (_, i) => input(i)));
   for (const id of [ids[0]!, ids[11]!, ids[24]!]) {
-    db.$client.run('UPDATE properties SET total_units = 30, rentable_units = 0 WHERE id = ?', [id]);
+    await rowsOf(
+      ctx,
+      'UPDATE properties SET total_units = 30, rentable_units = 0 WHERE id = ?',
+      id,
+    );
   }
   const details = await run(deps, running, 10);
   expect(details).toMatchObject({ scanned: 25, repaired: 3, chunks: 3, stopped: false });
-  const rows = db.$client
-    .query<{ total_units: number; rentable_units: number }, []>(
-      'SELECT DISTINCT total_units, rentable_units FROM properties',
-    )
-    .all();
+  const rows = await rowsOf(ctx, 'SELECT DISTINCT total_units, rentable_units FROM properties');
   expect(rows).toEqual([{ total_units: 3, rentable_units: 2 }]);
   expect(await run(deps, running, 10)).toMatchObject({ scanned: 25, repaired: 0 });
 });
 
 test('unit-counter-reconcile stops after the current chunk when asked', async () => {
-  const { db, deps } = createTestApp();
-  insertPropertiesBulk(
-    db,
-    Array.from({ length: 30 }, (_, i) => input(i)),
-  );
+  const { deps } = createTestApp();
+  await deps.listings.insertProperties(Array.from({ length: 30 }, (_, i) => input(i)));
   let chunks = 0;
   const stopping: JobContext = {
     signal: new AbortController().signal,

@@ -16,6 +16,8 @@ const IDLE_IN_TRANSACTION_TIMEOUT_MS = 15_000;
 export interface PostgresOptions {
   /** Connections in this process's pool (Bun's default: 10). */
   max?: number;
+  /** Seconds an unused connection stays open (tests with many pools close theirs sooner). */
+  idleTimeout?: number;
 }
 
 /**
@@ -24,11 +26,14 @@ export interface PostgresOptions {
  * from an outage without a restart; while it is down every query fails at
  * once (a refused connection) or after the connect timeout.
  */
-export function openPostgres(url: string, { max = 10 }: PostgresOptions = {}): SQL {
+export function openPostgres(
+  url: string,
+  { max = 10, idleTimeout = 30 }: PostgresOptions = {},
+): SQL {
   return new SQL(url, {
     max,
     connectionTimeout: CONNECT_TIMEOUT_SECONDS,
-    idleTimeout: 30,
+    idleTimeout,
     connection: {
       application_name: 'listings-service',
       statement_timeout: STATEMENT_TIMEOUT_MS,

@@ -3,7 +3,7 @@
  * the same pipeline Bun.serve calls): real users to act as, limits raised so
  * quota does not hide the routes behind 429s, and many client addresses.
  */
-import { createUser } from '@/accounts/users';
+import { insertUser } from '@/accounts/users';
 import { createTestApp } from '../harness';
 import { forgeAuthorizations } from './credentials';
 import { seedFromEnv } from './generate';
@@ -38,11 +38,13 @@ export async function fuzzService({
   ];
   const credentials: Credential[] = [];
   for (const user of users) {
-    const { id } = await createUser(ctx.db, {
+    const created = await insertUser(ctx.deps.accountStore, {
       email: user.email,
       password: PASSWORD,
       role: user.role,
     });
+    if (!created) throw new Error(`${user.email} is taken in a fresh database`);
+    const { id } = created;
     credentials.push({
       sub: id,
       aud: user.role,
