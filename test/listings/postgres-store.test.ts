@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test';
 import type { Property } from '@/listings/properties/schemas';
+import { problemOf } from '../support/harness';
 import { type ListingsTestApp, storesUnderTest } from './stores';
 import { propertyBody } from './support';
 
@@ -119,7 +120,8 @@ for (const store of [sqlite!, postgres!]) {
         }),
       ]);
       const refused = store.name === 'PostgreSQL';
-      expect(responses.map((res) => res.status)).toEqual([201, 201, 201, refused ? 500 : 201]);
+      expect(responses.map((res) => res.status)).toEqual([201, 201, 201, refused ? 400 : 201]);
+      if (refused) expect(responses[3]!.body).toEqual(problemOf(400));
       const stored = responses.filter((res) => res.status === 201).map(idOf);
       expect(await ctx.count('properties')).toBe(stored.length);
       expect((await ctx.createdEvents()).sort()).toEqual(stored.sort());

@@ -3,7 +3,11 @@ import type { z } from 'zod';
 import { securityHeaders } from '@/api/request/headers';
 import { requestIdOf } from '@/api/request/meta';
 import { pathOf } from '@/api/request/url';
-import { isPostgresUnavailable, POSTGRES_RETRY_AFTER_SECONDS } from '@/db/pg/connection';
+import {
+  isPostgresUnavailable,
+  isUnstorableText,
+  POSTGRES_RETRY_AFTER_SECONDS,
+} from '@/db/pg/connection';
 import { DomainError, fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 import { INTERNAL, renderError, statusOf } from '../errors';
@@ -75,6 +79,7 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
         known =
           allow.length > 0 ? fail('route.method_not_allowed', { allow }) : fail('route.not_found');
       } else if (code === 'INVALID_COOKIE_SIGNATURE') known = fail('request.malformed');
+      else if (isUnstorableText(error)) known = fail('request.malformed');
       else if (isPostgresUnavailable(error)) {
         // The transaction, if one began, is rolled back: nothing is half-written.
         logger.warn('postgresql unavailable', {

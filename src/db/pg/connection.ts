@@ -125,3 +125,16 @@ export async function isPostgresHealthy(client: SQL, timeoutMs = 2_000): Promise
     clearTimeout(timer);
   }
 }
+
+/**
+ * Whether PostgreSQL refused a text value it cannot hold: NUL (`\u0000`),
+ * which SQLite stores. The request is answered as malformed (400): the
+ * value cannot be stored, whatever the rules say of it.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 4; depth++) {
+    if (codeOf(cause) === 'ERR_POSTGRES_SERVER_ERROR' && sqlStateOf(cause) === '22021') return true;
+    cause = cause.cause;
+  }
+  return false;
+}
