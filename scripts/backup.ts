@@ -2,9 +2,11 @@ import { existsSync } from 'node:fs';
 import { BackupError, createBackup, pruneBackups } from '@/backups';
 import { openDatabase } from '@/db/client';
 import { cli, fail } from './cli';
+import { refuseOnPostgres } from './database';
 
 const usage = 'usage: bun run backup [-- --out FILE]   (default: a new file in BACKUP_DIR)';
 const { values, config } = cli(usage, { out: { type: 'string' } });
+refuseOnPostgres('backup');
 
 const path = config.databasePath;
 if (path === ':memory:' || !existsSync(path)) fail(`no database at DATABASE_PATH (${path})`);
