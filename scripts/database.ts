@@ -9,8 +9,8 @@
 import type { SQL } from 'bun';
 import { ConfigError, parseDatabaseSettings } from '@/config';
 import { type Db, migrateDatabase, openDatabase } from '@/db/client';
-import { openPostgres, postgresProblem, whereOf } from '@/db/pg/connection';
-import { migratePostgres } from '@/db/pg/migrate';
+import { openPostgres, whereOf } from '@/db/pg/connection';
+import { preparePostgres } from '@/db/pg/migrate';
 import { ReadCache } from '@/db/read-cache';
 import { postgresStores, type Stores, sqliteStores } from '@/stores';
 import { fail } from './cli';
@@ -64,13 +64,8 @@ function openSqliteStores(path: string): ScriptDatabase {
 
 /** As the server starts: one line naming DATABASE_URL and exit 1 when it cannot be used. */
 async function openPostgresStores(url: string): Promise<ScriptDatabase> {
-  const problem = await postgresProblem(url);
-  if (problem) fail(`DATABASE_URL: ${problem}`);
-  try {
-    await migratePostgres(url);
-  } catch (error) {
-    fail(`DATABASE_URL: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const prepared = await preparePostgres(url);
+  if ('problem' in prepared) fail(`DATABASE_URL: ${prepared.problem}`);
   // One command, one operation at a time.
   const client: SQL = openPostgres(url, { max: 2 });
   return withFail({
