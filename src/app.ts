@@ -27,6 +27,7 @@ import { RateLimiter } from '@/rate-limit/limiter';
 import { RedisRateLimitStore } from '@/rate-limit/redis-store';
 import { RedisConnection } from '@/redis/connection';
 import { LiveInstances } from '@/redis/instances';
+import { RedisNotices } from '@/redis/notices';
 import { postgresStores, sqliteStores } from '@/stores';
 import type { WebhookStore } from '@/webhooks/store';
 import { createWorkers } from '@/workers';
@@ -145,7 +146,15 @@ export function buildDeps({
   const store = redis
     ? new RedisRateLimitStore(redis, { instances: () => instances?.count ?? 1 })
     : undefined;
-  const limiter = new RateLimiter({ records: customer, config, clock, logger, store });
+  const notices = redis && config.redis ? new RedisNotices(redis, config.redis) : undefined;
+  const policyNotices = notices && {
+    announce: () => notices.announce('rate-limit-policies'),
+    listen: (listener: () => void) => notices.listen('rate-limit-policies', listener),
+  };
+  const limiter = new RateLimiter({
+    ...{ records: customer, config, clock, logger, store },
+    notices: policyNotices,
+  });
   const addressBound = (name: string, limit: number, windowMs: number): AddressBound =>
     redis
       ? new RedisAddressLimit(redis, {
@@ -190,6 +199,7 @@ export function buildDeps({
       redis,
       instance,
       instances,
+      notices,
       requests: new RequestMetrics(),
     },
     databaseHealth,

@@ -19,6 +19,7 @@ import type { Logger } from '@/logger';
 import type { RateLimiter } from '@/rate-limit/limiter';
 import type { RedisConnection } from '@/redis/connection';
 import type { LiveInstances } from '@/redis/instances';
+import type { RedisNotices } from '@/redis/notices';
 import type { WebhookStore } from '@/webhooks/store';
 import type { JobRunStore } from '@/workers/job-runs';
 import type { Scheduler } from '@/workers/scheduler';
@@ -68,6 +69,8 @@ export interface AppDeps {
   instance: string;
   /** The Redis shared by the instances (REDIS_URL); absent: all state stays in this process. */
   redis?: RedisConnection;
+  /** With Redis: notices every instance hears (a plan change, so each forgets cached policies). */
+  notices?: RedisNotices;
   /** With Redis: the instances counted through heartbeats (the limiter's fallback share). */
   instances?: LiveInstances;
   /** The cron worker jobs (`src/workers/`), scheduled only once started. */

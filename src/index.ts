@@ -121,6 +121,7 @@ async function shutdown(signal: string) {
     db.$client.close();
   }
   await postgres?.close({ timeout: 5 });
+  deps.notices?.close();
   deps.redis?.close();
   logger.info('stopped');
   process.exit(0);

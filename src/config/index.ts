@@ -188,6 +188,13 @@ export function parseConfig(
   if (Boolean(e.TLS_CERT_PATH) !== Boolean(e.TLS_KEY_PATH)) {
     throw new ConfigError('TLS_CERT_PATH: TLS_CERT_PATH and TLS_KEY_PATH must be set together');
   }
+  // A secret generated beside DATABASE_PATH would be one per host: tokens
+  // signed by one instance would not pass on another.
+  if (e.DATABASE_URL && !e.JWT_SECRET) {
+    throw new ConfigError(
+      'JWT_SECRET: must be set with DATABASE_URL, to the same value on every instance',
+    );
+  }
   const publicOrigins = originsOf(e);
   const hashConcurrency = e.HASH_CONCURRENCY ?? availableParallelism();
   return Object.freeze({

@@ -68,12 +68,24 @@ export interface LimiterRecords {
   windows: WindowPersistence;
 }
 
+/**
+ * How the instances tell each other that plans or employee limits changed
+ * (Redis pub/sub with REDIS_URL): `announce` resolves once the notice is
+ * sent, and `listen` hears every instance's notices.
+ */
+export interface PolicyNotices {
+  announce(): Promise<unknown>;
+  listen(listener: () => void): void;
+}
+
 export interface RateLimiterOptions {
   records: LimiterRecords;
   config: Config;
   clock: Clock;
   logger?: Logger;
   store?: RateLimitStore;
+  /** Absent: one instance, whose own admin changes are all there is to hear of. */
+  notices?: PolicyNotices;
 }
 
 /**
@@ -89,6 +101,7 @@ export class RateLimiter {
   readonly #config: Config['rateLimits'];
   readonly #clock: Clock;
   readonly #policies = new Map<string, Policy>();
+  readonly #notices: PolicyNotices | undefined;
   readonly #limitKeys = new WeakMap<Caller, LimitKey>();
   readonly #reportMemos = new Map<string, ReportMemo>();
   /** Values `memoReport` gave again instead of building them (tests and diagnostics). */
@@ -108,8 +121,10 @@ export class RateLimiter {
   readonly #anonymous: Policy;
   readonly #records: LimiterRecords;
 
-  constructor({ records, config, clock, logger, store }: RateLimiterOptions) {
+  constructor({ records, config, clock, logger, store, notices }: RateLimiterOptions) {
     this.enabled = config.rateLimits.enabled;
+    this.#notices = notices;
+    notices?.listen(() => this.#forget());
     this.#config = config.rateLimits;
     this.#clock = clock;
     this.#records = records;
@@ -232,8 +247,17 @@ export class RateLimiter {
     return value;
   }
 
-  /** Forget cached plans and employee limits after an admin change. */
-  invalidate(): void {
+  /**
+   * Forgets cached plans and employee limits after an admin change, here
+   * and, through the notices, on every other instance; resolves once the
+   * notice is sent, so the change's 2xx goes out after it.
+   */
+  invalidate(): MaybePromise<void> {
+    this.#forget();
+    if (this.#notices) return this.#notices.announce().then(() => {});
+  }
+
+  #forget(): void {
     this.#generation++;
     this.#policies.clear();
     this.#reportMemos.clear();

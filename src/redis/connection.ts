@@ -29,7 +29,7 @@ const codeOf = (error: unknown) =>
   error instanceof Error && 'code' in error ? String(error.code) : '';
 
 /** Bun's client for the settings: TLS from a rediss:// URL, trusting REDIS_TLS_CA_FILE's CAs when set. */
-const clientOf = (settings: RedisSettings, options: RedisOptions) =>
+export const clientOf = (settings: RedisSettings, options: RedisOptions) =>
   new RedisClient(settings.url, {
     connectionTimeout: CONNECT_TIMEOUT_MS,
     enableOfflineQueue: false,

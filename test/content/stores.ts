@@ -1,22 +1,15 @@
-import { afterAll, describe } from 'bun:test';
-import { SQL } from 'bun';
+import { describe } from 'bun:test';
 import { postgresContentStore } from '@/content/postgres-store';
 import type { StaticPageWrite } from '@/content/store';
 import { pgDatabase } from '@/db/pg/client';
 import { postgresHealth } from '@/db/pg/health';
-import { migratePostgres } from '@/db/pg/migrate';
 import * as pg from '@/db/pg/schema';
 import type { StaticPageRow } from '@/db/schema';
 import * as lite from '@/db/schema';
 import type { KeyRow } from '@/idempotency/operations';
 import { postgresIdempotencyStore } from '@/idempotency/postgres-store';
 import { createTestApp, type TestAppOptions } from '../support/harness';
-import {
-  createTestDatabase,
-  pgSuite,
-  postgresAvailable,
-  type TestDatabase,
-} from '../support/postgres';
+import { suiteDatabases } from '../support/postgres';
 import { fullPage, makePage } from './factory';
 
 /**
@@ -74,38 +67,13 @@ const sqlite: StoreUnderTest = {
  * per suite; all are dropped when the suite ends.
  */
 function postgresStore(): StoreUnderTest {
-  let template: Promise<TestDatabase> | undefined;
-  const databases: TestDatabase[] = [];
-  const clients: SQL[] = [];
-
-  async function freshDatabase() {
-    template ??= createTestDatabase().then(async (database) => {
-      databases.push(database);
-      await migratePostgres(database.url);
-      return database;
-    });
-    const database = await createTestDatabase(await template);
-    databases.push(database);
-    return database;
-  }
+  const databases = suiteDatabases();
 
   return {
     name: 'PostgreSQL',
-    describe: (title, body) =>
-      describe.skipIf(!postgresAvailable)(pgSuite(`${title} (PostgreSQL)`), () => {
-        afterAll(async () => {
-          await Promise.all(clients.splice(0).map((client) => client.close({ timeout: 0 })));
-          const [made, ...copies] = databases.splice(0);
-          await Promise.all(copies.map((database) => database.drop()));
-          await made?.drop();
-          template = undefined;
-        }, 60_000);
-        body();
-      }),
+    describe: (title, body) => databases.describe(title, body),
     async app(options) {
-      const database = await freshDatabase();
-      const client = new SQL(database.url, { max: 4 });
-      clients.push(client);
+      const { client } = await databases.withClient();
       const db = pgDatabase(client);
       const ctx = createTestApp({
         ...options,

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { SQL } from 'bun';
+import { buildDeps, createService } from '@/app';
+import { parseConfig } from '@/config';
 import { postgresCustomerStore } from '@/customer/postgres-store';
 import {
   isPostgresHealthy,
@@ -8,7 +10,9 @@ import {
   postgresProblem,
 } from '@/db/pg/connection';
 import { migratePostgres } from '@/db/pg/migrate';
-import { createTestApp } from '../support/harness';
+import { createLogger } from '@/logger';
+import { CREATE_BODY } from '../../bench/fixtures';
+import { BASE, createTestApp, problemOf, tempDir } from '../support/harness';
 import {
   createTestDatabase,
   pgSuite,
@@ -146,6 +150,74 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL goes away mid-run'), () 
       expect(stored.n).toBe(0);
     } finally {
       proxy.close();
+    }
+  });
+});
+
+describe.skipIf(!postgresAvailable)(pgSuite('the whole service on PostgreSQL goes away'), () => {
+  test('/health names it, a create answers 503 and stores nothing, all recovers without a restart', async () => {
+    const database = await createTestDatabase();
+    await migratePostgres(database.url);
+    const direct = openPostgres(database.url, { max: 1 });
+    const { hostname, port } = new URL(database.url);
+    const proxy = tcpProxy({ host: hostname, port: Number(port) });
+    const pool = openPostgres(through(database.url, proxy.port), { max: 2 });
+    try {
+      const config = parseConfig({
+        DATABASE_PATH: `${tempDir()}/unused.db`,
+        DATABASE_URL: database.url,
+        JWT_SECRET: 'a-test-secret-of-the-whole-service-0123456789',
+        WORKERS: 'off',
+        LOG_LEVEL: 'silent',
+      });
+      const deps = buildDeps({ config, postgres: pool, logger: createLogger('silent') });
+      const { fetch } = createService(deps);
+      const token = await deps.tokens.issue('admin', 'employee', 3600);
+      const call = async (method: string, path: string, body?: unknown) => {
+        const headers = new Headers({
+          accept: 'application/json',
+          authorization: `Bearer ${token}`,
+        });
+        if (body !== undefined) headers.set('content-type', 'application/json');
+        const response = await fetch(
+          new Request(`${BASE}${path}`, {
+            method,
+            headers,
+            body: body === undefined ? undefined : JSON.stringify(body),
+          }),
+        );
+        const text = await response.text();
+        return {
+          status: response.status,
+          headers: response.headers,
+          body: text ? JSON.parse(text) : undefined,
+        };
+      };
+      const health = await call('GET', '/health');
+      expect([health.status, health.body.backends]).toEqual([200, { postgresql: 'ok' }]);
+      expect((await call('POST', '/listings/properties', CREATE_BODY)).status).toBe(201);
+
+      proxy.cut();
+      const down = await call('GET', '/health');
+      expect(down.status).toBe(503);
+      expect(down.body).toEqual(problemOf(503, 'Backend unavailable: postgresql'));
+      const refused = await call('POST', '/listings/properties', CREATE_BODY);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect((await call('GET', '/listings/properties')).status).toBe(503);
+      const [stored] = await direct`SELECT count(*)::int AS n FROM properties`;
+      expect(stored.n).toBe(1);
+
+      proxy.restore();
+      expect((await call('GET', '/health')).status).toBe(200);
+      expect((await call('POST', '/listings/properties', CREATE_BODY)).status).toBe(201);
+      const list = await call('GET', '/listings/properties');
+      expect(list.body.total).toBe(2);
+    } finally {
+      proxy.close();
+      await pool.close({ timeout: 0 });
+      await direct.close({ timeout: 0 });
+      await database.drop();
     }
   });
 });

@@ -8,12 +8,7 @@ import { postgresEventStore } from '@/events/postgres-store';
 import { postgresWebhookStore } from '@/webhooks/postgres-store';
 import { postgresJobRuns } from '@/workers/job-runs';
 import { createTestApp, type TestAppOptions } from '../support/harness';
-import {
-  createTestDatabase,
-  pgSuite,
-  postgresAvailable,
-  type TestDatabase,
-} from '../support/postgres';
+import { createTestDatabase, suiteDatabases, type TestDatabase } from '../support/postgres';
 
 /**
  * The feed, webhook and audit log suites run once per store: each test's
@@ -59,38 +54,13 @@ const sqlite: StoreUnderTest = {
  * per suite; all are dropped when the suite ends.
  */
 function postgresStore(): StoreUnderTest {
-  let template: Promise<TestDatabase> | undefined;
-  const databases: TestDatabase[] = [];
-  const clients: SQL[] = [];
-
-  async function freshDatabase() {
-    template ??= createTestDatabase().then(async (database) => {
-      databases.push(database);
-      await migratePostgres(database.url);
-      return database;
-    });
-    const database = await createTestDatabase(await template);
-    databases.push(database);
-    return database;
-  }
+  const databases = suiteDatabases();
 
   return {
     name: 'PostgreSQL',
-    describe: (title, body) =>
-      describe.skipIf(!postgresAvailable)(pgSuite(`${title} (PostgreSQL)`), () => {
-        afterAll(async () => {
-          await Promise.all(clients.splice(0).map((client) => client.close({ timeout: 0 })));
-          const [made, ...copies] = databases.splice(0);
-          await Promise.all(copies.map((database) => database.drop()));
-          await made?.drop();
-          template = undefined;
-        }, 60_000);
-        body();
-      }),
+    describe: (title, body) => databases.describe(title, body),
     async app(options) {
-      const database = await freshDatabase();
-      const client = new SQL(database.url, { max: 4 });
-      clients.push(client);
+      const { client } = await databases.withClient();
       const ctx = createTestApp({
         ...options,
         eventStore: postgresEventStore(client),

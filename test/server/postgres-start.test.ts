@@ -72,6 +72,14 @@ describe('start-up with DATABASE_URL: errors', () => {
     expect(run.stderr + run.stdout).not.toContain('s3cret-pw');
   });
 
+  test('no JWT_SECRET: exit 1, one line saying every instance needs the same one', async () => {
+    const run = await start({ DATABASE_URL: 'postgres://app@127.0.0.1:1/appdb', JWT_SECRET: '' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'Invalid configuration: JWT_SECRET: must be set with DATABASE_URL, to the same value on every instance',
+    );
+  });
+
   test('not a PostgreSQL URL: exit 1, one line naming the variable, no password', async () => {
     const run = await start({ DATABASE_URL: 'mysql://app:s3cret-pw@127.0.0.1/appdb' });
     expect(run.code).toBe(1);

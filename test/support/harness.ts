@@ -147,6 +147,7 @@ export function createTestApp({
     ...{ listingsStore, ...stores },
   });
   if (deps.redis) closeAtEnd(deps.redis);
+  if (deps.notices) closeAtEnd(deps.notices);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */
   const lanes = { fast: 0 };
   const { app, fetch, fullPipeline } = createService(deps, extraRoutes, {

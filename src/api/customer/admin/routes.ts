@@ -43,10 +43,9 @@ export const adminRoutes = (deps: ApiDeps) => {
     .post(
       '/plans',
       ({ body, caller, request, status }) => {
-        return whenReady(customer.createPlan(body, by(request, caller)), (plan) => {
-          limiter.invalidate();
-          return status(201, plan);
-        });
+        return whenReady(customer.createPlan(body, by(request, caller)), (plan) =>
+          whenReady(limiter.invalidate(), () => status(201, plan)),
+        );
       },
       {
         auth: 'employee',
@@ -60,10 +59,9 @@ export const adminRoutes = (deps: ApiDeps) => {
       '/plans/:id',
       ({ params, body, caller, request }) => {
         const id = planIdOf(params.id);
-        return whenReady(customer.updatePlan(id, body, by(request, caller)), (plan) => {
-          limiter.invalidate();
-          return plan;
-        });
+        return whenReady(customer.updatePlan(id, body, by(request, caller)), (plan) =>
+          whenReady(limiter.invalidate(), () => plan),
+        );
       },
       {
         auth: 'employee',
@@ -78,9 +76,8 @@ export const adminRoutes = (deps: ApiDeps) => {
       ({ params, caller, request, set }) => {
         const id = planIdOf(params.id);
         return whenReady(customer.deletePlan(id, by(request, caller)), () => {
-          limiter.invalidate();
           set.status = 204;
-          return null;
+          return whenReady(limiter.invalidate(), () => null);
         });
       },
       {
@@ -94,9 +91,8 @@ export const adminRoutes = (deps: ApiDeps) => {
       '/customers/:sub/plan',
       ({ params, body, caller, request, set }) => {
         return whenReady(customer.assignPlan(params.sub, body.planId, by(request, caller)), () => {
-          limiter.invalidate();
           set.status = 204;
-          return null;
+          return whenReady(limiter.invalidate(), () => null);
         });
       },
       {
@@ -112,9 +108,8 @@ export const adminRoutes = (deps: ApiDeps) => {
       ({ params, body, caller, request, set }) => {
         const audit = by(request, caller);
         return whenReady(customer.setEmployeeLimit(params.sub, body.perMinute, audit), () => {
-          limiter.invalidate();
           set.status = 204;
-          return null;
+          return whenReady(limiter.invalidate(), () => null);
         });
       },
       {
