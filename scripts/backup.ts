@@ -5,8 +5,9 @@ import { cli, fail } from './cli';
 import { refuseOnPostgres } from './database';
 
 const usage = 'usage: bun run backup [-- --out FILE]   (default: a new file in BACKUP_DIR)';
-const { values, config } = cli(usage, { out: { type: 'string' } });
+// Before the configuration, whose other demands (JWT_SECRET with DATABASE_URL) are beside the point.
 refuseOnPostgres('backup');
+const { values, config } = cli(usage, { out: { type: 'string' } });
 
 const path = config.databasePath;
 if (path === ':memory:' || !existsSync(path)) fail(`no database at DATABASE_PATH (${path})`);

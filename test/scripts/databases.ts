@@ -25,8 +25,9 @@ export interface CommandDatabase {
 
 export interface FreshDatabase {
   /**
-   * The environment of a command on it. DATABASE_PATH is always set: the
-   * generated JWT secret lives beside it, on PostgreSQL as well.
+   * The environment of a command on it: DATABASE_PATH (on SQLite the
+   * generated JWT secret lives beside it), and on PostgreSQL DATABASE_URL
+   * with the JWT_SECRET it requires.
    */
   env: Record<string, string>;
   databasePath: string;
@@ -88,7 +89,7 @@ const postgres: CommandDatabase = {
       ...process.env,
       DATABASE_PATH: databasePath,
       DATABASE_URL: database.url,
-      JWT_SECRET: '',
+      JWT_SECRET: 'a-test-secret-of-the-command-tests-0123456789',
     };
     return {
       env,

@@ -28,8 +28,8 @@ function curlsOf(stdout: string) {
 }
 
 /** The service on the same database and secret, as `npm start` would serve it; closed by `done`. */
-function serviceOn({ databasePath, databaseUrl }: FreshDatabase) {
-  const config = parseConfig({ DATABASE_PATH: databasePath, WORKERS: 'off' });
+function serviceOn({ env, databasePath, databaseUrl }: FreshDatabase) {
+  const config = parseConfig({ ...env, PORT: '', TLS_CERT_PATH: '', WORKERS: 'off' });
   const logger = createLogger('silent');
   if (databaseUrl) {
     const postgres = new SQL(databaseUrl, { max: 2 });

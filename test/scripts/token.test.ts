@@ -17,7 +17,7 @@ async function withAccount(fresh: FreshDatabase) {
     role: 'employee',
   });
   await database.close();
-  const tokens = new TokenService(parseConfig({ DATABASE_PATH: fresh.databasePath }).jwtSecret);
+  const tokens = new TokenService(parseConfig(fresh.env).jwtSecret);
   return { ...fresh, user: user!, tokens };
 }
 
@@ -89,7 +89,12 @@ describe('bun run token, database by database', () => {
   test('PostgreSQL that does not answer: one line naming DATABASE_URL, no password', async () => {
     const { env } = await COMMAND_DATABASES[0]!.fresh();
     const url = 'postgres://ops:secret-pw@127.0.0.1:1/app';
-    const run = await token({ ...env, DATABASE_URL: url }, '--email', 'ops@example.com');
+    const secret = 'a-test-secret-of-the-command-tests-0123456789';
+    const run = await token(
+      { ...env, DATABASE_URL: url, JWT_SECRET: secret },
+      '--email',
+      'ops@example.com',
+    );
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toStartWith('DATABASE_URL: cannot connect to 127.0.0.1:1/app: ');
