@@ -2,8 +2,11 @@ import { existsSync } from 'node:fs';
 import { BackupError, createBackup, pruneBackups } from '@/backups';
 import { openDatabase } from '@/db/client';
 import { cli, fail } from './cli';
+import { refuseOnPostgres } from './database';
 
 const usage = 'usage: bun run backup [-- --out FILE]   (default: a new file in BACKUP_DIR)';
+// Before the configuration, whose other demands (JWT_SECRET with DATABASE_URL) are beside the point.
+refuseOnPostgres('backup');
 const { values, config } = cli(usage, { out: { type: 'string' } });
 
 const path = config.databasePath;

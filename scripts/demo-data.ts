@@ -1,28 +1,21 @@
 /**
  * The demo data set of `bun run demo` (scripts/demo.ts), written through the
- * domain functions. Each part is skipped when it is there already, so a
+ * stores the server uses (SQLite or PostgreSQL). Each part is skipped when it is there already, so a
  * second run adds nothing: the accounts are found by email, the properties
  * and transactions by their owner (the demo customer), plans by slug; the
  * neighbourhoods, additional data, pages and plan assignment are upserts.
  */
 
 import { randomBytes } from 'node:crypto';
-import { createUser, findUserByEmail, type Role } from '@/accounts/users';
+import { insertUser, type Role } from '@/accounts/users';
 import { toolContext } from '@/audit/record';
 import { importStaticPages } from '@/content/import';
 import { StaticPageFile } from '@/content/schemas';
-import { sqliteContentStore, upsertStaticPage } from '@/content/sqlite-store';
-import { sqliteCustomerStore } from '@/customer/sqlite-store';
 import type { NewTransaction } from '@/customer/store';
-import type { Db } from '@/db/client';
-import { putAdditionalDataOnSqlite } from '@/listings/additional-data/service';
+import { putAdditionalData } from '@/listings/additional-data/service';
 import type { CityId } from '@/listings/cities';
-import { putNeighbourhoodOnSqlite } from '@/listings/neighbourhoods/service';
-import {
-  type BulkPropertyInput,
-  type BulkUnitFeature,
-  insertPropertiesBulk,
-} from '@/listings/properties/bulk';
+import type { BulkPropertyInput, BulkUnitFeature } from '@/listings/properties/bulk';
+import type { Stores } from '@/stores';
 import { CITIES, FEATURES, ownerIdOf, pickType, random, STREETS } from './seed';
 
 export const DEMO_EMPLOYEE = 'demo-employee@example.com';
@@ -58,27 +51,39 @@ export interface DemoAccount {
   password?: string;
 }
 
-async function ensureAccount(db: Db, email: string, role: Role): Promise<DemoAccount> {
-  const existing = findUserByEmail(db, email);
+async function ensureAccount(stores: Stores, email: string, role: Role): Promise<DemoAccount> {
+  const existing = await stores.accounts.findUserByEmail(email);
   if (existing) return { id: existing.id, email, role };
   const password = randomBytes(12).toString('base64url');
-  const user = await createUser(db, { email, password, role });
+  const user = await insertUser(stores.accounts, { email, password, role });
+  if (!user) throw new Error(`${email} was created meanwhile; run the demo again`);
   return { id: user.id, email, role, password };
 }
 
-function fillNeighbourhoods(db: Db, now: number) {
+async function fillNeighbourhoods(stores: Stores, now: number) {
   for (const city of DEMO_CITIES) {
     for (const name of NEIGHBOURHOODS[city] ?? []) {
-      putNeighbourhoodOnSqlite(db, neighbourhoodId(city, name), { cityId: city, name }, now);
+      await stores.listings.putNeighbourhood(
+        neighbourhoodId(city, name),
+        { cityId: city, name },
+        now,
+      );
     }
   }
 }
 
-const hasRows = (db: Db, sql: string, param: string) => db.$client.query(sql).get(param) !== null;
+const FIRST = { page: 1, itemsPerPage: 1, offset: 0 };
+
+/** The customer's first property in id order (`archived` as given), and how many match. */
+async function firstProperty(stores: Stores, customerId: string, archived?: 'false') {
+  const filter = { query: archived ? { archived } : {}, scopeOwner: customerId };
+  const { total, rows } = await stores.listings.listProperties(filter, FIRST);
+  return { total, id: rows[0]?.id };
+}
 
 /** ~30 % of the properties belong to the demo customer, the rest to five other owners. */
-function fillProperties(db: Db, customerId: string, employeeId: string, now: number) {
-  if (hasRows(db, 'SELECT 1 FROM properties WHERE owner_id = ? LIMIT 1', customerId)) return;
+async function fillProperties(stores: Stores, customerId: string, employeeId: string, now: number) {
+  if ((await firstProperty(stores, customerId)).total > 0) return;
   const next = random(2024);
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
   const rows: BulkPropertyInput[] = [];
@@ -116,7 +121,7 @@ function fillProperties(db: Db, customerId: string, employeeId: string, now: num
       ...(multiListing ? { unitsCounter: units.length + 1 + Math.floor(next() * 4) } : {}),
     });
   }
-  const { ids } = insertPropertiesBulk(db, rows, { now });
+  const ids = await stores.listings.insertProperties(rows);
   const employee = { sub: employeeId, aud: 'employee' } as const;
   const ratings = ['A', 'B', 'C', 'D', 'E'];
   for (const [index, id] of ids.entries()) {
@@ -128,7 +133,7 @@ function fillProperties(db: Db, customerId: string, employeeId: string, now: num
       heating: pick(['central', 'gas', 'electric', 'heat pump']),
       nearby: { metroMinutes: 2 + Math.floor(next() * 15), schools: Math.floor(next() * 4) },
     };
-    putAdditionalDataOnSqlite(db, id, data, employee, now);
+    await stores.listings.writeProperty(putAdditionalData(id, data, employee, now));
   }
 }
 
@@ -140,10 +145,11 @@ const TRANSLATIONS = [
   ['terms', 'fr', "Conditions d'utilisation", 'En utilisant le service, vous les acceptez.'],
 ] as const;
 
-async function fillPages(db: Db, contentDir: string, now: number) {
-  const report = await importStaticPages(sqliteContentStore(db), contentDir, now);
-  for (const [slug, language, title, text] of TRANSLATIONS) {
-    const page = StaticPageFile.parse({
+async function fillPages(stores: Stores, contentDir: string, now: number) {
+  const report = await importStaticPages(stores.content, contentDir, now);
+  const translations = TRANSLATIONS.map(([slug, language, title, text]) => ({
+    file: `${slug}.${language}`,
+    page: StaticPageFile.parse({
       slug,
       language,
       title,
@@ -152,19 +158,19 @@ async function fillPages(db: Db, contentDir: string, now: number) {
       group: 'footer',
       published: true,
       content: `# ${title}\n\n${text}`,
-    });
-    db.transaction((tx) => upsertStaticPage(tx, slug, page, now));
-  }
+    }),
+  }));
+  await stores.content.importPages(translations, now);
   return report.refused;
 }
 
-async function fillPlans(db: Db, customerId: string) {
+async function fillPlans(stores: Stores, customerId: string) {
   const wanted = [
     { name: 'Starter', slug: 'starter', limits: { minute: 60, hour: 2_000, day: 20_000 } },
     { name: 'Pro', slug: 'pro', limits: { minute: 300, hour: 10_000, month: 1_000_000 } },
   ];
-  const store = sqliteCustomerStore(db);
-  const existing = store.listPlans();
+  const store = stores.customer;
+  const existing = await store.listPlans();
   const ids: number[] = [];
   for (const plan of wanted) {
     const stored = existing.find((p) => p.slug === plan.slug);
@@ -173,8 +179,8 @@ async function fillPlans(db: Db, customerId: string) {
   await store.assignPlan(customerId, ids[1]!, toolContext(Date.now()));
 }
 
-function fillTransactions(db: Db, customerId: string, now: number) {
-  if (hasRows(db, 'SELECT 1 FROM transactions WHERE customer_id = ? LIMIT 1', customerId)) return;
+async function fillTransactions(stores: Stores, customerId: string, now: number) {
+  if ((await stores.customer.listTransactions({ customerId }, 1, 1)).total > 0) return;
   const next = random(7);
   const rows: NewTransaction[] = Array.from({ length: TRANSACTIONS }, (_, i) => {
     const status = next();
@@ -188,7 +194,7 @@ function fillTransactions(db: Db, customerId: string, now: number) {
       description: next() < 0.7 ? `Monthly rent, unit ${1 + Math.floor(next() * 6)}` : null,
     };
   });
-  sqliteCustomerStore(db).importTransactions(rows);
+  await stores.customer.importTransactions(rows);
 }
 
 const TABLES = [
@@ -205,29 +211,23 @@ const TABLES = [
 ] as const;
 
 /** Rows per table: what the demo prints, and what a second run must leave unchanged. */
-export function countRows(db: Db): Record<(typeof TABLES)[number], number> {
+export async function countRows(
+  count: (table: string) => Promise<number>,
+): Promise<Record<(typeof TABLES)[number], number>> {
   const counts = {} as Record<(typeof TABLES)[number], number>;
-  for (const table of TABLES) {
-    counts[table] = db.$client
-      .query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`)
-      .get()!.n;
-  }
+  for (const table of TABLES) counts[table] = await count(table);
   return counts;
 }
 
-/** Fills `db` (migrated) with the demo data set; answers the two accounts. */
-export async function fillDemo(db: Db, contentDir: string, now = Date.now()) {
-  const employee = await ensureAccount(db, DEMO_EMPLOYEE, 'employee');
-  const customer = await ensureAccount(db, DEMO_CUSTOMER, 'customer');
-  fillNeighbourhoods(db, now);
-  fillProperties(db, customer.id, employee.id, now);
-  const refusedPages = await fillPages(db, contentDir, now);
-  await fillPlans(db, customer.id);
-  fillTransactions(db, customer.id, now);
-  const sample = db.$client
-    .query<{ id: string }, [string]>(
-      'SELECT id FROM properties WHERE owner_id = ? AND archived = 0 ORDER BY id LIMIT 1',
-    )
-    .get(customer.id);
-  return { employee, customer, sampleProperty: sample?.id, refusedPages };
+/** Fills the stores' database (migrated) with the demo data set; answers the two accounts. */
+export async function fillDemo(stores: Stores, contentDir: string, now = Date.now()) {
+  const employee = await ensureAccount(stores, DEMO_EMPLOYEE, 'employee');
+  const customer = await ensureAccount(stores, DEMO_CUSTOMER, 'customer');
+  await fillNeighbourhoods(stores, now);
+  await fillProperties(stores, customer.id, employee.id, now);
+  const refusedPages = await fillPages(stores, contentDir, now);
+  await fillPlans(stores, customer.id);
+  await fillTransactions(stores, customer.id, now);
+  const sample = await firstProperty(stores, customer.id, 'false');
+  return { employee, customer, sampleProperty: sample.id, refusedPages };
 }

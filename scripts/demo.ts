@@ -1,23 +1,34 @@
 /**
- * `bun run demo [-- --reset]`: fills DATABASE_PATH (migrated first) with a
- * small realistic data set (scripts/demo-data.ts), prints the demo accounts'
- * credentials (once, when created), a 24 h token for each and three curl
- * commands to try. Running it again adds nothing. `--reset` deletes the
- * database file (and its -wal / -shm) first, so everything in it is gone,
- * not only the demo's data; the jwt-secret file beside it is kept. Stop the
- * server before a reset.
+ * `bun run demo [-- --reset]`: fills the database (PostgreSQL at
+ * DATABASE_URL when it is set, else SQLite at DATABASE_PATH; migrated first)
+ * with a small realistic data set (scripts/demo-data.ts), prints the demo
+ * accounts' credentials (once, when created), a 24 h token for each and
+ * three curl commands to try. Running it again adds nothing. `--reset`
+ * deletes the SQLite file (and its -wal / -shm) first, so everything in it
+ * is gone, not only the demo's data; the jwt-secret file beside it is kept.
+ * Stop the server before a reset. With DATABASE_URL set, `--reset` is
+ * refused: emptying a PostgreSQL database is for `dropdb` and `createdb`,
+ * by someone who knows what else it holds.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { TokenService } from '@/auth/tokens';
-import { migrateDatabase, openDatabase } from '@/db/client';
 import { cli, fail } from './cli';
+import { databaseUrlOf, openStores } from './database';
 import { countRows, type DemoAccount, fillDemo } from './demo-data';
 
 const usage = 'usage: bun run demo [-- --reset]   (--reset deletes the database file first)';
 const { values, config } = cli(usage, { reset: { type: 'boolean' } });
 const path = config.databasePath;
-if (path === ':memory:') fail('demo: DATABASE_PATH is :memory:, so the data would vanish at once');
+const onPostgres = databaseUrlOf(process.env) !== undefined;
+if (onPostgres && values.reset) {
+  fail(
+    'demo: --reset deletes the SQLite file at DATABASE_PATH; with DATABASE_URL set, drop and create the database instead (dropdb, createdb), then run the demo',
+  );
+}
+if (!onPostgres && path === ':memory:') {
+  fail('demo: DATABASE_PATH is :memory:, so the data would vanish at once');
+}
 
 if (values.reset) {
   for (const suffix of ['', '-wal', '-shm', '-journal'])
@@ -25,11 +36,10 @@ if (values.reset) {
   console.log(`reset: deleted ${path}`);
 }
 
-const db = openDatabase(path);
-migrateDatabase(db);
-const demo = await fillDemo(db, join(import.meta.dir, '..', 'content'));
-const counts = countRows(db);
-db.$client.close();
+const database = await openStores(path);
+const demo = await fillDemo(database.stores, join(import.meta.dir, '..', 'content'));
+const counts = await countRows(database.countRows);
+await database.close();
 
 const DAY_SECONDS = 24 * 3600;
 const tokens = new TokenService(config.jwtSecret);
@@ -43,7 +53,7 @@ const account = (label: string, { email, id, password }: DemoAccount) =>
 const base = `${config.tls ? 'https' : 'http'}://localhost:${config.port}`;
 const bearer = (token: string) => `-H 'Authorization: Bearer ${token}'`;
 
-console.log(`demo data in ${path}:`);
+console.log(`demo data in ${database.where}:`);
 console.log(
   Object.entries(counts)
     .map(([table, n]) => `  ${table.padEnd(26)} ${n}`)

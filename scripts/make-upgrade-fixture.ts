@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { fail } from './cli';
+import { sqliteScriptStores } from './database';
 import { fillDemo } from './demo-data';
 
 const [path] = Bun.argv.slice(2).filter((arg) => arg !== '--');
@@ -21,7 +22,11 @@ if (existsSync(path)) fail(`${path} exists; remove it first`);
 const AT = Date.UTC(2026, 10, 24, 12, 0, 0);
 const db = openDatabase(path);
 migrateDatabase(db);
-const { employee } = await fillDemo(db, join(import.meta.dir, '..', 'content'), AT);
+const { employee } = await fillDemo(
+  sqliteScriptStores(db),
+  join(import.meta.dir, '..', 'content'),
+  AT,
+);
 const client = db.$client;
 client.run(
   "INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES ('fixture-session', ?, ?, ?)",

@@ -3,12 +3,14 @@ import { ConfigError, parseConfig } from '@/config';
 import { migrationsFolder, openDatabase } from '@/db/client';
 import { readMigrations } from '@/db/migrate';
 import { fail } from './cli';
+import { refuseOnPostgres } from './database';
 
 const usage =
   'usage: bun run restore -- FILE   (a backup .db.gz, or a SQLite file; server stopped)';
 const args = Bun.argv.slice(2).filter((arg) => arg !== '--');
 const [file] = args;
 if (args.length !== 1 || !file || file.startsWith('-')) fail(usage);
+refuseOnPostgres('restore');
 
 let config: ReturnType<typeof parseConfig>;
 try {

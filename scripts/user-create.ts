@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { createUser, findUserByEmail } from '@/accounts/users';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { insertUser } from '@/accounts/users';
 import { cli, fail } from './cli';
+import { openStores } from './database';
 import { ARGV_PASSWORD_WARNING, readPassword } from './read-password';
 
 const usage =
@@ -28,9 +28,11 @@ const input = z
   .safeParse({ ...values, password: await passwordOf(values.password) });
 if (!input.success) fail(`${input.error.issues[0]?.message}\n${usage}`);
 
-const db = openDatabase(config.databasePath);
-migrateDatabase(db);
-if (findUserByEmail(db, input.data.email)) fail(`a user with email ${input.data.email} exists`);
-const user = await createUser(db, input.data);
+const database = await openStores(config.databasePath);
+const taken = `a user with email ${input.data.email} exists`;
+const accounts = database.stores.accounts;
+if (await accounts.findUserByEmail(input.data.email)) await database.fail(taken);
+// Undefined when another creation of this email committed first.
+const user = (await insertUser(accounts, input.data)) ?? (await database.fail(taken));
 console.log(JSON.stringify({ id: user.id, email: user.email, role: user.role }));
-db.$client.close();
+await database.close();

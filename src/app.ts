@@ -3,38 +3,24 @@ import type { SQL } from 'bun';
 import { type AnyElysia, Elysia } from 'elysia';
 import { type AddressBound, AddressLimit } from '@/accounts/address-limit';
 import { argon2idHasher, boundedHasher, type PasswordHasher } from '@/accounts/hashing';
-import { postgresAccountStore } from '@/accounts/postgres-store';
 import { RedisAddressLimit } from '@/accounts/redis-address-limit';
 import { redisFailureLedger } from '@/accounts/redis-guessing';
 import { sessionResolver } from '@/accounts/sessions';
-import { sqliteAccountStore } from '@/accounts/sqlite-store';
 import type { AccountStore } from '@/accounts/store';
 import type { ApiDeps } from '@/api/deps';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
-import { type AuditLogStore, sqliteAuditLog } from '@/audit/log';
-import { postgresAuditLog } from '@/audit/postgres-log';
+import type { AuditLogStore } from '@/audit/log';
 import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { StaticPageCache } from '@/content/cache';
-import { postgresContentStore } from '@/content/postgres-store';
-import { sqliteContentStore } from '@/content/sqlite-store';
 import type { ContentStore } from '@/content/store';
-import { postgresCustomerStore } from '@/customer/postgres-store';
-import { sqliteCustomerStore } from '@/customer/sqlite-store';
 import type { CustomerStore } from '@/customer/store';
 import type { Db } from '@/db/client';
-import { type DatabaseHealth, sqliteHealth } from '@/db/health';
-import { postgresHealth } from '@/db/pg/health';
+import type { DatabaseHealth } from '@/db/health';
 import { ReadCache } from '@/db/read-cache';
-import { postgresEventStore } from '@/events/postgres-store';
-import { sqliteEventStore } from '@/events/sqlite-store';
 import type { EventStore } from '@/events/store';
-import { postgresIdempotencyStore } from '@/idempotency/postgres-store';
-import { sqliteIdempotencyStore } from '@/idempotency/sqlite-store';
 import type { IdempotencyStore } from '@/idempotency/store';
 import type { Clock } from '@/kernel/clock';
-import { postgresListingsStore } from '@/listings/postgres-store';
-import { sqliteListingsStore } from '@/listings/sqlite-store';
 import type { ListingsStore } from '@/listings/store';
 import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
@@ -42,11 +28,10 @@ import { RedisRateLimitStore } from '@/rate-limit/redis-store';
 import { RedisConnection } from '@/redis/connection';
 import { LiveInstances } from '@/redis/instances';
 import { RedisNotices } from '@/redis/notices';
-import { postgresWebhookStore } from '@/webhooks/postgres-store';
-import { sqliteWebhookStore } from '@/webhooks/sqlite-store';
+import { postgresStores, sqliteStores } from '@/stores';
 import type { WebhookStore } from '@/webhooks/store';
 import { createWorkers } from '@/workers';
-import { type JobRunStore, postgresJobRuns, sqliteJobRuns } from '@/workers/job-runs';
+import type { JobRunStore } from '@/workers/job-runs';
 import { accountsRoutes } from './api/accounts/routes';
 import { adminRoutes } from './api/admin/routes';
 import { contentRoutes } from './api/content/routes';
@@ -120,48 +105,6 @@ const HOUR_MS = 60 * 60 * 1000;
 
 /** Readable in /admin/jobs, and distinct for two apps in one process (tests). */
 const instanceName = () => `${hostname()}-${process.pid}-${crypto.randomUUID().slice(0, 4)}`;
-
-/** Every store of the service, on one database. */
-export interface Stores {
-  customer: CustomerStore;
-  accounts: AccountStore;
-  content: ContentStore;
-  idempotency: IdempotencyStore;
-  health: DatabaseHealth;
-  events: EventStore;
-  audit: AuditLogStore;
-  webhooks: WebhookStore;
-  jobRuns: JobRunStore;
-  listings: ListingsStore;
-}
-
-/** The stores on SQLite: the default, and the only ones whose reads `readCache` remembers. */
-export const sqliteStores = (db: Db, readCache: ReadCache): Stores => ({
-  customer: sqliteCustomerStore(db),
-  accounts: sqliteAccountStore(db),
-  content: sqliteContentStore(db),
-  idempotency: sqliteIdempotencyStore(db),
-  health: sqliteHealth(db),
-  events: sqliteEventStore(db),
-  audit: sqliteAuditLog(db),
-  webhooks: sqliteWebhookStore(db),
-  jobRuns: sqliteJobRuns(db),
-  listings: sqliteListingsStore(db, readCache),
-});
-
-/** The stores on PostgreSQL, all on one pool. */
-export const postgresStores = (client: SQL): Stores => ({
-  customer: postgresCustomerStore(client),
-  accounts: postgresAccountStore(client),
-  content: postgresContentStore(client),
-  idempotency: postgresIdempotencyStore(client),
-  health: postgresHealth(client),
-  events: postgresEventStore(client),
-  audit: postgresAuditLog(client),
-  webhooks: postgresWebhookStore(client),
-  jobRuns: postgresJobRuns(client),
-  listings: postgresListingsStore(client),
-});
 
 export function buildDeps({
   config,

@@ -5,8 +5,8 @@ import { ConfigError, parseConfig, parseDatabaseSettings } from '@/config';
 import { migrationsFolder, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
-import { openPostgres, postgresProblem, whereOf } from '@/db/pg/connection';
-import { migratePostgres } from '@/db/pg/migrate';
+import { openPostgres, whereOf } from '@/db/pg/connection';
+import { preparePostgres } from '@/db/pg/migrate';
 import { releaseWaits } from '@/events/signal';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
@@ -61,18 +61,12 @@ async function openSqlite() {
  * start together migrate once.
  */
 async function openPostgresDatabase(url: string) {
-  const problem = await postgresProblem(url);
-  if (problem) {
-    console.error(`DATABASE_URL: ${problem}`);
+  const prepared = await preparePostgres(url);
+  if ('problem' in prepared) {
+    console.error(`DATABASE_URL: ${prepared.problem}`);
     process.exit(1);
   }
-  try {
-    const applied = await migratePostgres(url);
-    if (applied.length > 0) logger.info('migrated', { applied });
-  } catch (error) {
-    console.error(`DATABASE_URL: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  }
+  if (prepared.applied.length > 0) logger.info('migrated', { applied: prepared.applied });
   return openPostgres(url, { max: config.postgresPoolSize });
 }
 

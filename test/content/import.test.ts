@@ -2,8 +2,9 @@ import { describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importStaticPages, parseMarkdown } from '@/content/import';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { COMMAND_DATABASES } from '../scripts/databases';
 import { tempDir } from '../support/harness';
+import { runScript } from '../support/script';
 import { storesUnderTest } from './stores';
 
 const root = join(import.meta.dir, '..', '..');
@@ -86,58 +87,59 @@ for (const store of storesUnderTest()) {
   });
 }
 
-describe('bun run pages:import -- DIR', () => {
-  test('imports the good files, refuses the bad ones by name and reason, exits 1', async () => {
-    const dir = tempDir('pages-');
-    const db = join(tempDir(), 'app.db');
-    writeFileSync(join(dir, 'help.md'), goodMarkdown);
-    writeFileSync(
-      join(dir, 'terms.json'),
-      JSON.stringify({ slug: 'terms', language: 'en', title: 'T', content: 'c', published: false }),
-    );
-    writeFileSync(
-      join(dir, 'broken.json'),
-      JSON.stringify({ slug: 'Bad Slug', language: 'en', title: '', content: 'c', extra: 1 }),
-    );
-    writeFileSync(join(dir, 'broken.md'), '---\nslug: x\n');
-    writeFileSync(join(dir, 'notes.txt'), 'ignored');
+/** `bun run pages:import -- DIR` on the database of `env`. */
+const pagesImport = (env: Record<string, string>, dir: string) =>
+  runScript('pages-import.ts', [dir], env);
 
-    const run = Bun.spawnSync([process.execPath, 'scripts/pages-import.ts', dir], {
-      cwd: root,
-      env: { ...process.env, DATABASE_PATH: db, JWT_SECRET: 'x'.repeat(32) },
+for (const target of COMMAND_DATABASES) {
+  target.describe('bun run pages:import -- DIR', () => {
+    test('imports the good files, refuses the bad ones by name and reason, exits 1', async () => {
+      const dir = tempDir('pages-');
+      writeFileSync(join(dir, 'help.md'), goodMarkdown);
+      const terms = { slug: 'terms', language: 'en', title: 'T', content: 'c', published: false };
+      writeFileSync(join(dir, 'terms.json'), JSON.stringify(terms));
+      writeFileSync(
+        join(dir, 'broken.json'),
+        JSON.stringify({ slug: 'Bad Slug', language: 'en', title: '', content: 'c', extra: 1 }),
+      );
+      writeFileSync(join(dir, 'broken.md'), '---\nslug: x\n');
+      writeFileSync(join(dir, 'notes.txt'), 'ignored');
+
+      const fresh = await target.fresh();
+      const run = await pagesImport(fresh.env, dir);
+      expect(run.code).toBe(1);
+      expect(run.stdout.split('\n')).toEqual([
+        'imported help.md → help (es-ES), created',
+        'imported terms.json → terms (en), created',
+        'skipped notes.txt: not .json or .md',
+        '2 imported, 2 refused',
+      ]);
+      expect(run.stderr.split('\n')).toEqual([
+        'refused broken.json: title: Too small: expected string to have >=1 characters; ' +
+          'published: Invalid input: expected boolean, received undefined; ' +
+          'slug: must be lower-case letters, digits and single hyphens; unknown field extra',
+        'refused broken.md: front matter not closed: no second --- line',
+      ]);
+
+      const database = await fresh.open();
+      expect(await database.countRows('static_pages')).toBe(2);
+      const help = await database.stores.content.publishedVariants('help');
+      expect(help.map(({ language, published }) => ({ language, published }))).toEqual([
+        { language: 'es-ES', published: true },
+      ]);
+      expect(await database.stores.content.publishedVariants('terms')).toEqual([]);
+      await database.close();
+
+      // An upsert: the second run finds both pages.
+      const again = await pagesImport(fresh.env, dir);
+      expect(again.stdout).toContain('imported help.md → help (es-ES), replaced');
+      expect(again.stdout).toContain('imported terms.json → terms (en), replaced');
     });
-    const out = run.stdout.toString();
-    const err = run.stderr.toString();
-    expect(run.exitCode).toBe(1);
-    expect(out).toContain('imported help.md → help (es-ES), created');
-    expect(out).toContain('imported terms.json → terms (en), created');
-    expect(out).toContain('skipped notes.txt: not .json or .md');
-    expect(out).toContain('2 imported, 2 refused');
-    expect(err).toContain('refused broken.md: front matter not closed: no second --- line');
-    expect(err).toContain(
-      'refused broken.json: title: Too small: expected string to have >=1 characters; ' +
-        'published: Invalid input: expected boolean, received undefined; ' +
-        'slug: must be lower-case letters, digits and single hyphens; unknown field extra\n',
-    );
 
-    const check = openDatabase(db);
-    migrateDatabase(check);
-    const rows = check.$client
-      .query('SELECT slug, language, published FROM static_pages ORDER BY id')
-      .all();
-    expect(rows).toEqual([
-      { slug: 'help', language: 'es-ES', published: 1 },
-      { slug: 'terms', language: 'en', published: 0 },
-    ]);
-    check.$client.close();
-  });
-
-  test('no directory → usage and exit 1', () => {
-    const run = Bun.spawnSync([process.execPath, 'scripts/pages-import.ts', '/no/such/dir'], {
-      cwd: root,
-      env: { ...process.env, DATABASE_PATH: join(tempDir(), 'app.db') },
+    test('no directory → usage and exit 1', async () => {
+      const run = await pagesImport((await target.fresh()).env, '/no/such/dir');
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('/no/such/dir: not a directory');
     });
-    expect(run.exitCode).toBe(1);
-    expect(run.stderr.toString()).toContain('/no/such/dir: not a directory');
   });
-});
+}

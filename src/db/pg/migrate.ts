@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { SQL } from 'bun';
 import { type Migration, MigrationError, readMigrations } from '../migrate';
+import { postgresProblem } from './connection';
 
 /** The drizzle-kit migrations of the PostgreSQL schema (`bun run db:generate:pg`). */
 export const pgMigrationsFolder = join(import.meta.dir, '..', '..', '..', 'migrations-pg');
@@ -61,5 +62,23 @@ export async function migratePostgres(
     throw new MigrationError(current || '(bookkeeping)', reason);
   } finally {
     await client.close();
+  }
+}
+
+/**
+ * What a process does before it uses DATABASE_URL (the server at start,
+ * the operator commands): connect, then apply pending migrations. Answers
+ * the tags applied, or the one line saying why the database cannot be used
+ * (the host and database, never the user or password).
+ */
+export async function preparePostgres(
+  url: string,
+): Promise<{ applied: string[] } | { problem: string }> {
+  const problem = await postgresProblem(url);
+  if (problem) return { problem };
+  try {
+    return { applied: await migratePostgres(url) };
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) };
   }
 }

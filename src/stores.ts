@@ -1,0 +1,71 @@
+import type { SQL } from 'bun';
+import { postgresAccountStore } from '@/accounts/postgres-store';
+import { sqliteAccountStore } from '@/accounts/sqlite-store';
+import type { AccountStore } from '@/accounts/store';
+import { type AuditLogStore, sqliteAuditLog } from '@/audit/log';
+import { postgresAuditLog } from '@/audit/postgres-log';
+import { postgresContentStore } from '@/content/postgres-store';
+import { sqliteContentStore } from '@/content/sqlite-store';
+import type { ContentStore } from '@/content/store';
+import { postgresCustomerStore } from '@/customer/postgres-store';
+import { sqliteCustomerStore } from '@/customer/sqlite-store';
+import type { CustomerStore } from '@/customer/store';
+import type { Db } from '@/db/client';
+import { type DatabaseHealth, sqliteHealth } from '@/db/health';
+import { postgresHealth } from '@/db/pg/health';
+import type { ReadCache } from '@/db/read-cache';
+import { postgresEventStore } from '@/events/postgres-store';
+import { sqliteEventStore } from '@/events/sqlite-store';
+import type { EventStore } from '@/events/store';
+import { postgresIdempotencyStore } from '@/idempotency/postgres-store';
+import { sqliteIdempotencyStore } from '@/idempotency/sqlite-store';
+import type { IdempotencyStore } from '@/idempotency/store';
+import { postgresListingsStore } from '@/listings/postgres-store';
+import { sqliteListingsStore } from '@/listings/sqlite-store';
+import type { ListingsStore } from '@/listings/store';
+import { postgresWebhookStore } from '@/webhooks/postgres-store';
+import { sqliteWebhookStore } from '@/webhooks/sqlite-store';
+import type { WebhookStore } from '@/webhooks/store';
+import { type JobRunStore, postgresJobRuns, sqliteJobRuns } from '@/workers/job-runs';
+
+/** Every store of the service, on one database. */
+export interface Stores {
+  customer: CustomerStore;
+  accounts: AccountStore;
+  content: ContentStore;
+  idempotency: IdempotencyStore;
+  health: DatabaseHealth;
+  events: EventStore;
+  audit: AuditLogStore;
+  webhooks: WebhookStore;
+  jobRuns: JobRunStore;
+  listings: ListingsStore;
+}
+
+/** The stores on SQLite: the default, and the only ones whose reads `readCache` remembers. */
+export const sqliteStores = (db: Db, readCache: ReadCache): Stores => ({
+  customer: sqliteCustomerStore(db),
+  accounts: sqliteAccountStore(db),
+  content: sqliteContentStore(db),
+  idempotency: sqliteIdempotencyStore(db),
+  health: sqliteHealth(db),
+  events: sqliteEventStore(db),
+  audit: sqliteAuditLog(db),
+  webhooks: sqliteWebhookStore(db),
+  jobRuns: sqliteJobRuns(db),
+  listings: sqliteListingsStore(db, readCache),
+});
+
+/** The stores on PostgreSQL, all on one pool. */
+export const postgresStores = (client: SQL): Stores => ({
+  customer: postgresCustomerStore(client),
+  accounts: postgresAccountStore(client),
+  content: postgresContentStore(client),
+  idempotency: postgresIdempotencyStore(client),
+  health: postgresHealth(client),
+  events: postgresEventStore(client),
+  audit: postgresAuditLog(client),
+  webhooks: postgresWebhookStore(client),
+  jobRuns: postgresJobRuns(client),
+  listings: postgresListingsStore(client),
+});
