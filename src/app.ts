@@ -121,7 +121,7 @@ export function buildDeps({
   // On PostgreSQL nothing is remembered: the cache hears of SQLite's writes only.
   const readCache = new ReadCache({
     db,
-    enabled: db !== undefined && config.readCache,
+    enabled: config.readCache,
     maxChars: config.readCacheChars,
   });
   const stores = db ? sqliteStores(db, readCache) : postgresStores(postgres!);

@@ -3,12 +3,8 @@ import type { SQL } from 'bun';
 import { buildDeps, createService } from '@/app';
 import { parseConfig } from '@/config';
 import { postgresCustomerStore } from '@/customer/postgres-store';
-import {
-  isPostgresHealthy,
-  isPostgresUnavailable,
-  openPostgres,
-  postgresProblem,
-} from '@/db/pg/connection';
+import { isPostgresUnavailable, openPostgres, postgresProblem } from '@/db/pg/connection';
+import { postgresHealth } from '@/db/pg/health';
 import { migratePostgres } from '@/db/pg/migrate';
 import { createLogger } from '@/logger';
 import { CREATE_BODY } from '../../bench/fixtures';
@@ -75,10 +71,10 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL goes away mid-run'), () 
       const as = (method: string, path: string, body?: unknown) =>
         ctx.request(method, path, { token: admin, body });
       expect((await as('POST', PLANS, { name: 'Gold', slug: 'gold' })).status).toBe(201);
-      expect(await isPostgresHealthy(pool)).toBe(true);
+      expect(await postgresHealth(pool).isHealthy()).toBe(true);
 
       proxy.cut();
-      expect(await isPostgresHealthy(pool)).toBe(false);
+      expect(await postgresHealth(pool).isHealthy()).toBe(false);
       for (const refused of [
         await as('POST', PLANS, { name: 'Silver', slug: 'silver' }),
         await as('POST', IMPORT, [importRow(1)]),

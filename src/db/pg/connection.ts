@@ -61,10 +61,13 @@ const UNAVAILABLE_STATES = /^(08|53300|57P0[1-4]|57014)/;
  * a statement it refused: the request is answered 503 with Retry-After,
  * and the transaction it ran in, if any, was rolled back or never began.
  */
-export function isPostgresUnavailable(error: unknown): boolean {
-  // drizzle wraps the driver's error (DrizzleQueryError) with it as the cause.
+export const isPostgresUnavailable = (error: unknown): boolean =>
+  someCause(error, isUnavailableCode);
+
+/** `error` or one of its causes: drizzle wraps the driver's error (DrizzleQueryError). */
+function someCause(error: unknown, test: (error: Error) => boolean): boolean {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 4; depth++) {
-    if (isUnavailableCode(cause)) return true;
+    if (test(cause)) return true;
     cause = cause.cause;
   }
   return false;
@@ -109,32 +112,13 @@ export async function postgresProblem(url: string): Promise<string | undefined> 
   }
 }
 
-/** Whether the pool gets an answer to `SELECT 1` within `timeoutMs`. */
-export async function isPostgresHealthy(client: SQL, timeoutMs = 2_000): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    const answered = client`SELECT 1 AS ok`.then(
-      () => true,
-      () => false,
-    );
-    return await Promise.race([answered, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Whether PostgreSQL refused a text value it cannot hold: NUL (`\u0000`),
  * which SQLite stores. The request is answered as malformed (400): the
  * value cannot be stored, whatever the rules say of it.
  */
-export function isUnstorableText(error: unknown): boolean {
-  for (let cause = error, depth = 0; cause instanceof Error && depth < 4; depth++) {
-    if (codeOf(cause) === 'ERR_POSTGRES_SERVER_ERROR' && sqlStateOf(cause) === '22021') return true;
-    cause = cause.cause;
-  }
-  return false;
-}
+export const isUnstorableText = (error: unknown): boolean =>
+  someCause(
+    error,
+    (cause) => codeOf(cause) === 'ERR_POSTGRES_SERVER_ERROR' && sqlStateOf(cause) === '22021',
+  );

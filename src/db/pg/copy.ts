@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { SQL } from 'bun';
 import { migrationsFolder } from '../client';
 import { pendingMigrations, readMigrations } from '../migrate';
+import { whereOf } from './connection';
 import { CopyError, mismatches, type TableCount } from './copy-error';
 import { continueSequences, quoted, tablesToCopy, withoutSecondaryStructures } from './copy-schema';
 import { copyLine, type PgColumnType } from './copy-text';
@@ -54,10 +55,9 @@ async function connect(url: string): Promise<SQL> {
     return target;
   } catch (error) {
     await target.close({ timeout: 0 });
-    const { host, pathname } = new URL(url);
     throw new CopyError(
       'target_unreachable',
-      `cannot connect to ${host}${pathname}: ${firstLine(error)}`,
+      `cannot connect to ${whereOf(url)}: ${firstLine(error)}`,
     );
   }
 }
