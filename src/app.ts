@@ -96,6 +96,13 @@ export interface CreateAppOptions {
    * tests pass another, for the reason `customerStore` gives.
    */
   listingsStore?: ListingsStore;
+  /**
+   * The read cache; by default one on the change feed of `db` or `postgres`.
+   * Tests that pass a listings, customer or content store on another
+   * database pass one on that database's feed, or get a cache that
+   * remembers nothing (no feed here hears of that store's writes).
+   */
+  readCache?: ReadCache;
 }
 
 /** Routes mounted after the service's own (tests add probes through these). */
@@ -118,12 +125,15 @@ export function buildDeps({
 }: CreateAppOptions): ApiDeps {
   if (!db === !postgres) throw new Error('buildDeps: give either db (SQLite) or postgres');
   const tokens = new TokenService(config.jwtSecret, clock);
-  // On PostgreSQL nothing is remembered: the cache hears of SQLite's writes only.
-  const readCache = new ReadCache({
-    db,
-    enabled: config.readCache,
-    maxChars: config.readCacheChars,
-  });
+  // Either database's change feed tells the cache of every write, by any process or instance.
+  const storeChosen = chosen.listingsStore ?? chosen.customerStore ?? chosen.contentStore;
+  const readCache =
+    chosen.readCache ??
+    new ReadCache({
+      ...(storeChosen ? {} : { db, postgres }),
+      enabled: config.readCache,
+      maxChars: config.readCacheChars,
+    });
   const stores = db ? sqliteStores(db, readCache) : postgresStores(postgres!);
   const customer = chosen.customerStore ?? stores.customer;
   const accountStore = chosen.accountStore ?? stores.accounts;

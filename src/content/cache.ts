@@ -92,8 +92,22 @@ export class StaticPageCache {
     return this.#cache.peek(LIST) !== undefined;
   }
 
-  page(slug: string): PreparedVariant[] | undefined {
+  /** The variants held for `slug` while valid, without reading them (SQLite: at once). */
+  held(slug: string): PreparedVariant[] | undefined {
     return this.enabled ? this.#cache.peek<PreparedVariant[]>(SLUG + slug) : undefined;
+  }
+
+  /** Every published variant of `slug`, prepared, from the cache or `load`. */
+  page(slug: string, load: () => MaybePromise<StaticPageRow[]>): MaybePromise<PreparedVariant[]> {
+    const prepared = () => whenReady(load(), (rows) => rows.map(preparePage));
+    if (!this.enabled) return prepared();
+    return this.#cache.memo(SLUG + slug, () =>
+      whenReady(prepared(), (variants) => ({
+        value: variants,
+        size: sizeOf(variants),
+        tags: [`s:${slug}`],
+      })),
+    );
   }
 
   /** Stores what was read after the look at `at` (`ReadCache.tick`). */
@@ -103,8 +117,13 @@ export class StaticPageCache {
     this.#cache.store(SLUG + slug, fill, at);
   }
 
-  list(): PreparedResponse | undefined {
-    return this.enabled ? this.#cache.peek<PreparedResponse>(LIST) : undefined;
+  /** The published-pages list, prepared, from the cache or `load`. */
+  list(load: () => MaybePromise<StaticPageSummary[]>): MaybePromise<PreparedResponse> {
+    const prepared = () => whenReady(load(), prepareList);
+    if (!this.enabled) return prepared();
+    return this.#cache.memo(LIST, () =>
+      whenReady(prepared(), (list) => ({ value: list, size: list.body.byteLength, tags: ['S'] })),
+    );
   }
 
   storeList(list: PreparedResponse, at?: number): void {
@@ -118,10 +137,7 @@ export class StaticPageCache {
   }
 }
 
-/**
- * The response for one slug in the chosen language; undefined when none is
- * published. Remembered only from a store whose reads are `cacheable`.
- */
+/** The response for one slug in the chosen language; undefined when none is published. */
 export function readPage(
   store: ContentStore,
   cache: StaticPageCache,
@@ -129,36 +145,17 @@ export function readPage(
   requested: string | undefined,
   acceptLanguage: string | null,
 ): MaybePromise<PreparedResponse | undefined> {
-  const reads = store.cacheable;
-  if (!cache.enabled || !reads) {
-    return whenReady(store.publishedVariants(slug), (rows) => {
-      const row = chooseVariant(rows, requested, acceptLanguage);
-      return row && preparePage(row).response;
-    });
-  }
-  let variants = cache.page(slug);
-  if (!variants) {
-    const at = cache.tick();
-    variants = reads.publishedVariants(slug).map(preparePage);
-    cache.storePage(slug, variants, at);
-  }
-  return chooseVariant(variants, requested, acceptLanguage)?.response;
+  return whenReady(
+    cache.page(slug, () => store.publishedVariants(slug)),
+    (variants) => chooseVariant(variants, requested, acceptLanguage)?.response,
+  );
 }
 
 /** The response of the published-pages list. */
-export function readList(
+export const readList = (
   store: ContentStore,
   cache: StaticPageCache,
-): MaybePromise<PreparedResponse> {
-  const reads = store.cacheable;
-  if (!reads) return whenReady(store.listPublished(), prepareList);
-  const cached = cache.list();
-  if (cached) return cached;
-  const at = cache.tick();
-  const list = prepareList(reads.listPublished());
-  cache.storeList(list, at);
-  return list;
-}
+): MaybePromise<PreparedResponse> => cache.list(() => store.listPublished());
 
 export interface WarmFigures {
   pages: number;
@@ -174,7 +171,7 @@ export interface WarmFigures {
 export function warmStaticPageCache(store: ContentStore, cache: StaticPageCache): WarmFigures {
   const reads = store.cacheable;
   if (!cache.enabled || !reads) return { pages: 0, slugs: 0 };
-  cache.list(); // reads the change feed first: the tick below is of this moment
+  void cache.hasList; // reads the change feed first: the tick below is of this moment
   const at = cache.tick();
   const { rows, list } = reads.everyPublished();
   const bySlug = new Map<string, PreparedVariant[]>();

@@ -125,15 +125,9 @@ export function sqliteCustomerStore(db: Db) {
     .from(employeeLimits)
     .where(eq(employeeLimits.employeeSub, sql.placeholder('sub')))
     .prepare();
-  const reads = {
+  return {
     listTransactions: (filter: TransactionFilter, page: number, perPage: number) =>
       listTransactions(db, filter, page, perPage),
-  };
-
-  return {
-    ...reads,
-    // The change-log triggers tell the read cache of every write to these tables.
-    cacheable: reads,
     importTransactions(rows) {
       db.transaction((tx) => {
         for (let i = 0; i < rows.length; i += CHUNK) {

@@ -13,11 +13,6 @@ export interface TransactionListing {
   rows: TransactionRow[];
 }
 
-/** Reads answered at once from a database whose writes the read cache hears of. */
-export interface CacheableCustomerReads {
-  listTransactions(filter: TransactionFilter, page: number, perPage: number): TransactionListing;
-}
-
 /**
  * Where the customer domain keeps its rows: transactions, plans, plan
  * assignments, employee limits and calendar-window usage (the limiter's
@@ -37,12 +32,6 @@ export interface CustomerStore extends LimiterRecords {
     page: number,
     perPage: number,
   ): MaybePromise<TransactionListing>;
-  /**
-   * The same reads at once, present only where the read cache is told of
-   * every write that changes their answers (SQLite's change-log triggers):
-   * only such answers may be remembered.
-   */
-  readonly cacheable?: CacheableCustomerReads;
   /** All or nothing; answers how many were stored. */
   importTransactions(rows: readonly NewTransaction[]): MaybePromise<number>;
   /** Stored plans only, by id; the built-in Standard and Employee plans cannot be edited. */

@@ -1,5 +1,8 @@
+import type { SQL } from 'bun';
 import { type Change, ChangeFeed } from '@/db/change-feed';
 import type { Db } from '@/db/client';
+import { PostgresChangeFeed } from '@/db/pg/change-feed';
+import { type MaybePromise, whenReady } from '@/rate-limit/store';
 
 /**
  * A cached value with what it costs to hold and the tags naming what it was
@@ -12,6 +15,11 @@ export interface Fill<T> {
   tags: readonly string[];
   /** False: answer with the value but do not hold it (a missing row). */
   keep?: boolean;
+  /**
+   * True: quick to read again whatever the wait for it (one row by key), so
+   * once the cache is full it is kept only when read twice (`#admits`).
+   */
+  cheap?: boolean;
 }
 
 interface Entry {
@@ -27,8 +35,10 @@ interface Entry {
 }
 
 export interface ReadCacheOptions {
-  /** The SQLite database whose change feed says what a write changed; none: nothing is remembered. */
+  /** The SQLite database whose change feed says what a write changed. */
   db?: Db;
+  /** Or the PostgreSQL pool whose change feed does; neither: nothing is remembered. */
+  postgres?: SQL;
   /** `false` (READ_CACHE=off): `answer` computes every time; `memo` still remembers. */
   enabled?: boolean;
   /** Most values held. */
@@ -61,7 +71,7 @@ const MAX_TAGS = 200_000;
  */
 export class ReadCache {
   readonly enabled: boolean;
-  readonly #feed: ChangeFeed | undefined;
+  readonly #feed: ChangeFeed | PostgresChangeFeed | undefined;
   readonly #maxEntries: number;
   readonly #maxChars: number;
   readonly #admitAfterMs: number;
@@ -69,6 +79,8 @@ export class ReadCache {
   readonly #changedAt = new Map<string, number>();
   #chars = 0;
   #tick = 1;
+  /** The tick of the last `clear`: a value read before it is never stored. */
+  #clearedAt = 0;
   /** Hashes of keys computed once while the cache was full (`#admits`). */
   readonly #seenOnce = new Set<number>();
   /** Counts insertions at the recent end of `#entries`: how far an entry is from it, at most. */
@@ -79,13 +91,14 @@ export class ReadCache {
 
   constructor({
     db,
+    postgres,
     enabled = true,
     maxEntries = 50_000,
     maxChars = 64 * 1024 * 1024,
     admitAfterMs = 0.1,
   }: ReadCacheOptions) {
-    this.enabled = enabled && db !== undefined;
-    this.#feed = db && new ChangeFeed(db.$client);
+    this.#feed = db ? new ChangeFeed(db.$client) : postgres && new PostgresChangeFeed(postgres);
+    this.enabled = enabled && this.#feed !== undefined;
     this.#maxEntries = maxEntries;
     this.#maxChars = maxChars;
     this.#admitAfterMs = admitAfterMs;
@@ -95,31 +108,73 @@ export class ReadCache {
     return this.#entries.size;
   }
 
-  /** The cached value of `key` or the one `compute` reads (and stores unless the cache is off). */
-  answer<T>(key: string, compute: () => Fill<T>): T {
-    return this.enabled ? this.memo(key, compute) : compute().value;
+  /**
+   * The cached value of `key` or the one `compute` reads (and stores unless
+   * the cache is off): at once on SQLite with a store that answers at once,
+   * a promise on PostgreSQL.
+   */
+  answer<T>(key: string, compute: () => MaybePromise<Fill<T>>): MaybePromise<T> {
+    return this.enabled ? this.memo(key, compute) : whenReady(compute(), filledValue);
   }
 
-  /** As `answer`, also with the cache off: for aggregates every read would otherwise recount. */
-  memo<T>(key: string, compute: () => Fill<T>): T {
-    if (!this.sync()) return compute().value;
-    const known = this.#used(key);
-    if (known) return known.value as T;
-    this.misses++;
-    const at = this.#tick;
-    const started = performance.now();
-    const fill = compute();
-    const costly = performance.now() - started >= this.#admitAfterMs;
-    if (costly || this.#admits(key, fill.size)) this.store(key, fill, at);
-    return fill.value;
+  /**
+   * As `answer`, also with the cache off: for aggregates every read would
+   * otherwise recount. On SQLite the feed is read before every use (no
+   * system call while nothing was committed). On PostgreSQL that read is a
+   * round trip (`PostgresChangeFeed`), so it is made only when a value is
+   * held for `key`; a read with nothing held computes at once, and what it
+   * reads is stored as of the last look, which preceded it.
+   */
+  memo<T>(key: string, compute: () => MaybePromise<Fill<T>>): MaybePromise<T> {
+    const feed = this.#feed;
+    if (feed instanceof ChangeFeed) {
+      return this.#pollNow() ? this.#lookup(key, compute) : whenReady(compute(), filledValue);
+    }
+    if (!feed) return whenReady(compute(), filledValue);
+    if (!this.#entries.has(key)) {
+      // The first look sets the feed's starting point; nothing read before it is kept.
+      if (!feed.started) void this.synced();
+      return this.#fill(key, compute);
+    }
+    return feed
+      .poll(this.#apply, this.#reset)
+      .then((looked) => (looked ? this.#lookup(key, compute) : whenReady(compute(), filledValue)));
   }
 
-  /** The value of `key` while valid (counted as a hit), or undefined (the caller fills it). */
+  /**
+   * `memo` for a caller that must answer at once (SQLite's reads): where the
+   * feed answers later (PostgreSQL) it computes without remembering.
+   */
+  memoNow<T>(key: string, compute: () => Fill<T>): T {
+    return this.#pollNow() ? (this.#lookup(key, compute) as T) : compute().value;
+  }
+
+  /**
+   * The value of `key` while valid (counted as a hit), or undefined (the
+   * caller fills it); at once, so always undefined on PostgreSQL.
+   */
   peek<T>(key: string): T | undefined {
-    if (!this.sync()) return undefined;
+    if (!this.#pollNow()) return undefined;
     const known = this.#used(key);
     if (!known) this.misses++;
     return known?.value as T | undefined;
+  }
+
+  #lookup<T>(key: string, compute: () => MaybePromise<Fill<T>>): MaybePromise<T> {
+    const known = this.#used(key);
+    return known ? (known.value as T) : this.#fill(key, compute);
+  }
+
+  #fill<T>(key: string, compute: () => MaybePromise<Fill<T>>): MaybePromise<T> {
+    this.misses++;
+    const at = this.#tick;
+    const started = performance.now();
+    return whenReady(compute(), (fill) => {
+      // On PostgreSQL the time includes the round trip: `cheap` says what it cannot.
+      const costly = !fill.cheap && performance.now() - started >= this.#admitAfterMs;
+      if (costly || this.#admits(key, fill.size)) this.store(key, fill, at);
+      return fill.value;
+    });
   }
 
   /**
@@ -161,7 +216,7 @@ export class ReadCache {
 
   /** Stores `fill` as read after the look at tick `at` (`tick()`, taken before the read). */
   store<T>(key: string, fill: Fill<T>, at = this.#tick): void {
-    if (fill.keep === false || fill.size > this.#maxChars) return;
+    if (fill.keep === false || fill.size > this.#maxChars || at < this.#clearedAt) return;
     this.#drop(key);
     while (
       this.#entries.size > 0 &&
@@ -174,13 +229,18 @@ export class ReadCache {
     this.#chars += fill.size;
   }
 
-  /** Reads the change feed; false when the cache must not be used now (inside a transaction). */
-  sync(): boolean {
-    if (!this.#feed) return false;
-    return this.#feed.poll(
-      (change) => this.#apply(change),
-      () => this.clear(),
-    );
+  /**
+   * Reads the change feed: at once on SQLite, after a look that starts
+   * after this call on PostgreSQL. False when the cache must not be used
+   * for this read (inside a transaction; PostgreSQL unreachable).
+   */
+  synced(): MaybePromise<boolean> {
+    return this.#feed ? this.#feed.poll(this.#apply, this.#reset) : false;
+  }
+
+  /** `synced` where it answers at once (SQLite); false on PostgreSQL, without a look. */
+  #pollNow(): boolean {
+    return this.#feed instanceof ChangeFeed && this.#feed.poll(this.#apply, this.#reset);
   }
 
   /** The current tick, for a caller that reads first and stores later (`store`). */
@@ -199,8 +259,10 @@ export class ReadCache {
     this.#entries.clear();
     this.#changedAt.clear();
     this.#chars = 0;
-    this.#tick++;
+    this.#clearedAt = ++this.#tick;
   }
+
+  readonly #reset = () => this.clear();
 
   #valid(key: string): Entry | undefined {
     const entry = this.#entries.get(key);
@@ -226,7 +288,7 @@ export class ReadCache {
     this.#changedAt.set(tag, this.#tick);
   }
 
-  #apply({ topic, key }: Change): void {
+  readonly #apply = ({ topic, key }: Change): void => {
     this.#tick++;
     if (this.#changedAt.size > MAX_TAGS) {
       this.clear();
@@ -254,5 +316,7 @@ export class ReadCache {
       this.#touch('S');
       this.#touch(`s:${key}`);
     } else this.clear();
-  }
+  };
 }
+
+const filledValue = <T>(fill: Fill<T>): T => fill.value;

@@ -63,14 +63,10 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
     return kind;
   };
   const tables = sqlitePropertyTables(db);
-  const reads = {
+  return {
     propertyById: (id: string) => one<PropertyRecord>(db, PROPERTY_BY_ID, id),
     listProperties: (...args: Parameters<ListingsStore['listProperties']>) =>
       listProperties(db, cache, ...args),
-  };
-  return {
-    ...reads,
-    cacheable: reads,
     // One kind per quota, so consecutive creates are combined by the group commit.
     createProperty: (create, quota) => creates.submit(kindFor(quota), create),
     insertProperties: (rows) => insertPropertiesBulk(db, rows).ids,

@@ -20,12 +20,6 @@ export interface PropertyListing {
   rows: PropertyRecord[];
 }
 
-/** Reads answered at once from a database whose writes the read cache hears of. */
-export interface CacheableListingsReads {
-  propertyById(id: string): PropertyRecord | null;
-  listProperties(filter: PropertyFilter, paging: Paging): PropertyListing;
-}
-
 /**
  * Where the listings domain keeps its properties. Every method is one whole
  * operation in one transaction of the store, with the same results and
@@ -44,11 +38,6 @@ export interface ListingsStore {
   propertyById(id: string): MaybePromise<PropertyRecord | null>;
   /** A page of the list in the filter's sort, `_id` breaking ties, with the filter's total. */
   listProperties(filter: PropertyFilter, paging: Paging): MaybePromise<PropertyListing>;
-  /**
-   * The same reads at once, present only where the read cache is told of
-   * every write that changes their answers (SQLite's change-log triggers).
-   */
-  readonly cacheable?: CacheableListingsReads;
   /**
    * POST /properties: creates one property checked against `quota`
    * (`createProperties`), committed with the creates submitted alongside it

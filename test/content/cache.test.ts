@@ -50,7 +50,7 @@ sqliteOnly.describe(READ_CACHE, 'warmStaticPageCache', () => {
       pages: 1,
       slugs: 1,
     });
-    expect(ctx.deps.staticPages.page('terms')).toBeUndefined();
+    expect(ctx.deps.staticPages.held('terms')).toBeUndefined();
   });
 
   test('is a no-op with the cache off', () => {
@@ -111,23 +111,23 @@ sqliteOnly.describe(READ_CACHE, 'StaticPageCache', () => {
     const cache = new StaticPageCache(new ReadCache({ db: ctx.db, maxEntries: 2 }));
     cache.storePage('a', []);
     cache.storePage('b', []);
-    cache.page('a');
+    cache.held('a');
     cache.storePage('c', []);
     expect(cache.size).toBe(2);
-    expect(cache.page('b')).toBeUndefined();
-    expect(cache.page('a')).toEqual([]);
-    expect(cache.page('c')).toEqual([]);
+    expect(cache.held('b')).toBeUndefined();
+    expect(cache.held('a')).toEqual([]);
+    expect(cache.held('c')).toEqual([]);
   });
 
   test('a hit among the latest half of placements is not moved: approximate LRU order', () => {
     const ctx = createTestApp();
     const cache = new StaticPageCache(new ReadCache({ db: ctx.db, maxEntries: 4 }));
     for (const slug of ['a', 'b', 'c', 'd']) cache.storePage(slug, []);
-    cache.page('c'); // placed 3rd of 4: in the latest half, stays where it is
-    cache.page('a'); // placed 1st: moved to the recent end
+    cache.held('c'); // placed 3rd of 4: in the latest half, stays where it is
+    cache.held('a'); // placed 1st: moved to the recent end
     for (const slug of ['e', 'f']) cache.storePage(slug, []);
     // An exact LRU would have evicted b then d and kept c; here c goes before d.
-    expect(['a', 'b', 'c', 'd'].map((slug) => cache.page(slug) !== undefined)).toEqual([
+    expect(['a', 'b', 'c', 'd'].map((slug) => cache.held(slug) !== undefined)).toEqual([
       true,
       false,
       false,
@@ -144,15 +144,15 @@ sqliteOnly.describe(READ_CACHE, 'StaticPageCache', () => {
     expect(ctx.deps.staticPages.size).toBe(2);
     expect(ctx.deps.staticPages.hasList).toBe(true);
     makePage(ctx.db, 'terms', { title: 'Terms, new' });
-    expect(ctx.deps.staticPages.page('about')).toHaveLength(1);
-    expect(ctx.deps.staticPages.page('terms')).toBeUndefined();
+    expect(ctx.deps.staticPages.held('about')).toHaveLength(1);
+    expect(ctx.deps.staticPages.held('terms')).toBeUndefined();
     expect(ctx.deps.staticPages.hasList).toBe(false);
   });
 
   test('unknown slugs are remembered as missing until a write', async () => {
     const ctx = createTestApp();
     expect((await ctx.request('GET', '/content/static-pages/nope')).status).toBe(404);
-    expect(ctx.deps.staticPages.page('nope')).toEqual([]);
+    expect(ctx.deps.staticPages.held('nope')).toEqual([]);
     // Slugs that cannot exist are never stored.
     await ctx.request('GET', '/content/static-pages/NOT_A_SLUG');
     expect(ctx.deps.staticPages.size).toBe(1);

@@ -3,6 +3,7 @@ import type { StaticPageWrite } from '@/content/store';
 import { pgDatabase } from '@/db/pg/client';
 import { postgresHealth } from '@/db/pg/health';
 import * as pg from '@/db/pg/schema';
+import { ReadCache } from '@/db/read-cache';
 import type { StaticPageRow } from '@/db/schema';
 import * as lite from '@/db/schema';
 import type { KeyRow } from '@/idempotency/operations';
@@ -76,6 +77,7 @@ function postgresStore(): StoreUnderTest {
       const db = pgDatabase(client);
       const ctx = createTestApp({
         ...options,
+        readCache: new ReadCache({ postgres: client }),
         stores: {
           contentStore: postgresContentStore(client),
           idempotencyStore: postgresIdempotencyStore(client),

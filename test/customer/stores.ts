@@ -3,6 +3,7 @@ import { postgresCustomerStore } from '@/customer/postgres-store';
 import type { CustomerStore } from '@/customer/store';
 import { pgDatabase } from '@/db/pg/client';
 import * as pg from '@/db/pg/schema';
+import { ReadCache } from '@/db/read-cache';
 import { createTestApp, type TestAppOptions } from '../support/harness';
 import { suiteDatabases } from '../support/postgres';
 import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
@@ -92,7 +93,11 @@ function postgresStore(): StoreUnderTest {
     describe: (title, body) => databases.describe(title, body),
     async app(options) {
       const { url, client } = await databases.withClient();
-      const ctx = createTestApp({ ...options, customerStore: postgresCustomerStore(client) });
+      const ctx = createTestApp({
+        ...options,
+        customerStore: postgresCustomerStore(client),
+        readCache: new ReadCache({ postgres: client }),
+      });
       return {
         ...ctx,
         ...rowsIn(client),

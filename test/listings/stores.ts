@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { pgDatabase } from '@/db/pg/client';
+import { ReadCache } from '@/db/read-cache';
 import { postgresListingsStore } from '@/listings/postgres-store';
 import { insertPropertiesBulk } from '@/listings/properties/bulk';
 import type { ListingsStore } from '@/listings/store';
@@ -97,7 +98,11 @@ function postgresStore(): StoreUnderTest {
     async app(options) {
       const { client } = await databases.withClient();
       const store: ListingsStore = postgresListingsStore(client);
-      const ctx = await listingsContext({ ...options, listingsStore: store });
+      const ctx = await listingsContext({
+        ...options,
+        listingsStore: store,
+        readCache: new ReadCache({ postgres: client }),
+      });
       const db = pgDatabase(client);
       const rows = async <T>(text: string, ...params: unknown[]) =>
         (await client.unsafe(text, params)) as T[];

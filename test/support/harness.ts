@@ -12,6 +12,7 @@ import type { Audience } from '@/auth/tokens';
 import { parseConfig } from '@/config';
 import type { CustomerStore } from '@/customer/store';
 import { type Db, migrateDatabase, openDatabase } from '@/db/client';
+import type { ReadCache } from '@/db/read-cache';
 import type { EventStore } from '@/events/store';
 import type { ListingsStore } from '@/listings/store';
 import { createLogger } from '@/logger';
@@ -112,6 +113,8 @@ export interface TestAppOptions {
   jobRunStore?: JobRunStore;
   /** The listings domain's store (default: SQLite on the app's file; see test/listings/stores.ts). */
   listingsStore?: ListingsStore;
+  /** The read cache of a store passed above (see `CreateAppOptions.readCache`). */
+  readCache?: ReadCache;
   /** An app on the database of another (a restart, a second instance; close a restarted SQLite file first). */
   databaseOf?: TestContext;
 }
@@ -135,6 +138,7 @@ export function createTestApp({
   webhookStore,
   jobRunStore,
   listingsStore,
+  readCache,
   databaseOf,
 }: TestAppOptions = {}) {
   const dir = tempDir();
@@ -148,7 +152,7 @@ export function createTestApp({
   const deps: ApiDeps = buildDeps({
     ...{ config, db, postgres, logger: createLogger('silent'), clock },
     ...{ hasher, customerStore, accountStore, eventStore, auditStore, webhookStore, jobRunStore },
-    ...{ listingsStore, ...stores },
+    ...{ listingsStore, readCache, ...stores },
   });
   if (deps.redis) closeAtEnd(deps.redis);
   if (deps.notices) closeAtEnd(deps.notices);

@@ -31,7 +31,8 @@ export const sqliteOnly = {
 /** Why a domain's `(SQLite)` store run is skipped: its `(PostgreSQL)` twin runs the same tests. */
 export const SQLITE_STORE_RUN = 'the SQLite store run of a suite whose PostgreSQL run follows';
 
-export const READ_CACHE = 'the read cache, which remembers nothing on PostgreSQL';
+export const READ_CACHE =
+  "the read cache seen through SQLite's handle (on PostgreSQL: test/db/pg-change-feed, test/listings/pg-read-cache)";
 export const ANSWERS_WITHOUT_PROMISE = 'SQLite answers without a promise; PostgreSQL always awaits';
 export const BACKUPS_COPY_THE_FILE = 'a backup is a copy of the SQLite file';
 

@@ -39,12 +39,10 @@ const pageBodyOf = ({ total, rows }: TransactionListing, page: number, perPage: 
 
 /**
  * The body of one page of GET /api/v1/c/transactions for `caller` and the
- * raw query string (with its `?`, or ''). From a store whose writes the read
- * cache hears of, remembered in `cache` under both until a transaction of
- * its customer (of anyone, without a customer filter) is written: a
- * repeated query is answered without being parsed again; from any other
- * store, read each time. Throws the 400/422 of a bad query, which is never
- * remembered.
+ * raw query string (with its `?`, or ''), remembered in `cache` under both
+ * until a transaction of its customer (of anyone, without a customer
+ * filter) is written: a repeated query is answered without being parsed
+ * again. Throws the 400/422 of a bad query, which is never remembered.
  */
 export function transactionPageBody(
   store: CustomerStore,
@@ -52,17 +50,12 @@ export function transactionPageBody(
   caller: Caller,
   search: string,
 ): MaybePromise<Utf8> {
-  const { cacheable } = store;
-  if (!cacheable) {
-    const { filter, page, perPage } = parseListQuery(transactionQueryOf(search), caller);
-    return whenReady(store.listTransactions(filter, page, perPage), (listing) =>
-      pageBodyOf(listing, page, perPage),
-    );
-  }
   return cache.answer(`x:${caller.aud}:${caller.sub}\u0000${search}`, () => {
     const { filter, page, perPage } = parseListQuery(transactionQueryOf(search), caller);
-    const body = pageBodyOf(cacheable.listTransactions(filter, page, perPage), page, perPage);
-    const tags = [filter.customerId === undefined ? 'X' : `x:${filter.customerId}`];
-    return { value: body, size: body.byteLength, tags };
+    return whenReady(store.listTransactions(filter, page, perPage), (listing) => {
+      const body = pageBodyOf(listing, page, perPage);
+      const tags = [filter.customerId === undefined ? 'X' : `x:${filter.customerId}`];
+      return { value: body, size: body.byteLength, tags };
+    });
   });
 }

@@ -8,6 +8,13 @@ export const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 export type CopiedColumns = Map<string, { name: string; type: PgColumnType }[]>;
 
+/**
+ * What only PostgreSQL has: the change feed's transaction ids and pruning
+ * mark (migrations-pg/0005), filled by PostgreSQL itself, never copied.
+ */
+const POSTGRES_ONLY_TABLES = new Set(['cache_changes_pruned']);
+const POSTGRES_ONLY_COLUMNS = new Set(['cache_changes.xid']);
+
 /** The SQLite tables holding data: not SQLite's own, not the migrator's, not FTS5 and its shadow tables. */
 function sqliteTables(source: Database): string[] {
   const rows = source
@@ -38,7 +45,12 @@ export async function tablesToCopy(source: Database, target: SQL): Promise<Copie
   const pgColumns = await target<{ table_name: string; column_name: string; data_type: string }[]>`
     SELECT table_name, column_name, data_type FROM information_schema.columns
     WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`;
-  const pgTables = [...new Set(pgColumns.map((row) => row.table_name))];
+  const copied = pgColumns.filter(
+    (row) =>
+      !POSTGRES_ONLY_TABLES.has(row.table_name) &&
+      !POSTGRES_ONLY_COLUMNS.has(`${row.table_name}.${row.column_name}`),
+  );
+  const pgTables = [...new Set(copied.map((row) => row.table_name))];
   const missing = tables.filter((table) => !pgTables.includes(table));
   const extra = pgTables.filter((table) => !tables.includes(table));
   if (missing.length > 0 || extra.length > 0) {
@@ -53,7 +65,7 @@ export async function tablesToCopy(source: Database, target: SQL): Promise<Copie
       .query<{ name: string }, [string]>('SELECT name FROM pragma_table_info(?)')
       .all(table)
       .map((row) => row.name);
-    const columns = pgColumns
+    const columns = copied
       .filter((row) => row.table_name === table)
       .map((row) => ({ name: row.column_name, type: row.data_type as PgColumnType }));
     const names = columns.map((column) => column.name);

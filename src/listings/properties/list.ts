@@ -60,7 +60,7 @@ export function listProperties(
   // and are remembered until a write touches what they count.
   const total = countsOnly(filter)
     ? counted()
-    : cache.memo(`n:${count.sql}\u0000${JSON.stringify(count.params)}`, () => ({
+    : cache.memoNow(`n:${count.sql}\u0000${JSON.stringify(count.params)}`, () => ({
         value: counted(),
         size: count.sql.length,
         tags: membershipTags(filter) ?? featureOnlyTags(filter),
@@ -91,10 +91,9 @@ const bodyOf = (search: string, paging: Paging, { total, rows }: PropertyListing
 
 /**
  * The body of GET /listings/properties for a query string and the owner a
- * customer is confined to (null: every owner). From a store whose writes
- * the read cache hears of, remembered in `cache` until a write touches a
- * property it can contain (`membershipTags`); from any other store, read
- * each time. Throws the 400/422 of an invalid query.
+ * customer is confined to (null: every owner), remembered in `cache` until
+ * a write touches a property it can contain (`membershipTags`). Throws the
+ * 400/422 of an invalid query.
  */
 export function propertyListBody(
   store: ListingsStore,
@@ -102,24 +101,17 @@ export function propertyListBody(
   search: string,
   scopeOwner: string | null,
 ): MaybePromise<Utf8> {
-  const { cacheable } = store;
-  if (!cacheable) {
-    const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);
-    const paging = pagingOf(query);
-    return whenReady(store.listProperties({ query, scopeOwner }, paging), (listing) =>
-      bodyOf(search, paging, listing),
-    );
-  }
   return cache.answer(`l:${scopeOwner ?? ''}\u0000${search}`, () => {
     const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);
     const paging = pagingOf(query);
     const filter = { query, scopeOwner };
-    const listing = cacheable.listProperties(filter, paging);
-    const body = bodyOf(search, paging, listing);
-    const tags = membershipTags(filter) ?? [
-      ...featureOnlyTags(filter),
-      ...listing.rows.map((row) => `p:${row.id}`),
-    ];
-    return { value: body, size: body.byteLength, tags };
+    return whenReady(store.listProperties(filter, paging), (listing) => {
+      const body = bodyOf(search, paging, listing);
+      const tags = membershipTags(filter) ?? [
+        ...featureOnlyTags(filter),
+        ...listing.rows.map((row) => `p:${row.id}`),
+      ];
+      return { value: body, size: body.byteLength, tags };
+    });
   });
 }

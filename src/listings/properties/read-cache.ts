@@ -22,24 +22,23 @@ const READ_OVERHEAD = 1500;
 
 /**
  * GET /properties/{id} without the query and serialisation while the row is
- * unchanged, from a store whose writes the read cache hears of: the read is
- * tagged with the property's id, which every write to that row touches (a
- * unit write rewrites the row's counters), whoever makes it. A read is what
- * a fresh query would give (docs/performance.md). A missing property is not
- * remembered. From any other store, read each time.
+ * unchanged: the read is tagged with the property's id, which every write
+ * to that row touches (a unit write rewrites the row's counters), whoever
+ * makes it and on whichever instance. A read is what a fresh query would
+ * give (docs/performance.md). A missing property is not remembered.
  */
 export function readProperty(
   store: ListingsStore,
   cache: ReadCache,
   id: string,
 ): MaybePromise<PropertyRead | null> {
-  const { cacheable } = store;
-  if (!cacheable) return whenReady(store.propertyById(id), readOf);
-  return cache.answer<PropertyRead | null>(`p:${id}`, () => {
-    const loaded = readOf(cacheable.propertyById(id));
-    const size = loaded ? loaded.body.byteLength + READ_OVERHEAD : 0;
-    return { value: loaded, size, tags: [`p:${id}`], keep: loaded !== null };
-  });
+  return cache.answer<PropertyRead | null>(`p:${id}`, () =>
+    whenReady(store.propertyById(id), (row) => {
+      const loaded = readOf(row);
+      const size = loaded ? loaded.body.byteLength + READ_OVERHEAD : 0;
+      return { value: loaded, size, tags: [`p:${id}`], keep: loaded !== null, cheap: true };
+    }),
+  );
 }
 
 function readOf(row: PropertyRecord | null): PropertyRead | null {
