@@ -1,14 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import { statSync } from 'node:fs';
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { identify } from '@/api/plugins/auth';
 import { listBackups } from '@/backups';
+import type { DatabaseSize } from '@/db/health';
 import { fail } from '@/kernel/errors';
 import { problemResponses } from '../raw-responses';
 import { CONTENT_TYPE, Exposition } from './exposition';
-
-const sizeOf = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 
 const sameSecret = (given: string, expected: string) => {
   const a = Buffer.from(given);
@@ -16,8 +14,8 @@ const sameSecret = (given: string, expected: string) => {
   return a.length === b.length && timingSafeEqual(a, b);
 };
 
-/** The service's figures in the Prometheus text format. */
-export function renderMetrics(deps: ApiDeps): string {
+/** The service's figures in the Prometheus text format; `size` as the database reported it. */
+export function renderMetrics(deps: ApiDeps, size: DatabaseSize | undefined): string {
   const out = new Exposition();
   deps.requests.write(out);
   out.family(
@@ -63,16 +61,18 @@ export function renderMetrics(deps: ApiDeps): string {
     out.sample('listings_backup_age_seconds', undefined, Math.max(0, age));
   }
 
-  const path = deps.config.databasePath;
-  out
-    .family('listings_database_size_bytes', 'gauge', 'Size of the SQLite database file.')
-    .sample('listings_database_size_bytes', undefined, path === ':memory:' ? 0 : sizeOf(path))
-    .family('listings_database_wal_size_bytes', 'gauge', 'Size of its write-ahead log.')
-    .sample(
-      'listings_database_wal_size_bytes',
-      undefined,
-      path === ':memory:' ? 0 : sizeOf(`${path}-wal`),
-    );
+  out.family(
+    'listings_database_size_bytes',
+    'gauge',
+    'Size of the database: the SQLite file, or the PostgreSQL database.',
+  );
+  if (size) out.sample('listings_database_size_bytes', undefined, size.database);
+  out.family(
+    'listings_database_wal_size_bytes',
+    'gauge',
+    "Size of the SQLite write-ahead log (PostgreSQL's WAL is the whole server's: none).",
+  );
+  if (size?.wal !== undefined) out.sample('listings_database_wal_size_bytes', undefined, size.wal);
   return out.text();
 }
 
@@ -91,7 +91,7 @@ export const metricsRoutes = (deps: ApiDeps) =>
         if (!caller) throw fail('auth.unauthenticated');
         if (caller.aud !== 'employee') throw fail('auth.forbidden');
       }
-      return new Response(renderMetrics(deps), {
+      return new Response(renderMetrics(deps, await deps.databaseHealth.size()), {
         headers: { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' },
       });
     },

@@ -29,4 +29,10 @@ export const postgresHealth = (
       clearTimeout(timer);
     }
   },
+  // The server's own count of the database's files; its WAL is the whole server's.
+  size: () =>
+    client`SELECT pg_database_size(current_database())::float8 AS bytes`.then(
+      (rows: { bytes: number }[]) => ({ database: rows[0]!.bytes }),
+      () => undefined,
+    ),
 });
