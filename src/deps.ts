@@ -1,7 +1,7 @@
 import type { SQL } from 'bun';
 import type { AddressBound } from '@/accounts/address-limit';
 import type { FailureLedger } from '@/accounts/guessing';
-import type { PasswordHasher } from '@/accounts/hashing';
+import type { BoundedHasher } from '@/accounts/hashing';
 import type { AccountStore } from '@/accounts/store';
 import type { AuditLogStore } from '@/audit/log';
 import type { TokenService } from '@/auth/tokens';
@@ -88,7 +88,7 @@ export interface AppDeps {
 
 export interface AccountGuards {
   /** Every password hash and verification of the server goes through it. */
-  hasher: PasswordHasher;
+  hasher: BoundedHasher;
   /** Sign-ups per address (in memory, or in Redis when instances share it). */
   signUps: AddressBound;
   /** Sign-in failures counted against guessing (the account store, or Redis when instances share it). */

@@ -21,6 +21,12 @@ export const argon2idHasher: PasswordHasher = {
 /** What a caller told "busy" should wait before trying again. */
 export const BUSY_RETRY_AFTER_SECONDS = 1;
 
+/** A hasher with its bounds' state: calls running, and calls waiting for a slot. */
+export interface BoundedHasher extends PasswordHasher {
+  readonly running: number;
+  readonly waiting: number;
+}
+
 /**
  * At most `concurrency` hashes or verifications run at once and at most
  * `queue` wait for a slot, first come first served; one more is refused at
@@ -31,7 +37,7 @@ export const BUSY_RETRY_AFTER_SECONDS = 1;
 export function boundedHasher(
   base: PasswordHasher,
   { concurrency, queue }: { concurrency: number; queue: number },
-): PasswordHasher & { readonly running: number; readonly waiting: number } {
+): BoundedHasher {
   let running = 0;
   const waiting: (() => void)[] = [];
 

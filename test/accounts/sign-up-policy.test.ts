@@ -3,7 +3,6 @@ import type { PasswordHasher } from '@/accounts/hashing';
 import { SIGN_UP_ACCEPTED_MESSAGE, SIGN_UP_CLOSED_DETAIL } from '@/accounts/messages';
 import { UserSummary } from '@/api/accounts/schemas';
 import { problemOf } from '../support/harness';
-import { onPostgres } from '../support/postgres-mode';
 import { accountStoresUnderTest } from './stores';
 import { accountsSetup, PASSWORD } from './support';
 
@@ -164,88 +163,91 @@ for (const under of accountStoresUnderTest()) {
 }
 
 // The hashing bounds hold before any account is looked up: the same on every store.
-// On PostgreSQL its first test sometimes waits forever for a held sign-up:
-// skipped in that mode, with that said, until the cause is found.
-describe.skipIf(onPostgres)(
-  `hashing capacity (concurrency 1, queue 1)${onPostgres ? ' (skipped on PostgreSQL: an intermittent hang not yet explained)' : ''}`,
-  () => {
-    const stub = controllableHasher();
-    const ctx = accountsSetup({ HASH_CONCURRENCY: '1', HASH_QUEUE: '1' }, stub);
+// A request reaches the hasher only after the database has answered it (on
+// PostgreSQL, after round trips), so a test waits until the one it holds
+// waiting is queued before it sends the one that must be refused: sent
+// earlier, that one could take the queue's place and wait forever.
+describe('hashing capacity (concurrency 1, queue 1)', () => {
+  const stub = controllableHasher();
+  const ctx = accountsSetup({ HASH_CONCURRENCY: '1', HASH_QUEUE: '1' }, stub);
 
-    test('one hashes, one waits, the next → 503 with Retry-After at once; the admitted two finish', async () => {
-      const first = ctx.request('POST', '/auth/sign-up', signUpBody('one@example.com'));
-      const second = ctx.request('POST', '/auth/sign-up', signUpBody('two@example.com'));
-      await settle(() => stub.state.calls === 1);
-      expect(stub.state.calls).toBe(1);
-      const third = await ctx.request('POST', '/auth/sign-up', signUpBody('three@example.com'));
-      expect(third.status).toBe(503);
-      expect(third.body).toEqual(problemOf(503));
-      expect(third.headers.get('retry-after')).toBe('1');
+  test('one hashes, one waits, the next → 503 with Retry-After at once; the admitted two finish', async () => {
+    const first = ctx.request('POST', '/auth/sign-up', signUpBody('one@example.com'));
+    const second = ctx.request('POST', '/auth/sign-up', signUpBody('two@example.com'));
+    const bounded = ctx.deps.accounts.hasher;
+    await settle(() => stub.state.calls === 1 && bounded.waiting === 1);
+    expect(stub.state.calls).toBe(1);
+    expect(bounded.waiting).toBe(1);
+    const third = await ctx.request('POST', '/auth/sign-up', signUpBody('three@example.com'));
+    expect(third.status).toBe(503);
+    expect(third.body).toEqual(problemOf(503));
+    expect(third.headers.get('retry-after')).toBe('1');
 
-      stub.release();
-      await settle(() => stub.state.calls === 2);
-      expect(stub.state.calls).toBe(2);
-      stub.release();
-      expect((await first).status).toBe(202);
-      expect((await second).status).toBe(202);
-      expect(await ctx.findUser('three@example.com')).toBeUndefined();
-      expect((await ctx.findUser('two@example.com'))?.passwordHash).toBe(`stub:${PASSWORD}`);
-    });
+    stub.release();
+    await settle(() => stub.state.calls === 2);
+    expect(stub.state.calls).toBe(2);
+    stub.release();
+    expect((await first).status).toBe(202);
+    expect((await second).status).toBe(202);
+    expect(await ctx.findUser('three@example.com')).toBeUndefined();
+    expect((await ctx.findUser('two@example.com'))?.passwordHash).toBe(`stub:${PASSWORD}`);
+  });
 
-    test('a sign-up refused for capacity still counts against the address', async () => {
-      const limited = controllableHasher();
-      const small = accountsSetup(
-        { HASH_CONCURRENCY: '1', HASH_QUEUE: '0', SIGN_UP_PER_IP_PER_HOUR: '2' },
-        limited,
-      );
-      const first = small.request('POST', '/auth/sign-up', signUpBody('a@example.com'));
-      await settle(() => limited.state.calls === 1);
-      expect(
-        (await small.request('POST', '/auth/sign-up', signUpBody('b@example.com'))).status,
-      ).toBe(503);
-      limited.state.auto = true;
-      limited.release();
-      expect((await first).status).toBe(202);
-      const third = await small.request('POST', '/auth/sign-up', signUpBody('b@example.com'));
-      expect(third.status).toBe(429);
-      expect(third.body).toEqual(problemOf(429));
-    });
+  test('a sign-up refused for capacity still counts against the address', async () => {
+    const limited = controllableHasher();
+    const small = accountsSetup(
+      { HASH_CONCURRENCY: '1', HASH_QUEUE: '0', SIGN_UP_PER_IP_PER_HOUR: '2' },
+      limited,
+    );
+    const first = small.request('POST', '/auth/sign-up', signUpBody('a@example.com'));
+    await settle(() => limited.state.calls === 1);
+    expect((await small.request('POST', '/auth/sign-up', signUpBody('b@example.com'))).status).toBe(
+      503,
+    );
+    limited.state.auto = true;
+    limited.release();
+    expect((await first).status).toBe(202);
+    const third = await small.request('POST', '/auth/sign-up', signUpBody('b@example.com'));
+    expect(third.status).toBe(429);
+    expect(third.body).toEqual(problemOf(429));
+  });
 
-    test('a sign-in refused for capacity → 503 and does not count as a failed guess', async () => {
-      stub.state.auto = true;
-      await ctx.signUp('four@example.com');
-      stub.state.auto = false;
-      const before = stub.state.calls;
-      const blockers = [
-        ctx.request('POST', '/auth/sign-in', signUpBody('four@example.com')),
-        ctx.request('POST', '/auth/sign-in', signUpBody('four@example.com')),
-      ];
-      await settle(() => stub.state.calls === before + 1);
-      for (let i = 0; i < 12; i++) {
-        const busy = await ctx.request('POST', '/auth/sign-in', {
-          body: { email: 'four@example.com', password: 'wrong password' },
-        });
-        expect(busy.status).toBe(503);
-        expect(busy.headers.get('retry-after')).toBe('1');
-      }
-      stub.state.auto = true;
-      stub.release();
-      stub.release();
-      for (const blocker of blockers) expect((await blocker).status).toBe(200);
-      // Twelve refusals, yet no lock: none of them was a guess.
-      expect(
-        (await ctx.request('POST', '/auth/sign-in', signUpBody('four@example.com'))).status,
-      ).toBe(200);
-    });
+  test('a sign-in refused for capacity → 503 and does not count as a failed guess', async () => {
+    stub.state.auto = true;
+    await ctx.signUp('four@example.com');
+    stub.state.auto = false;
+    const before = stub.state.calls;
+    const blockers = [
+      ctx.request('POST', '/auth/sign-in', signUpBody('four@example.com')),
+      ctx.request('POST', '/auth/sign-in', signUpBody('four@example.com')),
+    ];
+    const bounded = ctx.deps.accounts.hasher;
+    await settle(() => stub.state.calls === before + 1 && bounded.waiting === 1);
+    expect(bounded.waiting).toBe(1);
+    for (let i = 0; i < 12; i++) {
+      const busy = await ctx.request('POST', '/auth/sign-in', {
+        body: { email: 'four@example.com', password: 'wrong password' },
+      });
+      expect(busy.status).toBe(503);
+      expect(busy.headers.get('retry-after')).toBe('1');
+    }
+    stub.state.auto = true;
+    stub.release();
+    stub.release();
+    for (const blocker of blockers) expect((await blocker).status).toBe(200);
+    // Twelve refusals, yet no lock: none of them was a guess.
+    expect(
+      (await ctx.request('POST', '/auth/sign-in', signUpBody('four@example.com'))).status,
+    ).toBe(200);
+  });
 
-    test('the sign-up answer for a taken email costs the same hash and matches a free one', async () => {
-      stub.state.auto = true;
-      await ctx.signUp('five@example.com');
-      const calls = stub.state.calls;
-      const taken = await ctx.request('POST', '/auth/sign-up', signUpBody('FIVE@example.com'));
-      expect(stub.state.calls).toBe(calls + 1);
-      expect(taken.status).toBe(202);
-      expect(taken.body).toEqual({ email: 'five@example.com', message: SIGN_UP_ACCEPTED_MESSAGE });
-    });
-  },
-);
+  test('the sign-up answer for a taken email costs the same hash and matches a free one', async () => {
+    stub.state.auto = true;
+    await ctx.signUp('five@example.com');
+    const calls = stub.state.calls;
+    const taken = await ctx.request('POST', '/auth/sign-up', signUpBody('FIVE@example.com'));
+    expect(stub.state.calls).toBe(calls + 1);
+    expect(taken.status).toBe(202);
+    expect(taken.body).toEqual({ email: 'five@example.com', message: SIGN_UP_ACCEPTED_MESSAGE });
+  });
+});
