@@ -147,6 +147,13 @@ describe.skipIf(!postgresAvailable)(pgSuite('migrate-to-postgres'), () => {
     });
     const [transaction] = await client`SELECT amount_cents, description FROM transactions`;
     expect(transaction).toEqual({ amount_cents: '1999', description: 'line one\nline two' });
+    // Vacuumed after the commit: the pages are all-visible (index-only counts) and analysed.
+    const [copied] = await client<{ visible: number; pages: number; analysed: boolean }[]>`
+      SELECT c.relallvisible AS visible, c.relpages AS pages, s.last_analyze IS NOT NULL AS analysed
+      FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.relname = 'properties'`;
+    expect(copied!.pages).toBeGreaterThan(0);
+    expect(copied!.visible).toBe(copied!.pages);
+    expect(copied!.analysed).toBe(true);
   });
 
   test('happy: the triggers work again and sequences continue past the copied ids', async () => {
