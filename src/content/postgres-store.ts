@@ -80,10 +80,8 @@ const pageTablesOf = (tx: PgTx): PageTables => ({
 /**
  * The static pages on PostgreSQL (Bun's `SQL` client through drizzle's
  * `bun-sql` driver): the same operations, results and errors as
- * `sqliteContentStore`, every one a promise. Its reads are not `cacheable`
- * (the read cache hears only of SQLite's writes), so every read goes to
- * the database. The caller owns `client` and closes it; the server never
- * builds this store yet (see `contentStore` in src/app.ts).
+ * `sqliteContentStore`, every one a promise. The caller owns `client` and
+ * closes it.
  */
 export function postgresContentStore(client: SQL): ContentStore {
   const db = pgDatabase(client);
@@ -94,14 +92,16 @@ export function postgresContentStore(client: SQL): ContentStore {
     return done;
   };
 
+  // Built once: a page missed by the read cache is read without drizzle building its SQL again.
+  const variantsOf = db
+    .select()
+    .from(staticPages)
+    .where(and(eq(staticPages.slug, sql.placeholder('slug')), eq(staticPages.published, true)))
+    .orderBy(asc(staticPages.id))
+    .prepare('published_variants');
+
   return {
-    async publishedVariants(slug) {
-      return await db
-        .select()
-        .from(staticPages)
-        .where(and(eq(staticPages.slug, slug), eq(staticPages.published, true)))
-        .orderBy(asc(staticPages.id));
-    },
+    publishedVariants: (slug) => variantsOf.execute({ slug }),
     async listPublished() {
       const rows = await db
         .select(summaryColumnsOf(staticPages))

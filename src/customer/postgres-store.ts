@@ -8,6 +8,7 @@ import {
   toPlan,
 } from '@/customer/admin/operations';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
+import { pageAndTotalOf } from '@/db/pg/page-and-total';
 import { auditEvents, employeeLimits, planAssignments, plans, transactions } from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
 import { postgresWindowPersistence } from '@/rate-limit/postgres-window-persistence';
@@ -104,11 +105,22 @@ const planTablesOf = (tx: PgTx): PlanTables => ({
  * The customer domain on PostgreSQL (Bun's `SQL` client through drizzle's
  * `bun-sql` driver): the same operations, results and errors as
  * `sqliteCustomerStore`, every one a promise. The caller owns `client` and
- * closes it. The server never builds this store yet (see `customerStore`
- * in src/app.ts); the customer suites run on it.
+ * closes it.
  */
 export function postgresCustomerStore(client: SQL): CustomerStore {
   const db = pgDatabase(client);
+  // The limiter's reads, built once (drizzle would build their SQL on every call).
+  const planOf = db
+    .select({ plan: plans })
+    .from(planAssignments)
+    .innerJoin(plans, eq(plans.id, planAssignments.planId))
+    .where(eq(planAssignments.customerSub, sql.placeholder('sub')))
+    .prepare('customer_plan');
+  const employeeLimitOf = db
+    .select({ perMinute: employeeLimits.perMinute })
+    .from(employeeLimits)
+    .where(eq(employeeLimits.employeeSub, sql.placeholder('sub')))
+    .prepare('employee_limit');
   const run = <T>(operation: PlanOperation<T>): Promise<T> =>
     db.transaction((tx) => runLater(operation(planTablesOf(tx))));
 
@@ -116,26 +128,21 @@ export function postgresCustomerStore(client: SQL): CustomerStore {
     async listTransactions(filter, page, perPage): Promise<TransactionListing> {
       if (matchesNothing(filter)) return { total: 0, rows: [] };
       const where = conditionsOf(filter);
-      const offset = (page - 1) * perPage;
-      // REPEATABLE READ: the count and the page read one snapshot, so an
+      // One statement, so the count and the page read one snapshot: an
       // import committing between them cannot make them disagree.
-      return db.transaction(
-        async (tx) => {
-          const [counted] = await tx.select({ n: count() }).from(transactions).where(where);
-          const total = counted?.n ?? 0;
-          const rows =
-            total > offset
-              ? await tx
-                  .select()
-                  .from(transactions)
-                  .where(where)
-                  .orderBy(desc(transactions.payDate), desc(transactions.id))
-                  .limit(perPage)
-                  .offset(offset)
-              : [];
-          return { total, rows };
-        },
-        { isolationLevel: 'repeatable read', accessMode: 'read only' },
+      const total = db
+        .select({ total: count().as('total') })
+        .from(transactions)
+        .where(where);
+      const rows = db
+        .select()
+        .from(transactions)
+        .where(where)
+        .orderBy(desc(transactions.payDate), desc(transactions.id))
+        .limit(perPage)
+        .offset((page - 1) * perPage);
+      return pageAndTotalOf(
+        await db.select().from(total.as('t')).leftJoinLateral(rows.as('p'), sql`true`),
       );
     },
     async importTransactions(rows) {
@@ -151,18 +158,11 @@ export function postgresCustomerStore(client: SQL): CustomerStore {
     },
     ...planAdministration(run),
     async customerPlan(sub) {
-      const [found] = await db
-        .select({ plan: plans })
-        .from(planAssignments)
-        .innerJoin(plans, eq(plans.id, planAssignments.planId))
-        .where(eq(planAssignments.customerSub, sub));
+      const [found] = await planOf.execute({ sub });
       return found?.plan;
     },
     async employeeLimit(sub) {
-      const [found] = await db
-        .select({ perMinute: employeeLimits.perMinute })
-        .from(employeeLimits)
-        .where(eq(employeeLimits.employeeSub, sub));
+      const [found] = await employeeLimitOf.execute({ sub });
       return found?.perMinute;
     },
     windows: postgresWindowPersistence(db),

@@ -34,37 +34,26 @@ const AT = Date.UTC(2026, 10, 22, 12, 0, 0);
 const audit = { ...toolContext(AT), actor: 'admin', requestId: 'r-1' };
 
 /**
- * `client` with a pause before each paged read (a query with ORDER BY) of
- * a transaction: `beforePage` runs there, while the read's transaction is
- * open and has already counted.
+ * `client`, recording the text of each statement sent through it and
+ * whether a transaction was begun.
  */
-function pausingBeforePages(client: SQL, beforePage: () => Promise<void>): SQL {
-  const bound = <T extends object>(target: T, key: string | symbol) => {
-    const value = Reflect.get(target, key);
-    return typeof value === 'function' ? value.bind(target) : value;
-  };
-  const inTransaction = (tx: SQL): SQL =>
-    new Proxy(tx, {
-      get(target, key) {
-        if (key !== 'unsafe') return bound(target, key);
-        return (query: string, params?: unknown[]) => {
-          if (!/order by/i.test(query)) return target.unsafe(query, params);
-          const later = beforePage().then(() => target.unsafe(query, params));
-          // drizzle awaits the query, or asks for its `values()`.
-          return {
-            // biome-ignore lint/suspicious/noThenProperty: stands in for Bun's query, a thenable
-            then: later.then.bind(later),
-            values: () => later.then(() => target.unsafe(query, params).values()),
-          };
-        };
-      },
-    });
-  return new Proxy(client, {
+function recording(client: SQL): { client: SQL; statements: string[]; begun: () => boolean } {
+  const statements: string[] = [];
+  let begun = false;
+  const proxy = new Proxy(client, {
     get(target, key) {
-      if (key !== 'begin') return bound(target, key);
-      return (run: (tx: SQL) => Promise<unknown>) => target.begin((tx) => run(inTransaction(tx)));
+      const value = Reflect.get(target, key);
+      if (key === 'begin') begun = true;
+      if (key !== 'unsafe' || typeof value !== 'function') {
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (query: string, params?: unknown[]) => {
+        statements.push(query);
+        return target.unsafe(query, params);
+      };
     },
   });
+  return { client: proxy, statements, begun: () => begun };
 }
 
 describe.skipIf(!postgresAvailable)(pgSuite('the PostgreSQL customer store'), () => {
@@ -92,25 +81,35 @@ describe.skipIf(!postgresAvailable)(pgSuite('the PostgreSQL customer store'), ()
     return client;
   }
 
-  test('happy: a page and its total come from one snapshot, an import between them unseen', async () => {
+  test('happy: a page and its total are one statement, so one snapshot, without a transaction', async () => {
     const client = await freshClient();
     const writer = postgresCustomerStore(client);
     await writer.importTransactions([transactionOf(), transactionOf()]);
-    let imported = false;
-    const reader = postgresCustomerStore(
-      pausingBeforePages(client, async () => {
-        if (imported) return;
-        imported = true;
-        // Commits after the read counted and before it reads its page.
-        await writer.importTransactions([transactionOf(), transactionOf(), transactionOf()]);
-      }),
+    const reader = recording(client);
+    const listing = await postgresCustomerStore(reader.client).listTransactions(
+      { customerId: 'customer-1' },
+      1,
+      15,
     );
-    const filter = { customerId: 'customer-1' };
-    const listing = await reader.listTransactions(filter, 1, 15);
-    expect(imported).toBe(true);
     expect({ total: listing.total, rows: listing.rows.length }).toEqual({ total: 2, rows: 2 });
-    const after = await writer.listTransactions(filter, 1, 15);
-    expect({ total: after.total, rows: after.rows.length }).toEqual({ total: 5, rows: 5 });
+    expect(reader.statements).toHaveLength(1);
+    expect(reader.statements[0]).toMatch(/count\(\*\).*order by/is);
+    expect(reader.begun()).toBe(false);
+    // Past the end: no page rows, the total still there.
+    const past = await postgresCustomerStore(client).listTransactions({}, 3, 15);
+    expect({ total: past.total, rows: past.rows.length }).toEqual({ total: 2, rows: 0 });
+  });
+
+  test('happy: reads during imports always see a total that matches their page', async () => {
+    const client = await freshClient();
+    const store = postgresCustomerStore(client);
+    const imports = Array.from({ length: 40 }, () =>
+      store.importTransactions([transactionOf(), transactionOf()]),
+    );
+    const reads = Array.from({ length: 40 }, () => store.listTransactions({}, 1, 100));
+    const [listings] = await Promise.all([Promise.all(reads), Promise.all(imports)]);
+    for (const listing of listings) expect(listing.rows).toHaveLength(listing.total);
+    expect((await store.listTransactions({}, 1, 100)).total).toBe(80);
   });
 
   test('error: an import failing at its last row stores none of the rows before it', async () => {

@@ -46,6 +46,38 @@ for (const store of [sqlite!, postgres!]) {
       expect(await read(ctx, id)).toMatchObject({ totalUnits: 30, rentableUnits: 30 });
     });
 
+    test('lists read while properties are created: every total agrees with its page', async () => {
+      const ctx = await store.app({ env: { READ_CACHE: 'off' } });
+      // A counted total (ownerId) and one kept in property_counts (city × type).
+      const lists = ['ownerId=owner-race', 'cityIds=madrid&type=apartment'];
+      let creating = true;
+      const creates = (async () => {
+        try {
+          for (let i = 0; i < 20; i++) await create(ctx, { ownerId: 'owner-race' });
+        } finally {
+          creating = false;
+        }
+      })();
+      const listed = [];
+      while (creating) {
+        const batch = lists.map((list) =>
+          ctx.request<{ total: number; _embedded: { 'svc:properties': unknown[] } }>(
+            'GET',
+            `/listings/properties?${list}&itemsPerPage=100`,
+            { token: ctx.employee },
+          ),
+        );
+        listed.push(...(await Promise.all(batch)));
+        // SQLite answers without I/O: let the creates' commits run between batches.
+        await Bun.sleep(1);
+      }
+      await creates;
+      for (const { status, body } of listed) {
+        expect(status).toBe(200);
+        expect(body._embedded['svc:properties']).toHaveLength(body.total);
+      }
+    });
+
     test('every unit deleted at once: the last live one stays, counters agree with the rows', async () => {
       const ctx = await store.app();
       const id = await create(ctx, { totalUnits: 6 });

@@ -2,24 +2,27 @@ import {
   and,
   asc,
   type SQL as Condition,
-  count,
   desc,
   eq,
   inArray,
   isNull,
+  type SQL,
   sql,
 } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import type { PgDb, PgTx } from '@/db/pg/client';
+import type { PgDb } from '@/db/pg/client';
+import { pageAndTotalOf } from '@/db/pg/page-and-total';
 import { properties, propertyCounts, units } from '@/db/pg/schema';
 import type { Paging } from '@/listings/paging';
 import type { FeatureCriterion } from '@/listings/query';
 import type { PropertyListing } from '@/listings/store';
-import { type PropertyFilter, sortKeysOf } from './list-plan';
+import { type PropertyFilter, type SortKey, sortKeysOf } from './list-plan';
 import { countsOnly } from './list-sql';
 import type { PropertyRecord } from './representation';
 
-const bit = (column: PgColumn) => sql<number>`${column}::int`.mapWith(Number);
+/** A boolean as SQLite's 0 or 1, aliased so it can be read back out of a subquery. */
+const bit = (column: PgColumn, alias: string) =>
+  sql<number>`${column}::int`.mapWith(Number).as(alias);
 
 /** The columns of a `PropertyRecord`, booleans as SQLite's 0 and 1 so `toProperty` is shared. */
 export const RECORD = {
@@ -38,12 +41,12 @@ export const RECORD = {
   total_units: properties.totalUnits,
   rentable_units: properties.rentableUnits,
   published_units: properties.publishedUnits,
-  verified: bit(properties.verified),
+  verified: bit(properties.verified, 'verified'),
   year_of_construction: properties.yearOfConstruction,
-  is_visitable: bit(properties.isVisitable),
+  is_visitable: bit(properties.isVisitable, 'is_visitable'),
   source: properties.source,
-  published: bit(properties.published),
-  archived: bit(properties.archived),
+  published: bit(properties.published, 'published'),
+  archived: bit(properties.archived, 'archived'),
   created_at: properties.createdAt,
   updated_at: properties.updatedAt,
 };
@@ -149,8 +152,12 @@ function conditionsOf({ query, scopeOwner }: PropertyFilter): Condition[] | unde
   return conditions;
 }
 
+/** `counted` as the column `total` (`pageAndTotalOf`). */
+const totalOf = (db: PgDb, counted: SQL) =>
+  db.select({ total: sql<number>`${counted}`.mapWith(Number).as('total') });
+
 /** The total from `property_counts` (kept by triggers) for the filters it can total. */
-async function countedTotal(tx: PgTx, { query }: PropertyFilter): Promise<number> {
+function countedTotal(db: PgDb, { query }: PropertyFilter) {
   const where = and(
     query.cityIds ? inArray(propertyCounts.cityId, query.cityIds) : undefined,
     query.type ? eq(propertyCounts.type, query.type) : undefined,
@@ -160,46 +167,69 @@ async function countedTotal(tx: PgTx, { query }: PropertyFilter): Promise<number
     query.published ? eq(propertyCounts.published, query.published === 'true') : undefined,
     query.archived ? eq(propertyCounts.archived, query.archived === 'true') : undefined,
   );
-  const [row] = await tx
-    .select({ total: sql<number>`coalesce(sum(${propertyCounts.properties}), 0)`.mapWith(Number) })
+  return totalOf(db, sql`coalesce(sum(${propertyCounts.properties}), 0)`)
     .from(propertyCounts)
-    .where(where);
-  return row?.total ?? 0;
+    .where(where)
+    .as('t');
 }
+
+/** One list statement's parts: the total (subquery `t`) and the page's query. */
+interface ListParts {
+  total: ReturnType<typeof countedTotal>;
+  page: ReturnType<typeof pageOf>;
+}
+
+const pageOf = (db: PgDb) => db.select(RECORD).from(properties).$dynamic();
 
 /**
  * A list filtered by features alone in `_id` order: the distinct matching
  * properties paged on the feature rows, then their rows (the shape whose
  * plan docs/postgresql.md shows at a million properties).
  */
-async function featuresOnly(
-  tx: PgTx,
+function featuresOnly(
+  db: PgDb,
   filter: PropertyFilter,
   descending: boolean,
   paging: Paging,
-): Promise<PropertyListing> {
+): ListParts {
   const match = featureMatch(filter.query.features!, filter.query.includeDeleted === 'true');
-  const [counted] = await tx
-    .select({ total: sql<number>`count(DISTINCT f.property_id)`.mapWith(Number) })
+  const total = totalOf(db, sql`count(DISTINCT f.property_id)`)
     .from(sql`unit_features f`)
-    .where(match);
-  const total = counted?.total ?? 0;
-  if (paging.offset >= total) return { total, rows: [] };
+    .where(match)
+    .as('t');
   const direction = sql.raw(descending ? 'DESC' : 'ASC');
-  const page = sql`SELECT DISTINCT f.property_id FROM unit_features f WHERE ${match}
+  const ids = sql`SELECT DISTINCT f.property_id FROM unit_features f WHERE ${match}
     ORDER BY f.property_id ${direction} LIMIT ${paging.itemsPerPage} OFFSET ${paging.offset}`;
-  const rows = await tx
-    .select(RECORD)
-    .from(properties)
-    .where(sql`${properties.id} IN (${page})`)
-    .orderBy(descending ? desc(properties.id) : asc(properties.id));
-  return { total, rows: asRecords(rows) };
+  return { total, page: pageOf(db).where(sql`${properties.id} IN (${ids})`) };
 }
 
+/** Any other list: a counted or `property_counts` total, a sorted page. */
+function filtered(
+  db: PgDb,
+  filter: PropertyFilter,
+  conditions: Condition[],
+  sort: SortKey[],
+  paging: Paging,
+): ListParts {
+  const where = and(...conditions);
+  const total = countsOnly(filter)
+    ? countedTotal(db, filter)
+    : totalOf(db, sql`count(*)`).from(properties).where(where).as('t');
+  const page = pageOf(db)
+    .where(where)
+    .orderBy(...sort.map((key) => orderOf(SORT_COLUMNS[key.column]!, key.descending)))
+    .limit(paging.itemsPerPage)
+    .offset(paging.offset);
+  return { total, page };
+}
+
+const orderOf = (column: PgColumn | SQL.Aliased, descending: boolean) =>
+  descending ? desc(column) : asc(column);
+
 /**
- * One page of GET /listings/properties and its total on PostgreSQL, in one
- * `REPEATABLE READ READ ONLY` transaction: the total and the page see one
- * snapshot, as SQLite's read transaction does.
+ * One page of GET /listings/properties and its total on PostgreSQL, in ONE
+ * statement (`pageAndTotalOf`): the total and the page see one snapshot,
+ * as SQLite's read transaction gives them, in one round trip.
  */
 export async function listPropertiesOn(
   db: PgDb,
@@ -209,33 +239,19 @@ export async function listPropertiesOn(
   const conditions = conditionsOf(filter);
   if (!conditions) return { total: 0, rows: [] };
   const sort = sortKeysOf(filter.query.sort);
-  return db.transaction(
-    async (tx) => {
-      if (filter.query.features && conditions.length === 1 && sort.length === 1) {
-        return featuresOnly(tx, filter, sort[0]!.descending, paging);
-      }
-      const where = and(...conditions);
-      let total: number;
-      if (countsOnly(filter)) {
-        total = await countedTotal(tx, filter);
-      } else {
-        const [counted] = await tx.select({ n: count() }).from(properties).where(where);
-        total = counted?.n ?? 0;
-      }
-      if (paging.offset >= total) return { total, rows: [] };
-      const rows = await tx
-        .select(RECORD)
-        .from(properties)
-        .where(where)
-        .orderBy(
-          ...sort.map((key) =>
-            key.descending ? desc(SORT_COLUMNS[key.column]!) : asc(SORT_COLUMNS[key.column]!),
-          ),
-        )
-        .limit(paging.itemsPerPage)
-        .offset(paging.offset);
-      return { total, rows: asRecords(rows) };
-    },
-    { isolationLevel: 'repeatable read', accessMode: 'read only' },
-  );
+  const parts =
+    filter.query.features && conditions.length === 1 && sort.length === 1
+      ? featuresOnly(db, filter, sort[0]!.descending, paging)
+      : filtered(db, filter, conditions, sort, paging);
+  const page = parts.page.as('p');
+  // The lateral page keeps its order in practice; the outer ORDER BY makes it a promise.
+  const joined = await db
+    .select()
+    .from(parts.total)
+    .leftJoinLateral(page, sql`true`)
+    .orderBy(
+      ...sort.map((key) => orderOf(page[key.column as keyof typeof RECORD], key.descending)),
+    );
+  const { total: counted, rows } = pageAndTotalOf(joined);
+  return { total: counted, rows: asRecords(rows) };
 }
