@@ -1,17 +1,6 @@
-import {
-  and,
-  asc,
-  type SQL as Condition,
-  desc,
-  eq,
-  inArray,
-  isNull,
-  type SQL,
-  sql,
-} from 'drizzle-orm';
+import { and, type SQL as Condition, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { PgDb } from '@/db/pg/client';
-import { pageAndTotalOf } from '@/db/pg/page-and-total';
 import { properties, propertyCounts, units } from '@/db/pg/schema';
 import type { Paging } from '@/listings/paging';
 import type { FeatureCriterion } from '@/listings/query';
@@ -53,14 +42,6 @@ export const RECORD = {
 
 /** Rows of `RECORD` (the city id is one of `CITY_COUNTRIES`, as written). */
 export const asRecords = (rows: unknown[]) => rows as PropertyRecord[];
-
-const SORT_COLUMNS: Record<string, PgColumn> = {
-  id: properties.id,
-  type: properties.type,
-  owner_id: properties.ownerId,
-  total_units: properties.totalUnits,
-  rentable_units: properties.rentableUnits,
-};
 
 /** PostgreSQL text cannot hold NUL: no stored value equals one with it, and binding it fails. */
 export const hasNul = (value: string) => value.includes('\u0000');
@@ -152,12 +133,25 @@ function conditionsOf({ query, scopeOwner }: PropertyFilter): Condition[] | unde
   return conditions;
 }
 
-/** `counted` as the column `total` (`pageAndTotalOf`). */
-const totalOf = (db: PgDb, counted: SQL) =>
-  db.select({ total: sql<number>`${counted}`.mapWith(Number).as('total') });
+/**
+ * The columns of a `PropertyRecord` as text, for the list statement:
+ * drizzle building 23 selected fields (twice, inside and outside the
+ * lateral join) and mapping them back was most of a list's CPU. Booleans
+ * as SQLite's 0 and 1; epoch milliseconds as float8, since Bun reads int8
+ * as a string.
+ */
+const RECORD_COLUMNS = sql.raw(
+  `id, type, owner_id, address_line1, address_line2, city, city_id, neighbourhood_id,
+  postal_code, country, latitude, longitude, total_units, rentable_units, published_units,
+  verified::int AS verified, year_of_construction, is_visitable::int AS is_visitable, source,
+  published::int AS published, archived::int AS archived,
+  created_at::float8 AS created_at, updated_at::float8 AS updated_at`,
+);
+
+const whereOf = (condition: SQL | undefined) => (condition ? sql` WHERE ${condition}` : sql``);
 
 /** The total from `property_counts` (kept by triggers) for the filters it can total. */
-function countedTotal(db: PgDb, { query }: PropertyFilter) {
+function countedTotal({ query }: PropertyFilter): SQL {
   const where = and(
     query.cityIds ? inArray(propertyCounts.cityId, query.cityIds) : undefined,
     query.type ? eq(propertyCounts.type, query.type) : undefined,
@@ -167,69 +161,66 @@ function countedTotal(db: PgDb, { query }: PropertyFilter) {
     query.published ? eq(propertyCounts.published, query.published === 'true') : undefined,
     query.archived ? eq(propertyCounts.archived, query.archived === 'true') : undefined,
   );
-  return totalOf(db, sql`coalesce(sum(${propertyCounts.properties}), 0)`)
-    .from(propertyCounts)
-    .where(where)
-    .as('t');
+  return sql`SELECT coalesce(sum(${propertyCounts.properties}), 0) AS total FROM ${propertyCounts}${whereOf(where)}`;
 }
 
-/** One list statement's parts: the total (subquery `t`) and the page's query. */
+/** One list statement's parts: a query of one row `total`, and the page's query. */
 interface ListParts {
-  total: ReturnType<typeof countedTotal>;
-  page: ReturnType<typeof pageOf>;
+  total: SQL;
+  page: SQL;
 }
-
-const pageOf = (db: PgDb) => db.select(RECORD).from(properties).$dynamic();
 
 /**
  * A list filtered by features alone in `_id` order: the distinct matching
  * properties paged on the feature rows, then their rows (the shape whose
  * plan docs/postgresql.md shows at a million properties).
  */
-function featuresOnly(
-  db: PgDb,
-  filter: PropertyFilter,
-  descending: boolean,
-  paging: Paging,
-): ListParts {
+function featuresOnly(filter: PropertyFilter, descending: boolean, paging: Paging): ListParts {
   const match = featureMatch(filter.query.features!, filter.query.includeDeleted === 'true');
-  const total = totalOf(db, sql`count(DISTINCT f.property_id)`)
-    .from(sql`unit_features f`)
-    .where(match)
-    .as('t');
   const direction = sql.raw(descending ? 'DESC' : 'ASC');
   const ids = sql`SELECT DISTINCT f.property_id FROM unit_features f WHERE ${match}
     ORDER BY f.property_id ${direction} LIMIT ${paging.itemsPerPage} OFFSET ${paging.offset}`;
-  return { total, page: pageOf(db).where(sql`${properties.id} IN (${ids})`) };
+  return {
+    total: sql`SELECT count(DISTINCT f.property_id) AS total FROM unit_features f WHERE ${match}`,
+    page: sql`SELECT ${RECORD_COLUMNS} FROM ${properties} WHERE ${properties.id} IN (${ids})`,
+  };
 }
+
+/** `ORDER BY` text of sort keys (columns of a fixed set, never the caller's text). */
+const orderOf = (sort: SortKey[], prefix = '') =>
+  sql.raw(
+    sort.map((key) => `${prefix}${key.column} ${key.descending ? 'DESC' : 'ASC'}`).join(', '),
+  );
 
 /** Any other list: a counted or `property_counts` total, a sorted page. */
 function filtered(
-  db: PgDb,
   filter: PropertyFilter,
   conditions: Condition[],
   sort: SortKey[],
   paging: Paging,
 ): ListParts {
-  const where = and(...conditions);
-  const total = countsOnly(filter)
-    ? countedTotal(db, filter)
-    : totalOf(db, sql`count(*)`).from(properties).where(where).as('t');
-  const page = pageOf(db)
-    .where(where)
-    .orderBy(...sort.map((key) => orderOf(SORT_COLUMNS[key.column]!, key.descending)))
-    .limit(paging.itemsPerPage)
-    .offset(paging.offset);
-  return { total, page };
+  const where = whereOf(and(...conditions));
+  return {
+    total: countsOnly(filter)
+      ? countedTotal(filter)
+      : sql`SELECT count(*) AS total FROM ${properties}${where}`,
+    page: sql`SELECT ${RECORD_COLUMNS} FROM ${properties}${where} ORDER BY ${orderOf(sort)}
+      LIMIT ${paging.itemsPerPage} OFFSET ${paging.offset}`,
+  };
 }
 
-const orderOf = (column: PgColumn | SQL.Aliased, descending: boolean) =>
-  descending ? desc(column) : asc(column);
+/** A row of the list statement: the total, and a page row (all null on an empty page). */
+type ListRow = { total: number } & (
+  | { [column in keyof PropertyRecord]: PropertyRecord[column] }
+  | { id: null }
+);
 
 /**
  * One page of GET /listings/properties and its total on PostgreSQL, in ONE
- * statement (`pageAndTotalOf`): the total and the page see one snapshot,
- * as SQLite's read transaction gives them, in one round trip.
+ * statement: the total laterally joined to the page, so both see one
+ * snapshot, as SQLite's read transaction gives them, in one round trip
+ * (`src/db/pg/page-and-total.ts` says why). An empty page still answers
+ * one row, the total's.
  */
 export async function listPropertiesOn(
   db: PgDb,
@@ -239,19 +230,16 @@ export async function listPropertiesOn(
   const conditions = conditionsOf(filter);
   if (!conditions) return { total: 0, rows: [] };
   const sort = sortKeysOf(filter.query.sort);
-  const parts =
+  const { total, page } =
     filter.query.features && conditions.length === 1 && sort.length === 1
-      ? featuresOnly(db, filter, sort[0]!.descending, paging)
-      : filtered(db, filter, conditions, sort, paging);
-  const page = parts.page.as('p');
+      ? featuresOnly(filter, sort[0]!.descending, paging)
+      : filtered(filter, conditions, sort, paging);
   // The lateral page keeps its order in practice; the outer ORDER BY makes it a promise.
-  const joined = await db
-    .select()
-    .from(parts.total)
-    .leftJoinLateral(page, sql`true`)
-    .orderBy(
-      ...sort.map((key) => orderOf(page[key.column as keyof typeof RECORD], key.descending)),
-    );
-  const { total: counted, rows } = pageAndTotalOf(joined);
-  return { total: counted, rows: asRecords(rows) };
+  const joined = (await db.execute(
+    sql`SELECT t.total::float8 AS total, p.* FROM (${total}) t
+      LEFT JOIN LATERAL (${page}) p ON true ORDER BY ${orderOf(sort, 'p.')}`,
+  )) as unknown as ListRow[];
+  const rows: PropertyRecord[] = [];
+  for (const { total: _, ...row } of joined) if (row.id !== null) rows.push(row as PropertyRecord);
+  return { total: joined[0]?.total ?? 0, rows };
 }
