@@ -181,7 +181,10 @@ function featuresOnly(filter: PropertyFilter, descending: boolean, paging: Pagin
   const ids = sql`SELECT DISTINCT f.property_id FROM unit_features f WHERE ${match}
     ORDER BY f.property_id ${direction} LIMIT ${paging.itemsPerPage} OFFSET ${paging.offset}`;
   return {
-    total: sql`SELECT count(DISTINCT f.property_id) AS total FROM unit_features f WHERE ${match}`,
+    // DISTINCT in a subquery walks (name, value, property_id, …) in order: a
+    // Unique step, where count(DISTINCT …) sorted every match again and
+    // spilled to disk (21 against 80 ms for 50,087 `pool` units).
+    total: sql`SELECT count(*) AS total FROM (SELECT DISTINCT f.property_id FROM unit_features f WHERE ${match}) AS matching`,
     page: sql`SELECT ${RECORD_COLUMNS} FROM ${properties} WHERE ${properties.id} IN (${ids})`,
   };
 }
