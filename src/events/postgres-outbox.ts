@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { PgTx } from '@/db/pg/client';
+import { insertRows } from '@/db/pg/insert-rows';
 import { events } from '@/db/pg/schema';
 import type { NewEventRow } from './outbox';
 import { announceEvent } from './signal';
@@ -32,8 +33,6 @@ const CHUNK = 1000;
 export async function appendEventRows(tx: PgTx, rows: readonly NewEventRow[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.execute(sql`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`);
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    await tx.insert(events).values(rows.slice(i, i + CHUNK));
-  }
+  await insertRows(tx, events, rows, CHUNK);
   announceEvent();
 }

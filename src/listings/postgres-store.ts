@@ -1,6 +1,7 @@
 import type { SQL } from 'bun';
-import { eq, inArray, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
+import { bunClientOf, insertRows } from '@/db/pg/insert-rows';
 import { properties, unitFeatures, units } from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
 import { createdEventsOf } from './events';
@@ -12,9 +13,16 @@ import {
 import { putNeighbourhood } from './neighbourhoods/service';
 import { type PlannedCreates, planCreates } from './properties/bulk';
 import { type CreateTables, createProperties } from './properties/create';
-import { asRecords, hasNul, listPropertiesOn, RECORD } from './properties/postgres-list';
+import {
+  asRecords,
+  hasNul,
+  listPropertiesOn,
+  RECORD,
+  RECORD_COLUMNS_TEXT,
+} from './properties/postgres-list';
 import { postgresReconcileTables } from './properties/postgres-reconcile';
 import { reconcileChunk } from './properties/reconcile';
+import type { PropertyRecord } from './properties/representation';
 import type { QuotaCreate } from './quotas';
 import type { ListingsStore } from './store';
 import { unitAdministration } from './units/administration';
@@ -28,24 +36,25 @@ const MAX_BATCH = 64;
 
 async function insertPlanned(tx: PgTx, planned: PlannedCreates): Promise<void> {
   // The properties first, then the units, then their features, so every foreign key resolves.
-  for (let i = 0; i < planned.properties.length; i += CHUNK) {
-    await tx.insert(properties).values(planned.properties.slice(i, i + CHUNK));
-  }
-  for (let i = 0; i < planned.units.length; i += CHUNK) {
-    await tx.insert(units).values(planned.units.slice(i, i + CHUNK));
-  }
-  for (let i = 0; i < planned.features.length; i += CHUNK) {
-    await tx.insert(unitFeatures).values(planned.features.slice(i, i + CHUNK));
-  }
+  await insertRows(tx, properties, planned.properties, CHUNK);
+  await insertRows(tx, units, planned.units, CHUNK);
+  await insertRows(tx, unitFeatures, planned.features, CHUNK);
 }
 
-const recordsIn = async (tx: PgTx, ids: readonly string[]) =>
-  asRecords(
-    await tx
-      .select(RECORD)
-      .from(properties)
-      .where(inArray(properties.id, [...ids])),
-  );
+/** The rows just written, as GET renders them, read by id `CHUNK` ids a statement. */
+async function recordsIn(tx: PgTx, ids: readonly string[]): Promise<PropertyRecord[]> {
+  const records: PropertyRecord[] = [];
+  for (let start = 0; start < ids.length; start += CHUNK) {
+    const some = ids.slice(start, start + CHUNK);
+    const placeholders = some.map((_, i) => `$${i + 1}`).join(', ');
+    const rows = await bunClientOf(tx).unsafe(
+      `SELECT ${RECORD_COLUMNS_TEXT} FROM properties WHERE id IN (${placeholders})`,
+      some,
+    );
+    records.push(...asRecords(rows));
+  }
+  return records;
+}
 
 /** The create queries inside one PostgreSQL transaction (READ COMMITTED). */
 const createTablesOf = (tx: PgTx): CreateTables => ({

@@ -140,13 +140,12 @@ function conditionsOf({ query, scopeOwner }: PropertyFilter): Condition[] | unde
  * as SQLite's 0 and 1; epoch milliseconds as float8, since Bun reads int8
  * as a string.
  */
-const RECORD_COLUMNS = sql.raw(
-  `id, type, owner_id, address_line1, address_line2, city, city_id, neighbourhood_id,
+export const RECORD_COLUMNS_TEXT = `id, type, owner_id, address_line1, address_line2, city, city_id, neighbourhood_id,
   postal_code, country, latitude, longitude, total_units, rentable_units, published_units,
   verified::int AS verified, year_of_construction, is_visitable::int AS is_visitable, source,
   published::int AS published, archived::int AS archived,
-  created_at::float8 AS created_at, updated_at::float8 AS updated_at`,
-);
+  created_at::float8 AS created_at, updated_at::float8 AS updated_at`;
+const RECORD_COLUMNS = sql.raw(RECORD_COLUMNS_TEXT);
 
 const whereOf = (condition: SQL | undefined) => (condition ? sql` WHERE ${condition}` : sql``);
 
