@@ -4,8 +4,7 @@ import { auditRowOf } from '@/audit/record';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { auditEvents, staticPages } from '@/db/pg/schema';
 import { eventRowOf } from '@/events/outbox';
-import { appendEventRows } from '@/events/postgres-outbox';
-import { announceEvent } from '@/events/signal';
+import { announcedAfter, appendEventRows } from '@/events/postgres-outbox';
 import { fieldError } from '@/kernel/errors';
 import { runLater, type Steps } from '@/kernel/steps';
 import { type PageTables, pageWrites } from './operations';
@@ -85,12 +84,8 @@ const pageTablesOf = (tx: PgTx): PageTables => ({
  */
 export function postgresContentStore(client: SQL): ContentStore {
   const db = pgDatabase(client);
-  const run = async <T>(operation: (tables: PageTables) => Steps<T>): Promise<T> => {
-    const done = await db.transaction((tx) => runLater(operation(pageTablesOf(tx))));
-    // After COMMIT: a long poll woken earlier would look before the events are visible.
-    announceEvent();
-    return done;
-  };
+  const run = <T>(operation: (tables: PageTables) => Steps<T>): Promise<T> =>
+    announcedAfter(db.transaction((tx) => runLater(operation(pageTablesOf(tx)))));
 
   // Built once: a page missed by the read cache is read without drizzle building its SQL again.
   const variantsOf = db

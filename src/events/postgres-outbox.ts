@@ -26,13 +26,24 @@ const CHUNK = 1000;
  * other, a later id always commits after an earlier one (a commit is
  * visible before its locks are released), and every snapshot a reader
  * takes holds a prefix of the ids, as SQLite's single writer gives.
- * Appending last in the transaction keeps the lock short. Other processes'
- * waiters look again every second; this one's are woken at once, and look
- * again should they wake before the commit.
+ * Appending last in the transaction keeps the lock short. The caller
+ * announces the events once the transaction has committed
+ * (`announcedAfter`); other processes' waiters look again every second.
  */
 export async function appendEventRows(tx: PgTx, rows: readonly NewEventRow[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.execute(sql`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`);
   await insertRows(tx, events, rows, CHUNK);
+}
+
+/**
+ * `write` (a PostgreSQL transaction that may append events), then the
+ * announcement that wakes the long polls and the delivery kick. Inside the
+ * transaction it would run while COMMIT is still on its way, and the kick's
+ * delivery run would find nothing yet and wait for the next tick.
+ */
+export async function announcedAfter<T>(write: Promise<T>): Promise<T> {
+  const done = await write;
   announceEvent();
+  return done;
 }

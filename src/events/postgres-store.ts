@@ -6,7 +6,7 @@ import { runLater } from '@/kernel/steps';
 import type { FeedTables } from './feed';
 import { feedPage } from './feed';
 import { eventRowOf } from './outbox';
-import { appendEventRows } from './postgres-outbox';
+import { announcedAfter, appendEventRows } from './postgres-outbox';
 import type { EventStore } from './store';
 
 /**
@@ -48,10 +48,12 @@ export function postgresEventStore(client: SQL): EventStore {
   return {
     readEvents: (caller, query) => runLater(feedPage(tables, caller, query)),
     async appendEvents(batch) {
-      await db.transaction((tx) =>
-        appendEventRows(
-          tx,
-          batch.map(({ event, now }) => eventRowOf(event, now)),
+      await announcedAfter(
+        db.transaction((tx) =>
+          appendEventRows(
+            tx,
+            batch.map(({ event, now }) => eventRowOf(event, now)),
+          ),
         ),
       );
     },

@@ -3,6 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { bunClientOf, insertRows } from '@/db/pg/insert-rows';
 import { properties, unitFeatures, units } from '@/db/pg/schema';
+import { announcedAfter } from '@/events/postgres-outbox';
 import { runLater } from '@/kernel/steps';
 import { createdEventsOf } from './events';
 import { listCountersOn } from './multi-listing-units/postgres';
@@ -102,7 +103,9 @@ export function postgresListingsStore(client: SQL): ListingsStore {
   let scheduled = false;
 
   const createAll = (inputs: readonly QuotaCreate[], quota: number) =>
-    db.transaction((tx) => runLater(createProperties(createTablesOf(tx), inputs, quota)));
+    announcedAfter(
+      db.transaction((tx) => runLater(createProperties(createTablesOf(tx), inputs, quota))),
+    );
 
   async function commit(batch: Pending[]): Promise<void> {
     try {
@@ -155,16 +158,19 @@ export function postgresListingsStore(client: SQL): ListingsStore {
           isolationLevel: 'repeatable read',
           accessMode: 'read only',
         }),
-      (operation) => db.transaction((tx) => runLater(operation(postgresUnitTables(tx, true)))),
+      (operation) =>
+        announcedAfter(db.transaction((tx) => runLater(operation(postgresUnitTables(tx, true))))),
     ),
     listNeighbourhoods: (cityId) => listNeighbourhoodsOn(db, cityId),
     async putNeighbourhood(id, body, now) {
-      await db.transaction((tx) =>
-        runLater(putNeighbourhood(postgresNeighbourhoodTables(tx), id, body, now)),
+      await announcedAfter(
+        db.transaction((tx) =>
+          runLater(putNeighbourhood(postgresNeighbourhoodTables(tx), id, body, now)),
+        ),
       );
     },
     writeProperty: (operation) =>
-      db.transaction((tx) => runLater(operation(postgresPropertyTables(tx)))),
+      announcedAfter(db.transaction((tx) => runLater(operation(postgresPropertyTables(tx))))),
     readProperty: (operation) =>
       db.transaction((tx) => runLater(operation(postgresPropertyTables(tx, false))), {
         isolationLevel: 'repeatable read',
@@ -175,12 +181,14 @@ export function postgresListingsStore(client: SQL): ListingsStore {
       db.transaction((tx) => runLater(reconcileChunk(postgresReconcileTables(tx), chunk))),
     async insertProperties(rows) {
       const planned = planCreates(rows, Date.now());
-      await db.transaction(async (tx) => {
-        await insertPlanned(tx, planned);
-        const records = await recordsIn(tx, planned.ids);
-        const batch = createdEventsOf(planned.created, records);
-        await insertEvents(tx, batch);
-      });
+      await announcedAfter(
+        db.transaction(async (tx) => {
+          await insertPlanned(tx, planned);
+          const records = await recordsIn(tx, planned.ids);
+          const batch = createdEventsOf(planned.created, records);
+          await insertEvents(tx, batch);
+        }),
+      );
       return planned.ids;
     },
   };
