@@ -212,10 +212,7 @@ function filtered(
 }
 
 /** A row of the list statement: the total, and a page row (all null on an empty page). */
-type ListRow = { total: number } & (
-  | { [column in keyof PropertyRecord]: PropertyRecord[column] }
-  | { id: null }
-);
+type ListRow = { total: number } & (PropertyRecord | { id: null });
 
 /**
  * One page of GET /listings/properties and its total on PostgreSQL, in ONE
