@@ -1,8 +1,8 @@
 import { expect, spyOn, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import { pgDatabase } from '@/db/pg/client';
-import { bunClientOf, insertRows } from '@/db/pg/insert-rows';
+import { bunClientOf, pgDatabase } from '@/db/pg/client';
+import { insertRows } from '@/db/pg/insert-rows';
 import { events, properties, units } from '@/db/pg/schema';
 import { suiteDatabases } from '../support/postgres';
 

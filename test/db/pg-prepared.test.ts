@@ -7,10 +7,10 @@ import { postgresListingsStore } from '@/listings/postgres-store';
 import { suiteDatabases } from '../support/postgres';
 
 /**
- * The hottest PostgreSQL reads (a property by id, a static page the cache
- * missed, the limiter's plan and employee limit) are drizzle queries built
- * once, when the store is made: building one costs several times its round
- * trip. Each read must send the statement without building its SQL again.
+ * The hottest PostgreSQL reads never have drizzle build their SQL, which
+ * costs several times their round trip: a property by id is fixed text
+ * (`selectRecords`); a static page the cache missed and the limiter's plan
+ * and employee limit are drizzle queries prepared when the store is made.
  */
 const databases = suiteDatabases();
 const audit = { ...toolContext(Date.UTC(2026, 10, 26)), actor: 'admin', requestId: 'r-1' };

@@ -19,3 +19,11 @@ export const pgDatabase = (client: SQL): PgDb =>
  * `count`, which drizzle's `bun-sql` types do not show.
  */
 export const changedRows = (result: unknown): number => (result as { count: number }).count;
+
+/**
+ * The Bun client a drizzle transaction runs its statements on (the
+ * `bun-sql` session's), for statements written as text inside it.
+ * `test/db/pg-insert-rows.test.ts` checks it is the transaction.
+ */
+export const bunClientOf = (tx: PgTx): SQL =>
+  (tx as unknown as { session: { client: SQL } }).session.client;

@@ -1,8 +1,7 @@
-import type { SQL } from 'bun';
 import { type Column, getTableColumns, getTableName } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { PgTx } from './client';
+import { bunClientOf, type PgTx } from './client';
 
 /** A table's columns for an insert: property key, quoted SQL name, the column (its driver mapping). */
 interface InsertColumn {
@@ -27,13 +26,6 @@ function insertColumnsOf(table: PgTable) {
   }
   return known;
 }
-
-/**
- * The Bun transaction a drizzle transaction runs its statements on (the
- * `bun-sql` session's client). `test/db/pg-insert-rows.test.ts` checks it.
- */
-export const bunClientOf = (tx: PgTx): SQL =>
-  (tx as unknown as { session: { client: SQL } }).session.client;
 
 /**
  * Inserts `rows` (drizzle insert values of `table`) inside `tx`, `chunk`

@@ -1,5 +1,5 @@
+import type { SQL as BunSQL } from 'bun';
 import { and, type SQL as Condition, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { PgDb } from '@/db/pg/client';
 import { properties, propertyCounts, units } from '@/db/pg/schema';
 import type { Paging } from '@/listings/paging';
@@ -9,39 +9,34 @@ import { type PropertyFilter, type SortKey, sortKeysOf } from './list-plan';
 import { countsOnly } from './list-sql';
 import type { PropertyRecord } from './representation';
 
-/** A boolean as SQLite's 0 or 1, aliased so it can be read back out of a subquery. */
-const bit = (column: PgColumn, alias: string) =>
-  sql<number>`${column}::int`.mapWith(Number).as(alias);
+/**
+ * The columns of a `PropertyRecord`, as SQLite gives them so `toProperty`
+ * is shared: booleans as 0 and 1, epoch milliseconds as float8 (Bun reads
+ * int8 as a string). Written as text, as every statement that reads
+ * properties uses it: drizzle building and mapping 23 selected fields was
+ * most of a list's CPU.
+ */
+const RECORD_COLUMNS_TEXT = `id, type, owner_id, address_line1, address_line2, city, city_id, neighbourhood_id,
+  postal_code, country, latitude, longitude, total_units, rentable_units, published_units,
+  verified::int AS verified, year_of_construction, is_visitable::int AS is_visitable, source,
+  published::int AS published, archived::int AS archived,
+  created_at::float8 AS created_at, updated_at::float8 AS updated_at`;
+const RECORD_COLUMNS = sql.raw(RECORD_COLUMNS_TEXT);
 
-/** The columns of a `PropertyRecord`, booleans as SQLite's 0 and 1 so `toProperty` is shared. */
-export const RECORD = {
-  id: properties.id,
-  type: properties.type,
-  owner_id: properties.ownerId,
-  address_line1: properties.addressLine1,
-  address_line2: properties.addressLine2,
-  city: properties.city,
-  city_id: properties.cityId,
-  neighbourhood_id: properties.neighbourhoodId,
-  postal_code: properties.postalCode,
-  country: properties.country,
-  latitude: properties.latitude,
-  longitude: properties.longitude,
-  total_units: properties.totalUnits,
-  rentable_units: properties.rentableUnits,
-  published_units: properties.publishedUnits,
-  verified: bit(properties.verified, 'verified'),
-  year_of_construction: properties.yearOfConstruction,
-  is_visitable: bit(properties.isVisitable, 'is_visitable'),
-  source: properties.source,
-  published: bit(properties.published, 'published'),
-  archived: bit(properties.archived, 'archived'),
-  created_at: properties.createdAt,
-  updated_at: properties.updatedAt,
-};
-
-/** Rows of `RECORD` (the city id is one of `CITY_COUNTRIES`, as written). */
-export const asRecords = (rows: unknown[]) => rows as PropertyRecord[];
+/**
+ * The records of `SELECT … FROM properties <rest>`: `rest` is the WHERE
+ * (and locking) clause, with `$1…` for `params`.
+ */
+export async function selectRecords(
+  client: BunSQL,
+  rest: string,
+  params: readonly unknown[],
+): Promise<PropertyRecord[]> {
+  return (await client.unsafe(
+    `SELECT ${RECORD_COLUMNS_TEXT} FROM properties ${rest}`,
+    params as unknown[],
+  )) as PropertyRecord[];
+}
 
 /** PostgreSQL text cannot hold NUL: no stored value equals one with it, and binding it fails. */
 export const hasNul = (value: string) => value.includes('\u0000');
@@ -132,20 +127,6 @@ function conditionsOf({ query, scopeOwner }: PropertyFilter): Condition[] | unde
   if (query.archived) conditions.push(eq(properties.archived, query.archived === 'true'));
   return conditions;
 }
-
-/**
- * The columns of a `PropertyRecord` as text, for the list statement:
- * drizzle building 23 selected fields (twice, inside and outside the
- * lateral join) and mapping them back was most of a list's CPU. Booleans
- * as SQLite's 0 and 1; epoch milliseconds as float8, since Bun reads int8
- * as a string.
- */
-export const RECORD_COLUMNS_TEXT = `id, type, owner_id, address_line1, address_line2, city, city_id, neighbourhood_id,
-  postal_code, country, latitude, longitude, total_units, rentable_units, published_units,
-  verified::int AS verified, year_of_construction, is_visitable::int AS is_visitable, source,
-  published::int AS published, archived::int AS archived,
-  created_at::float8 AS created_at, updated_at::float8 AS updated_at`;
-const RECORD_COLUMNS = sql.raw(RECORD_COLUMNS_TEXT);
 
 const whereOf = (condition: SQL | undefined) => (condition ? sql` WHERE ${condition}` : sql``);
 

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { auditRowOf } from '@/audit/record';
-import type { PgTx } from '@/db/pg/client';
+import { bunClientOf, type PgTx } from '@/db/pg/client';
 import {
   auditEvents,
   neighbourhoods,
@@ -11,7 +11,7 @@ import {
 } from '@/db/pg/schema';
 import { eventRowOf, type NewEvent } from '@/events/outbox';
 import { appendEventRows } from '@/events/postgres-outbox';
-import { asRecords, hasNul, RECORD } from '@/listings/properties/postgres-list';
+import { hasNul, selectRecords } from '@/listings/properties/postgres-list';
 import type { PropertyTables } from '@/listings/properties/service';
 import type { UnitTables } from './operations';
 import { toUnit, type UnitRecord } from './representation';
@@ -111,9 +111,9 @@ export const postgresPropertyTables = (tx: PgTx, forWrite = true): PropertyTable
 export const postgresUnitTables = (tx: PgTx, forWrite: boolean): UnitTables => ({
   async property(id) {
     if (hasNul(id)) return null;
-    const query = tx.select(RECORD).from(properties).where(eq(properties.id, id));
-    const [row] = forWrite ? await query.for('no key update') : await query;
-    return row ? asRecords([row])[0]! : null;
+    const lock = forWrite ? ' FOR NO KEY UPDATE' : '';
+    const [row] = await selectRecords(bunClientOf(tx), `WHERE id = $1${lock}`, [id]);
+    return row ?? null;
   },
   async unit(propertyId, unitId) {
     if (hasNul(unitId)) return null;
