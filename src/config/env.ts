@@ -66,6 +66,10 @@ export const EnvSchema = z.object({
   RATE_LIMIT_CUSTOMER_PER_MINUTE: perMinute.default(120),
   // An employee's limit is never below 2000 per minute: lower values are raised.
   RATE_LIMIT_EMPLOYEE_PER_MINUTE: perMinute.default(5000).transform((v) => Math.max(v, 2000)),
+  // Writes outside /api/v1, per caller, in windows of their own (docs/request-pipeline.md).
+  RATE_LIMIT_CUSTOMER_WRITES_PER_MINUTE: perMinute.default(300),
+  // Unset: RATE_LIMIT_EMPLOYEE_PER_MINUTE; a value below it is raised to it.
+  RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE: perMinute.optional(),
   WORKERS: booleanFlag.default(true),
   // Default schedules of the worker jobs (UTC cron).
   JOB_PLAN_WINDOW_RESET_CRON: cron.default('* * * * *'),
