@@ -139,6 +139,7 @@ describe('write limits', () => {
       const token = await ctx.tokenFor(OWNER);
       const transactions = () => ctx.request('GET', '/api/v1/c/transactions', { token });
       for (let i = 0; i < 2; i++) expect((await create(ctx, token)).status).toBe(201);
+      expect((await create(ctx, token)).status).toBe(429);
       const read = await transactions();
       expect(read.status).toBe(200);
       expect(read.headers.get('ratelimit')).toBe('limit=2, remaining=1, reset=60');
@@ -255,9 +256,13 @@ describe('write limits', () => {
       const bad = await ctx.request('POST', CREATE, { token, body: { type: 'castle' } });
       expect(bad.status).toBe(422);
       expect(bad.headers.get('ratelimit')).toBeNull();
-      expect((await create(ctx, token)).status).toBe(201);
+      const counted = await create(ctx, token);
+      expect(counted.status).toBe(201);
+      expect(counted.headers.get('ratelimit')).toBe('limit=1, remaining=0, reset=60');
+      // Exempt: answered while the budget is used up.
       const signOut = await ctx.request('POST', '/auth/sign-out', { token });
       expect(signOut.status).toBe(204);
+      expect((await create(ctx, token)).status).toBe(429);
     });
 
     test('RATE_LIMITS=off: no count, no headers, no 429, no 429 in the document', async () => {
