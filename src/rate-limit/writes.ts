@@ -31,8 +31,6 @@ export interface WriteLimiterOptions {
  */
 export class WriteLimiter {
   readonly enabled: boolean;
-  /** 429s since start. */
-  refusals = 0;
   readonly #store: RateLimitStore;
   readonly #limits: Config['rateLimits']['writes'];
   readonly #clock: Clock;
@@ -71,7 +69,6 @@ export class WriteLimiter {
 
   /** The 429 of a refused count: the problem body, Retry-After when the whole cost fits. */
   rejection(count: WriteCount): DomainError {
-    this.refusals++;
     const limit = count.windows[0]!.limit;
     const seconds = Math.max(1, secondsUntil(count.fitsAt ?? this.#clock(), this.#clock()));
     return fail('rate_limit.exceeded', {

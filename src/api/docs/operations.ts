@@ -47,7 +47,8 @@ const HEADER_NAMES: Record<string, string> = {
  * 401 with a credential, 403 for employees-only and for a session cookie on
  * a state-changing request; 413/415 with a body; 422 where a bad body is
  * unprocessable or an Idempotency-Key reused; 409 for a key still running;
- * 429 under the customer API's limiter.
+ * 429 under the customer API's limiter (a counted write's 429, `WriteLimited`,
+ * is added by `completeOperation`).
  */
 function sharedStatuses(path: string, method: string, operation: OperationLike): number[] {
   const statuses = [400, 414, 431, 500];
