@@ -25,6 +25,7 @@ import type { ListingsStore } from '@/listings/store';
 import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
 import { RedisRateLimitStore } from '@/rate-limit/redis-store';
+import { WriteLimiter } from '@/rate-limit/writes';
 import { RedisConnection } from '@/redis/connection';
 import { LiveInstances } from '@/redis/instances';
 import { RedisNotices } from '@/redis/notices';
@@ -47,6 +48,7 @@ import { metricsRoutes } from './api/metrics/routes';
 import { authPlugin } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { jsonBody } from './api/plugins/json-body';
+import { writeLimit } from './api/plugins/write-limit';
 import { RequestMetrics } from './api/request/metrics';
 import { withRoutableTarget } from './api/request/target';
 import { routeTable } from './api/route-table';
@@ -165,6 +167,7 @@ export function buildDeps({
     ...{ records: customer, config, clock, logger, store },
     notices: policyNotices,
   });
+  const writeLimiter = new WriteLimiter({ store: limiter.store, config, clock });
   const addressBound = (name: string, limit: number, windowMs: number): AddressBound =>
     redis
       ? new RedisAddressLimit(redis, {
@@ -201,6 +204,7 @@ export function buildDeps({
       sessions,
       staticPages,
       limiter,
+      writeLimiter,
     },
     ...{
       readCache,
@@ -214,6 +218,7 @@ export function buildDeps({
     },
     databaseHealth,
     idempotency: idempotency({ store: idempotencyStore, clock, auth: authOptions, keysPerCaller }),
+    writes: writeLimit(writeLimiter),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
   deps.jobs = createWorkers(deps);

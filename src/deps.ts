@@ -17,6 +17,7 @@ import type { Clock } from '@/kernel/clock';
 import type { ListingsStore } from '@/listings/store';
 import type { Logger } from '@/logger';
 import type { RateLimiter } from '@/rate-limit/limiter';
+import type { WriteLimiter } from '@/rate-limit/writes';
 import type { RedisConnection } from '@/redis/connection';
 import type { LiveInstances } from '@/redis/instances';
 import type { RedisNotices } from '@/redis/notices';
@@ -65,6 +66,8 @@ export interface AppDeps {
   listings: ListingsStore;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
+  /** Write budgets of the routes outside the customer API, in the limiter's store. */
+  writeLimiter: WriteLimiter;
   /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */
   instance: string;
   /** The Redis shared by the instances (REDIS_URL); absent: all state stays in this process. */

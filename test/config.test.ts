@@ -14,7 +14,12 @@ describe('configuration (environment variables)', () => {
       publicOrigins: ['http://localhost:3000'],
       rpId: 'localhost',
       trustProxy: false,
-      rateLimits: { anonymous: 60, customer: 120, employee: 5000 },
+      rateLimits: {
+        anonymous: 60,
+        customer: 120,
+        employee: 5000,
+        writes: { customer: 300, employee: 5000 },
+      },
       workers: true,
       logLevel: 'info',
       corsOrigins: [],
@@ -80,6 +85,24 @@ describe('configuration (environment variables)', () => {
     expect(config.rateLimits.employee).toBe(2000);
   });
 
+  test("an employee's write limit follows its request limit and is never below it", () => {
+    const writesOf = (env: Record<string, string>) =>
+      parseConfig({ DATABASE_PATH: ':memory:', ...env }).rateLimits.writes;
+    expect(writesOf({ RATE_LIMIT_EMPLOYEE_PER_MINUTE: '8000' })).toEqual({
+      customer: 300,
+      employee: 8000,
+    });
+    expect(writesOf({ RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE: '100' }).employee).toBe(5000);
+    expect(
+      writesOf({
+        RATE_LIMIT_EMPLOYEE_PER_MINUTE: '10',
+        RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE: '1000',
+      }).employee,
+    ).toBe(2000);
+    expect(writesOf({ RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE: '9000' }).employee).toBe(9000);
+    expect(writesOf({ RATE_LIMIT_CUSTOMER_WRITES_PER_MINUTE: '40' }).customer).toBe(40);
+  });
+
   test('RP_ID follows PUBLIC_ORIGIN; several origins allowed', () => {
     const config = parseConfig({
       DATABASE_PATH: ':memory:',
@@ -100,6 +123,11 @@ describe('configuration (environment variables)', () => {
     ['TLS_CERT_PATH', '/tmp/cert.pem'],
     ['IDEMPOTENCY_KEYS_PER_CALLER', '0'],
     ['IDEMPOTENCY_KEYS_PER_CALLER', '2.5'],
+    ['RATE_LIMIT_CUSTOMER_WRITES_PER_MINUTE', '0'],
+    ['RATE_LIMIT_CUSTOMER_WRITES_PER_MINUTE', 'many'],
+    ['RATE_LIMIT_CUSTOMER_WRITES_PER_MINUTE', '100000001'],
+    ['RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE', '2.5'],
+    ['RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE', '-1'],
   ])('%s=%s is refused naming the variable', (name, value) => {
     expect(() => parseConfig({ DATABASE_PATH: ':memory:', [name]: value })).toThrow(ConfigError);
     try {

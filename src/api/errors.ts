@@ -93,18 +93,12 @@ export function renderError(error: DomainError, path: string): Response {
   if (allow) headers.allow = allow.join(', ');
   if (retryAfterSeconds !== undefined)
     headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
-  if (rateLimit) {
-    return json(
-      { message: LARAVEL_MESSAGES[429], rate_limit: rateLimit },
-      status,
-      'application/json',
-      headers,
-    );
-  }
   if (isCustomerApi(path)) {
-    const body = fields
-      ? { message: laravelValidationMessage(fields.errors), errors: fields.errors }
-      : { message: LARAVEL_MESSAGES[status] ?? LARAVEL_MESSAGES[500] };
+    const body = rateLimit
+      ? { message: LARAVEL_MESSAGES[429], rate_limit: rateLimit }
+      : fields
+        ? { message: laravelValidationMessage(fields.errors), errors: fields.errors }
+        : { message: LARAVEL_MESSAGES[status] ?? LARAVEL_MESSAGES[500] };
     return json(body, status, 'application/json', headers);
   }
   const problem = problemOf(status, fields ? undefined : detail, fields?.messages);

@@ -11,6 +11,8 @@ export const MIN_SECRET_LENGTH = 32;
 
 const port = z.coerce.number().int().min(0).max(65535);
 const perMinute = z.coerce.number().int().min(1).max(1_000_000);
+// A batch counts each row it writes, so a write budget may need more room than a request budget.
+const writesPerMinute = z.coerce.number().int().min(1).max(100_000_000);
 const quota = z.coerce.number().int().min(1).max(1_000_000_000);
 
 /** A croner pattern (5 or 6 fields, or a nickname such as `@hourly`), read in UTC. */
@@ -66,6 +68,10 @@ export const EnvSchema = z.object({
   RATE_LIMIT_CUSTOMER_PER_MINUTE: perMinute.default(120),
   // An employee's limit is never below 2000 per minute: lower values are raised.
   RATE_LIMIT_EMPLOYEE_PER_MINUTE: perMinute.default(5000).transform((v) => Math.max(v, 2000)),
+  // Writes outside /api/v1, per caller, in windows of their own (docs/request-pipeline.md).
+  RATE_LIMIT_CUSTOMER_WRITES_PER_MINUTE: writesPerMinute.default(300),
+  // Unset: RATE_LIMIT_EMPLOYEE_PER_MINUTE; a value below it is raised to it.
+  RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE: writesPerMinute.optional(),
   WORKERS: booleanFlag.default(true),
   // Default schedules of the worker jobs (UTC cron).
   JOB_PLAN_WINDOW_RESET_CRON: cron.default('* * * * *'),

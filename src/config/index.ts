@@ -24,7 +24,14 @@ export interface Config {
   trustProxy: boolean;
   /** With TRUST_PROXY: the proxies whose X-Forwarded-For entries are believed. */
   trustedProxies: readonly AddressRange[];
-  rateLimits: { enabled: boolean; anonymous: number; customer: number; employee: number };
+  rateLimits: {
+    enabled: boolean;
+    anonymous: number;
+    customer: number;
+    employee: number;
+    /** Writes per sliding minute outside /api/v1, per caller; the employee's never below `employee`. */
+    writes: { customer: number; employee: number };
+  };
   workers: boolean;
   /** Cron patterns (UTC) of the worker jobs. */
   jobSchedules: {
@@ -216,6 +223,13 @@ export function parseConfig(
       anonymous: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
       customer: e.RATE_LIMIT_CUSTOMER_PER_MINUTE,
       employee: e.RATE_LIMIT_EMPLOYEE_PER_MINUTE,
+      writes: {
+        customer: e.RATE_LIMIT_CUSTOMER_WRITES_PER_MINUTE,
+        employee: Math.max(
+          e.RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE ?? e.RATE_LIMIT_EMPLOYEE_PER_MINUTE,
+          e.RATE_LIMIT_EMPLOYEE_PER_MINUTE,
+        ),
+      },
     },
     workers: e.WORKERS,
     jobSchedules: {

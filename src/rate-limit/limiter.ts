@@ -6,7 +6,7 @@ import { type DomainError, fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 import { CALENDAR_KINDS, secondsUntil, type WindowKind } from './calendar';
 import { MemoryStore } from './memory-store';
-import { planLimitsOf, tightestOf, windowRecord, windowSeconds } from './records';
+import { planLimitsOf, rateLimitHeaders, tightestOf, windowRecord } from './records';
 import {
   type HitResult,
   type MaybePromise,
@@ -190,19 +190,7 @@ export class RateLimiter {
 
   /** The same headers as a new object. */
   headerValues(windows: readonly WindowUsage[], now = this.#clock()): Record<string, string> {
-    const tightest = tightestOf(windows);
-    const remaining = Math.max(0, tightest.limit - tightest.used);
-    let policy = `${windows[0]!.limit};w=${windowSeconds(windows[0]!.kind, now)}`;
-    for (let i = 1; i < windows.length; i++) {
-      policy += `, ${windows[i]!.limit};w=${windowSeconds(windows[i]!.kind, now)}`;
-    }
-    return {
-      'ratelimit-policy': policy,
-      ratelimit: `limit=${tightest.limit}, remaining=${remaining}, reset=${secondsUntil(tightest.resetAt, now)}`,
-      'x-ratelimit-limit': String(tightest.limit),
-      'x-ratelimit-remaining': String(remaining),
-      'x-ratelimit-reset': String(Math.ceil(tightest.resetAt / 1000)),
-    };
+    return rateLimitHeaders(windows, now);
   }
 
   /** The 429 `{message, rate_limit}`, for the exhausted window that resets last. */

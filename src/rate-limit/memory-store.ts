@@ -73,10 +73,12 @@ export class MemoryStore<P extends WindowPersistence = SyncWindowPersistence>
 
   // The casts below only narrow: without a promise from the persistence, none is made.
 
-  hit(key: string, rules: readonly WindowRule[], now: number): AnswerOf<P, HitResult> {
+  hit(key: string, rules: readonly WindowRule[], now: number, cost = 1): AnswerOf<P, HitResult> {
     const loading = this.#loading(key, rules);
     return (
-      loading ? loading.then(() => this.#hit(key, rules, now)) : this.#hit(key, rules, now)
+      loading
+        ? loading.then(() => this.#hit(key, rules, now, cost))
+        : this.#hit(key, rules, now, cost)
     ) as AnswerOf<P, HitResult>;
   }
 
@@ -87,21 +89,25 @@ export class MemoryStore<P extends WindowPersistence = SyncWindowPersistence>
     ) as AnswerOf<P, WindowUsage[]>;
   }
 
-  #hit(key: string, rules: readonly WindowRule[], now: number): HitResult {
+  #hit(key: string, rules: readonly WindowRule[], now: number, cost: number): HitResult {
     if (now >= this.#nextSweep) this.#sweep(now);
     const entry = this.#entry(key, rules, now);
     entry.lastSeen = now;
-    let admitted = true;
+    let fitsAt = now;
     for (const rule of rules) {
-      if (this.#used(entry, rule, now) >= rule.limit) admitted = false;
+      if (this.#used(entry, rule, now) + cost <= rule.limit) continue;
+      const at =
+        rule.kind === 'minute'
+          ? entry.log.fitsAt(now, cost)
+          : this.#counter(entry, rule.kind, now).end;
+      fitsAt = Math.max(fitsAt, at);
     }
-    if (admitted) {
-      for (const rule of rules) {
-        if (rule.kind === 'minute') entry.log.push(now);
-        else this.#record(key, rule.kind, this.#counter(entry, rule.kind, now));
-      }
+    if (fitsAt > now) return { admitted: false, windows: this.#usages(entry, rules, now), fitsAt };
+    for (const rule of rules) {
+      if (rule.kind === 'minute') for (let i = 0; i < cost; i++) entry.log.push(now);
+      else this.#record(key, rule.kind, this.#counter(entry, rule.kind, now), cost);
     }
-    return { admitted, windows: this.#usages(entry, rules, now) };
+    return { admitted: true, windows: this.#usages(entry, rules, now) };
   }
 
   #peek(key: string, rules: readonly WindowRule[], now: number): WindowUsage[] {
@@ -240,8 +246,8 @@ export class MemoryStore<P extends WindowPersistence = SyncWindowPersistence>
     });
   }
 
-  #record(key: string, kind: CalendarKind, counter: Counter): void {
-    counter.used++;
+  #record(key: string, kind: CalendarKind, counter: Counter, cost: number): void {
+    counter.used += cost;
     if (!this.#persistence) return;
     let pending = this.#dirty.get(key);
     if (!pending) {

@@ -74,3 +74,27 @@ export function windowRecord(usage: WindowUsage, now: number): WindowRecord {
     resets_at: isoWithOffset(usage.resetAt),
   };
 }
+
+/**
+ * The rate-limit headers of a count: RateLimit-Policy lists every window;
+ * RateLimit and X-RateLimit-* describe the window closest to refusing
+ * (draft-ietf-httpapi-ratelimit-headers).
+ */
+export function rateLimitHeaders(
+  windows: readonly WindowUsage[],
+  now: number,
+): Record<string, string> {
+  const tightest = tightestOf(windows);
+  const remaining = Math.max(0, tightest.limit - tightest.used);
+  let policy = `${windows[0]!.limit};w=${windowSeconds(windows[0]!.kind, now)}`;
+  for (let i = 1; i < windows.length; i++) {
+    policy += `, ${windows[i]!.limit};w=${windowSeconds(windows[i]!.kind, now)}`;
+  }
+  return {
+    'ratelimit-policy': policy,
+    ratelimit: `limit=${tightest.limit}, remaining=${remaining}, reset=${secondsUntil(tightest.resetAt, now)}`,
+    'x-ratelimit-limit': String(tightest.limit),
+    'x-ratelimit-remaining': String(remaining),
+    'x-ratelimit-reset': String(Math.ceil(tightest.resetAt / 1000)),
+  };
+}

@@ -5,27 +5,32 @@ import { MemoryStore } from './memory-store';
 import type { HitResult, RateLimitStore, WindowRule, WindowUsage } from './store';
 
 /**
- * Check every window, then record in all of them only when all have room,
- * in one script: Redis runs a script to completion before any other
- * command, so instances counting the same caller at once never overshoot.
+ * Check every window, then record in all of them only when all have room
+ * for the whole cost, in one script: Redis runs a script to completion
+ * before any other command, so instances counting the same caller at once
+ * never overshoot.
  *
  * KEYS: one per rule — the sliding window's sorted set (request times as
  * scores) or a calendar window's counter (its start is part of the key, so
  * a new window starts from nothing). ARGV: now, 1 to record (0 to look
- * only), a member name unique to this request, then per rule its limit and
- * the calendar window's end (0 for the sliding window).
- * Returns admitted (1/0), then per rule: used, and when it frees room.
+ * only), a member name unique to this request, the cost (requests this one
+ * counts as), then per rule its limit and the calendar window's end (0 for
+ * the sliding window).
+ * Returns admitted (1/0), then per rule: used, and when it frees room; last,
+ * when refused, when every window has room for the cost (else 0).
  */
 const HIT_SCRIPT = `
 local now = tonumber(ARGV[1])
 local record = ARGV[2] == '1'
 local member = ARGV[3]
+local cost = tonumber(ARGV[4])
 local minute = ${MINUTE_MS}
 local used, limits, ends = {}, {}, {}
 local admitted = true
+local fits = now
 for i = 1, #KEYS do
-  limits[i] = tonumber(ARGV[2 + i * 2])
-  ends[i] = tonumber(ARGV[3 + i * 2])
+  limits[i] = tonumber(ARGV[3 + i * 2])
+  ends[i] = tonumber(ARGV[4 + i * 2])
   if ends[i] == 0 then
     redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - minute)
     local count = redis.call('ZCARD', KEYS[i])
@@ -38,19 +43,29 @@ for i = 1, #KEYS do
   else
     used[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
   end
-  if used[i] >= limits[i] then admitted = false end
+  if used[i] + cost > limits[i] then
+    admitted = false
+    local at = ends[i]
+    if at == 0 then
+      -- The request that must age out last for the cost to fit.
+      local leaving = math.min(used[i] + cost - limits[i], used[i])
+      local entry = redis.call('ZRANGE', KEYS[i], leaving - 1, leaving - 1, 'WITHSCORES')
+      at = entry[2] and (tonumber(entry[2]) + minute) or now
+    end
+    if at > fits then fits = at end
+  end
 end
 if record and admitted then
   for i = 1, #KEYS do
     if ends[i] == 0 then
-      redis.call('ZADD', KEYS[i], now, member)
+      for n = 1, cost do redis.call('ZADD', KEYS[i], now, member .. ':' .. n) end
       redis.call('PEXPIRE', KEYS[i], minute)
     else
-      redis.call('INCR', KEYS[i])
+      redis.call('INCRBY', KEYS[i], cost)
       -- Relative to the service's clock, so the window ends when the service says it does.
       redis.call('PEXPIRE', KEYS[i], math.max(1, ends[i] - now))
     end
-    used[i] = used[i] + 1
+    used[i] = used[i] + cost
   end
 end
 local result = { admitted and 1 or 0 }
@@ -63,6 +78,7 @@ for i = 1, #KEYS do
   result[#result + 1] = used[i]
   result[#result + 1] = reset
 end
+result[#result + 1] = admitted and 0 or fits
 return result
 `;
 
@@ -98,18 +114,20 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.#instances = instances;
   }
 
-  async hit(key: string, rules: readonly WindowRule[], now: number): Promise<HitResult> {
+  async hit(key: string, rules: readonly WindowRule[], now: number, cost = 1): Promise<HitResult> {
     try {
-      return await this.#run(key, rules, now, true);
+      return await this.#run(key, rules, now, cost);
     } catch (error) {
       if (!(error instanceof RedisUnavailable)) throw error;
-      return this.#fallback.hit(key, this.#shares(rules), now);
+      const shares = this.#shares(rules);
+      const smallest = Math.min(...shares.map((rule) => rule.limit));
+      return this.#fallback.hit(key, shares, now, Math.min(cost, smallest));
     }
   }
 
   async peek(key: string, rules: readonly WindowRule[], now: number): Promise<WindowUsage[]> {
     try {
-      return (await this.#run(key, rules, now, false)).windows;
+      return (await this.#run(key, rules, now, 0)).windows;
     } catch (error) {
       if (!(error instanceof RedisUnavailable)) throw error;
       return this.#fallback.peek(key, this.#shares(rules), now);
@@ -129,14 +147,16 @@ export class RedisRateLimitStore implements RateLimitStore {
   /** Every hit is written when it is counted. */
   flush(): void {}
 
+  /** `cost` 0: look only. */
   async #run(
     key: string,
     rules: readonly WindowRule[],
     now: number,
-    record: boolean,
+    cost: number,
   ): Promise<HitResult> {
     const keys: string[] = [];
-    const args = [String(now), record ? '1' : '0', `${this.#instance}:${this.#sequence++}`];
+    const member = `${this.#instance}:${this.#sequence++}`;
+    const args = [String(now), cost > 0 ? '1' : '0', member, String(Math.max(cost, 1))];
     // The hash tag keeps one caller's keys in one slot of a Redis cluster.
     const base = `rl:{${key}}`;
     for (const rule of rules) {
@@ -150,6 +170,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       }
     }
     const reply = (await hitScript.run(this.#redis, keys, args)) as number[];
+    const fitsAt = reply[1 + rules.length * 2]!;
     return {
       admitted: reply[0] === 1,
       windows: rules.map((rule, i) => ({
@@ -158,6 +179,7 @@ export class RedisRateLimitStore implements RateLimitStore {
         used: reply[1 + i * 2]!,
         resetAt: reply[2 + i * 2]!,
       })),
+      ...(fitsAt > 0 ? { fitsAt } : {}),
     };
   }
 }

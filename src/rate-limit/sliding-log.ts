@@ -39,6 +39,17 @@ export class SlidingLog {
     return this.#size > 0 ? this.#times[this.#head]! + MINUTE_MS : now + MINUTE_MS;
   }
 
+  /**
+   * When the window has room for `cost` more: the moment the request that
+   * must leave last for it ages out (`now` when it has room already).
+   */
+  fitsAt(now: number, cost: number): number {
+    // A cost above the limit never fits: the callers keep it within the limit.
+    const leaving = Math.min(this.count(now) + cost - this.#limit, this.#size);
+    if (leaving <= 0) return now;
+    return this.#times[(this.#head + leaving - 1) % this.#times.length]! + MINUTE_MS;
+  }
+
   /** Time of the newest request, or -Infinity. */
   get newest(): number {
     if (this.#size === 0) return Number.NEGATIVE_INFINITY;

@@ -33,17 +33,29 @@ export interface HitResult {
   admitted: boolean;
   /** Usage of every rule, in rule order, after the hit was recorded (if admitted). */
   windows: WindowUsage[];
+  /**
+   * Refused: epoch ms when every window has room for the whole cost (a
+   * sliding window frees one slot per request aging out, so a cost above 1
+   * may have to wait past `resetAt`).
+   */
+  fitsAt?: number;
 }
 
 /**
  * Where usage lives: in the process (`MemoryStore`), or in the Redis the
  * instances share (`RedisRateLimitStore`, one script per hit). Either way
  * `hit` is one atomic step: check every window and record in all of them
- * only when all have room. The limiter never checks and records in two
+ * only when all have room for its whole cost. The limiter never checks and records in two
  * calls, so no concurrent request can slip between them.
  */
 export interface RateLimitStore {
-  hit(key: string, rules: readonly WindowRule[], now: number): MaybePromise<HitResult>;
+  /** `cost` (default 1, at most the smallest limit): how many requests this one counts as. */
+  hit(
+    key: string,
+    rules: readonly WindowRule[],
+    now: number,
+    cost?: number,
+  ): MaybePromise<HitResult>;
   peek(key: string, rules: readonly WindowRule[], now: number): MaybePromise<WindowUsage[]>;
   /** Clears calendar windows that ended at or before `now`; returns how many. */
   resetExpired(now: number): MaybePromise<number>;

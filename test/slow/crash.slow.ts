@@ -42,7 +42,11 @@ const getJson = async <T>(base: string, path: string, token: string) => {
 
 test('SIGKILL mid-burst: every 201 survives whole, nothing half-written, no duplicate on retry', async () => {
   const dir = tempDir('listings-crash-');
-  const env = { DATABASE_PATH: join(dir, 'app.db'), JWT_SECRET, WORKERS: 'off' };
+  const env = {
+    ...{ DATABASE_PATH: join(dir, 'app.db'), JWT_SECRET, WORKERS: 'off' },
+    // 500 creates of up to 30 units each in a few seconds: more than the default write budget.
+    RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE: '1000000',
+  };
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;
   const token = await employeeToken();

@@ -45,7 +45,7 @@ const tags = ['Passkeys'];
  * passkey management (list, rename, delete). Every route here refuses plain HTTP off loopback.
  */
 export const passkeyRoutes = (deps: ApiDeps) => {
-  const { accountStore: store, clock, config, auth, accounts } = deps;
+  const { accountStore: store, clock, config, auth, accounts, writes } = deps;
   const rp: RelyingParty = {
     id: config.rpId,
     name: config.rpName,
@@ -80,6 +80,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
 
   return new Elysia({ name: 'accounts-passkeys' })
     .use(auth)
+    .use(writes)
     .onTransform(({ request }) => assertSecureTransport(request, config))
     .post(
       '/passkey/register/options',
@@ -93,6 +94,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       },
       {
         auth: 'any',
+        writes: 1,
         transform: ({ request }) => assertRecentCheck(request),
         body: RegistrationOptionsBody,
         response: { 200: RegistrationOptions, ...refused, 429: Problem },
@@ -121,6 +123,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       },
       {
         auth: 'any',
+        writes: 1,
         transform: ({ request }) => assertRecentCheck(request),
         body: RegisterBody,
         // 400: the ceremony failed verification; 409: the credential is already registered.
@@ -137,6 +140,9 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       {
         async transform({ request }) {
           await takeOptionsSlot(request);
+        },
+        writes: {
+          exempt: 'anonymous: bounded per address (PASSKEY_OPTIONS_PER_IP_PER_MINUTE)',
         },
         body: AuthenticateOptionsBody,
         response: { 200: AuthenticationOptions, ...refused, 429: Problem },
@@ -162,6 +168,10 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         return signedInResponse(deps, request, set, user, { method: 'passkey', audit });
       },
       {
+        writes: {
+          exempt:
+            'anonymous: each attempt uses up a challenge of the options (bounded per address); guessing protection counts failures',
+        },
         body: AuthenticateBody,
         response: { 200: SignedIn, 401: Problem, ...refused, 429: Problem, 503: Problem },
         detail: {
@@ -195,6 +205,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       },
       {
         auth: 'any',
+        writes: 1,
         params: PasskeyParams,
         body: RenameBody,
         response: { 200: PasskeySummary, ...refused, 404: Problem },
@@ -213,6 +224,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       },
       {
         auth: 'any',
+        writes: 1,
         params: PasskeyParams,
         response: { 204: Empty, ...refused, 404: Problem },
         detail: {

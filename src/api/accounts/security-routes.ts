@@ -18,9 +18,10 @@ const tags = ['Accounts'];
  * sessions (and signing one out elsewhere) and its security log.
  */
 export const securityRoutes = (deps: ApiDeps) => {
-  const { accountStore: store, clock, config, auth, audit } = deps;
+  const { accountStore: store, clock, config, auth, audit, writes } = deps;
   return new Elysia({ name: 'accounts-security' })
     .use(auth)
+    .use(writes)
     .get(
       '/sessions',
       ({ caller, request }) => {
@@ -50,6 +51,7 @@ export const securityRoutes = (deps: ApiDeps) => {
       },
       {
         auth: 'any',
+        writes: 1,
         params: SessionParams,
         response: { 204: NoBody, ...problems(401, 403, 404) },
         detail: {

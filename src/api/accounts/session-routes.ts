@@ -17,9 +17,10 @@ import { SignedIn, SignedOut, signedInResponse } from './signed-in';
 
 /** Sign-up, password sign-in, sign-out and "who am I". */
 export const sessionRoutes = (deps: ApiDeps) => {
-  const { accountStore: store, clock, config, auth, accounts } = deps;
+  const { accountStore: store, clock, config, auth, accounts, writes } = deps;
   return new Elysia({ name: 'accounts-sessions' })
     .use(auth)
+    .use(writes)
     .post(
       '/sign-up',
       async ({ body, request, status }) => {
@@ -44,6 +45,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
           }
           await accounts.signUps.take(clientAddressOf(request, config));
         },
+        writes: { exempt: 'anonymous: bounded per address (SIGN_UP_PER_IP_PER_HOUR)' },
         body: SignUpBody,
         // 403 when sign-up is closed, 429 past the address's hourly bound, 503 while
         // every password-hashing slot and the queue are taken (Retry-After).
@@ -64,6 +66,9 @@ export const sessionRoutes = (deps: ApiDeps) => {
         return signedInResponse(deps, request, set, user, { method: 'password', audit });
       },
       {
+        writes: {
+          exempt: 'anonymous: bounded by guessing protection and the password-hashing capacity',
+        },
         body: SignInBody,
         response: { 200: SignedIn, 401: Problem, 429: Problem, 503: Problem },
         detail: {
@@ -89,6 +94,9 @@ export const sessionRoutes = (deps: ApiDeps) => {
         });
       },
       {
+        writes: {
+          exempt: 'ends only the session of its own cookie; without one it writes nothing',
+        },
         // 403: a session cookie sent from a foreign Origin.
         response: { 204: SignedOut, 403: Problem },
         detail: {

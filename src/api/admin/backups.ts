@@ -18,9 +18,10 @@ const toEntry = ({ name, size, createdAt }: Entry) => ({
 });
 
 /** The backups of BACKUP_DIR (employee only): list, take one now, download one. */
-export const backupRoutes = ({ auth, jobs, config, audit: auditLog, clock }: ApiDeps) =>
+export const backupRoutes = ({ auth, writes, jobs, config, audit: auditLog, clock }: ApiDeps) =>
   new Elysia({ name: 'admin-backups' })
     .use(auth)
+    .use(writes)
     .get('/backups', () => ({ backups: listBackups(config.backups.dir).map(toEntry) }), {
       auth: 'employee',
       response: { 200: BackupList, ...problems(401, 403) },
@@ -55,6 +56,7 @@ export const backupRoutes = ({ auth, jobs, config, audit: auditLog, clock }: Api
       },
       {
         auth: 'employee',
+        writes: 1,
         response: { 201: JobRunResult, ...problems(401, 403, 409, 500, 503) },
         detail: {
           operationId: 'createBackup',

@@ -11,9 +11,10 @@ import { adminUserRoutes } from './users';
 
 /** Operator endpoints at /admin (employee only): the worker jobs, account creation and the backups. */
 export const adminRoutes = (deps: ApiDeps) => {
-  const { auth, jobs, audit, clock, config } = deps;
+  const { auth, writes, jobs, audit, clock, config } = deps;
   return new Elysia({ name: 'admin', prefix: '/admin' })
     .use(auth)
+    .use(writes)
     .use(adminUserRoutes(deps))
     .use(backupRoutes(deps))
     .use(auditRoutes(deps))
@@ -39,6 +40,7 @@ export const adminRoutes = (deps: ApiDeps) => {
       },
       {
         auth: 'employee',
+        writes: 1,
         params: JobParams,
         response: { 200: JobRunResult, 404: Problem, 409: Problem, 503: Problem },
         detail: {

@@ -12,9 +12,10 @@ import { Problem } from '../problem';
  * whatever the sign-up policy, with sign-up's rules. Employees may know which
  * emails have accounts, so a taken email is a plain 409 here.
  */
-export const adminUserRoutes = ({ auth, accountStore, accounts, clock, config }: ApiDeps) =>
+export const adminUserRoutes = ({ auth, writes, accountStore, accounts, clock, config }: ApiDeps) =>
   new Elysia({ name: 'admin-users' })
     .use(auth)
+    .use(writes)
     .use(bodyRules)
     .post(
       '/users',
@@ -29,6 +30,7 @@ export const adminUserRoutes = ({ auth, accountStore, accounts, clock, config }:
       },
       {
         auth: 'employee',
+        writes: 1,
         badBody: 'unprocessable',
         body: NewUserBody,
         response: { 201: UserSummary, 409: Problem, 503: Problem },

@@ -53,9 +53,10 @@ const notModified = withETag(NoBody);
  * Reads are public and served from the in-process cache; writes need an
  * employee token (the cache notices them through its change feed).
  */
-export const contentRoutes = ({ auth, content, clock, config, staticPages }: ApiDeps) =>
+export const contentRoutes = ({ auth, writes, content, clock, config, staticPages }: ApiDeps) =>
   new Elysia({ name: 'content', prefix: '/content' })
     .use(auth)
+    .use(writes)
     // `/content/static-pages` without the slash answers too (Elysia's loose paths).
     .get(
       '/static-pages/',
@@ -124,6 +125,7 @@ export const contentRoutes = ({ auth, content, clock, config, staticPages }: Api
       },
       {
         auth: 'employee',
+        writes: 1,
         response: {
           200: StaticPage,
           201: withLocation(StaticPage, 'The page in its language'),
@@ -156,6 +158,7 @@ export const contentRoutes = ({ auth, content, clock, config, staticPages }: Api
       },
       {
         auth: 'employee',
+        writes: 1,
         query: DeleteQueryDoc,
         response: { 204: NoBody, 400: Problem, 401: Problem, 403: Problem, 404: Problem },
         detail: {

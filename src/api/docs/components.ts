@@ -182,6 +182,20 @@ function sharedResponse(family: Family, status: number): Json {
   };
 }
 
+/** The 429 of a route's write budget (docs/request-pipeline.md), with the window's headers. */
+export const WRITE_LIMITED = 'WriteLimited';
+
+const writeLimited: Json = {
+  description:
+    "Too Many Requests: the caller's write budget of this minute is used up (a batch that does not fit is refused whole and stores nothing); retry after Retry-After seconds.",
+  headers: {
+    ...REQUEST_ID_HEADERS,
+    'Retry-After': refTo('headers', 'RetryAfter'),
+    ...RATE_LIMIT_HEADERS,
+  },
+  content: { 'application/problem+json': { schema: refTo('schemas', 'Problem') } },
+};
+
 /** `components` of the document: error bodies, shared answers, headers and parameters. */
 export function components(): Json {
   const responses: Json = {};
@@ -190,6 +204,7 @@ export function components(): Json {
       responses[responseName(family, status)!] = sharedResponse(family, status);
     }
   }
+  responses[WRITE_LIMITED] = writeLimited;
   return {
     schemas: SCHEMAS,
     responses,

@@ -6,6 +6,7 @@ import {
   REQUEST_ID_HEADERS,
   refTo,
   responseName,
+  WRITE_LIMITED,
 } from './components';
 
 type Json = Record<string, unknown>;
@@ -19,6 +20,8 @@ export interface OperationLike {
   'x-idempotent'?: boolean;
   /** Set by the `badBody` macro (src/api/plugins/body-rules.ts). */
   'x-bad-body'?: 'unprocessable' | 'malformed';
+  /** Set by the `writes` macro (src/api/plugins/write-limit.ts) while the limits are on. */
+  'x-write-limit'?: boolean;
   [key: string]: unknown;
 }
 
@@ -44,7 +47,8 @@ const HEADER_NAMES: Record<string, string> = {
  * 401 with a credential, 403 for employees-only and for a session cookie on
  * a state-changing request; 413/415 with a body; 422 where a bad body is
  * unprocessable or an Idempotency-Key reused; 409 for a key still running;
- * 429 under the customer API's limiter.
+ * 429 under the customer API's limiter (a counted write's 429, `WriteLimited`,
+ * is added by `completeOperation`).
  */
 function sharedStatuses(path: string, method: string, operation: OperationLike): number[] {
   const statuses = [400, 414, 431, 500];
@@ -83,14 +87,15 @@ function completeParameters(operation: OperationLike) {
   operation.parameters = parameters;
   delete operation['x-idempotent'];
   delete operation['x-bad-body'];
+  delete operation['x-write-limit'];
 }
 
 /** A success answer: its description, the headers every answer carries, its media type. */
-function completeSuccess(family: Family, status: string, response: Json): Json {
+function completeSuccess(family: Family, status: string, response: Json, counted: boolean): Json {
   const headers = {
     ...(response.headers as Json | undefined),
     ...REQUEST_ID_HEADERS,
-    ...(family === 'customer' ? RATE_LIMIT_HEADERS : {}),
+    ...(family === 'customer' || counted ? RATE_LIMIT_HEADERS : {}),
   };
   const generic = String(response.description ?? '').startsWith('Response for status');
   const description = generic ? (SUCCESS[status] ?? `Status ${status}`) : response.description;
@@ -106,11 +111,15 @@ export function completeOperation(path: string, method: string, operation: Opera
   const family: Family = isCustomerApi(path) ? 'customer' : 'problem';
   dedupeSecurity(operation);
   const declared = operation.responses ?? {};
+  const writeLimited = operation['x-write-limit'] === true;
   const responses: Record<string, Json> = {};
   for (const [status, response] of Object.entries(declared)) {
     const name = Number(status) >= 400 ? responseName(family, Number(status)) : undefined;
-    responses[status] = name ? refTo('responses', name) : completeSuccess(family, status, response);
+    responses[status] = name
+      ? refTo('responses', name)
+      : completeSuccess(family, status, response, writeLimited);
   }
+  if (writeLimited) responses['429'] = refTo('responses', WRITE_LIMITED);
   for (const status of sharedStatuses(path, method, operation)) {
     const name = responseName(family, status);
     if (name && NAMES[status]) responses[String(status)] ??= refTo('responses', name);

@@ -21,9 +21,10 @@ const tags = ['Listings: additional data'];
 const path = (id: string) => `/listings/properties/${id}/additional-data`;
 
 /** Free-form additional data per property: one JSON object of at most 64 KiB. */
-export const additionalDataRoutes = ({ listings, clock, auth, idempotency }: ApiDeps) => {
+export const additionalDataRoutes = ({ listings, clock, auth, idempotency, writes }: ApiDeps) => {
   return new Elysia({ name: 'listings-additional-data' })
     .use(auth)
+    .use(writes)
     .use(bodyRules)
     .use(idempotency)
     .post(
@@ -34,6 +35,7 @@ export const additionalDataRoutes = ({ listings, clock, auth, idempotency }: Api
       },
       {
         ...requires.any,
+        writes: 1,
         badBody: 'unprocessable',
         idempotent: true,
         parse: 'json',
@@ -72,6 +74,7 @@ export const additionalDataRoutes = ({ listings, clock, auth, idempotency }: Api
       },
       {
         ...requires.any,
+        writes: 1,
         params: PropertyIdParams,
         parse: 'json',
         body: AdditionalDataPut,

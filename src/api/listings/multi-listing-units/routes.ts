@@ -22,9 +22,10 @@ const tags = ['Listings: multi-listing units'];
 const SHAPE = { scalars: ['page', 'itemsPerPage'], arrays: ['ids'] };
 
 /** Multi-listing unit counters, paged like the property list, with an `ids` filter. */
-export const multiListingUnitRoutes = ({ listings, clock, auth }: ApiDeps) => {
+export const multiListingUnitRoutes = ({ listings, clock, auth, writes }: ApiDeps) => {
   return new Elysia({ name: 'listings-multi-listing-units' })
     .use(auth)
+    .use(writes)
     .get(
       '/multi-listing-units',
       ({ request, caller }) => {
@@ -76,6 +77,7 @@ export const multiListingUnitRoutes = ({ listings, clock, auth }: ApiDeps) => {
       },
       {
         ...requires.employee,
+        writes: 1,
         params: MultiListingUnitParams,
         parse: 'json',
         body: CounterBody,

@@ -16,9 +16,10 @@ import { NoBody, noContent, problems } from '../schemas';
 const tags = ['Listings: neighbourhoods'];
 
 /** The neighbourhood catalogue `{id, cityId, name}`: anyone with a token reads, employees write. */
-export const neighbourhoodRoutes = ({ listings, clock, auth }: ApiDeps) => {
+export const neighbourhoodRoutes = ({ listings, clock, auth, writes }: ApiDeps) => {
   return new Elysia({ name: 'listings-neighbourhoods' })
     .use(auth)
+    .use(writes)
     .get(
       '/neighbourhoods',
       ({ request }) => {
@@ -46,6 +47,7 @@ export const neighbourhoodRoutes = ({ listings, clock, auth }: ApiDeps) => {
       },
       {
         ...requires.employee,
+        writes: 1,
         params: NeighbourhoodParams,
         parse: 'json',
         body: NeighbourhoodBody,

@@ -30,6 +30,7 @@ export const propertyRoutes = (deps: ApiDeps) => {
   return new Elysia({ name: 'listings-properties' })
     .use(auth)
     .use(bodyRules)
+    .use(deps.writes)
     .use(deps.idempotency)
     .get(
       '/properties',
@@ -61,6 +62,7 @@ export const propertyRoutes = (deps: ApiDeps) => {
       },
       {
         ...requires.any,
+        writes: { each: 'totalUnits' },
         badBody: 'unprocessable',
         idempotent: true,
         parse: 'json',
@@ -83,6 +85,7 @@ export const propertyRoutes = (deps: ApiDeps) => {
       },
       {
         ...requires.any,
+        writes: { each: 'totalUnits' },
         badBody: 'unprocessable',
         idempotent: true,
         parse: 'json',

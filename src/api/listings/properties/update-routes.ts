@@ -36,7 +36,8 @@ const IF_MATCH =
  * The state changes of a property; each answers 204 with no body, or 412
  * when an `If-Match` header names an ETag the property no longer has.
  */
-export const propertyUpdateRoutes = ({ listings, clock, auth, idempotency, config }: ApiDeps) => {
+export const propertyUpdateRoutes = (deps: ApiDeps) => {
+  const { listings, clock, auth, idempotency, config, writes } = deps;
   const writeOf = (
     caller: Caller,
     headers: { 'if-match'?: string | undefined },
@@ -44,6 +45,7 @@ export const propertyUpdateRoutes = ({ listings, clock, auth, idempotency, confi
 
   return new Elysia({ name: 'listings-property-updates' })
     .use(auth)
+    .use(writes)
     .use(idempotency)
     .delete(
       '/properties/:id',
@@ -53,6 +55,7 @@ export const propertyUpdateRoutes = ({ listings, clock, auth, idempotency, confi
       },
       {
         ...requires.any,
+        writes: 1,
         params,
         headers,
         parse: 'json',
@@ -74,6 +77,7 @@ export const propertyUpdateRoutes = ({ listings, clock, auth, idempotency, confi
       },
       {
         ...requires.any,
+        writes: 1,
         idempotent: true,
         params,
         headers,
@@ -94,6 +98,7 @@ export const propertyUpdateRoutes = ({ listings, clock, auth, idempotency, confi
       },
       {
         ...requires.any,
+        writes: 1,
         params,
         headers,
         parse: 'json',
@@ -115,6 +120,7 @@ export const propertyUpdateRoutes = ({ listings, clock, auth, idempotency, confi
       },
       {
         ...requires.any,
+        writes: 1,
         params,
         headers,
         parse: 'json',
@@ -140,6 +146,7 @@ export const propertyUpdateRoutes = ({ listings, clock, auth, idempotency, confi
       },
       {
         ...requires.any,
+        writes: 1,
         params,
         headers,
         parse: 'json',
@@ -164,6 +171,7 @@ export const propertyUpdateRoutes = ({ listings, clock, auth, idempotency, confi
       },
       {
         ...requires.employee,
+        writes: 1,
         params,
         headers,
         parse: 'json',
@@ -185,6 +193,7 @@ export const propertyUpdateRoutes = ({ listings, clock, auth, idempotency, confi
       },
       {
         ...requires.any,
+        writes: 1,
         params,
         headers,
         parse: 'json',

@@ -16,9 +16,10 @@ const UNIT_LIST_SHAPE = { scalars: ['includeDeleted', 'page', 'itemsPerPage'], a
 export const UnitList = halCollectionSchema('svc:units', Unit);
 
 /** The unit endpoints: list, create, read, change and soft-delete the units of a property. */
-export const unitRoutes = ({ listings, clock, config, auth, idempotency }: ApiDeps) => {
+export const unitRoutes = ({ listings, clock, config, auth, idempotency, writes }: ApiDeps) => {
   return new Elysia({ name: 'listings-units' })
     .use(auth)
+    .use(writes)
     .use(idempotency)
     .get(
       '/properties/:id/units',
@@ -51,6 +52,7 @@ export const unitRoutes = ({ listings, clock, config, auth, idempotency }: ApiDe
       },
       {
         ...requires.any,
+        writes: 1,
         idempotent: true,
         params: PropertyIdParams,
         parse: 'json',
@@ -82,6 +84,7 @@ export const unitRoutes = ({ listings, clock, config, auth, idempotency }: ApiDe
       },
       {
         ...requires.any,
+        writes: 1,
         params: UnitParams,
         parse: 'json',
         body: UnitPatch,
@@ -103,6 +106,7 @@ export const unitRoutes = ({ listings, clock, config, auth, idempotency }: ApiDe
       },
       {
         ...requires.any,
+        writes: 1,
         params: UnitParams,
         response: { 204: NoBody, ...problems(401, 404, 409) },
         detail: {

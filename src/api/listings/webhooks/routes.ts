@@ -26,7 +26,7 @@ const tags = ['Listings: webhooks'];
  * Webhook endpoints (docs/events-and-webhooks.md): a customer manages its
  * own (sent its own properties' events), an employee any.
  */
-export const webhookRoutes = ({ webhooks, clock, config, auth }: ApiDeps) => {
+export const webhookRoutes = ({ webhooks, clock, config, auth, writes }: ApiDeps) => {
   /** 422 naming `url` when it may not receive webhooks (scheme, credentials, address). */
   const checkUrl = async (url: string) => {
     const refusal = await refusalOf(url, config.webhooks);
@@ -35,6 +35,7 @@ export const webhookRoutes = ({ webhooks, clock, config, auth }: ApiDeps) => {
   };
   return new Elysia({ name: 'listings-webhooks' })
     .use(auth)
+    .use(writes)
     .use(bodyRules)
     .post(
       '/webhooks',
@@ -47,6 +48,7 @@ export const webhookRoutes = ({ webhooks, clock, config, auth }: ApiDeps) => {
       },
       {
         ...requires.any,
+        writes: 1,
         badBody: 'unprocessable',
         parse: 'json',
         body: WebhookCreate,
@@ -87,6 +89,7 @@ export const webhookRoutes = ({ webhooks, clock, config, auth }: ApiDeps) => {
       },
       {
         ...requires.any,
+        writes: 1,
         badBody: 'unprocessable',
         params: WebhookParams,
         parse: 'json',
@@ -105,6 +108,7 @@ export const webhookRoutes = ({ webhooks, clock, config, auth }: ApiDeps) => {
         whenReady(webhooks.deleteEndpoint(caller, params.id), () => noContent(set)),
       {
         ...requires.any,
+        writes: 1,
         params: WebhookParams,
         response: { 204: NoBody, ...problems(400, 401, 404) },
         detail: { operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint', tags },
@@ -115,6 +119,7 @@ export const webhookRoutes = ({ webhooks, clock, config, auth }: ApiDeps) => {
       ({ params, caller }) => webhooks.rotateSecret(caller, params.id, clock()),
       {
         ...requires.any,
+        writes: 1,
         params: WebhookParams,
         response: { 200: SecretRotation, ...problems(400, 401, 404) },
         detail: {
@@ -147,6 +152,7 @@ export const webhookRoutes = ({ webhooks, clock, config, auth }: ApiDeps) => {
       },
       {
         ...requires.any,
+        writes: 1,
         params: DeliveryParams,
         response: { 202: Delivery, ...problems(400, 401, 404) },
         detail: {
