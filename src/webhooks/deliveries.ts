@@ -20,6 +20,10 @@ export const retryDelay = (attempts: number): number => RETRY_DELAYS_MS[attempts
 export const deliveryBody = (event: Pick<StoredEvent, 'type' | 'occurredAt' | 'data'>): string =>
   `{"type":${JSON.stringify(event.type)},"timestamp":"${new Date(event.occurredAt).toISOString()}","data":${event.data}}`;
 
+/** The error of the pending deliveries given up when an endpoint's backlog passed its quota. */
+export const BACKLOG_GIVEN_UP =
+  'not sent: the endpoint was disabled with too many deliveries waiting';
+
 /** The error of a pending delivery whose event was pruned (EVENTS_RETENTION_DAYS) before it was sent. */
 export const EVENT_NOT_KEPT = 'not sent: the event is no longer kept (EVENTS_RETENTION_DAYS)';
 

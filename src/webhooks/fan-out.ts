@@ -1,9 +1,10 @@
+import type { WebhookEndpointRow } from '@/db/schema';
 import { cursorOf } from '@/events/cursor';
 import type { StoredEvent } from '@/events/feed';
 import { type Steps, step } from '@/kernel/steps';
 import type { MaybePromise } from '@/rate-limit/store';
-import type { Run } from './operations';
-import { disableEndpoint } from './operations';
+import { BACKLOG_GIVEN_UP } from './deliveries';
+import { disableEndpoint, type Run } from './operations';
 import type { NewDelivery, WebhookQuotas, WebhookTables } from './store';
 
 const FAN_OUT_BATCH = 500;
@@ -25,12 +26,15 @@ const deliveryOf = (endpointId: string, event: StoredEvent, now: number): NewDel
  * of every event after its cursor that it should receive (its owner's, of
  * its types) and moves the cursor past the events read, so an event is
  * queued exactly once, even when the process dies between batches. Null:
- * nothing (more) to queue.
+ * nothing (more) to queue. Queuing trims the endpoint's finished deliveries
+ * to the newest `finishedDeliveriesKeptPerEndpoint`.
  *
- * Past `pendingDeliveriesPerEndpoint` nothing more is queued: the endpoint
- * is disabled, its cursor left after the last event queued, so that what a
- * dead receiver makes the service store stays bounded. Queuing trims the
- * endpoint's finished deliveries to the newest `finishedDeliveriesKeptPerEndpoint`.
+ * A batch that would take the endpoint's pending deliveries past
+ * `pendingDeliveriesPerEndpoint` queues nothing: the endpoint is disabled and
+ * its pending deliveries given up, so a receiver that is down or too slow
+ * never makes the service store more than the quota. Enabling it again
+ * starts it afresh at the current event; the reason names the cursor to
+ * read what it missed from the feed.
  */
 function* fanOutBatch(
   t: WebhookTables,
@@ -48,28 +52,34 @@ function* fanOutBatch(
       (current.ownerId === null || event.ownerId === current.ownerId) &&
       (current.types.length === 0 || current.types.includes(event.type)),
   );
-  const room =
-    wanted.length === 0
-      ? 0
-      : quotas.pendingDeliveriesPerEndpoint - (yield* step(t.pendingCount(endpointId)));
-  const queued = wanted.slice(0, Math.max(room, 0));
-  if (queued.length > 0) {
-    yield* step(t.insertDeliveries(queued.map((event) => deliveryOf(endpointId, event, now))));
+  if (wanted.length > 0) {
+    const pending = yield* step(t.pendingCount(endpointId));
+    if (pending + wanted.length > quotas.pendingDeliveriesPerEndpoint) {
+      yield* backlogFull(t, current, wanted[0]!.id, now, quotas);
+      return 0;
+    }
+    yield* step(t.insertDeliveries(wanted.map((event) => deliveryOf(endpointId, event, now))));
     yield* step(t.trimFinished(endpointId, quotas.finishedDeliveriesKeptPerEndpoint));
   }
-  const first = wanted[queued.length];
-  if (first === undefined) {
-    yield* step(t.updateEndpoint(endpointId, { cursor: events.at(-1)!.id }));
-    return queued.length;
-  }
-  // The backlog is full: the events from `first` on are not queued.
-  const cursor = events[events.indexOf(first) - 1]?.id ?? current.cursor;
-  yield* disableEndpoint(t, current, now, {
+  yield* step(t.updateEndpoint(endpointId, { cursor: events.at(-1)!.id }));
+  return wanted.length;
+}
+
+/** Gives up an endpoint's pending deliveries and disables it; `next`: the first event not queued. */
+function* backlogFull(
+  t: WebhookTables,
+  endpoint: WebhookEndpointRow,
+  next: number,
+  now: number,
+  quotas: WebhookQuotas,
+): Steps<void> {
+  const oldest = yield* step(t.giveUpPending(endpoint.id, BACKLOG_GIVEN_UP));
+  yield* step(t.trimFinished(endpoint.id, quotas.finishedDeliveriesKeptPerEndpoint));
+  const missed = Math.min(oldest ?? next, next) - 1;
+  yield* disableEndpoint(t, endpoint, now, {
     cause: 'backlog',
-    reason: `Disabled at ${new Date(now).toISOString()}: ${quotas.pendingDeliveriesPerEndpoint} deliveries were waiting to be sent, the most an endpoint may have; the events after ${cursorOf(cursor)} were not queued`,
-    change: { cursor },
+    reason: `Disabled at ${new Date(now).toISOString()}: more than ${quotas.pendingDeliveriesPerEndpoint} deliveries would have been waiting to be sent, the most an endpoint may have; the pending ones were given up and no later event was queued (read them from the feed with after=${cursorOf(missed)})`,
   });
-  return queued.length;
 }
 
 /** Every lagging endpoint's fan-out, batch after batch; how many deliveries were queued. */

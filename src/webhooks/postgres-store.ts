@@ -1,5 +1,5 @@
 import type { SQL } from 'bun';
-import { and, asc, desc, eq, exists, gt, inArray, lt, lte, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, gt, inArray, lt, lte, min, ne, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { auditRowOf } from '@/audit/record';
 import { changedRows, type PgTx, pgDatabase } from '@/db/pg/client';
@@ -103,6 +103,21 @@ const tablesOf = (tx: PgTx): WebhookTables => ({
         and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, 'pending')),
       );
     return row?.n ?? 0;
+  },
+  async giveUpPending(endpointId, error) {
+    const pending = and(
+      eq(webhookDeliveries.endpointId, endpointId),
+      eq(webhookDeliveries.status, 'pending'),
+    );
+    const [oldest] = await tx
+      .select({ id: min(webhookDeliveries.eventId) })
+      .from(webhookDeliveries)
+      .where(pending);
+    await tx
+      .update(webhookDeliveries)
+      .set({ status: 'failed', nextAttemptAt: null, error })
+      .where(pending);
+    return oldest?.id ?? null;
   },
   async trimFinished(endpointId, keep) {
     await tx.execute(trimFinished(endpointId, keep));

@@ -62,6 +62,17 @@ const tablesOf = (db: Db, tx: Tx): WebhookTables => ({
         )
         .get(endpointId) as { n: number }
     ).n,
+  giveUpPending(endpointId, error) {
+    const pending = "FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending'";
+    const oldest = db.$client.query(`SELECT min(event_id) AS id ${pending}`).get(endpointId) as {
+      id: number | null;
+    };
+    db.$client
+      .query(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = ?
+        WHERE id IN (SELECT id ${pending})`)
+      .run(error, endpointId);
+    return oldest.id;
+  },
   trimFinished: (endpointId, keep) => {
     db.$client.query(TRIM_FINISHED).run(endpointId, keep);
   },

@@ -49,6 +49,11 @@ export interface WebhookTables {
   insertDeliveries(rows: NewDelivery[]): MaybePromise<void>;
   /** How many of an endpoint's deliveries are pending (not yet succeeded or given up). */
   pendingCount(endpointId: string): MaybePromise<number>;
+  /**
+   * Marks an endpoint's pending deliveries failed with `error`; answers the
+   * oldest event id among them (null: none was pending).
+   */
+  giveUpPending(endpointId: string, error: string): MaybePromise<number | null>;
   /** Deletes an endpoint's finished deliveries but the newest `keep`; pending ones stay. */
   trimFinished(endpointId: string, keep: number): MaybePromise<void>;
   /** Appends an audit event in this transaction (`src/audit`). */
@@ -70,7 +75,7 @@ export interface DueDelivery {
 export interface WebhookQuotas {
   /** A customer's endpoints at most; employees have no limit. */
   endpointsPerCustomer: number;
-  /** An endpoint's pending deliveries at most: past it the fan-out disables the endpoint. */
+  /** An endpoint's pending deliveries at most: past it the fan-out gives them up and disables the endpoint. */
   pendingDeliveriesPerEndpoint: number;
   /** An endpoint's finished deliveries kept, the newest; older ones are deleted. */
   finishedDeliveriesKeptPerEndpoint: number;
@@ -120,8 +125,8 @@ export interface WebhookStore {
   /**
    * Queues the new events of every enabled endpoint; answers how many
    * deliveries. An endpoint whose pending deliveries would pass the quota is
-   * disabled instead; an endpoint queued to has its finished deliveries
-   * trimmed to the quota.
+   * disabled instead (its pending deliveries given up); an endpoint queued to
+   * has its finished deliveries trimmed to the quota.
    */
   fanOut(now: number, quotas: WebhookQuotas): MaybePromise<number>;
   /**
