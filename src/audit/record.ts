@@ -58,7 +58,7 @@ export const actingAs = (context: AuditContext, actor: string | null): AuditCont
   actor,
 });
 
-/** The context of a change made by a command-line tool: no caller, no request. */
+/** The context of a change no caller made (a command-line tool, the service itself): no request. */
 export const toolContext = (at: number): AuditContext => ({
   actor: null,
   ip: null,

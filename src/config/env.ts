@@ -112,6 +112,10 @@ export const EnvSchema = z.object({
   // Webhook URLs: plain http, and private or loopback addresses, only for local use and tests.
   WEBHOOKS_ALLOW_HTTP: booleanFlag.default(false),
   WEBHOOKS_ALLOW_PRIVATE: booleanFlag.default(false),
+  // What one party may make the service store for webhooks (docs/events-and-webhooks.md).
+  WEBHOOK_ENDPOINTS_PER_CUSTOMER: quota.default(20),
+  WEBHOOK_PENDING_DELIVERIES_PER_ENDPOINT: quota.default(10_000),
+  WEBHOOK_FINISHED_DELIVERIES_KEPT_PER_ENDPOINT: quota.default(1_000),
   // Set: rate limits, sign-in guessing counters and job leadership live in Redis, shared by instances.
   REDIS_URL: z
     .string()

@@ -47,6 +47,12 @@ export interface Config {
   events: { retentionDays: number };
   /** Whether webhook URLs may be plain http, and may reach loopback or private addresses. */
   webhooks: { allowHttp: boolean; allowPrivate: boolean };
+  /** What webhooks may make the service store: endpoints per customer, deliveries per endpoint. */
+  webhookQuotas: {
+    endpointsPerCustomer: number;
+    pendingDeliveriesPerEndpoint: number;
+    finishedDeliveriesKeptPerEndpoint: number;
+  };
   /** Days the security and audit log keeps an event. */
   auditRetentionDays: number;
   /** Provider names by AAGUID (lower case) over the vendored list (PASSKEY_PROVIDERS_FILE). */
@@ -243,6 +249,11 @@ export function parseConfig(
     },
     events: { retentionDays: e.EVENTS_RETENTION_DAYS },
     webhooks: { allowHttp: e.WEBHOOKS_ALLOW_HTTP, allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE },
+    webhookQuotas: {
+      endpointsPerCustomer: e.WEBHOOK_ENDPOINTS_PER_CUSTOMER,
+      pendingDeliveriesPerEndpoint: e.WEBHOOK_PENDING_DELIVERIES_PER_ENDPOINT,
+      finishedDeliveriesKeptPerEndpoint: e.WEBHOOK_FINISHED_DELIVERIES_KEPT_PER_ENDPOINT,
+    },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     passkeyProviders: readPasskeyProviders(e.PASSKEY_PROVIDERS_FILE),
     backups: {

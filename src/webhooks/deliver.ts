@@ -2,7 +2,7 @@ import { cursorOf } from '@/events/cursor';
 import type { Clock } from '@/kernel/clock';
 import { signingSecrets } from './endpoints';
 import { webhookHeaders } from './signing';
-import type { AttemptOutcome, DueDelivery, WebhookStore } from './store';
+import type { AttemptOutcome, DueDelivery, WebhookQuotas, WebhookStore } from './store';
 import { type Resolve, refusalOf, type UrlPolicy } from './url-policy';
 
 /** An attempt that has no answer after this long failed. */
@@ -14,6 +14,8 @@ const PER_RUN = 1000;
 export interface DeliveryContext {
   store: WebhookStore;
   clock: Clock;
+  /** The fan-out's bounds: an endpoint's pending deliveries, its finished ones kept. */
+  quotas: WebhookQuotas;
   policy: UrlPolicy;
   resolve?: Resolve;
   timeoutMs?: number;
@@ -41,7 +43,7 @@ function errorOf(error: unknown, timeoutMs: number): string {
  */
 async function attempt(
   ctx: DeliveryContext,
-  { delivery, endpoint }: DueDelivery,
+  { delivery, endpoint, body }: DueDelivery,
 ): Promise<AttemptOutcome> {
   const timeoutMs = ctx.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const started = performance.now();
@@ -54,13 +56,13 @@ async function attempt(
     signingSecrets(endpoint, now),
     cursorOf(delivery.eventId),
     now,
-    delivery.body,
+    body,
   );
   try {
     const response = await fetch(endpoint.url, {
       method: 'POST',
       headers,
-      body: delivery.body,
+      body,
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
     });
@@ -91,7 +93,7 @@ async function attempt(
  */
 export async function deliverWebhooks(ctx: DeliveryContext): Promise<DeliveryRun> {
   const run: DeliveryRun = {
-    queued: await ctx.store.fanOut(ctx.clock()),
+    queued: await ctx.store.fanOut(ctx.clock(), ctx.quotas),
     attempted: 0,
     succeeded: 0,
     failed: 0,

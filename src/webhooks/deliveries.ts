@@ -1,5 +1,6 @@
 import type { WebhookDeliveryRow } from '@/db/schema';
 import { cursorOf } from '@/events/cursor';
+import type { StoredEvent } from '@/events/feed';
 import type { EventType } from '@/events/schemas';
 import type { Delivery } from './schemas';
 
@@ -10,6 +11,21 @@ const HOUR_MS = 60 * 60 * 1000;
 export const GIVE_UP_MS = 24 * HOUR_MS;
 
 export const retryDelay = (attempts: number): number => RETRY_DELAYS_MS[attempts - 1] ?? HOUR_MS;
+
+/**
+ * The body every attempt and redelivery of an event sends and signs, built
+ * from the event row: the same bytes each time, and the event's `data` kept
+ * once however many endpoints receive it.
+ */
+export const deliveryBody = (event: Pick<StoredEvent, 'type' | 'occurredAt' | 'data'>): string =>
+  `{"type":${JSON.stringify(event.type)},"timestamp":"${new Date(event.occurredAt).toISOString()}","data":${event.data}}`;
+
+/** The error of the pending deliveries given up when an endpoint's backlog passed its quota. */
+export const BACKLOG_GIVEN_UP =
+  'not sent: the endpoint was disabled with too many deliveries waiting';
+
+/** The error of a pending delivery whose event was pruned (EVENTS_RETENTION_DAYS) before it was sent. */
+export const EVENT_NOT_KEPT = 'not sent: the event is no longer kept (EVENTS_RETENTION_DAYS)';
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 

@@ -2,9 +2,6 @@ import type { WebhookEndpointRow } from '@/db/schema';
 import type { EventType } from '@/events/schemas';
 import type { Webhook } from './schemas';
 
-/** A customer's endpoints at most: each one multiplies the deliveries of its events. */
-export const MAX_ENDPOINTS_PER_CUSTOMER = 20;
-
 /** After a rotation the old secret still signs for this long. */
 export const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000;
 

@@ -1,3 +1,4 @@
+import { toolContext } from '@/audit/record';
 import type { Caller } from '@/auth/tokens';
 import { uuidv7 } from '@/db/ids';
 import type { WebhookEndpointRow } from '@/db/schema';
@@ -5,10 +6,10 @@ import { fail } from '@/kernel/errors';
 import { type Steps, step } from '@/kernel/steps';
 import type { MaybePromise } from '@/rate-limit/store';
 import { GIVE_UP_MS, retryDelay, toDelivery } from './deliveries';
-import { MAX_ENDPOINTS_PER_CUSTOMER, PREVIOUS_SECRET_MS, toWebhook } from './endpoints';
+import { PREVIOUS_SECRET_MS, toWebhook } from './endpoints';
 import type { WebhookCreate, WebhookPatch } from './schemas';
 import { newSecret } from './signing';
-import type { AttemptOutcome, WebhookStore, WebhookTables } from './store';
+import type { AttemptOutcome, EndpointChange, WebhookStore, WebhookTables } from './store';
 
 /** The owner a customer's endpoints belong to; null (every event) for an employee's. */
 const ownerOf = (caller: Caller): string | null => (caller.aud === 'customer' ? caller.sub : null);
@@ -28,10 +29,16 @@ function* findEndpoint(
 }
 
 /** POST /listings/webhooks: the URL was checked before (it takes a DNS lookup); 409 past the limit. */
-function* createEndpoint(t: WebhookTables, caller: Caller, input: WebhookCreate, now: number) {
+function* createEndpoint(
+  t: WebhookTables,
+  caller: Caller,
+  input: WebhookCreate,
+  now: number,
+  endpointsPerCustomer: number,
+) {
   const at = new Date(now);
   const owner = ownerOf(caller);
-  if (owner !== null && (yield* step(t.countOwned(owner))) >= MAX_ENDPOINTS_PER_CUSTOMER) {
+  if (owner !== null && (yield* step(t.countOwned(owner))) >= endpointsPerCustomer) {
     throw fail('webhook.limit_reached');
   }
   const row = yield* step(
@@ -134,6 +141,45 @@ function* redeliver(
   return toDelivery(row);
 }
 
+/** Why the service disabled an endpoint: its receiver kept failing, or its backlog was full. */
+export interface Disabling {
+  cause: 'failing' | 'backlog';
+  /** The `disabledReason` its owner reads. */
+  reason: string;
+  /** Other columns changed with it. */
+  change?: EndpointChange;
+}
+
+/**
+ * Disables an endpoint on the service's own account, and writes the
+ * `webhook.disabled` audit event in the same transaction: a customer's
+ * shows in its owner's security log; an employee's endpoint (no owner
+ * account) has no subject and shows in the operators' audit log.
+ */
+export function* disableEndpoint(
+  t: WebhookTables,
+  endpoint: WebhookEndpointRow,
+  now: number,
+  { cause, reason, change }: Disabling,
+): Steps<void> {
+  yield* step(
+    t.updateEndpoint(endpoint.id, {
+      ...change,
+      enabled: false,
+      disabledReason: reason,
+      updatedAt: new Date(now),
+    }),
+  );
+  yield* step(
+    t.recordAudit(toolContext(now), {
+      action: 'webhook.disabled',
+      subject: endpoint.ownerId,
+      target: endpoint.id,
+      details: { cause, reason },
+    }),
+  );
+}
+
 /**
  * Records one attempt. A failure is retried on the schedule (30 s, 60 s,
  * 2 min, 5 min, then hourly, the last retry 24 hours after the first
@@ -173,19 +219,16 @@ function* recordAttempt(
     return;
   }
   const since = endpoint.failingSince?.getTime() ?? now;
-  const disable = endpoint.enabled && now - since >= GIVE_UP_MS;
-  yield* step(
-    t.updateEndpoint(endpoint.id, {
-      failingSince: new Date(since),
-      ...(disable
-        ? {
-            enabled: false,
-            disabledReason: `Disabled at ${new Date(now).toISOString()}: every delivery attempt failed since ${new Date(since).toISOString()}; last: ${outcome.error}`,
-            updatedAt: new Date(now),
-          }
-        : {}),
-    }),
-  );
+  const failingSince = new Date(since);
+  if (endpoint.enabled && now - since >= GIVE_UP_MS) {
+    yield* disableEndpoint(t, endpoint, now, {
+      cause: 'failing',
+      reason: `Disabled at ${new Date(now).toISOString()}: every delivery attempt failed since ${failingSince.toISOString()}; last: ${outcome.error}`,
+      change: { failingSince },
+    });
+  } else {
+    yield* step(t.updateEndpoint(endpoint.id, { failingSince }));
+  }
 }
 
 export type Run = <T>(operation: (t: WebhookTables) => Steps<T>) => MaybePromise<T>;
@@ -193,7 +236,8 @@ export type Run = <T>(operation: (t: WebhookTables) => Steps<T>) => MaybePromise
 /** The webhook operations of a store, each run by `run` in one transaction of it. */
 export const webhookOperations = (run: Run) =>
   ({
-    createEndpoint: (caller, input, now) => run((t) => createEndpoint(t, caller, input, now)),
+    createEndpoint: (caller, input, now, endpointsPerCustomer) =>
+      run((t) => createEndpoint(t, caller, input, now, endpointsPerCustomer)),
     listEndpoints: (caller) =>
       run(function* (t) {
         return (yield* step(t.endpointsOf(ownerOf(caller)))).map(toWebhook);

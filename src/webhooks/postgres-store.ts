@@ -1,10 +1,12 @@
 import type { SQL } from 'bun';
-import { and, asc, desc, eq, exists, gt, inArray, lt, lte, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, gt, inArray, lt, lte, min, ne, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
+import { auditRowOf } from '@/audit/record';
 import { changedRows, type PgTx, pgDatabase } from '@/db/pg/client';
-import { events, webhookDeliveries, webhookEndpoints } from '@/db/pg/schema';
+import { auditEvents, events, webhookDeliveries, webhookEndpoints } from '@/db/pg/schema';
 import { runLater, type Steps } from '@/kernel/steps';
 import { ATTEMPT_TIMEOUT_MS } from './deliver';
+import { deliveryBody, EVENT_NOT_KEPT } from './deliveries';
 import { fanOutAll, fanOutBatchOf } from './fan-out';
 import { webhookOperations } from './operations';
 import type { WebhookStore, WebhookTables } from './store';
@@ -24,6 +26,15 @@ const CHUNK = 1000;
 
 /** PostgreSQL text cannot hold NUL: no stored id has one, and binding it would fail. */
 const impossible = (id: string) => id.includes('\u0000');
+
+/** An endpoint's finished deliveries older than its newest `keep` finished ones. */
+const trimFinished = (endpointId: string, keep: number) =>
+  sql`DELETE FROM webhook_deliveries WHERE endpoint_id = ${endpointId} AND status <> 'pending'
+    AND id < coalesce((SELECT id FROM webhook_deliveries WHERE endpoint_id = ${endpointId}
+      AND status <> 'pending' ORDER BY id DESC LIMIT 1 OFFSET ${keep - 1}), 0)`;
+
+/** Whether a delivery's event is still kept. */
+const eventKept = sql`EXISTS (SELECT 1 FROM events WHERE events.id = webhook_deliveries.event_id)`;
 
 /** The webhook queries inside one PostgreSQL transaction (READ COMMITTED). */
 const tablesOf = (tx: PgTx): WebhookTables => ({
@@ -84,6 +95,36 @@ const tablesOf = (tx: PgTx): WebhookTables => ({
       await tx.insert(webhookDeliveries).values(rows.slice(i, i + CHUNK));
     }
   },
+  async pendingCount(endpointId) {
+    const [row] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(webhookDeliveries)
+      .where(
+        and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, 'pending')),
+      );
+    return row?.n ?? 0;
+  },
+  async giveUpPending(endpointId, error) {
+    const pending = and(
+      eq(webhookDeliveries.endpointId, endpointId),
+      eq(webhookDeliveries.status, 'pending'),
+    );
+    const [oldest] = await tx
+      .select({ id: min(webhookDeliveries.eventId) })
+      .from(webhookDeliveries)
+      .where(pending);
+    await tx
+      .update(webhookDeliveries)
+      .set({ status: 'failed', nextAttemptAt: null, error })
+      .where(pending);
+    return oldest?.id ?? null;
+  },
+  async trimFinished(endpointId, keep) {
+    await tx.execute(trimFinished(endpointId, keep));
+  },
+  async recordAudit(context, entry) {
+    await tx.insert(auditEvents).values(auditRowOf(context, entry));
+  },
   async endpointsOf(owner) {
     if (owner !== null && impossible(owner)) return [];
     return tx
@@ -125,7 +166,7 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
         .limit(1);
       return found.length > 0;
     },
-    async fanOut(now) {
+    async fanOut(now, quotas) {
       const [last] = await db
         .select({ id: sql<number>`coalesce(max(${events.id}), 0)::bigint` })
         .from(events);
@@ -143,7 +184,7 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
       return runLater(
         fanOutAll(
           lagging.map((row) => row.id),
-          (id) => fanOutBatchOf(run, id, now),
+          (id) => fanOutBatchOf(run, id, now, quotas),
         ),
       );
     },
@@ -152,10 +193,17 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
         // The oldest pending delivery of its resource at its endpoint only, so
         // the events of one resource arrive in order. Rows another instance is
         // claiming are skipped; one it claimed is no longer due when re-read.
+        // A delivery whose event was pruned is never due (`pruneDeliveries` fails it).
         const claimed = await tx
-          .select({ id: webhookDeliveries.id })
+          .select({
+            id: webhookDeliveries.id,
+            type: events.type,
+            occurredAt: events.occurredAt,
+            data: events.data,
+          })
           .from(webhookDeliveries)
           .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+          .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
           .where(
             and(
               eq(webhookDeliveries.status, 'pending'),
@@ -200,21 +248,38 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
             ),
           );
         const byId = new Map(endpoints.map((row) => [row.id, row]));
+        const bodies = new Map(claimed.map(({ id, ...event }) => [id, deliveryBody(event)]));
         return deliveries
           .sort((a, b) => a.id - b.id)
-          .map((delivery) => ({ delivery, endpoint: byId.get(delivery.endpointId)! }));
+          .map((delivery) => ({
+            delivery,
+            endpoint: byId.get(delivery.endpointId)!,
+            body: bodies.get(delivery.id)!,
+          }));
       });
     },
-    async pruneDeliveries(cutoff) {
-      const removed = await db
-        .delete(webhookDeliveries)
-        .where(
-          and(
-            ne(webhookDeliveries.status, 'pending'),
-            lt(webhookDeliveries.createdAt, new Date(cutoff)),
-          ),
+    pruneDeliveries(cutoff, keptPerEndpoint) {
+      return db.transaction(async (tx) => {
+        let deleted = changedRows(
+          await tx
+            .delete(webhookDeliveries)
+            .where(
+              and(
+                ne(webhookDeliveries.status, 'pending'),
+                or(lt(webhookDeliveries.createdAt, new Date(cutoff)), sql`NOT ${eventKept}`),
+              ),
+            ),
         );
-      return changedRows(removed);
+        await tx
+          .update(webhookDeliveries)
+          .set({ status: 'failed', nextAttemptAt: null, error: EVENT_NOT_KEPT })
+          .where(and(eq(webhookDeliveries.status, 'pending'), sql`NOT ${eventKept}`));
+        const endpoints = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints);
+        for (const { id } of endpoints) {
+          deleted += changedRows(await tx.execute(trimFinished(id, keptPerEndpoint)));
+        }
+        return deleted;
+      });
     },
   };
 }

@@ -1,11 +1,22 @@
 import { desc, eq, sql } from 'drizzle-orm';
+import { recordAudit } from '@/audit/record';
 import type { Db, Tx } from '@/db/client';
 import { events, webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import type { StoredEvent } from '@/events/feed';
 import { runNow, type Steps } from '@/kernel/steps';
+import { deliveryBody, EVENT_NOT_KEPT } from './deliveries';
 import { fanOutAll, fanOutBatchOf } from './fan-out';
 import { webhookOperations } from './operations';
 import type { WebhookStore, WebhookTables } from './store';
+
+/**
+ * An endpoint's finished deliveries older than its newest `keep` finished
+ * ones (parameters: the endpoint, `keep`); walks the endpoint's
+ * deliveries newest first on `webhook_deliveries_endpoint_id`.
+ */
+const TRIM_FINISHED = `DELETE FROM webhook_deliveries WHERE endpoint_id = ?1 AND status <> 'pending'
+  AND id < coalesce((SELECT id FROM webhook_deliveries WHERE endpoint_id = ?1 AND status <> 'pending'
+    ORDER BY id DESC LIMIT 1 OFFSET ?2 - 1), 0)`;
 
 /** The webhook queries inside one SQLite write transaction; every one answers at once. */
 const tablesOf = (db: Db, tx: Tx): WebhookTables => ({
@@ -43,6 +54,29 @@ const tablesOf = (db: Db, tx: Tx): WebhookTables => ({
   insertDeliveries: (rows) => {
     tx.insert(webhookDeliveries).values(rows).run();
   },
+  pendingCount: (endpointId) =>
+    (
+      db.$client
+        .query(
+          "SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending'",
+        )
+        .get(endpointId) as { n: number }
+    ).n,
+  giveUpPending(endpointId, error) {
+    const pending = "FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending'";
+    const oldest = db.$client.query(`SELECT min(event_id) AS id ${pending}`).get(endpointId) as {
+      id: number | null;
+    };
+    db.$client
+      .query(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = ?
+        WHERE id IN (SELECT id ${pending})`)
+      .run(error, endpointId);
+    return oldest.id;
+  },
+  trimFinished: (endpointId, keep) => {
+    db.$client.query(TRIM_FINISHED).run(endpointId, keep);
+  },
+  recordAudit: (context, entry) => recordAudit(tx, context, entry),
   endpointsOf: (owner) =>
     tx
       .select()
@@ -76,7 +110,7 @@ export function sqliteWebhookStore(db: Db) {
         .where(eq(webhookEndpoints.enabled, true))
         .limit(1)
         .get() !== undefined,
-    fanOut(now) {
+    fanOut(now, quotas) {
       const last = db.$client.query('SELECT coalesce(max(id), 0) AS id FROM events').get() as {
         id: number;
       };
@@ -87,24 +121,27 @@ export function sqliteWebhookStore(db: Db) {
       return runNow(
         fanOutAll(
           lagging.map((row) => row.id),
-          (id) => fanOutBatchOf(run, id, now),
+          (id) => fanOutBatchOf(run, id, now, quotas),
         ),
       );
     },
     dueDeliveries(now, limit) {
       // The oldest pending delivery of its resource at its endpoint only, so
       // the events of one resource arrive in order. SQLite has one delivery
-      // run at a time (the job's lease), so nothing needs claiming.
-      const ids = db.$client
+      // run at a time (the job's lease), so nothing needs claiming. A delivery
+      // whose event was pruned is never due (`pruneDeliveries` fails it).
+      const due = db.$client
         .query(
-          `SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+          `SELECT d.id, ev.type, ev.occurred_at AS occurredAt, ev.data
+           FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+             JOIN events ev ON ev.id = d.event_id
            WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND e.enabled = 1
              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id
                AND p.resource = d.resource AND p.status = 'pending' AND p.id < d.id)
            ORDER BY d.id LIMIT ?`,
         )
-        .all(now, limit) as { id: number }[];
-      return ids.map(({ id }) => {
+        .all(now, limit) as { id: number; type: string; occurredAt: number; data: string }[];
+      return due.map(({ id, ...event }) => {
         const delivery = db
           .select()
           .from(webhookDeliveries)
@@ -115,12 +152,34 @@ export function sqliteWebhookStore(db: Db) {
           .from(webhookEndpoints)
           .where(eq(webhookEndpoints.id, delivery.endpointId))
           .get()!;
-        return { delivery, endpoint };
+        return { delivery, endpoint, body: deliveryBody(event) };
       });
     },
-    pruneDeliveries: (cutoff) =>
-      db.$client
-        .query("DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < ?")
-        .run(cutoff).changes,
+    pruneDeliveries: (cutoff, keptPerEndpoint) =>
+      db.transaction(
+        () => {
+          const client = db.$client;
+          let deleted = client
+            .query(
+              `DELETE FROM webhook_deliveries WHERE status <> 'pending'
+                 AND (created_at < ? OR NOT EXISTS (SELECT 1 FROM events WHERE id = event_id))`,
+            )
+            .run(cutoff).changes;
+          client
+            .query(
+              `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = ?
+               WHERE status = 'pending' AND NOT EXISTS (SELECT 1 FROM events WHERE id = event_id)`,
+            )
+            .run(EVENT_NOT_KEPT);
+          const endpoints = client.query('SELECT id FROM webhook_endpoints').all() as {
+            id: string;
+          }[];
+          for (const { id } of endpoints) {
+            deleted += client.query(TRIM_FINISHED).run(id, keptPerEndpoint).changes;
+          }
+          return deleted;
+        },
+        { behavior: 'immediate' },
+      ),
   } satisfies WebhookStore;
 }

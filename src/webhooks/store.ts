@@ -1,3 +1,4 @@
+import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { Caller } from '@/auth/tokens';
 import type {
   WebhookDeliveryRow,
@@ -46,6 +47,17 @@ export interface WebhookTables {
   /** Events after `after`, in id order, at most `limit`. */
   eventsAfter(after: number, limit: number): MaybePromise<StoredEvent[]>;
   insertDeliveries(rows: NewDelivery[]): MaybePromise<void>;
+  /** How many of an endpoint's deliveries are pending (not yet succeeded or given up). */
+  pendingCount(endpointId: string): MaybePromise<number>;
+  /**
+   * Marks an endpoint's pending deliveries failed with `error`; answers the
+   * oldest event id among them (null: none was pending).
+   */
+  giveUpPending(endpointId: string, error: string): MaybePromise<number | null>;
+  /** Deletes an endpoint's finished deliveries but the newest `keep`; pending ones stay. */
+  trimFinished(endpointId: string, keep: number): MaybePromise<void>;
+  /** Appends an audit event in this transaction (`src/audit`). */
+  recordAudit(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
   /** `owner`'s endpoints, or every one (null), by id. */
   endpointsOf(owner: string | null): MaybePromise<WebhookEndpointRow[]>;
   /** An endpoint's newest deliveries, newest first. */
@@ -55,6 +67,18 @@ export interface WebhookTables {
 export interface DueDelivery {
   delivery: WebhookDeliveryRow;
   endpoint: WebhookEndpointRow;
+  /** What every attempt sends and signs, built from the event row (`deliveryBody`). */
+  body: string;
+}
+
+/** What webhooks may make the service store (WEBHOOK_* in the configuration). */
+export interface WebhookQuotas {
+  /** A customer's endpoints at most; employees have no limit. */
+  endpointsPerCustomer: number;
+  /** An endpoint's pending deliveries at most: past it the fan-out gives them up and disables the endpoint. */
+  pendingDeliveriesPerEndpoint: number;
+  /** An endpoint's finished deliveries kept, the newest; older ones are deleted. */
+  finishedDeliveriesKeptPerEndpoint: number;
 }
 
 export interface AttemptOutcome {
@@ -71,10 +95,12 @@ export interface AttemptOutcome {
  * `postgresWebhookStore` with promises.
  */
 export interface WebhookStore {
+  /** 409 (`webhook.limit_reached`) when a customer already has `endpointsPerCustomer`. */
   createEndpoint(
     caller: Caller,
     input: WebhookCreate,
     now: number,
+    endpointsPerCustomer: number,
   ): MaybePromise<WebhookWithSecret>;
   listEndpoints(caller: Caller): MaybePromise<Webhook[]>;
   /** An endpoint `caller` may manage; 404 otherwise. */
@@ -96,14 +122,25 @@ export interface WebhookStore {
     deliveryId: number,
     now: number,
   ): MaybePromise<Delivery>;
-  /** Queues the new events of every enabled endpoint; answers how many deliveries. */
-  fanOut(now: number): MaybePromise<number>;
+  /**
+   * Queues the new events of every enabled endpoint; answers how many
+   * deliveries. An endpoint whose pending deliveries would pass the quota is
+   * disabled instead (its pending deliveries given up); an endpoint queued to
+   * has its finished deliveries trimmed to the quota.
+   */
+  fanOut(now: number, quotas: WebhookQuotas): MaybePromise<number>;
   /**
    * Deliveries to attempt now, each handed to one caller only: on
    * PostgreSQL two instances asking at once get different ones.
    */
   dueDeliveries(now: number, limit: number): MaybePromise<DueDelivery[]>;
   recordAttempt(id: number, outcome: AttemptOutcome, now: number): MaybePromise<void>;
-  /** Finished deliveries older than `cutoff` (the events' retention); pending ones stay. */
-  pruneDeliveries(cutoff: number): MaybePromise<number>;
+  /**
+   * Deletes the finished deliveries older than `cutoff` (the events'
+   * retention), those whose event was pruned, and each endpoint's beyond the
+   * newest `keptPerEndpoint`; answers how many. A pending delivery whose event
+   * was pruned can never be sent: it is marked failed (`EVENT_NOT_KEPT`) and
+   * goes at the next prune.
+   */
+  pruneDeliveries(cutoff: number, keptPerEndpoint: number): MaybePromise<number>;
 }

@@ -10,6 +10,9 @@ import type { JobContext, JobDetails } from './scheduler';
 export async function run(deps: AppDeps, ctx?: JobContext): Promise<JobDetails> {
   const { webhooks: store, clock, config } = deps;
   return {
-    ...(await deliverWebhooks({ store, clock, policy: config.webhooks, signal: ctx?.signal })),
+    ...(await deliverWebhooks({
+      ...{ store, clock, policy: config.webhooks, quotas: config.webhookQuotas },
+      signal: ctx?.signal,
+    })),
   };
 }

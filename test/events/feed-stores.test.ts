@@ -154,7 +154,7 @@ sqliteOnly.test(
       app.deps.events.readEvents(employee, {}),
       app.deps.events.pruneEvents(0),
       app.deps.webhooks.listEndpoints(employee),
-      app.deps.webhooks.fanOut(app.clock()),
+      app.deps.webhooks.fanOut(app.clock(), app.config.webhookQuotas),
       app.deps.webhooks.dueDeliveries(app.clock(), 10),
       app.deps.audit.searchAudit({}),
       app.deps.jobRuns.lastRuns('events-prune', 20),

@@ -116,6 +116,7 @@ describe('webhook delivery', () => {
           store: ctx.deps.webhooks,
           clock: ctx.clock,
           policy: ctx.config.webhooks,
+          quotas: ctx.config.webhookQuotas,
         });
         expect(run).toEqual({ queued: 0, attempted: 0, succeeded: 0, failed: 0 });
       } finally {
@@ -346,6 +347,7 @@ describe('webhook delivery', () => {
         store: ctx.deps.webhooks,
         clock: ctx.clock,
         policy: ctx.config.webhooks,
+        quotas: ctx.config.webhookQuotas,
         timeoutMs: 50,
       });
       hold.resolve(new Response('late'));
@@ -364,6 +366,7 @@ describe('webhook delivery', () => {
         store: ctx.deps.webhooks,
         clock: ctx.clock,
         policy: { allowHttp: true, allowPrivate: false },
+        quotas: ctx.config.webhookQuotas,
       });
       expect(run).toMatchObject({ attempted: 1, failed: 1 });
       expect(receiver.received).toHaveLength(0);

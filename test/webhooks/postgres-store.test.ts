@@ -1,13 +1,14 @@
 import { describe, expect, test } from 'bun:test';
 import type { Caller } from '@/auth/tokens';
+import { parseConfig } from '@/config';
 import { postgresEventStore } from '@/events/postgres-store';
-import { MAX_ENDPOINTS_PER_CUSTOMER } from '@/webhooks/endpoints';
 import { CLAIM_MS, postgresWebhookStore } from '@/webhooks/postgres-store';
 import { pgSuiteDatabase, propertyEvent } from '../events/stores';
 import { pgSuite, postgresAvailable } from '../support/postgres';
 
 const owner = { sub: 'owner-1', aud: 'customer' } as Caller;
 const NOW = Date.UTC(2026, 3, 1);
+const { webhookQuotas: quotas } = parseConfig({ DATABASE_PATH: ':memory:' });
 const ok = { ok: true, responseStatus: 200, durationMs: 3, error: null };
 
 describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL webhook store'), () => {
@@ -29,11 +30,11 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL webhook store'), () => {
 
   test('two instances asking for due deliveries at once get different ones; a claim ends with the attempt or after CLAIM_MS', async () => {
     const { events, a, b } = await instances();
-    await a.createEndpoint(owner, endpointInput, NOW);
+    await a.createEndpoint(owner, endpointInput, NOW, quotas.endpointsPerCustomer);
     await events.appendEvents(
       Array.from({ length: 40 }, (_, i) => ({ event: propertyEvent(`p${i}`), now: NOW })),
     );
-    expect(await a.fanOut(NOW)).toBe(40);
+    expect(await a.fanOut(NOW, quotas)).toBe(40);
     const [mine, theirs] = await Promise.all([a.dueDeliveries(NOW, 25), b.dueDeliveries(NOW, 25)]);
     const ids = [...mine, ...theirs].map((due) => due.delivery.id);
     expect(ids).toHaveLength(40);
@@ -51,12 +52,12 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL webhook store'), () => {
 
   test('one resource’s deliveries go one at a time, in order, even across instances', async () => {
     const { events, a, b } = await instances();
-    await a.createEndpoint(owner, endpointInput, NOW);
+    await a.createEndpoint(owner, endpointInput, NOW, quotas.endpointsPerCustomer);
     await events.appendEvents([
       { event: propertyEvent('p'), now: NOW },
       { event: propertyEvent('p', 'owner-1', 'property.archived'), now: NOW },
     ]);
-    await a.fanOut(NOW);
+    await a.fanOut(NOW, quotas);
     const [first, second] = await Promise.all([a.dueDeliveries(NOW, 10), b.dueDeliveries(NOW, 10)]);
     expect([...first, ...second].map((due) => due.delivery.eventType)).toEqual([
       'property.created',
@@ -69,11 +70,11 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL webhook store'), () => {
 
   test('two instances fanning out at once queue each event once', async () => {
     const { admin, events, a, b } = await instances();
-    await a.createEndpoint(owner, endpointInput, NOW);
+    await a.createEndpoint(owner, endpointInput, NOW, quotas.endpointsPerCustomer);
     await events.appendEvents(
       Array.from({ length: 1200 }, (_, i) => ({ event: propertyEvent(`p${i}`), now: NOW })),
     );
-    const [x, y] = await Promise.all([a.fanOut(NOW), b.fanOut(NOW)]);
+    const [x, y] = await Promise.all([a.fanOut(NOW, quotas), b.fanOut(NOW, quotas)]);
     expect(x + y).toBe(1200);
     const [row] = await admin`SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d
       FROM webhook_deliveries`;
@@ -84,17 +85,17 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL webhook store'), () => {
     const { a, b } = await instances();
     const results = await Promise.allSettled(
       Array.from({ length: 30 }, (_, i) =>
-        (i % 2 ? a : b).createEndpoint(owner, endpointInput, NOW + i),
+        (i % 2 ? a : b).createEndpoint(owner, endpointInput, NOW + i, quotas.endpointsPerCustomer),
       ),
     );
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(
-      MAX_ENDPOINTS_PER_CUSTOMER,
+      quotas.endpointsPerCustomer,
     );
     const refused = results.filter((result) => result.status === 'rejected');
     expect(refused.map((result) => (result.reason as { code: string }).code)).toEqual(
       Array(10).fill('webhook.limit_reached'),
     );
-    expect(await a.listEndpoints(owner)).toHaveLength(MAX_ENDPOINTS_PER_CUSTOMER);
+    expect(await a.listEndpoints(owner)).toHaveLength(quotas.endpointsPerCustomer);
   });
 
   test('an endpoint id holding NUL is not found, without a query failing', async () => {

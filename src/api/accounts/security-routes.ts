@@ -78,7 +78,7 @@ export const securityRoutes = (deps: ApiDeps) => {
           operationId: 'getSecurityLog',
           summary: "The signed-in user's security log, newest first (keyset paged)",
           description:
-            'Sign-ins (succeeded, failed, refused), sign-outs, passkey and session changes and what employees changed for the account. Pass `nextCursor` as `cursor` for older events.',
+            'Sign-ins (succeeded, failed, refused), sign-outs, passkey and session changes, what employees changed for the account and the webhook endpoints the service disabled. Pass `nextCursor` as `cursor` for older events.',
           tags,
         },
       },

@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   'static_page.deleted',
   'job.run',
   'backup.created',
+  'webhook.disabled',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -29,7 +29,11 @@ export const webhookEndpoints = sqliteTable(
   (table) => [index('webhook_endpoints_owner_id').on(table.ownerId)],
 );
 
-/** One event to send to one endpoint, with its attempts so far. */
+/**
+ * One event to send to one endpoint, with its attempts so far. The body sent
+ * is built from the event row (`eventId`) at each attempt, so a change is
+ * stored once however many endpoints receive it.
+ */
 export const webhookDeliveries = sqliteTable(
   'webhook_deliveries',
   {
@@ -41,8 +45,6 @@ export const webhookDeliveries = sqliteTable(
     eventType: text().notNull(),
     /** `kind:id` of the event's resource: deliveries of one resource go out in id order. */
     resource: text().notNull(),
-    /** The exact body signed and sent on every attempt. */
-    body: text().notNull(),
     status: text({ enum: ['pending', 'succeeded', 'failed'] }).notNull(),
     attempts: integer().notNull(),
     nextAttemptAt: integer({ mode: 'timestamp_ms' }),

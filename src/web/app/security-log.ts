@@ -24,6 +24,7 @@ const labels: Record<string, string> = {
   'customer_plan.set': 'Plan changed by an administrator',
   'employee_limit.set': 'Rate limit changed by an administrator',
   'property.owner_changed': 'A property was assigned to you',
+  'webhook.disabled': 'A webhook endpoint was disabled by the service',
 };
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });

@@ -41,7 +41,12 @@ export const webhookRoutes = ({ webhooks, clock, config, auth, writes }: ApiDeps
       '/webhooks',
       async ({ body, caller, set }) => {
         await checkUrl(body.url);
-        const endpoint = await webhooks.createEndpoint(caller, body, clock());
+        const endpoint = await webhooks.createEndpoint(
+          caller,
+          body,
+          clock(),
+          config.webhookQuotas.endpointsPerCustomer,
+        );
         set.status = 201;
         set.headers.location = `/listings/webhooks/${endpoint.id}`;
         return endpoint;
@@ -59,7 +64,8 @@ export const webhookRoutes = ({ webhooks, clock, config, auth, writes }: ApiDeps
         detail: {
           operationId: 'createWebhook',
           summary: 'Register a webhook endpoint (the signing secret is shown only here)',
-          description: 'A customer may have 20 endpoints; one more answers 409.',
+          description:
+            'A customer may have WEBHOOK_ENDPOINTS_PER_CUSTOMER endpoints (default 20); one more answers 409.',
           tags,
         },
       },

@@ -94,7 +94,6 @@ export const webhookDeliveries = pgTable(
     eventId: bigint({ mode: 'number' }).notNull(),
     eventType: text().notNull(),
     resource: text().notNull(),
-    body: text().notNull(),
     status: text({ enum: ['pending', 'succeeded', 'failed'] }).notNull(),
     attempts: integer().notNull(),
     nextAttemptAt: epochMs(),
