@@ -36,6 +36,8 @@ const cron = z.string().refine(isCronPattern, 'not a valid cron pattern (e.g. "*
 export const EnvSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
+  // Seconds a connection may send and receive nothing before it is closed (long polls get their wait + 10).
+  IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(255).default(10),
   DATABASE_PATH: z.string().min(1).default('./data/app.db'),
   // PostgreSQL (docs/postgresql.md): set, the server keeps every row there instead of DATABASE_PATH.
   DATABASE_URL: z

@@ -15,6 +15,8 @@ export { loadOrCreateSecret } from './secret-file';
 export interface Config {
   port: number;
   host: string;
+  /** Seconds a connection may stay silent before the server closes it (long polls get longer). */
+  idleTimeoutSeconds: number;
   databasePath: string;
   jwtSecret: string;
   publicOrigins: string[];
@@ -200,6 +202,7 @@ export function parseConfig(
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
+    idleTimeoutSeconds: e.IDLE_TIMEOUT_SECONDS,
     databasePath: e.DATABASE_PATH,
     jwtSecret: e.JWT_SECRET ?? loadOrCreateSecret(e.DATABASE_PATH),
     publicOrigins,
