@@ -80,6 +80,8 @@ export const EnvSchema = z.object({
   JOB_AUDIT_RETENTION_CRON: cron.default('30 3 * * *'),
   // Security and audit log events older than this many days are deleted by audit-retention.
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
+  // Rows one account action writes per account (or client address) an hour; the rest are counted into one.
+  AUDIT_ROWS_PER_CALLER_PER_HOUR: z.coerce.number().int().min(0).max(100_000).default(20),
   BACKUP_DIR: z.string().min(1).optional(),
   BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

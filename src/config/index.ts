@@ -44,6 +44,8 @@ export interface Config {
   webhooks: { allowHttp: boolean; allowPrivate: boolean };
   /** Days the security and audit log keeps an event. */
   auditRetentionDays: number;
+  /** Rows of one account action per account (or client address) an hour before the rest are counted into one. */
+  auditRowsPerCallerPerHour: number;
   /** Provider names by AAGUID (lower case) over the vendored list (PASSKEY_PROVIDERS_FILE). */
   passkeyProviders: Readonly<Record<string, string>>;
   /** Where the database-backup job writes (default `backups/` beside the database) and how many it keeps. */
@@ -233,6 +235,7 @@ export function parseConfig(
     events: { retentionDays: e.EVENTS_RETENTION_DAYS },
     webhooks: { allowHttp: e.WEBHOOKS_ALLOW_HTTP, allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    auditRowsPerCallerPerHour: e.AUDIT_ROWS_PER_CALLER_PER_HOUR,
     passkeyProviders: readPasskeyProviders(e.PASSKEY_PROVIDERS_FILE),
     backups: {
       dir: e.BACKUP_DIR ?? join(dirname(e.DATABASE_PATH), 'backups'),
