@@ -103,10 +103,11 @@ describe('long polls outlast the idle timeout', () => {
 
 describe('shutdown', () => {
   test('SIGTERM answers 100 long polls of 30 s at once', async () => {
-    const { poll, proc, logged } = await start();
+    const { poll, proc, logged, url } = await start();
     const polls = Array.from({ length: 100 }, () => poll(30));
-    // Every poll is waiting once the log shows none answered yet and the server took them all.
+    // The server takes connections in order: once a later one is answered, the polls are in.
     await Bun.sleep(500);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
     const signalled = performance.now();
     proc.kill('SIGTERM');
     const answers = await Promise.all(
