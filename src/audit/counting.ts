@@ -9,7 +9,7 @@ import {
 } from './record';
 
 /**
- * Bounded rows (docs/accounts.md, "The security log"): a caller may repeat
+ * Bounded rows (docs/accounts.md, "Bounded rows"). A caller may repeat
  * an account action as often as the limits of its route allow, but the log
  * does not grow one row a repeat. Per counter and window, the first
  * `rowsPerHour` events are written one row each and the rest are counted

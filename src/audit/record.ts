@@ -32,7 +32,7 @@ export interface AuditEntry {
 
 /**
  * What of an event the caller chooses is kept to these many characters
- * (docs/accounts.md, "The security log"), cut here, where every store's row
+ * (docs/accounts.md, "Bounded rows"), cut here, where every store's row
  * is made, and again when an event is read (rows written before the cut).
  */
 export const CALLER_TEXT_MAX = { userAgent: 256, requestId: 64, ip: 64, detail: 64 } as const;
