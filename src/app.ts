@@ -136,7 +136,10 @@ export function buildDeps({
       enabled: config.readCache,
       maxChars: config.readCacheChars,
     });
-  const stores = db ? sqliteStores(db, readCache) : postgresStores(postgres!);
+  const auditLimits = { rowsPerHour: config.auditRowsPerCallerPerHour };
+  const stores = db
+    ? sqliteStores(db, readCache, auditLimits)
+    : postgresStores(postgres!, auditLimits);
   const customer = chosen.customerStore ?? stores.customer;
   const accountStore = chosen.accountStore ?? stores.accounts;
   const content = chosen.contentStore ?? stores.content;

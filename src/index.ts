@@ -88,6 +88,8 @@ const server = Bun.serve({
   tls: config.tls
     ? { cert: Bun.file(config.tls.certPath), key: Bun.file(config.tls.keyPath) }
     : undefined,
+  // Bounds a connection that sends nothing (slowloris); long polls ask for more (allowSilence).
+  idleTimeout: config.idleTimeoutSeconds,
   fetch: service.fetch,
 });
 lookUpPeersOn(server);

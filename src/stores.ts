@@ -2,6 +2,7 @@ import type { SQL } from 'bun';
 import { postgresAccountStore } from '@/accounts/postgres-store';
 import { sqliteAccountStore } from '@/accounts/sqlite-store';
 import type { AccountStore } from '@/accounts/store';
+import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/counting';
 import { type AuditLogStore, sqliteAuditLog } from '@/audit/log';
 import { postgresAuditLog } from '@/audit/postgres-log';
 import { postgresContentStore } from '@/content/postgres-store';
@@ -42,10 +43,17 @@ export interface Stores {
   listings: ListingsStore;
 }
 
-/** The stores on SQLite: the default, and the only ones whose reads `readCache` remembers. */
-export const sqliteStores = (db: Db, readCache: ReadCache): Stores => ({
+/**
+ * The stores on SQLite: the default, and the only ones whose reads
+ * `readCache` remembers. `audit` bounds the rows callers' actions write.
+ */
+export const sqliteStores = (
+  db: Db,
+  readCache: ReadCache,
+  audit: AuditLimits = DEFAULT_AUDIT_LIMITS,
+): Stores => ({
   customer: sqliteCustomerStore(db),
-  accounts: sqliteAccountStore(db),
+  accounts: sqliteAccountStore(db, audit),
   content: sqliteContentStore(db),
   idempotency: sqliteIdempotencyStore(db),
   health: sqliteHealth(db),
@@ -57,9 +65,9 @@ export const sqliteStores = (db: Db, readCache: ReadCache): Stores => ({
 });
 
 /** The stores on PostgreSQL, all on one pool. */
-export const postgresStores = (client: SQL): Stores => ({
+export const postgresStores = (client: SQL, audit: AuditLimits = DEFAULT_AUDIT_LIMITS): Stores => ({
   customer: postgresCustomerStore(client),
-  accounts: postgresAccountStore(client),
+  accounts: postgresAccountStore(client, audit),
   content: postgresContentStore(client),
   idempotency: postgresIdempotencyStore(client),
   health: postgresHealth(client),

@@ -849,6 +849,10 @@ export type AuditEvent = {
   details: {
     [key: string]: unknown;
   };
+  /** how many times it happened: past a limit, repeats within a window are counted into one event (docs/accounts.md) */
+  count: number;
+  /** the latest of the repeats counted into it; null when it happened once */
+  lastAt: string | null;
 };
 
 /** AuditPage: as answered (output of its schema). */
@@ -870,6 +874,10 @@ export type AuditPage = {
     details: {
       [key: string]: unknown;
     };
+    /** how many times it happened: past a limit, repeats within a window are counted into one event (docs/accounts.md) */
+    count: number;
+    /** the latest of the repeats counted into it; null when it happened once */
+    lastAt: string | null;
   }[];
   nextCursor: string | null;
 };

@@ -30,6 +30,17 @@ export const ipCounter = (address: string): FailureCounter => ({
   limit: IP_FAILURE_LIMIT,
 });
 
+/**
+ * The security log's counter of refused attempts: the account targeted, or
+ * for an unknown account (what was typed is not kept) the client address,
+ * over fixed windows as long as the failure window. Every refusal of one
+ * counter in one window adds to one event (`src/audit/counting.ts`).
+ */
+export const refusalCounter = (subject: string | null, address: string) => ({
+  key: subject === null ? `address ${address}` : `account ${subject}`,
+  windowMs: FAILURE_WINDOW_MS,
+});
+
 /** An attempt in flight: one provisional failure per counter, by the id its ledger gave it. */
 export interface Attempt {
   failures: readonly { key: string; id: string }[];

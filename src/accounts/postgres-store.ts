@@ -1,15 +1,9 @@
 import type { SQL } from 'bun';
 import { and, asc, count, desc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
-import { auditRowOf } from '@/audit/record';
+import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/counting';
+import { recordAuditLater } from '@/audit/postgres-log';
 import { type PgDb, type PgTx, pgDatabase } from '@/db/pg/client';
-import {
-  auditEvents,
-  authFailures,
-  passkeys,
-  sessions,
-  users,
-  webauthnChallenges,
-} from '@/db/pg/schema';
+import { authFailures, passkeys, sessions, users, webauthnChallenges } from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
 import { normalizeEmail } from './email';
 import { tableFailureLedger } from './failure-ledger';
@@ -44,7 +38,7 @@ const liveSessionsOf = (db: PgDb | PgTx, userId: string, now: number) =>
  * of the same value to commit, then finds it), and the passkey counter to a
  * compare-and-set update (a concurrent one re-reads the row and misses).
  */
-const accountTablesOf = (tx: PgTx): AccountTables => ({
+const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables => ({
   async insertUser(values) {
     const [user] = await tx
       .insert(users)
@@ -53,9 +47,7 @@ const accountTablesOf = (tx: PgTx): AccountTables => ({
       .returning();
     return user;
   },
-  async recordAudit(context, entry) {
-    await tx.insert(auditEvents).values(auditRowOf(context, entry));
-  },
+  recordAudit: (context, entry) => recordAuditLater(tx, context, entry, limits),
   async deleteExpiredSessions(now) {
     await tx.delete(sessions).where(lte(sessions.expiresAt, new Date(now)));
   },
@@ -178,10 +170,13 @@ const accountTablesOf = (tx: PgTx): AccountTables => ({
  * closes it. The server never builds this store yet (see `accountStore` in
  * src/app.ts); the accounts suites run on it.
  */
-export function postgresAccountStore(client: SQL): AccountStore {
+export function postgresAccountStore(
+  client: SQL,
+  limits: AuditLimits = DEFAULT_AUDIT_LIMITS,
+): AccountStore {
   const db = pgDatabase(client);
   const run = <T>(operation: AccountOperation<T>): Promise<T> =>
-    db.transaction((tx) => runLater(operation(accountTablesOf(tx))));
+    db.transaction((tx) => runLater(operation(accountTablesOf(tx, limits))));
   const first = async <T>(rows: Promise<T[]>): Promise<T | undefined> => (await rows)[0];
 
   return {

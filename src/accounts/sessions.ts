@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type AuditContext, USER_AGENT_MAX } from '@/audit/record';
+import { type AuditContext, CALLER_TEXT_MAX, cutText } from '@/audit/record';
 import type { SessionResolver } from '@/auth/tokens';
 import type { Clock } from '@/kernel/clock';
 import { fail } from '@/kernel/errors';
@@ -29,7 +29,7 @@ export function newSession(userId: string, from: AuditContext) {
     expiresAt: new Date(expiresAt),
     lastSeenAt: null,
     ip: from.ip,
-    userAgent: from.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+    userAgent: cutText(from.userAgent, CALLER_TEXT_MAX.userAgent),
   };
   return { token, expiresAt, id: publicSessionIdOf(hash), row };
 }

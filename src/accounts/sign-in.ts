@@ -1,5 +1,5 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
-import { type AuditContext, actingAs } from '@/audit/record';
+import { type AuditContext, type AuditEntry, actingAs } from '@/audit/record';
 import type { TokenService } from '@/auth/tokens';
 import type { User } from '@/db/schema';
 import { fail, isDomainError } from '@/kernel/errors';
@@ -10,6 +10,8 @@ import {
   type FailureLedger,
   forgiveAttempt,
   ipCounter,
+  type Refusal,
+  refusalCounter,
 } from './guessing';
 import type { PasswordHasher } from './hashing';
 import { newSession } from './sessions';
@@ -21,6 +23,16 @@ export type SignInMethod = 'password' | 'passkey';
 
 /** Bearer tokens issued at sign-in live one hour; the browser session 7 days. */
 export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
+
+/** The event of an attempt past the limits: counted, one event per counter and window. */
+const refusalOf = (
+  audit: AuditContext,
+  event: Omit<AuditEntry, 'action'> & { subject: string | null },
+  address: string,
+): Refusal => ({
+  audit,
+  entry: { action: 'sign_in.refused', ...event, counter: refusalCounter(event.subject, address) },
+});
 
 const dummyHashes = new WeakMap<PasswordHasher, Promise<string>>();
 /** A real hash to verify against when the email is unknown (same cost, same time). */
@@ -55,7 +67,7 @@ export async function verifyPasswordSignIn(
     subject: user?.id ?? null,
     details: { method: 'password', knownAccount: user !== undefined },
   };
-  const refusal = { audit, entry: { action: 'sign_in.refused' as const, ...event } };
+  const refusal = refusalOf(audit, event, input.address);
   const attempt = await beginAttempt(failures, [account, ipCounter(input.address)], now, refusal);
   let ok: boolean;
   try {
@@ -131,7 +143,7 @@ export async function verifyPasskeySignIn(
     target: known?.id ?? null,
     details: { method: 'passkey', knownCredential: known !== undefined },
   };
-  const refusal = { audit, entry: { action: 'sign_in.refused' as const, ...event } };
+  const refusal = refusalOf(audit, event, input.address);
   const attempt = await beginAttempt(failures, [ipCounter(input.address)], now, refusal);
   try {
     const user = await finishAuthentication(store, rp, input.response, now);

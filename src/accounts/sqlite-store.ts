@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
-import { recordAudit } from '@/audit/record';
+import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/counting';
+import { recordAudit } from '@/audit/log';
 import type { Db, Tx } from '@/db/client';
 import { authFailures, passkeys, sessions, users, webauthnChallenges } from '@/db/schema';
 import { runNow } from '@/kernel/steps';
@@ -18,10 +19,10 @@ const liveSessionsOf = (db: Db | Tx, userId: string, now: number) =>
     .all();
 
 /** The accounts queries inside one SQLite transaction; every one answers at once. */
-const accountTablesOf = (tx: Tx): AccountTables => ({
+const accountTablesOf = (tx: Tx, limits: AuditLimits): AccountTables => ({
   insertUser: (values) =>
     tx.insert(users).values(values).onConflictDoNothing({ target: users.email }).returning().get(),
-  recordAudit: (context, entry) => recordAudit(tx, context, entry),
+  recordAudit: (context, entry) => recordAudit(tx, context, entry, limits),
   deleteExpiredSessions: (now) => {
     tx.delete(sessions)
       .where(lte(sessions.expiresAt, new Date(now)))
@@ -118,9 +119,9 @@ const accountTablesOf = (tx: Tx): AccountTables => ({
  * session lookup the auth plugin makes on every cookie request is one
  * prepared statement.
  */
-export function sqliteAccountStore(db: Db) {
+export function sqliteAccountStore(db: Db, limits: AuditLimits = DEFAULT_AUDIT_LIMITS) {
   const run = <T>(operation: AccountOperation<T>): T =>
-    db.transaction((tx) => runNow(operation(accountTablesOf(tx))));
+    db.transaction((tx) => runNow(operation(accountTablesOf(tx, limits))));
   const sessionQuery = db
     .select(sessionLookupOf(sessions, users))
     .from(sessions)

@@ -1,8 +1,15 @@
-import { and, asc, type Column, desc, eq, gte, inArray, lt, lte, type SQL } from 'drizzle-orm';
+import { and, asc, type Column, desc, eq, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
-import { type AuditEventRow, auditEvents } from '@/db/schema';
+import { type AuditEventRow, auditEvents, auditQuotas } from '@/db/schema';
+import { runNow } from '@/kernel/steps';
 import type { MaybePromise } from '@/rate-limit/store';
-import { type AuditContext, type AuditEntry, recordAudit } from './record';
+import {
+  type AuditLimits,
+  type AuditRowTables,
+  DEFAULT_AUDIT_LIMITS,
+  recordAuditSteps,
+} from './counting';
+import { type AuditContext, type AuditEntry, CALLER_TEXT_MAX, cutText } from './record';
 import type { AuditEvent, AuditPage, AuditQuery } from './schemas';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -15,8 +22,8 @@ export interface AuditPaging {
 /**
  * The audit log's read side and retention. Events are appended by the
  * actions themselves, in their own transactions (`recordAudit`, or
- * `auditRowOf` in a PostgreSQL store), and never changed; a trigger on
- * each database refuses an update. `sqliteAuditLog` answers at once,
+ * `recordAuditLater` in a PostgreSQL store), and never changed but for a
+ * counted event's count; a trigger on each database refuses any other update. `sqliteAuditLog` answers at once,
  * `postgresAuditLog` with promises.
  */
 export interface AuditLogStore {
@@ -26,6 +33,8 @@ export interface AuditLogStore {
   searchAudit(query: AuditQuery): MaybePromise<AuditPage>;
   /** Deletes the events older than `before` (ms), oldest first in chunks; the number deleted. */
   pruneAudit(before: number): MaybePromise<number>;
+  /** Forgets the counters of the windows ended by `now` (ms); the number deleted. */
+  pruneAuditQuotas(now: number): MaybePromise<number>;
   /**
    * Appends the event of an action that wrote nothing of its own (a job run
    * on demand); an action that writes records its event in its own transaction.
@@ -33,6 +42,7 @@ export interface AuditLogStore {
   record(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
 }
 
+/** An event as shown; caller text cut again, for rows written before it was cut on the way in. */
 const toEvent = (row: AuditEventRow): AuditEvent => ({
   id: String(row.id),
   at: row.at.toISOString(),
@@ -40,10 +50,12 @@ const toEvent = (row: AuditEventRow): AuditEvent => ({
   actor: row.actorId,
   subject: row.subjectId,
   target: row.target,
-  ip: row.ip,
-  userAgent: row.userAgent,
-  requestId: row.requestId,
+  ip: cutText(row.ip, CALLER_TEXT_MAX.ip),
+  userAgent: cutText(row.userAgent, CALLER_TEXT_MAX.userAgent),
+  requestId: cutText(row.requestId, CALLER_TEXT_MAX.requestId),
   details: row.details,
+  count: row.count,
+  lastAt: row.lastAt?.toISOString() ?? null,
 });
 
 /** The columns a filter names, of either database's `audit_events`. */
@@ -130,11 +142,60 @@ export function pruneAudit(db: DbOrTx, before: number): number {
   }
 }
 
+/** An event's writes on SQLite (also inside a transaction); every one answers at once. */
+const auditRowTablesOf = (db: DbOrTx): AuditRowTables => ({
+  countQuota: (key, windowEndsAt) =>
+    db
+      .insert(auditQuotas)
+      .values({ key, windowEndsAt: new Date(windowEndsAt), events: 1 })
+      .onConflictDoUpdate({
+        target: auditQuotas.key,
+        set: { events: sql`${auditQuotas.events} + 1` },
+      })
+      .returning({ events: auditQuotas.events })
+      .get().events,
+  insertEvent: (row) => {
+    db.insert(auditEvents).values(row).run();
+  },
+  countEvent: (row) => {
+    db.insert(auditEvents)
+      .values(row)
+      .onConflictDoUpdate({
+        target: auditEvents.counterKey,
+        set: { count: sql`${auditEvents.count} + 1`, lastAt: sql`excluded.at` },
+      })
+      .run();
+  },
+});
+
+/**
+ * Appends one event, or counts it (`src/audit/counting.ts`). Call it with
+ * the transaction of the action itself: the event commits with the action
+ * or not at all.
+ */
+export function recordAudit(
+  db: DbOrTx,
+  context: AuditContext,
+  entry: AuditEntry,
+  limits: AuditLimits = DEFAULT_AUDIT_LIMITS,
+): void {
+  runNow(recordAuditSteps(auditRowTablesOf(db), context, entry, limits));
+}
+
+/** Forgets the counters of the windows ended by `now`. */
+export const pruneAuditQuotas = (db: DbOrTx, now: number): number =>
+  db
+    .delete(auditQuotas)
+    .where(lte(auditQuotas.windowEndsAt, new Date(now)))
+    .returning({ key: auditQuotas.key })
+    .all().length;
+
 /** The audit log on `bun:sqlite`: every answer at once. */
 export const sqliteAuditLog = (db: DbOrTx) =>
   ({
     securityLogOf: (userId, paging) => securityLogOf(db, userId, paging),
     searchAudit: (query) => searchAudit(db, query),
     pruneAudit: (before) => pruneAudit(db, before),
+    pruneAuditQuotas: (now) => pruneAuditQuotas(db, now),
     record: (context, entry) => recordAudit(db, context, entry),
   }) satisfies AuditLogStore;

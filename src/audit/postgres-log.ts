@@ -1,7 +1,14 @@
 import type { SQL } from 'bun';
-import { asc, desc, inArray, lt } from 'drizzle-orm';
-import { pgDatabase } from '@/db/pg/client';
-import { auditEvents } from '@/db/pg/schema';
+import { asc, desc, inArray, lt, lte, sql } from 'drizzle-orm';
+import { type PgDb, type PgTx, pgDatabase } from '@/db/pg/client';
+import { auditEvents, auditQuotas } from '@/db/pg/schema';
+import { runLater } from '@/kernel/steps';
+import {
+  type AuditLimits,
+  type AuditRowTables,
+  DEFAULT_AUDIT_LIMITS,
+  recordAuditSteps,
+} from './counting';
 import {
   type AuditLogStore,
   type AuditRead,
@@ -10,11 +17,47 @@ import {
   searchRead,
   securityLogRead,
 } from './log';
-import { auditRowOf } from './record';
+import type { AuditContext, AuditEntry } from './record';
 
 /** A filter value PostgreSQL text cannot hold (NUL) matches no stored row; binding it would fail. */
 const holdsNul = (values: readonly (string | undefined)[]) =>
   values.some((value) => value?.includes('\u0000'));
+
+/** An event's writes on PostgreSQL, in the action's transaction (or on their own). */
+const auditRowTablesOf = (db: PgDb | PgTx): AuditRowTables => ({
+  async countQuota(key, windowEndsAt) {
+    const [counted] = await db
+      .insert(auditQuotas)
+      .values({ key, windowEndsAt: new Date(windowEndsAt), events: 1 })
+      .onConflictDoUpdate({
+        target: auditQuotas.key,
+        set: { events: sql`${auditQuotas.events} + 1` },
+      })
+      .returning({ events: auditQuotas.events });
+    return counted!.events;
+  },
+  async insertEvent(row) {
+    await db.insert(auditEvents).values(row);
+  },
+  async countEvent(row) {
+    // A concurrent insert of the same counter waits for this one to commit, then adds to it.
+    await db
+      .insert(auditEvents)
+      .values(row)
+      .onConflictDoUpdate({
+        target: auditEvents.counterKey,
+        set: { count: sql`${auditEvents.count} + 1`, lastAt: sql`excluded.at` },
+      });
+  },
+});
+
+/** Appends one event, or counts it (`src/audit/counting.ts`), in `db`'s transaction. */
+export const recordAuditLater = (
+  db: PgDb | PgTx,
+  context: AuditContext,
+  entry: AuditEntry,
+  limits: AuditLimits = DEFAULT_AUDIT_LIMITS,
+): Promise<void> => runLater(recordAuditSteps(auditRowTablesOf(db), context, entry, limits));
 
 /**
  * The audit log on PostgreSQL: the same pages, filters and cursors as the
@@ -45,8 +88,13 @@ export function postgresAuditLog(client: SQL): AuditLogStore {
       if (holdsNul([query.actor, query.subject])) return empty;
       return pageOf(searchRead(auditEvents, query));
     },
-    async record(context, entry) {
-      await db.insert(auditEvents).values(auditRowOf(context, entry));
+    record: (context, entry) => recordAuditLater(db, context, entry),
+    async pruneAuditQuotas(now) {
+      const gone = await db
+        .delete(auditQuotas)
+        .where(lte(auditQuotas.windowEndsAt, new Date(now)))
+        .returning({ key: auditQuotas.key });
+      return gone.length;
     },
     async pruneAudit(before) {
       let deleted = 0;

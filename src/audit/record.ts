@@ -1,5 +1,4 @@
-import type { DbOrTx } from '@/db/client';
-import { type AuditAction, auditEvents } from '@/db/schema';
+import type { AuditAction, auditEvents } from '@/db/schema';
 
 /**
  * Who did something, from where, and when: the plain facts a route hands a
@@ -24,32 +23,65 @@ export interface AuditEntry {
   subject?: string | null;
   target?: string | null;
   details?: Record<string, unknown>;
+  /**
+   * Counts every such event of this counter into one per window, from the
+   * first (a refused sign-in): `key` names the counter within the action.
+   */
+  counter?: { key: string; windowMs: number };
 }
 
-/** A user agent is kept to this many characters. */
-export const USER_AGENT_MAX = 512;
+/**
+ * What of an event the caller chooses is kept to these many characters
+ * (docs/accounts.md, "Bounded rows"), cut here, where every store's row
+ * is made, and again when an event is read (rows written before the cut).
+ */
+export const CALLER_TEXT_MAX = { userAgent: 256, requestId: 64, ip: 64, detail: 64 } as const;
+
+/** `text` cut to `max` characters (UTF-16 code units; a cut pair is dropped whole). */
+export function cutText(text: string, max: number): string;
+export function cutText(text: string | null, max: number): string | null;
+export function cutText(text: string | null, max: number): string | null {
+  if (text === null || text.length <= max) return text;
+  const cut = text.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/** Account actions a customer or an anonymous caller can repeat at will (`src/audit/counting.ts`). */
+export const CALLER_ACTIONS: ReadonlySet<AuditAction> = new Set<AuditAction>([
+  'sign_in.succeeded',
+  'sign_in.failed',
+  'sign_in.refused',
+  'sign_out',
+  'sign_up',
+  'passkey.added',
+  'passkey.renamed',
+  'passkey.deleted',
+  'session.revoked',
+]);
+
+/** A caller's details: their text (a passkey name) cut like the rest. */
+const callerDetails = (details: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(details).map(([name, value]) => [
+      name,
+      typeof value === 'string' ? cutText(value, CALLER_TEXT_MAX.detail) : value,
+    ]),
+  );
 
 /** The row of one event, as every store writes it. */
 export function auditRowOf(context: AuditContext, entry: AuditEntry): NewAuditEvent {
+  const details = entry.details ?? {};
   return {
     at: new Date(context.at),
     action: entry.action,
     actorId: context.actor,
     subjectId: entry.subject ?? null,
     target: entry.target ?? null,
-    ip: context.ip,
-    userAgent: context.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
-    requestId: context.requestId,
-    details: entry.details ?? {},
+    ip: cutText(context.ip, CALLER_TEXT_MAX.ip),
+    userAgent: cutText(context.userAgent, CALLER_TEXT_MAX.userAgent),
+    requestId: cutText(context.requestId, CALLER_TEXT_MAX.requestId),
+    details: CALLER_ACTIONS.has(entry.action) ? callerDetails(details) : details,
   };
-}
-
-/**
- * Appends one event. Call it with the transaction of the action itself: the
- * event commits with the action or not at all.
- */
-export function recordAudit(db: DbOrTx, context: AuditContext, entry: AuditEntry): void {
-  db.insert(auditEvents).values(auditRowOf(context, entry)).run();
 }
 
 /** The same context with another actor (a sign-in learns who the caller is). */

@@ -13,6 +13,14 @@ export const AuditEvent = z.object({
   userAgent: z.string().nullable(),
   requestId: z.string().nullable(),
   details: z.record(z.string(), z.unknown()),
+  count: z.int().min(1).meta({
+    description:
+      'how many times it happened: past a limit, repeats within a window are counted into one event (docs/accounts.md)',
+  }),
+  lastAt: z
+    .string()
+    .nullable()
+    .meta({ description: 'the latest of the repeats counted into it; null when it happened once' }),
 });
 export type AuditEvent = z.infer<typeof AuditEvent>;
 

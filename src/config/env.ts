@@ -38,6 +38,8 @@ const cron = z.string().refine(isCronPattern, 'not a valid cron pattern (e.g. "*
 export const EnvSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
+  // Seconds a connection may send and receive nothing before it is closed (long polls get their wait + 10).
+  IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(255).default(10),
   DATABASE_PATH: z.string().min(1).default('./data/app.db'),
   // PostgreSQL (docs/postgresql.md): set, the server keeps every row there instead of DATABASE_PATH.
   DATABASE_URL: z
@@ -84,6 +86,8 @@ export const EnvSchema = z.object({
   JOB_AUDIT_RETENTION_CRON: cron.default('30 3 * * *'),
   // Security and audit log events older than this many days are deleted by audit-retention.
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
+  // Rows one account action writes per account (or client address) an hour; the rest are counted into one.
+  AUDIT_ROWS_PER_CALLER_PER_HOUR: z.coerce.number().int().min(0).max(100_000).default(20),
   BACKUP_DIR: z.string().min(1).optional(),
   BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

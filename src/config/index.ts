@@ -15,6 +15,8 @@ export { loadOrCreateSecret } from './secret-file';
 export interface Config {
   port: number;
   host: string;
+  /** Seconds a connection may stay silent before the server closes it (long polls get longer). */
+  idleTimeoutSeconds: number;
   databasePath: string;
   jwtSecret: string;
   publicOrigins: string[];
@@ -55,6 +57,8 @@ export interface Config {
   };
   /** Days the security and audit log keeps an event. */
   auditRetentionDays: number;
+  /** Rows of one account action per account (or client address) an hour before the rest are counted into one. */
+  auditRowsPerCallerPerHour: number;
   /** Provider names by AAGUID (lower case) over the vendored list (PASSKEY_PROVIDERS_FILE). */
   passkeyProviders: Readonly<Record<string, string>>;
   /** Where the database-backup job writes (default `backups/` beside the database) and how many it keeps. */
@@ -213,6 +217,7 @@ export function parseConfig(
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
+    idleTimeoutSeconds: e.IDLE_TIMEOUT_SECONDS,
     databasePath: e.DATABASE_PATH,
     jwtSecret: e.JWT_SECRET ?? loadOrCreateSecret(e.DATABASE_PATH),
     publicOrigins,
@@ -255,6 +260,7 @@ export function parseConfig(
       finishedDeliveriesKeptPerEndpoint: e.WEBHOOK_FINISHED_DELIVERIES_KEPT_PER_ENDPOINT,
     },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    auditRowsPerCallerPerHour: e.AUDIT_ROWS_PER_CALLER_PER_HOUR,
     passkeyProviders: readPasskeyProviders(e.PASSKEY_PROVIDERS_FILE),
     backups: {
       dir: e.BACKUP_DIR ?? join(dirname(e.DATABASE_PATH), 'backups'),

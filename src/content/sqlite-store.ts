@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { recordAudit } from '@/audit/record';
+import { recordAudit } from '@/audit/log';
 import type { Db, DbOrTx } from '@/db/client';
 import { staticPages } from '@/db/schema';
 import { readSnapshot } from '@/db/snapshot';

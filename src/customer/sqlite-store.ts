@@ -1,5 +1,5 @@
 import { asc, eq, max, sql } from 'drizzle-orm';
-import { recordAudit } from '@/audit/record';
+import { recordAudit } from '@/audit/log';
 import {
   type PlanOperation,
   type PlanTables,

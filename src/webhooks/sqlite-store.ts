@@ -1,5 +1,5 @@
 import { desc, eq, sql } from 'drizzle-orm';
-import { recordAudit } from '@/audit/record';
+import { recordAudit } from '@/audit/log';
 import type { Db, Tx } from '@/db/client';
 import { events, webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import type { StoredEvent } from '@/events/feed';

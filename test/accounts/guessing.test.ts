@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { problemOf } from '../support/harness';
 import { redisEnv, redisSkipReason, redisTitle } from '../support/redis';
 import { type AccountStoreUnderTest, postgresAccounts, sqliteAccounts } from './stores';
-import { accountsSetup, PASSWORD } from './support';
+import { accountsSetup, PASSWORD, UNKNOWN_PASSKEY_ASSERTION } from './support';
 
 const MINUTE_MS = 60_000;
 
@@ -24,15 +24,7 @@ function guessingTests(ledgerEnv: Record<string, string>, under: AccountStoreUnd
   const failedPasskey = (ip: string) =>
     ctx.request('POST', '/auth/passkey/authenticate', {
       headers: { 'x-forwarded-for': ip },
-      body: {
-        response: {
-          id: 'AAAA',
-          rawId: 'AAAA',
-          type: 'public-key',
-          response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' },
-          clientExtensionResults: {},
-        },
-      },
+      body: { response: UNKNOWN_PASSKEY_ASSERTION },
     });
 
   async function failTimes(email: string, times: number, ip: string) {

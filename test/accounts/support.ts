@@ -27,6 +27,15 @@ export interface SignedIn {
   cookie: string;
 }
 
+/** A passkey assertion of a credential no account has: its verification fails (401). */
+export const UNKNOWN_PASSKEY_ASSERTION = {
+  id: 'AAAA',
+  rawId: 'AAAA',
+  type: 'public-key',
+  response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' },
+  clientExtensionResults: {},
+};
+
 export const cookieOf = (setCookie: string | null) => setCookie?.split(';')[0] ?? '';
 
 /**

@@ -50,9 +50,11 @@ for (const store of storesUnderTest()) {
         subject: 'c1',
         target: null,
         ip: '203.0.113.9',
-        userAgent: 'ü'.repeat(512),
+        userAgent: 'ü'.repeat(256),
         requestId: null,
         details: { planId: 7, was: null, ok: true },
+        count: 1,
+        lastAt: null,
       });
       expect(actions(await search(app, employee, '?actor=ana'))).toEqual([
         'plan.deleted',

@@ -7,14 +7,31 @@ export const recordPeerAddress = (request: Request, address: string | undefined)
   if (address) peers.set(request, address);
 };
 
+/** What the service asks of the server whose sockets its requests come from. */
+export interface SocketServer {
+  requestIP(request: Request): { address: string } | null;
+  /** Gives the request's socket `seconds` of silence before it is closed (0: none). */
+  timeout(request: Request, seconds: number): void;
+}
+
 /**
  * The server whose sockets the requests come from: their peer address is
  * looked up only when asked for (rate limits, guessing protection), not on
  * every request, which would cost a cached read noticeably (docs/performance.md).
  */
-let peerServer: { requestIP(request: Request): { address: string } | null } | undefined;
-export const lookUpPeersOn = (server: typeof peerServer) => {
+let peerServer: SocketServer | undefined;
+export const lookUpPeersOn = (server: SocketServer) => {
   peerServer = server;
+};
+
+/**
+ * Lets the request's socket stay silent for `seconds` instead of the
+ * server's idle timeout (a long poll sends nothing while it waits). The
+ * request is the one the server handed in: the pipeline passes it on as is.
+ * In-process requests (tests) have no socket.
+ */
+export const allowSilence = (request: Request, seconds: number) => {
+  peerServer?.timeout(request, seconds);
 };
 
 /** The socket peer's address; in-process requests (tests) are attributed to loopback. */

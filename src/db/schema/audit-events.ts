@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /**
  * What an audit event says happened. Account events concern one user (the
@@ -32,10 +32,12 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
- * The security and audit log: append-only (a trigger refuses updates; only
- * the retention job deletes, by age). Written in the transaction of the
- * action it records, so a rolled-back action leaves no event. No foreign
- * keys: the log outlives the accounts and objects it names.
+ * The security and audit log: append-only (a trigger refuses updates, but
+ * for the count of a counted event; only the retention job deletes, by
+ * age). Written in the transaction of the action it records, so a
+ * rolled-back action leaves no event. No foreign keys: the log outlives the
+ * accounts and objects it names. Repeats past a limit are counted into one
+ * event per counter and window (`src/audit/counting.ts`).
  */
 export const auditEvents = sqliteTable(
   'audit_events',
@@ -54,13 +56,37 @@ export const auditEvents = sqliteTable(
     requestId: text(),
     /** Small facts of the event (method, outcome, names); never a secret. */
     details: text({ mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    /** How many times it happened: more than 1 only for a counted event. */
+    count: integer().notNull().default(1),
+    /** A counted event's latest repeat (null: it happened once, at `at`). */
+    lastAt: integer({ mode: 'timestamp_ms' }),
+    /** A counted event's counter and window; null for every other event. */
+    counterKey: text(),
   },
   (table) => [
     index('audit_events_subject_id_idx').on(table.subjectId, table.id),
     index('audit_events_actor_id_idx').on(table.actorId, table.id),
     index('audit_events_action_idx').on(table.action, table.id),
     index('audit_events_at_idx').on(table.at),
+    uniqueIndex('audit_events_counter_key_idx').on(table.counterKey),
   ],
+);
+
+/**
+ * The events each counter has had in its current window, so that the
+ * first ones are written one row each and the rest counted into one
+ * (`src/audit/counting.ts`). A row outlives its window only until the
+ * audit-retention job deletes it.
+ */
+export const auditQuotas = sqliteTable(
+  'audit_quotas',
+  {
+    /** The counter and the start of its window. */
+    key: text().primaryKey(),
+    windowEndsAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    events: integer().notNull(),
+  },
+  (table) => [index('audit_quotas_window_ends_at_idx').on(table.windowEndsAt)],
 );
 
 export type AuditEventRow = typeof auditEvents.$inferSelect;

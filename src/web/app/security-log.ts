@@ -8,12 +8,14 @@ interface SecurityEvent {
   ip: string | null;
   userAgent: string | null;
   details: Record<string, unknown>;
+  /** More than 1: repeats counted into one event (docs/accounts.md). */
+  count: number;
 }
 
 const labels: Record<string, string> = {
   'sign_in.succeeded': 'Signed in',
   'sign_in.failed': 'Failed sign-in',
-  'sign_in.refused': 'Sign-in refused after too many attempts',
+  'sign_in.refused': 'Sign-in refused',
   sign_out: 'Signed out',
   sign_up: 'Account created',
   'account.created': 'Account created by an administrator',
@@ -31,6 +33,10 @@ const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', tim
 
 function describeEvent(event: SecurityEvent): string {
   let label = labels[event.action] ?? event.action;
+  // Refusals are always counted; other events only past the hourly limit.
+  if (event.action === 'sign_in.refused' || event.count > 1) {
+    label += event.count === 1 ? ' once' : ` ${event.count} times`;
+  }
   const { method, name } = event.details;
   if (method === 'passkey' || method === 'password') label += ` with a ${method}`;
   if (typeof name === 'string') label += ` “${name}”`;

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { allowSilence } from '@/api/request/peer';
 import { searchOf } from '@/api/request/url';
 import { waitForEvents } from '@/events/feed';
 import { EventPage, EventQuery } from '@/events/schemas';
@@ -10,16 +11,24 @@ import { problems } from '../schemas';
 
 const tags = ['Listings: events'];
 const QUERY_SHAPE = { scalars: ['after', 'limit', 'wait'], arrays: ['types'] };
+/** A long poll's socket may stay silent its wait and this much more (a slow read of the answer). */
+const LONG_POLL_MARGIN_SECONDS = 10;
 
 /** The change feed (docs/events-and-webhooks.md): a customer's own properties, an employee's all. */
-export const eventRoutes = ({ events, auth }: ApiDeps) =>
+export const eventRoutes = ({ events, auth, config }: ApiDeps) =>
   new Elysia({ name: 'listings-events' }).use(auth).get(
     '/events',
-    async ({ request, caller, server }) => {
+    async ({ request, caller }) => {
       const query = parseListQuery(searchOf(request.url), QUERY_SHAPE, EventQuery);
-      // A long poll outlives Bun's idle timeout (10 s) unless told otherwise.
-      if (query.wait !== undefined) server?.timeout(request, query.wait + 10);
-      return waitForEvents(events.readEvents, caller, query, request.signal);
+      if (query.wait === undefined) return waitForEvents(events.readEvents, caller, query);
+      // A long poll outlives the server's idle timeout (IDLE_TIMEOUT_SECONDS) unless told
+      // otherwise; once answered, the connection is held to that timeout again.
+      allowSilence(request, query.wait + LONG_POLL_MARGIN_SECONDS);
+      try {
+        return await waitForEvents(events.readEvents, caller, query, request.signal);
+      } finally {
+        allowSilence(request, config.idleTimeoutSeconds);
+      }
     },
     {
       ...requires.any,
