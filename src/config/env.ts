@@ -106,6 +106,8 @@ export const EnvSchema = z.object({
   // Webhook URLs: plain http, and private or loopback addresses, only for local use and tests.
   WEBHOOKS_ALLOW_HTTP: booleanFlag.default(false),
   WEBHOOKS_ALLOW_PRIVATE: booleanFlag.default(false),
+  // Webhook attempts in flight at once in one process; an owner gets a quarter of them.
+  WEBHOOK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   // Set: rate limits, sign-in guessing counters and job leadership live in Redis, shared by instances.
   REDIS_URL: z
     .string()

@@ -38,8 +38,11 @@ export interface Config {
   };
   /** Days the change feed keeps an event. */
   events: { retentionDays: number };
-  /** Whether webhook URLs may be plain http, and may reach loopback or private addresses. */
-  webhooks: { allowHttp: boolean; allowPrivate: boolean };
+  /**
+   * Whether webhook URLs may be plain http, and may reach loopback or private
+   * addresses; how many attempts one process has in flight at once.
+   */
+  webhooks: { allowHttp: boolean; allowPrivate: boolean; concurrency: number };
   /** Days the security and audit log keeps an event. */
   auditRetentionDays: number;
   /** Provider names by AAGUID (lower case) over the vendored list (PASSKEY_PROVIDERS_FILE). */
@@ -228,7 +231,11 @@ export function parseConfig(
       auditRetention: e.JOB_AUDIT_RETENTION_CRON,
     },
     events: { retentionDays: e.EVENTS_RETENTION_DAYS },
-    webhooks: { allowHttp: e.WEBHOOKS_ALLOW_HTTP, allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE },
+    webhooks: {
+      allowHttp: e.WEBHOOKS_ALLOW_HTTP,
+      allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE,
+      concurrency: e.WEBHOOK_DELIVERY_CONCURRENCY,
+    },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     passkeyProviders: readPasskeyProviders(e.PASSKEY_PROVIDERS_FILE),
     backups: {
