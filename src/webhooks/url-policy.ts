@@ -66,7 +66,10 @@ const GLOBAL_UNICAST = [rangeOf('2000::/3')];
 export function refusedRangeOf(written: string): string | null {
   const address: Address | undefined = exactAddress(written);
   if (!address) return 'not an IP address';
-  const hit = REFUSED.find(({ range }) => inRanges(address, [range]));
+  // The most specific range names it (255.255.255.255 in 240.0.0.0/4).
+  const hit = REFUSED.filter(({ range }) => inRanges(address, [range])).sort(
+    (a, b) => b.range.bits - a.range.bits,
+  )[0];
   if (hit) return hit.name;
   if (address.version === 6 && !inRanges(address, GLOBAL_UNICAST)) return 'not global unicast';
   return null;
