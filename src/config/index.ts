@@ -47,8 +47,11 @@ export interface Config {
   };
   /** Days the change feed keeps an event. */
   events: { retentionDays: number };
-  /** Whether webhook URLs may be plain http, and may reach loopback or private addresses. */
-  webhooks: { allowHttp: boolean; allowPrivate: boolean };
+  /**
+   * Whether webhook URLs may be plain http, and may reach loopback or private
+   * addresses; how many attempts one process has in flight at once.
+   */
+  webhooks: { allowHttp: boolean; allowPrivate: boolean; concurrency: number };
   /** What webhooks may make the service store: endpoints per customer, deliveries per endpoint. */
   webhookQuotas: {
     endpointsPerCustomer: number;
@@ -253,7 +256,11 @@ export function parseConfig(
       auditRetention: e.JOB_AUDIT_RETENTION_CRON,
     },
     events: { retentionDays: e.EVENTS_RETENTION_DAYS },
-    webhooks: { allowHttp: e.WEBHOOKS_ALLOW_HTTP, allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE },
+    webhooks: {
+      allowHttp: e.WEBHOOKS_ALLOW_HTTP,
+      allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE,
+      concurrency: e.WEBHOOK_DELIVERY_CONCURRENCY,
+    },
     webhookQuotas: {
       endpointsPerCustomer: e.WEBHOOK_ENDPOINTS_PER_CUSTOMER,
       pendingDeliveriesPerEndpoint: e.WEBHOOK_PENDING_DELIVERIES_PER_ENDPOINT,

@@ -7,7 +7,7 @@ export interface AddressRange {
   bits: number;
 }
 
-interface Address {
+export interface Address {
   version: 4 | 6;
   value: bigint;
 }
@@ -55,6 +55,17 @@ function ipv6Value(written: string): bigint {
 }
 
 /**
+ * A bare IPv4 or IPv6 address exactly as written: an IPv4-mapped IPv6
+ * address stays IPv6 (the webhook URL policy refuses the mapped range
+ * itself). Anything else, a zone id included, is undefined.
+ */
+export function exactAddress(text: string): Address | undefined {
+  if (isIPv4(text)) return { version: 4, value: ipv4Value(text) };
+  if (!isIPv6(text) || text.includes('%')) return undefined;
+  return { version: 6, value: ipv6Value(text.toLowerCase()) };
+}
+
+/**
  * An IP address as written in X-Forwarded-For or by the socket: IPv4,
  * IPv6, IPv6 in brackets, either with a port (`1.2.3.4:5678`,
  * `[::1]:8080`); an IPv4-mapped IPv6 address is its IPv4 address.
@@ -65,13 +76,11 @@ export function parseAddress(written: string): Address | undefined {
   const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(text);
   if (bracketed) text = bracketed[1]!;
   else if (IPV4_WITH_PORT.test(text)) text = text.slice(0, text.indexOf(':'));
-  if (isIPv4(text)) return { version: 4, value: ipv4Value(text) };
-  if (!isIPv6(text) || text.includes('%')) return undefined;
-  const value = ipv6Value(text.toLowerCase());
-  if (value >> 32n === 0xffffn) {
-    return { version: 4, value: value & 0xffffffffn };
+  const address = exactAddress(text);
+  if (address?.version === 6 && address.value >> 32n === 0xffffn) {
+    return { version: 4, value: address.value & 0xffffffffn };
   }
-  return { version: 6, value };
+  return address;
 }
 
 /** `10.0.0.0/8`, `fc00::/7` or a single address; undefined when it is neither. */
@@ -108,7 +117,8 @@ export function parseRanges(text: string): { ranges: AddressRange[] } | { invali
 export const defaultTrustedRanges = (): AddressRange[] =>
   DEFAULT_TRUSTED_PROXIES.map((entry) => parseRange(entry)!);
 
-function inRanges(address: Address, ranges: readonly AddressRange[]): boolean {
+/** Whether `address` lies in one of `ranges` (of its own version). */
+export function inRanges(address: Address, ranges: readonly AddressRange[]): boolean {
   for (const range of ranges) {
     if (range.version !== address.version) continue;
     const shift = BigInt(widthOf(range.version) - range.bits);

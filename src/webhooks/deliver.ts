@@ -1,26 +1,52 @@
 import { cursorOf } from '@/events/cursor';
 import type { Clock } from '@/kernel/clock';
+import type { Logger } from '@/logger';
+import { postToVetted } from './connect';
 import { signingSecrets } from './endpoints';
+import { FairQueue, ownerShareOf } from './fair-queue';
 import { webhookHeaders } from './signing';
-import type { AttemptOutcome, DueDelivery, WebhookQuotas, WebhookStore } from './store';
-import { type Resolve, refusalOf, type UrlPolicy } from './url-policy';
+import type {
+  AttemptOutcome,
+  DueDelivery,
+  DueEndpoint,
+  WebhookQuotas,
+  WebhookStore,
+} from './store';
+import { type Resolve, type UrlPolicy, vetTarget } from './url-policy';
 
-/** An attempt that has no answer after this long failed. */
+/** An attempt, lookup and connection included, that has no answer after this long failed. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
-/** Attempts at once, and in one run at most (the rest wait for the next run). */
-const PARALLEL = 16;
-const PER_RUN = 1000;
+/** Attempts in flight at once in one process, by default (WEBHOOK_DELIVERY_CONCURRENCY). */
+export const DEFAULT_CONCURRENCY = 32;
+/**
+ * How long an endpoint stays claimed by an attempt: its timeout and then
+ * some. A claimer that dies leaves it to others after this (the delivery
+ * is then sent again: at least once, as after a crash on SQLite).
+ */
+export const claimMsOf = (timeoutMs: number): number => 6 * timeoutMs;
+/** While attempts are in flight, the run queues new events and looks for due work this often. */
+const LOOK_AGAIN_MS = 1000;
+/** Endpoints read per look for due work; the rest come in a later look. */
+const CANDIDATES = 1000;
 
 export interface DeliveryContext {
   store: WebhookStore;
   clock: Clock;
-  /** The fan-out's bounds: an endpoint's pending deliveries, its finished ones kept. */
+  /** What an endpoint may have queued and kept (WEBHOOK_*_PER_ENDPOINT). */
   quotas: WebhookQuotas;
   policy: UrlPolicy;
+  /** Gets the detailed cause of each failed attempt; the owner sees only a generic reason. */
+  logger?: Logger;
   resolve?: Resolve;
   timeoutMs?: number;
+  /** Attempts in flight at once; an owner gets a quarter of them (`ownerShareOf`). */
+  concurrency?: number;
+  /** PEM of the CAs trusted for receivers' certificates instead of the system's (tests). */
+  trustedCa?: string;
   /** Shutdown: no new attempt starts; the ones in flight finish and are recorded. */
   signal?: AbortSignal;
+  /** Subscribes to commits that appended events (answers the unsubscribe): the run queues them at once. */
+  onEvents?: (listener: () => void) => () => void;
 }
 
 export interface DeliveryRun {
@@ -30,28 +56,52 @@ export interface DeliveryRun {
   failed: number;
 }
 
-function errorOf(error: unknown, timeoutMs: number): string {
+const TLS_FAILURE =
+  /CERT|SSL|TLS|ALTNAME|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|HOSTNAME|HANDSHAKE|PROTOCOL_VERSION/i;
+
+/**
+ * What the owner reads of a failure that got no answer: a reason from a
+ * short closed list, never the error's own text (it would tell internal
+ * details, and which addresses and ports answer how).
+ */
+function reasonOf(error: unknown, timeoutMs: number): string {
   if (error instanceof DOMException && error.name === 'TimeoutError') {
     return `no answer within ${timeoutMs / 1000} s`;
   }
-  return `request failed: ${error instanceof Error ? error.message : String(error)}`;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && TLS_FAILURE.test(code)) return 'certificate not accepted';
+  return 'connection failed';
 }
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 /**
- * One POST: the address checked again first (the name may resolve elsewhere
- * now), no redirect followed (a 3xx is a failure), the answer's body not read.
+ * One POST, bounded as a whole by the timeout: one lookup of the host,
+ * every address vetted (`vetTarget`), then the request to the vetted
+ * address (`postToVetted`); no redirect followed (a 3xx is a failure), the
+ * answer's body not read. A refused address reads the same whatever lies
+ * behind it: no request, no duration, no status.
  */
 async function attempt(
   ctx: DeliveryContext,
   { delivery, endpoint, body }: DueDelivery,
+  now: number,
 ): Promise<AttemptOutcome> {
   const timeoutMs = ctx.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const signal = AbortSignal.timeout(timeoutMs);
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const refusal = await refusalOf(endpoint.url, ctx.policy, ctx.resolve);
-  if (refusal)
-    return { ok: false, responseStatus: null, durationMs: 0, error: `refused: ${refusal}` };
-  const now = ctx.clock();
+  const log = (cause: string) =>
+    ctx.logger?.warn('webhook attempt failed', {
+      endpoint: endpoint.id,
+      delivery: delivery.id,
+      cause,
+    });
+  const vetting = await vetTarget(endpoint.url, ctx.policy, { resolve: ctx.resolve, signal });
+  if (!vetting.ok) {
+    log(`refused: ${vetting.detail}`);
+    return { ok: false, responseStatus: null, durationMs: 0, error: `refused: ${vetting.reason}` };
+  }
   const headers = webhookHeaders(
     signingSecrets(endpoint, now),
     cursorOf(delivery.eventId),
@@ -59,12 +109,11 @@ async function attempt(
     body,
   );
   try {
-    const response = await fetch(endpoint.url, {
-      method: 'POST',
+    const response = await postToVetted(vetting.target, {
       headers,
       body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
+      signal,
+      trustedCa: ctx.trustedCa,
     });
     await response.body?.cancel();
     const ok = response.status >= 200 && response.status < 300;
@@ -75,41 +124,135 @@ async function attempt(
       error: ok ? null : `answered ${response.status}`,
     };
   } catch (error) {
+    log(`${vetting.target.address}: ${messageOf(error)}`);
     return {
       ok: false,
       responseStatus: null,
       durationMs: elapsed(),
-      error: errorOf(error, timeoutMs),
+      error: reasonOf(error, timeoutMs),
     };
   }
 }
 
+/** `wait` ends at the next `poke()` (one since the last wait counts) or after its time. */
+function waker() {
+  let poked = false;
+  let wake: (() => void) | null = null;
+  return {
+    poke() {
+      poked = true;
+      wake?.();
+    },
+    wait(ms: number): Promise<void> {
+      if (poked) {
+        poked = false;
+        return Promise.resolve();
+      }
+      return new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          wake = null;
+          poked = false;
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        wake = done;
+      });
+    },
+  };
+}
+
 /**
- * Queues the new events of every endpoint, then attempts what is due, in
- * rounds (a success lets the next event of its resource go in the next
- * round), until nothing is due or the run's share is used. Each outcome is
- * committed as soon as it is known: after a crash only the attempts in
- * flight are repeated.
+ * Queues the new events of every endpoint and attempts what is due, as a
+ * pool: up to `concurrency` attempts in flight, one per endpoint, and when
+ * one ends the next starts at once (a slow receiver holds its own slot,
+ * never the others'). Which endpoint goes next is the `FairQueue`'s rule.
+ * While attempts are in flight the run also queues events as they commit
+ * (and every second), so a long run never holds back new deliveries; it
+ * ends when nothing is due or in flight. Each outcome is committed as soon
+ * as it is known: after a crash only the attempts in flight are repeated
+ * (once their endpoint's claim lapses).
  */
 export async function deliverWebhooks(ctx: DeliveryContext): Promise<DeliveryRun> {
-  const run: DeliveryRun = {
-    queued: await ctx.store.fanOut(ctx.clock(), ctx.quotas),
-    attempted: 0,
-    succeeded: 0,
-    failed: 0,
+  const run: DeliveryRun = { queued: 0, attempted: 0, succeeded: 0, failed: 0 };
+  const slots = Math.max(1, ctx.concurrency ?? DEFAULT_CONCURRENCY);
+  const claimMs = claimMsOf(ctx.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+  const queue = new FairQueue(ownerShareOf(slots));
+  /** The attempts in flight, by endpoint. */
+  const inFlight = new Map<string, Promise<void>>();
+  const wakeUp = waker();
+  let look = true;
+  const lookAgain = () => {
+    look = true;
+    wakeUp.poke();
   };
-  while (run.attempted < PER_RUN && !ctx.signal?.aborted) {
-    const due = await ctx.store.dueDeliveries(ctx.clock(), PARALLEL);
-    if (due.length === 0) break;
-    await Promise.all(
-      due.map(async (item) => {
-        const outcome = await attempt(ctx, item);
-        await ctx.store.recordAttempt(item.delivery.id, outcome, ctx.clock());
+  const stopped = () => ctx.signal?.aborted === true;
+  ctx.signal?.addEventListener('abort', wakeUp.poke, { once: true });
+  const unsubscribe = ctx.onEvents?.(lookAgain);
+
+  const start = (endpoint: DueEndpoint, due: DueDelivery, until: number) => {
+    queue.started(endpoint);
+    const task = (async () => {
+      // The attempt's start is its time: a refusal and a request look alike in the log.
+      const now = ctx.clock();
+      try {
+        const outcome = await attempt(ctx, due, now);
+        await ctx.store.recordAttempt(due.delivery.id, outcome, now);
         run.attempted++;
         if (outcome.ok) run.succeeded++;
         else run.failed++;
-      }),
-    );
+        await ctx.store.releaseEndpoint(endpoint.endpointId, until);
+      } catch (error) {
+        // Not recorded: the claim lapses and the delivery is attempted again.
+        ctx.logger?.error('webhook attempt not recorded', {
+          delivery: due.delivery.id,
+          error: messageOf(error),
+        });
+      } finally {
+        queue.finished(endpoint);
+        inFlight.delete(endpoint.endpointId);
+        wakeUp.poke();
+      }
+    })();
+    inFlight.set(endpoint.endpointId, task);
+  };
+
+  try {
+    let lastLook = Number.NEGATIVE_INFINITY;
+    while (!stopped()) {
+      let looked = false;
+      if (look || performance.now() - lastLook >= LOOK_AGAIN_MS) {
+        look = false;
+        looked = true;
+        lastLook = performance.now();
+        run.queued += await ctx.store.fanOut(ctx.clock(), ctx.quotas);
+        queue.offer(await ctx.store.dueEndpoints(ctx.clock(), CANDIDATES));
+      }
+      while (inFlight.size < slots && !stopped()) {
+        const endpoint = queue.next();
+        if (!endpoint) break;
+        const now = ctx.clock();
+        const until = now + claimMs;
+        const due = await ctx.store.claimDelivery(endpoint.endpointId, now, until);
+        if (!due) continue;
+        if (stopped()) {
+          await ctx.store.releaseEndpoint(endpoint.endpointId, until);
+          break;
+        }
+        start(endpoint, due, until);
+      }
+      if (inFlight.size === 0 && queue.size === 0) {
+        // Nothing left: done once a fresh look found nothing, and no event came since.
+        if (looked && !look) break;
+        look = true;
+        continue;
+      }
+      await wakeUp.wait(Math.max(0, lastLook + LOOK_AGAIN_MS - performance.now()));
+    }
+  } finally {
+    unsubscribe?.();
+    ctx.signal?.removeEventListener('abort', wakeUp.poke);
+    await Promise.all(inFlight.values());
   }
   return run;
 }

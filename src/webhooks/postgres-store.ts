@@ -1,22 +1,14 @@
 import type { SQL } from 'bun';
-import { and, asc, desc, eq, exists, gt, inArray, lt, lte, min, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, gt, isNull, lt, lte, min, ne, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { auditRowOf } from '@/audit/record';
 import { changedRows, type PgTx, pgDatabase } from '@/db/pg/client';
 import { auditEvents, events, webhookDeliveries, webhookEndpoints } from '@/db/pg/schema';
 import { runLater, type Steps } from '@/kernel/steps';
-import { ATTEMPT_TIMEOUT_MS } from './deliver';
 import { deliveryBody, EVENT_NOT_KEPT } from './deliveries';
 import { fanOutAll, fanOutBatchOf } from './fan-out';
 import { webhookOperations } from './operations';
 import type { WebhookStore, WebhookTables } from './store';
-
-/**
- * How long a claimed delivery stays out of other instances' due lists: an
- * attempt's timeout and then some. A claimer that dies leaves it due again
- * after this (sent at least once, as after a crash on SQLite).
- */
-export const CLAIM_MS = 6 * ATTEMPT_TIMEOUT_MS;
 
 /** The advisory lock class of one owner's endpoint creates (the key is the owner's hash). */
 const OWNER_LOCK_CLASS = 0x77686b;
@@ -145,12 +137,38 @@ const tablesOf = (tx: PgTx): WebhookTables => ({
 const earlier = alias(webhookDeliveries, 'p');
 
 /**
+ * A delivery that may go: its resource has no earlier pending delivery at
+ * its endpoint, so the events of one resource go in order.
+ */
+const firstOfResource = (query: Pick<PgTx, 'select'>) =>
+  sql`NOT ${exists(
+    query
+      .select({ one: sql`1` })
+      .from(earlier)
+      .where(
+        and(
+          eq(earlier.endpointId, webhookDeliveries.endpointId),
+          eq(earlier.resource, webhookDeliveries.resource),
+          eq(earlier.status, 'pending'),
+          lt(earlier.id, webhookDeliveries.id),
+        ),
+      ),
+  )}`;
+
+/** No attempt to the endpoint is in flight: its claim is free or has lapsed. */
+const claimFree = (now: number) =>
+  or(
+    isNull(webhookEndpoints.deliveryClaimedUntil),
+    lte(webhookEndpoints.deliveryClaimedUntil, new Date(now)),
+  );
+
+/**
  * Webhooks on PostgreSQL: the same operations, results and errors as
  * `sqliteWebhookStore`, every one a promise. Several instances may fan
  * out and deliver at once: an endpoint's fan-out batch holds its row
- * (`FOR UPDATE`), so an event is queued once; a due delivery is claimed
- * (`FOR UPDATE SKIP LOCKED`, then moved `CLAIM_MS` ahead) by one instance
- * only. The caller owns `client`.
+ * (`FOR UPDATE`), so an event is queued once; an endpoint is claimed for
+ * one attempt at a time (`delivery_claimed_until`) by one instance only.
+ * The caller owns `client`.
  */
 export function postgresWebhookStore(client: SQL): WebhookStore {
   const db = pgDatabase(client);
@@ -188,75 +206,85 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
         ),
       );
     },
-    dueDeliveries(now, limit) {
+    async dueEndpoints(now, limit) {
+      return db
+        .select({ endpointId: webhookEndpoints.id, ownerId: webhookEndpoints.ownerId })
+        .from(webhookDeliveries)
+        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+        .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+        .where(
+          and(
+            eq(webhookDeliveries.status, 'pending'),
+            lte(webhookDeliveries.nextAttemptAt, new Date(now)),
+            eq(webhookEndpoints.enabled, true),
+            claimFree(now),
+            firstOfResource(db),
+          ),
+        )
+        .groupBy(webhookEndpoints.id)
+        .orderBy(sql`min(${webhookDeliveries.nextAttemptAt})`, asc(webhookEndpoints.id))
+        .limit(limit);
+    },
+    claimDelivery(endpointId, now, until) {
+      if (impossible(endpointId)) return Promise.resolve(null);
       return db.transaction(async (tx) => {
-        // The oldest pending delivery of its resource at its endpoint only, so
-        // the events of one resource arrive in order. Rows another instance is
-        // claiming are skipped; one it claimed is no longer due when re-read.
+        // The claim first: a second instance's UPDATE waits for this one's
+        // commit and then finds the endpoint claimed. The delivery is read
+        // under the claim, so what the previous claimer recorded is seen.
+        const [endpoint] = await tx
+          .update(webhookEndpoints)
+          .set({ deliveryClaimedUntil: new Date(until) })
+          .where(
+            and(
+              eq(webhookEndpoints.id, endpointId),
+              eq(webhookEndpoints.enabled, true),
+              claimFree(now),
+            ),
+          )
+          .returning();
+        if (!endpoint) return null;
         // A delivery whose event was pruned is never due (`pruneDeliveries` fails it).
-        const claimed = await tx
+        const [next] = await tx
           .select({
-            id: webhookDeliveries.id,
+            delivery: webhookDeliveries,
             type: events.type,
             occurredAt: events.occurredAt,
             data: events.data,
           })
           .from(webhookDeliveries)
-          .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
           .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
           .where(
             and(
+              eq(webhookDeliveries.endpointId, endpointId),
               eq(webhookDeliveries.status, 'pending'),
               lte(webhookDeliveries.nextAttemptAt, new Date(now)),
-              eq(webhookEndpoints.enabled, true),
-              sql`NOT ${exists(
-                tx
-                  .select({ one: sql`1` })
-                  .from(earlier)
-                  .where(
-                    and(
-                      eq(earlier.endpointId, webhookDeliveries.endpointId),
-                      eq(earlier.resource, webhookDeliveries.resource),
-                      eq(earlier.status, 'pending'),
-                      lt(earlier.id, webhookDeliveries.id),
-                    ),
-                  ),
-              )}`,
+              firstOfResource(tx),
             ),
           )
           .orderBy(asc(webhookDeliveries.id))
-          .limit(limit)
-          .for('update', { of: webhookDeliveries, skipLocked: true });
-        if (claimed.length === 0) return [];
-        const deliveries = await tx
-          .update(webhookDeliveries)
-          .set({ nextAttemptAt: new Date(now + CLAIM_MS) })
-          .where(
-            inArray(
-              webhookDeliveries.id,
-              claimed.map((row) => row.id),
-            ),
-          )
-          .returning();
-        const endpoints = await tx
-          .select()
-          .from(webhookEndpoints)
-          .where(
-            inArray(
-              webhookEndpoints.id,
-              deliveries.map((row) => row.endpointId),
-            ),
-          );
-        const byId = new Map(endpoints.map((row) => [row.id, row]));
-        const bodies = new Map(claimed.map(({ id, ...event }) => [id, deliveryBody(event)]));
-        return deliveries
-          .sort((a, b) => a.id - b.id)
-          .map((delivery) => ({
-            delivery,
-            endpoint: byId.get(delivery.endpointId)!,
-            body: bodies.get(delivery.id)!,
-          }));
+          .limit(1);
+        if (!next) {
+          await tx
+            .update(webhookEndpoints)
+            .set({ deliveryClaimedUntil: null })
+            .where(eq(webhookEndpoints.id, endpointId));
+          return null;
+        }
+        const { delivery, ...event } = next;
+        return { delivery, endpoint, body: deliveryBody(event) };
       });
+    },
+    async releaseEndpoint(endpointId, until) {
+      if (impossible(endpointId)) return;
+      await db
+        .update(webhookEndpoints)
+        .set({ deliveryClaimedUntil: null })
+        .where(
+          and(
+            eq(webhookEndpoints.id, endpointId),
+            eq(webhookEndpoints.deliveryClaimedUntil, new Date(until)),
+          ),
+        );
     },
     pruneDeliveries(cutoff, keptPerEndpoint) {
       return db.transaction(async (tx) => {

@@ -7,7 +7,22 @@ import { runNow, type Steps } from '@/kernel/steps';
 import { deliveryBody, EVENT_NOT_KEPT } from './deliveries';
 import { fanOutAll, fanOutBatchOf } from './fan-out';
 import { webhookOperations } from './operations';
-import type { WebhookStore, WebhookTables } from './store';
+import type { DueEndpoint, WebhookStore, WebhookTables } from './store';
+
+/**
+ * A delivery that may go: its resource has no earlier pending delivery at
+ * its endpoint, so the events of one resource go in order. An endpoint's
+ * next delivery is the oldest due one of those.
+ */
+const FIRST_OF_RESOURCE = `NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+  WHERE p.endpoint_id = d.endpoint_id AND p.resource = d.resource AND p.status = 'pending'
+    AND p.id < d.id)`;
+/** With its event's fields, the body's source; a delivery whose event was pruned is never due (`pruneDeliveries` fails it). */
+const NEXT_DELIVERY = `SELECT d.id, ev.type, ev.occurred_at AS occurredAt, ev.data
+  FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
+  WHERE d.endpoint_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
+    AND ${FIRST_OF_RESOURCE}
+  ORDER BY d.id LIMIT 1`;
 
 /**
  * An endpoint's finished deliveries older than its newest `keep` finished
@@ -101,6 +116,7 @@ const tablesOf = (db: Db, tx: Tx): WebhookTables => ({
 export function sqliteWebhookStore(db: Db) {
   const run = <T>(operation: (t: WebhookTables) => Steps<T>): T =>
     db.transaction((tx) => runNow(operation(tablesOf(db, tx))), { behavior: 'immediate' });
+  let claimsCleared = false;
   return {
     ...webhookOperations(run),
     hasEnabledEndpoint: () =>
@@ -125,35 +141,73 @@ export function sqliteWebhookStore(db: Db) {
         ),
       );
     },
-    dueDeliveries(now, limit) {
-      // The oldest pending delivery of its resource at its endpoint only, so
-      // the events of one resource arrive in order. SQLite has one delivery
-      // run at a time (the job's lease), so nothing needs claiming. A delivery
-      // whose event was pruned is never due (`pruneDeliveries` fails it).
-      const due = db.$client
+    dueEndpoints(now, limit) {
+      if (!claimsCleared) {
+        // One process delivers from a SQLite file, and it has claimed nothing
+        // yet: a claim left in the file is a crashed process's, its attempt
+        // to be repeated now rather than when the claim lapses.
+        db.$client.run(
+          'UPDATE webhook_endpoints SET delivery_claimed_until = NULL WHERE delivery_claimed_until IS NOT NULL',
+        );
+        claimsCleared = true;
+      }
+      return db.$client
         .query(
-          `SELECT d.id, ev.type, ev.occurred_at AS occurredAt, ev.data
+          `SELECT e.id AS endpointId, e.owner_id AS ownerId
            FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
              JOIN events ev ON ev.id = d.event_id
-           WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND e.enabled = 1
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id
-               AND p.resource = d.resource AND p.status = 'pending' AND p.id < d.id)
-           ORDER BY d.id LIMIT ?`,
+           WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND e.enabled = 1
+             AND (e.delivery_claimed_until IS NULL OR e.delivery_claimed_until <= ?1)
+             AND ${FIRST_OF_RESOURCE}
+           GROUP BY e.id ORDER BY min(d.next_attempt_at), e.id LIMIT ?2`,
         )
-        .all(now, limit) as { id: number; type: string; occurredAt: number; data: string }[];
-      return due.map(({ id, ...event }) => {
-        const delivery = db
-          .select()
-          .from(webhookDeliveries)
-          .where(eq(webhookDeliveries.id, id))
-          .get()!;
-        const endpoint = db
-          .select()
-          .from(webhookEndpoints)
-          .where(eq(webhookEndpoints.id, delivery.endpointId))
-          .get()!;
-        return { delivery, endpoint, body: deliveryBody(event) };
-      });
+        .all(now, limit) as DueEndpoint[];
+    },
+    claimDelivery: (endpointId, now, until) =>
+      db.transaction(
+        () => {
+          // The claim first, then the delivery read under it: what the last
+          // claimer recorded is seen, so nothing is sent twice.
+          const claimed = db.$client
+            .query(
+              `UPDATE webhook_endpoints SET delivery_claimed_until = ?3
+               WHERE id = ?1 AND enabled = 1
+                 AND (delivery_claimed_until IS NULL OR delivery_claimed_until <= ?2)`,
+            )
+            .run(endpointId, now, until).changes;
+          if (claimed === 0) return null;
+          const next = db.$client.query(NEXT_DELIVERY).get(endpointId, now) as
+            | ({ id: number } & Pick<StoredEvent, 'type' | 'occurredAt' | 'data'>)
+            | null;
+          if (!next) {
+            db.$client
+              .query('UPDATE webhook_endpoints SET delivery_claimed_until = NULL WHERE id = ?')
+              .run(endpointId);
+            return null;
+          }
+          return {
+            delivery: db
+              .select()
+              .from(webhookDeliveries)
+              .where(eq(webhookDeliveries.id, next.id))
+              .get()!,
+            endpoint: db
+              .select()
+              .from(webhookEndpoints)
+              .where(eq(webhookEndpoints.id, endpointId))
+              .get()!,
+            body: deliveryBody(next),
+          };
+        },
+        { behavior: 'immediate' },
+      ),
+    releaseEndpoint(endpointId, until) {
+      db.$client
+        .query(
+          `UPDATE webhook_endpoints SET delivery_claimed_until = NULL
+           WHERE id = ? AND delivery_claimed_until = ?`,
+        )
+        .run(endpointId, until);
     },
     pruneDeliveries: (cutoff, keptPerEndpoint) =>
       db.transaction(

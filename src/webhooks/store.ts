@@ -64,6 +64,12 @@ export interface WebhookTables {
   recentDeliveries(endpointId: string, limit: number): MaybePromise<WebhookDeliveryRow[]>;
 }
 
+export interface DueEndpoint {
+  endpointId: string;
+  /** The customer it belongs to; null for an employee's. */
+  ownerId: string | null;
+}
+
 export interface DueDelivery {
   delivery: WebhookDeliveryRow;
   endpoint: WebhookEndpointRow;
@@ -130,10 +136,20 @@ export interface WebhookStore {
    */
   fanOut(now: number, quotas: WebhookQuotas): MaybePromise<number>;
   /**
-   * Deliveries to attempt now, each handed to one caller only: on
-   * PostgreSQL two instances asking at once get different ones.
+   * Enabled endpoints with a delivery due at `now` and no attempt in flight
+   * (their claim free or lapsed), the longest waiting first, at most `limit`.
    */
-  dueDeliveries(now: number, limit: number): MaybePromise<DueDelivery[]>;
+  dueEndpoints(now: number, limit: number): MaybePromise<DueEndpoint[]>;
+  /**
+   * Claims `endpointId` until `until` and answers its next delivery: the
+   * oldest due one whose resource has no earlier pending delivery (the
+   * events of a resource go in order). Null, claiming nothing, when it has
+   * none due or is claimed already: one attempt per endpoint at a time, on
+   * every instance.
+   */
+  claimDelivery(endpointId: string, now: number, until: number): MaybePromise<DueDelivery | null>;
+  /** Ends the claim `claimDelivery` took until `until` (a later claimer's is left alone). */
+  releaseEndpoint(endpointId: string, until: number): MaybePromise<void>;
   recordAttempt(id: number, outcome: AttemptOutcome, now: number): MaybePromise<void>;
   /**
    * Deletes the finished deliveries older than `cutoff` (the events'

@@ -1,18 +1,27 @@
 import type { AppDeps } from '@/deps';
+import { onEvents } from '@/events/signal';
 import { deliverWebhooks } from '@/webhooks/deliver';
 import type { JobContext, JobDetails } from './scheduler';
 
 /**
  * Queues the new events of every webhook endpoint and sends what is due
- * (docs/events-and-webhooks.md). At shutdown no new attempt starts; the
- * ones in flight finish and are recorded.
+ * (docs/events-and-webhooks.md). A run lasts while there is work: it hears
+ * this process's commits itself (the ticks and kicks it makes skip are not
+ * missed). At shutdown no new attempt starts; the ones in flight finish
+ * and are recorded.
  */
 export async function run(deps: AppDeps, ctx?: JobContext): Promise<JobDetails> {
-  const { webhooks: store, clock, config } = deps;
+  const { webhooks: store, clock, config, logger } = deps;
   return {
     ...(await deliverWebhooks({
-      ...{ store, clock, policy: config.webhooks, quotas: config.webhookQuotas },
+      store,
+      clock,
+      logger,
+      policy: config.webhooks,
+      quotas: config.webhookQuotas,
+      concurrency: config.webhooks.concurrency,
       signal: ctx?.signal,
+      onEvents,
     })),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { Webhook, WebhookList, WebhookWithSecret } from '@/webhooks/schemas';
-import { refusalOf } from '@/webhooks/url-policy';
+import { vetTarget } from '@/webhooks/url-policy';
 import { countRows, listingsContext } from '../listings/support';
 import { problemOf } from '../support/harness';
 import { expectHiddenFrom } from './support';
@@ -89,75 +89,96 @@ describe('webhook endpoints', () => {
         ['ftp://93.184.215.14/hooks', 'not an http(s) URL'],
         ['not a url', 'not an absolute URL'],
         ['https://user:pass@93.184.215.14/', 'must not carry credentials'],
-        [
+        ...[
           'https://127.0.0.1/hooks',
-          'host 127.0.0.1 is a loopback, private, link-local or metadata address (127.0.0.1)',
-        ],
-        [
           'https://10.0.0.1/',
-          'host 10.0.0.1 is a loopback, private, link-local or metadata address (10.0.0.1)',
-        ],
-        [
           'https://169.254.169.254/latest/meta-data/',
-          'host 169.254.169.254 is a loopback, private, link-local or metadata address (169.254.169.254)',
-        ],
-        [
           'https://[::1]/hooks',
-          'host ::1 is a loopback, private, link-local or metadata address (::1)',
-        ],
-        [
           'https://[::ffff:a00:1]/',
-          'host ::ffff:a00:1 is a loopback, private, link-local or metadata address (::ffff:a00:1)',
-        ],
-        [
           'https://192.168.1.10:8443/',
-          'host 192.168.1.10 is a loopback, private, link-local or metadata address (192.168.1.10)',
-        ],
+          // IPv6 forms that embed or reach an IPv4 or local address.
+          'https://[::127.0.0.1]/',
+          'https://[64:ff9b:1::7f00:1]/',
+          'https://[2002:7f00:1::]/',
+          'https://[::ffff:0:7f00:1]/',
+          'https://[100::1]/',
+          'https://[fec0::1]/',
+          // Spellings of 127.0.0.1 the URL parser reads as it.
+          'https://2130706433/',
+          'https://0x7f.1/',
+          'https://localhost:8443/hooks',
+        ].map((url): [string, string] => [url, 'address not allowed']),
       ];
       for (const [url, reason] of cases) {
         const res = await create({ url });
         expect([url, res.status]).toEqual([url, 422]);
         expect(res.body).toEqual(refused(reason));
       }
-      const named = await create({ url: 'https://localhost:8443/hooks' });
-      expect(named.status).toBe(422);
-      expect(JSON.stringify(named.body)).toMatch(
-        /host localhost is a loopback, private, link-local or metadata address \((127\.0\.0\.1|::1)\)/,
-      );
       expect(await countRows(ctx, 'webhook_endpoints')).toBe(before);
     });
 
-    test('a name resolving to a refused address is refused; a public one passes', async () => {
+    test('a name is looked up once and every address vetted: one refused address refuses it, as does no answer; the reason never names the address', async () => {
       const policy = { allowHttp: false, allowPrivate: false };
-      const resolveTo = (addresses: string[]) => async () => addresses;
-      expect(
-        await refusalOf(
-          'https://internal.example/',
-          policy,
-          resolveTo(['93.184.215.14', '10.0.0.1']),
-        ),
-      ).toBe(
-        'host internal.example is a loopback, private, link-local or metadata address (10.0.0.1)',
-      );
-      expect(
-        await refusalOf('https://metadata.example/', policy, resolveTo(['169.254.169.254'])),
-      ).toContain('(169.254.169.254)');
-      expect(await refusalOf('https://six.example/', policy, resolveTo(['::1']))).toContain(
-        '(::1)',
-      );
-      expect(
-        await refusalOf('https://public.example/', policy, resolveTo(['93.184.215.14'])),
-      ).toBeNull();
+      const lookups: string[] = [];
+      const resolveTo = (addresses: string[]) => async (host: string) => {
+        lookups.push(host);
+        return addresses;
+      };
+      const mixed = await vetTarget('https://internal.example/', policy, {
+        resolve: resolveTo(['93.184.215.14', '10.0.0.1']),
+      });
+      expect(mixed).toEqual({
+        ok: false,
+        reason: 'address not allowed',
+        detail: 'host internal.example resolved to 10.0.0.1 (private use)',
+      });
+      expect(lookups).toEqual(['internal.example']);
+      for (const address of ['169.254.169.254', '::1', '64:ff9b::a00:1']) {
+        const vetting = await vetTarget('https://name.example/', policy, {
+          resolve: resolveTo([address]),
+        });
+        expect([address, vetting.ok && vetting.target.address]).toEqual([address, false]);
+      }
       const failing = async () => {
         throw new Error('ENOTFOUND');
       };
-      expect(await refusalOf('https://nowhere.example/', policy, failing)).toBe(
-        'host nowhere.example does not resolve',
-      );
-      // The flags lift the checks (local use and tests).
+      for (const resolve of [failing, resolveTo([])]) {
+        expect(await vetTarget('https://nowhere.example/', policy, { resolve })).toMatchObject({
+          ok: false,
+          reason: 'address not allowed',
+        });
+      }
+      // A lookup that outlasts the attempt's time is a refusal too, not a wait.
+      const hanging = () => new Promise<string[]>(() => undefined);
+      const timeout = new AbortController();
+      const vetting = vetTarget('https://slow.example/', policy, {
+        resolve: hanging,
+        signal: timeout.signal,
+      });
+      timeout.abort(new DOMException('late', 'TimeoutError'));
+      expect(await vetting).toMatchObject({ ok: false, reason: 'address not allowed' });
       expect(
-        await refusalOf('http://127.0.0.1/', { allowHttp: true, allowPrivate: true }),
-      ).toBeNull();
+        await vetTarget('https://public.example:8443/x', policy, {
+          resolve: resolveTo(['2606:2800:21f:cb07:6820:80da:af6b:8b2c', '93.184.215.14']),
+        }),
+      ).toEqual({
+        ok: true,
+        target: {
+          url: new URL('https://public.example:8443/x'),
+          serverName: 'public.example',
+          address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c',
+        },
+      });
+      // The flags lift the address rule (local use and tests); the lookup stays.
+      expect(
+        await vetTarget(
+          'http://hooks.test/',
+          { allowHttp: true, allowPrivate: true },
+          {
+            resolve: resolveTo(['127.0.0.1']),
+          },
+        ),
+      ).toMatchObject({ ok: true, target: { address: '127.0.0.1' } });
     });
 
     test('a PATCH to a refused URL or with a bad body is 422 and changes nothing', async () => {
@@ -167,9 +188,7 @@ describe('webhook endpoints', () => {
         token: customer,
       });
       expect(res.status).toBe(422);
-      expect(res.body).toEqual(
-        refused('host ::1 is a loopback, private, link-local or metadata address (::1)'),
-      );
+      expect(res.body).toEqual(refused('address not allowed'));
       for (const [body, validationMessages] of [
         [{ url: 7 }, { url: { invalidType: 'The input must be of type string' } }],
         [{ enabled: true, owner: 'x' }, { owner: { notAllowed: 'The field is not allowed' } }],

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import type { Caller } from '@/auth/tokens';
 import { parseConfig } from '@/config';
 import { postgresEventStore } from '@/events/postgres-store';
-import { CLAIM_MS, postgresWebhookStore } from '@/webhooks/postgres-store';
+import { postgresWebhookStore } from '@/webhooks/postgres-store';
 import { pgSuiteDatabase, propertyEvent } from '../events/stores';
 import { pgSuite, postgresAvailable } from '../support/postgres';
 
@@ -28,44 +28,73 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL webhook store'), () => {
 
   const endpointInput = { url: 'https://93.184.215.14/hooks' };
 
-  test('two instances asking for due deliveries at once get different ones; a claim ends with the attempt or after CLAIM_MS', async () => {
+  const CLAIM = 60_000;
+
+  test('two instances claiming at once: one attempt per endpoint in flight, on one instance; the claim ends with its release or when it lapses', async () => {
     const { events, a, b } = await instances();
-    await a.createEndpoint(owner, endpointInput, NOW, quotas.endpointsPerCustomer);
+    const endpoints = [];
+    for (let i = 0; i < 4; i++)
+      endpoints.push(
+        await a.createEndpoint(owner, endpointInput, NOW, quotas.endpointsPerCustomer),
+      );
     await events.appendEvents(
-      Array.from({ length: 40 }, (_, i) => ({ event: propertyEvent(`p${i}`), now: NOW })),
+      Array.from({ length: 8 }, (_, i) => ({ event: propertyEvent(`p${i}`), now: NOW })),
     );
-    expect(await a.fanOut(NOW, quotas)).toBe(40);
-    const [mine, theirs] = await Promise.all([a.dueDeliveries(NOW, 25), b.dueDeliveries(NOW, 25)]);
-    const ids = [...mine, ...theirs].map((due) => due.delivery.id);
-    expect(ids).toHaveLength(40);
-    expect(new Set(ids).size).toBe(40);
-    // Claimed: due for nobody now, nor for anyone before the claim lapses.
-    expect(await a.dueDeliveries(NOW, 100)).toEqual([]);
-    expect(await b.dueDeliveries(NOW + CLAIM_MS - 1, 100)).toEqual([]);
-    for (const due of mine) await a.recordAttempt(due.delivery.id, ok, NOW + 1);
-    // The claimer of the rest died: they are due again once the claim lapses, and only then.
-    const lapsed = await b.dueDeliveries(NOW + CLAIM_MS, 100);
-    expect(lapsed.map((due) => due.delivery.id).sort((x, y) => x - y)).toEqual(
-      theirs.map((due) => due.delivery.id).sort((x, y) => x - y),
+    expect(await a.fanOut(NOW, quotas)).toBe(32);
+    const due = await b.dueEndpoints(NOW, 100);
+    expect(due.map((row) => row.endpointId).sort()).toEqual(endpoints.map((e) => e.id).sort());
+    expect(due.every((row) => row.ownerId === 'owner-1')).toBe(true);
+    // Each instance tries every endpoint twice at once: each endpoint is claimed exactly once.
+    const tries = await Promise.all(
+      endpoints.flatMap((endpoint) =>
+        [a, b, a, b].map((store) =>
+          Promise.resolve(store.claimDelivery(endpoint.id, NOW, NOW + CLAIM)),
+        ),
+      ),
     );
+    const claimed = tries.filter((claim) => claim !== null);
+    expect(claimed.map((claim) => claim.endpoint.id).sort()).toEqual(
+      endpoints.map((e) => e.id).sort(),
+    );
+    // Claimed: no endpoint is due for anyone, nor claimable, before the claim lapses.
+    expect(await a.dueEndpoints(NOW + CLAIM - 1, 100)).toEqual([]);
+    expect(await b.claimDelivery(endpoints[0]!.id, NOW + CLAIM - 1, NOW + 2 * CLAIM)).toBeNull();
+    // Recorded and released: the endpoint's next delivery may go, on any instance.
+    const [first, ...rest] = claimed;
+    await a.recordAttempt(first!.delivery.id, ok, NOW);
+    await b.releaseEndpoint(first!.endpoint.id, NOW + 1); // not its claim: nothing changes
+    expect(await a.dueEndpoints(NOW, 100)).toEqual([]);
+    await a.releaseEndpoint(first!.endpoint.id, NOW + CLAIM);
+    const next = await b.claimDelivery(first!.endpoint.id, NOW, NOW + CLAIM);
+    expect(next!.delivery.id).not.toBe(first!.delivery.id);
+    // The claimers died: every endpoint is due again once the claims lapse.
+    const lapsed = await b.dueEndpoints(NOW + CLAIM, 100);
+    expect(lapsed.map((row) => row.endpointId).sort()).toEqual(endpoints.map((e) => e.id).sort());
+    const again = await b.claimDelivery(rest[0]!.endpoint.id, NOW + CLAIM, NOW + 2 * CLAIM);
+    expect(again!.delivery.id).toBe(rest[0]!.delivery.id);
   });
 
-  test('one resource’s deliveries go one at a time, in order, even across instances', async () => {
+  test('one resource’s deliveries go one at a time, in order; an endpoint with nothing due is not left claimed', async () => {
     const { events, a, b } = await instances();
-    await a.createEndpoint(owner, endpointInput, NOW, quotas.endpointsPerCustomer);
+    const endpoint = await a.createEndpoint(owner, endpointInput, NOW, quotas.endpointsPerCustomer);
     await events.appendEvents([
       { event: propertyEvent('p'), now: NOW },
       { event: propertyEvent('p', 'owner-1', 'property.archived'), now: NOW },
     ]);
     await a.fanOut(NOW, quotas);
-    const [first, second] = await Promise.all([a.dueDeliveries(NOW, 10), b.dueDeliveries(NOW, 10)]);
-    expect([...first, ...second].map((due) => due.delivery.eventType)).toEqual([
-      'property.created',
-    ]);
-    await a.recordAttempt([...first, ...second][0]!.delivery.id, ok, NOW);
-    expect((await b.dueDeliveries(NOW, 10)).map((due) => due.delivery.eventType)).toEqual([
-      'property.archived',
-    ]);
+    const first = await a.claimDelivery(endpoint.id, NOW, NOW + CLAIM);
+    expect(first!.delivery.eventType).toBe('property.created');
+    await a.recordAttempt(first!.delivery.id, { ...ok, ok: false, error: 'answered 500' }, NOW);
+    await a.releaseEndpoint(endpoint.id, NOW + CLAIM);
+    // The created event retries in 30 s: the archived one waits behind it.
+    expect(await b.claimDelivery(endpoint.id, NOW, NOW + CLAIM)).toBeNull();
+    expect(await b.dueEndpoints(NOW, 10)).toEqual([]);
+    const retry = await b.claimDelivery(endpoint.id, NOW + 30_000, NOW + 30_000 + CLAIM);
+    expect(retry!.delivery.eventType).toBe('property.created');
+    await b.recordAttempt(retry!.delivery.id, ok, NOW + 30_000);
+    await b.releaseEndpoint(endpoint.id, NOW + 30_000 + CLAIM);
+    const second = await a.claimDelivery(endpoint.id, NOW + 30_000, NOW + 30_000 + CLAIM);
+    expect(second!.delivery.eventType).toBe('property.archived');
   });
 
   test('two instances fanning out at once queue each event once', async () => {

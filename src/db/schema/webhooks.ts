@@ -23,6 +23,11 @@ export const webhookEndpoints = sqliteTable(
     /** The first failed attempt since the last success. */
     failingSince: integer({ mode: 'timestamp_ms' }),
     cursor: integer().notNull(),
+    /**
+     * While set and not past: an attempt to this endpoint is in flight on some
+     * instance (one at a time per endpoint); past it, the claimer is presumed dead.
+     */
+    deliveryClaimedUntil: integer({ mode: 'timestamp_ms' }),
     createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer({ mode: 'timestamp_ms' }).notNull(),
   },

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { fieldError } from '@/kernel/errors';
 import { whenReady } from '@/rate-limit/store';
+import { ATTEMPT_TIMEOUT_MS } from '@/webhooks/deliver';
 import {
   Delivery,
   DeliveryList,
@@ -14,7 +15,7 @@ import {
   WebhookPatch,
   WebhookWithSecret,
 } from '@/webhooks/schemas';
-import { refusalOf } from '@/webhooks/url-policy';
+import { vetTarget } from '@/webhooks/url-policy';
 import { withLocation } from '../../docs/headers';
 import { bodyRules } from '../../plugins/body-rules';
 import { requires } from '../guard';
@@ -27,11 +28,21 @@ const tags = ['Listings: webhooks'];
  * own (sent its own properties' events), an employee any.
  */
 export const webhookRoutes = ({ webhooks, clock, config, auth, writes }: ApiDeps) => {
-  /** 422 naming `url` when it may not receive webhooks (scheme, credentials, address). */
+  /**
+   * 422 naming `url` when it may not receive webhooks (scheme, credentials,
+   * address): the check every attempt makes too, its lookup bounded alike.
+   */
   const checkUrl = async (url: string) => {
-    const refusal = await refusalOf(url, config.webhooks);
-    if (refusal)
-      throw fieldError(['url'], 'notAllowed', `This URL cannot receive webhooks: ${refusal}`);
+    const vetting = await vetTarget(url, config.webhooks, {
+      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+    });
+    if (!vetting.ok) {
+      throw fieldError(
+        ['url'],
+        'notAllowed',
+        `This URL cannot receive webhooks: ${vetting.reason}`,
+      );
+    }
   };
   return new Elysia({ name: 'listings-webhooks' })
     .use(auth)

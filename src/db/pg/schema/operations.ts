@@ -78,6 +78,11 @@ export const webhookEndpoints = pgTable(
     disabledReason: text(),
     failingSince: epochMs(),
     cursor: bigint({ mode: 'number' }).notNull(),
+    /**
+     * While set and not past: an attempt to this endpoint is in flight on some
+     * instance (one at a time per endpoint); past it, the claimer is presumed dead.
+     */
+    deliveryClaimedUntil: epochMs(),
     createdAt: epochMs().notNull(),
     updatedAt: epochMs().notNull(),
   },

@@ -1,0 +1,1 @@
+ALTER TABLE `webhook_endpoints` ADD `delivery_claimed_until` integer;
