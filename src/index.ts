@@ -7,6 +7,7 @@ import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
 import { openPostgres, whereOf } from '@/db/pg/connection';
 import { preparePostgres } from '@/db/pg/migrate';
+import { TOKEN_CUTOFF_RELOAD_MS } from '@/auth/revocation';
 import { releaseWaits } from '@/events/signal';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
@@ -73,6 +74,10 @@ async function openPostgresDatabase(url: string) {
 const db = databaseUrl === undefined ? await openSqlite() : undefined;
 const postgres = databaseUrl === undefined ? undefined : await openPostgresDatabase(databaseUrl);
 const deps = buildDeps({ config, db, postgres, logger });
+// Before the first request: a revoked token must not pass while they load.
+await deps.tokenCutoffs.load();
+// Revocations by a command-line tool (which announces none) reach this instance on a reload.
+deps.tokenCutoffs.start(TOKEN_CUTOFF_RELOAD_MS);
 const service = createService(deps);
 if (config.workers) {
   deps.jobs?.start();
@@ -121,6 +126,7 @@ async function shutdown(signal: string) {
     db.$client.close();
   }
   await postgres?.close({ timeout: 5 });
+  deps.tokenCutoffs.stop();
   deps.notices?.close();
   deps.redis?.close();
   logger.info('stopped');
