@@ -1,5 +1,6 @@
 import { lookUpPeersOn } from '@/api/request/peer';
 import { buildDeps, createService } from '@/app';
+import { TOKEN_CUTOFF_RELOAD_MS } from '@/auth/revocation';
 import { UpgradeError, upgradeDatabase } from '@/backups';
 import { ConfigError, parseConfig, parseDatabaseSettings } from '@/config';
 import { migrationsFolder, openDatabase } from '@/db/client';
@@ -7,7 +8,6 @@ import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
 import { openPostgres, whereOf } from '@/db/pg/connection';
 import { preparePostgres } from '@/db/pg/migrate';
-import { TOKEN_CUTOFF_RELOAD_MS } from '@/auth/revocation';
 import { releaseWaits } from '@/events/signal';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';

@@ -2,7 +2,13 @@ import type { AuditContext } from '@/audit/record';
 import type { TokenRevocation } from '@/auth/revocation';
 import type { User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
-import { accountCounter, beginAttempt, type FailureLedger, forgiveAttempt, ipCounter } from './guessing';
+import {
+  accountCounter,
+  beginAttempt,
+  type FailureLedger,
+  forgiveAttempt,
+  ipCounter,
+} from './guessing';
 import type { PasswordHasher } from './hashing';
 import type { AccountChange, Revoked } from './lifecycle-operations';
 import type { AccountSummary } from './schemas';
@@ -53,7 +59,12 @@ export async function changePassword(
   const account = accountCounter(user.email, input.address);
   const event = { subject: user.id, details: { method: 'password', purpose: 'password_change' } };
   const refusal = { audit, entry: { action: 'sign_in.refused' as const, ...event } };
-  const attempt = await beginAttempt(failures, [account, ipCounter(input.address)], audit.at, refusal);
+  const attempt = await beginAttempt(
+    failures,
+    [account, ipCounter(input.address)],
+    audit.at,
+    refusal,
+  );
   let ok: boolean;
   try {
     ok = await hasher.verify(input.currentPassword, user.passwordHash);

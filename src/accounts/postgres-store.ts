@@ -1,5 +1,18 @@
 import type { SQL } from 'bun';
-import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lte, ne, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNotNull,
+  isNull,
+  lte,
+  ne,
+  sql,
+} from 'drizzle-orm';
 import { auditRowOf } from '@/audit/record';
 import type { TokenCutoff } from '@/auth/tokens';
 import { type PgDb, type PgTx, pgDatabase } from '@/db/pg/client';
@@ -200,7 +213,10 @@ const accountTablesOf = (tx: PgTx): AccountTables => ({
     const ended = await tx
       .delete(sessions)
       .where(
-        and(eq(sessions.userId, userId), except === undefined ? undefined : ne(sessions.id, except)),
+        and(
+          eq(sessions.userId, userId),
+          except === undefined ? undefined : ne(sessions.id, except),
+        ),
       )
       .returning({ id: sessions.id });
     return ended.length;

@@ -21,7 +21,9 @@ export const AccountSummary = z.object({
   id: z.string(),
   email: z.string(),
   role: z.enum(['customer', 'employee']),
-  disabled: z.boolean().meta({ description: 'true: it cannot sign in and its credentials answer 401' }),
+  disabled: z
+    .boolean()
+    .meta({ description: 'true: it cannot sign in and its credentials answer 401' }),
   createdAt: z.string().meta({ example: '2026-11-22T12:00:00.000Z' }),
   disabledAt: z.string().nullable(),
 });
@@ -37,12 +39,7 @@ const ACCOUNT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 
 /** `GET /admin/users`: filters combine; keyset paged by id (the order accounts were made). */
 export const AccountSearchQuery = z.strictObject({
-  email: z
-    .string()
-    .min(1)
-    .max(254)
-    .optional()
-    .meta({ description: 'part of the email, any case' }),
+  email: z.string().min(1).max(254).optional().meta({ description: 'part of the email, any case' }),
   role: z.enum(['customer', 'employee']).optional(),
   state: z.enum(['active', 'disabled']).optional(),
   cursor: z

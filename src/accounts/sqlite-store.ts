@@ -1,4 +1,17 @@
-import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lte, ne, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNotNull,
+  isNull,
+  lte,
+  ne,
+  sql,
+} from 'drizzle-orm';
 import { recordAudit } from '@/audit/record';
 import type { TokenCutoff } from '@/auth/tokens';
 import type { Db, Tx } from '@/db/client';
@@ -138,7 +151,10 @@ const accountTablesOf = (tx: Tx): AccountTables => ({
     tx
       .delete(sessions)
       .where(
-        and(eq(sessions.userId, userId), except === undefined ? undefined : ne(sessions.id, except)),
+        and(
+          eq(sessions.userId, userId),
+          except === undefined ? undefined : ne(sessions.id, except),
+        ),
       )
       .returning({ id: sessions.id })
       .all().length,

@@ -101,7 +101,8 @@ export const sessionLookupOf = <
 >(
   sessions: S,
   users: U,
-): Pick<S, 'userId' | 'createdAt' | 'expiresAt' | 'lastSeenAt'> & Pick<U, 'role' | 'disabledAt'> => ({
+): Pick<S, 'userId' | 'createdAt' | 'expiresAt' | 'lastSeenAt'> &
+  Pick<U, 'role' | 'disabledAt'> => ({
   userId: sessions.userId,
   createdAt: sessions.createdAt,
   expiresAt: sessions.expiresAt,

@@ -1,4 +1,4 @@
-import { type Column, and, desc, eq, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
+import { and, type Column, desc, eq, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
 import type { User } from '@/db/schema';
 import type { AccountSearchQuery } from './schemas';
 

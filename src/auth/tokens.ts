@@ -142,7 +142,9 @@ export class TokenService {
     const nowSeconds = Math.floor(this.now() / 1000);
     const cutoff = this.#cutoffs.get(sub);
     const issuedAt =
-      cutoff !== undefined && Number.isFinite(cutoff) ? Math.max(nowSeconds, cutoff + 1) : nowSeconds;
+      cutoff !== undefined && Number.isFinite(cutoff)
+        ? Math.max(nowSeconds, cutoff + 1)
+        : nowSeconds;
     return new SignJWT({})
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(sub)

@@ -45,7 +45,10 @@ export const adminUserRoutes = (deps: ApiDeps) => {
       '/users',
       async ({ body, caller, request, status }) => {
         if (await accountStore.findUserByEmail(body.email)) throw fail('account.email_taken');
-        const creation = { action: 'account.created' as const, audit: auditOf(request, caller.sub) };
+        const creation = {
+          action: 'account.created' as const,
+          audit: auditOf(request, caller.sub),
+        };
         const user = await insertUser(accountStore, body, accounts.hasher, creation);
         // Two creates for one email raced past the check above: the first one made it.
         if (!user) throw fail('account.email_taken');
