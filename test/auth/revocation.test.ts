@@ -77,7 +77,10 @@ function bus() {
       listeners.push(listener);
     },
   };
-  return { notices, reconnect: () => listeners.forEach((listener) => listener()) };
+  const reconnect = () => {
+    for (const listener of listeners) listener();
+  };
+  return { notices, reconnect };
 }
 
 describe('token cut-offs across instances', () => {
