@@ -10,6 +10,7 @@ import type { AccountStore } from '@/accounts/store';
 import type { ApiDeps } from '@/api/deps';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
 import type { AuditLogStore } from '@/audit/log';
+import { TokenCutoffs } from '@/auth/revocation';
 import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { StaticPageCache } from '@/content/cache';
@@ -166,6 +167,15 @@ export function buildDeps({
     announce: () => notices.announce('rate-limit-policies'),
     listen: (listener: () => void) => notices.listen('rate-limit-policies', listener),
   };
+  const cutoffNotices = notices && {
+    announce: (message: string) => notices.announce('token-cutoffs', message),
+    listen: (listener: (message?: string) => void) => notices.listen('token-cutoffs', listener),
+  };
+  const tokenCutoffs = new TokenCutoffs(tokens, () => accountStore.tokenCutoffs(), cutoffNotices);
+  // At once on SQLite; src/index.ts waits for PostgreSQL's before it listens.
+  Promise.resolve(tokenCutoffs.load()).catch((error: unknown) =>
+    logger.error('token cut-offs not loaded', { error: String(error) }),
+  );
   const limiter = new RateLimiter({
     ...{ records: customer, config, clock, logger, store },
     notices: policyNotices,
@@ -203,6 +213,7 @@ export function buildDeps({
       logger,
       clock,
       tokens,
+      tokenCutoffs,
       auth,
       sessions,
       staticPages,

@@ -4,6 +4,7 @@ import type { FailureLedger } from '@/accounts/guessing';
 import type { BoundedHasher } from '@/accounts/hashing';
 import type { AccountStore } from '@/accounts/store';
 import type { AuditLogStore } from '@/audit/log';
+import type { TokenCutoffs } from '@/auth/revocation';
 import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { StaticPageCache } from '@/content/cache';
@@ -35,6 +36,8 @@ export interface AppDeps {
   logger: Logger;
   clock: Clock;
   tokens: TokenService;
+  /** The tokens' cut-offs by subject, kept current here and announced to the other instances. */
+  tokenCutoffs: TokenCutoffs;
   /**
    * The customer domain's rows (transactions, plans, limits, calendar
    * usage). Always the SQLite store on `db` in the server; see

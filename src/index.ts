@@ -1,5 +1,6 @@
 import { lookUpPeersOn } from '@/api/request/peer';
 import { buildDeps, createService } from '@/app';
+import { TOKEN_CUTOFF_RELOAD_MS } from '@/auth/revocation';
 import { UpgradeError, upgradeDatabase } from '@/backups';
 import { ConfigError, parseConfig, parseDatabaseSettings } from '@/config';
 import { migrationsFolder, openDatabase } from '@/db/client';
@@ -73,6 +74,10 @@ async function openPostgresDatabase(url: string) {
 const db = databaseUrl === undefined ? await openSqlite() : undefined;
 const postgres = databaseUrl === undefined ? undefined : await openPostgresDatabase(databaseUrl);
 const deps = buildDeps({ config, db, postgres, logger });
+// Before the first request: a revoked token must not pass while they load.
+await deps.tokenCutoffs.load();
+// Revocations by a command-line tool (which announces none) reach this instance on a reload.
+deps.tokenCutoffs.start(TOKEN_CUTOFF_RELOAD_MS);
 const service = createService(deps);
 if (config.workers) {
   deps.jobs?.start();
@@ -123,6 +128,7 @@ async function shutdown(signal: string) {
     db.$client.close();
   }
   await postgres?.close({ timeout: 5 });
+  deps.tokenCutoffs.stop();
   deps.notices?.close();
   deps.redis?.close();
   logger.info('stopped');

@@ -23,3 +23,7 @@ export const REAUTHENTICATION_DETAIL =
  */
 export const UNKNOWN_CREDENTIAL_DETAIL =
   'This passkey is not registered here (it may have been deleted). Sign in another way.';
+
+/** The `detail` of 409 `account.last_employee`. */
+export const LAST_EMPLOYEE_DETAIL =
+  'This is the last active employee account: make another account an active employee first.';

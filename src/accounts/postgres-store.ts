@@ -1,15 +1,41 @@
 import type { SQL } from 'bun';
-import { and, asc, count, desc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNotNull,
+  isNull,
+  lte,
+  ne,
+  sql,
+} from 'drizzle-orm';
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/counting';
 import { recordAuditLater } from '@/audit/postgres-log';
+import type { TokenCutoff } from '@/auth/tokens';
 import { type PgDb, type PgTx, pgDatabase } from '@/db/pg/client';
-import { authFailures, passkeys, sessions, users, webauthnChallenges } from '@/db/pg/schema';
+import {
+  authFailures,
+  employeeLimits,
+  passkeys,
+  planAssignments,
+  sessions,
+  tokenCutoffs,
+  users,
+  webauthnChallenges,
+  webhookEndpoints,
+} from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
 import { normalizeEmail } from './email';
 import { tableFailureLedger } from './failure-ledger';
+import { lifecycleOperations } from './lifecycle-operations';
 import { accountOperations } from './operations';
 import type { AccountStore } from './store';
 import { type AccountOperation, type AccountTables, sessionLookupOf } from './tables';
+import { userSearchOf } from './user-search';
 
 /**
  * PostgreSQL text cannot hold NUL, so no stored row equals a value with
@@ -161,6 +187,55 @@ const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables => ({
     if (keys.length > 0)
       await tx.delete(authFailures).where(inArray(authFailures.key, keys.map(storedKey)));
   },
+  async lockUser(id) {
+    if (hasNul(id)) return undefined;
+    const [user] = await tx.select().from(users).where(eq(users.id, id)).for('update');
+    return user;
+  },
+  async lockActiveEmployees() {
+    // Under READ COMMITTED a row changed by the transaction waited for is
+    // checked again: one demoted meanwhile is no longer counted.
+    const rows = await tx
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.role, 'employee'), isNull(users.disabledAt)))
+      .orderBy(asc(users.id))
+      .for('update');
+    return rows.map((row) => row.id);
+  },
+  async updateUser(id, change) {
+    const [user] = await tx.update(users).set(change).where(eq(users.id, id)).returning();
+    return user;
+  },
+  async deleteSessionsOf(userId, except) {
+    const ended = await tx
+      .delete(sessions)
+      .where(
+        and(
+          eq(sessions.userId, userId),
+          except === undefined ? undefined : ne(sessions.id, except),
+        ),
+      )
+      .returning({ id: sessions.id });
+    return ended.length;
+  },
+  async setTokenCutoff(subject, at) {
+    const validAfter = new Date(at);
+    await tx
+      .insert(tokenCutoffs)
+      .values({ subject, validAfter })
+      .onConflictDoUpdate({ target: tokenCutoffs.subject, set: { validAfter } });
+  },
+  async deleteUser(id) {
+    const webhooks = await tx
+      .delete(webhookEndpoints)
+      .where(eq(webhookEndpoints.ownerId, id))
+      .returning({ id: webhookEndpoints.id });
+    await tx.delete(planAssignments).where(eq(planAssignments.customerSub, id));
+    await tx.delete(employeeLimits).where(eq(employeeLimits.employeeSub, id));
+    await tx.delete(users).where(eq(users.id, id));
+    return { webhooks: webhooks.length };
+  },
 });
 
 /**
@@ -235,7 +310,29 @@ export function postgresAccountStore(
       ),
     usedChallengeCount: async () =>
       (await first(db.select({ n: count() }).from(webauthnChallenges)))?.n ?? 0,
+    async tokenCutoffs() {
+      const stored = await db.select().from(tokenCutoffs);
+      const disabled = await db
+        .select({ id: users.id })
+        .from(users)
+        .where(isNotNull(users.disabledAt));
+      return [
+        ...stored.map((row) => [row.subject, row.validAfter.getTime()] as [string, TokenCutoff]),
+        ...disabled.map((row) => [row.id, 'all'] as [string, TokenCutoff]),
+      ];
+    },
+    async searchUsers(query) {
+      if (query.email !== undefined && hasNul(query.email)) return [];
+      const search = userSearchOf(users, query);
+      return db
+        .select()
+        .from(users)
+        .where(search.where)
+        .orderBy(search.orderBy)
+        .limit(search.limit);
+    },
     ...accountOperations(run),
+    ...lifecycleOperations(run),
     failures: tableFailureLedger(run),
   };
 }

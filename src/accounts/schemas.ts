@@ -15,3 +15,58 @@ export type SessionSummary = z.infer<typeof SessionSummary>;
 export const SessionList = z.object({ sessions: z.array(SessionSummary) });
 
 export const SessionParams = z.object({ id: z.string().min(1).max(64) });
+
+/** An account as employees see it (`/admin/users`). */
+export const AccountSummary = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(['customer', 'employee']),
+  disabled: z
+    .boolean()
+    .meta({ description: 'true: it cannot sign in and its credentials answer 401' }),
+  createdAt: z.string().meta({ example: '2026-11-22T12:00:00.000Z' }),
+  disabledAt: z.string().nullable(),
+});
+export type AccountSummary = z.infer<typeof AccountSummary>;
+
+/** A page of accounts, newest first; `nextCursor` asks for the older ones (null: no more). */
+export const AccountPage = z.object({
+  users: z.array(AccountSummary),
+  nextCursor: z.string().nullable(),
+});
+
+const ACCOUNT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** `GET /admin/users`: filters combine; keyset paged by id (the order accounts were made). */
+export const AccountSearchQuery = z.strictObject({
+  email: z.string().min(1).max(254).optional().meta({ description: 'part of the email, any case' }),
+  role: z.enum(['customer', 'employee']).optional(),
+  state: z.enum(['active', 'disabled']).optional(),
+  cursor: z
+    .string()
+    .regex(ACCOUNT_ID)
+    .optional()
+    .meta({ description: 'the nextCursor of the previous page' }),
+  limit: z
+    .string()
+    .regex(/^[1-9]\d{0,2}$/)
+    .transform(Number)
+    .pipe(z.int().max(100))
+    .optional()
+    .meta({ description: 'accounts per page, 1 to 100 (default 20)' }),
+});
+export type AccountSearchQuery = z.output<typeof AccountSearchQuery>;
+
+export const AccountParams = z.object({ id: z.string().min(1).max(64) });
+
+/** `PATCH /admin/users/{id}`: what to change (at least one). */
+export const AccountChangeBody = z
+  .strictObject({
+    role: z.enum(['customer', 'employee']).optional(),
+    disabled: z.boolean().optional(),
+  })
+  .refine((body) => body.role !== undefined || body.disabled !== undefined, {
+    path: ['role'],
+    message: 'Name role, disabled or both',
+    params: { rule: 'required' },
+  });

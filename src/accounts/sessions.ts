@@ -38,7 +38,7 @@ export function newSession(userId: string, from: AuditContext) {
  * Adding a credential needs a password or passkey check within the last 10
  * minutes. A session starts with one (sign-in by password or passkey is its
  * only way in), so its creation time is the time of its credential check. A
- * bearer token (valid an hour, not revocable) never passes.
+ * bearer token (valid an hour, and it cannot tell when it was last checked) never passes.
  */
 export const RECENT_CHECK_MS = 10 * 60 * 1000;
 
@@ -68,7 +68,8 @@ export function sessionResolver(store: AccountStore, clock: Clock): SessionResol
     return whenReady(store.sessionOf(id), (row) => {
       const now = clock();
       // Epoch milliseconds on both sides: a session expiring this very millisecond is over.
-      if (!row || row.expiresAt.getTime() <= now) return null;
+      // Disabling ends an account's sessions; one started meanwhile is refused here.
+      if (!row || row.expiresAt.getTime() <= now || row.disabledAt !== null) return null;
       const seen = (row.lastSeenAt ?? row.createdAt).getTime();
       const caller = {
         sub: row.userId,

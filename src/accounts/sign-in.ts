@@ -50,7 +50,8 @@ function dummyHashOf(hasher: PasswordHasher): Promise<string> {
 /**
  * Checks an email and password under the guessing limits (per account from
  * this address, even unknown accounts, and per address). An unknown email
- * costs the same hash as a wrong password, and both answer the same 401.
+ * costs the same hash as a wrong password, and both answer the same 401, as
+ * does the right password of a disabled account.
  */
 export async function verifyPasswordSignIn(
   store: AccountStore,
@@ -77,7 +78,8 @@ export async function verifyPasswordSignIn(
     await forgiveAttempt(failures, attempt);
     throw error;
   }
-  if (!user || !ok) {
+  // A disabled account answers as a wrong password does: nothing tells them apart.
+  if (!user || !ok || user.disabledAt !== null) {
     await store.recordSecurityEvent(audit, { action: 'sign_in.failed', ...event });
     throw fail('credentials.invalid');
   }
@@ -147,6 +149,7 @@ export async function verifyPasskeySignIn(
   const attempt = await beginAttempt(failures, [ipCounter(input.address)], now, refusal);
   try {
     const user = await finishAuthentication(store, rp, input.response, now);
+    if (user.disabledAt !== null) throw fail('credentials.invalid');
     await forgiveAttempt(failures, attempt);
     return user;
   } catch (error) {

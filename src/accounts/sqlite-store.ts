@@ -1,14 +1,40 @@
-import { and, asc, count, desc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNotNull,
+  isNull,
+  lte,
+  ne,
+  sql,
+} from 'drizzle-orm';
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/counting';
 import { recordAudit } from '@/audit/log';
+import type { TokenCutoff } from '@/auth/tokens';
 import type { Db, Tx } from '@/db/client';
-import { authFailures, passkeys, sessions, users, webauthnChallenges } from '@/db/schema';
+import {
+  authFailures,
+  employeeLimits,
+  passkeys,
+  planAssignments,
+  sessions,
+  tokenCutoffs,
+  users,
+  webauthnChallenges,
+  webhookEndpoints,
+} from '@/db/schema';
 import { runNow } from '@/kernel/steps';
 import { normalizeEmail } from './email';
 import { tableFailureLedger } from './failure-ledger';
+import { lifecycleOperations } from './lifecycle-operations';
 import { accountOperations } from './operations';
 import type { AccountStore } from './store';
 import { type AccountOperation, type AccountTables, sessionLookupOf } from './tables';
+import { type UserSearch, userSearchOf } from './user-search';
 
 const liveSessionsOf = (db: Db | Tx, userId: string, now: number) =>
   db
@@ -111,6 +137,46 @@ const accountTablesOf = (tx: Tx, limits: AuditLimits): AccountTables => ({
         .where(inArray(authFailures.key, [...keys]))
         .run();
   },
+  // SQLite admits one writer at a time: the transaction already holds off other changes.
+  lockUser: (id) => tx.select().from(users).where(eq(users.id, id)).get(),
+  lockActiveEmployees: () =>
+    tx
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.role, 'employee'), isNull(users.disabledAt)))
+      .all()
+      .map((row) => row.id),
+  updateUser: (id, change) =>
+    tx.update(users).set(change).where(eq(users.id, id)).returning().get(),
+  deleteSessionsOf: (userId, except) =>
+    tx
+      .delete(sessions)
+      .where(
+        and(
+          eq(sessions.userId, userId),
+          except === undefined ? undefined : ne(sessions.id, except),
+        ),
+      )
+      .returning({ id: sessions.id })
+      .all().length,
+  setTokenCutoff: (subject, at) => {
+    const validAfter = new Date(at);
+    tx.insert(tokenCutoffs)
+      .values({ subject, validAfter })
+      .onConflictDoUpdate({ target: tokenCutoffs.subject, set: { validAfter } })
+      .run();
+  },
+  deleteUser: (id) => {
+    const webhooks = tx
+      .delete(webhookEndpoints)
+      .where(eq(webhookEndpoints.ownerId, id))
+      .returning({ id: webhookEndpoints.id })
+      .all();
+    tx.delete(planAssignments).where(eq(planAssignments.customerSub, id)).run();
+    tx.delete(employeeLimits).where(eq(employeeLimits.employeeSub, id)).run();
+    tx.delete(users).where(eq(users.id, id)).run();
+    return { webhooks: webhooks.length };
+  },
 });
 
 /**
@@ -170,7 +236,31 @@ export function sqliteAccountStore(db: Db, limits: AuditLimits = DEFAULT_AUDIT_L
         .limit(1)
         .get(),
     usedChallengeCount: () => db.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0,
+    tokenCutoffs: () => [
+      ...db
+        .select()
+        .from(tokenCutoffs)
+        .all()
+        .map((row) => [row.subject, row.validAfter.getTime()] as [string, TokenCutoff]),
+      ...db
+        .select({ id: users.id })
+        .from(users)
+        .where(isNotNull(users.disabledAt))
+        .all()
+        .map((row) => [row.id, 'all'] as [string, TokenCutoff]),
+    ],
+    searchUsers: (query: UserSearch) => {
+      const search = userSearchOf(users, query);
+      return db
+        .select()
+        .from(users)
+        .where(search.where)
+        .orderBy(search.orderBy)
+        .limit(search.limit)
+        .all();
+    },
     ...accountOperations(run),
+    ...lifecycleOperations(run),
     failures: tableFailureLedger(run),
   } satisfies AccountStore;
 }

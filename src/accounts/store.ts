@@ -1,7 +1,10 @@
+import type { TokenCutoff } from '@/auth/tokens';
 import type { Passkey, Session, User } from '@/db/schema';
 import type { MaybePromise } from '@/rate-limit/store';
 import type { FailureLedger } from './guessing';
+import type { LifecycleOperations } from './lifecycle-operations';
 import type { AccountOperations } from './operations';
+import type { UserSearch } from './user-search';
 
 export type {
   AccountOperation,
@@ -20,6 +23,7 @@ export interface SessionLookup {
   expiresAt: Date;
   lastSeenAt: Date | null;
   role: User['role'];
+  disabledAt: Date | null;
 }
 
 /** The id length and transports of the newest stored passkey (the decoy's shape). */
@@ -38,7 +42,7 @@ export interface PasskeyShape {
  * every cookie request stays one prepared statement); `postgresAccountStore`
  * answers with promises. Callers compose results with `whenReady`.
  */
-export interface AccountStore extends AccountOperations {
+export interface AccountStore extends AccountOperations, LifecycleOperations {
   findUserByEmail(email: string): MaybePromise<User | undefined>;
   findUserById(id: string): MaybePromise<User | undefined>;
   hasAnyUser(): MaybePromise<boolean>;
@@ -57,4 +61,8 @@ export interface AccountStore extends AccountOperations {
   usedChallengeCount(): MaybePromise<number>;
   /** Sign-in failures (the ledger without Redis). */
   failures: FailureLedger;
+  /** Every token cut-off: stored ones by subject, and 'all' for each disabled account. */
+  tokenCutoffs(): MaybePromise<[string, TokenCutoff][]>;
+  /** A page of accounts, newest first (`GET /admin/users`). */
+  searchUsers(query: UserSearch): MaybePromise<User[]>;
 }

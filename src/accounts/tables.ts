@@ -58,6 +58,32 @@ export interface AccountTables {
   failureTimes(key: string, since: number): MaybePromise<number[]>;
   insertFailure(key: string, at: number): MaybePromise<string>;
   deleteFailures(ids: readonly string[], keys: readonly string[]): MaybePromise<void>;
+  /**
+   * The user, holding off other changes of it until this transaction ends
+   * (SQLite's single writer already does; PostgreSQL locks the row).
+   */
+  lockUser(id: string): MaybePromise<User | undefined>;
+  /**
+   * The ids of the active (not disabled) employees, holding off every other
+   * change of them until this transaction ends, so two changes at once
+   * cannot each leave the other as the last one and then remove it too.
+   */
+  lockActiveEmployees(): MaybePromise<string[]>;
+  updateUser(
+    id: string,
+    change: Partial<Pick<User, 'role' | 'disabledAt' | 'passwordHash'>>,
+  ): MaybePromise<User | undefined>;
+  /** Ends the user's sessions, but `except` (a session id); how many ended. */
+  deleteSessionsOf(userId: string, except?: string): MaybePromise<number>;
+  /** Sets the subject's token cut-off (epoch milliseconds), replacing an earlier one. */
+  setTokenCutoff(subject: string, at: number): MaybePromise<void>;
+  /**
+   * Deletes the user (its sessions, passkeys and challenges go with the
+   * row) and what is kept for its subject elsewhere: its webhook endpoints
+   * (with their deliveries), its plan and its own rate limit. How many
+   * webhook endpoints went.
+   */
+  deleteUser(id: string): MaybePromise<{ webhooks: number }>;
 }
 
 /** One accounts operation, run by a store inside one of its transactions. */
@@ -71,14 +97,16 @@ type Columns<K extends string> = { [key in K]: unknown };
 /** The columns of `SessionLookup` on either schema's tables (sessions joined to users). */
 export const sessionLookupOf = <
   S extends Columns<'userId' | 'createdAt' | 'expiresAt' | 'lastSeenAt'>,
-  U extends Columns<'role'>,
+  U extends Columns<'role' | 'disabledAt'>,
 >(
   sessions: S,
   users: U,
-): Pick<S, 'userId' | 'createdAt' | 'expiresAt' | 'lastSeenAt'> & Pick<U, 'role'> => ({
+): Pick<S, 'userId' | 'createdAt' | 'expiresAt' | 'lastSeenAt'> &
+  Pick<U, 'role' | 'disabledAt'> => ({
   userId: sessions.userId,
   createdAt: sessions.createdAt,
   expiresAt: sessions.expiresAt,
   lastSeenAt: sessions.lastSeenAt,
   role: users.role,
+  disabledAt: users.disabledAt,
 });

@@ -49,6 +49,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   'sign_up.closed': 403,
   'account.not_found': 404,
   'account.required': 403,
+  'account.last_employee': 409,
   'credentials.invalid': 401,
   'passkey.not_found': 404,
   'session.not_found': 404,

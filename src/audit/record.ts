@@ -57,6 +57,8 @@ export const CALLER_ACTIONS: ReadonlySet<AuditAction> = new Set<AuditAction>([
   'passkey.renamed',
   'passkey.deleted',
   'session.revoked',
+  'sessions.ended_all',
+  'password.changed',
 ]);
 
 /** A caller's details: their text (a passkey name) cut like the rest. */

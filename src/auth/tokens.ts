@@ -39,9 +39,27 @@ const isAudience = (value: unknown): value is Audience =>
  */
 export type SessionResolver = (sessionId: string) => MaybePromise<VerifiedCaller | null>;
 
+/** A verified token as remembered: its caller and when it was issued (`iat`, seconds). */
+interface VerifiedToken {
+  caller: VerifiedCaller;
+  issuedAt: number | undefined;
+}
+
+/**
+ * A subject's token cut-off: epoch milliseconds (tokens issued in that
+ * second or before are refused) or 'all' (every token, a disabled account).
+ */
+export type TokenCutoff = number | 'all';
+
 export class TokenService {
   readonly #key: Uint8Array;
-  readonly #verified = new Map<string, VerifiedCaller>();
+  readonly #verified = new Map<string, VerifiedToken>();
+  /**
+   * Cut-offs by subject, in seconds (Infinity: every token), only for
+   * subjects that have one: a token of any other subject is checked by
+   * one size test, so revocation costs the hot path nothing.
+   */
+  #cutoffs = new Map<string, number>();
 
   constructor(
     secret: string,
@@ -55,16 +73,42 @@ export class TokenService {
    * promise (the fast lane's reads); undefined when it must be verified.
    */
   cached(token: string): VerifiedCaller | undefined {
-    const cached = this.#verified.get(token);
-    if (!cached) return undefined;
-    if (cached.exp + CLOCK_SKEW_SECONDS > this.now() / 1000) return cached;
-    this.#verified.delete(token);
-    return undefined;
+    return this.#known(token) ?? undefined;
+  }
+
+  /** A remembered token: its caller, null when revoked, undefined when unknown or expired. */
+  #known(token: string): VerifiedCaller | null | undefined {
+    const known = this.#verified.get(token);
+    if (!known) return undefined;
+    if (known.caller.exp + CLOCK_SKEW_SECONDS <= this.now() / 1000) {
+      this.#verified.delete(token);
+      return undefined;
+    }
+    return this.#cutoffs.size !== 0 && this.#revoked(known) ? null : known.caller;
+  }
+
+  /** Issued at or before its subject's cut-off (a token without `iat`: whenever there is one). */
+  #revoked({ caller, issuedAt }: VerifiedToken): boolean {
+    const cutoff = this.#cutoffs.get(caller.sub);
+    return cutoff !== undefined && (issuedAt === undefined || issuedAt <= cutoff);
+  }
+
+  /** Sets (or, with undefined, forgets) one subject's cut-off. */
+  setCutoff(sub: string, cutoff: TokenCutoff | undefined): void {
+    if (cutoff === undefined) this.#cutoffs.delete(sub);
+    else this.#cutoffs.set(sub, secondsOf(cutoff));
+  }
+
+  /** Replaces every cut-off (loaded from the database). */
+  replaceCutoffs(cutoffs: Iterable<readonly [string, TokenCutoff]>): void {
+    const next = new Map<string, number>();
+    for (const [sub, cutoff] of cutoffs) next.set(sub, secondsOf(cutoff));
+    this.#cutoffs = next;
   }
 
   async verify(token: string): Promise<VerifiedCaller | null> {
-    const cached = this.cached(token);
-    if (cached) return cached;
+    const known = this.#known(token);
+    if (known !== undefined) return known;
     try {
       const { payload } = await jwtVerify(token, this.#key, {
         algorithms: [ALGORITHM],
@@ -77,26 +121,42 @@ export class TokenService {
         return null;
       }
       const caller: VerifiedCaller = { sub: payload.sub, aud, via: 'bearer', exp: payload.exp! };
+      // Remembered even when revoked: the next request is refused without the HMAC.
+      const verified = { caller, issuedAt: payload.iat };
       if (this.#verified.size >= MAX_CACHED) this.#verified.clear();
-      this.#verified.set(token, caller);
-      return caller;
+      this.#verified.set(token, verified);
+      return this.#cutoffs.size !== 0 && this.#revoked(verified) ? null : caller;
     } catch (error) {
       if (error instanceof errors.JOSEError || error instanceof TypeError) return null;
       throw error;
     }
   }
 
+  /**
+   * A token for `sub`. `iat` has whole seconds, and a cut-off refuses the
+   * tokens of its own second: a token issued in that second (a sign-in
+   * right after a password change) says the next one, within the clock
+   * skew every verifier tolerates.
+   */
   async issue(sub: string, aud: Audience, ttlSeconds: number): Promise<string> {
     const nowSeconds = Math.floor(this.now() / 1000);
+    const cutoff = this.#cutoffs.get(sub);
+    const issuedAt =
+      cutoff !== undefined && Number.isFinite(cutoff)
+        ? Math.max(nowSeconds, cutoff + 1)
+        : nowSeconds;
     return new SignJWT({})
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(sub)
       .setAudience(aud)
-      .setIssuedAt(nowSeconds)
+      .setIssuedAt(issuedAt)
       .setExpirationTime(nowSeconds + ttlSeconds)
       .sign(this.#key);
   }
 }
+
+const secondsOf = (cutoff: TokenCutoff) =>
+  cutoff === 'all' ? Number.POSITIVE_INFINITY : Math.floor(cutoff / 1000);
 
 /** Parses "30s", "15m", "1h", "7d" or a number of seconds. */
 export function parseDuration(value: string): number | null {

@@ -58,6 +58,7 @@ export type ErrorCode =
   | 'sign_up.closed'
   | 'account.not_found'
   | 'account.required'
+  | 'account.last_employee'
   | 'credentials.invalid'
   | 'passkey.not_found'
   | 'session.not_found'

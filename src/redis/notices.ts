@@ -18,18 +18,21 @@ export class RedisNotices {
     this.#settings = settings;
   }
 
-  /** Publishes a notice on `channel`; false when Redis could not be reached. */
-  async announce(channel: string): Promise<boolean> {
+  /** Publishes a notice (with what it says) on `channel`; false when Redis could not be reached. */
+  async announce(channel: string, message = '1'): Promise<boolean> {
     try {
-      await this.#redis.send('PUBLISH', [this.#redis.key('notice', channel), '1']);
+      await this.#redis.send('PUBLISH', [this.#redis.key('notice', channel), message]);
       return true;
     } catch {
       return false;
     }
   }
 
-  /** Runs `listener` on every notice of `channel`, and after each reconnection. */
-  listen(channel: string, listener: () => void): void {
+  /**
+   * Runs `listener` with what each notice of `channel` says, and with
+   * undefined after each reconnection (something may have been missed).
+   */
+  listen(channel: string, listener: (message?: string) => void): void {
     // A subscribed connection can run nothing else: one of its own.
     const subscriber = clientOf(this.#settings, { autoReconnect: true, maxRetries: 1_000_000 });
     const key = this.#redis.key('notice', channel);
@@ -37,7 +40,7 @@ export class RedisNotices {
     subscriber.onconnect = () => {
       if (connected) listener();
       connected = true;
-      subscriber.subscribe(key, () => listener()).catch(() => {});
+      subscriber.subscribe(key, (message) => listener(message)).catch(() => {});
     };
     subscriber.connect().catch(() => {});
     this.#closers.push(() => {

@@ -41,7 +41,14 @@ async function run(action: Action, button: HTMLButtonElement | null, work: () =>
     await work();
   } catch (error) {
     if (isAbort(error)) return;
-    const signedInAction = !['load', 'sign-in', 'sign-up', 'passkey-sign-in'].includes(action);
+    // A wrong current password is a 401 too: it says nothing about the session.
+    const signedInAction = ![
+      'load',
+      'sign-in',
+      'sign-up',
+      'passkey-sign-in',
+      'change-password',
+    ].includes(action);
     if (error instanceof ApiError && error.status === 401 && signedInAction) showSignedOut();
     if (error instanceof ApiError && error.detail === REAUTHENTICATION_DETAIL) showSignedOut();
     say(describe(error, action), 'error');
@@ -92,6 +99,8 @@ function showSignedIn(user: User) {
   ui.signedOut.hidden = true;
   ui.signedIn.hidden = false;
   ui.userEmail.textContent = user.email;
+  // Password managers pair the new password with this account.
+  ui.passwordUsername.value = user.email;
 }
 
 function showSignedOut() {
@@ -205,6 +214,30 @@ ui.signOut.addEventListener('click', () => {
     await api('POST', '/auth/sign-out');
     showSignedOut();
     say('You have signed out.');
+  });
+});
+
+ui.signOutEverywhere.addEventListener('click', () => {
+  clearMessage();
+  void run('sign-out-everywhere', ui.signOutEverywhere, async () => {
+    await api('DELETE', '/auth/sessions');
+    showSignedOut();
+    say('You have signed out everywhere, this browser too.');
+  });
+});
+
+ui.passwordForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  clearMessage();
+  const submit = event.submitter instanceof HTMLButtonElement ? event.submitter : null;
+  void run('change-password', submit, async () => {
+    await api('POST', '/auth/password', {
+      currentPassword: ui.currentPassword.value,
+      newPassword: ui.newPassword.value,
+    });
+    ui.passwordForm.reset();
+    say('Your password has been changed. Your other browsers are signed out.');
+    await loadPasskeys();
   });
 });
 

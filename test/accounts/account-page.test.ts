@@ -22,6 +22,10 @@ describe('GET /account', () => {
     // The relying party id the page's passkey signals name, and the security-log list.
     expect(html).toContain('<body data-rp-id="localhost">');
     expect(html).toContain('id="security-log"');
+    // The password change form and "sign out everywhere".
+    expect(html).toContain('<form id="password-form" class="card">');
+    expect(html).toContain('autocomplete="new-password"');
+    expect(html).toContain('id="sign-out-everywhere-button"');
   });
 
   test('the relying party id is written as an escaped attribute', async () => {
@@ -44,6 +48,7 @@ describe('GET /account', () => {
     expect(first.text).not.toMatch(/from\s*["']@simplewebauthn/);
     expect(first.text).toContain('/auth/passkey/authenticate/options');
     expect(first.text).toContain('navigator.credentials');
+    expect(first.text).toContain('/auth/password');
     const second = await ctx.request('GET', '/account/app.js');
     expect(second.text).toBe(first.text);
   });

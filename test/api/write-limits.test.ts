@@ -314,7 +314,7 @@ describe('write limits', () => {
         'POST /auth/sign-out',
         'POST /auth/sign-up',
       ]);
-      expect(limited.length).toBe(31);
+      expect(limited.length).toBe(36);
       const response = document.components.responses.WriteLimited!;
       expect(Object.keys(response.headers!).sort()).toEqual([
         'RateLimit',

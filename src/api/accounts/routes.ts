@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { accountPage } from '@/web/routes';
 import { bodyRules } from '../plugins/body-rules';
+import { lifecycleRoutes } from './lifecycle-routes';
 import { passkeyRoutes } from './passkey-routes';
 import { securityRoutes } from './security-routes';
 import { sessionRoutes } from './session-routes';
@@ -16,6 +17,7 @@ export const accountsRoutes = (deps: ApiDeps) =>
         .guard({ badBody: 'unprocessable' })
         .use(sessionRoutes(deps))
         .use(securityRoutes(deps))
+        .use(lifecycleRoutes(deps))
         .use(passkeyRoutes(deps)),
     )
     .use(accountPage({ signUp: deps.config.accounts.signUp, rpId: deps.config.rpId }));

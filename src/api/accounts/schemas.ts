@@ -3,11 +3,23 @@ import { CREDENTIAL_DEVICE_TYPES } from '@/db/schema';
 
 const Password = z.string().max(1024);
 
+/** A new password: sign-up's rule, wherever one is chosen. */
+const NewPassword = Password.min(8);
+
 export const SignUpBody = z.strictObject({
   // Surrounding spaces (a pasted address) are dropped before the check.
   email: z.string().trim().pipe(z.email().max(254)),
-  password: Password.min(8),
+  password: NewPassword,
 });
+
+/** `POST /auth/password`: the current password, and the new one under sign-up's rule. */
+export const ChangePasswordBody = z.strictObject({
+  currentPassword: Password.min(1),
+  newPassword: NewPassword,
+});
+
+/** `POST /admin/users/{id}/password`: the account's new password, under sign-up's rule. */
+export const SetPasswordBody = z.strictObject({ password: NewPassword });
 
 /** Every sign-up answer, whether or not the email was free (nothing to tell them apart). */
 export const SignUpAccepted = z.object({ email: z.string(), message: z.string() });

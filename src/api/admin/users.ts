@@ -1,19 +1,43 @@
 import { Elysia } from 'elysia';
+import {
+  changeAccount,
+  deleteAccount,
+  findAccount,
+  searchAccounts,
+  setAccountPassword,
+} from '@/accounts/lifecycle';
+import {
+  AccountChangeBody,
+  AccountPage,
+  AccountParams,
+  AccountSearchQuery,
+  AccountSummary,
+} from '@/accounts/schemas';
 import { insertUser, userSummaryOf } from '@/accounts/users';
-import { NewUserBody, UserSummary } from '@/api/accounts/schemas';
+import { NewUserBody, SetPasswordBody, UserSummary } from '@/api/accounts/schemas';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
+import { parsedQuery } from '@/api/request/query';
 import { fail } from '@/kernel/errors';
 import { bodyRules } from '../plugins/body-rules';
 import { Problem } from '../problem';
+import { NoBody, problems } from '../responses';
+import { documentedQuery } from '../validation';
+
+const tags = ['Admin'];
+const security = [{ bearer: [] }];
 
 /**
- * POST /admin/users: an employee creates an account (customer or employee),
- * whatever the sign-up policy, with sign-up's rules. Employees may know which
- * emails have accounts, so a taken email is a plain 409 here.
+ * Accounts for employees at /admin/users: create (whatever the sign-up
+ * policy, with sign-up's rules), find, change role or state, set the
+ * password, delete; every change in the audit log (docs/accounts.md,
+ * "Managing accounts"). Employees may know which emails have accounts, so a
+ * taken email is a plain 409 here.
  */
-export const adminUserRoutes = ({ auth, writes, accountStore, accounts, clock, config }: ApiDeps) =>
-  new Elysia({ name: 'admin-users' })
+export const adminUserRoutes = (deps: ApiDeps) => {
+  const { auth, writes, accountStore, accounts, clock, config, tokenCutoffs, limiter } = deps;
+  const auditOf = (request: Request, sub: string) => auditContextOf(request, config, clock(), sub);
+  return new Elysia({ name: 'admin-users' })
     .use(auth)
     .use(writes)
     .use(bodyRules)
@@ -21,8 +45,10 @@ export const adminUserRoutes = ({ auth, writes, accountStore, accounts, clock, c
       '/users',
       async ({ body, caller, request, status }) => {
         if (await accountStore.findUserByEmail(body.email)) throw fail('account.email_taken');
-        const audit = auditContextOf(request, config, clock(), caller.sub);
-        const creation = { action: 'account.created' as const, audit };
+        const creation = {
+          action: 'account.created' as const,
+          audit: auditOf(request, caller.sub),
+        };
         const user = await insertUser(accountStore, body, accounts.hasher, creation);
         // Two creates for one email raced past the check above: the first one made it.
         if (!user) throw fail('account.email_taken');
@@ -39,8 +65,111 @@ export const adminUserRoutes = ({ auth, writes, accountStore, accounts, clock, c
           summary: 'Create an account (employee only; works while sign-up is closed)',
           description:
             '422 for a bad email, a password under 8 characters or an unknown role; 409 when the email has an account.',
-          tags: ['Admin'],
-          security: [{ bearer: [] }],
+          tags,
+          security,
+        },
+      },
+    )
+    .get(
+      '/users',
+      ({ request }) => searchAccounts(accountStore, parsedQuery(AccountSearchQuery, request.url)),
+      {
+        auth: 'employee',
+        query: documentedQuery(AccountSearchQuery),
+        response: { 200: AccountPage, ...problems(400, 401, 403) },
+        detail: {
+          operationId: 'searchUsers',
+          summary: 'Accounts, newest first (employees; keyset paged)',
+          description:
+            'Filters combine: `email` (part of it, any case), `role`, `state` (active or disabled). Pass `nextCursor` as `cursor` for the next page. A repeated, unknown or malformed parameter is a 400.',
+          tags,
+          security,
+        },
+      },
+    )
+    .get('/users/:id', ({ params }) => findAccount(accountStore, params.id), {
+      auth: 'employee',
+      params: AccountParams,
+      response: { 200: AccountSummary, ...problems(401, 403, 404) },
+      detail: { operationId: 'getUser', summary: 'One account (employees)', tags, security },
+    })
+    .patch(
+      '/users/:id',
+      ({ params, body, caller, request }) =>
+        changeAccount(
+          accountStore,
+          tokenCutoffs,
+          { id: params.id, change: body },
+          auditOf(request, caller.sub),
+        ),
+      {
+        auth: 'employee',
+        writes: 1,
+        badBody: 'unprocessable',
+        params: AccountParams,
+        body: AccountChangeBody,
+        response: { 200: AccountSummary, ...problems(401, 403, 404, 409, 422) },
+        detail: {
+          operationId: 'changeUser',
+          summary: "Change an account's role or disable / enable it (employees)",
+          description:
+            'A new role revokes the bearer tokens issued before it; disabling ends every session and refuses every bearer token and sign-in; enabling again revokes the tokens issued before it. 409 for the last active employee (demoted or disabled).',
+          tags,
+          security,
+        },
+      },
+    )
+    .post(
+      '/users/:id/password',
+      async ({ params, body, caller, request, set }) => {
+        await setAccountPassword(
+          accountStore,
+          { hasher: accounts.hasher, revocation: tokenCutoffs },
+          { id: params.id, password: body.password },
+          auditOf(request, caller.sub),
+        );
+        set.status = 204;
+        return null;
+      },
+      {
+        auth: 'employee',
+        writes: 1,
+        badBody: 'unprocessable',
+        params: AccountParams,
+        body: SetPasswordBody,
+        response: { 204: NoBody, ...problems(401, 403, 404, 422, 503) },
+        detail: {
+          operationId: 'setUserPassword',
+          summary: "Set an account's password (employees): ends its sessions, revokes its tokens",
+          description:
+            'Every session of the account ends and every bearer token issued until now answers 401; its passkeys stay. 422 for a password under 8 characters.',
+          tags,
+          security,
+        },
+      },
+    )
+    .delete(
+      '/users/:id',
+      async ({ params, caller, request, set }) => {
+        await deleteAccount(accountStore, tokenCutoffs, params.id, auditOf(request, caller.sub));
+        // Its plan and own limit went with it: every instance forgets the cached ones.
+        await limiter.invalidate();
+        set.status = 204;
+        return null;
+      },
+      {
+        auth: 'employee',
+        writes: 1,
+        params: AccountParams,
+        response: { 204: NoBody, ...problems(401, 403, 404, 409) },
+        detail: {
+          operationId: 'deleteUser',
+          summary: 'Delete an account (employees)',
+          description:
+            'Its sessions, passkeys, webhook endpoints, plan and own rate limit go with it and its bearer tokens answer 401; its properties stay, owned by its id, for employees to manage. 409 for the last active employee.',
+          tags,
+          security,
         },
       },
     );
+};

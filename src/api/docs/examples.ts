@@ -106,4 +106,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
     },
   },
   renamePasskey: { name: 'Work laptop' },
+  changePassword: { currentPassword: 'correct horse battery', newPassword: 'a new passphrase' },
+  changeUser: { disabled: true },
+  setUserPassword: { password: 'a new passphrase' },
 };

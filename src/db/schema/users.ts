@@ -12,8 +12,23 @@ export const users = sqliteTable(
     createdAt: integer({ mode: 'timestamp_ms' })
       .notNull()
       .default(sql`(unixepoch('subsec') * 1000)`),
+    /** When an employee or operator disabled the account; null while it may sign in. */
+    disabledAt: integer({ mode: 'timestamp_ms' }),
   },
   (table) => [uniqueIndex('users_email_unique').on(table.email)],
 );
 
 export type User = typeof users.$inferSelect;
+
+/**
+ * Bearer tokens of a subject issued (`iat`) at or before `validAfter`'s
+ * second answer 401 (docs/accounts.md, "Revoking credentials"). Keyed by the
+ * token `sub`, with no foreign key: the cut-off of a deleted account
+ * outlives its row, so the tokens it had stay refused.
+ */
+export const tokenCutoffs = sqliteTable('token_cutoffs', {
+  subject: text().primaryKey(),
+  validAfter: integer({ mode: 'timestamp_ms' }).notNull(),
+});
+
+export type TokenCutoffRow = typeof tokenCutoffs.$inferSelect;

@@ -33,7 +33,9 @@ export type Action =
   | 'rename'
   | 'delete'
   | 'sign-out'
-  | 'sign-out-elsewhere';
+  | 'sign-out-elsewhere'
+  | 'sign-out-everywhere'
+  | 'change-password';
 
 export class ApiError extends Error {
   constructor(
@@ -108,6 +110,10 @@ const apiMessages: Partial<Record<Action, Record<number, string>>> = {
   },
   delete: { 404: 'That passkey no longer exists.' },
   'sign-out-elsewhere': { 404: 'That browser is already signed out.' },
+  'change-password': {
+    401: "That isn't your current password. Check it and try again.",
+    422: 'Choose a new password of at least 8 characters.',
+  },
 };
 
 /** Turns any failure into a sentence for the person at the keyboard. */

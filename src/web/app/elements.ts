@@ -23,6 +23,11 @@ export const ui = {
   passkeyName: element<HTMLInputElement>('passkey-name'),
   securityLog: element<HTMLUListElement>('security-log'),
   sessionList: element<HTMLUListElement>('session-list'),
+  signOutEverywhere: element<HTMLButtonElement>('sign-out-everywhere-button'),
+  passwordForm: element<HTMLFormElement>('password-form'),
+  passwordUsername: element<HTMLInputElement>('password-username'),
+  currentPassword: element<HTMLInputElement>('current-password'),
+  newPassword: element<HTMLInputElement>('new-password'),
 };
 
 /** Shows one sentence in the message line (an error in its own colours). */

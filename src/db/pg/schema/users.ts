@@ -13,6 +13,13 @@ export const users = pgTable(
     createdAt: epochMs()
       .notNull()
       .default(sql`(floor(extract(epoch from clock_timestamp()) * 1000)::bigint)`),
+    disabledAt: epochMs(),
   },
   (table) => [uniqueIndex('users_email_unique').on(table.email)],
 );
+
+/** Token cut-offs per subject (see src/db/schema/users.ts). */
+export const tokenCutoffs = pgTable('token_cutoffs', {
+  subject: text().primaryKey(),
+  validAfter: epochMs().notNull(),
+});

@@ -1,0 +1,32 @@
+/**
+ * What `user:password` and `user:disable` share: the account by its email,
+ * the security-log context of a command, and a refusal as one line.
+ * A command announces nothing to running servers: each loads the token
+ * cut-offs again within 30 seconds (docs/operations.md); the sessions it
+ * ends are gone at once.
+ */
+import { toolContext } from '@/audit/record';
+import type { TokenRevocation } from '@/auth/revocation';
+import { isDomainError } from '@/kernel/errors';
+import type { ScriptDatabase } from './database';
+
+/** The cut-off is stored with the change; nothing in this process holds tokens. */
+export const storedOnly: TokenRevocation = { revoke: () => {} };
+
+export const commandAudit = () => toolContext(Date.now());
+
+/** The account of `email`, or exit 1 naming it. */
+export async function accountByEmail(database: ScriptDatabase, email: string) {
+  const user = await database.stores.accounts.findUserByEmail(email);
+  return user ?? (await database.fail(`no account with email ${email}`));
+}
+
+/** Runs `change`; a domain refusal (the last employee) exits 1 with its sentence. */
+export async function orFail<T>(database: ScriptDatabase, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (error) {
+    if (isDomainError(error)) return database.fail(error.message);
+    throw error;
+  }
+}

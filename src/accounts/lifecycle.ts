@@ -1,0 +1,151 @@
+import type { AuditContext } from '@/audit/record';
+import type { TokenRevocation } from '@/auth/revocation';
+import type { User } from '@/db/schema';
+import { fail } from '@/kernel/errors';
+import {
+  accountCounter,
+  beginAttempt,
+  type FailureLedger,
+  forgiveAttempt,
+  ipCounter,
+} from './guessing';
+import type { PasswordHasher } from './hashing';
+import type { AccountChange, Revoked } from './lifecycle-operations';
+import type { AccountSummary } from './schemas';
+import { hashOf } from './session-ids';
+import type { AccountStore } from './store';
+import { USER_PAGE_DEFAULT, type UserSearch, userPageOf } from './user-search';
+
+export type { AccountChange } from './lifecycle-operations';
+
+/** What the lifecycle changes need besides the store. */
+export interface LifecycleGuards {
+  hasher: PasswordHasher;
+  failures: FailureLedger;
+  revocation: TokenRevocation;
+}
+
+/** Hands a committed change's cut-off to the token service (here and on every instance). */
+async function revoked<T>(
+  revocation: TokenRevocation,
+  sub: string,
+  change: Revoked<T> | Promise<Revoked<T>>,
+): Promise<T> {
+  const { value, cutoff } = await change;
+  if (cutoff !== undefined) await revocation.revoke(sub, cutoff);
+  return value;
+}
+
+/**
+ * The signed-in user changes their password. The current one is checked
+ * under sign-in's guessing limits (the same counters: guesses here and at
+ * sign-in add up); a wrong one is the 401 of a wrong sign-in. Then every
+ * other session ends and every bearer token issued until now is refused —
+ * a bearer caller's own token included (nothing tells it apart from a
+ * stolen copy); `sessionToken`, the caller's own session cookie, continues.
+ */
+export async function changePassword(
+  store: AccountStore,
+  { hasher, failures, revocation }: LifecycleGuards,
+  user: User,
+  input: {
+    currentPassword: string;
+    newPassword: string;
+    address: string;
+    sessionToken: string | undefined;
+  },
+  audit: AuditContext,
+): Promise<void> {
+  const account = accountCounter(user.email, input.address);
+  const event = { subject: user.id, details: { method: 'password', purpose: 'password_change' } };
+  const refusal = { audit, entry: { action: 'sign_in.refused' as const, ...event } };
+  const attempt = await beginAttempt(
+    failures,
+    [account, ipCounter(input.address)],
+    audit.at,
+    refusal,
+  );
+  let ok: boolean;
+  try {
+    ok = await hasher.verify(input.currentPassword, user.passwordHash);
+  } catch (error) {
+    // Refused for lack of capacity (503): nothing was checked, so nothing counts.
+    await forgiveAttempt(failures, attempt);
+    throw error;
+  }
+  if (!ok) {
+    await store.recordSecurityEvent(audit, { action: 'sign_in.failed', ...event });
+    throw fail('credentials.invalid');
+  }
+  await forgiveAttempt(failures, attempt, [account.key]);
+  const passwordHash = await hasher.hash(input.newPassword);
+  const keep = input.sessionToken === undefined ? undefined : hashOf(input.sessionToken);
+  await revoked(revocation, user.id, store.changePassword(user.id, passwordHash, keep, audit));
+}
+
+/** "Sign out everywhere": every session of the account ends and every token issued until now is refused. */
+export const endEverySession = (
+  store: AccountStore,
+  revocation: TokenRevocation,
+  userId: string,
+  audit: AuditContext,
+): Promise<void> => revoked(revocation, userId, store.endEverySession(userId, audit));
+
+/** What employees see of an account. */
+export const accountSummaryOf = (user: User): AccountSummary => ({
+  id: user.id,
+  email: user.email,
+  role: user.role,
+  disabled: user.disabledAt !== null,
+  createdAt: user.createdAt.toISOString(),
+  disabledAt: user.disabledAt?.toISOString() ?? null,
+});
+
+/** A page of accounts, newest first. */
+export async function searchAccounts(
+  store: AccountStore,
+  query: Omit<UserSearch, 'limit'> & { limit?: number },
+) {
+  const limit = query.limit ?? USER_PAGE_DEFAULT;
+  const page = userPageOf(await store.searchUsers({ ...query, limit }), limit);
+  return { users: page.users.map(accountSummaryOf), nextCursor: page.nextCursor };
+}
+
+/** One account; 404 when there is none of this id. */
+export async function findAccount(store: AccountStore, id: string): Promise<AccountSummary> {
+  const user = await store.findUserById(id);
+  if (!user) throw fail('account.not_found');
+  return accountSummaryOf(user);
+}
+
+/** An employee changes an account's role or state (see `changeAccount` for what each revokes). */
+export const changeAccount = async (
+  store: AccountStore,
+  revocation: TokenRevocation,
+  input: { id: string; change: AccountChange },
+  audit: AuditContext,
+): Promise<AccountSummary> =>
+  accountSummaryOf(
+    await revoked(revocation, input.id, store.changeAccount(input.id, input.change, audit)),
+  );
+
+/** An employee (or an operator's command) sets an account's password; every credential but passkeys is revoked. */
+export async function setAccountPassword(
+  store: AccountStore,
+  { hasher, revocation }: Pick<LifecycleGuards, 'hasher' | 'revocation'>,
+  input: { id: string; password: string },
+  audit: AuditContext,
+): Promise<void> {
+  // Not found before the hash is paid for.
+  if (!(await store.findUserById(input.id))) throw fail('account.not_found');
+  const passwordHash = await hasher.hash(input.password);
+  await revoked(revocation, input.id, store.setAccountPassword(input.id, passwordHash, audit));
+}
+
+/** Deletes an account (see `deleteAccount` for what goes with it and what stays). */
+export const deleteAccount = async (
+  store: AccountStore,
+  revocation: TokenRevocation,
+  id: string,
+  audit: AuditContext,
+): Promise<User> => revoked(revocation, id, store.deleteAccount(id, audit));
