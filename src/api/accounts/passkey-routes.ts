@@ -165,7 +165,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
           input,
           audit,
         );
-        return signedInResponse(deps, request, set, user, { method: 'passkey', audit });
+        return signedInResponse(deps, set, user, { method: 'passkey', audit });
       },
       {
         writes: {
