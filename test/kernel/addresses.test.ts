@@ -91,9 +91,7 @@ describe('the client behind the proxies', () => {
   });
 
   test('invalid entries are skipped', () => {
-    expect(clientAddress('198.51.100.9, garbage, , 10.0.0.1', proxy, lan)).toBe(
-      '198.51.100.9',
-    );
+    expect(clientAddress('198.51.100.9, garbage, , 10.0.0.1', proxy, lan)).toBe('198.51.100.9');
   });
 
   test('when every entry is trusted, the left-most', () => {

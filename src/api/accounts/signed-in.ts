@@ -11,7 +11,7 @@ import { SignInResponse } from './schemas';
 
 const SetCookie = z
   .string()
-  .describe('The session cookie (HttpOnly, SameSite=Lax; Secure when the service is configured for HTTPS)');
+  .describe('The session cookie (HttpOnly, SameSite=Lax; Secure over HTTPS)');
 
 /** The answer of both sign-ins, documented with its cookie. */
 export const SignedIn = withHeaders(SignInResponse, { 'Set-Cookie': SetCookie });
