@@ -39,7 +39,7 @@ describe('the session cookie follows configuration, never the request', () => {
 
   test('http PUBLIC_ORIGIN: no Secure, whatever Origin or X-Forwarded-Proto say', async () => {
     const ctx = accountsSetup({ TRUST_PROXY: 'true' });
-    const forged = [
+    const forged: Record<string, string>[] = [
       { origin: HTTPS_ORIGIN },
       { 'x-forwarded-proto': 'https' },
       { origin: HTTPS_ORIGIN, 'x-forwarded-proto': 'https' },
