@@ -117,8 +117,8 @@ for (const store of storesUnderTest()) {
           await archive(target);
           for (const token of [ctx.customer, ctx.employee]) {
             const res = await read(target, token);
-            const { id: read, archived } = res.body as Property;
-            expect([res.status, read, archived]).toEqual([200, target, true]);
+            const { id: seen, archived } = res.body as Property;
+            expect([res.status, seen, archived]).toEqual([200, target, true]);
           }
           // The owner's read is cached now: an anonymous reader, even naming its ETag, gets 404.
           const etag = (await read(target, ctx.customer)).headers.get('etag')!;
