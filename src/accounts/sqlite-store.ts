@@ -79,6 +79,15 @@ const accountTablesOf = (tx: Tx): AccountTables => ({
       .run();
   },
   usedChallenges: () => tx.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0,
+  usedChallengesOf: (userId, limit) =>
+    tx
+      .select({ expiresAt: webauthnChallenges.expiresAt })
+      .from(webauthnChallenges)
+      .where(eq(webauthnChallenges.userId, userId))
+      .orderBy(asc(webauthnChallenges.expiresAt))
+      .limit(limit)
+      .all()
+      .map((row) => row.expiresAt),
   insertChallenge: (values) =>
     tx
       .insert(webauthnChallenges)
@@ -160,14 +169,6 @@ export function sqliteAccountStore(db: Db) {
         .all(),
     findPasskeyByCredentialId: (credentialId: string) =>
       db.select().from(passkeys).where(eq(passkeys.credentialId, credentialId)).get(),
-    newestPasskey: () =>
-      db
-        .select({ credentialId: passkeys.credentialId, transports: passkeys.transports })
-        .from(passkeys)
-        // The newest insert by rowid: one index step, no scan of the table.
-        .orderBy(desc(sql`rowid`))
-        .limit(1)
-        .get(),
     usedChallengeCount: () => db.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0,
     ...accountOperations(run),
     failures: tableFailureLedger(run),
