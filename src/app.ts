@@ -46,9 +46,9 @@ import { healthRoutes } from './api/health/routes';
 import { idempotency, withIdempotency } from './api/idempotency';
 import { listingsRoutes } from './api/listings/routes';
 import { metricsRoutes } from './api/metrics/routes';
-import { authPlugin } from './api/plugins/auth';
+import { authPlugin, credentialChecksOf } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
-import { jsonBody } from './api/plugins/json-body';
+import { type CredentialsFirst, jsonBody } from './api/plugins/json-body';
 import { writeLimit } from './api/plugins/write-limit';
 import { RequestMetrics } from './api/request/metrics';
 import { withRoutableTarget } from './api/request/target';
@@ -243,11 +243,12 @@ export function buildDeps({
 export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: ExtraRoutes) {
   const deps = 'auth' in options ? options : buildDeps(options);
   let allowedMethods: (path: string) => string[] = () => [];
+  let credentialsFirst: CredentialsFirst = () => undefined;
 
   const app = new Elysia()
     .use(requestContext({ corsOrigins: deps.config.corsOrigins }))
     .use(errorHandler({ logger: deps.logger, allowedMethods: (path) => allowedMethods(path) }))
-    .use(jsonBody)
+    .use(jsonBody((request, route) => credentialsFirst(request, route)))
     .use(docsRoutes(() => routes))
     .use(healthRoutes(deps))
     .use(listingsRoutes(deps))
@@ -260,6 +261,7 @@ export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: Ext
 
   const routes: readonly RouteLike[] = app.routes;
   allowedMethods = routeTable(app.routes);
+  credentialsFirst = credentialChecksOf(app.routes);
   deps.requests.useRoutes(app.routes);
   return app;
 }

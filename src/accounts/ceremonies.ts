@@ -12,17 +12,18 @@ import type { AuditContext } from '@/audit/record';
 import { uuidv7 } from '@/db/ids';
 import type { Passkey, User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
-import { type MaybePromise, whenReady } from '@/rate-limit/store';
+import type { MaybePromise } from '@/rate-limit/store';
 import {
   type CeremonyKind,
   CHALLENGE_TTL_MS,
+  emailBinding,
   issueChallenge,
   type LiveChallenge,
   readChallenge,
   signedChallenge,
 } from './challenges';
-import { decoyDescriptor } from './decoy';
 import { UNKNOWN_CREDENTIAL_DETAIL } from './messages';
+import { webauthnTransports } from './passkeys';
 import { providerOf } from './provider-names';
 import type { AccountStore } from './store';
 
@@ -31,8 +32,6 @@ export interface RelyingParty {
   id: string;
   name: string;
   origins: string[];
-  /** Keys the decoy credential ids handed out for unknown emails. */
-  decoyKey: string;
   /** Signs the stateless challenges. */
   challengeKey: string;
   /** The operator's provider names by AAGUID, over the vendored list. */
@@ -71,7 +70,7 @@ export async function startRegistration(
     userID: userHandleOf(user.id),
     challenge: issueChallenge(
       rp.challengeKey,
-      { kind: 'registration', userId: user.id, conditional },
+      { kind: 'registration', boundTo: user.id, conditional },
       now,
     ),
     timeout: CHALLENGE_TTL_MS,
@@ -97,13 +96,11 @@ export async function finishRegistration(
   audit: AuditContext,
 ): Promise<Passkey> {
   const now = audit.at;
-  const stored = await useSignedChallenge(
-    store,
-    rp.challengeKey,
-    input.response.response.clientDataJSON,
-    { kind: 'registration', boundTo: input.userId },
+  const stored = readSignedChallenge(rp.challengeKey, input.response.response.clientDataJSON, {
+    kind: 'registration',
+    boundTo: input.userId,
     now,
-  );
+  });
   if (!stored) throw fail('passkey.ceremony_failed');
 
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
@@ -124,6 +121,9 @@ export async function finishRegistration(
     throw fail('passkey.ceremony_failed');
   }
   if (!verified.verified) throw fail('passkey.ceremony_failed');
+  // Only now, with the attestation verified, is the challenge spent.
+  if (!(await consume(store, stored, 'registration', input.userId, now)))
+    throw fail('passkey.ceremony_failed');
   const { credential, credentialDeviceType, credentialBackedUp, aaguid } =
     verified.registrationInfo;
   const provider = providerOf(aaguid, rp.providers);
@@ -135,7 +135,9 @@ export async function finishRegistration(
       credentialId: credential.id,
       publicKey: Buffer.from(credential.publicKey),
       counter: credential.counter,
-      transports: credential.transports ?? input.response.response.transports ?? [],
+      transports: webauthnTransports(
+        credential.transports ?? input.response.response.transports ?? [],
+      ),
       deviceType: credentialDeviceType,
       backedUp: credentialBackedUp,
       name: input.name,
@@ -149,41 +151,36 @@ export async function finishRegistration(
 }
 
 /**
- * Authentication options, user verification required. Without an email:
- * usernameless (empty allowCredentials, the browser offers the site's
- * discoverable passkeys). With one: that account's passkeys, and the
- * challenge only accepts them; an email without passkeys gets a decoy.
+ * Authentication options, user verification required, `allowCredentials`
+ * always empty: every passkey here is discoverable (registration requires
+ * it), so the browser offers the site's passkeys itself. With an email the
+ * challenge is bound to it (inside its MAC) and only accepts that account's
+ * passkeys. Nothing is looked up: the answer for an account with passkeys,
+ * one without and an unknown email is alike in every byte's distribution
+ * (and in time), so it tells nobody which emails have passkeys.
  */
-export async function startAuthentication(
-  store: AccountStore,
+export function startAuthentication(
   rp: RelyingParty,
   email: string | undefined,
   now: number,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const user = email === undefined ? undefined : await store.findUserByEmail(email);
-  const owned = user ? await store.listPasskeys(user.id) : [];
-  const allowCredentials =
-    email === undefined
-      ? []
-      : owned.length > 0
-        ? owned.map(descriptorOf)
-        : [decoyDescriptor(await store.newestPasskey(), rp.decoyKey, email)];
-  // Only an account with passkeys binds the challenge to itself: a decoy must not differ.
-  const userId = owned.length > 0 && user ? user.id : null;
+  const boundTo = email === undefined ? null : emailBinding(email);
   return generateAuthenticationOptions({
     rpID: rp.id,
-    allowCredentials,
+    allowCredentials: [],
     // A passkey replaces the password: the authenticator must verify the person (PIN, biometrics).
     userVerification: 'required',
-    challenge: issueChallenge(rp.challengeKey, { kind: 'authentication', userId }, now),
+    challenge: issueChallenge(rp.challengeKey, { kind: 'authentication', boundTo }, now),
     timeout: CHALLENGE_TTL_MS,
   });
 }
 
 /**
- * Verifies an assertion against the live challenge it signed (consumed, so a
- * replay fails) and the stored credential; updates the counter, backup state
- * and last use. Every failure is the same 401.
+ * Verifies an assertion against the live challenge it signed and the stored
+ * credential, then takes the challenge out of play (a replay fails) and
+ * updates the counter, backup state and last use. The challenge is spent
+ * only once the signature holds: a junk assertion spends nothing and adds
+ * nothing to the used set. Every failure is the same 401.
  */
 export async function finishAuthentication(
   store: AccountStore,
@@ -192,15 +189,15 @@ export async function finishAuthentication(
   now: number,
 ): Promise<User> {
   const passkey = await store.findPasskeyByCredentialId(response.id);
-  // A challenge bound to an account (options asked with its email) only holds for its passkeys.
-  const stored = await useSignedChallenge(
-    store,
-    rp.challengeKey,
-    response.response.clientDataJSON,
-    { kind: 'authentication', boundTo: passkey?.userId ?? null },
-    now,
-  );
   if (!passkey) throw fail('credentials.invalid', { detail: UNKNOWN_CREDENTIAL_DETAIL });
+  const user = await store.findUserById(passkey.userId);
+  if (!user) throw fail('credentials.invalid');
+  // A challenge asked with an email holds only for the passkeys of that email's account.
+  const stored = readSignedChallenge(rp.challengeKey, response.response.clientDataJSON, {
+    kind: 'authentication',
+    boundTo: emailBinding(user.email),
+    now,
+  });
   if (!stored) throw fail('credentials.invalid');
   const handle = response.response.userHandle;
   if (handle !== undefined && userIdOfHandle(handle) !== passkey.userId)
@@ -226,6 +223,8 @@ export async function finishAuthentication(
     throw fail('credentials.invalid');
   }
   if (!verified.verified) throw fail('credentials.invalid');
+  if (!(await consume(store, stored, 'authentication', passkey.userId, now)))
+    throw fail('credentials.invalid');
   const info = verified.authenticationInfo;
   const recorded = await store.recordPasskeyUse(
     passkey,
@@ -236,34 +235,39 @@ export async function finishAuthentication(
     },
     now,
   );
-  const user = await store.findUserById(passkey.userId);
-  if (!recorded || !user) throw fail('credentials.invalid');
+  if (!recorded) throw fail('credentials.invalid');
   return user;
 }
 
-/**
- * The live challenge a response signed, taken out of play (a second use is a
- * replay: of two uses at once, on any store, exactly one wins); null when it is not one this server issued for `kind` and `boundTo`.
- */
-export function useSignedChallenge(
-  store: AccountStore,
+/** The live challenge a response signed, when it is one this server issued for `kind` and `boundTo`. */
+function readSignedChallenge(
   secret: string,
   clientDataJSON: string,
-  input: { kind: CeremonyKind; boundTo: string | null },
-  now: number,
-): MaybePromise<LiveChallenge | null> {
+  input: { kind: CeremonyKind; boundTo: string | null; now: number },
+): LiveChallenge | null {
   const challenge = signedChallenge(clientDataJSON);
-  const live = challenge === null ? null : readChallenge(secret, challenge, input, now);
-  if (!live) return null;
-  const used = store.markChallengeUsed(
+  return challenge === null ? null : readChallenge(secret, challenge, input, input.now);
+}
+
+/**
+ * Takes a verified ceremony's challenge out of play; false when it was
+ * already (a replay: of two uses at once, on any store, exactly one wins).
+ */
+function consume(
+  store: AccountStore,
+  live: LiveChallenge,
+  kind: CeremonyKind,
+  userId: string,
+  now: number,
+): MaybePromise<boolean> {
+  return store.markChallengeUsed(
     {
       id: uuidv7(now),
       challenge: live.challenge,
-      kind: input.kind,
-      userId: live.userId,
+      kind,
+      userId,
       expiresAt: new Date(live.expiresAt),
     },
     now,
   );
-  return whenReady(used, (fresh) => (fresh ? live : null));
 }

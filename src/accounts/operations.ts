@@ -3,7 +3,7 @@ import type { Passkey, User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
 import { step } from '@/kernel/steps';
 import type { MaybePromise } from '@/rate-limit/store';
-import { USED_CHALLENGES_MAX } from './challenges';
+import { USED_CHALLENGES_MAX, USED_CHALLENGES_PER_ACCOUNT } from './challenges';
 import { defaultPasskeyName } from './provider-names';
 import { publicSessionIdOf } from './session-ids';
 import type { AccountRunner, NewChallenge, NewPasskey, NewSession, NewUser } from './tables';
@@ -132,13 +132,25 @@ export function accountOperations(run: AccountRunner) {
       }),
 
     /**
-     * Marks a live challenge used; false when it already was (a replay). The
-     * used set keeps a challenge until it expires, after which its own expiry
-     * refuses it, so the set holds at most the challenges of the last 5 minutes.
+     * Marks the challenge of a verified ceremony used; false when it already
+     * was (a replay). The used set keeps a challenge until it expires, after
+     * which its own expiry refuses it, so the set holds at most the
+     * challenges of the last 5 minutes: at most `USED_CHALLENGES_PER_ACCOUNT`
+     * of one account (429 past it, until its soonest one expires) and
+     * `USED_CHALLENGES_MAX` in all (503).
      */
-    markChallengeUsed: (challenge: NewChallenge, now: number) =>
+    markChallengeUsed: (challenge: NewChallenge & { userId: string }, now: number) =>
       run(function* (tables) {
         yield* step(tables.deleteExpiredChallenges(now));
+        const own = yield* step(
+          tables.usedChallengesOf(challenge.userId, USED_CHALLENGES_PER_ACCOUNT),
+        );
+        if (own.length >= USED_CHALLENGES_PER_ACCOUNT) {
+          const retryAfterMs = own[0]!.getTime() - now;
+          throw fail('auth.too_many_requests', {
+            retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+          });
+        }
         const used = yield* step(tables.usedChallenges());
         if (used >= USED_CHALLENGES_MAX) throw fail('service.busy', { retryAfterSeconds: 60 });
         return yield* step(tables.insertChallenge(challenge));

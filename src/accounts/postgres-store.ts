@@ -140,6 +140,15 @@ const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables => ({
     const [counted] = await tx.select({ n: count() }).from(webauthnChallenges);
     return counted?.n ?? 0;
   },
+  async usedChallengesOf(userId, limit) {
+    const rows = await tx
+      .select({ expiresAt: webauthnChallenges.expiresAt })
+      .from(webauthnChallenges)
+      .where(eq(webauthnChallenges.userId, userId))
+      .orderBy(asc(webauthnChallenges.expiresAt))
+      .limit(limit);
+    return rows.map((row) => row.expiresAt);
+  },
   async insertChallenge(values) {
     const inserted = await tx
       .insert(webauthnChallenges)
@@ -299,15 +308,6 @@ export function postgresAccountStore(
       hasNul(credentialId)
         ? undefined
         : first(db.select().from(passkeys).where(eq(passkeys.credentialId, credentialId))),
-    newestPasskey: () =>
-      first(
-        db
-          .select({ credentialId: passkeys.credentialId, transports: passkeys.transports })
-          .from(passkeys)
-          // uuidv7 ids grow with the time of the insert: one step of the primary key.
-          .orderBy(desc(passkeys.id))
-          .limit(1),
-      ),
     usedChallengeCount: async () =>
       (await first(db.select({ n: count() }).from(webauthnChallenges)))?.n ?? 0,
     async tokenCutoffs() {

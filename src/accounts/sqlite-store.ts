@@ -106,6 +106,15 @@ const accountTablesOf = (tx: Tx, limits: AuditLimits): AccountTables => ({
       .run();
   },
   usedChallenges: () => tx.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0,
+  usedChallengesOf: (userId, limit) =>
+    tx
+      .select({ expiresAt: webauthnChallenges.expiresAt })
+      .from(webauthnChallenges)
+      .where(eq(webauthnChallenges.userId, userId))
+      .orderBy(asc(webauthnChallenges.expiresAt))
+      .limit(limit)
+      .all()
+      .map((row) => row.expiresAt),
   insertChallenge: (values) =>
     tx
       .insert(webauthnChallenges)
@@ -227,14 +236,6 @@ export function sqliteAccountStore(db: Db, limits: AuditLimits = DEFAULT_AUDIT_L
         .all(),
     findPasskeyByCredentialId: (credentialId: string) =>
       db.select().from(passkeys).where(eq(passkeys.credentialId, credentialId)).get(),
-    newestPasskey: () =>
-      db
-        .select({ credentialId: passkeys.credentialId, transports: passkeys.transports })
-        .from(passkeys)
-        // The newest insert by rowid: one index step, no scan of the table.
-        .orderBy(desc(sql`rowid`))
-        .limit(1)
-        .get(),
     usedChallengeCount: () => db.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0,
     tokenCutoffs: () => [
       ...db

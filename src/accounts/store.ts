@@ -26,12 +26,6 @@ export interface SessionLookup {
   disabledAt: Date | null;
 }
 
-/** The id length and transports of the newest stored passkey (the decoy's shape). */
-export interface PasskeyShape {
-  credentialId: string;
-  transports: string[];
-}
-
 /**
  * Where the accounts domain keeps its rows: users, browser sessions,
  * passkeys, used WebAuthn challenges and sign-in failures, with the
@@ -56,7 +50,6 @@ export interface AccountStore extends AccountOperations, LifecycleOperations {
   /** Oldest first, in the order they were added. */
   listPasskeys(userId: string): MaybePromise<Passkey[]>;
   findPasskeyByCredentialId(credentialId: string): MaybePromise<Passkey | undefined>;
-  newestPasskey(): MaybePromise<PasskeyShape | undefined>;
   /** Used challenges currently remembered. */
   usedChallengeCount(): MaybePromise<number>;
   /** Sign-in failures (the ledger without Redis). */

@@ -45,6 +45,8 @@ export interface AccountTables {
   ): MaybePromise<boolean>;
   deleteExpiredChallenges(now: number): MaybePromise<void>;
   usedChallenges(): MaybePromise<number>;
+  /** When the account's used challenges expire, soonest first, at most `limit` of them. */
+  usedChallengesOf(userId: string, limit: number): MaybePromise<Date[]>;
   /** False when the challenge is stored already (a replay), even by a transaction still running. */
   insertChallenge(values: NewChallenge): MaybePromise<boolean>;
   /**

@@ -12,15 +12,13 @@ export interface Address {
   value: bigint;
 }
 
-/** Loopback and private ranges: the proxies trusted when TRUSTED_PROXIES is unset. */
-export const DEFAULT_TRUSTED_PROXIES = [
-  '127.0.0.0/8',
-  '::1',
-  '10.0.0.0/8',
-  '172.16.0.0/12',
-  '192.168.0.0/16',
-  'fc00::/7',
-] as const;
+/**
+ * Loopback only: the proxies trusted when TRUSTED_PROXIES is unset. Any other
+ * host of a private network (a LAN, a VPC, a container network) could write
+ * X-Forwarded-For and choose the address it is counted under, so a proxy
+ * elsewhere is trusted only when the operator names it.
+ */
+export const DEFAULT_TRUSTED_PROXIES = ['127.0.0.0/8', '::1'] as const;
 
 /** Only the right-most part of a longer X-Forwarded-For is read (the part proxies append to). */
 export const MAX_FORWARDED_LENGTH = 1024;

@@ -5,20 +5,32 @@ import { fail } from '@/kernel/errors';
 export const scopeOf = (caller: Caller | null): string | null =>
   caller?.aud === 'customer' ? caller.sub : null;
 
+/** Whether a signed-in caller acts on a property of `ownerId`: employees on all, a customer on its own. */
+const actsOn = (ownerId: string, caller: Caller): boolean => {
+  const scope = scopeOf(caller);
+  return scope === null || ownerId === scope;
+};
+
 /**
  * Another owner's property does not exist for a customer (404, existence not
- * revealed); employees and anonymous readers see every property.
+ * revealed); employees see every property. The routes using this need a
+ * credential: without one nothing is visible through it.
  */
 export function ensureVisible<T extends { owner_id: string }>(
   row: T | null,
   caller: Caller | null,
 ): T {
-  if (!row || !canSee(row.owner_id, caller)) throw fail('property.not_found');
+  if (!row || caller === null || !actsOn(row.owner_id, caller)) throw fail('property.not_found');
   return row;
 }
 
-/** Whether `caller` may see a property of `ownerId`. */
-export function canSee(ownerId: string, caller: Caller | null): boolean {
-  const scope = scopeOf(caller);
-  return scope === null || ownerId === scope;
-}
+/**
+ * Whether `caller` may read a property: employees every one, a customer its
+ * own, an anonymous reader a live one only — an archived property is out of
+ * the listings, so it does not exist for anyone but its owner and employees
+ * (docs/listings.md).
+ */
+export const canSee = (
+  property: { ownerId: string; archived: boolean },
+  caller: Caller | null,
+): boolean => (caller === null ? !property.archived : actsOn(property.ownerId, caller));

@@ -78,6 +78,7 @@ under.describe('the accounts store', () => {
 
   test('one challenge used five times at once: exactly one use wins', async () => {
     const { store } = open();
+    const { id: userId } = await newUser(store);
     const challenge = 'c'.repeat(56);
     const uses = await Promise.all(
       Array.from({ length: 5 }, () =>
@@ -86,7 +87,7 @@ under.describe('the accounts store', () => {
             id: uuidv7(NOW),
             challenge,
             kind: 'authentication',
-            userId: null,
+            userId,
             expiresAt: new Date(NOW + 60_000),
           },
           NOW,
@@ -250,10 +251,6 @@ under.describe('the accounts store', () => {
       backedUp: false,
       transports: [],
       deviceType: 'singleDevice',
-    });
-    expect(await store.newestPasskey()).toEqual({
-      credentialId: second.credentialId,
-      transports: [],
     });
   });
 

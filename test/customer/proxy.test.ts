@@ -16,8 +16,11 @@ const anonymous = (ctx: ReturnType<typeof createTestApp>, forwardedFor?: string)
 
 describe('the anonymous per-IP limit behind a proxy', () => {
   test('a spoofed left-most X-Forwarded-For entry does not buy a new budget', async () => {
-    // In-process requests come from loopback: a trusted proxy by default.
-    const ctx = createTestApp({ env: { ...LIMIT, TRUST_PROXY: 'true' }, clock: manualClock() });
+    // In-process requests come from loopback, a trusted proxy; a second proxy sits in 10/8.
+    const ctx = createTestApp({
+      env: { ...LIMIT, TRUST_PROXY: 'true', TRUSTED_PROXIES: '127.0.0.0/8, 10.0.0.0/8' },
+      clock: manualClock(),
+    });
     for (let i = 0; i < 3; i++) {
       expect((await anonymous(ctx, `192.0.2.${i}, 198.51.100.9`)).status).toBe(401);
     }

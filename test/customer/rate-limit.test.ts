@@ -183,7 +183,11 @@ function limiterTests() {
     });
 
     test('with TRUST_PROXY the X-Forwarded-For address is counted, else the peer', async () => {
-      const trusted = await start({ TRUST_PROXY: 'true', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' });
+      const trusted = await start({
+        ...{ TRUST_PROXY: 'true', TRUSTED_PROXIES: '127.0.0.0/8, ::1, 10.0.0.0/8' },
+        RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1',
+      });
+      // A second proxy (10.0.0.1) between the client and the first one.
       const from = (ip: string) => ({ headers: { 'x-forwarded-for': `${ip}, 10.0.0.1` } });
       expect((await trusted.http.call('GET', TRANSACTIONS, from('203.0.113.1'))).status).toBe(401);
       expect((await trusted.http.call('GET', TRANSACTIONS, from('203.0.113.2'))).status).toBe(401);

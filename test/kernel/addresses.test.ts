@@ -22,14 +22,14 @@ describe('trusted ranges', () => {
     ['::1', true],
     ['[::1]:8080', true],
     ['::ffff:127.0.0.1', true],
-    ['10.1.2.3', true],
-    ['172.16.0.1', true],
-    ['172.31.255.255', true],
+    ['10.1.2.3', false],
+    ['172.16.0.1', false],
+    ['172.31.255.255', false],
     ['172.32.0.1', false],
-    ['192.168.1.1', true],
+    ['192.168.1.1', false],
     ['192.169.1.1', false],
-    ['fd12:3456::1', true],
-    ['fc00::', true],
+    ['fd12:3456::1', false],
+    ['fc00::', false],
     ['fe80::1', false],
     ['2001:db8::1', false],
     ['203.0.113.7', false],
@@ -77,47 +77,47 @@ describe('trusted ranges', () => {
 
 describe('the client behind the proxies', () => {
   const proxy = '10.0.0.2';
+  /** Proxies on a private network, as an operator would list them. */
+  const lan = ranges('127.0.0.0/8, ::1, 10.0.0.0/8, 192.168.0.0/16');
 
   test('the right-most untrusted entry, not the left-most the client wrote', () => {
-    expect(clientAddress('1.2.3.4, 198.51.100.9', proxy, defaults)).toBe('198.51.100.9');
+    expect(clientAddress('1.2.3.4, 198.51.100.9', proxy, lan)).toBe('198.51.100.9');
   });
 
   test('trusted proxies on the right are skipped', () => {
-    expect(clientAddress('1.2.3.4, 198.51.100.9, 10.0.0.1, 192.168.0.5', proxy, defaults)).toBe(
+    expect(clientAddress('1.2.3.4, 198.51.100.9, 10.0.0.1, 192.168.0.5', proxy, lan)).toBe(
       '198.51.100.9',
     );
   });
 
   test('invalid entries are skipped', () => {
-    expect(clientAddress('198.51.100.9, garbage, , 10.0.0.1', proxy, defaults)).toBe(
-      '198.51.100.9',
-    );
+    expect(clientAddress('198.51.100.9, garbage, , 10.0.0.1', proxy, lan)).toBe('198.51.100.9');
   });
 
   test('when every entry is trusted, the left-most', () => {
-    expect(clientAddress('192.168.1.20, 10.0.0.1', proxy, defaults)).toBe('192.168.1.20');
-    expect(clientAddress(null, proxy, defaults)).toBe(proxy);
-    expect(clientAddress('garbage', proxy, defaults)).toBe(proxy);
+    expect(clientAddress('192.168.1.20, 10.0.0.1', proxy, lan)).toBe('192.168.1.20');
+    expect(clientAddress(null, proxy, lan)).toBe(proxy);
+    expect(clientAddress('garbage', proxy, lan)).toBe(proxy);
   });
 
   test('a peer that is not a trusted proxy is the client: its header proves nothing', () => {
-    expect(clientAddress('1.2.3.4', '198.51.100.1', defaults)).toBe('198.51.100.1');
+    expect(clientAddress('1.2.3.4', '198.51.100.1', lan)).toBe('198.51.100.1');
   });
 
   test('one spelling per address', () => {
-    expect(clientAddress('[2001:DB8:0:0::1]:443', proxy, defaults)).toBe('2001:db8::1');
-    expect(clientAddress('::ffff:198.51.100.9', proxy, defaults)).toBe('198.51.100.9');
-    expect(clientAddress('198.51.100.9:5000', proxy, defaults)).toBe('198.51.100.9');
-    expect(clientAddress('2001:db8:0:1:0:0:0:1', proxy, defaults)).toBe('2001:db8:0:1::1');
+    expect(clientAddress('[2001:DB8:0:0::1]:443', proxy, lan)).toBe('2001:db8::1');
+    expect(clientAddress('::ffff:198.51.100.9', proxy, lan)).toBe('198.51.100.9');
+    expect(clientAddress('198.51.100.9:5000', proxy, lan)).toBe('198.51.100.9');
+    expect(clientAddress('2001:db8:0:1:0:0:0:1', proxy, lan)).toBe('2001:db8:0:1::1');
   });
 
   test('only the right-most 1 KiB and 32 entries of the header are read', () => {
     const padding = Array.from({ length: 500 }, (_, i) => `203.0.${i >> 8}.${i & 255}`).join(', ');
     // The client pads its header to push the proxy's entry out of reach: it stays in reach.
-    expect(clientAddress(`${padding}, 198.51.100.9`, proxy, defaults)).toBe('198.51.100.9');
+    expect(clientAddress(`${padding}, 198.51.100.9`, proxy, lan)).toBe('198.51.100.9');
     const trustedTail = Array.from({ length: 40 }, () => '10.0.0.1').join(',');
     // 40 trusted hops: the 32 read are all trusted, so the left-most of those.
-    expect(clientAddress(`198.51.100.9, ${trustedTail}`, proxy, defaults)).toBe('10.0.0.1');
+    expect(clientAddress(`198.51.100.9, ${trustedTail}`, proxy, lan)).toBe('10.0.0.1');
     expect(forwardedEntries(trustedTail)).toHaveLength(32);
     const long = `${'1'.repeat(2000)},198.51.100.9`;
     expect(forwardedEntries(long)).toEqual(['198.51.100.9']);
@@ -125,9 +125,16 @@ describe('the client behind the proxies', () => {
 });
 
 describe('TRUSTED_PROXIES', () => {
-  test('defaults to loopback and the private ranges', () => {
+  test('defaults to loopback only: a private network is not trusted unless listed', () => {
     const config = parseConfig({ DATABASE_PATH: ':memory:' });
     expect(config.trustedProxies).toEqual(defaults);
+    expect(config.trustedProxies).toEqual(ranges('127.0.0.0/8, ::1'));
+    for (const neighbour of ['10.0.0.2', '172.17.0.3', '192.168.1.20', 'fd00::5'])
+      expect(isTrusted(neighbour, config.trustedProxies)).toBe(false);
+    // A neighbour on the LAN cannot choose the address it is counted under.
+    expect(clientAddress('198.51.100.9', '192.168.1.20', config.trustedProxies)).toBe(
+      '192.168.1.20',
+    );
   });
 
   test('is read as a list', () => {

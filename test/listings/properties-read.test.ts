@@ -84,6 +84,54 @@ for (const store of storesUnderTest()) {
         expect(res.status).toBe(401);
       });
 
+      describe('an archived property', () => {
+        const archive = async (target: string) => {
+          const res = await ctx.request('DELETE', `/listings/properties/${target}`, {
+            token: ctx.customer,
+          });
+          expect(res.status).toBe(204);
+        };
+        const read = (target: string, token?: string, headers: Record<string, string> = {}) =>
+          ctx.request('GET', `/listings/properties/${target}`, { token, headers });
+
+        test('404 without a token, live again after unarchiving', async () => {
+          const target = await postProperty(ctx);
+          // Read once while live, in the fast lane: the read cache holds it.
+          const fastAnswers = ctx.lanes.fast;
+          expect((await read(target)).status).toBe(200);
+          expect(ctx.lanes.fast).toBe(fastAnswers + 1);
+          await archive(target);
+          for (let i = 0; i < 2; i++) {
+            const res = await read(target);
+            expect([res.status, res.body]).toEqual([404, problemOf(404)]);
+          }
+          const unarchived = await ctx.request('POST', `/listings/properties/${target}/unarchive`, {
+            token: ctx.customer,
+          });
+          expect(unarchived.status).toBe(204);
+          expect((await read(target)).status).toBe(200);
+        });
+
+        test('its owner and employees still read it, and that read is not shown to anyone else', async () => {
+          const target = await postProperty(ctx);
+          await archive(target);
+          for (const token of [ctx.customer, ctx.employee]) {
+            const res = await read(target, token);
+            const { id: seen, archived } = res.body as Property;
+            expect([res.status, seen, archived]).toEqual([200, target, true]);
+          }
+          // The owner's read is cached now: an anonymous reader, even naming its ETag, gets 404.
+          const etag = (await read(target, ctx.customer)).headers.get('etag')!;
+          const asked: Record<string, string>[] = [{}, { 'if-none-match': etag }];
+          for (const headers of asked) {
+            const res = await read(target, undefined, headers);
+            expect([res.status, res.body]).toEqual([404, problemOf(404)]);
+          }
+          const other = await read(target, await ctx.tokenFor(OTHER_OWNER, 'customer'));
+          expect([other.status, other.body]).toEqual([404, problemOf(404)]);
+        });
+      });
+
       test("404 for another owner's customer (existence not revealed)", async () => {
         const other = await ctx.tokenFor(OTHER_OWNER, 'customer');
         const res = await ctx.request('GET', `/listings/properties/${id}`, { token: other });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decoyDescriptor } from '@/accounts/decoy';
+import { readChallenge } from '@/accounts/challenges';
 import { derivedKey } from '@/auth/keys';
 import { ConfigError, parseConfig } from '@/config';
 import { openDatabase } from '@/db/client';
@@ -83,28 +83,30 @@ describe('an existing jwt-secret file', () => {
 });
 
 describe('one key per purpose', () => {
-  test('derived keys differ from the secret and from each other, and are stable', () => {
-    const key = derivedKey(SECRET, 'passkey-decoy');
-    expect(key).toBe(derivedKey(SECRET, 'passkey-decoy'));
+  test('the derived key differs from the secret and is stable', () => {
+    const key = derivedKey(SECRET, 'passkey-challenge');
+    expect(key).toBe(derivedKey(SECRET, 'passkey-challenge'));
     expect(key).not.toBe(SECRET);
-    expect(key).not.toBe(derivedKey(`${SECRET}x`, 'passkey-decoy'));
+    expect(key).not.toBe(derivedKey(`${SECRET}x`, 'passkey-challenge'));
     expect(Buffer.from(key, 'base64url')).toHaveLength(32);
   });
 
-  test('the passkey decoy ids are keyed by the derived key, not by the signing secret', async () => {
+  test('passkey challenges are keyed by the derived key, not by the signing secret', async () => {
     const ctx = createTestApp({ env: { JWT_SECRET: SECRET } });
-    const res = await ctx.request<{ allowCredentials: { id: string }[] }>(
+    const res = await ctx.request<{ challenge: string }>(
       'POST',
       '/auth/passkey/authenticate/options',
-      { body: { email: 'nobody@example.com' } },
+      { body: {} },
     );
     expect(res.status).toBe(200);
-    const newest = await ctx.deps.accountStore.newestPasskey();
-    const decoy = (key: string) => decoyDescriptor(newest, key, 'nobody@example.com').id;
-    expect(res.body.allowCredentials[0]!.id).toBe(decoy(derivedKey(SECRET, 'passkey-decoy')));
-    expect(res.body.allowCredentials[0]!.id).not.toBe(decoy(SECRET));
-    expect(res.body.allowCredentials[0]!.id).not.toBe(
-      decoy(derivedKey(SECRET, 'passkey-challenge')),
-    );
+    const read = (key: string) =>
+      readChallenge(
+        key,
+        res.body.challenge,
+        { kind: 'authentication', boundTo: null },
+        ctx.clock(),
+      );
+    expect(read(derivedKey(SECRET, 'passkey-challenge'))?.challenge).toBe(res.body.challenge);
+    expect(read(SECRET)).toBeNull();
   });
 });

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { TokenService } from '@/auth/tokens';
 import { tempDir } from '../support/harness';
 
+const secret = 'shutdown-test-secret-shutdown-test-secret-0123';
+
 async function startServer(env: Record<string, string> = {}) {
   const dir = tempDir();
   const port = 20000 + Math.floor(Math.random() * 20000);
@@ -31,7 +33,9 @@ async function startServer(env: Record<string, string> = {}) {
 }
 
 test('SIGTERM lets a slow request in flight finish, then exits 0', async () => {
-  const { proc, port } = await startServer();
+  const { proc, port } = await startServer({ JWT_SECRET: secret });
+  // A valid credential: only then is the body read (an anonymous one is refused before it).
+  const token = await new TokenService(secret).issue('ops', 'employee', 600);
   const body = '{"slow": true}';
   let response = '';
   const socket = await Bun.connect({
@@ -45,7 +49,7 @@ test('SIGTERM lets a slow request in flight finish, then exits 0', async () => {
   });
   // Headers and half the body now; the rest only after the signal.
   socket.write(
-    `POST /admin/jobs/plan-window-reset/run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
+    `POST /admin/jobs/no-such-job/run HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
   );
   await Bun.sleep(100);
   proc.kill('SIGTERM');
@@ -55,7 +59,7 @@ test('SIGTERM lets a slow request in flight finish, then exits 0', async () => {
   const exitCode = await proc.exited;
   for (let i = 0; i < 40 && !response.includes('\r\n\r\n'); i++) await Bun.sleep(25);
   socket.end();
-  expect(response).toMatch(/^HTTP\/1\.1 401 /);
+  expect(response).toMatch(/^HTTP\/1\.1 404 /);
   expect(exitCode).toBe(0);
   const log = await new Response(proc.stdout).text();
   expect(log).toContain('"msg":"stopped"');
@@ -67,7 +71,6 @@ test('SIGTERM lets a slow request in flight finish, then exits 0', async () => {
 }, 30_000);
 
 test('SIGTERM answers a long poll of the change feed at once instead of waiting out its 30 s', async () => {
-  const secret = 'shutdown-test-secret-shutdown-test-secret-0123';
   const { proc, port } = await startServer({ JWT_SECRET: secret });
   const token = await new TokenService(secret).issue('ops', 'employee', 600);
   const started = performance.now();

@@ -35,24 +35,19 @@ export function assertSecureTransport(request: Request, proxies: ProxyTrust): vo
 }
 
 /**
- * `Secure` when the request came over HTTPS or the page (Origin, else the
- * first PUBLIC_ORIGIN) is https — a TLS-terminating proxy without TRUST_PROXY.
+ * `Secure` from configuration alone: the service serves TLS itself, or one
+ * of PUBLIC_ORIGIN is https (a TLS-terminating proxy in front). Never from
+ * the request: its `Origin` and `X-Forwarded-Proto` are written by whoever
+ * sends it, and a cookie issued without `Secure` would travel over plain
+ * HTTP later.
  */
-function isSecureCookie(request: Request, config: Config): boolean {
-  const page = request.headers.get('origin') ?? config.publicOrigins[0] ?? '';
-  return isHttps(request, config) || page.startsWith('https:');
-}
+export const isSecureCookie = (config: Pick<Config, 'tls' | 'publicOrigins'>): boolean =>
+  config.tls !== undefined || config.publicOrigins.some((origin) => origin.startsWith('https:'));
 
-/** The session cookie: HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS. */
-export function sessionCookie(
-  request: Request,
-  config: Config,
-  token: string,
-  maxAgeSeconds: number,
-): string {
-  const secure = isSecureCookie(request, config) ? '; Secure' : '';
+/** The session cookie: HttpOnly, SameSite=Lax, Path=/, Secure as configured. */
+export function sessionCookie(config: Config, token: string, maxAgeSeconds: number): string {
+  const secure = isSecureCookie(config) ? '; Secure' : '';
   return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
 }
 
-export const clearedSessionCookie = (request: Request, config: Config) =>
-  sessionCookie(request, config, '', 0);
+export const clearedSessionCookie = (config: Config) => sessionCookie(config, '', 0);

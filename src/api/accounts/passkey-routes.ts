@@ -50,7 +50,6 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     id: config.rpId,
     name: config.rpName,
     origins: config.publicOrigins,
-    decoyKey: derivedKey(config.jwtSecret, 'passkey-decoy'),
     challengeKey: derivedKey(config.jwtSecret, 'passkey-challenge'),
     providers: config.passkeyProviders,
   };
@@ -126,15 +125,19 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         writes: 1,
         transform: ({ request }) => assertRecentCheck(request),
         body: RegisterBody,
-        // 400: the ceremony failed verification; 409: the credential is already registered.
-        response: { 201: PasskeySummary, 400: Problem, ...refused, 409: Problem, 503: Problem },
+        // 400: the ceremony failed verification; 409: the credential is already registered;
+        // 429: the account's used challenges are at their bound (or its write budget is spent).
+        response: {
+          ...{ 201: PasskeySummary, 400: Problem, ...refused, 409: Problem },
+          ...{ 429: Problem, 503: Problem },
+        },
         detail: { operationId: 'registerPasskey', summary: 'Finish registering a passkey', tags },
       },
     )
     .post(
       '/passkey/authenticate/options',
       async ({ body }) => {
-        const options = await startAuthentication(store, rp, body?.email, clock());
+        const options = await startAuthentication(rp, body?.email, clock());
         return options as z.infer<typeof AuthenticationOptions>;
       },
       {
@@ -165,7 +168,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
           input,
           audit,
         );
-        return signedInResponse(deps, request, set, user, { method: 'passkey', audit });
+        return signedInResponse(deps, set, user, { method: 'passkey', audit });
       },
       {
         writes: {

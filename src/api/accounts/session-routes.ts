@@ -63,7 +63,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
         const audit = auditContextOf(request, config, clock());
         const input = { ...body, address: clientAddressOf(request, config) };
         const user = await verifyPasswordSignIn(store, accounts, input, audit);
-        return signedInResponse(deps, request, set, user, { method: 'password', audit });
+        return signedInResponse(deps, set, user, { method: 'password', audit });
       },
       {
         writes: {
@@ -88,7 +88,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
           ended = endSession(store, token, auditContextOf(request, config, clock()));
         }
         return whenReady(ended, () => {
-          set.headers['set-cookie'] = clearedSessionCookie(request, config);
+          set.headers['set-cookie'] = clearedSessionCookie(config);
           set.status = 204;
           return null;
         });

@@ -24,7 +24,6 @@ export const SignedOut = withHeaders(NoBody, {
 /** Both sign-in paths answer alike: the token body, a session cookie, never cached. */
 export async function signedInResponse(
   { accountStore, tokens, config }: ApiDeps,
-  request: Request,
   set: Context['set'],
   user: User,
   sign: { method: SignInMethod; audit: AuditContext },
@@ -32,7 +31,7 @@ export async function signedInResponse(
   const { body, session } = await signIn(accountStore, tokens, user, sign);
   const now = sign.audit.at;
   const maxAge = Math.floor((session.expiresAt - now) / 1000);
-  set.headers['set-cookie'] = sessionCookie(request, config, session.token, maxAge);
+  set.headers['set-cookie'] = sessionCookie(config, session.token, maxAge);
   set.headers['cache-control'] = 'no-store';
   return body;
 }

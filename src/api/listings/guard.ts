@@ -1,6 +1,7 @@
 /**
  * Route options per caller requirement. The `auth` macro checks credentials
- * in `transform`, before schema validation, so 401/403 come before 400/422.
+ * before the body is read (src/api/plugins/auth.ts), so 401/403 come before
+ * 400/413/415/422.
  */
 export const requires = {
   any: { auth: 'any' as const },

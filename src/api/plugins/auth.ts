@@ -117,32 +117,47 @@ const securityOf = (roles: string[]): Record<string, string[]>[] => [
   { session: roles },
 ];
 
+/** The `transform` of every `auth` check, found again on the routes by `credentialChecksOf`. */
+const authChecks = new WeakSet<object>();
+
+type RequestOnly = { request: Request };
+type CredentialCheck = (context: RequestOnly) => Promise<void>;
+
 /**
  * `auth: 'any' | 'employee'` on a route resolves `caller` (401 without a
  * valid credential, 403 for a customer on an employee route);
  * `optionalAuth: true` resolves `caller` (null when anonymous). A credential
  * that is present but invalid is 401 in both cases, even on a public read.
  *
- * The check runs in `transform`, which Elysia runs before schema validation,
- * so a caller without the right credential learns nothing about the input
- * rules: 401/403 come before 400/422.
+ * The check runs before the body is read: the body parser (json-body.ts)
+ * runs the route's `auth` check first (`credentialChecksOf`), since Elysia
+ * parses a body before any hook of the route. Without a body the check runs
+ * in `transform`, before schema validation. Either way a caller without the
+ * right credential costs no body read and learns nothing about the input
+ * rules: 401/403 come before 400/413/415/422.
  */
 export const authPlugin = (options: AuthOptions) =>
   new Elysia({ name: 'auth' }).macro({
-    auth: (requirement: AuthRequirement) => ({
-      detail: { security: securityOf(requirement === 'employee' ? ['employee'] : []) },
-      async transform({ request }) {
+    auth: (requirement: AuthRequirement) => {
+      const check: CredentialCheck = async ({ request }) => {
+        // Settled already when the body parser ran it first.
+        if (checked.has(request)) return;
         const caller = await identify(request, options);
         if (!caller) throw fail('auth.unauthenticated');
         if (requirement === 'employee' && caller.aud !== 'employee') throw fail('auth.forbidden');
         checked.set(request, caller);
-      },
-      resolve({ request }) {
-        const caller = checked.get(request);
-        if (!caller) throw fail('auth.unauthenticated');
-        return { caller };
-      },
-    }),
+      };
+      authChecks.add(check);
+      return {
+        detail: { security: securityOf(requirement === 'employee' ? ['employee'] : []) },
+        transform: check,
+        resolve({ request }: RequestOnly) {
+          const caller = checked.get(request);
+          if (!caller) throw fail('auth.unauthenticated');
+          return { caller };
+        },
+      };
+    },
     optionalAuth: (enabled: boolean) => ({
       detail: { security: enabled ? [{}, ...securityOf([])] : [] },
       async transform({ request }) {
@@ -155,3 +170,30 @@ export const authPlugin = (options: AuthOptions) =>
       },
     }),
   });
+
+/** A route as the app lists it (`app.routes`). */
+interface ListedRoute {
+  method: string;
+  path: string;
+  hooks: { transform?: unknown };
+}
+
+const hookFunctions = (hooks: unknown): unknown[] =>
+  (Array.isArray(hooks) ? hooks : hooks === undefined ? [] : [hooks]).map((hook) =>
+    typeof hook === 'object' && hook !== null && 'fn' in hook ? hook.fn : hook,
+  );
+
+/**
+ * The `auth` check of each route that has one, by method and route pattern
+ * (the `route` Elysia gives the body parser): what must pass before a body
+ * is read.
+ */
+export function credentialChecksOf(routes: readonly ListedRoute[]) {
+  const byRoute = new Map<string, CredentialCheck>();
+  for (const route of routes) {
+    const check = hookFunctions(route.hooks.transform).find((fn) => authChecks.has(fn as object));
+    if (check) byRoute.set(`${route.method} ${route.path}`, check as CredentialCheck);
+  }
+  return (request: Request, route: string): Promise<void> | undefined =>
+    byRoute.get(`${request.method} ${route}`)?.({ request });
+}

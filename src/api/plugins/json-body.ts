@@ -53,19 +53,26 @@ export function parseJson(text: string): unknown {
 const rawBodies = new WeakMap<Request, string>();
 export const rawBodyOf = (request: Request): string => rawBodies.get(request) ?? '';
 
+/** Runs the route's credential check, if it has one (`credentialChecksOf`). */
+export type CredentialsFirst = (request: Request, route: string) => Promise<void> | undefined;
+
 /**
  * Every request body is JSON: over 1 MiB → 413, another media type
  * → 415, bad syntax or excessive nesting → 400. An empty body parses to
  * `null` so optional bodies (DELETE) may be omitted (schemas use `.nullish()`).
+ * On a route that needs credentials they are checked before a byte of the
+ * body is read: an anonymous caller gets its 401 (or 403) whatever it sent.
  * The docs describe these bodies as JSON in the OpenAPI document (src/api/docs).
  */
-export const jsonBody = new Elysia({ name: 'json-body' }).onParse(
-  { as: 'global' },
-  async ({ request, contentType }) => {
-    const text = await readLimited(request, MAX_BODY_BYTES);
-    rawBodies.set(request, text);
-    if (text.trim() === '') return null;
-    if (!isJsonType(contentType ?? '')) throw fail('request.unsupported_media_type');
-    return parseJson(text);
-  },
-);
+export const jsonBody = (credentialsFirst: CredentialsFirst) =>
+  new Elysia({ name: 'json-body' }).onParse(
+    { as: 'global' },
+    async ({ request, route, contentType }) => {
+      await credentialsFirst(request, route);
+      const text = await readLimited(request, MAX_BODY_BYTES);
+      rawBodies.set(request, text);
+      if (text.trim() === '') return null;
+      if (!isJsonType(contentType ?? '')) throw fail('request.unsupported_media_type');
+      return parseJson(text);
+    },
+  );

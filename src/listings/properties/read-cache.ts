@@ -10,6 +10,8 @@ export interface PropertyRead {
   body: Utf8;
   etag: string;
   ownerId: string;
+  /** Archived: not shown to anonymous readers (`canSee`). */
+  archived: boolean;
   /** Whether it has been answered with before (`propertyReadAnswer`). */
   answered?: boolean;
   /** Response headers of the 200 and of a 304, made when it is answered with again. */
@@ -44,5 +46,10 @@ export function readProperty(
 function readOf(row: PropertyRecord | null): PropertyRead | null {
   if (!row) return null;
   const json = JSON.stringify(toProperty(row));
-  return { body: utf8(json), etag: etagOfText(json), ownerId: row.owner_id };
+  return {
+    body: utf8(json),
+    etag: etagOfText(json),
+    ownerId: row.owner_id,
+    archived: row.archived === 1,
+  };
 }

@@ -12,7 +12,8 @@ import { JSON_CONTENT_TYPE } from '../../json-response';
 /**
  * GET /listings/properties/{id} for `caller` (null: anonymous): 200 with the
  * representation, or 304 when `If-None-Match` names its tag; 404 when there
- * is no such property or the caller may not see it. The route and the fast
+ * is no such property or the caller may not see it (another owner's for a
+ * customer, an archived one for an anonymous reader). The route and the fast
  * lane both answer with this.
  */
 export function propertyReadAnswer(
@@ -31,7 +32,7 @@ function answerOf(
   caller: Caller | null,
   ifNoneMatch: string | null | undefined,
 ): Answer {
-  if (!read || !canSee(read.ownerId, caller)) throw fail('property.not_found');
+  if (!read || !canSee(read, caller)) throw fail('property.not_found');
   const { etag } = read;
   // A read answered once (most of a table read at random) gets plain
   // headers; one answered again keeps a template, cheaper to copy from

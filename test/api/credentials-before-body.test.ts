@@ -1,0 +1,114 @@
+import { describe, expect, test } from 'bun:test';
+import { LARAVEL_MESSAGES } from '@/api/problem';
+import { createTestApp, problemOf } from '../support/harness';
+
+interface Operation {
+  security?: Record<string, string[]>[];
+  responses: Record<string, unknown>;
+}
+interface OpenApi {
+  paths: Record<string, Record<string, Operation>>;
+}
+
+const BROKEN = '{"name": ';
+
+/** The body of a status in the shape the path answers in (docs/errors.md). */
+const bodyOf = (path: string, status: number) =>
+  path.startsWith('/api/v1') ? { message: LARAVEL_MESSAGES[status] } : problemOf(status);
+
+/** Rows in every table: a refused request must leave them as they were. */
+function rowCounts(ctx: ReturnType<typeof createTestApp>): Record<string, number> {
+  const client = ctx.db.$client;
+  const tables = client
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'")
+    .all();
+  return Object.fromEntries(
+    tables.map(({ name }) => [
+      name,
+      client.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${name}"`).get()!.n,
+    ]),
+  );
+}
+
+/** Every write of the document that needs a credential (no anonymous `{}` requirement). */
+async function writesNeedingCredentials(ctx: ReturnType<typeof createTestApp>) {
+  const document = (await ctx.request<OpenApi>('GET', '/docs/json')).body;
+  const writes: { method: string; path: string }[] = [];
+  for (const [template, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (method === 'get' || method === 'head') continue;
+      const security = operation.security ?? [];
+      if (security.length === 0 || security.some((r) => Object.keys(r).length === 0)) continue;
+      expect([template, method, operation.responses['401']]).toEqual([
+        template,
+        method,
+        expect.anything(),
+      ]);
+      writes.push({ method: method.toUpperCase(), path: template.replace(/\{[^}]+\}/g, '1') });
+    }
+  }
+  return writes;
+}
+
+describe('credentials are checked before a body is read', () => {
+  test('every write that needs a credential answers 401 to an anonymous broken body', async () => {
+    const ctx = createTestApp();
+    const writes = await writesNeedingCredentials(ctx);
+    // The listings, account, webhook, page, admin and customer-API writes.
+    expect(writes.length).toBeGreaterThan(30);
+    const before = rowCounts(ctx);
+    const answered: string[] = [];
+    for (const { method, path } of writes) {
+      const res = await ctx.request(method, path, {
+        raw: BROKEN,
+        headers: { 'content-type': 'application/json' },
+      });
+      answered.push(`${method} ${path} ${res.status}`);
+      expect(res.body).toEqual(bodyOf(path, 401));
+    }
+    expect(answered).toEqual(writes.map(({ method, path }) => `${method} ${path} 401`));
+    expect(rowCounts(ctx)).toEqual(before);
+  });
+
+  test('an anonymous body of another media type or over the size limit is not read either', async () => {
+    const ctx = createTestApp();
+    const before = rowCounts(ctx);
+    const foreign = await ctx.request('POST', '/listings/properties', {
+      raw: '<xml/>',
+      headers: { 'content-type': 'application/xml' },
+    });
+    expect([foreign.status, foreign.body]).toEqual([401, problemOf(401)]);
+    const oversized = await ctx.request('POST', '/listings/properties', {
+      raw: `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([oversized.status, oversized.body]).toEqual([401, problemOf(401)]);
+    expect(rowCounts(ctx)).toEqual(before);
+  });
+
+  test('a customer on an employee write gets its 403 before the body is read', async () => {
+    const ctx = createTestApp();
+    const customer = await ctx.tokenFor('customer-1');
+    const res = await ctx.request('POST', '/admin/jobs/x/run', { raw: BROKEN, token: customer });
+    expect([res.status, res.body]).toEqual([403, problemOf(403)]);
+  });
+
+  test('with a valid credential the same broken bodies still answer 400', async () => {
+    const ctx = createTestApp();
+    const writes = await writesNeedingCredentials(ctx);
+    const employee = await ctx.tokenFor('employee-1', 'employee');
+    const before = rowCounts(ctx);
+    const answered: string[] = [];
+    for (const { method, path } of writes) {
+      const res = await ctx.request(method, path, {
+        raw: BROKEN,
+        token: employee,
+        headers: { 'content-type': 'application/json' },
+      });
+      answered.push(`${method} ${path} ${res.status}`);
+      expect(res.body).toEqual(bodyOf(path, 400));
+    }
+    expect(answered).toEqual(writes.map(({ method, path }) => `${method} ${path} 400`));
+    expect(rowCounts(ctx)).toEqual(before);
+  });
+});
