@@ -55,7 +55,7 @@ export const lifecycleRoutes = (deps: ApiDeps) => {
       async ({ caller, request, set }) => {
         const audit = auditContextOf(request, config, clock(), caller.sub);
         await endEverySession(store, tokenCutoffs, caller.sub, audit);
-        set.headers['set-cookie'] = clearedSessionCookie(request, config);
+        set.headers['set-cookie'] = clearedSessionCookie(config);
         set.status = 204;
         return null;
       },
