@@ -45,6 +45,15 @@ const liveSessionsOf = (db: Db | Tx, userId: string, now: number) =>
     .all();
 
 /** The accounts queries inside one SQLite transaction; every one answers at once. */
+/** An account's used challenges, soonest to expire first: an index walk (`webauthn_challenges_user_id_idx`) of at most `limit` rows. */
+export const usedChallengesQuery = (db: Db | Tx, userId: string, limit: number) =>
+  db
+    .select({ expiresAt: webauthnChallenges.expiresAt })
+    .from(webauthnChallenges)
+    .where(eq(webauthnChallenges.userId, userId))
+    .orderBy(asc(webauthnChallenges.expiresAt))
+    .limit(limit);
+
 const accountTablesOf = (tx: Tx, limits: AuditLimits): AccountTables => ({
   insertUser: (values) =>
     tx.insert(users).values(values).onConflictDoNothing({ target: users.email }).returning().get(),
@@ -107,12 +116,7 @@ const accountTablesOf = (tx: Tx, limits: AuditLimits): AccountTables => ({
   },
   usedChallenges: () => tx.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0,
   usedChallengesOf: (userId, limit) =>
-    tx
-      .select({ expiresAt: webauthnChallenges.expiresAt })
-      .from(webauthnChallenges)
-      .where(eq(webauthnChallenges.userId, userId))
-      .orderBy(asc(webauthnChallenges.expiresAt))
-      .limit(limit)
+    usedChallengesQuery(tx, userId, limit)
       .all()
       .map((row) => row.expiresAt),
   insertChallenge: (values) =>

@@ -60,6 +60,8 @@ export const webauthnChallenges = pgTable(
   (table) => [
     uniqueIndex('webauthn_challenges_challenge_unique').on(table.challenge),
     index('webauthn_challenges_expires_at_idx').on(table.expiresAt),
+    // A passkey verification reads its account's used challenges (at most 60) by this.
+    index('webauthn_challenges_user_id_idx').on(table.userId, table.expiresAt),
   ],
 );
 

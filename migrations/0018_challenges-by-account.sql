@@ -1,0 +1,1 @@
+CREATE INDEX `webauthn_challenges_user_id_idx` ON `webauthn_challenges` (`user_id`,`expires_at`);
