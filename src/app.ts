@@ -8,6 +8,7 @@ import { redisFailureLedger } from '@/accounts/redis-guessing';
 import { sessionResolver } from '@/accounts/sessions';
 import type { AccountStore } from '@/accounts/store';
 import type { ApiDeps } from '@/api/deps';
+import { sessionCookieNameOf } from '@/api/plugins/auth';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
 import type { AuditLogStore } from '@/audit/log';
 import { TokenCutoffs } from '@/auth/revocation';
@@ -153,7 +154,12 @@ export function buildDeps({
   const listings = chosen.listingsStore ?? stores.listings;
   const staticPages = new StaticPageCache(readCache, { enabled: config.staticPagesCache });
   const sessions = sessionResolver(accountStore, clock);
-  const authOptions = { tokens, sessions, origins: config.publicOrigins };
+  const authOptions = {
+    tokens,
+    sessions,
+    origins: config.publicOrigins,
+    cookieName: sessionCookieNameOf(config),
+  };
   const auth = authPlugin(authOptions);
   const keysPerCaller = config.idempotencyKeysPerCaller;
   const instance = instanceName();

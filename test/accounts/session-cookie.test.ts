@@ -22,7 +22,9 @@ describe('the session cookie follows configuration, never the request', () => {
     const ctx = accountsSetup({ PUBLIC_ORIGIN: HTTPS_ORIGIN });
     for (const origin of ['http://listings.example', 'http://localhost:3000', 'null']) {
       const cookie = await signInWith(ctx, { origin });
+      expect(cookie).toStartWith('__Host-session=');
       expect(cookie).toEndWith('; Secure');
+      expect(cookie).not.toContain('Domain=');
       // Signing out clears it with the same attributes.
       const out = await ctx.request('POST', '/auth/sign-out', {
         headers: { cookie: cookieOf(cookie), origin: HTTPS_ORIGIN },
@@ -49,5 +51,33 @@ describe('the session cookie follows configuration, never the request', () => {
       expect(cookie).toStartWith('session=');
       expect(cookie).toEndWith('; HttpOnly; SameSite=Lax; Max-Age=604800');
     }
+  });
+});
+
+describe('the __Host- name follows configuration too', () => {
+  test('https PUBLIC_ORIGIN: the __Host- cookie signs the browser in; a plain `session` cookie with the same value does not', async () => {
+    const ctx = accountsSetup({ PUBLIC_ORIGIN: HTTPS_ORIGIN });
+    const cookie = await signInWith(ctx, { origin: HTTPS_ORIGIN });
+    expect(cookie).toMatch(
+      /^__Host-session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/,
+    );
+    const value = cookieOf(cookie).split('=').slice(1).join('=');
+    const me = await ctx.request('GET', '/auth/me', {
+      headers: { cookie: `__Host-session=${value}` },
+    });
+    expect(me.status).toBe(200);
+    const plain = await ctx.request('GET', '/auth/me', { headers: { cookie: `session=${value}` } });
+    expect(plain.status).toBe(401);
+  });
+
+  test('http PUBLIC_ORIGIN: the plain name, and a __Host- cookie is not read', async () => {
+    const ctx = accountsSetup({});
+    const cookie = await signInWith(ctx, {});
+    expect(cookie).toStartWith('session=');
+    const value = cookieOf(cookie).split('=').slice(1).join('=');
+    const host = await ctx.request('GET', '/auth/me', {
+      headers: { cookie: `__Host-session=${value}` },
+    });
+    expect(host.status).toBe(401);
   });
 });

@@ -1,4 +1,4 @@
-import { SESSION_COOKIE } from '@/api/plugins/auth';
+import { isSecureCookie, sessionCookieNameOf } from '@/api/plugins/auth';
 import type { Config } from '@/config';
 import { fail } from '@/kernel/errors';
 import { fromTrustedProxy } from '../request/peer';
@@ -34,20 +34,10 @@ export function assertSecureTransport(request: Request, proxies: ProxyTrust): vo
   if (!hosts.every((host) => LOOPBACK.test(host))) throw fail('auth.insecure_transport');
 }
 
-/**
- * `Secure` from configuration alone: the service serves TLS itself, or one
- * of PUBLIC_ORIGIN is https (a TLS-terminating proxy in front). Never from
- * the request: its `Origin` and `X-Forwarded-Proto` are written by whoever
- * sends it, and a cookie issued without `Secure` would travel over plain
- * HTTP later.
- */
-export const isSecureCookie = (config: Pick<Config, 'tls' | 'publicOrigins'>): boolean =>
-  config.tls !== undefined || config.publicOrigins.some((origin) => origin.startsWith('https:'));
-
-/** The session cookie: HttpOnly, SameSite=Lax, Path=/, Secure as configured. */
+/** The session cookie: HttpOnly, SameSite=Lax, Path=/, Secure (and `__Host-`) as configured. */
 export function sessionCookie(config: Config, token: string, maxAgeSeconds: number): string {
   const secure = isSecureCookie(config) ? '; Secure' : '';
-  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
+  return `${sessionCookieNameOf(config)}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
 }
 
 export const clearedSessionCookie = (config: Config) => sessionCookie(config, '', 0);

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { changePassword, endEverySession } from '@/accounts/lifecycle';
 import { accountOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
-import { cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
+import { sessionCookieOf } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
 import { clientAddressOf } from '@/api/request/peer';
 import { NoBody, problems } from '../responses';
@@ -23,9 +23,7 @@ export const lifecycleRoutes = (deps: ApiDeps) => {
       async ({ caller, body, request, set }) => {
         const user = await accountOf(store, caller.sub, 'account.required');
         const sessionToken =
-          caller.via === 'session'
-            ? cookieValue(request.headers.get('cookie'), SESSION_COOKIE)
-            : undefined;
+          caller.via === 'session' ? sessionCookieOf(request, config) : undefined;
         await changePassword(
           store,
           { ...accounts, revocation: tokenCutoffs },

@@ -12,7 +12,7 @@ import { assertRecentCredentialCheck, sessionResolver } from '@/accounts/session
 import { verifyPasskeySignIn } from '@/accounts/sign-in';
 import { accountOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
-import { cookieValue, identify, SESSION_COOKIE } from '@/api/plugins/auth';
+import { identify, sessionCookieNameOf, sessionCookieOf } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
 import { clientAddressOf } from '@/api/request/peer';
 import { derivedKey } from '@/auth/keys';
@@ -57,6 +57,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
     tokens: deps.tokens,
     sessions: sessionResolver(store, clock),
     origins: config.publicOrigins,
+    cookieName: sessionCookieNameOf(config),
   };
   /**
    * Adding a passkey needs the session cookie of a sign-in at most 10 minutes
@@ -67,10 +68,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
   const assertRecentCheck = async (request: Request) => {
     const caller = await identify(request, credentials);
     if (!caller) return;
-    const sessionToken =
-      caller.via === 'session'
-        ? cookieValue(request.headers.get('cookie'), SESSION_COOKIE)
-        : undefined;
+    const sessionToken = caller.via === 'session' ? sessionCookieOf(request, config) : undefined;
     await assertRecentCredentialCheck(store, { sessionToken }, clock());
   };
   /** Options are cheap to ask for: bounded per address before any work. */

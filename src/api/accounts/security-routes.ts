@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { listSessions, revokeSession } from '@/accounts/browser-sessions';
 import { SessionList, SessionParams } from '@/accounts/schemas';
 import type { ApiDeps } from '@/api/deps';
-import { cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
+import { sessionCookieOf } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
 import { parsedQuery } from '@/api/request/query';
 import { AuditPage, SecurityLogQuery } from '@/audit/schemas';
@@ -25,7 +25,7 @@ export const securityRoutes = (deps: ApiDeps) => {
     .get(
       '/sessions',
       ({ caller, request }) => {
-        const token = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
+        const token = sessionCookieOf(request, config);
         return whenReady(listSessions(store, caller.sub, token, clock()), (sessions) => ({
           sessions,
         }));

@@ -5,7 +5,7 @@ import { verifyPasswordSignIn } from '@/accounts/sign-in';
 import { signUpCustomer } from '@/accounts/sign-up';
 import { accountOf, normalizeEmail, userSummaryOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
-import { assertSameOrigin, cookieValue, SESSION_COOKIE } from '@/api/plugins/auth';
+import { assertSameOrigin, sessionCookieOf } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
 import { clientAddressOf } from '@/api/request/peer';
 import { fail } from '@/kernel/errors';
@@ -38,7 +38,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
         });
       },
       {
-        // Before the body is read or anything hashed: the policy, then the per-address bound.
+        // After the body is parsed, before it is validated or anything hashed: the policy, then the per-address bound.
         async transform({ request }) {
           if (config.accounts.signUp === 'closed') {
             throw fail('sign_up.closed', { detail: SIGN_UP_CLOSED_DETAIL });
@@ -81,7 +81,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
     .post(
       '/sign-out',
       ({ request, set }) => {
-        const token = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
+        const token = sessionCookieOf(request, config);
         let ended: MaybePromise<void> | undefined;
         if (token !== undefined) {
           assertSameOrigin(request, config.publicOrigins);

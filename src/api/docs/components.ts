@@ -47,7 +47,7 @@ export const HEADERS: Record<string, Json> = {
   XRateLimitRemaining: header('Requests left in that window.', { type: 'integer' }),
   XRateLimitReset: header('When that window resets, in Unix seconds.', { type: 'integer' }),
   SetCookie: header(
-    'The session cookie: `session=…; Path=/; HttpOnly; SameSite=Lax` (Secure over HTTPS).',
+    'The session cookie: `session=…; Path=/; HttpOnly; SameSite=Lax`; when the service is configured for HTTPS (TLS, or an https PUBLIC_ORIGIN) it is `__Host-session=…` and Secure.',
   ),
   IdempotentReplayed: header(
     '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import type { SessionResolver, TokenService, VerifiedCaller } from '@/auth/tokens';
+import type { Config } from '@/config';
 import { fail } from '@/kernel/errors';
 
 export interface AuthOptions {
@@ -7,9 +8,38 @@ export interface AuthOptions {
   sessions?: SessionResolver;
   /** Origins (PUBLIC_ORIGIN) a cookie-authenticated state-changing request must come from. */
   origins?: readonly string[];
+  /** The session cookie's name (`sessionCookieNameOf`); `session` when not given. */
+  cookieName?: string;
 }
 
+/** The session cookie's name over plain HTTP (local use). */
 export const SESSION_COOKIE = 'session';
+/**
+ * Its name when the service is configured for HTTPS: a browser keeps a
+ * `__Host-` cookie only when it is Secure, has Path=/ and names no Domain,
+ * so no subdomain or plain-HTTP page can set or shadow it.
+ */
+export const HOST_SESSION_COOKIE = '__Host-session';
+
+/**
+ * `Secure` from configuration alone: the service serves TLS itself, or one
+ * of PUBLIC_ORIGIN is https (a TLS-terminating proxy in front). Never from
+ * the request: its `Origin` and `X-Forwarded-Proto` are written by whoever
+ * sends it, and a cookie issued without `Secure` would travel over plain
+ * HTTP later.
+ */
+export const isSecureCookie = (config: Pick<Config, 'tls' | 'publicOrigins'>): boolean =>
+  config.tls !== undefined || config.publicOrigins.some((origin) => origin.startsWith('https:'));
+
+/** The session cookie's name, from configuration as `Secure` is. */
+export const sessionCookieNameOf = (config: Pick<Config, 'tls' | 'publicOrigins'>): string =>
+  isSecureCookie(config) ? HOST_SESSION_COOKIE : SESSION_COOKIE;
+
+/** The session cookie a request carries, under the configured name. */
+export const sessionCookieOf = (
+  request: Request,
+  config: Pick<Config, 'tls' | 'publicOrigins'>,
+): string | undefined => cookieValue(request.headers.get('cookie'), sessionCookieNameOf(config));
 
 export type AuthRequirement = 'any' | 'employee';
 
@@ -60,12 +90,12 @@ export function isSameOrigin(request: Request, origins: readonly string[] = []):
  */
 export async function identify(
   request: Request,
-  { tokens, sessions, origins }: AuthOptions,
+  { tokens, sessions, origins, cookieName = SESSION_COOKIE }: AuthOptions,
 ): Promise<VerifiedCaller | null | undefined> {
   const bearer = bearerOf(request.headers.get('authorization'));
   if (bearer === null) return null;
   if (bearer !== undefined) return tokens.verify(bearer);
-  const session = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
+  const session = cookieValue(request.headers.get('cookie'), cookieName);
   if (session === undefined || !sessions) return undefined;
   const caller = await sessions(session);
   if (caller) assertSameOrigin(request, origins);

@@ -7,14 +7,7 @@ import type { Caller } from '@/auth/tokens';
 import { type Counted, countRequest } from '@/rate-limit/count';
 import type { LimitKey } from '@/rate-limit/limiter';
 import { type MaybePromise, whenReady } from '@/rate-limit/store';
-import {
-  cookieValue,
-  identify,
-  isSameOrigin,
-  knownCaller,
-  SESSION_COOKIE,
-  UNSETTLED,
-} from './auth';
+import { identify, isSameOrigin, knownCaller, sessionCookieOf, UNSETTLED } from './auth';
 
 /** Reports usage and does not consume quota — for a signed-in caller. */
 const LIMITS_PATH = `${CUSTOMER_API_PREFIX}/tokens/limits`;
@@ -62,7 +55,7 @@ export const rateLimit = ({ limiter, tokens, sessions, config }: ApiDeps) => {
 
   /** The signed-in account of a request without an Authorization header, if any. */
   const sessionCaller = (request: Request): MaybePromise<Caller | null> => {
-    const value = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
+    const value = sessionCookieOf(request, config);
     if (value === undefined) return null;
     return whenReady(sessions(value), (caller) =>
       caller && isSameOrigin(request, config.publicOrigins) ? caller : null,
