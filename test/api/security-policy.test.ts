@@ -63,7 +63,12 @@ describe('Content-Security-Policy on every HTML page', () => {
       expect(body.trim()).toBe('');
     }
     expect(res.text).not.toMatch(/<style|style="|https?:\/\/(?!www\.w3)/);
-    for (const asset of ['/docs/app.js', '/docs/app.css']) {
+    for (const asset of [
+      '/docs/app.js',
+      '/docs/app.css',
+      '/docs/swagger-ui.js',
+      '/docs/swagger-ui.css',
+    ]) {
       const answer = await ctx.request('GET', asset);
       expect([asset, answer.status]).toEqual([asset, 200]);
       expect(answer.headers.get('content-security-policy')).toBe(DOCS_PAGE_CSP);
