@@ -56,6 +56,7 @@ import { withRoutableTarget } from './api/request/target';
 import { routeTable } from './api/route-table';
 import { withHsts, withHtmlPolicy } from './api/security-policy';
 import { usageRoutes } from './api/usage/routes';
+import { consolePage } from './web/console/routes';
 
 export interface CreateAppOptions {
   config: Config;
@@ -261,6 +262,13 @@ export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: Ext
     .use(accountsRoutes(deps))
     .use(adminRoutes(deps))
     .use(usageRoutes(deps))
+    .use(
+      consolePage({
+        tokens: deps.tokens,
+        sessions: deps.sessions,
+        origins: deps.config.publicOrigins,
+      }),
+    )
     .use(deps.config.metrics ? metricsRoutes(deps) : new Elysia({ name: 'no-metrics' }))
     .use(extraRoutes ? extraRoutes(deps) : new Elysia({ name: 'no-extra-routes' }));
 

@@ -29,3 +29,23 @@ export async function axeViolations(page: Page): Promise<string[]> {
     ({ id, nodes }) => `${id}: ${nodes.map((node) => node.target.join(' ')).join(', ')}`,
   );
 }
+
+/**
+ * Records a page's script errors and refuses, recording it, any request to
+ * another origin than `origin`: a page that works offline leaves both empty.
+ */
+export async function watchPage(page: Page, origin: string) {
+  const problems: string[] = [];
+  const elsewhere: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  await page.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.origin === origin) return route.continue();
+    elsewhere.push(url.href);
+    return route.abort();
+  });
+  return { problems, elsewhere };
+}

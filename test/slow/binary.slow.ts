@@ -63,6 +63,9 @@ test('the single-file binary runs without Bun or the source tree', async () => {
       ['/docs/app.js', 200],
       ['/docs/swagger-ui.js', 1_000_000],
       ['/docs/swagger-ui.css', 100_000],
+      ['/console', 200],
+      ['/console/app.js', 40_000],
+      ['/console/uplot.css', 1_000],
     ] as const) {
       const answer = await fetch(`${base}${path}`);
       expect([path, answer.status]).toEqual([path, 200]);

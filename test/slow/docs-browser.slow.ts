@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { freePort, startServer } from '../accounts/server-process';
-import { axeViolations } from './axe';
+import { axeViolations, watchPage } from './axe';
 import { CHROMIUM, chromiumPresent } from './browser-page';
 
 const artifacts = join(import.meta.dir, '..', 'artifacts');
@@ -45,19 +45,7 @@ describe.skipIf(!present)('/docs in headless Chromium', () => {
 
   async function openDocs(width: number) {
     const page = await browser.newPage({ viewport: { width, height: 900 } });
-    const problems: string[] = [];
-    const elsewhere: string[] = [];
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    // Offline: a request to any other host is refused and recorded.
-    await page.route('**/*', (route) => {
-      const url = new URL(route.request().url());
-      if (url.origin === origin) return route.continue();
-      elsewhere.push(url.href);
-      return route.abort();
-    });
+    const { problems, elsewhere } = await watchPage(page, origin);
     const response = await page.goto(`${origin}/docs`);
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
