@@ -2,8 +2,9 @@
  * `bun run build`: the whole service as one executable, dist/listings-service
  * (`bun build --compile`: the Bun runtime, the code and its dependencies).
  * What the service reads from disk when run from the source tree goes inside
- * it: the migrations (journal and SQL) and the account page (HTML, CSS and
- * its script, bundled for the browser here rather than on first request).
+ * it: the migrations (journal and SQL), the account page (HTML, CSS and
+ * its script, bundled for the browser here rather than on first request)
+ * and the other pages' files (src/web/page-assets.json: /docs, /console).
  * They are handed over through src/kernel/embedded.ts by a generated entry
  * module that fills it in, then starts src/index.ts.
  */
@@ -14,15 +15,15 @@ const root = join(import.meta.dir, '..');
 const work = join(root, 'dist', '.build');
 const outfile = join(root, 'dist', 'listings-service');
 
-async function accountScript(): Promise<string> {
+async function browserBundle(entry: string): Promise<string> {
   const result = await Bun.build({
-    entrypoints: [join(root, 'src', 'web', 'account-app.ts')],
+    entrypoints: [entry],
     target: 'browser',
     format: 'esm',
     minify: true,
   });
   const output = result.outputs[0];
-  if (!result.success || !output) throw new AggregateError(result.logs, 'account page script');
+  if (!result.success || !output) throw new AggregateError(result.logs, entry);
   return output.text();
 }
 
@@ -36,8 +37,26 @@ const web = join(root, 'src', 'web');
 const accountAssets = {
   'account.html': readFileSync(join(web, 'account.html'), 'utf8'),
   'account.css': readFileSync(join(web, 'account.css'), 'utf8'),
-  'app.js': await accountScript(),
+  'app.js': await browserBundle(join(web, 'account-app.ts')),
 };
+
+/** The other pages' files as src/web/assets.ts would make them: src/web/page-assets.json. */
+type AssetSource = { file: string } | { bundle: string } | { package: string };
+const manifest = JSON.parse(readFileSync(join(web, 'page-assets.json'), 'utf8')) as Record<
+  string,
+  Record<string, AssetSource>
+>;
+const produce = (source: AssetSource): string | Promise<string> => {
+  if ('file' in source) return readFileSync(join(web, source.file), 'utf8');
+  if ('package' in source) return readFileSync(Bun.resolveSync(source.package, web), 'utf8');
+  return browserBundle(join(web, source.bundle));
+};
+const pageAssets: Record<string, Record<string, string>> = {};
+for (const [page, files] of Object.entries(manifest)) {
+  pageAssets[page] = {};
+  for (const [name, source] of Object.entries(files))
+    pageAssets[page][name] = await produce(source);
+}
 
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
@@ -46,6 +65,7 @@ writeFileSync(
   `import { embedded } from ${JSON.stringify(join(root, 'src', 'kernel', 'embedded.ts'))};
 embedded.migrations = ${JSON.stringify({ journal, sql })};
 embedded.accountAssets = ${JSON.stringify(accountAssets)};
+embedded.pageAssets = ${JSON.stringify(pageAssets)};
 `,
 );
 // Module order: the data is in place before src/index.ts runs.

@@ -32,6 +32,7 @@ import { RedisConnection } from '@/redis/connection';
 import { LiveInstances } from '@/redis/instances';
 import { RedisNotices } from '@/redis/notices';
 import { postgresStores, sqliteStores } from '@/stores';
+import { UsageRecorder } from '@/usage/recorder';
 import type { WebhookStore } from '@/webhooks/store';
 import { createWorkers } from '@/workers';
 import type { JobRunStore } from '@/workers/job-runs';
@@ -55,6 +56,8 @@ import { RequestMetrics } from './api/request/metrics';
 import { withRoutableTarget } from './api/request/target';
 import { routeTable } from './api/route-table';
 import { withHsts, withHtmlPolicy } from './api/security-policy';
+import { usageRoutes } from './api/usage/routes';
+import { consolePage } from './web/console/routes';
 
 export interface CreateAppOptions {
   config: Config;
@@ -182,9 +185,11 @@ export function buildDeps({
   Promise.resolve(tokenCutoffs.load()).catch((error: unknown) =>
     logger.error('token cut-offs not loaded', { error: String(error) }),
   );
+  const usage = new UsageRecorder({ store: stores.usage, instance, clock, logger });
   const limiter = new RateLimiter({
     ...{ records: customer, config, clock, logger, store },
     notices: policyNotices,
+    calls: usage,
   });
   const writeLimiter = new WriteLimiter({ store: limiter.store, config, clock });
   const addressBound = (name: string, limit: number, windowMs: number): AddressBound =>
@@ -234,7 +239,8 @@ export function buildDeps({
       instance,
       instances,
       notices,
-      requests: new RequestMetrics(),
+      requests: new RequestMetrics(usage),
+      usage,
     },
     databaseHealth,
     idempotency: idempotency({ store: idempotencyStore, clock, auth: authOptions, keysPerCaller }),
@@ -262,6 +268,14 @@ export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: Ext
     .use(customerRoutes(deps))
     .use(accountsRoutes(deps))
     .use(adminRoutes(deps))
+    .use(usageRoutes(deps))
+    .use(
+      consolePage({
+        tokens: deps.tokens,
+        sessions: deps.sessions,
+        origins: deps.config.publicOrigins,
+      }),
+    )
     .use(deps.config.metrics ? metricsRoutes(deps) : new Elysia({ name: 'no-metrics' }))
     .use(extraRoutes ? extraRoutes(deps) : new Elysia({ name: 'no-extra-routes' }));
 

@@ -120,6 +120,7 @@ async function shutdown(signal: string) {
   // Waits for a running job to finish its current chunk.
   await deps.jobs?.stop();
   await deps.limiter.flush();
+  await deps.usage.flush();
   // The others count one instance fewer at once, not after the heartbeat timeout.
   await deps.instances?.leave();
   if (db) {

@@ -24,6 +24,9 @@ import type { IdempotencyStore } from '@/idempotency/store';
 import { postgresListingsStore } from '@/listings/postgres-store';
 import { sqliteListingsStore } from '@/listings/sqlite-store';
 import type { ListingsStore } from '@/listings/store';
+import { postgresUsageStore } from '@/usage/postgres-store';
+import { sqliteUsageStore } from '@/usage/sqlite-store';
+import type { UsageStore } from '@/usage/store';
 import { postgresWebhookStore } from '@/webhooks/postgres-store';
 import { sqliteWebhookStore } from '@/webhooks/sqlite-store';
 import type { WebhookStore } from '@/webhooks/store';
@@ -41,6 +44,7 @@ export interface Stores {
   webhooks: WebhookStore;
   jobRuns: JobRunStore;
   listings: ListingsStore;
+  usage: UsageStore;
 }
 
 /**
@@ -62,6 +66,7 @@ export const sqliteStores = (
   webhooks: sqliteWebhookStore(db),
   jobRuns: sqliteJobRuns(db),
   listings: sqliteListingsStore(db, readCache),
+  usage: sqliteUsageStore(db),
 });
 
 /** The stores on PostgreSQL, all on one pool. */
@@ -76,4 +81,5 @@ export const postgresStores = (client: SQL, audit: AuditLimits = DEFAULT_AUDIT_L
   webhooks: postgresWebhookStore(client),
   jobRuns: postgresJobRuns(client),
   listings: postgresListingsStore(client),
+  usage: postgresUsageStore(client),
 });

@@ -1,5 +1,6 @@
 import type { SessionResolver } from '@/auth/tokens';
 import type { AppDeps } from '@/deps';
+import type { UsageRecorder } from '@/usage/recorder';
 import type { idempotency } from './idempotency';
 import type { authPlugin } from './plugins/auth';
 import type { writeLimit } from './plugins/write-limit';
@@ -18,4 +19,6 @@ export interface ApiDeps extends AppDeps {
   sessions: SessionResolver;
   /** Requests by route and status, with latencies (GET /metrics). */
   requests: RequestMetrics;
+  /** The usage figures behind the console's plots (src/usage). */
+  usage: UsageRecorder;
 }

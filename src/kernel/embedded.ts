@@ -8,6 +8,8 @@ export interface Embedded {
   migrations?: { journal: string; sql: Readonly<Record<string, string>> };
   /** The account page: `account.html`, `account.css` and the bundled `app.js`. */
   accountAssets?: Readonly<Record<string, string>>;
+  /** The other pages' files (src/web/page-assets.json), by page, then by name. */
+  pageAssets?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 export const embedded: Embedded = {};

@@ -86,6 +86,8 @@ export interface RateLimiterOptions {
   store?: RateLimitStore;
   /** Absent: one instance, whose own admin changes are all there is to hear of. */
   notices?: PolicyNotices;
+  /** Told of every customer's call as it is counted (the usage figures, src/usage). */
+  calls?: { countCall(sub: string): void };
 }
 
 /**
@@ -120,8 +122,10 @@ export class RateLimiter {
   #generation = 0;
   readonly #anonymous: Policy;
   readonly #records: LimiterRecords;
+  readonly #calls: RateLimiterOptions['calls'];
 
-  constructor({ records, config, clock, logger, store, notices }: RateLimiterOptions) {
+  constructor({ records, config, clock, logger, store, notices, calls }: RateLimiterOptions) {
+    this.#calls = calls;
     this.enabled = config.rateLimits.enabled;
     this.#notices = notices;
     notices?.listen(() => this.#forget());
@@ -152,6 +156,7 @@ export class RateLimiter {
 
   /** Counts one request if every window has room (one atomic step of the store). */
   hit(limitKey: LimitKey): MaybePromise<HitResult> {
+    if (limitKey.audience === 'customer') this.#calls?.countCall(limitKey.key.slice(2));
     return whenReady(this.#policy(limitKey), (policy) =>
       this.store.hit(limitKey.key, policy.rules, this.#clock()),
     );

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { DOCS_PAGE_CSP, FALLBACK_HTML_CSP, HSTS } from '@/api/security-policy';
+import { CONSOLE_PAGE_CSP } from '@/web/console/routes';
 import { ACCOUNT_PAGE_CSP } from '@/web/routes';
 import { createTestApp } from '../support/harness';
 
@@ -63,7 +64,12 @@ describe('Content-Security-Policy on every HTML page', () => {
       expect(body.trim()).toBe('');
     }
     expect(res.text).not.toMatch(/<style|style="|https?:\/\/(?!www\.w3)/);
-    for (const asset of ['/docs/app.js', '/docs/app.css']) {
+    for (const asset of [
+      '/docs/app.js',
+      '/docs/app.css',
+      '/docs/swagger-ui.js',
+      '/docs/swagger-ui.css',
+    ]) {
       const answer = await ctx.request('GET', asset);
       expect([asset, answer.status]).toEqual([asset, 200]);
       expect(answer.headers.get('content-security-policy')).toBe(DOCS_PAGE_CSP);
@@ -88,7 +94,7 @@ describe('Content-Security-Policy on every HTML page', () => {
       const res = await ctx.request('GET', path, { headers: { accept: 'text/html' } });
       if (!res.headers.get('content-type')?.startsWith('text/html')) continue;
       html++;
-      expect([ACCOUNT_PAGE_CSP, DOCS_PAGE_CSP, FALLBACK_HTML_CSP]).toContain(
+      expect([ACCOUNT_PAGE_CSP, DOCS_PAGE_CSP, CONSOLE_PAGE_CSP, FALLBACK_HTML_CSP]).toContain(
         res.headers.get('content-security-policy')!,
       );
     }

@@ -57,6 +57,20 @@ test('the single-file binary runs without Bun or the source tree', async () => {
     const script = await fetch(`${base}/account/app.js`);
     expect(script.status).toBe(200);
     expect((await script.text()).length).toBeGreaterThan(1000);
+    // The other pages' files are embedded too (src/web/page-assets.json).
+    for (const [path, atLeast] of [
+      ['/docs', 200],
+      ['/docs/app.js', 200],
+      ['/docs/swagger-ui.js', 1_000_000],
+      ['/docs/swagger-ui.css', 100_000],
+      ['/console', 200],
+      ['/console/app.js', 40_000],
+      ['/console/uplot.css', 1_000],
+    ] as const) {
+      const answer = await fetch(`${base}${path}`);
+      expect([path, answer.status]).toEqual([path, 200]);
+      expect((await answer.text()).length).toBeGreaterThan(atLeast);
+    }
 
     const token = await employeeToken();
     const body = randomProperty(seeded(3), 'Binary street 1');

@@ -1,8 +1,10 @@
 /**
- * The API reference at /docs in Debian's headless Chromium (playwright-core):
- * it renders every operation of /docs/json from this origin alone — any
- * request to another host fails the test — and leaves
- * test/artifacts/docs.png and docs-operation.png (one operation opened).
+ * The API reference at /docs (Swagger UI) in Debian's headless Chromium
+ * (playwright-core): it renders every operation of /docs/json from this
+ * origin alone — any request to another host fails the test — its try-it
+ * answers 200 for GET /health, axe-core finds no WCAG 2.1 AA violation,
+ * and it leaves test/artifacts/docs.png and docs-try-it.png, and the
+ * README's docs/screenshots/docs.png.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -10,9 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { freePort, startServer } from '../accounts/server-process';
+import { axeViolations, watchPage } from './axe';
 import { CHROMIUM, chromiumPresent } from './browser-page';
 
 const artifacts = join(import.meta.dir, '..', 'artifacts');
+/** The README's tour shows this one. */
+const screenshots = join(import.meta.dir, '..', '..', 'docs', 'screenshots');
 const present = chromiumPresent('docs browser test');
 
 describe.skipIf(!present)('/docs in headless Chromium', () => {
@@ -38,25 +43,17 @@ describe.skipIf(!present)('/docs in headless Chromium', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('renders every operation of /docs/json, offline: nothing is fetched from elsewhere', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const problems: string[] = [];
-    const elsewhere: string[] = [];
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    // Offline: a request to any other host is refused and recorded.
-    await page.route('**/*', (route) => {
-      const url = new URL(route.request().url());
-      if (url.origin === origin) return route.continue();
-      elsewhere.push(url.href);
-      return route.abort();
-    });
-
+  async function openDocs(width: number) {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    const { problems, elsewhere } = await watchPage(page, origin);
     const response = await page.goto(`${origin}/docs`);
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+    return { page, problems, elsewhere };
+  }
+
+  test('renders every operation of /docs/json, and try-it answers 200 for GET /health', async () => {
+    const { page, problems, elsewhere } = await openDocs(1280);
     const document = (await (await fetch(`${origin}/docs/json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;
     };
@@ -65,23 +62,40 @@ describe.skipIf(!present)('/docs in headless Chromium', () => {
       0,
     );
     await page
-      .locator('details.operation')
+      .locator('.opblock')
       .nth(operations - 1)
       .waitFor();
-    expect(await page.locator('details.operation').count()).toBe(operations);
-
-    // One operation opened: its answers are listed with their media types.
-    const create = page.locator('details.operation', { hasText: 'createProperty' }).first();
-    await create.locator('summary').click();
-    await expect(
-      create.locator('td', { hasText: 'application/problem+json' }).count(),
-    ).resolves.toBeGreaterThan(0);
-    await expect(create.textContent()).resolves.toContain('Idempotency-Key');
-
+    expect(await page.locator('.opblock').count()).toBe(operations);
+    expect(await axeViolations(page)).toEqual([]);
     mkdirSync(artifacts, { recursive: true });
     await page.screenshot({ path: join(artifacts, 'docs.png'), fullPage: false });
-    await create.screenshot({ path: join(artifacts, 'docs-operation.png') });
+
+    const health = page.locator('.opblock-get', { has: page.locator('[data-path="/health"]') });
+    await health.first().locator('.opblock-summary-control').click();
+    await health.first().getByRole('button', { name: 'Try it out' }).click();
+    await health.first().getByRole('button', { name: 'Execute' }).click();
+    const status = health
+      .first()
+      .locator('.live-responses-table tr.response .response-col_status')
+      .first();
+    await status.waitFor();
+    expect((await status.textContent())?.trim()).toBe('200');
+    expect(await axeViolations(page)).toEqual([]);
+    await health.first().screenshot({ path: join(artifacts, 'docs-try-it.png') });
+    mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: join(screenshots, 'docs.png') });
     expect(elsewhere).toEqual([]);
     expect(problems).toEqual([]);
   }, 120_000);
+
+  test('fits 360 px: nothing wider than the viewport', async () => {
+    const { page, problems, elsewhere } = await openDocs(360);
+    await page.locator('.opblock').first().waitFor();
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    expect(elsewhere).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

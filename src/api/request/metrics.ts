@@ -1,9 +1,8 @@
+import { LATENCY_BOUNDS } from '@/usage/latency';
+import type { UsageRecorder } from '@/usage/recorder';
 import type { Exposition } from '../metrics/exposition';
 
-/** Upper bounds (seconds) of the request latency histogram. */
-export const LATENCY_BOUNDS = [
-  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
-] as const;
+export { LATENCY_BOUNDS };
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** The label of a path no route matches: unknown paths must not grow the series without bound. */
@@ -16,6 +15,18 @@ interface Node {
   template?: string;
 }
 
+/**
+ * The group a route template is plotted in: its first segment (`/listings`,
+ * `/auth`, …), the customer API's first two (`/api/v1`). Bounded like the
+ * templates themselves.
+ */
+export function routeGroupOf(route: string): string {
+  if (route === UNMATCHED) return UNMATCHED;
+  const [, first = '', second = ''] = route.split('/');
+  if (first === '') return '/';
+  return first === 'api' && second !== '' ? `/api/${second}` : `/${first}`;
+}
+
 const newNode = (): Node => ({ literal: new Map() });
 
 interface Series {
@@ -25,6 +36,8 @@ interface Series {
   buckets: Float64Array;
   sum: number;
   statuses: Map<number, number>;
+  /** `routeGroupOf(route)`, worked out once. */
+  group: string;
 }
 
 /**
@@ -39,6 +52,12 @@ export class RequestMetrics {
   readonly #series = new Map<string, Map<string, Series>>();
   /** The template of each path a fast route stands for (`observeRoute`). */
   #templates = new Map<string, string>();
+  /** Where each request is also counted for the usage figures (absent in unit tests). */
+  readonly #usage: UsageRecorder | undefined;
+
+  constructor(usage?: UsageRecorder) {
+    this.#usage = usage;
+  }
 
   /** The service's routes (Elysia's `app.routes`); `:name` segments match any segment. */
   useRoutes(routes: readonly { method: string; path: string }[]): void {
@@ -110,16 +129,21 @@ export class RequestMetrics {
         buckets: new Float64Array(LATENCY_BOUNDS.length + 1),
         sum: 0,
         statuses: new Map(),
+        group: routeGroupOf(route),
       };
       byRoute.set(route, series);
     }
     series.statuses.set(status, (series.statuses.get(status) ?? 0) + 1);
-    if (durationMs === undefined) return;
+    if (durationMs === undefined) {
+      this.#usage?.observeRequest(series.group, status, -1);
+      return;
+    }
     const seconds = durationMs / 1000;
     let bucket = 0;
     while (bucket < LATENCY_BOUNDS.length && seconds > LATENCY_BOUNDS[bucket]!) bucket++;
     series.buckets[bucket]! += 1;
     series.sum += seconds;
+    this.#usage?.observeRequest(series.group, status, bucket);
   }
 
   write(out: Exposition): void {

@@ -9,6 +9,7 @@ export * from './plan-assignments';
 export * from './plans';
 export * from './static-pages';
 export * from './transactions';
+export * from './usage-buckets';
 export * from './users';
 export * from './webhooks';
 export * from './window-usage';

@@ -1,72 +1,35 @@
-import { join } from 'node:path';
 import { Elysia } from 'elysia';
+import { assetResponse, pageAssets } from '../assets';
 
 /**
- * /docs renders /docs/json with its own script and style sheet from this
- * origin: no CDN, no inline code, works offline.
+ * /docs is Swagger UI on /docs/json, every file from this origin. Two
+ * allowances beyond the account page's policy, each for Swagger UI:
+ * `img-src data:` (its style sheet draws icons as data: SVGs) and
+ * `connect-src 'self'` (the document and try-it requests). No inline
+ * script or style sheet, nothing from another origin; try-it can only
+ * reach this service.
  */
 export const DOCS_PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
   "connect-src 'self'",
-  "img-src 'self'",
+  "img-src 'self' data:",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
 
-const here = import.meta.dir;
-
-async function bundleScript(): Promise<string> {
-  const result = await Bun.build({
-    entrypoints: [join(here, 'app.ts')],
-    target: 'browser',
-    format: 'esm',
-    minify: true,
-  });
-  const output = result.outputs[0];
-  if (!result.success || !output) {
-    throw new AggregateError(result.logs, 'the API reference script did not build');
-  }
-  return output.text();
-}
-
-const assets = new Map<string, Promise<string>>();
-
-/** Each asset made once and kept; a failure is retried on the next request. */
-function asset(name: string): Promise<string> {
-  let text = assets.get(name);
-  if (!text) {
-    text = name === 'app.js' ? bundleScript() : Bun.file(join(here, name)).text();
-    text.catch(() => assets.delete(name));
-    assets.set(name, text);
-  }
-  return text;
-}
-
-const page = (body: string, contentType: string) =>
-  new Response(body, {
-    headers: {
-      'content-type': contentType,
-      'content-security-policy': DOCS_PAGE_CSP,
-      'cache-control': 'no-cache',
-    },
-  });
-
+const asset = pageAssets('docs');
 const hide = { detail: { hide: true } };
 
-/** GET /docs, /docs/app.js, /docs/app.css: the self-hosted API reference. */
+const answer = async (name: string) => assetResponse(name, (await asset(name))!, DOCS_PAGE_CSP);
+
+/** GET /docs and its files: the self-hosted API reference with try-it. */
 export const docsPage = () =>
   new Elysia({ name: 'docs-page' })
-    .get('/docs', async () => page(await asset('page.html'), 'text/html; charset=utf-8'), hide)
-    .get(
-      '/docs/app.css',
-      async () => page(await asset('docs.css'), 'text/css; charset=utf-8'),
-      hide,
-    )
-    .get(
-      '/docs/app.js',
-      async () => page(await asset('app.js'), 'text/javascript; charset=utf-8'),
-      hide,
-    );
+    .get('/docs', () => answer('page.html'), hide)
+    .get('/docs/app.js', () => answer('app.js'), hide)
+    .get('/docs/app.css', () => answer('app.css'), hide)
+    .get('/docs/swagger-ui.js', () => answer('swagger-ui.js'), hide)
+    .get('/docs/swagger-ui.css', () => answer('swagger-ui.css'), hide);

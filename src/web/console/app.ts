@@ -1,0 +1,286 @@
+/**
+ * The operator console (employees): Overview and Customers, drawn from the
+ * service's own JSON endpoints with the session cookie. Plots are uPlot,
+ * bundled into this script; everything comes from this origin.
+ */
+import uPlot from 'uplot';
+
+type Json = Record<string, unknown>;
+
+async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const response = await fetch(path, {
+    ...init,
+    headers: {
+      accept: 'application/json',
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+    },
+  });
+  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${response.status}`);
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+function cell(row: HTMLTableRowElement, text: string): void {
+  row.insertCell().textContent = text;
+}
+
+const time = (iso: string | null | undefined) =>
+  iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) : '—';
+
+/** Colours with at least 3:1 contrast on white (WCAG non-text contrast). */
+const COLOURS = ['#1f5fa8', '#b3261e', '#1f7a4d', '#8a5100', '#5b3fa0', '#00695c', '#4f5663'];
+
+interface Point {
+  start: number;
+  requests: number;
+  errors: number;
+  p99Ms: number | null;
+}
+interface RequestFigures {
+  bucketMs: number;
+  from: number;
+  to: number;
+  groups: { group: string; points: Point[] }[];
+}
+
+/** Every bucket of the range, so that a quiet minute shows as 0 rather than a gap. */
+function starts({ from, to, bucketMs }: { from: number; to: number; bucketMs: number }): number[] {
+  const all: number[] = [];
+  for (let t = from; t <= to; t += bucketMs) all.push(t);
+  return all;
+}
+
+function plot(target: HTMLElement, series: uPlot.Series[], data: uPlot.AlignedData): void {
+  target.replaceChildren();
+  const width = Math.max(280, target.clientWidth || 600);
+  new uPlot({ width, height: 220, series, legend: { show: true } }, data, target);
+}
+
+function requestPlot(target: HTMLElement, figures: RequestFigures): void {
+  const xs = starts(figures);
+  const series: uPlot.Series[] = [{}];
+  const data: (number | null)[][] = [xs.map((t) => t / 1000)];
+  figures.groups.forEach(({ group, points }, i) => {
+    const byStart = new Map(points.map((point) => [point.start, point.requests]));
+    series.push({ label: group, stroke: COLOURS[i % COLOURS.length]!, width: 2 });
+    data.push(xs.map((t) => byStart.get(t) ?? 0));
+  });
+  plot(target, series, data as uPlot.AlignedData);
+}
+
+function latencyPlot(target: HTMLElement, figures: RequestFigures): void {
+  const xs = starts(figures);
+  const requests = new Map<number, number>();
+  const errors = new Map<number, number>();
+  const p99 = new Map<number, number>();
+  for (const { points } of figures.groups) {
+    for (const point of points) {
+      requests.set(point.start, (requests.get(point.start) ?? 0) + point.requests);
+      errors.set(point.start, (errors.get(point.start) ?? 0) + point.errors);
+      if (point.p99Ms !== null)
+        p99.set(point.start, Math.max(p99.get(point.start) ?? 0, point.p99Ms));
+    }
+  }
+  plot(
+    target,
+    [
+      {},
+      { label: '5xx %', stroke: COLOURS[1]!, width: 2, scale: '%' },
+      { label: 'p99 ms (worst group)', stroke: COLOURS[0]!, width: 2, scale: 'ms' },
+    ],
+    [
+      xs.map((t) => t / 1000),
+      xs.map((t) => {
+        const total = requests.get(t) ?? 0;
+        return total === 0 ? 0 : (100 * (errors.get(t) ?? 0)) / total;
+      }),
+      xs.map((t) => p99.get(t) ?? null),
+    ] as uPlot.AlignedData,
+  );
+}
+
+async function overview(): Promise<void> {
+  const status = byId<HTMLParagraphElement>('overview-status');
+  const [minutes, hours, health, jobs, backups] = await Promise.all([
+    api<RequestFigures>('/admin/usage/requests?resolution=minute&hours=1'),
+    api<RequestFigures>('/admin/usage/requests?resolution=hour&hours=24'),
+    api<Json>('/health'),
+    api<{
+      jobs: {
+        name: string;
+        schedule: string;
+        nextRunAt: string | null;
+        lastRuns: { startedAt: string; outcome: string }[];
+      }[];
+    }>('/admin/jobs'),
+    api<{ backups: { name: string; size: number; createdAt: string }[] }>('/admin/backups'),
+  ]);
+  requestPlot(byId('plot-requests'), minutes);
+  latencyPlot(byId('plot-latency'), minutes);
+  requestPlot(byId('plot-day'), hours);
+
+  const facts = byId<HTMLDListElement>('service');
+  facts.replaceChildren();
+  const fact = (term: string, value: string) => {
+    const dt = document.createElement('dt');
+    dt.textContent = term;
+    const dd = document.createElement('dd');
+    dd.textContent = value;
+    facts.append(dt, dd);
+  };
+  fact('Health', String(health.status));
+  fact(
+    'Backends',
+    Object.entries((health.backends as Record<string, string>) ?? {})
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', '),
+  );
+  const backup = jobs.jobs.find((job) => job.name === 'database-backup');
+  fact(
+    'Last backup',
+    backups.backups[0]
+      ? `${time(backups.backups[0].createdAt)} (${backups.backups[0].size} bytes)`
+      : 'none',
+  );
+  fact('Next backup', time(backup?.nextRunAt));
+
+  const body = byId<HTMLTableElement>('jobs').tBodies[0]!;
+  body.replaceChildren();
+  for (const job of jobs.jobs) {
+    const row = body.insertRow();
+    cell(row, job.name);
+    cell(row, job.schedule);
+    cell(row, time(job.nextRunAt));
+    cell(row, time(job.lastRuns[0]?.startedAt));
+    cell(row, job.lastRuns[0]?.outcome ?? '—');
+  }
+  status.textContent = `Updated ${time(new Date().toISOString())} UTC.`;
+}
+
+interface CustomerUsage {
+  sub: string;
+  rate_limits: {
+    plan: { id: number; name: string; slug: string };
+    limits: { window: string; limit: number; used: number; resets_at: string }[];
+  };
+  calls: { bucketMs: number; from: number; to: number; points: { start: number; calls: number }[] };
+}
+
+let shownCustomer: string | undefined;
+
+async function showCustomer(sub: string): Promise<void> {
+  const [usage, plans] = await Promise.all([
+    api<CustomerUsage>(`/admin/usage/customers/${encodeURIComponent(sub)}`),
+    api<{ data: { id: number; name: string }[] }>('/api/v1/admin/plans'),
+  ]);
+  shownCustomer = sub;
+  byId('customer').hidden = false;
+  byId('customer-title').textContent = `Customer ${sub}`;
+  byId('customer-plan').textContent = usage.rate_limits.plan.name;
+  const select = byId<HTMLSelectElement>('plan-select');
+  select.replaceChildren();
+  for (const plan of [{ id: 0, name: 'Standard' }, ...plans.data]) {
+    const option = new Option(plan.name, String(plan.id));
+    option.selected =
+      plan.id === usage.rate_limits.plan.id || (plan.id === 0 && usage.rate_limits.plan.id === 1);
+    select.add(option);
+  }
+  const body = byId<HTMLTableElement>('windows').tBodies[0]!;
+  body.replaceChildren();
+  for (const window of usage.rate_limits.limits) {
+    const row = body.insertRow();
+    cell(row, window.window);
+    cell(row, String(window.used));
+    cell(row, String(window.limit));
+    cell(row, time(window.resets_at));
+  }
+  const xs = starts(usage.calls);
+  const calls = new Map(usage.calls.points.map((point) => [point.start, point.calls]));
+  const limits = usage.rate_limits.limits;
+  const hourly =
+    limits.find((w) => w.window === 'hour')?.limit ??
+    (limits.find((w) => w.window === 'minute')?.limit ?? 0) * 60;
+  plot(
+    byId('plot-calls'),
+    [
+      {},
+      { label: 'calls', stroke: COLOURS[0]!, width: 2 },
+      { label: 'hourly limit', stroke: COLOURS[1]!, width: 2, dash: [6, 4] },
+    ],
+    [
+      xs.map((t) => t / 1000),
+      xs.map((t) => calls.get(t) ?? 0),
+      xs.map(() => hourly),
+    ] as uPlot.AlignedData,
+  );
+}
+
+async function lookUp(query: string): Promise<void> {
+  const status = byId<HTMLParagraphElement>('customer-status');
+  let sub = query;
+  if (query.includes('@')) {
+    const page = await api<{ users: { id: string; email: string; role: string }[] }>(
+      `/admin/users?email=${encodeURIComponent(query)}`,
+    );
+    const found =
+      page.users.find((user) => user.email.toLowerCase() === query.toLowerCase()) ?? page.users[0];
+    if (!found) {
+      status.textContent = `No account with the email ${query}.`;
+      byId('customer').hidden = true;
+      return;
+    }
+    sub = found.id;
+  }
+  await showCustomer(sub);
+  status.textContent = `Showing ${sub}.`;
+}
+
+function wireCustomers(): void {
+  byId<HTMLFormElement>('customer-search').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const query = byId<HTMLInputElement>('customer-query').value.trim();
+    lookUp(query).catch((error: unknown) => {
+      byId('customer-status').textContent = `Could not look up ${query}: ${String(error)}`;
+    });
+  });
+  byId<HTMLFormElement>('plan-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const sub = shownCustomer;
+    if (!sub) return;
+    const id = Number(byId<HTMLSelectElement>('plan-select').value);
+    api(`/api/v1/admin/customers/${encodeURIComponent(sub)}/plan`, {
+      method: 'PUT',
+      body: JSON.stringify({ planId: id === 0 ? null : id }),
+    })
+      .then(() => showCustomer(sub))
+      .then(() => {
+        byId('customer-status').textContent =
+          `Plan of ${sub} changed to ${byId('customer-plan').textContent}.`;
+      })
+      .catch((error: unknown) => {
+        byId('customer-status').textContent = `The plan was not changed: ${String(error)}`;
+      });
+  });
+}
+
+const TABS = ['overview', 'customers'] as const;
+
+function showTab(): void {
+  const wanted = location.hash.slice(1);
+  const tab = (TABS as readonly string[]).includes(wanted) ? wanted : 'overview';
+  for (const name of TABS) byId(name).hidden = name !== tab;
+  for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-tab]')) {
+    if (link.dataset.tab === tab) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  if (tab === 'overview') {
+    overview().catch((error: unknown) => {
+      byId('overview-status').textContent = `Could not load the overview: ${String(error)}`;
+    });
+  }
+}
+
+wireCustomers();
+window.addEventListener('hashchange', showTab);
+showTab();

@@ -1,0 +1,176 @@
+/**
+ * The operator console in Debian's headless Chromium (playwright-core): an
+ * employee signs in and walks every console page after some traffic —
+ * each plot drawn, a customer looked up by email and its plan changed —
+ * with no request leaving the origin and no axe-core WCAG 2.1 AA
+ * violation, at 1280 px and 360 px; a customer is refused and an anonymous
+ * visitor sent to sign in. Leaves docs/screenshots/console*.png for the
+ * README and test/artifacts/console-customer-360.png.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { freePort, startServer } from '../accounts/server-process';
+import { axeViolations, watchPage } from './axe';
+import { CHROMIUM, chromiumPresent } from './browser-page';
+
+const root = join(import.meta.dir, '..', '..');
+const artifacts = join(import.meta.dir, '..', 'artifacts');
+const screenshots = join(root, 'docs', 'screenshots');
+const present = chromiumPresent('console browser test');
+const PASSWORD = 'a long enough password';
+
+describe.skipIf(!present)('/console in headless Chromium', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'console-browser-'));
+  const port = freePort();
+  const origin = `http://localhost:${port}`;
+  const env = { DATABASE_PATH: join(dir, 'app.db'), PUBLIC_ORIGIN: origin };
+  let server: Awaited<ReturnType<typeof startServer>>;
+  let browser: Browser;
+  let customerId = '';
+
+  async function userCreate(email: string, role: string) {
+    const proc = Bun.spawn(
+      [process.execPath, 'scripts/user-create.ts', '--email', email, '--role', role],
+      {
+        cwd: root,
+        env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+        stdin: new TextEncoder().encode(`${PASSWORD}\n`),
+        stdout: 'pipe',
+        stderr: 'pipe',
+      },
+    );
+    expect(await proc.exited).toBe(0);
+  }
+
+  async function signIn(email: string) {
+    const res = await fetch(`${origin}/auth/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
+    expect(res.status).toBe(200);
+    return (await res.json()) as { accessToken: string; user: { id: string } };
+  }
+
+  beforeAll(async () => {
+    await userCreate('ops@example.com', 'employee');
+    await userCreate('buyer@example.com', 'customer');
+    server = await startServer(port, env);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+    // Traffic for the plots: a customer calling the customer API, and some reads.
+    const customer = await signIn('buyer@example.com');
+    customerId = customer.user.id;
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`${origin}/api/v1/c/transactions`, {
+        headers: { authorization: `Bearer ${customer.accessToken}` },
+      });
+      expect(res.status).toBe(200);
+    }
+    for (let i = 0; i < 5; i++) expect((await fetch(`${origin}/health`)).status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.kill();
+    await server?.exited;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A page signed in as `email` (or anonymous), recording errors and any request elsewhere. */
+  async function openPage(width: number, email?: string) {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    if (email) {
+      const res = await context.request.post(`${origin}/auth/sign-in`, {
+        data: { email, password: PASSWORD },
+        headers: { origin },
+      });
+      expect(res.status()).toBe(200);
+    }
+    const page = await context.newPage();
+    const { problems, elsewhere } = await watchPage(page, origin);
+    return { page, problems, elsewhere };
+  }
+
+  const plotsDrawn = (page: Page, section: string) =>
+    page.locator(`#${section} .plot canvas`).count();
+
+  test('an employee walks Overview and Customers, changes a plan; axe finds nothing', async () => {
+    const { page, problems, elsewhere } = await openPage(1280, 'ops@example.com');
+    // A plan to change to, made through the API as an employee.
+    const plan = await page.request.post(`${origin}/api/v1/admin/plans`, {
+      data: { name: 'Pro', slug: 'pro', limits: { minute: 300, hour: 5000 } },
+      headers: { origin, 'idempotency-key': 'console-plan' },
+    });
+    expect(plan.status()).toBe(201);
+
+    const response = await page.goto(`${origin}/console`);
+    expect(response?.status()).toBe(200);
+    await page.locator('#overview-status', { hasText: 'Updated' }).waitFor();
+    expect(await plotsDrawn(page, 'overview')).toBe(3);
+    await expect(page.locator('#jobs tbody tr').count()).resolves.toBeGreaterThan(0);
+    await expect(page.locator('#service').textContent()).resolves.toContain('sqlite: ok');
+    expect(await axeViolations(page)).toEqual([]);
+    mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: join(screenshots, 'console.png'), fullPage: true });
+
+    await page.getByRole('link', { name: 'Customers' }).click();
+    await page.getByLabel('Customer id or email').fill('buyer@example.com');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.locator('#customer-status', { hasText: `Showing ${customerId}` }).waitFor();
+    expect(await plotsDrawn(page, 'customers')).toBe(1);
+    await expect(page.locator('#customer-plan').textContent()).resolves.toBe('Standard');
+    const minute = page.locator('#windows tbody tr', { hasText: 'minute' });
+    await expect(minute.locator('td').nth(1).textContent()).resolves.toBe('5');
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.getByLabel('Change plan').selectOption({ label: 'Pro' });
+    await page.getByRole('button', { name: 'Save plan' }).click();
+    await page.locator('#customer-status', { hasText: 'changed to Pro' }).waitFor();
+    await expect(page.locator('#customer-plan').textContent()).resolves.toBe('Pro');
+    // As the API does, the change is audited.
+    const audit = await page.request.get(`${origin}/admin/audit?action=customer_plan.set`);
+    expect(audit.status()).toBe(200);
+    expect(JSON.stringify(await audit.json())).toContain(customerId);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(screenshots, 'console-customer.png'), fullPage: true });
+    expect(elsewhere).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  test('at 360 px: nothing wider than the screen, axe finds nothing', async () => {
+    const { page, problems, elsewhere } = await openPage(360, 'ops@example.com');
+    await page.goto(`${origin}/console`);
+    await page.locator('#overview-status', { hasText: 'Updated' }).waitFor();
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    expect(await axeViolations(page)).toEqual([]);
+    mkdirSync(artifacts, { recursive: true });
+    await page.screenshot({ path: join(artifacts, 'console-360.png'), fullPage: true });
+    expect(elsewhere).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  test('a customer is refused; an anonymous visitor is sent to sign in', async () => {
+    const customer = await openPage(1280, 'buyer@example.com');
+    const refused = await customer.page.goto(`${origin}/console`);
+    expect(refused?.status()).toBe(403);
+    await expect(customer.page.locator('h1').textContent()).resolves.toBe('Employees only');
+    expect(await axeViolations(customer.page)).toEqual([]);
+
+    const anonymous = await openPage(1280);
+    const signIn = await anonymous.page.goto(`${origin}/console`);
+    expect(signIn?.status()).toBe(200);
+    await expect(anonymous.page.getByRole('link', { name: '/account' }).count()).resolves.toBe(1);
+    expect(await axeViolations(anonymous.page)).toEqual([]);
+    expect([...customer.elsewhere, ...anonymous.elsewhere]).toEqual([]);
+  }, 60_000);
+});
