@@ -10,7 +10,6 @@ import {
   ok,
   podman,
   root,
-  run,
   secondsSince,
   untilHealthy,
 } from './podman';
@@ -59,16 +58,7 @@ async function start(label: string, options: string[] = [], from = image): Promi
   const name = `listings-ct-${label}-${suffix}`;
   const port = freePort();
   containers.push(name);
-  await ok([
-    'podman',
-    'create',
-    '--name',
-    name,
-    '-p',
-    `127.0.0.1:${port}:3000`,
-    ...options,
-    from,
-  ]);
+  await ok(['podman', 'create', '--name', name, '-p', `127.0.0.1:${port}:3000`, ...options, from]);
   const started = performance.now();
   await ok(['podman', 'start', name]);
   const base = `http://127.0.0.1:${port}`;
@@ -117,11 +107,16 @@ async function createProperty(base: string, token: string, marker: string) {
     body: JSON.stringify(property(marker)),
   });
   expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
+  return res.headers.get('location')?.split('/').at(-1) ?? '';
 }
 
-const readStatus = async (base: string, id: string) =>
-  (await fetch(`${base}/listings/properties/${id}`)).status;
+/** The status of an employee's read of a property (an unpublished one is not public). */
+const readStatus = async (base: string, token: string, id: string) =>
+  (
+    await fetch(`${base}/listings/properties/${id}`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+  ).status;
 
 async function propertyTotal(base: string, token: string) {
   const res = await fetch(`${base}/listings/properties?itemsPerPage=1`, {
@@ -157,7 +152,9 @@ describe('the image', () => {
   });
 
   test('runs as uid 1000 and holds the service, its operator scripts and production dependencies only', async () => {
-    expect((await ok(['podman', 'image', 'inspect', '--format', '{{.Config.User}}', image])).trim()).toBe('bun');
+    expect(
+      (await ok(['podman', 'image', 'inspect', '--format', '{{.Config.User}}', image])).trim(),
+    ).toBe('bun');
     const listing = await ok([
       'podman',
       'run',
@@ -165,14 +162,23 @@ describe('the image', () => {
       image,
       'sh',
       '-c',
-      'id -u; ls /app; echo --; ls /app/scripts; echo --; for tool in gcc cc make g++ git npm node python3 curl; do command -v $tool; done; echo --; ls /app/node_modules/.bin /app/node_modules/typescript 2>&1 | wc -l; du -sm /usr/local/bin/bun /app/node_modules /app/src | cut -f1',
+      'id -u; echo --; ls /app; echo --; ls /app/scripts; echo --; for tool in gcc cc make g++ git npm node python3 curl; do command -v $tool; done; echo --; ls /app/node_modules/.bin /app/node_modules/typescript 2>&1 | wc -l; echo --; du -sm /usr/local/bin/bun /app/node_modules /app/src | cut -f1',
     ]);
-    const [uid, top, scripts, tools, devModules, sizes] = listing.split(/^--$/m).flatMap((part, i) =>
-      i === 0 ? part.trim().split('\n') : [part.trim()],
-    );
+    const [uid, top, scripts, tools, devModules, sizes] = listing
+      .split(/^--$/m)
+      .map((part) => part.trim());
     expect(uid).toBe('1000');
     expect(top?.split('\n').sort()).toEqual(
-      ['content', 'migrations', 'node_modules', 'package.json', 'scripts', 'src', 'third-party', 'tsconfig.json'].sort(),
+      [
+        'content',
+        'migrations',
+        'node_modules',
+        'package.json',
+        'scripts',
+        'src',
+        'third-party',
+        'tsconfig.json',
+      ].sort(),
     );
     // Every operator command of package.json, with the modules they share; no development script.
     expect(scripts?.split('\n').sort()).toEqual(
@@ -248,13 +254,15 @@ describe('one container on a volume, as an operator runs it', () => {
     expect([minted.code, minted.stderr]).toEqual([0, '']);
     token = minted.stdout.trim();
     kept = await createProperty(current.base, token, 'Calle Mayor 5');
-    expect(await readStatus(current.base, kept)).toBe(200);
+    expect(await readStatus(current.base, token, kept)).toBe(200);
   });
 
   test('pages:import from a mounted folder, backup, and restore refused while the server runs', async () => {
     const imported = await exec(current.name, ['bun', 'run', 'pages:import', '--', '/import']);
     expect([imported.code, imported.stderr]).toEqual([0, expect.not.stringContaining('error:')]);
-    expect((await fetch(`${current.base}/content/static-pages/welcome?language=en`)).status).toBe(200);
+    expect((await fetch(`${current.base}/content/static-pages/welcome?language=en`)).status).toBe(
+      200,
+    );
 
     const backup = await exec(current.name, ['bun', 'run', 'backup']);
     expect(backup.code).toBe(0);
@@ -281,20 +289,26 @@ describe('one container on a volume, as an operator runs it', () => {
 
   test('SIGTERM: a held long poll is answered, the process exits 0', async () => {
     const headers = { authorization: `Bearer ${token}` };
-    let cursor = '';
+    const after = (cursor: string | null) => (cursor === null ? '' : `&after=${cursor}`);
+    let cursor: string | null = null;
     for (let page = 0; page < 100; page++) {
-      const res = await fetch(`${current.base}/listings/events?limit=100&after=${cursor}`, { headers });
-      const body = (await res.json()) as { events: unknown[]; next_cursor: string | null };
-      cursor = body.next_cursor ?? '';
-      if (body.events.length < 100) break;
+      const res = await fetch(`${current.base}/listings/events?limit=100${after(cursor)}`, {
+        headers,
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { next_cursor: string | null; has_more: boolean };
+      cursor = body.next_cursor;
+      if (!body.has_more) break;
     }
-    const held = fetch(`${current.base}/listings/events?wait=30&after=${cursor}`, { headers });
+    const held = fetch(`${current.base}/listings/events?wait=30${after(cursor)}`, { headers });
     // The poll is held once the server logged nothing for it yet; give the request a moment to arrive.
     await Bun.sleep(300);
     const started = performance.now();
     const exitCode = await (async () => {
       await ok(['podman', 'stop', '-t', '60', current.name]);
-      return (await ok(['podman', 'inspect', '--format', '{{.State.ExitCode}}', current.name])).trim();
+      return (
+        await ok(['podman', 'inspect', '--format', '{{.State.ExitCode}}', current.name])
+      ).trim();
     })();
     figures['SIGTERM to exited (s)'] = secondsSince(started);
     expect((await held).status).toBe(200);
@@ -307,9 +321,11 @@ describe('one container on a volume, as an operator runs it', () => {
 
   test('the data survives `rm` and a new container on the same volume: rows, pages, the account and its token', async () => {
     current = await start('second', ['-v', `${volume}:/data`]);
-    expect(await readStatus(current.base, kept)).toBe(200);
-    expect(await readStatus(current.base, afterBackup)).toBe(200);
-    expect((await fetch(`${current.base}/content/static-pages/welcome?language=en`)).status).toBe(200);
+    expect(await readStatus(current.base, token, kept)).toBe(200);
+    expect(await readStatus(current.base, token, afterBackup)).toBe(200);
+    expect((await fetch(`${current.base}/content/static-pages/welcome?language=en`)).status).toBe(
+      200,
+    );
     // The generated signing key is on the volume, so a token from the first container still works.
     expect(await propertyTotal(current.base, token)).toBeGreaterThan(2);
     const minted = await exec(current.name, [
@@ -327,18 +343,21 @@ describe('one container on a volume, as an operator runs it', () => {
     ]);
     expect([restored.code, restored.stderr]).toEqual([0, expect.not.stringContaining('refused')]);
     current = await start('restored', ['-v', `${volume}:/data`]);
-    expect(await readStatus(current.base, kept)).toBe(200);
-    expect(await readStatus(current.base, afterBackup)).toBe(404);
+    expect(await readStatus(current.base, token, kept)).toBe(200);
+    expect(await readStatus(current.base, token, afterBackup)).toBe(404);
   });
 
   test('the HEALTHCHECK reports unhealthy once the database file is gone, healthy once it is back', async () => {
     await ok(['podman', 'exec', current.name, 'mv', '/data/app.db', '/data/app.db.away']);
     expect((await fetch(`${current.base}/health`)).status).toBe(503);
-    // Unhealthy after the image's three retries.
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // Unhealthy after the image's three retries, counted once its 10 s start period is over.
+    let status = '';
+    for (let attempt = 0; attempt < 60 && status !== 'unhealthy'; attempt++) {
       expect((await podman(['healthcheck', 'run', current.name])).code).not.toBe(0);
+      status = await healthStatus(current.name);
+      if (status !== 'unhealthy') await Bun.sleep(500);
     }
-    expect(await healthStatus(current.name)).toBe('unhealthy');
+    expect(status).toBe('unhealthy');
     await ok(['podman', 'exec', current.name, 'mv', '/data/app.db.away', '/data/app.db']);
     expect((await podman(['healthcheck', 'run', current.name])).code).toBe(0);
     expect(await healthStatus(current.name)).toBe('healthy');
@@ -346,10 +365,21 @@ describe('one container on a volume, as an operator runs it', () => {
   });
 
   test('a read-only root file system, /data the only writable place: serves, writes, operator commands', async () => {
-    current = await start('read-only', ['--read-only', '--read-only-tmpfs=false', '-v', `${volume}:/data`]);
+    current = await start('read-only', [
+      '--read-only',
+      '--read-only-tmpfs=false',
+      '-v',
+      `${volume}:/data`,
+    ]);
     const touched = await exec(current.name, ['touch', '/app/written', '/tmp/written']);
     expect(touched.stderr).toContain('Read-only file system');
-    expect(await readStatus(current.base, await createProperty(current.base, token, 'Calle Fija 2'))).toBe(200);
+    expect(
+      await readStatus(
+        current.base,
+        token,
+        await createProperty(current.base, token, 'Calle Fija 2'),
+      ),
+    ).toBe(200);
     const created = await exec(
       current.name,
       ['bun', 'run', 'user:create', '--', '--email', 'second@example.com', '--role', 'employee'],
@@ -359,5 +389,166 @@ describe('one container on a volume, as an operator runs it', () => {
     expect((await exec(current.name, ['bun', 'run', 'backup'])).code).toBe(0);
     expect((await podman(['healthcheck', 'run', current.name])).code).toBe(0);
     expect(await stopAndRemove(current.name)).toBe('0');
+  });
+});
+
+describe('compose.yaml', () => {
+  test('starts with podman-compose: the volume, the port, the health check, the restart policy, the .env settings', async () => {
+    const project = join(work, 'compose');
+    mkdirSync(project);
+    writeFileSync(join(project, 'compose.yaml'), readFileSync(join(root, 'compose.yaml')));
+    const port = freePort();
+    const secret = 'compose-suite-secret-0123456789-abcdefghij';
+    writeFileSync(
+      join(project, '.env'),
+      `JWT_SECRET=${secret}\nPUBLIC_ORIGIN=https://listings.example.test\nLISTEN_PORT=${port}\n`,
+    );
+    const compose = (args: string[]) =>
+      ok(['podman-compose', '-p', `listings-ct-${suffix}`, ...args], { cwd: project });
+    const name = `listings-ct-${suffix}_listings_1`;
+    containers.push(name);
+    volumes.push(`listings-ct-${suffix}_listings-data`);
+    const started = performance.now();
+    await compose(['up', '-d']);
+    const base = `http://127.0.0.1:${port}`;
+    expect(await untilHealthy(base, name)).toBeNumber();
+    figures['compose up to healthy (s)'] = secondsSince(started);
+    const settings = await ok([
+      ...['podman', 'inspect', '--format'],
+      '{{.HostConfig.RestartPolicy.Name}} {{.HostConfig.ReadonlyRootfs}} {{range .Mounts}}{{.Name}}:{{.Destination}}{{end}}',
+      name,
+    ]);
+    expect(settings.trim()).toBe(`unless-stopped true listings-ct-${suffix}_listings-data:/data`);
+    const env = await ok(['podman', 'exec', name, 'printenv', 'PUBLIC_ORIGIN', 'JWT_SECRET']);
+    expect(env).toBe(`https://listings.example.test\n${secret}\n`);
+    expect((await podman(['healthcheck', 'run', name])).code).toBe(0);
+    // A token signed with the .env's JWT_SECRET is accepted.
+    const { TokenService } = await import('@/auth/tokens');
+    const token = await new TokenService(secret).issue('compose-employee', 'employee', 600);
+    expect(
+      await readStatus(base, token, await createProperty(base, token, 'Calle Compose 3')),
+    ).toBe(200);
+    await compose(['down']);
+  });
+});
+
+describe('compose.scale-out.yaml', () => {
+  test('two instances on PostgreSQL and Redis behind a proxy, as podman-compose reads it', async () => {
+    // Its PostgreSQL, Redis and Caddy images come from the public registry, out of reach here:
+    // the file is read by podman-compose (--dry-run prints the podman commands) and checked.
+    const project = join(work, 'scale-out');
+    mkdirSync(project);
+    writeFileSync(
+      join(project, 'compose.yaml'),
+      readFileSync(join(root, 'compose.scale-out.yaml')),
+    );
+    writeFileSync(
+      join(project, '.env'),
+      'JWT_SECRET=scale-out-secret-0123456789-abcdefghijk\nPUBLIC_ORIGIN=https://listings.example.test\nPOSTGRES_PASSWORD=pw\n',
+    );
+    const dry = await ok(
+      ['podman-compose', '-p', `listings-so-${suffix}`, '--dry-run', 'up', '-d'],
+      {
+        cwd: project,
+      },
+    );
+    const runs = dry.split('\n').filter((line) => line.startsWith('podman run '));
+    const named = (service: string) =>
+      runs.filter((line) => line.includes(`--network-alias ${service} `));
+    expect(runs).toHaveLength(5);
+    for (const instance of ['listings-1', 'listings-2']) {
+      const [line = ''] = named(instance);
+      expect(line).toContain('-e DATABASE_URL=postgres://listings:pw@postgres:5432/listings');
+      expect(line).toContain('-e REDIS_URL=redis://redis:6379');
+      expect(line).toContain('-e JWT_SECRET=scale-out-secret-0123456789-abcdefghijk');
+      expect(line).toContain('--read-only');
+      expect(line).toContain('--healthcheck-command');
+      expect(line).toMatch(/ listings-service$/);
+    }
+    expect(named('postgres')[0]).toContain('postgres:16');
+    expect(named('redis')[0]).toContain('redis:7');
+    expect(named('proxy')[0]).toContain('--to listings-1:3000 --to listings-2:3000');
+    expect(named('proxy')[0]).toContain('-p 127.0.0.1:3000:80');
+    // --dry-run still creates the project's network and volume.
+    await podman(['volume', 'rm', '-f', `listings-so-${suffix}_postgres-data`]);
+    await podman(['network', 'rm', '-f', `listings-so-${suffix}_default`]);
+  });
+});
+
+describe('an upgrade from the previous release', () => {
+  test(`the volume of ${previousRelease}'s image opens in this image with its rows`, async () => {
+    const source = join(work, 'previous');
+    mkdirSync(source);
+    await ok(['sh', '-c', `git archive ${previousRelease} | tar -x -C "${source}"`]);
+    let started = performance.now();
+    await ok(['podman', 'build', ...buildFlags(work), '-t', previousImage, '.'], { cwd: source });
+    figures['previous release build (s)'] = secondsSince(started);
+
+    const secret = 'upgrade-suite-secret-0123456789-abcdefgh';
+    const { TokenService } = await import('@/auth/tokens');
+    const token = await new TokenService(secret).issue('upgrade-employee', 'employee', 600);
+    const data = `listings-ct-upgrade-${suffix}`;
+    volumes.push(data);
+    await ok(['podman', 'volume', 'create', data]);
+    const options = ['-v', `${data}:/data`, '-e', `JWT_SECRET=${secret}`];
+    const previous = await start('previous', options, previousImage);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++)
+      ids.push(await createProperty(previous.base, token, `Calle Antigua ${i}`));
+    const page = await fetch(`${previous.base}/content/static-pages/upgrade`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        language: 'en',
+        title: 'Upgrade',
+        metaTitle: 'Upgrade',
+        metaDescription: 'Written by the previous release.',
+        category: 'company',
+        group: 'footer',
+        published: true,
+        content: '# Upgrade',
+      }),
+    });
+    expect([200, 201]).toContain(page.status);
+    const total = await propertyTotal(previous.base, token);
+    // What this change fixes: the previous image's operator commands could not load.
+    const broken = await exec(previous.name, [
+      'bun',
+      'run',
+      'token',
+      '--',
+      '--sub',
+      'x',
+      '--aud',
+      'employee',
+    ]);
+    figures['previous release: bun run token'] =
+      broken.code === 0 ? 'works' : broken.stderr.trim().split('\n').at(-1)!;
+    expect(await stopAndRemove(previous.name)).toBe('0');
+
+    started = performance.now();
+    const upgraded = await start('upgraded', options);
+    figures['upgrade: start to healthy (s)'] = secondsSince(started);
+    for (const id of ids) expect(await readStatus(upgraded.base, token, id)).toBe(200);
+    expect(await propertyTotal(upgraded.base, token)).toBe(total);
+    expect((await fetch(`${upgraded.base}/content/static-pages/upgrade?language=en`)).status).toBe(
+      200,
+    );
+    expect(
+      (
+        await exec(upgraded.name, [
+          'bun',
+          'run',
+          '--silent',
+          'token',
+          '--',
+          '--sub',
+          'x',
+          '--aud',
+          'employee',
+        ])
+      ).code,
+    ).toBe(0);
+    expect(await stopAndRemove(upgraded.name)).toBe('0');
   });
 });

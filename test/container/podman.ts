@@ -79,7 +79,9 @@ export async function healthStatus(container: string) {
 
 /** The image's size in MB (10^6 bytes), as `podman images` shows it. */
 export async function imageMegabytes(image: string) {
-  const bytes = Number((await ok(['podman', 'image', 'inspect', '--format', '{{.Size}}', image])).trim());
+  const bytes = Number(
+    (await ok(['podman', 'image', 'inspect', '--format', '{{.Size}}', image])).trim(),
+  );
   return Math.round(bytes / 1e6);
 }
 
@@ -90,5 +92,11 @@ export function buildFlags(workDir: string): string[] {
   if (!Bun.file(bundle).size) return flags;
   const bunfig = join(workDir, 'bunfig.toml');
   writeFileSync(bunfig, '[install]\ncafile = "/etc/ssl/host-ca.pem"\n');
-  return [...flags, '-v', `${bundle}:/etc/ssl/host-ca.pem:ro`, '-v', `${bunfig}:/root/.bunfig.toml:ro`];
+  return [
+    ...flags,
+    '-v',
+    `${bundle}:/etc/ssl/host-ca.pem:ro`,
+    '-v',
+    `${bunfig}:/root/.bunfig.toml:ro`,
+  ];
 }

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import type { Socket } from 'bun';
-import { SQL } from 'bun';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Socket } from 'bun';
+import { SQL } from 'bun';
 import { isDatabaseHealthy, openDatabase } from '@/db/client';
 import { sqliteHealth } from '@/db/health';
 import { postgresHealth } from '@/db/pg/health';
