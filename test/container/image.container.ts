@@ -302,7 +302,7 @@ describe('one container on a volume, as an operator runs it', () => {
     }
     const held = fetch(`${current.base}/listings/events?wait=30${after(cursor)}`, { headers });
     // The poll is held once the server logged nothing for it yet; give the request a moment to arrive.
-    await Bun.sleep(300);
+    await Bun.sleep(1000);
     const started = performance.now();
     const exitCode = await (async () => {
       await ok(['podman', 'stop', '-t', '60', current.name]);
@@ -428,6 +428,15 @@ describe('compose.yaml', () => {
     expect(
       await readStatus(base, token, await createProperty(base, token, 'Calle Compose 3')),
     ).toBe(200);
+    // The restart policy: the service stopping on its own (SIGTERM from inside) is started again.
+    await podman(['exec', name, 'sh', '-c', 'kill -TERM 1']);
+    let restarts = '0';
+    for (let attempt = 0; attempt < 300 && restarts === '0'; attempt++) {
+      restarts = (await ok(['podman', 'inspect', '--format', '{{.RestartCount}}', name])).trim();
+      if (restarts === '0') await Bun.sleep(100);
+    }
+    expect(restarts).toBe('1');
+    expect(await untilHealthy(base, name)).toBeNumber();
     await compose(['down']);
   });
 });
