@@ -539,7 +539,7 @@ describe('an upgrade from the previous release', () => {
 
     started = performance.now();
     const upgraded = await start('upgraded', options);
-    figures['upgrade: start to healthy (s)'] = secondsSince(started);
+    figures['upgrade: create and start to healthy (s)'] = secondsSince(started);
     for (const id of ids) expect(await readStatus(upgraded.base, token, id)).toBe(200);
     expect(await propertyTotal(upgraded.base, token)).toBe(total);
     expect((await fetch(`${upgraded.base}/content/static-pages/upgrade?language=en`)).status).toBe(
