@@ -21,8 +21,12 @@ COPY package.json tsconfig.json ./
 COPY src ./src
 COPY migrations ./migrations
 COPY third-party ./third-party
-# The operator commands (bun run user:create, token, pages:import, backup, restore), no dev tools.
-COPY scripts/cli.ts scripts/read-password.ts scripts/user-create.ts scripts/token.ts scripts/pages-import.ts scripts/backup.ts scripts/restore.ts ./scripts/
+# The operator commands (bun run user:create, token, pages:import, backup,
+# restore, demo, migrate-to-postgres) with the modules they share; the
+# development scripts are left out by .dockerignore. content/ holds the
+# example pages `bun run demo` imports.
+COPY scripts ./scripts
+COPY content ./content
 RUN mkdir -p /data && chown -R bun:bun /data
 USER bun
 VOLUME ["/data"]

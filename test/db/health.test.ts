@@ -1,10 +1,13 @@
 import { afterAll, describe, expect, test } from 'bun:test';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Socket } from 'bun';
 import { SQL } from 'bun';
+import { isDatabaseHealthy, openDatabase } from '@/db/client';
 import { sqliteHealth } from '@/db/health';
 import { postgresHealth } from '@/db/pg/health';
 import { storesUnderTest } from '../content/stores';
-import { createTestApp } from '../support/harness';
+import { createTestApp, tempDir } from '../support/harness';
 import { POSTGRES_ADMIN_URL, pgSuite, postgresAvailable } from '../support/postgres';
 import { sqliteOnly } from '../support/postgres-mode';
 
@@ -15,6 +18,25 @@ sqliteOnly.describe('checks the SQLite connection', 'sqliteHealth', () => {
     expect(health.isHealthy()).toBe(true);
     ctx.db.$client.close();
     expect(health.isHealthy()).toBe(false);
+  });
+
+  test('not healthy once the file at DATABASE_PATH is gone or another file, while the connection still answers', () => {
+    const path = join(tempDir(), 'app.db');
+    const db = openDatabase(path);
+    try {
+      const health = sqliteHealth(db);
+      expect(health.isHealthy()).toBe(true);
+      renameSync(path, `${path}.moved`);
+      expect(isDatabaseHealthy(db)).toBe(true);
+      expect(health.isHealthy()).toBe(false);
+      writeFileSync(path, '');
+      expect(health.isHealthy()).toBe(false);
+      rmSync(path);
+      renameSync(`${path}.moved`, path);
+      expect(health.isHealthy()).toBe(true);
+    } finally {
+      db.$client.close();
+    }
   });
 });
 

@@ -99,6 +99,7 @@ test('the image, replayed: production install without a second Bun, starts and a
   // third-party/: the licences of data the service ships (the passkey provider names).
   expect(readdirSync(app).sort()).toEqual(
     [
+      'content',
       'migrations',
       'node_modules',
       'package.json',
