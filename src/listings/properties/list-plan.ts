@@ -1,3 +1,5 @@
+import type { Paging } from '@/listings/paging';
+import type { KeyValues } from './list-cursor';
 import { type PropertyListQuery, SORT_FIELDS, type SortField } from './list-query';
 
 export interface SortKey {
@@ -20,6 +22,11 @@ export function sortKeysOf(sort: string | undefined): SortKey[] {
   if (keys.at(-1)!.column !== 'id')
     keys.push({ column: 'id', descending: keys.at(-1)!.descending });
   return keys;
+}
+
+/** Page-number paging, or a keyset page: after the position `after` (null: the first page). */
+export interface ListPaging extends Paging {
+  keyset?: { after: KeyValues | null; counted: boolean };
 }
 
 export interface PropertyFilter {
