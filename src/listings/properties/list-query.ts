@@ -78,7 +78,9 @@ export const PropertyListQuery = z.strictObject({
     .regex(/^[\w-]+$/)
     .optional()
     .describe('With paging=keyset: the cursor of `_links.next` (bound to the query it came from)'),
-  total: Flag.optional().describe('With paging=keyset: true adds `total` to every page (page numbers always have it)'),
+  total: Flag.optional().describe(
+    'With paging=keyset: true adds `total` to every page (page numbers always have it)',
+  ),
 });
 export type PropertyListQuery = z.infer<typeof PropertyListQuery>;
 
