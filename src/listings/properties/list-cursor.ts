@@ -1,11 +1,8 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac } from 'node:crypto';
 import { fail } from '@/kernel/errors';
-import type { SortKey } from './list-plan';
+import type { KeyValues, SortKey } from './list-plan';
 import type { PropertyListQuery } from './list-query';
 import type { PropertyRecord } from './representation';
-
-/** The sort-key values of the last property of a page, `_id` last: where the next page starts. */
-export type KeyValues = (string | number)[];
 
 /** Parameters that may change between the pages of one walk: not part of what a cursor is bound to. */
 const UNBOUND = new Set(['cursor', 'total', 'itemsPerPage', 'page']);

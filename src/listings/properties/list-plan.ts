@@ -1,5 +1,4 @@
 import type { Paging } from '@/listings/paging';
-import type { KeyValues } from './list-cursor';
 import { type PropertyListQuery, SORT_FIELDS, type SortField } from './list-query';
 
 export interface SortKey {
@@ -23,6 +22,9 @@ export function sortKeysOf(sort: string | undefined): SortKey[] {
     keys.push({ column: 'id', descending: keys.at(-1)!.descending });
   return keys;
 }
+
+/** The sort-key values of the last property of a page, `_id` last: where the next page starts. */
+export type KeyValues = (string | number)[];
 
 /** Page-number paging, or a keyset page: after the position `after` (null: the first page). */
 export interface ListPaging extends Paging {
