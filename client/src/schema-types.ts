@@ -215,7 +215,7 @@ export type PropertyListQueryText = {
   paging?: "page" | "keyset";
   /** With paging=keyset: the cursor of `_links.next` (bound to the query it came from) */
   cursor?: string;
-  /** With paging=keyset: true adds `total` to every page */
+  /** With paging=keyset: true adds `total` to every page (page numbers always have it) */
   total?: "true" | "false";
 };
 

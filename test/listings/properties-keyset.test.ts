@@ -145,6 +145,18 @@ for (const store of storesUnderTest()) {
       expect(page.body.feedCursor).toBe(last.next_cursor!);
     });
 
+    test('with every event pruned, feedCursor is the last event id ever assigned', async () => {
+      const app = await store.app();
+      await app.makeProperty({ ownerId: OWNER });
+      await app.makeProperty({ ownerId: OWNER });
+      const [newest] = await app.query<{ id: number }>('SELECT max(id) AS id FROM events');
+      await app.query('DELETE FROM events');
+      for (const path of [`${LIST}?paging=keyset`, `${LIST}?ids=none`, LIST]) {
+        const res = await app.request<{ feedCursor: string }>('GET', path, { token: app.employee });
+        expect([path, res.body.feedCursor]).toEqual([path, cursorOf(Number(newest!.id))]);
+      }
+    });
+
     test('cursors are opaque and bound to their query and caller: anything else is a 400', async () => {
       const first = (await get(`${LIST}?paging=keyset&itemsPerPage=2&sort=type`)).body;
       const cursor = new URL(first._links.next!.href, 'http://x').searchParams.get('cursor')!;

@@ -2,6 +2,7 @@ import type { SQL as BunSQL } from 'bun';
 import { and, type SQL as Condition, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { PgDb } from '@/db/pg/client';
 import { properties, propertyCounts, units } from '@/db/pg/schema';
+import { EVENTS_APPEND_LOCK } from '@/events/postgres-outbox';
 import type { FeatureCriterion } from '@/listings/query';
 import type { PropertyListing } from '@/listings/store';
 import { type After, afterOf } from './list-cursor';
@@ -226,13 +227,23 @@ function afterSqlOf(after: After, idColumn = 'id'): SQL {
 /**
  * The feed position in the statement's snapshot: appends commit in id
  * order (`appendEventRows`), so the snapshot holds every id up to it and
- * none after. The newest event is never pruned (`pruneEvents`), so the
- * table is empty only before the first event.
+ * none after. Null when no event is kept (`emptyFeedPosition`).
  */
-const FEED_POSITION = sql.raw('(SELECT coalesce(max(id), 0) FROM events)::float8');
+const FEED_POSITION = sql.raw('(SELECT max(id) FROM events)::float8');
+
+/**
+ * The position with no event kept (all pruned, or none yet): the identity's
+ * last value, which is not transactional and may name an append in flight.
+ * Read holding the append lock shared, after every append in flight has
+ * committed and before another can start, it is exactly the last committed
+ * id (an id a rolled-back append left unused skips nothing).
+ */
+const LOCKED_FEED_POSITION = sql.raw(
+  "coalesce((SELECT max(id) FROM events), pg_sequence_last_value(pg_get_serial_sequence('events', 'id')::regclass), 0)::float8",
+);
 
 /** A row of the list statement: total and feed position, and a page row (all null on an empty page). */
-type ListRow = { total: number | null; feed: number } & (PropertyRecord | { id: null });
+type ListRow = { total: number | null; feed: number | null } & (PropertyRecord | { id: null });
 
 /**
  * One page of GET /listings/properties and its total on PostgreSQL, in ONE
@@ -246,12 +257,27 @@ export async function listPropertiesOn(
   filter: PropertyFilter,
   paging: ListPaging,
 ): Promise<PropertyListing> {
+  const listing = await listingOn(db, filter, paging, FEED_POSITION);
+  if (listing.feedPosition !== null) return listing as PropertyListing;
+  // No event in the snapshot: read again, page and position, with no append in flight.
+  return (await db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock_shared(${EVENTS_APPEND_LOCK})`);
+    return listingOn(tx, filter, paging, LOCKED_FEED_POSITION);
+  })) as PropertyListing;
+}
+
+async function listingOn(
+  db: Pick<PgDb, 'execute'>,
+  filter: PropertyFilter,
+  paging: ListPaging,
+  position: SQL,
+): Promise<Omit<PropertyListing, 'feedPosition'> & { feedPosition: number | null }> {
   const counted = !paging.keyset || paging.keyset.counted;
   const conditions = conditionsOf(filter);
   if (!conditions) {
     // Nothing can match, in any snapshot: only the position is read.
-    const [row] = (await db.execute(sql`SELECT ${FEED_POSITION} AS feed`)) as unknown as {
-      feed: number;
+    const [row] = (await db.execute(sql`SELECT ${position} AS feed`)) as unknown as {
+      feed: number | null;
     }[];
     return { total: counted ? 0 : null, rows: [], feedPosition: row!.feed };
   }
@@ -262,8 +288,8 @@ export async function listPropertiesOn(
       ? featuresOnly(filter, sort[0]!.descending, paging, after)
       : filtered(filter, conditions, sort, paging, after);
   const head = counted
-    ? sql`SELECT total, ${FEED_POSITION} AS feed FROM (${total}) c`
-    : sql`SELECT NULL::float8 AS total, ${FEED_POSITION} AS feed`;
+    ? sql`SELECT total, ${position} AS feed FROM (${total}) c`
+    : sql`SELECT NULL::float8 AS total, ${position} AS feed`;
   // One statement, one snapshot: the page, its total and the feed position agree.
   // The lateral page keeps its order in practice; the outer ORDER BY makes it a promise.
   const joined = (await db.execute(
