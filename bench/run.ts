@@ -20,6 +20,8 @@
  * `--metrics off` starts it with METRICS=off (no per-request figures), to
  * measure what the metrics cost (`bun run bench:metrics` measures it
  * in-process, where the difference is not lost in the machine's noise).
+ * At the end a full sync of every property, 100 a page, with page numbers
+ * and with keyset paging (bench/full-sync.ts; `--full-sync off` skips it).
  * `--read-cache off` starts the service with READ_CACHE=off: every property
  * and list read queries SQLite, for the figures of a cache miss.
  * `--instances N` starts N servers on the one database, sharing their
@@ -85,6 +87,7 @@ const { values } = parseArgs({
     'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379' },
     backend: { type: 'string', default: 'sqlite' },
     'postgres-url': { type: 'string', default: DEFAULT_BENCH_POSTGRES_URL },
+    'full-sync': { type: 'string', default: 'on' },
   },
 });
 
@@ -580,6 +583,10 @@ async function main() {
       2,
     ),
   );
+  if (values['full-sync'] !== 'off' && !onPostgres) {
+    // Keyset against page numbers over every property (bench/full-sync.ts).
+    run([process.execPath, 'bench/full-sync.ts', '--database', databasePath]);
+  }
   // The wrk scripts, and the seeded database unless --database named one elsewhere.
   rmSync(workDir, { recursive: true, force: true });
 }

@@ -72,6 +72,7 @@ async function fillNeighbourhoods(stores: Stores, now: number) {
   }
 }
 
+/** Page-number paging: the total is always counted. */
 const FIRST = { page: 1, itemsPerPage: 1, offset: 0 };
 
 /** The customer's first property in id order (`archived` as given), and how many match. */
@@ -83,7 +84,7 @@ async function firstProperty(stores: Stores, customerId: string, archived?: 'fal
 
 /** ~30 % of the properties belong to the demo customer, the rest to five other owners. */
 async function fillProperties(stores: Stores, customerId: string, employeeId: string, now: number) {
-  if ((await firstProperty(stores, customerId)).total > 0) return;
+  if ((await firstProperty(stores, customerId)).total! > 0) return;
   const next = random(2024);
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
   const rows: BulkPropertyInput[] = [];

@@ -15,7 +15,7 @@ import * as admin from '@/api/admin/schemas';
 import * as customer from '@/api/customer/schemas';
 import { TokenLimits } from '@/api/customer/tokens/schemas';
 import { Health } from '@/api/health/schemas';
-import { PropertyList } from '@/api/listings/properties/routes';
+import { PropertyKeysetPage, PropertyList } from '@/api/listings/properties/routes';
 import { UnitList } from '@/api/listings/units/routes';
 import * as audit from '@/audit/schemas';
 import * as content from '@/content/schemas';
@@ -41,6 +41,7 @@ const TYPES: [name: string, schema: z.ZodType, io: Io][] = [
   ['PropertyCreate', properties.PropertyCreate, 'input'],
   ['PublicPropertyCreate', properties.PublicPropertyCreate, 'input'],
   ['PropertyList', PropertyList, 'output'],
+  ['PropertyKeysetPage', PropertyKeysetPage, 'output'],
   ['PropertyListQueryText', PropertyListQuery, 'input'],
   ['ArchiveBodyInput', properties.ArchiveBody, 'input'],
   ['ConvertBody', properties.ConvertBody, 'input'],

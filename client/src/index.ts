@@ -50,6 +50,7 @@ export type {
   TokenSource,
 } from './http.js';
 export { acceptsIdempotencyKey, queryString, Transport } from './http.js';
+export type { MirrorBatch, MirrorFilters, MirrorOptions } from './mirror.js';
 export type { EnvelopePage, HalPage } from './pagination.js';
 export { envelopeItems, envelopePages, halItems, halPages } from './pagination.js';
 export { DEFAULT_JITTER, DEFAULT_RETRY_DELAYS, retryAfterSeconds, retryDelay } from './retry.js';

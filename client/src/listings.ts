@@ -1,4 +1,5 @@
 import { type CallOptions, type IdempotentCallOptions, segment, type Transport } from './http.js';
+import { type MirrorFilters, type MirrorOptions, mirrorListings } from './mirror.js';
 import { halItems, halPages } from './pagination.js';
 import type {
   AdditionalData,
@@ -128,5 +129,13 @@ export function listingsApi(http: Transport) {
       }),
   };
 
-  return { properties, units, neighbourhoods, multiListingUnits, additionalData };
+  /**
+   * The properties the caller may see (within `filters`), kept exact: an
+   * async iterator of change batches, listing first, then the change feed
+   * (docs/mirroring.md).
+   */
+  const mirror = (filters?: MirrorFilters, options?: MirrorOptions) =>
+    mirrorListings(http, filters, options);
+
+  return { properties, units, neighbourhoods, multiListingUnits, additionalData, mirror };
 }

@@ -124,6 +124,57 @@ export type PropertyList = {
       updatedAt: string;
     }[];
   };
+  /** Change-feed cursor of the snapshot this page was read from: follow GET /listings/events from it */
+  feedCursor: string;
+};
+
+/** PropertyKeysetPage: as answered (output of its schema). */
+export type PropertyKeysetPage = {
+  count: number;
+  /** Only with total=true */
+  total?: number;
+  /** Change-feed cursor of the snapshot this page was read from: follow GET /listings/events from it */
+  feedCursor: string;
+  _links: {
+    self: {
+      href: string;
+    };
+    first: {
+      href: string;
+    };
+    next?: {
+      href: string;
+    };
+  };
+  _embedded: {
+    "svc:properties": {
+      id: string;
+      type: "apartment" | "studio" | "roomShared" | "residence";
+      location: {
+        addressLine1: string;
+        addressLine2?: string;
+        city: string;
+        cityId: "madrid" | "barcelona" | "bilbao" | "valencia" | "granada" | "seville" | "brussels" | "dublin" | "london" | "rome" | "milan" | "paris" | "lyon" | "dubai" | "berlin" | "vienna" | "istanbul" | "turin" | "bologna" | "florence" | "warsaw" | "krakow" | "lodz" | "gdansk" | "wroclaw" | "prague" | "vilnius" | "riga" | "budapest" | "athens" | "cordoba" | "nice" | "montpellier" | "lille" | "alicante" | "salamanca" | "murcia" | "zaragoza" | "perugia" | "naples" | "venice" | "padua" | "lisbon" | "porto" | "coimbra" | "munich" | "hamburg" | "frankfurt" | "cologne" | "stuttgart" | "dusseldorf" | "dresden" | "mainz" | "montreal" | "malaga" | "poznan" | "cadiz" | "oviedo" | "liege" | "santiago_de_compostela" | "alcala_de_henares" | "las_palmas_de_gran_canaria" | "valladolid" | "vigo" | "thessaloniki" | "katowice" | "almeria" | "amsterdam" | "santander" | "san_sebastian" | "genoa" | "a_coruna" | "lublin" | "huelva" | "jaen" | "pamplona" | "palma_de_mallorca" | "ghent" | "marseille" | "nottingham" | "cartagena" | "ljubljana" | "toulouse" | "glasgow" | "graz" | "copenhagen" | "nicosia" | "stockholm" | "edinburgh" | "rotterdam" | "zagreb" | "santa_cruz_de_tenerife" | "manchester" | "setubal" | "zurich" | "kaunas" | "sofia" | "trento" | "galway" | "leipzig" | "luxembourg" | "tallinn" | "saint_julians" | "valletta" | "brescia" | "cagliari";
+        neighbourhoodId: string | null;
+        postalCode: string;
+        country: string;
+        latitude: number;
+        longitude: number;
+      };
+      ownerId: string;
+      totalUnits: number;
+      rentableUnits: number;
+      publishedUnits: number;
+      verified: boolean;
+      yearOfConstruction?: number;
+      isVisitable: boolean;
+      source: "inbound" | "outbound" | "null";
+      archived: boolean;
+      published: boolean;
+      createdAt: string;
+      updatedAt: string;
+    }[];
+  };
 };
 
 /** PropertyListQueryText: as sent (input of its schema). */
@@ -160,6 +211,12 @@ export type PropertyListQueryText = {
   page?: string;
   /** Page size, 1..100 (default 30) */
   itemsPerPage?: string;
+  /** keyset: pages follow an opaque cursor (`_links.next`) instead of page numbers; page (default): page numbers */
+  paging?: "page" | "keyset";
+  /** With paging=keyset: the cursor of `_links.next` (bound to the query it came from) */
+  cursor?: string;
+  /** With paging=keyset: true adds `total` to every page (page numbers always have it) */
+  total?: "true" | "false";
 };
 
 /** ArchiveBodyInput: as sent (input of its schema). */

@@ -45,6 +45,7 @@ export type {
   PlanList,
   Property,
   PropertyCreate,
+  PropertyKeysetPage,
   PropertyList,
   PropertyType,
   PublicPropertyCreate,

@@ -6,7 +6,7 @@ import { hkdfSync } from 'node:crypto';
  * every other use gets its own key, so a value computed for one purpose is
  * never a valid MAC or signature for another.
  */
-export type KeyPurpose = 'passkey-challenge';
+export type KeyPurpose = 'passkey-challenge' | 'list-cursor';
 
 /** A 32-byte key for `purpose`: HKDF-SHA256 of the secret, as base64url. */
 export function derivedKey(secret: string, purpose: KeyPurpose): string {

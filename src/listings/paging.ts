@@ -50,21 +50,29 @@ export const halCollectionSchema = <K extends string, T extends z.ZodType>(key: 
 const readable = (text: string) =>
   encodeURIComponent(text).replace(/%5B/g, '[').replace(/%5D/g, ']').replace(/%2C/g, ',');
 
+/** `path?` and every parameter of the request as sent but `replaced`, each followed by `&`. */
+function hrefPrefix(path: string, search: string, replaced: string): string {
+  let prefix = `${path}?`;
+  for (const [key, value] of new URLSearchParams(search)) {
+    if (key !== replaced) prefix += `${readable(key)}=${readable(value)}&`;
+  }
+  return prefix;
+}
+
 /**
  * `page => path?…&page=N`: every parameter of the request kept as sent,
  * `page` replaced; the other parameters are encoded once for all the links.
  */
 function pageHrefs(path: string, search: string): (page: number) => { href: string } {
-  let prefix = `${path}?`;
-  for (const [key, value] of new URLSearchParams(search)) {
-    if (key !== 'page') prefix += `${readable(key)}=${readable(value)}&`;
-  }
+  const prefix = hrefPrefix(path, search, 'page');
   return (page) => ({ href: `${prefix}page=${page}` });
 }
 
 export interface HalCollection<T, K extends string = string> {
   count: number;
   total: number;
+  /** The change feed's cursor of the snapshot the page was read from (property lists). */
+  feedCursor?: string;
   _links: {
     self: { href: string };
     first: { href: string };
@@ -86,6 +94,7 @@ export function halCollection<T, K extends string>(
   total: number,
   key: K,
   items: T[],
+  feedCursor?: string,
 ): HalCollection<T, K> {
   const href = pageHrefs(path, search);
   const last = Math.max(1, Math.ceil(total / paging.itemsPerPage));
@@ -93,12 +102,51 @@ export function halCollection<T, K extends string>(
   return {
     count: items.length,
     total,
+    ...(feedCursor === undefined ? {} : { feedCursor }),
     _links: {
       self: href(page),
       first: href(1),
       last: href(last),
       ...(page < last ? { next: href(page + 1) } : {}),
       ...(page > 1 ? { previous: href(Math.min(page - 1, last)) } : {}),
+    },
+    _embedded: { [key]: items } as { [P in K]: T[] },
+  };
+}
+
+/** A keyset page: no page numbers, `total` only when asked for, `next` while more may follow. */
+export interface KeysetCollection<T, K extends string = string> {
+  count: number;
+  total?: number;
+  feedCursor: string;
+  _links: { self: { href: string }; first: { href: string }; next?: { href: string } };
+  _embedded: { [P in K]: T[] };
+}
+
+/**
+ * Builds a keyset page: `self` repeats the request as sent, `first` drops
+ * its `cursor`, `next` (when more items may follow) carries `next`.
+ */
+export function keysetCollection<T, K extends string>(
+  path: string,
+  search: string,
+  page: { total: number | null; feedCursor: string; next: string | null },
+  key: K,
+  items: T[],
+): KeysetCollection<T, K> {
+  const prefix = hrefPrefix(path, search, 'cursor');
+  const self = new URLSearchParams(search).get('cursor');
+  const at = (cursor: string | null) => ({
+    href: cursor === null ? prefix.slice(0, -1) : `${prefix}cursor=${cursor}`,
+  });
+  return {
+    count: items.length,
+    ...(page.total === null ? {} : { total: page.total }),
+    feedCursor: page.feedCursor,
+    _links: {
+      self: at(self),
+      first: at(null),
+      ...(page.next === null ? {} : { next: at(page.next) }),
     },
     _embedded: { [key]: items } as { [P in K]: T[] },
   };

@@ -11,13 +11,18 @@ import type { Unit, UnitCreate, UnitPatch } from '@/listings/units/schemas';
 import type { MaybePromise } from '@/rate-limit/store';
 import type { Paging } from './paging';
 import type { BulkPropertyInput } from './properties/bulk';
-import type { PropertyFilter } from './properties/list-plan';
+import type { ListPaging, PropertyFilter } from './properties/list-plan';
 import type { QuotaCreate } from './quotas';
 
-/** One page of a list's properties and the number matching, read in one snapshot. */
+/**
+ * One page of a list's properties, the number matching (null: a keyset
+ * page that did not ask for it), and the change feed's last event id in
+ * the snapshot the page was read from.
+ */
 export interface PropertyListing {
-  total: number;
+  total: number | null;
   rows: PropertyRecord[];
+  feedPosition: number;
 }
 
 /**
@@ -37,7 +42,11 @@ export interface ListingsStore {
   /** A property by id, whoever owns it (the caller checks visibility), or null. */
   propertyById(id: string): MaybePromise<PropertyRecord | null>;
   /** A page of the list in the filter's sort, `_id` breaking ties, with the filter's total. */
-  listProperties(filter: PropertyFilter, paging: Paging): MaybePromise<PropertyListing>;
+  /**
+   * A page of the list in the filter's sort, `_id` breaking ties, with the
+   * filter's total; its rows and `feedPosition` from one snapshot.
+   */
+  listProperties(filter: PropertyFilter, paging: ListPaging): MaybePromise<PropertyListing>;
   /**
    * POST /properties: creates one property checked against `quota`
    * (`createProperties`), committed with the creates submitted alongside it

@@ -72,6 +72,9 @@ test('/docs/json describes every listings route with its request and responses',
     'sort',
     'page',
     'itemsPerPage',
+    'paging',
+    'cursor',
+    'total',
   ]);
   const create = JSON.stringify(res.body.paths['/listings/properties']!.post!.requestBody);
   for (const field of ['type', 'location', 'ownerId', 'totalUnits', 'rentableUnits', 'cityId']) {

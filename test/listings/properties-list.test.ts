@@ -407,6 +407,7 @@ for (const store of storesUnderTest()) {
         expect(body).toEqual({
           count: 0,
           total: 5,
+          feedCursor: expect.any(String),
           _links: { self: href(9), first: href(1), last: href(3), previous: href(3) },
           _embedded: { 'svc:properties': [] },
         });

@@ -45,6 +45,51 @@ describe('GET /listings/properties: fast lane', () => {
   });
 });
 
+describe('GET /listings/properties?paging=keyset: fast lane and read cache', () => {
+  const keyset = `${LIST}?paging=keyset&itemsPerPage=3`;
+  const nextOf = async (path: string) =>
+    (
+      await ctx.request<{ _links: { next?: { href: string } } }>('GET', path, {
+        token: ctx.employee,
+      })
+    ).body._links.next!.href;
+
+  test('keyset pages and their errors: the same bytes from both lanes', async () => {
+    const second = await nextOf(keyset);
+    const answers = await expectSameAnswers(ctx, [
+      [keyset, bearer(ctx.employee)],
+      [second, bearer(ctx.employee)],
+      [`${keyset}&total=true&sort=-totalUnits`, bearer(ctx.customer)],
+      [`${second}&cityIds=madrid`, bearer(ctx.employee)],
+      [`${LIST}?paging=keyset&page=2`, bearer(ctx.employee)],
+    ]);
+    expect(lanesOf(answers)).toEqual(['200 fast', '200 fast', '200 fast', '400 full', '400 full']);
+  });
+
+  sqliteOnly.test(
+    READ_CACHE,
+    'a remembered keyset page keeps the feed cursor it was read with, until a write changes it',
+    async () => {
+      const second = await nextOf(keyset);
+      const read = async () =>
+        (await ctx.request<{ feedCursor: string }>('GET', second, { token: ctx.employee })).body;
+      const first = await read();
+      const hits = ctx.deps.readCache.hits;
+      // A static page event moves the feed but no property: the page and its cursor are kept.
+      const page = await ctx.request('PUT', '/content/static-pages/about', {
+        token: ctx.employee,
+        body: { title: 'About', content: 'x', published: true, language: 'en' },
+      });
+      expect(page.status).toBeLessThan(300);
+      expect(await read()).toEqual(first);
+      expect(ctx.deps.readCache.hits).toBe(hits + 1);
+      await postProperty(ctx);
+      const after = await read();
+      expect(after.feedCursor).not.toBe(first.feedCursor);
+    },
+  );
+});
+
 describe('GET /listings/properties: CORS', () => {
   test('with CORS on, a request naming an Origin is answered by the full pipeline', async () => {
     const cors = createTestApp({ env: { CORS_ORIGINS: 'https://app.example' } });

@@ -117,6 +117,8 @@ export interface TestAppOptions {
   readCache?: ReadCache;
   /** An app on the database of another (a restart, a second instance; close a restarted SQLite file first). */
   databaseOf?: TestContext;
+  /** The whole service on this PostgreSQL database (`postgresForTestApp`), whatever TEST_DATABASE says. */
+  postgresUrl?: string;
 }
 
 /**
@@ -140,6 +142,7 @@ export function createTestApp({
   listingsStore,
   readCache,
   databaseOf,
+  postgresUrl,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({
@@ -148,7 +151,8 @@ export function createTestApp({
     ...sharedStateEnv(),
     ...env,
   });
-  const { db, postgres, postgresUrl } = openTestDatabase(config.databasePath, databaseOf);
+  const opened = openTestDatabase(config.databasePath, postgresUrl ? { postgresUrl } : databaseOf);
+  const { db, postgres } = opened;
   const deps: ApiDeps = buildDeps({
     ...{ config, db, postgres, logger: createLogger('silent'), clock },
     ...{ hasher, customerStore, accountStore, eventStore, auditStore, webhookStore, jobRunStore },
@@ -195,7 +199,7 @@ export function createTestApp({
     postgres ? postgres.close({ timeout: 0 }) : db?.$client.close();
   return {
     ...{ app, fetch, fullPipeline, lanes, db: sqliteDb, deps, config, dir, clock, request },
-    ...{ tokenFor, closeDatabase, postgresUrl },
+    ...{ tokenFor, closeDatabase, postgresUrl: opened.postgresUrl },
   };
 }
 
@@ -220,7 +224,7 @@ export function sqliteDatabase(path = join(tempDir(), 'app.db')): Db {
 /** SQLite at `path`, migrated, or under `TEST_DATABASE=postgres` a fresh PostgreSQL database. */
 function openTestDatabase(
   path: string,
-  databaseOf?: TestContext,
+  databaseOf?: Pick<TestContext, 'postgresUrl'>,
 ): { db?: Db; postgres?: SQL; postgresUrl?: string } {
   if (databaseOf?.postgresUrl) {
     return { postgres: poolOn(databaseOf.postgresUrl), postgresUrl: databaseOf.postgresUrl };

@@ -32,6 +32,7 @@ export const PropertyListParameters = PropertyListQuery.extend({
   published: flag('true: only published properties; false: only unpublished ones'),
   archived: flag('true: only archived properties; false: only live ones'),
   includeDeleted: flag('unitIds and features also look at deleted units'),
+  total: flag('With paging=keyset: true adds `total` to every page (page numbers always have it)'),
   ...paging,
 });
 

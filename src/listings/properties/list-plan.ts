@@ -1,3 +1,4 @@
+import type { Paging } from '@/listings/paging';
 import { type PropertyListQuery, SORT_FIELDS, type SortField } from './list-query';
 
 export interface SortKey {
@@ -20,6 +21,14 @@ export function sortKeysOf(sort: string | undefined): SortKey[] {
   if (keys.at(-1)!.column !== 'id')
     keys.push({ column: 'id', descending: keys.at(-1)!.descending });
   return keys;
+}
+
+/** The sort-key values of the last property of a page, `_id` last: where the next page starts. */
+export type KeyValues = (string | number)[];
+
+/** Page-number paging, or a keyset page: after the position `after` (null: the first page). */
+export interface ListPaging extends Paging {
+  keyset?: { after: KeyValues | null; counted: boolean };
 }
 
 export interface PropertyFilter {

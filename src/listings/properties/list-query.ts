@@ -65,6 +65,22 @@ export const PropertyListQuery = z.strictObject({
       'Comma-separated _id, type, ownerId, totalUnits, rentableUnits; prefix - = descending',
     ),
   ...pagingFields,
+  paging: z
+    .enum(['page', 'keyset'])
+    .optional()
+    .describe(
+      'keyset: pages follow an opaque cursor (`_links.next`) instead of page numbers; ' +
+        'page (default): page numbers',
+    ),
+  cursor: z
+    .string()
+    .max(1024)
+    .regex(/^[\w-]+$/)
+    .optional()
+    .describe('With paging=keyset: the cursor of `_links.next` (bound to the query it came from)'),
+  total: Flag.optional().describe(
+    'With paging=keyset: true adds `total` to every page (page numbers always have it)',
+  ),
 });
 export type PropertyListQuery = z.infer<typeof PropertyListQuery>;
 
@@ -81,6 +97,9 @@ export const PROPERTY_LIST_SHAPE: QueryShape = {
     'sort',
     'page',
     'itemsPerPage',
+    'paging',
+    'cursor',
+    'total',
   ],
   arrays: ['ids', 'unitIds', 'cityIds'],
   features: true,

@@ -1,8 +1,15 @@
 import { type Bindings, Conditions } from '@/db/where';
-import type { Paging } from '@/listings/paging';
 import { PROPERTY_COLUMNS } from '@/listings/properties/representation';
 import type { FeatureCriterion } from '@/listings/query';
-import { type Driver, driverOf, type PropertyFilter, type SortKey, sortKeysOf } from './list-plan';
+import { afterOf, afterSql } from './list-cursor';
+import {
+  type Driver,
+  driverOf,
+  type ListPaging,
+  type PropertyFilter,
+  type SortKey,
+  sortKeysOf,
+} from './list-plan';
 import type { PropertyListQuery } from './list-query';
 
 const flag = (value: 'true' | 'false') => (value === 'true' ? 1 : 0);
@@ -151,28 +158,36 @@ export interface PropertyListSql {
 }
 
 /** The two statements of a list request (exposed for the query-plan tests and doc). */
-export function propertyListSql(filter: PropertyFilter, paging: Paging): PropertyListSql {
+export function propertyListSql(filter: PropertyFilter, paging: ListPaging): PropertyListSql {
   const sort = sortKeysOf(filter.query.sort);
   const { where, driver, featureMatch } = conditionsOf(filter, sort);
+  const after = paging.keyset?.after ? afterSql(afterOf(sort, paging.keyset.after)) : undefined;
   if (featureMatch && where.parts.length === 1 && sort.length === 1) {
-    return featuresOnlySql(featureMatch, sort[0]!.descending, paging);
+    return featuresOnlySql(featureMatch, sort[0]!.descending, paging, after);
   }
-  // Without statistics SQLite may prefer (type, id) here; the composite serves both filters.
-  const from =
-    driver === 'cityIds' ? 'properties p INDEXED BY properties_city_type_idx' : 'properties p';
+  const count = countsOnly(filter)
+    ? countsSql(filter.query)
+    : {
+        sql: `SELECT count(*) AS total FROM ${from(driver)} ${where.sql}`,
+        params: [...where.params],
+      };
+  // The position is a condition of the page only: the total counts the whole list.
+  if (after) where.add(after.sql, ...after.params);
   const orderBy = sort
     .map((key) => `p.${key.column} ${key.descending ? 'DESC' : 'ASC'}`)
     .join(', ');
   return {
     page: {
-      sql: `SELECT ${PROPERTY_COLUMNS} FROM ${from} ${where.sql} ORDER BY ${orderBy} LIMIT ? OFFSET ?`,
+      sql: `SELECT ${PROPERTY_COLUMNS} FROM ${from(driver)} ${where.sql} ORDER BY ${orderBy} LIMIT ? OFFSET ?`,
       params: [...where.params, paging.itemsPerPage, paging.offset],
     },
-    count: countsOnly(filter)
-      ? countsSql(filter.query)
-      : { sql: `SELECT count(*) AS total FROM ${from} ${where.sql}`, params: where.params },
+    count,
   };
 }
+
+/** Without statistics SQLite may prefer (type, id) here; the composite serves both filters. */
+const from = (driver: Driver) =>
+  driver === 'cityIds' ? 'properties p INDEXED BY properties_city_type_idx' : 'properties p';
 
 /**
  * A list filtered by unit features alone, in `_id` order: the matching
@@ -181,14 +196,21 @@ export function propertyListSql(filter: PropertyFilter, paging: Paging): Propert
  * instead of collecting every match first, and the total counts distinct
  * properties on that index without reading a property row.
  */
-function featuresOnlySql(match: Statement, descending: boolean, paging: Paging): PropertyListSql {
+function featuresOnlySql(
+  match: Statement,
+  descending: boolean,
+  paging: ListPaging,
+  after: Statement | undefined,
+): PropertyListSql {
   const direction = descending ? 'DESC' : 'ASC';
+  // The position is on the property id, which the feature rows hold as `f.property_id`.
+  const from = after ? `${match.sql} AND ${after.sql.replace('p.id', 'f.property_id')}` : match.sql;
   return {
     page: {
-      sql: `SELECT ${PROPERTY_COLUMNS} FROM (SELECT DISTINCT f.property_id AS id ${match.sql}
+      sql: `SELECT ${PROPERTY_COLUMNS} FROM (SELECT DISTINCT f.property_id AS id ${from}
         ORDER BY f.property_id ${direction} LIMIT ? OFFSET ?) AS m
         JOIN properties p ON p.id = m.id ORDER BY p.id ${direction}`,
-      params: [...match.params, paging.itemsPerPage, paging.offset],
+      params: [...match.params, ...(after?.params ?? []), paging.itemsPerPage, paging.offset],
     },
     count: {
       sql: `SELECT count(DISTINCT f.property_id) AS total ${match.sql}`,

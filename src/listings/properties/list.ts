@@ -1,13 +1,16 @@
 import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
+import { cursorOf } from '@/events/cursor';
+import { fail } from '@/kernel/errors';
 import { type Utf8, utf8 } from '@/kernel/utf8';
-import { halCollection, type Paging, pagingOf } from '@/listings/paging';
+import { halCollection, keysetCollection, pagingOf } from '@/listings/paging';
 import { type PropertyRecord, toProperty } from '@/listings/properties/representation';
 import { parseListQuery } from '@/listings/query';
 import { many, one } from '@/listings/sql';
 import type { ListingsStore, PropertyListing } from '@/listings/store';
 import { type MaybePromise, whenReady } from '@/rate-limit/store';
-import type { PropertyFilter } from './list-plan';
+import { bindingOf, keyValuesOf, openCursor, sealCursor } from './list-cursor';
+import { type ListPaging, type PropertyFilter, sortKeysOf } from './list-plan';
 import { PROPERTY_LIST_SHAPE, PropertyListQuery } from './list-query';
 import { countsOnly, propertyListSql } from './list-sql';
 
@@ -47,26 +50,44 @@ export function membershipTags({ query, scopeOwner }: PropertyFilter): string[] 
   return tags;
 }
 
-/** One page of properties and the number matching (GET /properties). */
+/**
+ * The change feed's position in the snapshot being read: the last event id
+ * (ids commit in id order, see `appendEvent`), or with none kept the last
+ * id ever assigned.
+ */
+const FEED_POSITION = `SELECT coalesce((SELECT max(id) FROM events),
+  (SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS id`;
+
+/** One page of properties, the number matching and the feed position of the page (GET /properties). */
 export function listProperties(
   db: Db,
   cache: ReadCache,
   filter: PropertyFilter,
-  paging: Paging,
+  paging: ListPaging,
 ): PropertyListing {
   const { page, count } = propertyListSql(filter, paging);
   const counted = () => one<{ total: number }>(db, count.sql, ...count.params)!.total;
   // A sum over property_counts is cheap; other totals walk every matching index entry
   // and are remembered until a write touches what they count.
-  const total = countsOnly(filter)
-    ? counted()
-    : cache.memoNow(`n:${count.sql}\u0000${JSON.stringify(count.params)}`, () => ({
-        value: counted(),
-        size: count.sql.length,
-        tags: membershipTags(filter) ?? featureOnlyTags(filter),
-      }));
-  const rows = paging.offset < total ? many<PropertyRecord>(db, page.sql, ...page.params) : [];
-  return { total, rows };
+  const total =
+    paging.keyset && !paging.keyset.counted
+      ? null
+      : countsOnly(filter)
+        ? counted()
+        : cache.memoNow(`n:${count.sql}\u0000${JSON.stringify(count.params)}`, () => ({
+            value: counted(),
+            size: count.sql.length,
+            tags: membershipTags(filter) ?? featureOnlyTags(filter),
+          }));
+  // The page and the feed position in one read transaction: a write committing between
+  // them would otherwise be named by the position and missing from the page.
+  return db.$client.transaction(() => {
+    const rows =
+      total === null || paging.offset < total
+        ? many<PropertyRecord>(db, page.sql, ...page.params)
+        : [];
+    return { total, rows, feedPosition: one<{ id: number }>(db, FEED_POSITION)!.id };
+  })();
 }
 
 /** The feature and unit tags of a list that filters on no property column. */
@@ -75,38 +96,86 @@ const featureOnlyTags = ({ query }: PropertyFilter): string[] => [
   ...(query.unitIds ? ['U'] : []),
 ];
 
-const bodyOf = (search: string, paging: Paging, { total, rows }: PropertyListing): Utf8 =>
-  utf8(
-    JSON.stringify(
-      halCollection(
-        '/listings/properties',
-        search,
-        paging,
-        total,
-        'svc:properties',
-        rows.map(toProperty),
+/**
+ * The paging of a parsed query: page numbers, or (`paging=keyset`) the
+ * position its `cursor` opens to, one more row than the page to tell
+ * whether another follows. Page numbers and keyset parameters do not mix.
+ */
+function listPagingOf(
+  query: PropertyListQuery,
+  scopeOwner: string | null,
+  cursorKey: Buffer,
+): ListPaging & { binding?: Buffer } {
+  if (query.paging !== 'keyset') {
+    if (query.cursor !== undefined) throw fail('listings.query_invalid');
+    return pagingOf(query);
+  }
+  if (query.page !== undefined) throw fail('listings.query_invalid');
+  const binding = bindingOf(query, scopeOwner);
+  const sort = sortKeysOf(query.sort);
+  const { itemsPerPage } = pagingOf(query);
+  return {
+    page: 1,
+    itemsPerPage: itemsPerPage + 1,
+    offset: 0,
+    keyset: {
+      after: query.cursor === undefined ? null : openCursor(cursorKey, binding, query.cursor, sort),
+      counted: query.total === 'true',
+    },
+    binding,
+  };
+}
+
+function bodyOf(
+  search: string,
+  query: PropertyListQuery,
+  paging: ListPaging & { binding?: Buffer },
+  listing: PropertyListing,
+  cursorKey: Buffer,
+): Utf8 {
+  const feedCursor = cursorOf(listing.feedPosition);
+  if (!paging.binding) {
+    const items = listing.rows.map(toProperty);
+    return utf8(
+      JSON.stringify(
+        halCollection(PATH, search, paging, listing.total!, 'svc:properties', items, feedCursor),
       ),
-    ),
+    );
+  }
+  const rows = listing.rows.slice(0, paging.itemsPerPage - 1);
+  const last = rows.at(-1);
+  const next =
+    listing.rows.length > rows.length && last
+      ? sealCursor(cursorKey, paging.binding, keyValuesOf(last, sortKeysOf(query.sort)))
+      : null;
+  const page = { total: listing.total, feedCursor, next };
+  return utf8(
+    JSON.stringify(keysetCollection(PATH, search, page, 'svc:properties', rows.map(toProperty))),
   );
+}
+
+const PATH = '/listings/properties';
 
 /**
  * The body of GET /listings/properties for a query string and the owner a
  * customer is confined to (null: every owner), remembered in `cache` until
- * a write touches a property it can contain (`membershipTags`). Throws the
- * 400/422 of an invalid query.
+ * a write touches a property it can contain (`membershipTags`); the page
+ * keeps the feed cursor it was read with. `cursorKey` seals keyset cursors.
+ * Throws the 400/422 of an invalid query.
  */
 export function propertyListBody(
   store: ListingsStore,
   cache: ReadCache,
   search: string,
   scopeOwner: string | null,
+  cursorKey: Buffer,
 ): MaybePromise<Utf8> {
   return cache.answer(`l:${scopeOwner ?? ''}\u0000${search}`, () => {
     const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);
-    const paging = pagingOf(query);
+    const paging = listPagingOf(query, scopeOwner, cursorKey);
     const filter = { query, scopeOwner };
     return whenReady(store.listProperties(filter, paging), (listing) => {
-      const body = bodyOf(search, paging, listing);
+      const body = bodyOf(search, query, paging, listing, cursorKey);
       const tags = membershipTags(filter) ?? [
         ...featureOnlyTags(filter),
         ...listing.rows.map((row) => `p:${row.id}`),

@@ -2,10 +2,11 @@ import type { SQL as BunSQL } from 'bun';
 import { and, type SQL as Condition, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { PgDb } from '@/db/pg/client';
 import { properties, propertyCounts, units } from '@/db/pg/schema';
-import type { Paging } from '@/listings/paging';
+import { EVENTS_APPEND_LOCK } from '@/events/postgres-outbox';
 import type { FeatureCriterion } from '@/listings/query';
 import type { PropertyListing } from '@/listings/store';
-import { type PropertyFilter, type SortKey, sortKeysOf } from './list-plan';
+import { type After, afterOf } from './list-cursor';
+import { type ListPaging, type PropertyFilter, type SortKey, sortKeysOf } from './list-plan';
 import { countsOnly } from './list-sql';
 import type { PropertyRecord } from './representation';
 
@@ -155,10 +156,16 @@ interface ListParts {
  * properties paged on the feature rows, then their rows (the shape whose
  * plan docs/postgresql.md shows at a million properties).
  */
-function featuresOnly(filter: PropertyFilter, descending: boolean, paging: Paging): ListParts {
+function featuresOnly(
+  filter: PropertyFilter,
+  descending: boolean,
+  paging: ListPaging,
+  after: After | undefined,
+): ListParts {
   const match = featureMatch(filter.query.features!, filter.query.includeDeleted === 'true');
   const direction = sql.raw(descending ? 'DESC' : 'ASC');
-  const ids = sql`SELECT DISTINCT f.property_id FROM unit_features f WHERE ${match}
+  const from = after ? sql`${match} AND ${afterSqlOf(after, 'f.property_id')}` : match;
+  const ids = sql`SELECT DISTINCT f.property_id FROM unit_features f WHERE ${from}
     ORDER BY f.property_id ${direction} LIMIT ${paging.itemsPerPage} OFFSET ${paging.offset}`;
   return {
     // DISTINCT in a subquery walks (name, value, property_id, …) in order: a
@@ -180,20 +187,63 @@ function filtered(
   filter: PropertyFilter,
   conditions: Condition[],
   sort: SortKey[],
-  paging: Paging,
+  paging: ListPaging,
+  after: After | undefined,
 ): ListParts {
   const where = whereOf(and(...conditions));
+  // The position is a condition of the page only: the total counts the whole list.
+  const pageWhere = after ? whereOf(and(...conditions, afterSqlOf(after))) : where;
   return {
     total: countsOnly(filter)
       ? countedTotal(filter)
       : sql`SELECT count(*) AS total FROM ${properties}${where}`,
-    page: sql`SELECT ${RECORD_COLUMNS} FROM ${properties}${where} ORDER BY ${orderOf(sort)}
+    page: sql`SELECT ${RECORD_COLUMNS} FROM ${properties}${pageWhere} ORDER BY ${orderOf(sort)}
       LIMIT ${paging.itemsPerPage} OFFSET ${paging.offset}`,
   };
 }
 
-/** A row of the list statement: the total, and a page row (all null on an empty page). */
-type ListRow = { total: number } & (PropertyRecord | { id: null });
+/**
+ * "After the position" over `properties` (a column of a fixed set, never
+ * the caller's text); `idColumn` names the id where the rows are feature rows.
+ */
+function afterSqlOf(after: After, idColumn = 'id'): SQL {
+  const column = (name: string) => sql.raw(name === 'id' ? idColumn : name);
+  if ('row' in after) {
+    const { columns, op, values } = after.row;
+    const list = (items: SQL[]) =>
+      items.length === 1 ? items[0]! : sql`(${sql.join(items, sql`, `)})`;
+    return sql`${list(columns.map(column))} ${sql.raw(op)} ${list(values.map((v) => sql`${v}`))}`;
+  }
+  const ors = after.any.map(
+    (ands) =>
+      sql`(${sql.join(
+        ands.map((c) => sql`${column(c.column)} ${sql.raw(c.op)} ${c.value}`),
+        sql` AND `,
+      )})`,
+  );
+  return sql`(${sql.join(ors, sql` OR `)})`;
+}
+
+/**
+ * The feed position in the statement's snapshot: appends commit in id
+ * order (`appendEventRows`), so the snapshot holds every id up to it and
+ * none after. Null when no event is kept (`emptyFeedPosition`).
+ */
+const FEED_POSITION = sql.raw('(SELECT max(id) FROM events)::float8');
+
+/**
+ * The position with no event kept (all pruned, or none yet): the identity's
+ * last value, which is not transactional and may name an append in flight.
+ * Read holding the append lock shared, after every append in flight has
+ * committed and before another can start, it is exactly the last committed
+ * id (an id a rolled-back append left unused skips nothing).
+ */
+const LOCKED_FEED_POSITION = sql.raw(
+  "coalesce((SELECT max(id) FROM events), pg_sequence_last_value(pg_get_serial_sequence('events', 'id')::regclass), 0)::float8",
+);
+
+/** A row of the list statement: total and feed position, and a page row (all null on an empty page). */
+type ListRow = { total: number | null; feed: number | null } & (PropertyRecord | { id: null });
 
 /**
  * One page of GET /listings/properties and its total on PostgreSQL, in ONE
@@ -205,21 +255,51 @@ type ListRow = { total: number } & (PropertyRecord | { id: null });
 export async function listPropertiesOn(
   db: PgDb,
   filter: PropertyFilter,
-  paging: Paging,
+  paging: ListPaging,
 ): Promise<PropertyListing> {
+  const listing = await listingOn(db, filter, paging, FEED_POSITION);
+  if (listing.feedPosition !== null) return listing as PropertyListing;
+  // No event in the snapshot: read again, page and position, with no append in flight.
+  return (await db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock_shared(${EVENTS_APPEND_LOCK})`);
+    return listingOn(tx, filter, paging, LOCKED_FEED_POSITION);
+  })) as PropertyListing;
+}
+
+async function listingOn(
+  db: Pick<PgDb, 'execute'>,
+  filter: PropertyFilter,
+  paging: ListPaging,
+  position: SQL,
+): Promise<Omit<PropertyListing, 'feedPosition'> & { feedPosition: number | null }> {
+  const counted = !paging.keyset || paging.keyset.counted;
   const conditions = conditionsOf(filter);
-  if (!conditions) return { total: 0, rows: [] };
+  if (!conditions) {
+    // Nothing can match, in any snapshot: only the position is read.
+    const [row] = (await db.execute(sql`SELECT ${position} AS feed`)) as unknown as {
+      feed: number | null;
+    }[];
+    return { total: counted ? 0 : null, rows: [], feedPosition: row!.feed };
+  }
   const sort = sortKeysOf(filter.query.sort);
+  const after = paging.keyset?.after ? afterOf(sort, paging.keyset.after) : undefined;
   const { total, page } =
     filter.query.features && conditions.length === 1 && sort.length === 1
-      ? featuresOnly(filter, sort[0]!.descending, paging)
-      : filtered(filter, conditions, sort, paging);
+      ? featuresOnly(filter, sort[0]!.descending, paging, after)
+      : filtered(filter, conditions, sort, paging, after);
+  const head = counted
+    ? sql`SELECT total, ${position} AS feed FROM (${total}) c`
+    : sql`SELECT NULL::float8 AS total, ${position} AS feed`;
+  // One statement, one snapshot: the page, its total and the feed position agree.
   // The lateral page keeps its order in practice; the outer ORDER BY makes it a promise.
   const joined = (await db.execute(
-    sql`SELECT t.total::float8 AS total, p.* FROM (${total}) t
+    sql`SELECT t.total::float8 AS total, t.feed, p.* FROM (${head}) t
       LEFT JOIN LATERAL (${page}) p ON true ORDER BY ${orderOf(sort, 'p.')}`,
   )) as unknown as ListRow[];
   const rows: PropertyRecord[] = [];
-  for (const { total: _, ...row } of joined) if (row.id !== null) rows.push(row as PropertyRecord);
-  return { total: joined[0]?.total ?? 0, rows };
+  for (const { total: _, feed: __, ...row } of joined) {
+    if (row.id !== null) rows.push(row as PropertyRecord);
+  }
+  const first = joined[0]!;
+  return { total: counted ? (first.total ?? 0) : null, rows, feedPosition: first.feed };
 }

@@ -1,4 +1,5 @@
 import type { ApiDeps } from '@/api/deps';
+import { derivedKey } from '@/auth/keys';
 import type { Caller } from '@/auth/tokens';
 import { fail } from '@/kernel/errors';
 import { ifNoneMatchHolds } from '@/kernel/preconditions';
@@ -58,13 +59,26 @@ const LIST_HEADERS = answerHeaders({ 'content-type': JSON_CONTENT_TYPE });
  * the fast lane both answer with this.
  */
 export function propertyListAnswer(
-  { listings, readCache }: Pick<ApiDeps, 'listings' | 'readCache'>,
+  { listings, readCache, config }: Pick<ApiDeps, 'listings' | 'readCache' | 'config'>,
   caller: Caller | null,
   search: string,
 ): MaybePromise<Answer> {
-  return whenReady(propertyListBody(listings, readCache, search, scopeOf(caller)), (body) => ({
+  const key = cursorKeyOf(config.jwtSecret);
+  return whenReady(propertyListBody(listings, readCache, search, scopeOf(caller), key), (body) => ({
     status: 200,
     body,
     headers: LIST_HEADERS,
   }));
+}
+
+const cursorKeys = new Map<string, Buffer>();
+
+/** The key sealing keyset cursors: derived from JWT_SECRET, so every instance opens every other's. */
+function cursorKeyOf(secret: string): Buffer {
+  let key = cursorKeys.get(secret);
+  if (!key) {
+    key = Buffer.from(derivedKey(secret, 'list-cursor'), 'base64url');
+    cursorKeys.set(secret, key);
+  }
+  return key;
 }

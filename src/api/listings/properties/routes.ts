@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
+import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
-import { halCollectionSchema } from '@/listings/paging';
+import { halCollectionSchema, Link } from '@/listings/paging';
 import {
   Property,
   PropertyCreate,
@@ -21,7 +22,22 @@ import { IfNoneMatchHeaders, withETag } from './headers';
 import { propertyListAnswer, propertyReadAnswer } from './read';
 
 const tags = ['Listings: properties'];
-export const PropertyList = halCollectionSchema('svc:properties', Property);
+const FeedCursor = z
+  .string()
+  .describe(
+    'Change-feed cursor of the snapshot this page was read from: follow GET /listings/events from it',
+  );
+export const PropertyList = halCollectionSchema('svc:properties', Property).extend({
+  feedCursor: FeedCursor,
+});
+/** A page of `paging=keyset`: `next` carries the cursor of the following page. */
+export const PropertyKeysetPage = z.object({
+  count: z.number().int(),
+  total: z.number().int().optional().describe('Only with total=true'),
+  feedCursor: FeedCursor,
+  _links: z.object({ self: Link, first: Link, next: Link.optional() }),
+  _embedded: z.object({ 'svc:properties': z.array(Property) }),
+});
 
 /** GET/POST /properties, POST /public/properties, GET /properties/{id}. */
 export const propertyRoutes = (deps: ApiDeps) => {
@@ -39,14 +55,16 @@ export const propertyRoutes = (deps: ApiDeps) => {
       {
         ...requires.any,
         query: documentedQuery(PropertyListParameters),
-        response: { 200: PropertyList, ...problems(400, 401) },
+        response: { 200: z.union([PropertyList, PropertyKeysetPage]), ...problems(400, 401) },
         detail: {
           operationId: 'listProperties',
           summary: 'List properties',
           description:
             'Filters combine with AND. Arrays accept k=a&k=b, k[]=a, k[0]=a and k=a,b; ' +
             'features[i][applicability|category|name|value] match when one unit has every ' +
-            'criterion. A customer sees only its own properties.',
+            'criterion. A customer sees only its own properties. paging=keyset pages by an ' +
+            'opaque cursor (`_links.next`) whose cost does not grow with depth; every answer ' +
+            'names the change-feed cursor (`feedCursor`) it was read at (docs: Mirroring the listings).',
           tags,
         },
       },

@@ -1,0 +1,190 @@
+import { beforeAll, expect, test } from 'bun:test';
+import type { z } from 'zod';
+import { PropertyKeysetPage, type PropertyList } from '@/api/listings/properties/routes';
+import { cursorOf } from '@/events/cursor';
+import { problemOf } from '../support/harness';
+import { type ListingsTestApp, storesUnderTest } from './stores';
+import { OTHER_OWNER, OWNER } from './support';
+
+type KeysetPage = z.output<typeof PropertyKeysetPage>;
+const LIST = '/listings/properties';
+const CITIES = ['madrid', 'paris', 'london'] as const;
+const TYPES = ['apartment', 'studio', 'residence'] as const;
+
+for (const store of storesUnderTest()) {
+  store.describe('GET /listings/properties?paging=keyset', () => {
+    let ctx: ListingsTestApp;
+    const get = async (path: string, token = ctx.employee) =>
+      ctx.request<KeysetPage>('GET', path, { token });
+
+    /** Follows `_links.next` from `query` to the end: every page's body. */
+    async function walk(query: string, token = ctx.employee, between?: (n: number) => unknown) {
+      const pages: KeysetPage[] = [];
+      let path: string | undefined = `${LIST}?paging=keyset&${query}`;
+      while (path) {
+        const res = await get(path, token);
+        expect(res.status).toBe(200);
+        expect(PropertyKeysetPage.strict().safeParse(res.body).success).toBe(true);
+        pages.push(res.body);
+        path = res.body._links.next?.href;
+        await between?.(pages.length);
+      }
+      return pages;
+    }
+    const idsOf = (pages: KeysetPage[]) =>
+      pages.flatMap((page) => page._embedded['svc:properties'].map((p) => p.id));
+    /** The ids of page-number paging, one page of 100: the order keyset pages must give. */
+    async function byPageNumbers(query: string, token = ctx.employee) {
+      const res = await ctx.request<z.output<typeof PropertyList>>(
+        'GET',
+        `${LIST}?itemsPerPage=100&${query}`,
+        { token },
+      );
+      return res.body._embedded['svc:properties'].map((p) => p.id);
+    }
+
+    beforeAll(async () => {
+      ctx = await store.app();
+      for (let i = 0; i < 23; i++) {
+        const city = CITIES[i % 3]!;
+        await ctx.makeProperty({
+          type: TYPES[i % 3],
+          ownerId: i % 4 === 0 ? OTHER_OWNER : OWNER,
+          totalUnits: 1 + (i % 4),
+          location: {
+            addressLine1: `${i} Main St`,
+            city,
+            cityId: city,
+            postalCode: '1000',
+            latitude: 1,
+            longitude: 1,
+          },
+          units: Array.from({ length: 1 + (i % 4) }, (_, u) => ({
+            rentable: u % 2 === 0,
+            features:
+              i % 2 ? [{ applicability: 'unit', category: 'c', name: 'pool', value: 'true' }] : [],
+          })),
+        });
+      }
+    });
+
+    test('following next gives every property once, in the order of page numbers, for every sort and filter', async () => {
+      for (const query of [
+        'itemsPerPage=4',
+        'itemsPerPage=5&sort=-_id',
+        'itemsPerPage=3&sort=type',
+        'itemsPerPage=3&sort=-totalUnits',
+        'itemsPerPage=2&sort=rentableUnits',
+        'itemsPerPage=4&sort=ownerId,-rentableUnits',
+        'itemsPerPage=3&sort=-type,totalUnits',
+        'itemsPerPage=3&cityIds=madrid,paris&sort=-rentableUnits',
+        'itemsPerPage=2&features[0][name]=pool&features[0][value]=true',
+        'itemsPerPage=2&features[0][name]=pool&features[0][value]=true&sort=-_id',
+        'itemsPerPage=3&type=studio',
+        'itemsPerPage=3&ownerId=owner-1&sort=totalUnits',
+      ]) {
+        const pages = await walk(query);
+        const expected = await byPageNumbers(query.replace(/itemsPerPage=\d+&?/, ''));
+        expect([query, idsOf(pages)]).toEqual([query, expected]);
+        expect(pages.at(-1)!._links.next).toBeUndefined();
+        // Full pages but the last; the last page is never empty unless the list is.
+        expect(pages.slice(0, -1).every((p) => p.count === Number(/\d+/.exec(query)![0]))).toBe(
+          true,
+        );
+      }
+    });
+
+    test('a customer walks its own properties only', async () => {
+      const pages = await walk('itemsPerPage=4', ctx.customer);
+      expect(idsOf(pages)).toEqual(await byPageNumbers('', ctx.customer));
+      expect(idsOf(pages).length).toBe(17);
+    });
+
+    test('creates and archives during the walk: every property that existed throughout is seen once', async () => {
+      const before = await byPageNumbers('archived=false');
+      const archivedMeanwhile: string[] = [];
+      const pages = await walk('itemsPerPage=3&archived=false', ctx.employee, async (n) => {
+        // A new property in front of the walk and behind it, and an archive behind it.
+        await ctx.makeProperty({ ownerId: OWNER });
+        if (n === 2) {
+          const behind = before[1]!;
+          const res = await ctx.request('DELETE', `${LIST}/${behind}`, { token: ctx.employee });
+          expect(res.status).toBe(204);
+          archivedMeanwhile.push(behind);
+        }
+      });
+      const seen = idsOf(pages);
+      expect(new Set(seen).size).toBe(seen.length);
+      for (const id of before) expect(seen).toContain(id);
+      for (const id of archivedMeanwhile)
+        await ctx.request('POST', `${LIST}/${id}/unarchive`, { token: ctx.employee });
+    });
+
+    test('total only with total=true; links; feedCursor is the feed position of the page', async () => {
+      const first = (await get(`${LIST}?paging=keyset&itemsPerPage=2&cityIds=madrid`)).body;
+      expect(first.total).toBeUndefined();
+      expect(first._links.self.href).toBe(`${LIST}?paging=keyset&itemsPerPage=2&cityIds=madrid`);
+      expect(first._links.first.href).toBe(first._links.self.href);
+      expect(first._links.next!.href).toStartWith(
+        `${LIST}?paging=keyset&itemsPerPage=2&cityIds=madrid&cursor=`,
+      );
+      const counted = (await get(`${LIST}?paging=keyset&itemsPerPage=2&cityIds=madrid&total=true`))
+        .body;
+      expect(counted.total).toBe(await byPageNumbers('cityIds=madrid').then((ids) => ids.length));
+      const second = (await get(first._links.next!.href)).body;
+      expect(second._links.first.href).toBe(first._links.self.href);
+      expect(second._links.self.href).toBe(first._links.next!.href);
+
+      // The store's own events table (the app's feed reads SQLite when only the listings are on PostgreSQL).
+      const [newest] = await ctx.query<{ id: number }>('SELECT max(id) AS id FROM events');
+      const last = { next_cursor: cursorOf(Number(newest!.id)) };
+      expect(first.feedCursor).toBe(last.next_cursor!);
+      const page = await ctx.request<{ feedCursor: string }>('GET', `${LIST}?itemsPerPage=1`, {
+        token: ctx.employee,
+      });
+      expect(page.body.feedCursor).toBe(last.next_cursor!);
+    });
+
+    test('with every event pruned, feedCursor is the last event id ever assigned', async () => {
+      const app = await store.app();
+      await app.makeProperty({ ownerId: OWNER });
+      await app.makeProperty({ ownerId: OWNER });
+      const [newest] = await app.query<{ id: number }>('SELECT max(id) AS id FROM events');
+      await app.query('DELETE FROM events');
+      for (const path of [`${LIST}?paging=keyset`, `${LIST}?ids=none`, LIST]) {
+        const res = await app.request<{ feedCursor: string }>('GET', path, { token: app.employee });
+        expect([path, res.body.feedCursor]).toEqual([path, cursorOf(Number(newest!.id))]);
+      }
+    });
+
+    test('cursors are opaque and bound to their query and caller: anything else is a 400', async () => {
+      const first = (await get(`${LIST}?paging=keyset&itemsPerPage=2&sort=type`)).body;
+      const cursor = new URL(first._links.next!.href, 'http://x').searchParams.get('cursor')!;
+      const lastId = first._embedded['svc:properties'][1]!.id;
+      expect(Buffer.from(cursor, 'base64url').toString('latin1')).not.toContain(lastId);
+      expect(Buffer.from(cursor, 'base64url').toString('latin1')).not.toContain(lastId.slice(0, 8));
+      const tampered = `${cursor.slice(0, -2)}${cursor.endsWith('A') ? 'B' : 'A'}A`;
+      for (const [path, token] of [
+        [`${LIST}?paging=keyset&itemsPerPage=2&sort=-type&cursor=${cursor}`, ctx.employee],
+        [
+          `${LIST}?paging=keyset&itemsPerPage=2&sort=type&cityIds=madrid&cursor=${cursor}`,
+          ctx.employee,
+        ],
+        [`${LIST}?paging=keyset&itemsPerPage=2&sort=type&cursor=${cursor}`, ctx.customer],
+        [`${LIST}?paging=keyset&sort=type&cursor=${tampered}`, ctx.employee],
+        [`${LIST}?paging=keyset&sort=type&cursor=abc`, ctx.employee],
+        [`${LIST}?sort=type&cursor=${cursor}`, ctx.employee],
+        [`${LIST}?paging=keyset&page=2`, ctx.employee],
+        [`${LIST}?paging=cursor`, ctx.employee],
+      ] as const) {
+        const res = await ctx.request('GET', path, { token });
+        expect([path, res.status, res.body]).toEqual([path, 400, problemOf(400)]);
+      }
+      // Another page size or total=true keep the cursor valid.
+      const other = await get(
+        `${LIST}?paging=keyset&itemsPerPage=5&total=true&sort=type&cursor=${cursor}`,
+      );
+      expect(other.status).toBe(200);
+    });
+  });
+}
