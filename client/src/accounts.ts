@@ -4,6 +4,7 @@ import type {
   AuthenticateBody,
   AuthenticateOptionsBody,
   AuthenticationOptions,
+  ChangePasswordBody,
   PasskeyList,
   PasskeySummary,
   RegisterBody,
@@ -68,6 +69,15 @@ export function authApi(http: Transport) {
       http.json<SignInResponse>('POST', '/auth/sign-in', { ...options, body }),
     signOut: (options?: CallOptions) => http.send('POST', '/auth/sign-out', options),
     me: (options?: CallOptions) => http.json<UserSummary>('GET', '/auth/me', options),
+    /**
+     * 204: the password is changed; every other session ends and every bearer
+     * token issued until now answers 401, this client's own token included
+     * (sign in again). 401 for a wrong current password, 422 for a short new one.
+     */
+    changePassword: (body: ChangePasswordBody, options?: CallOptions) =>
+      http.send('POST', '/auth/password', { ...options, body }),
+    /** 204: every session of the account ends and every bearer token issued until now answers 401. */
+    signOutEverywhere: (options?: CallOptions) => http.send('DELETE', '/auth/sessions', options),
     passkeys,
     /** The signed-in user's live browser sessions; `revoke` signs one out elsewhere. */
     sessions: {

@@ -5,6 +5,7 @@ import { customerApi } from './customer.js';
 import { eventsApi } from './events.js';
 import { type ClientOptions, type TokenSource, Transport } from './http.js';
 import { listingsApi } from './listings.js';
+import { usersApi } from './users.js';
 import { webhooksApi } from './webhooks.js';
 
 /**
@@ -20,7 +21,7 @@ export function createClient(options: ClientOptions) {
     staticPages: staticPagesApi(http),
     auth: authApi(http),
     customer: customerApi(http),
-    admin: { jobs, audit },
+    admin: { jobs, audit, users: usersApi(http) },
     health,
     /** Replace the bearer token (e.g. with `accessToken` after `auth.signIn`). */
     setToken: (token: TokenSource | undefined) => http.setToken(token),

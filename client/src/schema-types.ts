@@ -888,6 +888,67 @@ export type SessionList = {
   }[];
 };
 
+/** ChangePasswordBody: as sent (input of its schema). */
+export type ChangePasswordBody = {
+  currentPassword: string;
+  newPassword: string;
+};
+
+/** NewUserBody: as sent (input of its schema). */
+export type NewUserBody = {
+  email: string;
+  password: string;
+  role: "customer" | "employee";
+};
+
+/** SetPasswordBody: as sent (input of its schema). */
+export type SetPasswordBody = {
+  password: string;
+};
+
+/** AccountSummary: as answered (output of its schema). */
+export type AccountSummary = {
+  id: string;
+  email: string;
+  role: "customer" | "employee";
+  /** true: it cannot sign in and its credentials answer 401 */
+  disabled: boolean;
+  createdAt: string;
+  disabledAt: string | null;
+};
+
+/** AccountPage: as answered (output of its schema). */
+export type AccountPage = {
+  users: {
+    id: string;
+    email: string;
+    role: "customer" | "employee";
+    /** true: it cannot sign in and its credentials answer 401 */
+    disabled: boolean;
+    createdAt: string;
+    disabledAt: string | null;
+  }[];
+  nextCursor: string | null;
+};
+
+/** AccountSearchQueryText: as sent (input of its schema). */
+export type AccountSearchQueryText = {
+  /** part of the email, any case */
+  email?: string;
+  role?: "customer" | "employee";
+  state?: "active" | "disabled";
+  /** the nextCursor of the previous page */
+  cursor?: string;
+  /** accounts per page, 1 to 100 (default 20) */
+  limit?: string;
+};
+
+/** AccountChangeBody: as sent (input of its schema). */
+export type AccountChangeBody = {
+  role?: "customer" | "employee";
+  disabled?: boolean;
+};
+
 /** AuditEvent: as answered (output of its schema). */
 export type AuditEvent = {
   /** increasing with the order the events were written */

@@ -8,6 +8,9 @@
 import type * as generated from './schema-types.js';
 
 export type {
+  AccountChangeBody,
+  AccountPage,
+  AccountSummary,
   AdditionalData,
   AdditionalDataCreate,
   AdditionalDataPut,
@@ -15,6 +18,7 @@ export type {
   AuditEvent,
   AuditPage,
   AuthenticationOptions,
+  ChangePasswordBody,
   CityId,
   ConvertBody,
   CounterBody,
@@ -36,6 +40,7 @@ export type {
   NeighbourhoodAssignment,
   NeighbourhoodBody,
   NeighbourhoodList,
+  NewUserBody,
   OwnerChange,
   PasskeyList,
   PasskeySummary,
@@ -56,6 +61,7 @@ export type {
   SecretRotation,
   SessionList,
   SessionSummary,
+  SetPasswordBody,
   SignInBody,
   SignInResponse,
   SignUpAccepted,
@@ -120,6 +126,7 @@ export type TransactionQuery = QueryOf<generated.TransactionQueryText>;
 export type EventQuery = QueryOf<generated.EventQueryText>;
 export type SecurityLogQuery = QueryOf<generated.SecurityLogQueryText>;
 export type AuditQuery = QueryOf<generated.AuditQueryText>;
+export type AccountSearchQuery = QueryOf<generated.AccountSearchQueryText>;
 export type RegistrationOptionsBody = NonNullable<generated.RegistrationOptionsBodyInput>;
 export type RegisterBody = Closed<generated.RegisterBodyInput>;
 export type AuthenticateBody = Closed<generated.AuthenticateBodyInput>;

@@ -28,11 +28,22 @@ export interface Revoked<T> {
 
 const isActiveEmployee = (user: User) => user.role === 'employee' && user.disabledAt === null;
 
-/** 409 when `user` is the last active employee (checked under the employees' lock). */
-function* assertNotLastEmployee(tables: AccountTables, user: User) {
-  if (!isActiveEmployee(user)) return;
+/**
+ * The account locked for a change that may take away an active employee
+ * (demote, disable, delete), with every active employee's id. The employees'
+ * rows are locked first, in id order, and the account's after: two such
+ * changes of two employees then wait for each other, where locking the
+ * account first made each hold one row the other needed (a deadlock).
+ */
+function* lockedForEmployeeChange(tables: AccountTables, id: string) {
   const active = yield* step(tables.lockActiveEmployees());
-  if (active.every((id) => id === user.id)) {
+  const user = yield* lockedUser(tables, id);
+  return { user, active };
+}
+
+/** 409 when `user` is the last active employee of `active` (read under the employees' lock). */
+function assertNotLastEmployee(user: User, active: readonly string[]) {
+  if (isActiveEmployee(user) && active.every((id) => id === user.id)) {
     throw fail('account.last_employee', { detail: LAST_EMPLOYEE_DETAIL });
   }
 }
@@ -95,11 +106,14 @@ export function lifecycleOperations(run: AccountRunner) {
      */
     changeAccount: (id: string, change: AccountChange, audit: AuditContext) =>
       run(function* (tables): Generator<unknown, Revoked<User>, unknown> {
-        const user = yield* lockedUser(tables, id);
+        const { user, active } =
+          change.role !== undefined || change.disabled === true
+            ? yield* lockedForEmployeeChange(tables, id)
+            : { user: yield* lockedUser(tables, id), active: [] };
         const role = change.role ?? user.role;
         const disable = change.disabled === true && user.disabledAt === null;
         const enable = change.disabled === false && user.disabledAt !== null;
-        if (role !== user.role || disable) yield* assertNotLastEmployee(tables, user);
+        if (role !== user.role || disable) assertNotLastEmployee(user, active);
         const disabledAt = disable ? new Date(audit.at) : enable ? null : user.disabledAt;
         const changed = yield* step(tables.updateUser(id, { role, disabledAt }));
         let cutoff: TokenCutoff | undefined;
@@ -163,8 +177,8 @@ export function lifecycleOperations(run: AccountRunner) {
      */
     deleteAccount: (id: string, audit: AuditContext) =>
       run(function* (tables): Generator<unknown, Revoked<User>, unknown> {
-        const user = yield* lockedUser(tables, id);
-        yield* assertNotLastEmployee(tables, user);
+        const { user, active } = yield* lockedForEmployeeChange(tables, id);
+        assertNotLastEmployee(user, active);
         const { webhooks } = yield* step(tables.deleteUser(id));
         yield* step(tables.setTokenCutoff(id, audit.at));
         yield* step(

@@ -31,7 +31,9 @@ const isAudience = (value: unknown): value is Audience =>
  * Verifies bearer JWTs: HS256 pinned (so `none` and RS/HS confusion fail),
  * `exp` required, `aud` one of customer/employee, `sub` a non-empty string.
  * Verified tokens are cached until they expire: the HMAC is the dominant cost
- * of an authenticated request and a token is immutable.
+ * of an authenticated request and a token is immutable. Its subject's
+ * cut-off is checked on every use, cached or not, so a revoked token is
+ * refused at once.
  */
 /**
  * Looks a session cookie up (filled by the accounts feature); null when

@@ -235,7 +235,9 @@ ui.passwordForm.addEventListener('submit', (event) => {
       currentPassword: ui.currentPassword.value,
       newPassword: ui.newPassword.value,
     });
-    ui.passwordForm.reset();
+    // Not reset(): that would also blank the hidden username a password manager saves it under.
+    ui.currentPassword.value = '';
+    ui.newPassword.value = '';
     say('Your password has been changed. Your other browsers are signed out.');
     await loadPasskeys();
   });

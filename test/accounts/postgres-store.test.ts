@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test';
 import { accountCounter, FAILURE_WINDOW_MS, ipCounter } from '@/accounts/guessing';
+import { searchAccounts } from '@/accounts/lifecycle';
 import { newSession, sessionResolver } from '@/accounts/sessions';
 import { sqliteAccountStore } from '@/accounts/sqlite-store';
 import type { AccountStore, NewPasskey } from '@/accounts/store';
@@ -168,6 +169,51 @@ under.describe('the accounts store', () => {
     expect(refused).toHaveLength(10);
     expect(refused[0]).toEqual({ retryAfterMs: FAILURE_WINDOW_MS });
     expect(await auditRows('sign_in.refused')).toHaveLength(10);
+  });
+
+  test('the two last active employees demote, disable or delete each other at once: one wins, the other 409', async () => {
+    const { store, auditRows } = open();
+    const employee = async () => {
+      const user = await newUser(store);
+      await store.changeAccount(user.id, { role: 'employee' }, audit);
+      return user.id;
+    };
+    type Move = (actor: string, other: string) => Promise<unknown>;
+    const demote: Move = async (_, other) =>
+      store.changeAccount(other, { role: 'customer' }, audit);
+    const disable: Move = async (_, other) => store.changeAccount(other, { disabled: true }, audit);
+    const remove: Move = async (_, other) => store.deleteAccount(other, audit);
+    const rounds: [Move, Move][] = [
+      [demote, demote],
+      [disable, disable],
+      [remove, remove],
+      [demote, disable],
+      [disable, remove],
+      [remove, demote],
+    ];
+    const changes = async () =>
+      (await auditRows('account.role_changed')).length +
+      (await auditRows('account.disabled')).length +
+      (await auditRows('account.deleted')).length;
+    let survivor: string | undefined;
+    for (const [first, second] of [...rounds, ...rounds]) {
+      const [a, b] = [await employee(), await employee()];
+      // The previous round's survivor steps down: a and b are the only two active.
+      if (survivor) await demote(a, survivor);
+      const before = await changes();
+      const outcomes = await Promise.allSettled([first(a, b), second(b, a)]);
+      expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const refused = outcomes.find((outcome) => outcome.status === 'rejected');
+      expect((refused as PromiseRejectedResult).reason).toMatchObject({
+        code: 'account.last_employee',
+      });
+      // The winner's change is recorded; the refused one writes nothing.
+      expect(await changes()).toBe(before + 1);
+      const { users } = await searchAccounts(store, { role: 'employee', state: 'active' });
+      expect(users).toHaveLength(1);
+      survivor = users[0]!.id;
+      expect([a, b]).toContain(survivor);
+    }
   });
 
   test('counters with NUL in the typed email are counted apart from their look-alikes', async () => {

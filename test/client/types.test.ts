@@ -123,6 +123,16 @@ describe('the client uses the server schemas', () => {
     same<Answer<typeof auth.sessions.list>, z.output<typeof sessions.SessionList>>(true);
     same<Answer<typeof auth.securityLog>, z.output<typeof audit.AuditPage>>(true);
     same<Answer<C['admin']['audit']>, z.output<typeof audit.AuditPage>>(true);
+    same<Arg<typeof auth.changePassword, 0>, z.input<typeof accounts.ChangePasswordBody>>(true);
+    const users = {} as C['admin']['users'];
+    same<Arg<typeof users.create, 0>, z.input<typeof accounts.NewUserBody>>(true);
+    same<Answer<typeof users.create>, z.output<typeof accounts.UserSummary>>(true);
+    same<Answer<typeof users.search>, z.output<typeof sessions.AccountPage>>(true);
+    same<Answer<typeof users.get>, z.output<typeof sessions.AccountSummary>>(true);
+    same<Arg<typeof users.update, 1>, z.input<typeof sessions.AccountChangeBody>>(true);
+    same<Answer<typeof users.update>, z.output<typeof sessions.AccountSummary>>(true);
+    same<Arg<typeof users.setPassword, 1>, z.input<typeof accounts.SetPasswordBody>>(true);
+    accepts<Arg<typeof users.search, 0>, z.input<typeof sessions.AccountSearchQuery>>(true);
     accepts<z.input<typeof accounts.RegistrationOptionsBody>, Arg<typeof k.registrationOptions, 0>>(
       true,
     );

@@ -61,7 +61,9 @@ export const passkeyRoutes = (deps: ApiDeps) => {
   };
   /**
    * Adding a passkey needs the session cookie of a sign-in at most 10 minutes
-   * old; a bearer token (valid an hour, not revocable) is never enough.
+   * old; a bearer token is never enough: it is valid an hour unless its
+   * account's cut-off revokes it, so a stolen one would otherwise become a
+   * lasting credential.
    * Checked in `transform`, before the body like the auth check; a missing or
    * invalid credential is left to that check (401).
    */
