@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { LARAVEL_MESSAGES } from '@/api/problem';
 import { createTestApp, problemOf } from '../support/harness';
+import { poolOn } from '../support/postgres-mode';
 
 interface Operation {
   security?: Record<string, string[]>[];
@@ -16,8 +17,22 @@ const BROKEN = '{"name": ';
 const bodyOf = (path: string, status: number) =>
   path.startsWith('/api/v1') ? { message: LARAVEL_MESSAGES[status] } : problemOf(status);
 
-/** Rows in every table: a refused request must leave them as they were. */
-function rowCounts(ctx: ReturnType<typeof createTestApp>): Record<string, number> {
+/** Rows in every table, on either database: a refused request must leave them as they were. */
+async function rowCounts(ctx: ReturnType<typeof createTestApp>): Promise<Record<string, number>> {
+  if (ctx.postgresUrl) {
+    const sql = poolOn(ctx.postgresUrl);
+    const tables = (await sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`) as {
+      tablename: string;
+    }[];
+    const counts: Record<string, number> = {};
+    for (const { tablename } of tables) {
+      const [row] = (await sql.unsafe(`SELECT count(*)::int AS n FROM "${tablename}"`)) as {
+        n: number;
+      }[];
+      counts[tablename] = row!.n;
+    }
+    return counts;
+  }
   const client = ctx.db.$client;
   const tables = client
     .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -56,7 +71,7 @@ describe('credentials are checked before a body is read', () => {
     const writes = await writesNeedingCredentials(ctx);
     // The listings, account, webhook, page, admin and customer-API writes.
     expect(writes.length).toBeGreaterThan(30);
-    const before = rowCounts(ctx);
+    const before = await rowCounts(ctx);
     const answered: string[] = [];
     for (const { method, path } of writes) {
       const res = await ctx.request(method, path, {
@@ -67,12 +82,12 @@ describe('credentials are checked before a body is read', () => {
       expect(res.body).toEqual(bodyOf(path, 401));
     }
     expect(answered).toEqual(writes.map(({ method, path }) => `${method} ${path} 401`));
-    expect(rowCounts(ctx)).toEqual(before);
+    expect(await rowCounts(ctx)).toEqual(before);
   });
 
   test('an anonymous body of another media type or over the size limit is not read either', async () => {
     const ctx = createTestApp();
-    const before = rowCounts(ctx);
+    const before = await rowCounts(ctx);
     const foreign = await ctx.request('POST', '/listings/properties', {
       raw: '<xml/>',
       headers: { 'content-type': 'application/xml' },
@@ -83,7 +98,7 @@ describe('credentials are checked before a body is read', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect([oversized.status, oversized.body]).toEqual([401, problemOf(401)]);
-    expect(rowCounts(ctx)).toEqual(before);
+    expect(await rowCounts(ctx)).toEqual(before);
   });
 
   test('a customer on an employee write gets its 403 before the body is read', async () => {
@@ -97,7 +112,7 @@ describe('credentials are checked before a body is read', () => {
     const ctx = createTestApp();
     const writes = await writesNeedingCredentials(ctx);
     const employee = await ctx.tokenFor('employee-1', 'employee');
-    const before = rowCounts(ctx);
+    const before = await rowCounts(ctx);
     const answered: string[] = [];
     for (const { method, path } of writes) {
       const res = await ctx.request(method, path, {
@@ -109,6 +124,6 @@ describe('credentials are checked before a body is read', () => {
       expect(res.body).toEqual(bodyOf(path, 400));
     }
     expect(answered).toEqual(writes.map(({ method, path }) => `${method} ${path} 400`));
-    expect(rowCounts(ctx)).toEqual(before);
+    expect(await rowCounts(ctx)).toEqual(before);
   });
 });
