@@ -3,7 +3,9 @@
  * employee signs in and walks every console page after some traffic —
  * each plot drawn, a customer looked up by email and its plan changed —
  * with no request leaving the origin and no axe-core WCAG 2.1 AA
- * violation, at 1280 px and 360 px; a customer is refused and an anonymous
+ * violation, at 1280 px and 360 px; a failing webhook found, one of its
+ * deliveries redelivered and the endpoint disabled and enabled again; a
+ * customer is refused and an anonymous
  * visitor sent to sign in. Leaves docs/screenshots/console*.png for the
  * README and test/artifacts/console-customer-360.png.
  */
@@ -13,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { freePort, startServer } from '../accounts/server-process';
+import { propertyBody } from '../listings/support';
 import { axeViolations, watchPage } from './axe';
 import { CHROMIUM, chromiumPresent } from './browser-page';
 
@@ -26,7 +29,19 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
   const dir = mkdtempSync(join(tmpdir(), 'console-browser-'));
   const port = freePort();
   const origin = `http://localhost:${port}`;
-  const env = { DATABASE_PATH: join(dir, 'app.db'), PUBLIC_ORIGIN: origin };
+  const env = {
+    DATABASE_PATH: join(dir, 'app.db'),
+    PUBLIC_ORIGIN: origin,
+    // The failing receiver below is plain http on this machine.
+    WEBHOOKS_ALLOW_HTTP: 'true',
+    WEBHOOKS_ALLOW_PRIVATE: 'true',
+  };
+  const receiver = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: () => new Response('down', { status: 503 }),
+  });
+  const hookUrl = `http://127.0.0.1:${receiver.port}/hook`;
   let server: Awaited<ReturnType<typeof startServer>>;
   let browser: Browser;
   let customerId = '';
@@ -78,6 +93,7 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
+    receiver.stop(true);
     server?.kill();
     await server?.exited;
     rmSync(dir, { recursive: true, force: true });
@@ -144,6 +160,56 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     expect(problems).toEqual([]);
   }, 120_000);
 
+  test('an employee finds a failing webhook, redelivers, disables and enables it; axe finds nothing', async () => {
+    const { page, problems, elsewhere } = await openPage(1280, 'ops@example.com');
+    const hook = await page.request.post(`${origin}/listings/webhooks`, {
+      data: { url: hookUrl },
+      headers: { origin },
+    });
+    expect(hook.status()).toBe(201);
+    const property = await page.request.post(`${origin}/listings/properties`, {
+      data: propertyBody(),
+      headers: { origin, 'idempotency-key': 'console-property' },
+    });
+    expect(property.status()).toBe(201);
+    // One run of the delivery job now rather than on its schedule: the attempt answers 503.
+    const run = await page.request.post(`${origin}/admin/jobs/webhook-delivery/run`, {
+      headers: { origin },
+    });
+    expect(run.status()).toBe(200);
+
+    await page.goto(`${origin}/console#webhooks`);
+    await page.locator('#webhooks-status', { hasText: '1 endpoint,' }).waitFor();
+    const row = page.locator('#webhooks-table tbody tr', { hasText: hookUrl });
+    await expect(row.textContent()).resolves.toContain('answered 503');
+    await expect(row.textContent()).resolves.toContain('0% of 1');
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.getByRole('button', { name: `Deliveries to ${hookUrl}` }).click();
+    const delivery = page.locator('#deliveries tbody tr', { hasText: 'property.created' });
+    await delivery.waitFor();
+    await expect(delivery.textContent()).resolves.toContain('answered 503');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(screenshots, 'console-webhooks.png'), fullPage: true });
+
+    await delivery.getByRole('button', { name: /^Redeliver delivery/ }).click();
+    await page.locator('#webhooks-status', { hasText: 'is due again' }).waitFor();
+    await page.getByRole('button', { name: `Disable ${hookUrl}` }).click();
+    await page.locator('#webhooks-status', { hasText: `${hookUrl} disabled.` }).waitFor();
+    await expect(row.textContent()).resolves.toContain('disabled');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: `Enable ${hookUrl}` }).click();
+    await page.locator('#webhooks-status', { hasText: `${hookUrl} enabled.` }).waitFor();
+    // Both changes went through the API: the redelivery is due again, the endpoint enabled.
+    const hookId = ((await hook.json()) as { id: string }).id;
+    const log = await page.request.get(`${origin}/listings/webhooks/${hookId}/deliveries`);
+    expect(((await log.json()) as { data: { status: string }[] }).data[0]?.status).toBe('pending');
+    const shown = await page.request.get(`${origin}/listings/webhooks/${hookId}`);
+    expect(((await shown.json()) as { enabled: boolean }).enabled).toBe(true);
+    expect(elsewhere).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
   test('at 360 px: nothing wider than the screen, axe finds nothing', async () => {
     const { page, problems, elsewhere } = await openPage(360, 'ops@example.com');
     await page.goto(`${origin}/console`);
@@ -155,6 +221,14 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     expect(await axeViolations(page)).toEqual([]);
     mkdirSync(artifacts, { recursive: true });
     await page.screenshot({ path: join(artifacts, 'console-360.png'), fullPage: true });
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.locator('#webhooks-status', { hasText: ' UTC.' }).waitFor();
+    expect(
+      await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      ),
+    ).toBeLessThanOrEqual(0);
+    expect(await axeViolations(page)).toEqual([]);
     expect(elsewhere).toEqual([]);
     expect(problems).toEqual([]);
   }, 60_000);

@@ -89,8 +89,9 @@ async function loadWebhooks(): Promise<void> {
     );
   }
   if (summary.endpoints.length === 0) cell(body.insertRow(), 'No webhook endpoints.');
+  const count = summary.endpoints.length;
   byId('webhooks-status').textContent =
-    `${summary.endpoints.length} endpoints, ${time(summary.from)} to ${time(summary.to)} UTC.`;
+    `${count} endpoint${count === 1 ? '' : 's'}, ${time(summary.from)} to ${time(summary.to)} UTC.`;
 }
 
 export function showWebhooks(): Promise<void> {
