@@ -1,10 +1,13 @@
 /**
- * The operator console (employees): Overview, Customers and Webhooks, drawn from the
+ * The operator console (employees): Overview, Customers, Webhooks,
+ * Accounts, Audit and Backups, drawn from the
  * service's own JSON endpoints with the session cookie. Plots are uPlot,
  * bundled into this script; everything comes from this origin.
  */
 import uPlot from 'uplot';
+import { showAccounts, wireAccounts } from './accounts';
 import { api, byId, cell, type Json, time } from './dom';
+import { showAudit, showBackups, wireRecords } from './records';
 import { showWebhooks, wireWebhooks } from './webhooks';
 
 /** Colours with at least 3:1 contrast on white (WCAG non-text contrast). */
@@ -243,7 +246,14 @@ function wireCustomers(): void {
   });
 }
 
-const TABS = ['overview', 'customers', 'webhooks'] as const;
+const TABS = ['overview', 'customers', 'webhooks', 'accounts', 'audit', 'backups'] as const;
+/** What opening a page loads (Customers waits for a search). */
+const LOADS: Partial<Record<(typeof TABS)[number], () => Promise<void>>> = {
+  webhooks: showWebhooks,
+  accounts: showAccounts,
+  audit: showAudit,
+  backups: showBackups,
+};
 
 function showTab(): void {
   const wanted = location.hash.slice(1);
@@ -258,10 +268,12 @@ function showTab(): void {
       byId('overview-status').textContent = `Could not load the overview: ${String(error)}`;
     });
   }
-  if (tab === 'webhooks') showWebhooks();
+  LOADS[tab as (typeof TABS)[number]]?.();
 }
 
 wireCustomers();
 wireWebhooks();
+wireAccounts();
+wireRecords();
 window.addEventListener('hashchange', showTab);
 showTab();
