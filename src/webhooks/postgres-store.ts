@@ -9,6 +9,7 @@ import { deliveryBody, EVENT_NOT_KEPT } from './deliveries';
 import { fanOutAll, fanOutBatchOf } from './fan-out';
 import { webhookOperations } from './operations';
 import type { WebhookStore, WebhookTables } from './store';
+import { type SummaryRow, summaryQuery } from './summary';
 
 /** The advisory lock class of one owner's endpoint creates (the key is the owner's hash). */
 const OWNER_LOCK_CLASS = 0x77686b;
@@ -308,6 +309,10 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
         }
         return deleted;
       });
+    },
+    async summarize(since) {
+      // drizzle's bun-sql types its rows as records; the query's columns are SummaryRow's.
+      return [...(await db.execute(summaryQuery(since)))] as SummaryRow[];
     },
   };
 }

@@ -85,3 +85,37 @@ export const Delivery = z.object({
 export type Delivery = z.infer<typeof Delivery>;
 
 export const DeliveryList = z.object({ data: z.array(Delivery) });
+
+/** GET /admin/webhooks/summary: how many hours back (a day unless asked). */
+export const WebhookSummaryQuery = z.strictObject({
+  hours: z.coerce.number().int().min(1).max(168).default(24),
+});
+
+export const WebhookSummary = z.object({
+  from: z.iso.datetime(),
+  to: z.iso.datetime(),
+  endpoints: z.array(
+    z.object({
+      id: z.string(),
+      url: z.string(),
+      ownerId: z.string().nullable().describe('The customer it belongs to; null: an employee'),
+      enabled: z.boolean(),
+      disabledReason: z.string().nullable(),
+      attempted: z.int().describe('Deliveries whose last attempt falls in the range'),
+      succeeded: z.int().describe('Of those, the ones delivered'),
+      successRate: z
+        .number()
+        .nullable()
+        .describe('succeeded / attempted, 0 to 1; null with no attempt in the range'),
+      p99DurationMs: z
+        .int()
+        .nullable()
+        .describe("99th percentile (nearest rank) of those deliveries' last attempt duration"),
+      lastError: z
+        .object({ error: z.string(), at: z.iso.datetime() })
+        .nullable()
+        .describe('The newest failed attempt in the range: one of the generic reasons'),
+    }),
+  ),
+});
+export type WebhookSummary = z.infer<typeof WebhookSummary>;

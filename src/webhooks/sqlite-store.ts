@@ -8,6 +8,7 @@ import { deliveryBody, EVENT_NOT_KEPT } from './deliveries';
 import { fanOutAll, fanOutBatchOf } from './fan-out';
 import { webhookOperations } from './operations';
 import type { DueEndpoint, WebhookStore, WebhookTables } from './store';
+import { type SummaryRow, summaryQuery } from './summary';
 
 /**
  * A delivery that may go: its resource has no earlier pending delivery at
@@ -235,5 +236,6 @@ export function sqliteWebhookStore(db: Db) {
         },
         { behavior: 'immediate' },
       ),
+    summarize: (since) => db.all<SummaryRow>(summaryQuery(since)),
   } satisfies WebhookStore;
 }

@@ -16,6 +16,7 @@ import type {
   WebhookPatch,
   WebhookWithSecret,
 } from './schemas';
+import type { SummaryRow } from './summary';
 
 export type NewEndpoint = typeof webhookEndpoints.$inferInsert;
 export type EndpointChange = Partial<Omit<NewEndpoint, 'id'>>;
@@ -159,4 +160,6 @@ export interface WebhookStore {
    * goes at the next prune.
    */
   pruneDeliveries(cutoff: number, keptPerEndpoint: number): MaybePromise<number>;
+  /** Every endpoint with its deliveries last attempted since `since` (`summaryQuery`). */
+  summarize(since: number): MaybePromise<SummaryRow[]>;
 }

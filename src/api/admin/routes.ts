@@ -8,6 +8,7 @@ import { auditRoutes } from './audit';
 import { backupRoutes } from './backups';
 import { JobList, JobParams, JobRunResult } from './schemas';
 import { adminUserRoutes } from './users';
+import { webhookSummaryRoutes } from './webhooks';
 
 /** Operator endpoints at /admin (employee only): the worker jobs, account creation and the backups. */
 export const adminRoutes = (deps: ApiDeps) => {
@@ -18,6 +19,7 @@ export const adminRoutes = (deps: ApiDeps) => {
     .use(adminUserRoutes(deps))
     .use(backupRoutes(deps))
     .use(auditRoutes(deps))
+    .use(webhookSummaryRoutes(deps))
     .get('/jobs', () => whenReady(jobs?.status() ?? [], (list) => ({ jobs: list })), {
       auth: 'employee',
       response: { 200: JobList },

@@ -1,32 +1,14 @@
 /**
- * The operator console (employees): Overview and Customers, drawn from the
+ * The operator console (employees): Overview, Customers, Webhooks,
+ * Accounts, Audit and Backups, drawn from the
  * service's own JSON endpoints with the session cookie. Plots are uPlot,
  * bundled into this script; everything comes from this origin.
  */
 import uPlot from 'uplot';
-
-type Json = Record<string, unknown>;
-
-async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const response = await fetch(path, {
-    ...init,
-    headers: {
-      accept: 'application/json',
-      ...(init.body ? { 'content-type': 'application/json' } : {}),
-    },
-  });
-  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${response.status}`);
-  return (response.status === 204 ? undefined : await response.json()) as T;
-}
-
-const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-
-function cell(row: HTMLTableRowElement, text: string): void {
-  row.insertCell().textContent = text;
-}
-
-const time = (iso: string | null | undefined) =>
-  iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) : '—';
+import { showAccounts, wireAccounts } from './accounts';
+import { api, byId, cell, type Json, time } from './dom';
+import { showAudit, showBackups, wireRecords } from './records';
+import { showWebhooks, wireWebhooks } from './webhooks';
 
 /** Colours with at least 3:1 contrast on white (WCAG non-text contrast). */
 const COLOURS = ['#1f5fa8', '#b3261e', '#1f7a4d', '#8a5100', '#5b3fa0', '#00695c', '#4f5663'];
@@ -264,7 +246,14 @@ function wireCustomers(): void {
   });
 }
 
-const TABS = ['overview', 'customers'] as const;
+const TABS = ['overview', 'customers', 'webhooks', 'accounts', 'audit', 'backups'] as const;
+/** What opening a page loads (Customers waits for a search). */
+const LOADS: Partial<Record<(typeof TABS)[number], () => Promise<void>>> = {
+  webhooks: showWebhooks,
+  accounts: showAccounts,
+  audit: showAudit,
+  backups: showBackups,
+};
 
 function showTab(): void {
   const wanted = location.hash.slice(1);
@@ -279,8 +268,12 @@ function showTab(): void {
       byId('overview-status').textContent = `Could not load the overview: ${String(error)}`;
     });
   }
+  LOADS[tab as (typeof TABS)[number]]?.();
 }
 
 wireCustomers();
+wireWebhooks();
+wireAccounts();
+wireRecords();
 window.addEventListener('hashchange', showTab);
 showTab();
