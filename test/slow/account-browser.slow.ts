@@ -47,7 +47,7 @@ describe.skipIf(!present)('account page in headless Chromium', () => {
     async function signOut({ autofill }: { autofill: boolean }) {
       await presence(autofill);
       if (autofill) {
-        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.getByRole('button', { name: 'Sign out', exact: true }).click();
         return;
       }
       // Only waited for here: a waiter left pending when the test moves on
@@ -56,7 +56,7 @@ describe.skipIf(!present)('account page in headless Chromium', () => {
       const autofillOptions = page.waitForResponse(
         (response) => new URL(response.url()).pathname === '/auth/passkey/authenticate/options',
       );
-      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
       await page.locator('#signed-out').waitFor({ state: 'visible' });
       // The page got its autofill options and has called navigator.credentials.get
       // (a moment later); that request now waits for a person.

@@ -168,7 +168,7 @@ describe.skipIf(!present)('account page: provider names, signals, security log (
         authenticatorId: devices.authenticatorId,
       });
     }
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.locator('#signed-out').waitFor({ state: 'visible' });
     await page.fill('#sign-in-email', 'signals.person@example.com');
     await page.fill('#sign-in-password', 'a long enough password');
@@ -214,7 +214,7 @@ describe.skipIf(!present)('account page: provider names, signals, security log (
     });
     const before = (await signalCalls(page)).length;
     // Signed out, the page offers passkey autofill; the device answers with the unknown passkey.
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     const unknown = await waitForSignal(page, 'signalUnknownCredential', before);
     expect(unknown).toEqual({
       name: 'signalUnknownCredential',
