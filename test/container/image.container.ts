@@ -183,6 +183,7 @@ describe('the image', () => {
     // Every operator command of package.json, with the modules they share; no development script.
     expect(scripts?.split('\n').sort()).toEqual(
       [
+        'account-command.ts',
         'backup.ts',
         'cli.ts',
         'database.ts',
@@ -195,6 +196,8 @@ describe('the image', () => {
         'seed.ts',
         'token.ts',
         'user-create.ts',
+        'user-disable.ts',
+        'user-password.ts',
       ].sort(),
     );
     expect(tools).toBe('');
@@ -280,6 +283,36 @@ describe('one container on a volume, as an operator runs it', () => {
     const demo = await exec(current.name, ['bun', 'run', 'demo']);
     expect([demo.code, demo.stderr]).toEqual([0, expect.not.stringContaining('error:')]);
     expect(await propertyTotal(current.base, token)).toBeGreaterThan(before);
+  });
+
+  test('user:password and user:disable: a new password signs in, a disabled account cannot, enabled again it can', async () => {
+    const email = 'someone@example.com';
+    const signIn = async (password: string) =>
+      (
+        await fetch(`${current.base}/auth/sign-in`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email, password }),
+        })
+      ).status;
+    const run = async (args: string[], input?: string) => {
+      const done = await exec(current.name, ['bun', 'run', ...args], input);
+      expect([args[0], done.code, done.stderr]).toEqual([
+        args[0],
+        0,
+        expect.not.stringContaining('error'),
+      ]);
+    };
+    await run(
+      ['user:create', '--', '--email', email, '--role', 'customer'],
+      'first password 123\n',
+    );
+    await run(['user:password', '--', '--email', email], 'second password 456\n');
+    expect(await signIn('second password 456')).toBe(200);
+    await run(['user:disable', '--', '--email', email]);
+    expect(await signIn('second password 456')).toBe(401);
+    await run(['user:disable', '--', '--email', email, '--enable']);
+    expect(await signIn('second password 456')).toBe(200);
   });
 
   test('the HEALTHCHECK reports healthy', async () => {
