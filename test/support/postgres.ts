@@ -132,7 +132,9 @@ export function suiteDatabases() {
       return { url, client: this.connect(url) };
     },
     connect(url: string): SQL {
-      const client = new SQL(url, { max: 4 });
+      // Idle connections go after a second: a file may open a client per test,
+      // and PostgreSQL allows only so many connections (100 by default).
+      const client = new SQL(url, { max: 4, idleTimeout: 1 });
       clients.push(client);
       return client;
     },
