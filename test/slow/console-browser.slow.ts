@@ -134,6 +134,13 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     expect(await plotsDrawn(page, 'overview')).toBe(3);
     await expect(page.locator('#jobs tbody tr').count()).resolves.toBeGreaterThan(0);
     await expect(page.locator('#service').textContent()).resolves.toContain('sqlite: ok');
+    // GET /admin/status: the SQLite file and its log, and this one server as the only instance.
+    const fact = (term: string) =>
+      page.locator(`#service dt:text-is("${term}") + dd`).textContent();
+    await expect(fact('Database size')).resolves.toMatch(/^\d+\.\d MiB \([1-9]\d* bytes\)$/);
+    await expect(fact('WAL size')).resolves.toMatch(/ bytes\)$/);
+    await expect(fact('Instances live')).resolves.toBe('1');
+    await expect(fact('Instances seen (last 15 min)')).resolves.toMatch(/^\S+-\d+-\w{4}$/);
     expect(await axeViolations(page)).toEqual([]);
     mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: join(screenshots, 'console.png'), fullPage: true });
