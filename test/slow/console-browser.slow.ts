@@ -308,6 +308,57 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     expect(problems).toEqual([]);
   }, 60_000);
 
+  test('a customer sees its plan, usage, plot and failing webhook at /account and redelivers; axe finds nothing', async () => {
+    const { page, problems, elsewhere } = await openPage(1280, 'buyer@example.com');
+    const hook = await page.request.post(`${origin}/listings/webhooks`, {
+      data: { url: `${hookUrl}/buyer` },
+      headers: { origin },
+    });
+    expect(hook.status()).toBe(201);
+    // A property of the customer's, made by an employee: its event goes to the customer's endpoint.
+    const ops = await signIn('ops@example.com');
+    const property = await fetch(`${origin}/listings/properties`, {
+      method: 'POST',
+      body: JSON.stringify(propertyBody({ ownerId: customerId })),
+      headers: {
+        authorization: `Bearer ${ops.accessToken}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'account-property',
+      },
+    });
+    expect(property.status).toBe(201);
+    const run = await fetch(`${origin}/admin/jobs/webhook-delivery/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ops.accessToken}`, origin },
+    });
+    expect(run.status).toBe(200);
+
+    await page.goto(`${origin}/account`);
+    await page.locator('#usage-plot canvas').waitFor();
+    await expect(page.locator('#plan-name').textContent()).resolves.toMatch(/\S/);
+    const minute = page.locator('#usage-windows tbody tr', { hasText: 'minute' });
+    await expect(minute.locator('td').nth(2).textContent()).resolves.toMatch(/^\d+$/);
+    const endpoint = page.locator('#webhook-list section', { hasText: `${hookUrl}/buyer` });
+    const failed = endpoint.locator('tbody tr').first();
+    await expect(failed.locator('td').nth(3).textContent()).resolves.toBe('503');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(screenshots, 'account-usage.png'), fullPage: true });
+
+    await failed.getByRole('button', { name: /^Redeliver delivery / }).click();
+    await page.locator('#webhooks-status', { hasText: 'will be sent again' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.setViewportSize({ width: 360, height: 900 });
+    expect(
+      await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      ),
+    ).toBeLessThanOrEqual(0);
+    expect(await axeViolations(page)).toEqual([]);
+    expect(elsewhere).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
   test('a customer is refused; an anonymous visitor is sent to sign in', async () => {
     const customer = await openPage(1280, 'buyer@example.com');
     const refused = await customer.page.goto(`${origin}/console`);
