@@ -38,6 +38,7 @@ const accountAssets = {
   'account.html': readFileSync(join(web, 'account.html'), 'utf8'),
   'account.css': readFileSync(join(web, 'account.css'), 'utf8'),
   'app.js': await browserBundle(join(web, 'account-app.ts')),
+  'uplot.css': readFileSync(Bun.resolveSync('uplot/dist/uPlot.min.css', web), 'utf8'),
 };
 
 /** The other pages' files as src/web/assets.ts would make them: src/web/page-assets.json. */

@@ -96,3 +96,14 @@ export function customerCalls(store: UsageStore, sub: string, hours: number, now
       .sort(byStart),
   }));
 }
+
+/**
+ * The instances whose figures were written in the last `spanMs` (each
+ * writes its own rows at most a few seconds after it counts), by name.
+ */
+export function instancesSeen(store: UsageStore, spanMs: number, now: number) {
+  const from = now - (now % BUCKET_MS.minute) - spanMs;
+  return whenReady(store.read({ resolution: 'minute', from, filter: { prefix: '' } }), (rows) =>
+    [...new Set(rows.map((row) => row.instance))].sort(),
+  );
+}

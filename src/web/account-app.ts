@@ -25,6 +25,7 @@ import {
 import { offerConditionalCreate } from './app/auto-register';
 import { clearMessage, say, ui } from './app/elements';
 import { type PasskeyActions, renderPasskey } from './app/passkey-item';
+import { showPortal } from './app/portal';
 import { showSecurityLog } from './app/security-log';
 import { type BrowserSession, showSessions } from './app/sessions';
 import * as signals from './app/signals';
@@ -117,7 +118,7 @@ async function enter(user: User) {
   showSignedIn(user);
   ui.signInForm.reset();
   ui.signUpForm?.reset();
-  await loadPasskeys();
+  await Promise.all([loadPasskeys(), showPortal()]);
 }
 
 async function finishPasskeySignIn(response: AuthenticationResponseJSON) {

@@ -18,6 +18,8 @@ export const ACCOUNT_PAGE_CSP = [
 ].join('; ');
 
 const here = import.meta.dir;
+/** uPlot's style sheet, served as it is installed (its script is bundled into app.js). */
+export const UPLOT_CSS = 'uplot/dist/uPlot.min.css';
 
 async function bundleScript(): Promise<string> {
   const result = await Bun.build({
@@ -45,7 +47,9 @@ function asset(name: string): Promise<string> {
   if (!text) {
     const built = embedded.accountAssets?.[name];
     if (built !== undefined) text = Promise.resolve(built);
-    else text = name === 'app.js' ? bundleScript() : Bun.file(join(here, name)).text();
+    else if (name === 'app.js') text = bundleScript();
+    else if (name === 'uplot.css') text = Bun.file(Bun.resolveSync(UPLOT_CSS, here)).text();
+    else text = Bun.file(join(here, name)).text();
     text.catch(() => assets.delete(name));
     assets.set(name, text);
   }
@@ -110,6 +114,11 @@ export const accountPage = (options: AccountPageOptions) =>
       {
         detail: { summary: 'Style sheet of the account page', tags },
       },
+    )
+    .get(
+      '/account/uplot.css',
+      async () => page(await asset('uplot.css'), 'text/css; charset=utf-8'),
+      { detail: { summary: "Style sheet of the account page's plot (uPlot)", tags } },
     )
     .get(
       '/account/app.js',

@@ -134,6 +134,13 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     expect(await plotsDrawn(page, 'overview')).toBe(3);
     await expect(page.locator('#jobs tbody tr').count()).resolves.toBeGreaterThan(0);
     await expect(page.locator('#service').textContent()).resolves.toContain('sqlite: ok');
+    // GET /admin/status: the SQLite file and its log, and this one server as the only instance.
+    const fact = (term: string) =>
+      page.locator(`#service dt:text-is("${term}") + dd`).textContent();
+    await expect(fact('Database size')).resolves.toMatch(/^\d+\.\d MiB \([1-9]\d* bytes\)$/);
+    await expect(fact('WAL size')).resolves.toMatch(/ bytes\)$/);
+    await expect(fact('Instances live')).resolves.toBe('1');
+    await expect(fact('Instances seen (last 15 min)')).resolves.toMatch(/^\S+-\d+-\w{4}$/);
     expect(await axeViolations(page)).toEqual([]);
     mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: join(screenshots, 'console.png'), fullPage: true });
@@ -297,6 +304,57 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
       ).toBeLessThanOrEqual(0);
       expect([tab, await axeViolations(page)]).toEqual([tab, []]);
     }
+    expect(elsewhere).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  test('a customer sees its plan, usage, plot and failing webhook at /account and redelivers; axe finds nothing', async () => {
+    const { page, problems, elsewhere } = await openPage(1280, 'buyer@example.com');
+    const hook = await page.request.post(`${origin}/listings/webhooks`, {
+      data: { url: `${hookUrl}/buyer` },
+      headers: { origin },
+    });
+    expect(hook.status()).toBe(201);
+    // A property of the customer's, made by an employee: its event goes to the customer's endpoint.
+    const ops = await signIn('ops@example.com');
+    const property = await fetch(`${origin}/listings/properties`, {
+      method: 'POST',
+      body: JSON.stringify(propertyBody({ ownerId: customerId })),
+      headers: {
+        authorization: `Bearer ${ops.accessToken}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'account-property',
+      },
+    });
+    expect(property.status).toBe(201);
+    const run = await fetch(`${origin}/admin/jobs/webhook-delivery/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ops.accessToken}`, origin },
+    });
+    expect(run.status).toBe(200);
+
+    await page.goto(`${origin}/account`);
+    await page.locator('#usage-plot canvas').waitFor();
+    await expect(page.locator('#plan-name').textContent()).resolves.toMatch(/\S/);
+    const minute = page.locator('#usage-windows tbody tr', { hasText: 'minute' });
+    await expect(minute.locator('td').nth(2).textContent()).resolves.toMatch(/^\d+$/);
+    const endpoint = page.locator('#webhook-list section', { hasText: `${hookUrl}/buyer` });
+    const failed = endpoint.locator('tbody tr').first();
+    await expect(failed.locator('td').nth(3).textContent()).resolves.toBe('503');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(screenshots, 'account-usage.png'), fullPage: true });
+
+    await failed.getByRole('button', { name: /^Redeliver delivery / }).click();
+    await page.locator('#webhooks-status', { hasText: 'will be sent again' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.setViewportSize({ width: 360, height: 900 });
+    expect(
+      await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      ),
+    ).toBeLessThanOrEqual(0);
+    expect(await axeViolations(page)).toEqual([]);
     expect(elsewhere).toEqual([]);
     expect(problems).toEqual([]);
   }, 60_000);

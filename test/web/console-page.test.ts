@@ -31,6 +31,7 @@ describe('GET /console', () => {
     const script = await ctx.request('GET', '/console/app.js');
     expect(script.text).toContain('/admin/usage/requests');
     expect(script.text).toContain('/admin/webhooks/summary');
+    expect(script.text).toContain('/admin/status');
   });
 
   test('auth: anonymous gets the sign-in page (200), not the console', async () => {

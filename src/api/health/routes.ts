@@ -2,33 +2,86 @@ import { Elysia } from 'elysia';
 import type { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { fail } from '@/kernel/errors';
+import { whenReady } from '@/rate-limit/store';
+import { instancesSeen } from '@/usage/figures';
+import { MINUTE_MS } from '@/usage/store';
 import { Problem } from '../problem';
-import { Health } from './schemas';
+import { problems } from '../responses';
+import { Health, ServiceStatus } from './schemas';
 
 const startedAt = performance.now();
+/** How far back GET /admin/status looks for instances that wrote figures. */
+const SEEN_MINUTES = 15;
 
-/** Liveness and readiness: 200 once every backend answers, 503 naming those that do not. */
-export const healthRoutes = ({ databaseHealth, redis }: ApiDeps) =>
-  new Elysia({ name: 'health' }).get(
-    '/health',
-    async () => {
-      const down: string[] = [];
-      if (!(await databaseHealth.isHealthy())) down.push(databaseHealth.name);
-      if (redis && !(await redis.ping())) down.push('redis');
-      if (down.length > 0) {
-        throw fail('service.unavailable', { detail: `Backend unavailable: ${down.join(', ')}` });
-      }
-      const backends: z.infer<typeof Health>['backends'] = { [databaseHealth.name]: 'ok' };
-      if (redis) backends.redis = 'ok';
-      return {
-        status: 'ok' as const,
-        database: 'ok' as const,
-        backends,
-        uptimeSeconds: Math.round((performance.now() - startedAt) / 1000),
-      };
-    },
-    {
-      response: { 200: Health, 503: Problem },
-      detail: { operationId: 'getHealth', summary: 'Liveness and readiness', tags: ['Operations'] },
-    },
-  );
+type Backend = z.infer<typeof ServiceStatus>['backends'][number];
+
+/** Whether each backend answers now: the database, and Redis when REDIS_URL is set. */
+async function backendStates({ databaseHealth, redis }: ApiDeps): Promise<Backend[]> {
+  const state = (up: boolean): Backend['state'] => (up ? 'ok' : 'down');
+  const backends: Backend[] = [
+    { name: databaseHealth.name, state: state(await databaseHealth.isHealthy()) },
+  ];
+  if (redis) backends.push({ name: 'redis', state: state(await redis.ping()) });
+  return backends;
+}
+
+/**
+ * Liveness and readiness: 200 once every backend answers, 503 naming those
+ * that do not; and for employees, the service's state beside it.
+ */
+export const healthRoutes = (deps: ApiDeps) =>
+  new Elysia({ name: 'health' })
+    .use(deps.auth)
+    .get(
+      '/health',
+      async () => {
+        const states = await backendStates(deps);
+        const down = states.filter(({ state }) => state === 'down').map(({ name }) => name);
+        if (down.length > 0) {
+          throw fail('service.unavailable', { detail: `Backend unavailable: ${down.join(', ')}` });
+        }
+        const backends: z.infer<typeof Health>['backends'] = {};
+        for (const { name } of states) backends[name] = 'ok';
+        return {
+          status: 'ok' as const,
+          database: 'ok' as const,
+          backends,
+          uptimeSeconds: Math.round((performance.now() - startedAt) / 1000),
+        };
+      },
+      {
+        response: { 200: Health, 503: Problem },
+        detail: {
+          operationId: 'getHealth',
+          summary: 'Liveness and readiness',
+          tags: ['Operations'],
+        },
+      },
+    )
+    .get(
+      '/admin/status',
+      async () => {
+        const { usage, clock, instance, instances, databaseHealth } = deps;
+        const [backends, size] = await Promise.all([backendStates(deps), databaseHealth.size()]);
+        const seen = await whenReady(usage.flush(), () =>
+          instancesSeen(usage.store, SEEN_MINUTES * MINUTE_MS, clock()),
+        );
+        return {
+          backends,
+          database: { sizeBytes: size?.database ?? null, walSizeBytes: size?.wal ?? null },
+          instance,
+          instances: { live: instances?.count ?? 1, seen, seenMinutes: SEEN_MINUTES },
+        };
+      },
+      {
+        auth: 'employee',
+        response: { 200: ServiceStatus, ...problems(401, 403) },
+        detail: {
+          operationId: 'getServiceStatus',
+          summary: 'Backends, database size and instances (employees)',
+          description:
+            'Each backend answering or not, the database and SQLite WAL size in bytes, the live instance count (Redis heartbeats in scale-out mode) and the instances that wrote usage figures in the last 15 minutes.',
+          tags: ['Admin'],
+        },
+      },
+    );

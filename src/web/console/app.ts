@@ -26,6 +26,15 @@ interface RequestFigures {
   groups: { group: string; points: Point[] }[];
 }
 
+interface ServiceStatus {
+  backends: { name: string; state: string }[];
+  database: { sizeBytes: number | null; walSizeBytes: number | null };
+  instances: { live: number; seen: string[]; seenMinutes: number };
+}
+
+const bytes = (size: number | null) =>
+  size === null ? 'unknown' : `${(size / 1_048_576).toFixed(1)} MiB (${size} bytes)`;
+
 /** Every bucket of the range, so that a quiet minute shows as 0 rather than a gap. */
 function starts({ from, to, bucketMs }: { from: number; to: number; bucketMs: number }): number[] {
   const all: number[] = [];
@@ -84,10 +93,11 @@ function latencyPlot(target: HTMLElement, figures: RequestFigures): void {
 
 async function overview(): Promise<void> {
   const status = byId<HTMLParagraphElement>('overview-status');
-  const [minutes, hours, health, jobs, backups] = await Promise.all([
+  const [minutes, hours, health, service, jobs, backups] = await Promise.all([
     api<RequestFigures>('/admin/usage/requests?resolution=minute&hours=1'),
     api<RequestFigures>('/admin/usage/requests?resolution=hour&hours=24'),
     api<Json>('/health'),
+    api<ServiceStatus>('/admin/status'),
     api<{
       jobs: {
         name: string;
@@ -112,11 +122,14 @@ async function overview(): Promise<void> {
     facts.append(dt, dd);
   };
   fact('Health', String(health.status));
+  fact('Backends', service.backends.map(({ name, state }) => `${name}: ${state}`).join(', '));
+  fact('Database size', bytes(service.database.sizeBytes));
+  if (service.database.walSizeBytes !== null)
+    fact('WAL size', bytes(service.database.walSizeBytes));
+  fact('Instances live', String(service.instances.live));
   fact(
-    'Backends',
-    Object.entries((health.backends as Record<string, string>) ?? {})
-      .map(([k, v]) => `${k}: ${v}`)
-      .join(', '),
+    `Instances seen (last ${service.instances.seenMinutes} min)`,
+    service.instances.seen.join(', ') || 'none',
   );
   const backup = jobs.jobs.find((job) => job.name === 'database-backup');
   fact(
