@@ -1,8 +1,12 @@
 import { describe, expect, test } from 'bun:test';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkLayers } from '../scripts/check-layers';
+import { checkImports, checkLayers, parseLayerTable } from '../scripts/check-layers';
 import { tempDir } from './support/harness';
+
+const REPOSITORY = join(import.meta.dir, '..');
+const TABLE_PAGE = join(REPOSITORY, 'docs/architecture.md');
+const RULES = parseLayerTable(readFileSync(TABLE_PAGE, 'utf8'));
 
 function tree(files: Record<string, string>): string {
   const root = tempDir('layers-');
@@ -15,7 +19,50 @@ function tree(files: Record<string, string>): string {
 
 describe('layer check', () => {
   test('the repository passes', () => {
-    expect(checkLayers(join(import.meta.dir, '..'))).toEqual([]);
+    expect(checkLayers(REPOSITORY)).toEqual([]);
+  });
+
+  test('every folder and file of src/ has a row of the folder map', () => {
+    const rows = RULES.flatMap((rule) => rule.units);
+    const src = new Bun.Glob('src/*').scanSync({ cwd: REPOSITORY, onlyFiles: false });
+    for (const entry of src) expect(rows).toContain(entry);
+  });
+
+  test('a domain importing another the table does not give it is named, with the rule', () => {
+    const root = tree({
+      'src/listings/properties/service.ts':
+        "import { fail } from '@/kernel/errors';\nimport {\n  sign,\n} from '@/webhooks/signing';\n",
+      'src/webhooks/store.ts': "import type { EventRow } from '../events/store';\n",
+    });
+    expect(checkLayers(root, TABLE_PAGE)).toEqual([
+      {
+        file: 'src/listings/properties/service.ts',
+        line: 4,
+        specifier: '@/webhooks/signing',
+        rule: 'src/listings may not import src/webhooks (src/listings may import: `src/kernel/`, `src/db/`, `src/auth/`, `src/events/`, `src/audit/`)',
+      },
+    ]);
+  });
+
+  test('the kernel and the database layer import nothing above them', () => {
+    const findings = checkImports(
+      '/repo',
+      RULES,
+      new Map([
+        ['src/kernel/steps.ts', "import type { Db } from '@/db/client';\n"],
+        ['src/db/health.ts', "import type { MaybePromise } from '@/rate-limit/store';\n"],
+      ]),
+    );
+    expect(findings.map(({ file, rule }) => [file, rule])).toEqual([
+      [
+        'src/db/health.ts',
+        'src/db may not import src/rate-limit (src/db may import: `src/kernel/`)',
+      ],
+      [
+        'src/kernel/steps.ts',
+        'src/kernel may not import src/db (src/kernel may import: nothing of the project)',
+      ],
+    ]);
   });
 
   test('a domain importing the transport or Elysia is named, file and line', () => {
@@ -29,11 +76,31 @@ describe('layer check', () => {
         "import { Elysia } from 'elysia';\nimport { s } from '@/listings/service';\n",
       'src/app.ts': "import { r } from './api/routes';\n",
     });
-    expect(checkLayers(root)).toEqual([
+    expect(
+      checkLayers(root, TABLE_PAGE).map(({ file, line, specifier }) => ({ file, line, specifier })),
+    ).toEqual([
       { file: 'scripts/tool.ts', line: 1, specifier: '../src/api/deps' },
       { file: 'src/accounts/routes.ts', line: 1, specifier: 'elysia' },
       { file: 'src/content/cache.ts', line: 1, specifier: '../api/request/url' },
       { file: 'src/listings/service.ts', line: 2, specifier: '@/api/errors' },
     ]);
+  });
+
+  test('a file in a folder the table does not list is named', () => {
+    const root = tree({ 'src/reports/monthly.ts': 'export const monthly = 1;\n' });
+    expect(checkLayers(root, TABLE_PAGE)).toEqual([
+      {
+        file: 'src/reports/monthly.ts',
+        line: 1,
+        specifier: '',
+        rule: 'src/reports/monthly.ts is in no row of the folder map',
+      },
+    ]);
+  });
+
+  test('a rule naming a folder that has no row is refused', () => {
+    const table =
+      '## Folder map\n\n| folder | holds | may import |\n| - | - | - |\n| `src/db/` | x | `src/kernl/` |\n';
+    expect(() => parseLayerTable(table)).toThrow('names src/kernl, not a row');
   });
 });

@@ -1,6 +1,6 @@
 import type { AuditContext } from '@/audit/record';
 import type { Session } from '@/db/schema';
-import { type MaybePromise, whenReady } from '@/rate-limit/store';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import type { SessionSummary } from './schemas';
 import { hashOf, publicSessionIdOf } from './sessions';
 import type { AccountStore } from './store';

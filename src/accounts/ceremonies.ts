@@ -12,7 +12,7 @@ import type { AuditContext } from '@/audit/record';
 import { uuidv7 } from '@/db/ids';
 import type { Passkey, User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
-import type { MaybePromise } from '@/rate-limit/store';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import {
   type CeremonyKind,
   CHALLENGE_TTL_MS,

@@ -2,8 +2,8 @@ import type { AuditContext } from '@/audit/record';
 import type { TokenCutoff } from '@/auth/tokens';
 import type { User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { step } from '@/kernel/steps';
-import type { MaybePromise } from '@/rate-limit/store';
 import { LAST_EMPLOYEE_DETAIL } from './messages';
 import type { AccountRunner, AccountTables } from './tables';
 

@@ -1,8 +1,8 @@
 import { type AuditContext, type AuditEntry, actingAs } from '@/audit/record';
 import type { Passkey, User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { step } from '@/kernel/steps';
-import type { MaybePromise } from '@/rate-limit/store';
 import { USED_CHALLENGES_MAX, USED_CHALLENGES_PER_ACCOUNT } from './challenges';
 import { defaultPasskeyName } from './provider-names';
 import { publicSessionIdOf } from './session-ids';

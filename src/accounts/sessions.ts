@@ -3,7 +3,7 @@ import { type AuditContext, CALLER_TEXT_MAX, cutText } from '@/audit/record';
 import type { SessionResolver } from '@/auth/tokens';
 import type { Clock } from '@/kernel/clock';
 import { fail } from '@/kernel/errors';
-import { type MaybePromise, whenReady } from '@/rate-limit/store';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { REAUTHENTICATION_DETAIL } from './messages';
 import { hashOf, publicSessionIdOf } from './session-ids';
 import type { AccountStore, NewSession } from './store';

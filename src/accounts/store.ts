@@ -1,6 +1,6 @@
 import type { TokenCutoff } from '@/auth/tokens';
 import type { Passkey, Session, User } from '@/db/schema';
-import type { MaybePromise } from '@/rate-limit/store';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { FailureLedger } from './guessing';
 import type { LifecycleOperations } from './lifecycle-operations';
 import type { AccountOperations } from './operations';

@@ -1,7 +1,7 @@
 import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { Passkey, Session, User, users, webauthnChallenges } from '@/db/schema';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { Steps } from '@/kernel/steps';
-import type { MaybePromise } from '@/rate-limit/store';
 
 export type NewUser = typeof users.$inferInsert;
 export type NewSession = Session;

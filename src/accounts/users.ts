@@ -2,7 +2,7 @@ import type { Db } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
 import type { User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import { normalizeEmail } from './email';
 import { argon2idHasher, type PasswordHasher } from './hashing';
 import type { AccountCreation } from './operations';

@@ -1,5 +1,5 @@
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
-import type { MaybePromise } from '@/rate-limit/store';
 import {
   type AuditContext,
   type AuditEntry,

@@ -1,8 +1,8 @@
 import { and, asc, type Column, desc, eq, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { type AuditEventRow, auditEvents, auditQuotas } from '@/db/schema';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { runNow } from '@/kernel/steps';
-import type { MaybePromise } from '@/rate-limit/store';
 import {
   type AuditLimits,
   type AuditRowTables,

@@ -1,4 +1,4 @@
-import { type MaybePromise, whenReady } from '@/rate-limit/store';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import type { TokenCutoff, TokenService } from './tokens';
 
 /** Every stored cut-off: the accounts store's `tokenCutoffs()`. */

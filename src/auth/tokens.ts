@@ -1,5 +1,5 @@
 import { errors, jwtVerify, SignJWT } from 'jose';
-import type { MaybePromise } from '@/rate-limit/store';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 
 export const AUDIENCES = ['customer', 'employee'] as const;
 export type Audience = (typeof AUDIENCES)[number];

@@ -4,8 +4,8 @@ import { toStaticPage } from '@/content/service';
 import type { ReadCache } from '@/db/read-cache';
 import type { StaticPageRow } from '@/db/schema';
 import { etagOfText } from '@/kernel/etag';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { type Utf8, utf8 } from '@/kernel/utf8';
-import { type MaybePromise, whenReady } from '@/rate-limit/store';
 import type { ContentStore } from './store';
 
 /**

@@ -3,7 +3,7 @@ import { extname, join } from 'node:path';
 import type { z } from 'zod';
 import { StaticPageFile } from '@/content/schemas';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
-import { type MaybePromise, whenReady } from '@/rate-limit/store';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import type { AcceptedFile, ContentStore, ImportedPage } from './store';
 
 export const IMPORTABLE = new Set(['.json', '.md']);

@@ -2,8 +2,8 @@ import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { StaticPageRow, staticPages } from '@/db/schema';
 import type { NewEvent } from '@/events/outbox';
 import { fail } from '@/kernel/errors';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
-import type { MaybePromise } from '@/rate-limit/store';
 import { notFoundDetail, toStaticPage } from './service';
 import type {
   AcceptedFile,

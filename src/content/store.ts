@@ -1,7 +1,7 @@
 import type { AuditContext } from '@/audit/record';
 import type { StaticPageFile, StaticPageSummary } from '@/content/schemas';
 import type { StaticPageRow } from '@/db/schema';
-import type { MaybePromise } from '@/rate-limit/store';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 
 export type StaticPageWrite = Omit<StaticPageFile, 'slug'>;
 

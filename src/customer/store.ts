@@ -1,8 +1,8 @@
 import type { AuditContext } from '@/audit/record';
 import type { Plan, PlanInput } from '@/customer/admin/schemas';
 import type { TransactionRow, transactions } from '@/db/schema';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { LimiterRecords } from '@/rate-limit/limiter';
-import type { MaybePromise } from '@/rate-limit/store';
 import type { TransactionFilter } from './transactions/schemas';
 
 export type NewTransaction = typeof transactions.$inferInsert;

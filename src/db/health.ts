@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import type { MaybePromise } from '@/rate-limit/store';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Db, isDatabaseHealthy } from './client';
 
 /** Bytes the database takes (GET /metrics); `wal` only where it has a log of its own. */

@@ -2,7 +2,7 @@ import type { SQL } from 'bun';
 import { type Change, ChangeFeed } from '@/db/change-feed';
 import type { Db } from '@/db/client';
 import { PostgresChangeFeed } from '@/db/pg/change-feed';
-import { type MaybePromise, whenReady } from '@/rate-limit/store';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 
 /**
  * A cached value with what it costs to hold and the tags naming what it was

@@ -1,7 +1,7 @@
 import type { Caller } from '@/auth/tokens';
 import { fail } from '@/kernel/errors';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
-import type { MaybePromise } from '@/rate-limit/store';
 import { cursorOf, idOfCursor } from './cursor';
 import type { Event, EventPage, EventQuery, EventType, ResourceKind } from './schemas';
 import { nextAnnouncement, waitsReleased } from './signal';

@@ -1,4 +1,4 @@
-import type { MaybePromise } from '@/rate-limit/store';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { ReadEvents } from './feed';
 import type { NewEvent } from './outbox';
 

@@ -1,7 +1,7 @@
 import type { idempotencyKeys } from '@/db/schema';
 import { fail, fieldError } from '@/kernel/errors';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
-import type { MaybePromise } from '@/rate-limit/store';
 import type { ClaimRules, KeyClaim, StoredAnswer } from './store';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

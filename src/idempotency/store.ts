@@ -1,4 +1,4 @@
-import type { MaybePromise } from '@/rate-limit/store';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 
 /** A request claiming its key. */
 export interface KeyClaim {

@@ -1,4 +1,5 @@
 import type { Caller } from '@/auth/tokens';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import type {
   MultiListingUnit,
   MultiListingUnitQuery,
@@ -8,7 +9,6 @@ import type { ReconcileChunk, ReconcileResult } from '@/listings/properties/reco
 import type { PropertyRecord } from '@/listings/properties/representation';
 import type { PropertyOperation } from '@/listings/properties/service';
 import type { Unit, UnitCreate, UnitPatch } from '@/listings/units/schemas';
-import type { MaybePromise } from '@/rate-limit/store';
 import type { Paging } from './paging';
 import type { BulkPropertyInput } from './properties/bulk';
 import type { ListPaging, PropertyFilter } from './properties/list-plan';

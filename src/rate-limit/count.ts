@@ -1,5 +1,6 @@
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import type { LimitKey, RateLimiter } from './limiter';
-import { type MaybePromise, type WindowUsage, whenReady } from './store';
+import type { WindowUsage } from './store';
 
 /** One request counted (or, for a free one, only looked at), with its response headers. */
 export interface Counted {

@@ -3,18 +3,12 @@ import type { Config } from '@/config';
 import type { PlanRow } from '@/db/schema';
 import type { Clock } from '@/kernel/clock';
 import { type DomainError, fail } from '@/kernel/errors';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import type { Logger } from '@/logger';
 import { CALENDAR_KINDS, secondsUntil, type WindowKind } from './calendar';
 import { MemoryStore } from './memory-store';
 import { planLimitsOf, rateLimitHeaders, tightestOf, windowRecord } from './records';
-import {
-  type HitResult,
-  type MaybePromise,
-  type RateLimitStore,
-  type WindowRule,
-  type WindowUsage,
-  whenReady,
-} from './store';
+import type { HitResult, RateLimitStore, WindowRule, WindowUsage } from './store';
 import type { WindowPersistence } from './window-persistence';
 
 export interface PlanRef {

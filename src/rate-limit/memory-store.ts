@@ -1,14 +1,8 @@
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import type { Logger } from '@/logger';
 import { type CalendarKind, calendarSpan, MINUTE_MS } from './calendar';
 import { SlidingLog } from './sliding-log';
-import {
-  type HitResult,
-  type MaybePromise,
-  type RateLimitStore,
-  type WindowRule,
-  type WindowUsage,
-  whenReady,
-} from './store';
+import type { HitResult, RateLimitStore, WindowRule, WindowUsage } from './store';
 import type { StoredWindow, SyncWindowPersistence, WindowPersistence } from './window-persistence';
 
 interface Counter {

@@ -1,16 +1,5 @@
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { WindowKind } from './calendar';
-
-export type MaybePromise<T> = T | Promise<T>;
-
-/**
- * `f` of a value the store may still be answering: at once with the
- * in-process store, after the promise with a shared one, so the in-process
- * path stays synchronous.
- */
-export const whenReady = <T, U>(
-  value: MaybePromise<T>,
-  f: (ready: T) => MaybePromise<U>,
-): MaybePromise<U> => (value instanceof Promise ? value.then(f) : f(value));
 
 /**
  * One limit to enforce. `minute` is the sliding 60-second base window; the

@@ -1,8 +1,8 @@
 import { eq, lte, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { windowUsage } from '@/db/schema';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { CalendarKind } from './calendar';
-import type { MaybePromise } from './store';
 
 type WindowUsageRow = typeof windowUsage.$inferSelect;
 

@@ -2,10 +2,11 @@ import type { Caller } from '@/auth/tokens';
 import type { Config } from '@/config';
 import type { Clock } from '@/kernel/clock';
 import { type DomainError, fail } from '@/kernel/errors';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { secondsUntil } from './calendar';
 import type { Counted } from './count';
 import { rateLimitHeaders } from './records';
-import { type MaybePromise, type RateLimitStore, type WindowRule, whenReady } from './store';
+import type { RateLimitStore, WindowRule } from './store';
 
 /** A write counted, or refused with when its whole cost would fit. */
 export interface WriteCount extends Counted {

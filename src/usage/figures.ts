@@ -1,4 +1,4 @@
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import { p99Ms } from './latency';
 import { customerSeries, routeSeries } from './recorder';
 import {

@@ -1,6 +1,6 @@
 import type { Clock } from '@/kernel/clock';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { Logger } from '@/logger';
-import type { MaybePromise } from '@/rate-limit/store';
 import { LATENCY_BOUNDS } from './latency';
 import {
   HOUR_MS,

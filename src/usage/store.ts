@@ -1,5 +1,5 @@
 import type { UsageBucketRow } from '@/db/schema';
-import type { MaybePromise } from '@/rate-limit/store';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 
 export type Resolution = UsageBucketRow['resolution'];
 export type UsageRow = UsageBucketRow;

@@ -1,8 +1,8 @@
 import type { WebhookEndpointRow } from '@/db/schema';
 import { cursorOf } from '@/events/cursor';
 import type { StoredEvent } from '@/events/feed';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
-import type { MaybePromise } from '@/rate-limit/store';
 import { BACKLOG_GIVEN_UP } from './deliveries';
 import { disableEndpoint, type Run } from './operations';
 import type { NewDelivery, WebhookQuotas, WebhookTables } from './store';

@@ -7,7 +7,7 @@ import type {
   webhookEndpoints,
 } from '@/db/schema';
 import type { StoredEvent } from '@/events/feed';
-import type { MaybePromise } from '@/rate-limit/store';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import type {
   Delivery,
   SecretRotation,

@@ -1,5 +1,5 @@
 import type { AppDeps } from '@/deps';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import type { JobDetails } from './scheduler';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

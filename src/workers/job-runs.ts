@@ -4,7 +4,7 @@ import type { Db } from '@/db/client';
 import { pgDatabase } from '@/db/pg/client';
 import * as pg from '@/db/pg/schema';
 import { type JobRunRow, jobRuns } from '@/db/schema';
-import type { MaybePromise } from '@/rate-limit/store';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 
 /** Runs kept per job; older ones are pruned after every run. */
 export const RUNS_KEPT_PER_JOB = 1000;

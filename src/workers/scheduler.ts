@@ -1,8 +1,8 @@
 import { Cron, CronPattern } from 'croner';
 import type { Clock } from '@/kernel/clock';
 import { fail } from '@/kernel/errors';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { Logger } from '@/logger';
-import type { MaybePromise } from '@/rate-limit/store';
 import type { JobRunStore, RunFields } from './job-runs';
 import { holdWhileRunning, type JobLeases, runLeased } from './leases';
 import { SCHEDULE_TIMEZONE, tickOf } from './ticks';

@@ -1,6 +1,6 @@
 import type { AppDeps } from '@/deps';
 import { onEvents } from '@/events/signal';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 
 /**
  * Runs `webhook-delivery` as soon as events commit, instead of at its next

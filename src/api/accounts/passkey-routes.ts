@@ -17,7 +17,7 @@ import { auditContextOf } from '@/api/request/audit';
 import { clientAddressOf } from '@/api/request/peer';
 import { derivedKey } from '@/auth/keys';
 import { fail } from '@/kernel/errors';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import { Problem } from '../problem';
 import { NoBody as Empty } from '../responses';
 import { assertSecureTransport } from './http';

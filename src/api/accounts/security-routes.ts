@@ -7,7 +7,7 @@ import { auditContextOf } from '@/api/request/audit';
 import { parsedQuery } from '@/api/request/query';
 import { AuditPage, SecurityLogQuery } from '@/audit/schemas';
 import { fail } from '@/kernel/errors';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import { NoBody, problems } from '../responses';
 import { documentedQuery } from '../validation';
 

@@ -9,7 +9,7 @@ import { assertSameOrigin, sessionCookieOf } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
 import { clientAddressOf } from '@/api/request/peer';
 import { fail } from '@/kernel/errors';
-import { type MaybePromise, whenReady } from '@/rate-limit/store';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { Problem } from '../problem';
 import { clearedSessionCookie } from './http';
 import { SignInBody, SignUpAccepted, SignUpBody, UserSummary } from './schemas';

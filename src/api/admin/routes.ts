@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import { unknownJob } from '@/workers/scheduler';
 import { Problem } from '../problem';
 import { auditRoutes } from './audit';

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { parsedQuery } from '@/api/request/query';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import { WebhookSummary, WebhookSummaryQuery } from '@/webhooks/schemas';
 import { toSummary } from '@/webhooks/summary';
 import { problems } from '../responses';

@@ -3,8 +3,8 @@ import { type PreparedResponse, readList, readPage } from '@/content/cache';
 import { isSlug } from '@/content/schemas';
 import { notFoundDetail } from '@/content/service';
 import { fail } from '@/kernel/errors';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { ifNoneMatchHolds } from '@/kernel/preconditions';
-import { type MaybePromise, whenReady } from '@/rate-limit/store';
 import { type Answer, answerHeaders } from '../answer';
 
 type Deps = Pick<ApiDeps, 'content' | 'staticPages'>;

@@ -14,7 +14,7 @@ import {
 } from '@/content/schemas';
 import { toStaticPage } from '@/content/service';
 import { fail } from '@/kernel/errors';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import { type Answer, responseOf } from '../answer';
 import { withETag, withLocation } from '../docs/headers';
 import { Problem } from '../problem';

@@ -1,7 +1,7 @@
 import type { ApiDeps } from '@/api/deps';
+import { whenReady } from '@/kernel/maybe-promise';
 import { utf8 } from '@/kernel/utf8';
 import { countRequest } from '@/rate-limit/count';
-import { whenReady } from '@/rate-limit/store';
 import { answerHeaders, withHeaders } from '../answer';
 import type { FastRoute } from '../fast-lane';
 import { JSON_CONTENT_TYPE } from '../json-response';

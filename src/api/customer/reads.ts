@@ -1,9 +1,10 @@
 import type { ApiDeps } from '@/api/deps';
 import type { Caller } from '@/auth/tokens';
 import { transactionPageBody } from '@/customer/transactions/service';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import type { Utf8 } from '@/kernel/utf8';
 import type { RateLimiter } from '@/rate-limit/limiter';
-import { type MaybePromise, type WindowUsage, whenReady } from '@/rate-limit/store';
+import type { WindowUsage } from '@/rate-limit/store';
 import type { Answer } from '../answer';
 import { JSON_CONTENT_TYPE } from '../json-response';
 import type { TokenLimits } from './tokens/schemas';

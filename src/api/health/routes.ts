@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { fail } from '@/kernel/errors';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import { instancesSeen } from '@/usage/figures';
 import { MINUTE_MS } from '@/usage/store';
 import { Problem } from '../problem';

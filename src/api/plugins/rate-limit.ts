@@ -4,9 +4,9 @@ import { CUSTOMER_API_PREFIX, isCustomerApi } from '@/api/errors';
 import { clientAddressOf } from '@/api/request/peer';
 import { pathOf } from '@/api/request/url';
 import type { Caller } from '@/auth/tokens';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { type Counted, countRequest } from '@/rate-limit/count';
 import type { LimitKey } from '@/rate-limit/limiter';
-import { type MaybePromise, whenReady } from '@/rate-limit/store';
 import { identify, isSameOrigin, knownCaller, sessionCookieOf, UNSETTLED } from './auth';
 
 /** Reports usage and does not consume quota — for a signed-in caller. */

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import type { WriteCount, WriteLimiter } from '@/rate-limit/writes';
 import { docExtension } from '../docs/extensions';
 import { checkedCaller } from './auth';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { parsedQuery } from '@/api/request/query';
 import type { Caller } from '@/auth/tokens';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import { customerCalls, requestFigures } from '@/usage/figures';
 import {
   CallFigures,

@@ -3,10 +3,10 @@ import type { Plan, PlanInput } from '@/customer/admin/schemas';
 import type { CustomerStore } from '@/customer/store';
 import type { PlanRow } from '@/db/schema';
 import { fail, fieldError } from '@/kernel/errors';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
 import { EMPLOYEE_PLAN, STANDARD_PLAN } from '@/rate-limit/limiter';
 import { planLimitsOf } from '@/rate-limit/records';
-import type { MaybePromise } from '@/rate-limit/store';
 
 /**
  * The rules of plan administration, written once for every store: each

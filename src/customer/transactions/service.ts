@@ -3,8 +3,8 @@ import type { CustomerStore, TransactionListing } from '@/customer/store';
 import { formatCents } from '@/customer/validation';
 import type { ReadCache } from '@/db/read-cache';
 import type { TransactionRow } from '@/db/schema';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { type Utf8, utf8 } from '@/kernel/utf8';
-import { type MaybePromise, whenReady } from '@/rate-limit/store';
 import { transactionQueryOf } from './query';
 import { parseListQuery } from './schemas';
 

@@ -1,10 +1,10 @@
 import type { Db } from '@/db/client';
 import { appendEvents, type NewEvent } from '@/events/outbox';
 import { fail } from '@/kernel/errors';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { runNow, type Steps, step } from '@/kernel/steps';
 import type { Neighbourhood, NeighbourhoodBody } from '@/listings/neighbourhoods/schemas';
 import { exec, many, one, writeTransaction } from '@/listings/sql';
-import type { MaybePromise } from '@/rate-limit/store';
 
 /** The queries of a catalogue write, inside one transaction of a store. */
 export interface NeighbourhoodTables {

@@ -1,9 +1,9 @@
 import type { NewEvent } from '@/events/outbox';
 import { fail } from '@/kernel/errors';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
 import { createdEventsOf } from '@/listings/events';
 import { propertyQuotaDetail, type QuotaCreate } from '@/listings/quotas';
-import type { MaybePromise } from '@/rate-limit/store';
 import { type PlannedCreates, planCreates } from './bulk';
 import type { PropertyRecord } from './representation';
 

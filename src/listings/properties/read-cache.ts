@@ -1,9 +1,9 @@
 import type { ReadCache } from '@/db/read-cache';
 import { etagOfText } from '@/kernel/etag';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { type Utf8, utf8 } from '@/kernel/utf8';
 import { type PropertyRecord, toProperty } from '@/listings/properties/representation';
 import type { ListingsStore } from '@/listings/store';
-import { type MaybePromise, whenReady } from '@/rate-limit/store';
 
 /** A property's representation serialised once (UTF-8), with its ETag and the owner it is scoped by. */
 export interface PropertyRead {

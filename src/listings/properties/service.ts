@@ -4,6 +4,7 @@ import type { Db } from '@/db/client';
 import type { NewEvent } from '@/events/outbox';
 import type { EventType } from '@/events/schemas';
 import { fail, fieldError } from '@/kernel/errors';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
 import { ensureVisible, scopeOf } from '@/listings/access';
 import { countryOf } from '@/listings/cities';
@@ -23,7 +24,6 @@ import type {
 } from '@/listings/properties/schemas';
 import { exec, one } from '@/listings/sql';
 import { type UnitTables, unitEvents } from '@/listings/units/operations';
-import type { MaybePromise } from '@/rate-limit/store';
 
 /** A property as `caller` may see it (404 otherwise). Read inside the caller's transaction. */
 export function findProperty(db: Db, id: string, caller: Caller | null): PropertyRecord {

@@ -1,5 +1,5 @@
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { ListingsStore } from '@/listings/store';
-import type { MaybePromise } from '@/rate-limit/store';
 import {
   addUnit,
   deleteUnit,

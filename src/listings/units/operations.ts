@@ -3,13 +3,13 @@ import { uuidv7 } from '@/db/ids';
 import type { NewEvent } from '@/events/outbox';
 import type { EventType } from '@/events/schemas';
 import { fail } from '@/kernel/errors';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
 import { ensureVisible } from '@/listings/access';
 import type { Paging } from '@/listings/paging';
 import type { PropertyRecord } from '@/listings/properties/representation';
 import { MAX_UNITS } from '@/listings/properties/schemas';
 import { countsAgainstQuota, unitQuotaDetail } from '@/listings/quotas';
-import type { MaybePromise } from '@/rate-limit/store';
 import type { UnitRecord } from './representation';
 import type { Unit, UnitCreate, UnitFeature, UnitPatch } from './schemas';
 

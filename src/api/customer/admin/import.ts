@@ -3,7 +3,7 @@ import type { ApiDeps } from '@/api/deps';
 import { ImportBody, Imported, type ImportRow, MAX_IMPORT_ROWS } from '@/customer/admin/schemas';
 import { toCents } from '@/customer/validation';
 import { fail } from '@/kernel/errors';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import { commonResponses } from '../schemas';
 
 const toNew = (row: ImportRow) => ({

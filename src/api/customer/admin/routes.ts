@@ -11,7 +11,7 @@ import {
   PlanList,
   SubParams,
 } from '@/customer/admin/schemas';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import { NoBody } from '../../responses';
 import { commonResponses, Message } from '../schemas';
 import { importRoutes } from './import';

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { TransactionPage } from '@/customer/transactions/schemas';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import { responseOf } from '../../answer';
 import { documentedQuery } from '../../validation';
 import { transactionsAnswer } from '../reads';

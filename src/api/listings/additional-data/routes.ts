@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { whenReady } from '@/kernel/maybe-promise';
 import {
   AdditionalData,
   AdditionalDataCreate,
@@ -12,7 +13,6 @@ import {
   readAdditionalData,
 } from '@/listings/additional-data/service';
 import { PropertyIdParams } from '@/listings/properties/schemas';
-import { whenReady } from '@/rate-limit/store';
 import { bodyRules } from '../../plugins/body-rules';
 import { requires } from '../guard';
 import { Created, created, problems } from '../schemas';

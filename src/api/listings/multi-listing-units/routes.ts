@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
+import { whenReady } from '@/kernel/maybe-promise';
 import { scopeOf } from '@/listings/access';
 import {
   CounterBody,
@@ -12,7 +13,6 @@ import {
 import { getCounter, setCounter } from '@/listings/multi-listing-units/service';
 import { halCollection, pagingOf } from '@/listings/paging';
 import { parseListQuery } from '@/listings/query';
-import { whenReady } from '@/rate-limit/store';
 import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
 import { MultiListingUnitParameters } from '../parameters';

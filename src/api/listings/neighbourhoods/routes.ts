@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
+import { whenReady } from '@/kernel/maybe-promise';
 import {
   NeighbourhoodBody,
   NeighbourhoodList,
@@ -8,7 +9,6 @@ import {
   NeighbourhoodQuery,
 } from '@/listings/neighbourhoods/schemas';
 import { parseListQuery } from '@/listings/query';
-import { whenReady } from '@/rate-limit/store';
 import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
 import { NoBody, noContent, problems } from '../schemas';

@@ -2,11 +2,11 @@ import type { ApiDeps } from '@/api/deps';
 import { derivedKey } from '@/auth/keys';
 import type { Caller } from '@/auth/tokens';
 import { fail } from '@/kernel/errors';
+import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { ifNoneMatchHolds } from '@/kernel/preconditions';
 import { canSee, scopeOf } from '@/listings/access';
 import { propertyListBody } from '@/listings/properties/list';
 import { type PropertyRead, readProperty } from '@/listings/properties/read-cache';
-import { type MaybePromise, whenReady } from '@/rate-limit/store';
 import { type Answer, answerHeaders } from '../../answer';
 import { JSON_CONTENT_TYPE } from '../../json-response';
 

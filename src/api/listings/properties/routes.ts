@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
+import { whenReady } from '@/kernel/maybe-promise';
 import { halCollectionSchema, Link } from '@/listings/paging';
 import {
   Property,
@@ -11,7 +12,6 @@ import {
 } from '@/listings/properties/schemas';
 import { propertyToCreate } from '@/listings/properties/service';
 import { countsAgainstQuota } from '@/listings/quotas';
-import { whenReady } from '@/rate-limit/store';
 import { responseOf } from '../../answer';
 import { bodyRules } from '../../plugins/body-rules';
 import { documentedQuery } from '../../validation';

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
 import type { Caller } from '@/auth/tokens';
+import { whenReady } from '@/kernel/maybe-promise';
 import type { PropertyWrite } from '@/listings/properties/etag';
 import {
   ArchiveBody,
@@ -21,7 +22,6 @@ import {
   moveProperty,
   unarchiveProperty,
 } from '@/listings/properties/service';
-import { whenReady } from '@/rate-limit/store';
 import { requires } from '../guard';
 import { NoBody, noContent, problems } from '../schemas';
 import { IfMatchHeaders } from './headers';

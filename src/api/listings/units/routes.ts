@@ -1,11 +1,11 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
+import { whenReady } from '@/kernel/maybe-promise';
 import { halCollection, halCollectionSchema, pagingOf } from '@/listings/paging';
 import { PropertyIdParams } from '@/listings/properties/schemas';
 import { parseListQuery } from '@/listings/query';
 import { Unit, UnitCreate, UnitListQuery, UnitParams, UnitPatch } from '@/listings/units/schemas';
-import { whenReady } from '@/rate-limit/store';
 import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
 import { UnitListParameters } from '../parameters';

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { fieldError } from '@/kernel/errors';
-import { whenReady } from '@/rate-limit/store';
+import { whenReady } from '@/kernel/maybe-promise';
 import { ATTEMPT_TIMEOUT_MS } from '@/webhooks/deliver';
 import {
   Delivery,
