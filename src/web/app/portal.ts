@@ -5,18 +5,9 @@
  * their newest deliveries, each redeliverable (the /listings/webhooks
  * routes with the session cookie). Read-only apart from redelivery.
  */
-import uPlot from 'uplot';
 import type { Delivery, Webhook } from '@/webhooks/schemas';
+import { type CustomerUsage, drawCallsPlot, fillWindows } from '../usage-view';
 import { api } from './api';
-
-/** GET /auth/me/usage (CustomerUsage in src/api/usage/routes.ts). */
-interface Usage {
-  rate_limits: {
-    plan: { name: string };
-    limits: { window: string; limit: number; used: number; resets_at: string }[];
-  };
-  calls: { bucketMs: number; from: number; to: number; points: { start: number; calls: number }[] };
-}
 
 const element = <T extends HTMLElement = HTMLElement>(id: string) =>
   document.getElementById(id) as T;
@@ -28,44 +19,11 @@ function cell(row: HTMLTableRowElement, text: string): void {
   row.insertCell().textContent = text;
 }
 
-/** The hourly limit drawn on the plot: the hour window's, else the minute's × 60. */
-function hourlyLimit(limits: Usage['rate_limits']['limits']): number {
-  const hour = limits.find((window) => window.window === 'hour');
-  return hour ? hour.limit : (limits.find((window) => window.window === 'minute')?.limit ?? 0) * 60;
-}
-
 async function showUsage(): Promise<void> {
-  const usage = await api<Usage>('GET', '/auth/me/usage');
+  const usage = await api<CustomerUsage>('GET', '/auth/me/usage');
   element('plan-name').textContent = usage.rate_limits.plan.name;
-  const body = element<HTMLTableElement>('usage-windows').tBodies[0]!;
-  body.replaceChildren();
-  for (const window of usage.rate_limits.limits) {
-    const row = body.insertRow();
-    cell(row, window.window);
-    cell(row, String(window.used));
-    cell(row, String(window.limit));
-    cell(row, when(window.resets_at));
-  }
-  const { from, to, bucketMs, points } = usage.calls;
-  const starts: number[] = [];
-  for (let t = from; t <= to; t += bucketMs) starts.push(t);
-  const calls = new Map(points.map((point) => [point.start, point.calls]));
-  const limit = hourlyLimit(usage.rate_limits.limits);
-  const target = element('usage-plot');
-  target.replaceChildren();
-  new uPlot(
-    {
-      width: Math.max(280, target.clientWidth || 600),
-      height: 200,
-      series: [
-        {},
-        { label: 'calls', stroke: '#1f5fa8', width: 2 },
-        { label: 'hourly limit', stroke: '#b3261e', width: 2, dash: [6, 4] },
-      ],
-    },
-    [starts.map((t) => t / 1000), starts.map((t) => calls.get(t) ?? 0), starts.map(() => limit)],
-    target,
-  );
+  fillWindows(element<HTMLTableElement>('usage-windows'), usage);
+  drawCallsPlot(element('usage-plot'), usage);
 }
 
 function redeliverButton(endpoint: Webhook, delivery: Delivery): HTMLButtonElement {

@@ -5,6 +5,7 @@
  * bundled into this script; everything comes from this origin.
  */
 import uPlot from 'uplot';
+import { type CustomerUsage, drawCallsPlot, fillWindows } from '../usage-view';
 import { showAccounts, wireAccounts } from './accounts';
 import { api, byId, cell, type Json, time } from './dom';
 import { showAudit, showBackups, wireRecords } from './records';
@@ -153,15 +154,6 @@ async function overview(): Promise<void> {
   status.textContent = `Updated ${time(new Date().toISOString())} UTC.`;
 }
 
-interface CustomerUsage {
-  sub: string;
-  rate_limits: {
-    plan: { id: number; name: string; slug: string };
-    limits: { window: string; limit: number; used: number; resets_at: string }[];
-  };
-  calls: { bucketMs: number; from: number; to: number; points: { start: number; calls: number }[] };
-}
-
 let shownCustomer: string | undefined;
 
 async function showCustomer(sub: string): Promise<void> {
@@ -181,34 +173,8 @@ async function showCustomer(sub: string): Promise<void> {
       plan.id === usage.rate_limits.plan.id || (plan.id === 0 && usage.rate_limits.plan.id === 1);
     select.add(option);
   }
-  const body = byId<HTMLTableElement>('windows').tBodies[0]!;
-  body.replaceChildren();
-  for (const window of usage.rate_limits.limits) {
-    const row = body.insertRow();
-    cell(row, window.window);
-    cell(row, String(window.used));
-    cell(row, String(window.limit));
-    cell(row, time(window.resets_at));
-  }
-  const xs = starts(usage.calls);
-  const calls = new Map(usage.calls.points.map((point) => [point.start, point.calls]));
-  const limits = usage.rate_limits.limits;
-  const hourly =
-    limits.find((w) => w.window === 'hour')?.limit ??
-    (limits.find((w) => w.window === 'minute')?.limit ?? 0) * 60;
-  plot(
-    byId('plot-calls'),
-    [
-      {},
-      { label: 'calls', stroke: COLOURS[0]!, width: 2 },
-      { label: 'hourly limit', stroke: COLOURS[1]!, width: 2, dash: [6, 4] },
-    ],
-    [
-      xs.map((t) => t / 1000),
-      xs.map((t) => calls.get(t) ?? 0),
-      xs.map(() => hourly),
-    ] as uPlot.AlignedData,
-  );
+  fillWindows(byId<HTMLTableElement>('windows'), usage);
+  drawCallsPlot(byId('plot-calls'), usage, 220);
 }
 
 async function lookUp(query: string): Promise<void> {
