@@ -164,6 +164,43 @@ sqliteOnly.describe(SQLITE_LISTINGS_SQL, 'query plans (docs/listings-query-plans
     return { page: explain(page.sql, page.params), count: explain(total.sql, total.params) };
   };
 
+  /** A keyset page after `values`: the position is a range of the sort's index, never a scan to skip. */
+  const keysetPlanOf = (search: string, values: (string | number)[]) => {
+    const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);
+    const paging = {
+      page: 1,
+      itemsPerPage: 101,
+      offset: 0,
+      keyset: { after: values, counted: false },
+    };
+    const { page } = propertyListSql({ query, scopeOwner: null }, paging);
+    return (
+      db.$client.query(`EXPLAIN QUERY PLAN ${page.sql}`).all(...(page.params as [])) as {
+        detail: string;
+      }[]
+    )
+      .map((row) => row.detail)
+      .join(' | ');
+  };
+
+  test.each([
+    ['', ['x'], 'SEARCH p USING INDEX properties_id_unique (id>?)'],
+    ['?sort=-_id', ['x'], 'SEARCH p USING INDEX properties_id_unique (id<?)'],
+    ['?ownerId=o', ['x'], 'SEARCH p USING INDEX properties_owner_idx (owner_id=? AND id>?)'],
+    [
+      '?sort=-totalUnits',
+      [5, 'x'],
+      'SEARCH p USING INDEX properties_total_units_idx ((total_units,id)<(?,?))',
+    ],
+  ])(
+    'keyset %p after a position is an index range, as deep pages cost as much as the first',
+    (search, values, plan) => {
+      const detail = keysetPlanOf(search, values);
+      expect(detail).toContain(plan);
+      expect(detail).not.toContain('TEMP B-TREE');
+    },
+  );
+
   test.each([
     ['', 'SCAN p USING INDEX properties_id_unique', 'SCAN property_counts'],
     ['?id=x', 'SEARCH p USING INDEX properties_id_unique (id=?)', 'properties_id_unique (id=?)'],
