@@ -7,6 +7,7 @@ import { RedisAddressLimit } from '@/accounts/redis-address-limit';
 import { redisFailureLedger } from '@/accounts/redis-guessing';
 import { sessionResolver } from '@/accounts/sessions';
 import type { AccountStore } from '@/accounts/store';
+import { consoleRoutes } from '@/api/console/routes';
 import type { ApiDeps } from '@/api/deps';
 import { sessionCookieNameOf } from '@/api/plugins/auth';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
@@ -57,7 +58,6 @@ import { withRoutableTarget } from './api/request/target';
 import { routeTable } from './api/route-table';
 import { withHsts, withHtmlPolicy } from './api/security-policy';
 import { usageRoutes } from './api/usage/routes';
-import { consolePage } from './web/console/routes';
 
 export interface CreateAppOptions {
   config: Config;
@@ -269,13 +269,7 @@ export function createApp(options: CreateAppOptions | ApiDeps, extraRoutes?: Ext
     .use(accountsRoutes(deps))
     .use(adminRoutes(deps))
     .use(usageRoutes(deps))
-    .use(
-      consolePage({
-        tokens: deps.tokens,
-        sessions: deps.sessions,
-        origins: deps.config.publicOrigins,
-      }),
-    )
+    .use(consoleRoutes(deps))
     .use(deps.config.metrics ? metricsRoutes(deps) : new Elysia({ name: 'no-metrics' }))
     .use(extraRoutes ? extraRoutes(deps) : new Elysia({ name: 'no-extra-routes' }));
 

@@ -1,5 +1,4 @@
 import { Elysia } from 'elysia';
-import { type AuthOptions, identify } from '@/api/plugins/auth';
 import { assetResponse, pageAssets } from '../assets';
 
 /**
@@ -48,18 +47,22 @@ async function gate(who: keyof typeof GATES, status: number): Promise<Response> 
   return new Response(body, { status, headers });
 }
 
+/** Who sent a request, as the transport's auth identifies it; undefined or null when nobody is signed in. */
+export type IdentifyCaller = (request: Request) => Promise<{ aud: string } | null | undefined>;
+
 /**
  * GET /console for employees: the caller is identified from the session
- * cookie (or a bearer token); anyone else gets a page saying how to get in
- * (anonymous: sign in at /account, 200; a customer: employees only, 403).
- * The console's data comes from employee-only endpoints, which check again.
+ * cookie (or a bearer token) by the transport's `identify`; anyone else gets
+ * a page saying how to get in (anonymous: sign in at /account, 200; a
+ * customer: employees only, 403). The console's data comes from
+ * employee-only endpoints, which check again.
  */
-export const consolePage = (auth: AuthOptions) =>
+export const consolePage = (identify: IdentifyCaller) =>
   new Elysia({ name: 'console-page' })
     .get(
       '/console',
       async ({ request }) => {
-        const caller = await identify(request, auth).catch(() => undefined);
+        const caller = await identify(request).catch(() => undefined);
         if (!caller) return gate('anonymous', 200);
         if (caller.aud !== 'employee') return gate('customer', 403);
         return answer('page.html');
