@@ -79,9 +79,9 @@ function postgresStore(): StoreUnderTest {
         ...options,
         readCache: new ReadCache({ postgres: client }),
         stores: {
-          contentStore: postgresContentStore(client),
-          idempotencyStore: postgresIdempotencyStore(client),
-          databaseHealth: postgresHealth(client),
+          content: postgresContentStore(client),
+          idempotency: postgresIdempotencyStore(client),
+          health: postgresHealth(client),
         },
       });
       return {

@@ -95,7 +95,7 @@ function postgresStore(): StoreUnderTest {
       const { url, client } = await databases.withClient();
       const ctx = createTestApp({
         ...options,
-        customerStore: postgresCustomerStore(client),
+        stores: { customer: postgresCustomerStore(client) },
         readCache: new ReadCache({ postgres: client }),
       });
       return {

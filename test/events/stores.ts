@@ -38,8 +38,8 @@ export type EventsTestApp = ReturnType<typeof createTestApp> & {
 const withWriters = (ctx: ReturnType<typeof createTestApp>): EventsTestApp => ({
   ...ctx,
   appendEvents: async (...events) =>
-    ctx.deps.events.appendEvents(events.map((event) => ({ event, now: ctx.clock() }))),
-  recordAudit: async (context, entry) => ctx.deps.audit.record(context, entry),
+    ctx.deps.stores.events.appendEvents(events.map((event) => ({ event, now: ctx.clock() }))),
+  recordAudit: async (context, entry) => ctx.deps.stores.audit.record(context, entry),
 });
 
 const sqlite: StoreUnderTest = {
@@ -63,10 +63,12 @@ function postgresStore(): StoreUnderTest {
       const { client } = await databases.withClient();
       const ctx = createTestApp({
         ...options,
-        eventStore: postgresEventStore(client),
-        auditStore: postgresAuditLog(client),
-        webhookStore: postgresWebhookStore(client),
-        jobRunStore: postgresJobRuns(client),
+        stores: {
+          events: postgresEventStore(client),
+          audit: postgresAuditLog(client),
+          webhooks: postgresWebhookStore(client),
+          jobRuns: postgresJobRuns(client),
+        },
       });
       return { ...withWriters(ctx), client };
     },

@@ -100,7 +100,7 @@ function postgresStore(): StoreUnderTest {
       const store: ListingsStore = postgresListingsStore(client);
       const ctx = await listingsContext({
         ...options,
-        listingsStore: store,
+        stores: { listings: store },
         readCache: new ReadCache({ postgres: client }),
       });
       const db = pgDatabase(client);

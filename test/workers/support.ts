@@ -22,6 +22,6 @@ export function schedulerWith(jobs: JobDefinition[], clock = manualClock()) {
   const ctx = createTestApp({ clock });
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger('debug', (line) => lines.push(JSON.parse(line)));
-  const scheduler = createScheduler({ jobs, runs: ctx.deps.jobRuns, logger, clock });
+  const scheduler = createScheduler({ jobs, runs: ctx.deps.stores.jobRuns, logger, clock });
   return { ...ctx, scheduler, lines };
 }
