@@ -2,7 +2,7 @@ import type { AuditLogStore } from '@/audit/log';
 import type { Config } from '@/config';
 import type { Clock } from '@/kernel/clock';
 import { whenReady } from '@/kernel/maybe-promise';
-import type { JobDetails } from './scheduler';
+import type { JobDetails } from './job';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

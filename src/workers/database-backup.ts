@@ -2,7 +2,7 @@ import { createBackup, pruneBackups } from '@/backups';
 import type { Config } from '@/config';
 import type { Db } from '@/db/client';
 import type { Clock } from '@/kernel/clock';
-import type { JobDetails } from './scheduler';
+import type { JobDetails } from './job';
 
 /**
  * Writes a checked, compressed snapshot of the live database into

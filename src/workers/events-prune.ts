@@ -3,7 +3,7 @@ import type { EventStore } from '@/events/store';
 import type { Clock } from '@/kernel/clock';
 import { whenReady } from '@/kernel/maybe-promise';
 import type { WebhookStore } from '@/webhooks/store';
-import type { JobDetails } from './scheduler';
+import type { JobDetails } from './job';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -4,10 +4,11 @@ import type { RedisConnection } from '@/redis/connection';
 import * as auditRetention from './audit-retention';
 import * as databaseBackup from './database-backup';
 import * as eventsPrune from './events-prune';
+import type { JobDefinition } from './job';
 import type { JobRunStore } from './job-runs';
 import { redisJobLeases } from './leases';
 import * as planWindowReset from './plan-window-reset';
-import { createScheduler, type JobDefinition, type Scheduler } from './scheduler';
+import { createScheduler, type Scheduler } from './scheduler';
 import * as staticPageCacheWarm from './static-page-cache-warm';
 import * as unitCounterReconcile from './unit-counter-reconcile';
 import * as webhookDelivery from './webhook-delivery';
@@ -32,7 +33,8 @@ export type WorkerDeps = DepsOf<typeof planWindowReset> &
     instance: string;
   };
 
-export type { JobContext, JobDefinition, JobDetails, JobRun, Scheduler } from './scheduler';
+export type { JobContext, JobDefinition, JobDetails, JobRun } from './job';
+export type { Scheduler } from './scheduler';
 
 /** The worker jobs (docs/workers.md); schedules come from the JOB_*_CRON and BACKUP_CRON variables. */
 export function workerJobs(deps: WorkerDeps): JobDefinition[] {

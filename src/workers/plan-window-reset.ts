@@ -1,6 +1,6 @@
 import type { Clock } from '@/kernel/clock';
 import type { RateLimiter } from '@/rate-limit/limiter';
-import type { JobDetails } from './scheduler';
+import type { JobDetails } from './job';
 
 /**
  * Clears expired calendar windows of every plan, stored and in

@@ -1,6 +1,6 @@
 import { type StaticPageCache, warmStaticPageCache } from '@/content/cache';
 import type { ContentStore } from '@/content/store';
-import type { JobDetails } from './scheduler';
+import type { JobDetails } from './job';
 
 /** Loads every published static page and the page list into the cache. */
 export function run(deps: {

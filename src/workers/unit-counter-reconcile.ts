@@ -1,6 +1,6 @@
 import type { Clock } from '@/kernel/clock';
 import type { ListingsStore } from '@/listings/store';
-import type { JobContext, JobDetails } from './scheduler';
+import type { JobContext, JobDetails } from './job';
 
 /** Properties per transaction: short enough that a request never waits long behind one. */
 export const RECONCILE_CHUNK = 1000;

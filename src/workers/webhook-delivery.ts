@@ -4,7 +4,7 @@ import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
 import { deliverWebhooks } from '@/webhooks/deliver';
 import type { WebhookStore } from '@/webhooks/store';
-import type { JobContext, JobDetails } from './scheduler';
+import type { JobContext, JobDetails } from './job';
 
 /**
  * Queues the new events of every webhook endpoint and sends what is due

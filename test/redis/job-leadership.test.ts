@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { JobList, JobRunResult } from '@/api/admin/schemas';
 import { createLogger } from '@/logger';
+import type { JobDefinition } from '@/workers/job';
 import type { JobRunStore } from '@/workers/job-runs';
 import { holdWhileRunning, redisJobLeases } from '@/workers/leases';
-import { createScheduler, type JobDefinition, tickOf } from '@/workers/scheduler';
+import { createScheduler, tickOf } from '@/workers/scheduler';
 import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
 import { listingsContext, postProperty } from '../listings/support';
 import { createTestApp, manualClock } from '../support/harness';

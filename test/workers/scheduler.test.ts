@@ -5,13 +5,8 @@ import { pgDatabase } from '@/db/pg/client';
 import * as pg from '@/db/pg/schema';
 import { jobRuns } from '@/db/schema';
 import { DomainError } from '@/kernel/errors';
-import {
-  assertValidJobs,
-  type JobContext,
-  RUNS_KEPT_PER_JOB,
-  RUNS_SHOWN_PER_JOB,
-  type Scheduler,
-} from '@/workers/scheduler';
+import { assertValidJobs, type JobContext } from '@/workers/job';
+import { RUNS_KEPT_PER_JOB, RUNS_SHOWN_PER_JOB, type Scheduler } from '@/workers/scheduler';
 import { manualClock } from '../support/harness';
 import { gate, NEVER_SOON, schedulerWith } from './support';
 

@@ -1,5 +1,6 @@
 import { createLogger } from '@/logger';
-import { createScheduler, type JobDefinition } from '@/workers/scheduler';
+import type { JobDefinition } from '@/workers/job';
+import { createScheduler } from '@/workers/scheduler';
 import { createTestApp, manualClock } from '../support/harness';
 
 /** A promise the test opens by hand: a job blocks on it. */

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import type { JobContext } from '@/workers/scheduler';
+import type { JobContext } from '@/workers/job';
 import { run } from '@/workers/unit-counter-reconcile';
 import { rowsOf } from '../listings/support';
 import { createTestApp } from '../support/harness';
