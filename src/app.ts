@@ -27,13 +27,14 @@ import { consolePage } from './web/console/routes';
 export type ExtraRoutes = (deps: ApiDeps) => AnyElysia;
 
 /** What the service is built from: its options, its shared services, or those with the transport's plugins. */
-export type ServiceSource = CreateAppOptions | AppDeps | ApiDeps;
+type ServiceSource = CreateAppOptions | AppDeps | ApiDeps;
 
 const apiDepsOf = (source: ServiceSource): ApiDeps => {
   if ('auth' in source) return source;
-  return withTransport('stores' in source && 'tokens' in source ? source : buildDeps(source));
+  return withTransport('tokens' in source ? source : buildDeps(source));
 };
 
+/** Builds the whole service; never listens (src/index.ts does). */
 export function createApp(source: ServiceSource, extraRoutes?: ExtraRoutes) {
   const deps = apiDepsOf(source);
   let allowedMethods: (path: string) => string[] = () => [];
