@@ -251,8 +251,8 @@ const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables => ({
  * The accounts domain on PostgreSQL (Bun's `SQL` client through drizzle's
  * `bun-sql` driver): the same operations, results and errors as
  * `sqliteAccountStore`, every one a promise. The caller owns `client` and
- * closes it. `postgresStores` (src/stores.ts) builds it when the service
- * serves from PostgreSQL.
+ * closes it. The server never builds this store yet (see `accountStore` in
+ * src/app.ts); the accounts suites run on it.
  */
 export function postgresAccountStore(
   client: SQL,
