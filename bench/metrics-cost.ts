@@ -12,9 +12,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildDeps, createService } from '@/app';
+import { createService } from '@/app';
 import { parseConfig } from '@/config';
 import { migrateDatabase, openDatabase } from '@/db/client';
+import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
 import { makePage } from '../test/content/factory';
 import { propertyBody } from '../test/listings/support';

@@ -96,7 +96,7 @@ export async function measureStoragePerChange(
       });
       if (put.status !== 200 && put.status !== 201) throw new Error(`PUT: ${put.status}`);
     }
-    const queued = await app.deps.webhooks.fanOut(clock(), quotas);
+    const queued = await app.deps.stores.webhooks.fanOut(clock(), quotas);
     if (queued !== endpoints * changes) throw new Error(`queued ${queued} deliveries`);
     const after = payloadOf(app.db);
     const grown = (table: string, key: 'all' | 'rows') => after[table]![key] - before[table]![key];

@@ -1,29 +1,33 @@
+import { hostname } from 'node:os';
 import type { SQL } from 'bun';
-import type { AddressBound } from '@/accounts/address-limit';
+import { type AddressBound, AddressLimit } from '@/accounts/address-limit';
 import type { FailureLedger } from '@/accounts/guessing';
-import type { BoundedHasher } from '@/accounts/hashing';
-import type { AccountStore } from '@/accounts/store';
-import type { AuditLogStore } from '@/audit/log';
-import type { TokenCutoffs } from '@/auth/revocation';
-import type { TokenService } from '@/auth/tokens';
+import {
+  argon2idHasher,
+  type BoundedHasher,
+  boundedHasher,
+  type PasswordHasher,
+} from '@/accounts/hashing';
+import { RedisAddressLimit } from '@/accounts/redis-address-limit';
+import { redisFailureLedger } from '@/accounts/redis-guessing';
+import { sessionResolver } from '@/accounts/sessions';
+import { TokenCutoffs } from '@/auth/revocation';
+import { type SessionResolver, TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
-import type { StaticPageCache } from '@/content/cache';
-import type { ContentStore } from '@/content/store';
-import type { CustomerStore } from '@/customer/store';
+import { StaticPageCache } from '@/content/cache';
 import type { Db } from '@/db/client';
-import type { DatabaseHealth } from '@/db/health';
-import type { ReadCache } from '@/db/read-cache';
-import type { EventStore } from '@/events/store';
+import { ReadCache } from '@/db/read-cache';
 import type { Clock } from '@/kernel/clock';
-import type { ListingsStore } from '@/listings/store';
 import type { Logger } from '@/logger';
-import type { RateLimiter } from '@/rate-limit/limiter';
-import type { WriteLimiter } from '@/rate-limit/writes';
-import type { RedisConnection } from '@/redis/connection';
-import type { LiveInstances } from '@/redis/instances';
-import type { RedisNotices } from '@/redis/notices';
-import type { WebhookStore } from '@/webhooks/store';
-import type { JobRunStore } from '@/workers/job-runs';
+import { RateLimiter } from '@/rate-limit/limiter';
+import { RedisRateLimitStore } from '@/rate-limit/redis-store';
+import { WriteLimiter } from '@/rate-limit/writes';
+import { RedisConnection } from '@/redis/connection';
+import { LiveInstances } from '@/redis/instances';
+import { RedisNotices } from '@/redis/notices';
+import { postgresStores, type Stores, sqliteStores } from '@/stores';
+import { UsageRecorder } from '@/usage/recorder';
+import { createWorkers } from '@/workers';
 import type { Scheduler } from '@/workers/scheduler';
 
 /** The services the domains, workers and routes share; built once by `buildDeps`. */
@@ -33,44 +37,24 @@ export interface AppDeps {
   db?: Db;
   /** The PostgreSQL pool, when `DATABASE_URL` names one; every store then keeps its rows there. */
   postgres?: SQL;
+  /**
+   * Every domain's store, all on `db` or all on `postgres` in the server;
+   * only tests put some on another database (`CreateAppOptions.stores`).
+   */
+  stores: Stores;
   logger: Logger;
   clock: Clock;
   tokens: TokenService;
   /** The tokens' cut-offs by subject, kept current here and announced to the other instances. */
   tokenCutoffs: TokenCutoffs;
-  /**
-   * The customer domain's rows (transactions, plans, limits, calendar
-   * usage). Always the SQLite store on `db` in the server; see
-   * `CreateAppOptions.customerStore`.
-   */
-  customer: CustomerStore;
-  /**
-   * The accounts domain's rows (users, sessions, passkeys, used challenges,
-   * sign-in failures). Always the SQLite store on `db` in the server; see
-   * `CreateAppOptions.accountStore`.
-   */
-  accountStore: AccountStore;
-  /** The static pages. Always the SQLite store on `db` in the server, as `customer`. */
-  content: ContentStore;
-  /** Whether the database answers (GET /health); SQLite's check on `db` in the server. */
-  databaseHealth: DatabaseHealth;
-  /** The change feed's events (read, prune); always the SQLite store on `db` in the server. */
-  events: EventStore;
-  /** The audit log's read side and retention; always the SQLite one on `db` in the server. */
-  audit: AuditLogStore;
-  /** Webhook endpoints and deliveries; always the SQLite store on `db` in the server. */
-  webhooks: WebhookStore;
-  /** The jobs' recorded runs; always the SQLite store on `db` in the server. */
-  jobRuns: JobRunStore;
-  /**
-   * The listings domain's properties (reads, the list, creates). Always the
-   * SQLite store on `db` in the server; see `CreateAppOptions.listingsStore`.
-   */
-  listings: ListingsStore;
+  /** Browser sessions by cookie value (the auth plugin, and the limiter counts cookie callers by them). */
+  sessions: SessionResolver;
   /** Customer API rate limits; flushed at shutdown, reset by a worker. */
   limiter: RateLimiter;
   /** Write budgets of the routes outside the customer API, in the limiter's store. */
   writeLimiter: WriteLimiter;
+  /** The usage figures behind the console's plots (src/usage); flushed at shutdown. */
+  usage: UsageRecorder;
   /** This process among the instances: `<host>-<pid>-<random>`, recorded with the jobs it runs. */
   instance: string;
   /** The Redis shared by the instances (REDIS_URL); absent: all state stays in this process. */
@@ -92,6 +76,11 @@ export interface AppDeps {
   accounts: AccountGuards;
 }
 
+/** The part of the deps a function uses: the services `K` and the stores `S`. */
+export type DepsPart<K extends keyof AppDeps, S extends keyof Stores = never> = Pick<AppDeps, K> & {
+  stores: Pick<Stores, S>;
+};
+
 export interface AccountGuards {
   /** Every password hash and verification of the server goes through it. */
   hasher: BoundedHasher;
@@ -101,4 +90,132 @@ export interface AccountGuards {
   failures: FailureLedger;
   /** Passkey ceremony options per address (in memory, or in Redis). */
   passkeyOptions: AddressBound;
+}
+
+export interface CreateAppOptions {
+  config: Config;
+  /** The SQLite database every store keeps its rows in, unless `postgres` is given. */
+  db?: Db;
+  /**
+   * The PostgreSQL pool (`DATABASE_URL`): every store then keeps its rows
+   * in PostgreSQL and no SQLite database is opened (docs/postgresql.md).
+   */
+  postgres?: SQL;
+  logger: Logger;
+  clock?: Clock;
+  /** The password hash the bounded hasher runs (argon2id; tests pass a controllable one). */
+  hasher?: PasswordHasher;
+  /** The shared Redis; by default a new connection when the configuration names one. */
+  redis?: RedisConnection;
+  /**
+   * Stores in place of the ones on `db` or `postgres`. Only tests pass any
+   * (a PostgreSQL store, to run a domain's suites on it): src/index.ts never
+   * does, because serving one domain from PostgreSQL while the others stay on
+   * SQLite would split the service's data between two databases.
+   */
+  stores?: Partial<Stores>;
+  /**
+   * The read cache; by default one on the change feed of `db` or `postgres`.
+   * Tests that pass a listings, customer or content store on another
+   * database pass one on that database's feed, or get a cache that
+   * remembers nothing (no feed here hears of that store's writes).
+   */
+  readCache?: ReadCache;
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** Readable in /admin/jobs, and distinct for two apps in one process (tests). */
+const instanceName = () => `${hostname()}-${process.pid}-${crypto.randomUUID().slice(0, 4)}`;
+
+/** `base`, with the stores `chosen` gives in place of its own (an undefined one keeps the base's). */
+const withChosen = (base: Stores, chosen: Partial<Stores> = {}): Stores => ({
+  ...base,
+  ...Object.fromEntries(Object.entries(chosen).filter(([, store]) => store !== undefined)),
+});
+
+/** Every shared service, on one database; the jobs are built, not started. */
+export function buildDeps({
+  config,
+  db,
+  postgres,
+  logger,
+  clock = Date.now,
+  hasher = argon2idHasher,
+  redis = config.redis ? new RedisConnection(config.redis) : undefined,
+  ...chosen
+}: CreateAppOptions): AppDeps {
+  if (!db === !postgres) throw new Error('buildDeps: give either db (SQLite) or postgres');
+  const tokens = new TokenService(config.jwtSecret, clock);
+  // Either database's change feed tells the cache of every write, by any process or instance.
+  const storeChosen = chosen.stores?.listings ?? chosen.stores?.customer ?? chosen.stores?.content;
+  const readCache =
+    chosen.readCache ??
+    new ReadCache({
+      ...(storeChosen ? {} : { db, postgres }),
+      enabled: config.readCache,
+      maxChars: config.readCacheChars,
+    });
+  const auditLimits = { rowsPerHour: config.auditRowsPerCallerPerHour };
+  const stores = withChosen(
+    db ? sqliteStores(db, readCache, auditLimits) : postgresStores(postgres!, auditLimits),
+    chosen.stores,
+  );
+  const staticPages = new StaticPageCache(readCache, { enabled: config.staticPagesCache });
+  const instance = instanceName();
+  const instances = redis ? new LiveInstances(redis, instance) : undefined;
+  instances?.start();
+  const limiterStore = redis
+    ? new RedisRateLimitStore(redis, { instances: () => instances?.count ?? 1 })
+    : undefined;
+  const notices = redis && config.redis ? new RedisNotices(redis, config.redis) : undefined;
+  const policyNotices = notices && {
+    announce: () => notices.announce('rate-limit-policies'),
+    listen: (listener: () => void) => notices.listen('rate-limit-policies', listener),
+  };
+  const cutoffNotices = notices && {
+    announce: (message: string) => notices.announce('token-cutoffs', message),
+    listen: (listener: (message?: string) => void) => notices.listen('token-cutoffs', listener),
+  };
+  const tokenCutoffs = new TokenCutoffs(
+    tokens,
+    () => stores.accounts.tokenCutoffs(),
+    cutoffNotices,
+  );
+  // At once on SQLite; src/index.ts waits for PostgreSQL's before it listens.
+  Promise.resolve(tokenCutoffs.load()).catch((error: unknown) =>
+    logger.error('token cut-offs not loaded', { error: String(error) }),
+  );
+  const usage = new UsageRecorder({ store: stores.usage, instance, clock, logger });
+  const limiter = new RateLimiter({
+    ...{ records: stores.customer, config, clock, logger, store: limiterStore },
+    notices: policyNotices,
+    calls: usage,
+  });
+  const writeLimiter = new WriteLimiter({ store: limiter.store, config, clock });
+  const addressBound = (name: string, limit: number, windowMs: number): AddressBound =>
+    redis
+      ? new RedisAddressLimit(redis, {
+          ...{ name, limit, windowMs, clock },
+          instances: () => instances?.count ?? 1,
+        })
+      : new AddressLimit(limit, windowMs, clock);
+  const accounts = {
+    hasher: boundedHasher(hasher, config.hashing),
+    failures: redis ? redisFailureLedger(stores.accounts, redis) : stores.accounts.failures,
+    signUps: addressBound('signup', config.accounts.signUpsPerIpPerHour, HOUR_MS),
+    passkeyOptions: addressBound(
+      'passkey-options',
+      config.accounts.passkeyOptionsPerIpPerMinute,
+      60_000,
+    ),
+  };
+  const deps: AppDeps = {
+    ...{ config, db, postgres, stores, logger, clock, tokens, tokenCutoffs },
+    ...{ sessions: sessionResolver(stores.accounts, clock), limiter, writeLimiter, usage },
+    ...{ instance, redis, notices, instances, readCache, staticPages, accounts },
+  };
+  // Idle until src/index.ts starts it; the jobs close over the finished deps.
+  deps.jobs = createWorkers(deps);
+  return deps;
 }

@@ -1,5 +1,5 @@
 import { lookUpPeersOn } from '@/api/request/peer';
-import { buildDeps, createService } from '@/app';
+import { createService } from '@/app';
 import { TOKEN_CUTOFF_RELOAD_MS } from '@/auth/revocation';
 import { UpgradeError, upgradeDatabase } from '@/backups';
 import { ConfigError, parseConfig, parseDatabaseSettings } from '@/config';
@@ -8,6 +8,7 @@ import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
 import { openPostgres, whereOf } from '@/db/pg/connection';
 import { preparePostgres } from '@/db/pg/migrate';
+import { buildDeps } from '@/deps';
 import { releaseWaits } from '@/events/signal';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
@@ -102,7 +103,7 @@ logger.info('listening', {
   url: `${config.tls ? 'https' : 'http'}://${config.host}:${server.port}`,
   database: databaseUrl === undefined ? config.databasePath : whereOf(databaseUrl),
 });
-if (!(await deps.accountStore.hasAnyUser())) {
+if (!(await deps.stores.accounts.hasAnyUser())) {
   logger.info(
     'no account yet: create the first employee with `bun run user:create -- --email you@example.com --role employee`, or fill the database with demo data: `bun run demo`',
   );

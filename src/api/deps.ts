@@ -1,10 +1,8 @@
-import type { SessionResolver } from '@/auth/tokens';
 import type { AppDeps } from '@/deps';
-import type { UsageRecorder } from '@/usage/recorder';
-import type { idempotency } from './idempotency';
-import type { authPlugin } from './plugins/auth';
-import type { writeLimit } from './plugins/write-limit';
-import type { RequestMetrics } from './request/metrics';
+import { idempotency } from './idempotency';
+import { authPlugin, sessionCookieNameOf } from './plugins/auth';
+import { writeLimit } from './plugins/write-limit';
+import { RequestMetrics } from './request/metrics';
 
 /**
  * What a route plugin may use: the shared services plus the auth plugin
@@ -15,10 +13,25 @@ export interface ApiDeps extends AppDeps {
   idempotency: ReturnType<typeof idempotency>;
   /** The `writes` macro: the per-caller write budget of a route outside the customer API. */
   writes: ReturnType<typeof writeLimit>;
-  /** Browser sessions by cookie value (the limiter counts cookie callers by them). */
-  sessions: SessionResolver;
   /** Requests by route and status, with latencies (GET /metrics). */
   requests: RequestMetrics;
-  /** The usage figures behind the console's plots (src/usage). */
-  usage: UsageRecorder;
+}
+
+/** The shared services plus the transport's plugins built on them. */
+export function withTransport(deps: AppDeps): ApiDeps {
+  const { config, tokens, sessions, clock } = deps;
+  const auth = {
+    ...{ tokens, sessions, origins: config.publicOrigins },
+    cookieName: sessionCookieNameOf(config),
+  };
+  return {
+    ...deps,
+    auth: authPlugin(auth),
+    idempotency: idempotency({
+      ...{ store: deps.stores.idempotency, clock, auth },
+      keysPerCaller: config.idempotencyKeysPerCaller,
+    }),
+    writes: writeLimit(deps.writeLimiter),
+    requests: new RequestMetrics(deps.usage),
+  };
 }

@@ -1,6 +1,8 @@
-import type { AppDeps } from '@/deps';
+import type { AuditLogStore } from '@/audit/log';
+import type { Config } from '@/config';
+import type { Clock } from '@/kernel/clock';
 import { whenReady } from '@/kernel/maybe-promise';
-import type { JobDetails } from './scheduler';
+import type { JobDetails } from './job';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -8,12 +10,12 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * Deletes the security and audit log's events older than
  * AUDIT_RETENTION_DAYS, and the counters of the windows that have ended.
  */
-export function run(deps: AppDeps) {
+export function run(deps: { stores: { audit: AuditLogStore }; clock: Clock; config: Config }) {
   const now = deps.clock();
   const before = now - deps.config.auditRetentionDays * DAY_MS;
-  return whenReady(deps.audit.pruneAudit(before), (deleted) =>
+  return whenReady(deps.stores.audit.pruneAudit(before), (deleted) =>
     whenReady(
-      deps.audit.pruneAuditQuotas(now),
+      deps.stores.audit.pruneAuditQuotas(now),
       (countersDeleted): JobDetails => ({
         deleted,
         countersDeleted,

@@ -1,6 +1,8 @@
 import { createBackup, pruneBackups } from '@/backups';
-import type { AppDeps } from '@/deps';
-import type { JobDetails } from './scheduler';
+import type { Config } from '@/config';
+import type { Db } from '@/db/client';
+import type { Clock } from '@/kernel/clock';
+import type { JobDetails } from './job';
 
 /**
  * Writes a checked, compressed snapshot of the live database into
@@ -8,7 +10,7 @@ import type { JobDetails } from './scheduler';
  * An in-memory database has nothing worth keeping, and a PostgreSQL one is
  * not a file of this process: the run says so.
  */
-export async function run(deps: AppDeps): Promise<JobDetails> {
+export async function run(deps: { db?: Db; clock: Clock; config: Config }): Promise<JobDetails> {
   const { databasePath, backups } = deps.config;
   // PostgreSQL keeps its own data: its backups are pg_dump's or the server's (docs/postgresql.md).
   if (!deps.db) return { skipped: 'PostgreSQL database: back it up with pg_dump' };

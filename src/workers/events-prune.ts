@@ -1,6 +1,9 @@
-import type { AppDeps } from '@/deps';
+import type { Config } from '@/config';
+import type { EventStore } from '@/events/store';
+import type { Clock } from '@/kernel/clock';
 import { whenReady } from '@/kernel/maybe-promise';
-import type { JobDetails } from './scheduler';
+import type { WebhookStore } from '@/webhooks/store';
+import type { JobDetails } from './job';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -9,11 +12,15 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * webhook deliveries as old, those of the events just deleted and those
  * beyond each endpoint's quota (a pending one of a deleted event is failed).
  */
-export function run(deps: AppDeps) {
+export function run(deps: {
+  stores: { events: EventStore; webhooks: WebhookStore };
+  clock: Clock;
+  config: Config;
+}) {
   const cutoff = deps.clock() - deps.config.events.retentionDays * DAY_MS;
-  return whenReady(deps.events.pruneEvents(cutoff), (pruned) =>
+  return whenReady(deps.stores.events.pruneEvents(cutoff), (pruned) =>
     whenReady(
-      deps.webhooks.pruneDeliveries(
+      deps.stores.webhooks.pruneDeliveries(
         cutoff,
         deps.config.webhookQuotas.finishedDeliveriesKeptPerEndpoint,
       ),

@@ -1,18 +1,43 @@
-import type { AppDeps } from '@/deps';
+import type { Clock } from '@/kernel/clock';
+import type { Logger } from '@/logger';
+import type { RedisConnection } from '@/redis/connection';
 import * as auditRetention from './audit-retention';
 import * as databaseBackup from './database-backup';
 import * as eventsPrune from './events-prune';
+import type { JobDefinition } from './job';
+import type { JobRunStore } from './job-runs';
 import { redisJobLeases } from './leases';
 import * as planWindowReset from './plan-window-reset';
-import { createScheduler, type JobDefinition, type Scheduler } from './scheduler';
+import { createScheduler, type Scheduler } from './scheduler';
 import * as staticPageCacheWarm from './static-page-cache-warm';
 import * as unitCounterReconcile from './unit-counter-reconcile';
 import * as webhookDelivery from './webhook-delivery';
 
-export type { JobContext, JobDefinition, JobDetails, JobRun, Scheduler } from './scheduler';
+/** What a job's `run` uses of the shared services. */
+type DepsOf<Job extends { run: (deps: never, ...rest: never[]) => unknown }> = Parameters<
+  Job['run']
+>[0];
+
+/** What the jobs and their scheduler use of the shared services. */
+export type WorkerDeps = DepsOf<typeof planWindowReset> &
+  DepsOf<typeof unitCounterReconcile> &
+  DepsOf<typeof staticPageCacheWarm> &
+  DepsOf<typeof eventsPrune> &
+  DepsOf<typeof webhookDelivery> &
+  DepsOf<typeof databaseBackup> &
+  DepsOf<typeof auditRetention> & {
+    stores: { jobRuns: JobRunStore };
+    logger: Logger;
+    clock: Clock;
+    redis?: RedisConnection;
+    instance: string;
+  };
+
+export type { JobContext, JobDefinition, JobDetails, JobRun } from './job';
+export type { Scheduler } from './scheduler';
 
 /** The worker jobs (docs/workers.md); schedules come from the JOB_*_CRON and BACKUP_CRON variables. */
-export function workerJobs(deps: AppDeps): JobDefinition[] {
+export function workerJobs(deps: WorkerDeps): JobDefinition[] {
   const { jobSchedules } = deps.config;
   return [
     {
@@ -59,10 +84,10 @@ export function workerJobs(deps: AppDeps): JobDefinition[] {
 }
 
 /** The scheduler of the service's jobs; idle until `start()` (src/index.ts, when WORKERS is on). */
-export function createWorkers(deps: AppDeps): Scheduler {
+export function createWorkers(deps: WorkerDeps): Scheduler {
   return createScheduler({
     jobs: workerJobs(deps),
-    runs: deps.jobRuns,
+    runs: deps.stores.jobRuns,
     logger: deps.logger,
     clock: deps.clock,
     leadership: deps.redis

@@ -1,5 +1,6 @@
-import type { AppDeps } from '@/deps';
-import type { JobContext, JobDetails } from './scheduler';
+import type { Clock } from '@/kernel/clock';
+import type { ListingsStore } from '@/listings/store';
+import type { JobContext, JobDetails } from './job';
 
 /** Properties per transaction: short enough that a request never waits long behind one. */
 export const RECONCILE_CHUNK = 1000;
@@ -10,7 +11,7 @@ export const RECONCILE_CHUNK = 1000;
  * so requests keep flowing, and stopping after the current chunk on shutdown.
  */
 export async function run(
-  deps: AppDeps,
+  deps: { stores: { listings: ListingsStore }; clock: Clock },
   ctx: JobContext,
   chunk = RECONCILE_CHUNK,
 ): Promise<JobDetails> {
@@ -22,7 +23,7 @@ export async function run(
   let longestChunkMs = 0;
   while (!ctx.shouldStop()) {
     const chunkStarted = performance.now();
-    const result = await deps.listings.reconcileUnitCounters({
+    const result = await deps.stores.listings.reconcileUnitCounters({
       afterId,
       limit: chunk,
       now: deps.clock(),

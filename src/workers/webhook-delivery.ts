@@ -1,7 +1,10 @@
-import type { AppDeps } from '@/deps';
+import type { Config } from '@/config';
 import { onEvents } from '@/events/signal';
+import type { Clock } from '@/kernel/clock';
+import type { Logger } from '@/logger';
 import { deliverWebhooks } from '@/webhooks/deliver';
-import type { JobContext, JobDetails } from './scheduler';
+import type { WebhookStore } from '@/webhooks/store';
+import type { JobContext, JobDetails } from './job';
 
 /**
  * Queues the new events of every webhook endpoint and sends what is due
@@ -10,8 +13,16 @@ import type { JobContext, JobDetails } from './scheduler';
  * missed). At shutdown no new attempt starts; the ones in flight finish
  * and are recorded.
  */
-export async function run(deps: AppDeps, ctx?: JobContext): Promise<JobDetails> {
-  const { webhooks: store, clock, config, logger } = deps;
+export async function run(
+  deps: { stores: { webhooks: WebhookStore }; clock: Clock; config: Config; logger: Logger },
+  ctx?: JobContext,
+): Promise<JobDetails> {
+  const {
+    stores: { webhooks: store },
+    clock,
+    config,
+    logger,
+  } = deps;
   return {
     ...(await deliverWebhooks({
       store,

@@ -1,6 +1,9 @@
-import type { AppDeps } from '@/deps';
 import { onEvents } from '@/events/signal';
+import type { Clock } from '@/kernel/clock';
 import { whenReady } from '@/kernel/maybe-promise';
+import type { RedisConnection } from '@/redis/connection';
+import type { WebhookStore } from '@/webhooks/store';
+import type { Scheduler } from './scheduler';
 
 /**
  * Runs `webhook-delivery` as soon as events commit, instead of at its next
@@ -9,7 +12,12 @@ import { whenReady } from '@/kernel/maybe-promise';
  * run is going, or the service is stopping) is left to the schedule.
  * Answers the unsubscribe.
  */
-export function kickDeliveriesOnEvents(deps: AppDeps): () => void {
+export function kickDeliveriesOnEvents(deps: {
+  stores: { webhooks: WebhookStore };
+  jobs?: Scheduler;
+  redis?: RedisConnection;
+  clock: Clock;
+}): () => void {
   let running = false;
   let again = false;
   const finish = () => {
@@ -38,7 +46,7 @@ export function kickDeliveriesOnEvents(deps: AppDeps): () => void {
       run.catch(() => undefined).finally(finish);
     };
     // At once on SQLite; a store that answers later and fails leaves it to the schedule.
-    const checked = whenReady(deps.webhooks.hasEnabledEndpoint(), start);
+    const checked = whenReady(deps.stores.webhooks.hasEnabledEndpoint(), start);
     if (checked instanceof Promise) checked.catch(finish);
   };
   return onEvents(kick);

@@ -50,14 +50,14 @@ for (const under of accountStoresUnderTest()) {
 
     test('asking for options stores nothing; a verification records its challenge until it expires', async () => {
       const { authenticator } = await ctx.userWithPasskey();
-      const before = await ctx.deps.accountStore.usedChallengeCount();
+      const before = await ctx.deps.stores.accounts.usedChallengeCount();
       for (let i = 0; i < 200; i++)
         await ctx.authenticationOptions(i % 2 ? undefined : 'x@y.example');
-      expect(await ctx.deps.accountStore.usedChallengeCount()).toBe(before);
+      expect(await ctx.deps.stores.accounts.usedChallengeCount()).toBe(before);
 
       const signedIn = await ctx.authenticate(authenticator);
       expect(signedIn.status).toBe(200);
-      expect(await ctx.deps.accountStore.usedChallengeCount()).toBe(before + 1);
+      expect(await ctx.deps.stores.accounts.usedChallengeCount()).toBe(before + 1);
       // The replay is refused by the used set...
       const replay = await ctx.request('POST', '/auth/passkey/authenticate', {
         body: { response: signedIn.response },
@@ -67,7 +67,7 @@ for (const under of accountStoresUnderTest()) {
       // ...and once expired, by the challenge itself; the used set lets it go.
       ctx.clock.advance(5 * MINUTE_MS);
       await ctx.authenticate(authenticator);
-      expect(await ctx.deps.accountStore.usedChallengeCount()).toBe(1);
+      expect(await ctx.deps.stores.accounts.usedChallengeCount()).toBe(1);
     });
 
     test('a challenge altered by one character → 401', async () => {

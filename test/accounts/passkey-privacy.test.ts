@@ -94,7 +94,7 @@ for (const under of accountStoresUnderTest()) {
 
   under.describe('passkey verifications cannot be used up by others', () => {
     const ctx = accountsSetup({ TRUST_PROXY: 'true' }, {}, under);
-    const usedChallenges = () => ctx.deps.accountStore.usedChallengeCount();
+    const usedChallenges = () => ctx.deps.stores.accounts.usedChallengeCount();
     /** From its own address each, so the per-address guessing limit stays out of the way. */
     let address = 0;
     const post = (response: unknown) =>

@@ -60,7 +60,7 @@ for (const under of accountStoresUnderTest()) {
         expect(res.status).toBe(403);
         expect(res.body).toEqual(problemOf(403, SIGN_UP_CLOSED_DETAIL));
       }
-      expect(await ctx.deps.accountStore.hasAnyUser()).toBe(false);
+      expect(await ctx.deps.stores.accounts.hasAnyUser()).toBe(false);
     });
 
     test('GET /account carries no sign-up form (and keeps its sign-in form)', async () => {

@@ -67,9 +67,9 @@ export function accountsSetup(
     env: { PUBLIC_ORIGIN: ORIGIN, ...UNBOUNDED, ...env },
     clock,
     ...options,
-    accountStore: data.store,
+    stores: { accounts: data.store },
   });
-  const store = ctx.deps.accountStore;
+  const store = ctx.deps.stores.accounts;
   let counter = 0;
 
   const newAuthenticator = () => new SoftAuthenticator({ origin: ORIGIN, rpId: RP_ID });

@@ -28,7 +28,7 @@ async function serviceOn(fresh: FreshDatabase) {
   const { stores } = await fresh.open();
   return createTestApp({
     env: { DATABASE_PATH: fresh.databasePath },
-    accountStore: stores.accounts,
+    stores: { accounts: stores.accounts },
   });
 }
 

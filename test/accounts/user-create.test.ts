@@ -27,7 +27,7 @@ async function signIn(fresh: FreshDatabase, email: string, password: string) {
   const { stores } = await fresh.open();
   const ctx = createTestApp({
     env: { DATABASE_PATH: fresh.databasePath },
-    accountStore: stores.accounts,
+    stores: { accounts: stores.accounts },
   });
   return (await ctx.request('POST', '/auth/sign-in', { body: { email, password } })).status;
 }

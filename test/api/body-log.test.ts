@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { BODY_LOG_MAX, bodyCopyOf, loggableBody, REDACTED } from '@/api/request/body-log';
-import { buildDeps, createService } from '@/app';
+import { createService } from '@/app';
 import { parseConfig } from '@/config';
 import { migrateDatabase, openDatabase } from '@/db/client';
+import { buildDeps } from '@/deps';
 import { createLogger, type Logger } from '@/logger';
 import { BASE, tempDir } from '../support/harness';
 

@@ -35,7 +35,7 @@ describe('counted events', () => {
   test('happy: repeats of a counter in a window add to one event; its last time moves', async () => {
     const ctx = setup();
     for (const at of [start, start + 1000, start + 2000]) {
-      await ctx.deps.audit.record(caller(at), refusal);
+      await ctx.deps.stores.audit.record(caller(at), refusal);
     }
     const rows = await appAuditRows(ctx, 'sign_in.refused');
     expect(rows).toHaveLength(1);
@@ -48,8 +48,8 @@ describe('counted events', () => {
 
   test('the log stays append-only but for a counted event’s count and last time', async () => {
     const ctx = setup();
-    await ctx.deps.audit.record(caller(start), refusal);
-    await ctx.deps.audit.record(toolContext(start), { action: 'job.run' });
+    await ctx.deps.stores.audit.record(caller(start), refusal);
+    await ctx.deps.stores.audit.record(toolContext(start), { action: 'job.run' });
     // What the counting itself does passes the trigger.
     await ctx.run(
       'UPDATE audit_events SET count = count + 1, last_at = at + 1 WHERE counter_key IS NOT NULL',
@@ -78,7 +78,7 @@ describe('counted events', () => {
   test("an employee's or a tool's actions are never counted", async () => {
     const ctx = setup();
     for (let i = 0; i <= DEFAULT_AUDIT_ROWS_PER_HOUR; i++) {
-      await ctx.deps.audit.record(toolContext(start + i), { action: 'job.run' });
+      await ctx.deps.stores.audit.record(toolContext(start + i), { action: 'job.run' });
     }
     const rows = await appAuditRows(ctx, 'job.run');
     expect(rows).toHaveLength(DEFAULT_AUDIT_ROWS_PER_HOUR + 1);
@@ -87,8 +87,8 @@ describe('counted events', () => {
 
   test('audit-retention forgets the counters of ended windows', async () => {
     const ctx = setup();
-    await ctx.deps.audit.record(caller(start), { action: 'sign_out', subject: 'u1' });
-    await ctx.deps.audit.record(caller(start), { action: 'sign_out', subject: 'u2' });
+    await ctx.deps.stores.audit.record(caller(start), { action: 'sign_out', subject: 'u1' });
+    await ctx.deps.stores.audit.record(caller(start), { action: 'sign_out', subject: 'u2' });
     expect(await pruneAuditLog(ctx.deps)).toMatchObject({ countersDeleted: 0 });
     ctx.clock.advance(HOUR_MS);
     expect(await pruneAuditLog(ctx.deps)).toMatchObject({ deleted: 0, countersDeleted: 2 });

@@ -158,19 +158,19 @@ describe('GET /admin/audit', () => {
   async function withEvents() {
     const ctx = await setup();
     const at = (days: number) => ({ ...toolContext(Date.UTC(2026, 0, 1) + days * DAY_MS) });
-    await ctx.deps.audit.record(
+    await ctx.deps.stores.audit.record(
       { ...at(0), actor: 'ana' },
       { action: 'plan.created', target: '3' },
     );
-    await ctx.deps.audit.record(
+    await ctx.deps.stores.audit.record(
       { ...at(1), actor: 'bob' },
       { action: 'plan.changed', target: '3' },
     );
-    await ctx.deps.audit.record(
+    await ctx.deps.stores.audit.record(
       { ...at(2), actor: 'ana' },
       { action: 'customer_plan.set', subject: 'c1' },
     );
-    await ctx.deps.audit.record(
+    await ctx.deps.stores.audit.record(
       { ...at(3), actor: 'ana' },
       { action: 'plan.deleted', target: '3' },
     );
@@ -246,7 +246,7 @@ describe('audit-retention job', () => {
     const ctx = createTestApp({ clock, env: { AUDIT_RETENTION_DAYS: '30' } });
     const now = clock();
     for (const days of [40, 31, 29, 1]) {
-      await ctx.deps.audit.record(toolContext(now - days * DAY_MS), {
+      await ctx.deps.stores.audit.record(toolContext(now - days * DAY_MS), {
         action: 'job.run',
         target: `${days}`,
       });
@@ -258,7 +258,7 @@ describe('audit-retention job', () => {
 
   test('the log is append-only: an update is refused by the database', async () => {
     const ctx = createTestApp();
-    await ctx.deps.audit.record(toolContext(0), { action: 'job.run' });
+    await ctx.deps.stores.audit.record(toolContext(0), { action: 'job.run' });
     const update = "UPDATE audit_events SET action = 'sign_up'";
     const { postgres } = ctx.deps;
     if (postgres) await expect(postgres.unsafe(update)).rejects.toThrow('append-only');

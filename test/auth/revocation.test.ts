@@ -159,7 +159,7 @@ describe('revocation on the fast lane', () => {
     const second = createTestApp({
       env: { JWT_SECRET: first.config.jwtSecret },
       clock: first.clock,
-      accountStore: first.deps.accountStore,
+      stores: { accounts: first.deps.stores.accounts },
     });
     await second.deps.tokenCutoffs.load();
     const me = await second.request('GET', '/auth/me', { token: session.token });
@@ -173,7 +173,11 @@ describe.skipIf(redisSkipReason !== undefined)(
     test('another instance refuses the token once it hears the notice', async () => {
       const env = { ...redisEnv(), JWT_SECRET: SECRET };
       const a = accountsSetup(env);
-      const b = createTestApp({ env, clock: a.clock, accountStore: a.deps.accountStore });
+      const b = createTestApp({
+        env,
+        clock: a.clock,
+        stores: { accounts: a.deps.stores.accounts },
+      });
       const session = await a.newUser();
       expect((await b.request('GET', '/auth/me', { token: session.token })).status).toBe(200);
       const out = await a.request('DELETE', '/auth/sessions', { token: session.token });

@@ -124,7 +124,7 @@ sqliteOnly.describe(BACKUPS_COPY_THE_FILE, 'error', () => {
           },
         },
       ],
-      runs: ctx.deps.jobRuns,
+      runs: ctx.deps.stores.jobRuns,
       logger: createLogger('silent'),
       clock: ctx.clock,
     });

@@ -16,7 +16,7 @@ sqliteOnly.describe(READ_CACHE, 'warmStaticPageCache', () => {
     makePage(ctx.db, 'about', { language: 'es', title: 'Quiénes somos' });
     makePage(ctx.db, 'terms');
     makePage(ctx.db, 'careers', { published: false });
-    const figures = warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages);
+    const figures = warmStaticPageCache(ctx.deps.stores.content, ctx.deps.staticPages);
     expect(figures).toEqual({ pages: 3, slugs: 2 });
     expect(ctx.deps.staticPages.size).toBe(2);
     expect(ctx.deps.staticPages.hasList).toBe(true);
@@ -41,12 +41,12 @@ sqliteOnly.describe(READ_CACHE, 'warmStaticPageCache', () => {
     const ctx = createTestApp();
     makePage(ctx.db, 'about');
     makePage(ctx.db, 'terms');
-    expect(warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages)).toEqual({
+    expect(warmStaticPageCache(ctx.deps.stores.content, ctx.deps.staticPages)).toEqual({
       pages: 2,
       slugs: 2,
     });
     makePage(ctx.db, 'terms', { published: false });
-    expect(warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages)).toEqual({
+    expect(warmStaticPageCache(ctx.deps.stores.content, ctx.deps.staticPages)).toEqual({
       pages: 1,
       slugs: 1,
     });
@@ -56,7 +56,7 @@ sqliteOnly.describe(READ_CACHE, 'warmStaticPageCache', () => {
   test('is a no-op with the cache off', () => {
     const ctx = createTestApp({ env: { STATIC_PAGES_CACHE: 'off' } });
     makePage(ctx.db, 'about');
-    expect(warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages)).toEqual({
+    expect(warmStaticPageCache(ctx.deps.stores.content, ctx.deps.staticPages)).toEqual({
       pages: 0,
       slugs: 0,
     });
@@ -139,7 +139,7 @@ sqliteOnly.describe(READ_CACHE, 'StaticPageCache', () => {
     const ctx = createTestApp();
     makePage(ctx.db, 'about');
     makePage(ctx.db, 'terms');
-    warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages);
+    warmStaticPageCache(ctx.deps.stores.content, ctx.deps.staticPages);
     ctx.db.$client.run("INSERT INTO plans (name, slug) VALUES ('x', 'x-plan')");
     expect(ctx.deps.staticPages.size).toBe(2);
     expect(ctx.deps.staticPages.hasList).toBe(true);
@@ -197,7 +197,7 @@ describe('a store whose reads may not be remembered (PostgreSQL)', () => {
     test('stays empty: warming is a no-op and every read goes to the database', async () => {
       const ctx = await postgres.app();
       await ctx.makePage('about', { title: 'Old' });
-      expect(warmStaticPageCache(ctx.deps.content, ctx.deps.staticPages)).toEqual({
+      expect(warmStaticPageCache(ctx.deps.stores.content, ctx.deps.staticPages)).toEqual({
         pages: 0,
         slugs: 0,
       });

@@ -59,7 +59,11 @@ for (const store of storesUnderTest()) {
   store.describe('importStaticPages', () => {
     test('the example content folder imports cleanly, unpublished page included', async () => {
       const ctx = await store.app();
-      const report = await importStaticPages(ctx.deps.content, join(root, 'content'), Date.now());
+      const report = await importStaticPages(
+        ctx.deps.stores.content,
+        join(root, 'content'),
+        Date.now(),
+      );
       expect(report.refused).toEqual([]);
       expect(report.imported.map(({ slug, language }) => `${slug}/${language}`)).toEqual([
         'about/en',
@@ -78,7 +82,7 @@ for (const store of storesUnderTest()) {
       const page = { slug: 'a', language: 'en', title: 'A', content: 'a', published: true };
       writeFileSync(join(dir, 'a.json'), JSON.stringify(page));
       writeFileSync(join(dir, 'b.json'), JSON.stringify({ ...page, language: 'EN' }));
-      const report = await importStaticPages(ctx.deps.content, dir, Date.now());
+      const report = await importStaticPages(ctx.deps.stores.content, dir, Date.now());
       expect(report.imported).toHaveLength(1);
       expect(report.refused).toEqual([
         { file: 'b.json', reason: 'same slug and language as a.json' },

@@ -3,14 +3,12 @@ import type { StaticPageWrite } from '@/content/store';
 import { pgDatabase } from '@/db/pg/client';
 import { postgresHealth } from '@/db/pg/health';
 import * as pg from '@/db/pg/schema';
-import { ReadCache } from '@/db/read-cache';
 import type { StaticPageRow } from '@/db/schema';
 import * as lite from '@/db/schema';
 import type { KeyRow } from '@/idempotency/operations';
 import { postgresIdempotencyStore } from '@/idempotency/postgres-store';
-import { createTestApp, type TestAppOptions } from '../support/harness';
-import { suiteDatabases } from '../support/postgres';
-import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
+import { createTestApp } from '../support/harness';
+import { type StoreUnderTest as StoreRun, storesUnderTestOf } from '../support/stores-under-test';
 import { addPage, makePostgresPage } from './factory';
 
 /**
@@ -19,13 +17,7 @@ import { addPage, makePostgresPage } from './factory';
  * check from the store under test through the production pipeline, the
  * other domains from the app's own SQLite file as always.
  */
-export interface StoreUnderTest {
-  name: 'SQLite' | 'PostgreSQL';
-  /** `describe` for this store; on PostgreSQL skipped, with the reason, when none answers. */
-  describe(title: string, body: () => void): void;
-  /** A fresh app whose stores hold nothing yet. */
-  app(options?: TestAppOptions): Promise<ContentTestApp>;
-}
+export type StoreUnderTest = StoreRun<ContentTestApp>;
 
 export type ContentTestApp = ReturnType<typeof createTestApp> & {
   /** Writes a page straight into the store's database (no event, no audit entry). */
@@ -37,10 +29,14 @@ export type ContentTestApp = ReturnType<typeof createTestApp> & {
   storedAuditActions(): Promise<string[]>;
 };
 
-const sqlite: StoreUnderTest = {
-  name: 'SQLite',
-  describe: (title, body) => sqliteOnly.describe(SQLITE_STORE_RUN, `${title} (SQLite)`, body),
-  async app(options) {
+const stores = storesUnderTestOf<ContentTestApp>({
+  storesOn: (client) => ({
+    content: postgresContentStore(client),
+    idempotency: postgresIdempotencyStore(client),
+    health: postgresHealth(client),
+  }),
+  cachedOnPostgres: true,
+  sqlite(options) {
     const ctx = createTestApp(options);
     return {
       ...ctx,
@@ -61,52 +57,31 @@ const sqlite: StoreUnderTest = {
           .map((row) => row.action),
     };
   },
-};
-
-/**
- * Each app gets a database of its own, copied from one migrated template
- * per suite; all are dropped when the suite ends.
- */
-function postgresStore(): StoreUnderTest {
-  const databases = suiteDatabases();
-  return {
-    name: 'PostgreSQL',
-    describe: (title, body) => databases.describe(title, body),
-    async app(options) {
-      const { client } = await databases.withClient();
-      const db = pgDatabase(client);
-      const ctx = createTestApp({
-        ...options,
-        readCache: new ReadCache({ postgres: client }),
-        stores: {
-          contentStore: postgresContentStore(client),
-          idempotencyStore: postgresIdempotencyStore(client),
-          databaseHealth: postgresHealth(client),
-        },
-      });
-      return {
-        ...ctx,
-        makePage: (slug, overrides) => makePostgresPage(client, slug, overrides),
-        storedKeys: async () => db.select().from(pg.idempotencyKeys),
-        storedEvents: async () =>
-          db
-            .select({ type: pg.events.type, resourceId: pg.events.resourceId })
-            .from(pg.events)
-            .orderBy(pg.events.id),
-        storedAuditActions: async () =>
-          (
-            await db
-              .select({ action: pg.auditEvents.action })
-              .from(pg.auditEvents)
-              .orderBy(pg.auditEvents.id)
-          ).map((row) => row.action),
-      };
-    },
-  };
-}
+  postgres(options, { client }) {
+    const db = pgDatabase(client);
+    const ctx = createTestApp(options);
+    return {
+      ...ctx,
+      makePage: (slug, overrides) => makePostgresPage(client, slug, overrides),
+      storedKeys: async () => db.select().from(pg.idempotencyKeys),
+      storedEvents: async () =>
+        db
+          .select({ type: pg.events.type, resourceId: pg.events.resourceId })
+          .from(pg.events)
+          .orderBy(pg.events.id),
+      storedAuditActions: async () =>
+        (
+          await db
+            .select({ action: pg.auditEvents.action })
+            .from(pg.auditEvents)
+            .orderBy(pg.auditEvents.id)
+        ).map((row) => row.action),
+    };
+  },
+});
 
 /** SQLite, then PostgreSQL. */
-export const storesUnderTest = (): StoreUnderTest[] => [sqlite, postgresStore()];
+export const storesUnderTest = stores.both;
 
 /** A PostgreSQL store under test of its own (its databases dropped when its `describe` ends). */
-export const postgresUnderTest = postgresStore;
+export const postgresUnderTest = stores.postgres;

@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import { buildDeps, createService } from '@/app';
+import { createService } from '@/app';
 import { migrateDatabase, openDatabase } from '@/db/client';
+import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
 import { manualClock } from '../support/harness';
 import { redisEnv, redisSkipReason, redisTitle } from '../support/redis';
@@ -43,7 +44,7 @@ function restart(ctx: CustomerTestApp) {
     db,
     logger: createLogger('silent'),
     clock: ctx.clock,
-    customerStore: ctx.restartedStore(),
+    stores: { customer: ctx.restartedStore() },
     // The same Redis (and prefix) as before the restart; nothing of the store was in the process.
     redis: ctx.deps.redis,
   });

@@ -3,10 +3,8 @@ import { postgresCustomerStore } from '@/customer/postgres-store';
 import type { CustomerStore } from '@/customer/store';
 import { pgDatabase } from '@/db/pg/client';
 import * as pg from '@/db/pg/schema';
-import { ReadCache } from '@/db/read-cache';
-import { createTestApp, type TestAppOptions } from '../support/harness';
-import { suiteDatabases } from '../support/postgres';
-import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
+import { createTestApp } from '../support/harness';
+import { type StoreUnderTest as StoreRun, storesUnderTestOf } from '../support/stores-under-test';
 import { makeTransaction, type TransactionSeed, transactionOf } from './factories';
 
 /**
@@ -15,13 +13,7 @@ import { makeTransaction, type TransactionSeed, transactionOf } from './factorie
  * the other domains (tokens, idempotency, the read cache) from the app's
  * own SQLite file as always.
  */
-export interface StoreUnderTest {
-  name: 'SQLite' | 'PostgreSQL';
-  /** `describe` for this store; on PostgreSQL skipped, with the reason, when none answers. */
-  describe(title: string, body: () => void): void;
-  /** A fresh app whose customer store holds nothing yet. */
-  app(options?: TestAppOptions): Promise<CustomerTestApp>;
-}
+export type StoreUnderTest = StoreRun<CustomerTestApp>;
 
 export type CustomerTestApp = ReturnType<typeof createTestApp> & {
   /** Writes a transaction straight into the store's database; answers its id. */
@@ -36,10 +28,10 @@ export type CustomerTestApp = ReturnType<typeof createTestApp> & {
   restartedStore(): CustomerStore | undefined;
 };
 
-const sqlite: StoreUnderTest = {
-  name: 'SQLite',
-  describe: (title, body) => sqliteOnly.describe(SQLITE_STORE_RUN, `${title} (SQLite)`, body),
-  async app(options) {
+const stores = storesUnderTestOf<CustomerTestApp>({
+  storesOn: (client) => ({ customer: postgresCustomerStore(client) }),
+  cachedOnPostgres: true,
+  sqlite(options) {
     const ctx = createTestApp(options);
     const { postgres } = ctx.deps;
     // Under TEST_DATABASE=postgres the app's own store is PostgreSQL's.
@@ -57,7 +49,14 @@ const sqlite: StoreUnderTest = {
       restartedStore: () => undefined,
     };
   },
-};
+  postgres(options, { url, client, connect }) {
+    return {
+      ...createTestApp(options),
+      ...rowsIn(client),
+      restartedStore: () => postgresCustomerStore(connect(url)),
+    };
+  },
+});
 
 /** Transactions written and read straight in a PostgreSQL database. */
 function rowsIn(client: SQL): Pick<CustomerTestApp, 'makeTransaction' | 'storedAmounts'> {
@@ -80,38 +79,11 @@ function rowsIn(client: SQL): Pick<CustomerTestApp, 'makeTransaction' | 'storedA
   };
 }
 
-/**
- * Each app gets a database of its own, copied from one migrated template
- * per suite (a copy is much quicker than migrating); all are dropped when
- * the suite ends.
- */
-function postgresStore(): StoreUnderTest {
-  const databases = suiteDatabases();
-
-  return {
-    name: 'PostgreSQL',
-    describe: (title, body) => databases.describe(title, body),
-    async app(options) {
-      const { url, client } = await databases.withClient();
-      const ctx = createTestApp({
-        ...options,
-        customerStore: postgresCustomerStore(client),
-        readCache: new ReadCache({ postgres: client }),
-      });
-      return {
-        ...ctx,
-        ...rowsIn(client),
-        restartedStore: () => postgresCustomerStore(databases.connect(url)),
-      };
-    },
-  };
-}
-
 /** SQLite, then PostgreSQL. */
-export const storesUnderTest = (): StoreUnderTest[] => [sqlite, postgresStore()];
+export const storesUnderTest = stores.both;
 
 /** The default store of the service, for suites that vary other things. */
-export const sqliteUnderTest = sqlite;
+export const sqliteUnderTest = stores.sqlite;
 
 /** A PostgreSQL store under test of its own (its databases dropped when its `describe` ends). */
-export const postgresUnderTest = postgresStore;
+export const postgresUnderTest = stores.postgres;

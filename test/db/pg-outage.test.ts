@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { SQL } from 'bun';
-import { buildDeps, createService } from '@/app';
+import { createService } from '@/app';
 import { parseConfig } from '@/config';
 import { postgresCustomerStore } from '@/customer/postgres-store';
 import { isPostgresUnavailable, openPostgres, postgresProblem } from '@/db/pg/connection';
 import { postgresHealth } from '@/db/pg/health';
 import { migratePostgres } from '@/db/pg/migrate';
+import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
 import { CREATE_BODY } from '../../bench/fixtures';
 import { BASE, createTestApp, problemOf, tempDir } from '../support/harness';
@@ -59,7 +60,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL goes away mid-run'), () 
     const proxy = tcpProxy({ host: hostname, port: Number(port) });
     const pool = openPostgres(through(database.url, proxy.port), { max: 2 });
     clients.push(pool);
-    const ctx = createTestApp({ customerStore: postgresCustomerStore(pool) });
+    const ctx = createTestApp({ stores: { customer: postgresCustomerStore(pool) } });
     return { proxy, pool, ctx };
   }
 

@@ -149,17 +149,17 @@ sqliteOnly.test(
   async () => {
     const app = createTestApp();
     const employee = { sub: 'employee-1', aud: 'employee' } as const;
-    await app.deps.events.appendEvents([{ event: propertyEvent('p'), now: app.clock() }]);
+    await app.deps.stores.events.appendEvents([{ event: propertyEvent('p'), now: app.clock() }]);
     const answers = [
-      app.deps.events.readEvents(employee, {}),
-      app.deps.events.pruneEvents(0),
-      app.deps.webhooks.listEndpoints(employee),
-      app.deps.webhooks.fanOut(app.clock(), app.config.webhookQuotas),
-      app.deps.webhooks.dueEndpoints(app.clock(), 10),
-      app.deps.webhooks.claimDelivery('none', app.clock(), app.clock() + 1),
-      app.deps.webhooks.releaseEndpoint('none', app.clock() + 1),
-      app.deps.audit.searchAudit({}),
-      app.deps.jobRuns.lastRuns('events-prune', 20),
+      app.deps.stores.events.readEvents(employee, {}),
+      app.deps.stores.events.pruneEvents(0),
+      app.deps.stores.webhooks.listEndpoints(employee),
+      app.deps.stores.webhooks.fanOut(app.clock(), app.config.webhookQuotas),
+      app.deps.stores.webhooks.dueEndpoints(app.clock(), 10),
+      app.deps.stores.webhooks.claimDelivery('none', app.clock(), app.clock() + 1),
+      app.deps.stores.webhooks.releaseEndpoint('none', app.clock() + 1),
+      app.deps.stores.audit.searchAudit({}),
+      app.deps.stores.jobRuns.lastRuns('events-prune', 20),
       app.deps.jobs!.status(),
     ];
     expect(answers.filter((answer) => answer instanceof Promise)).toEqual([]);

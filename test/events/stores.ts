@@ -7,9 +7,9 @@ import type { NewEvent } from '@/events/outbox';
 import { postgresEventStore } from '@/events/postgres-store';
 import { postgresWebhookStore } from '@/webhooks/postgres-store';
 import { postgresJobRuns } from '@/workers/job-runs';
-import { createTestApp, type TestAppOptions } from '../support/harness';
-import { createTestDatabase, suiteDatabases, type TestDatabase } from '../support/postgres';
-import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
+import { createTestApp } from '../support/harness';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { storesUnderTestOf } from '../support/stores-under-test';
 
 /**
  * The feed, webhook and audit log suites run once per store: each test's
@@ -18,13 +18,6 @@ import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
  * app's SQLite file, so the suites write the rows they read straight into
  * the store's database.
  */
-export interface StoreUnderTest {
-  name: 'SQLite' | 'PostgreSQL';
-  /** `describe` for this store; on PostgreSQL skipped, with the reason, when none answers. */
-  describe(title: string, body: () => void): void;
-  app(options?: TestAppOptions): Promise<EventsTestApp>;
-}
-
 export type EventsTestApp = ReturnType<typeof createTestApp> & {
   /** Appends events to the store's database, in one transaction, in order. */
   appendEvents(...events: NewEvent[]): Promise<void>;
@@ -38,46 +31,24 @@ export type EventsTestApp = ReturnType<typeof createTestApp> & {
 const withWriters = (ctx: ReturnType<typeof createTestApp>): EventsTestApp => ({
   ...ctx,
   appendEvents: async (...events) =>
-    ctx.deps.events.appendEvents(events.map((event) => ({ event, now: ctx.clock() }))),
-  recordAudit: async (context, entry) => ctx.deps.audit.record(context, entry),
+    ctx.deps.stores.events.appendEvents(events.map((event) => ({ event, now: ctx.clock() }))),
+  recordAudit: async (context, entry) => ctx.deps.stores.audit.record(context, entry),
 });
 
-const sqlite: StoreUnderTest = {
-  name: 'SQLite',
-  describe: (title, body) => sqliteOnly.describe(SQLITE_STORE_RUN, `${title} (SQLite)`, body),
-  async app(options) {
-    return withWriters(createTestApp(options));
-  },
-};
-
-/**
- * Each app gets a database of its own, copied from one migrated template
- * per suite; all are dropped when the suite ends.
- */
-function postgresStore(): StoreUnderTest {
-  const databases = suiteDatabases();
-  return {
-    name: 'PostgreSQL',
-    describe: (title, body) => databases.describe(title, body),
-    async app(options) {
-      const { client } = await databases.withClient();
-      const ctx = createTestApp({
-        ...options,
-        eventStore: postgresEventStore(client),
-        auditStore: postgresAuditLog(client),
-        webhookStore: postgresWebhookStore(client),
-        jobRunStore: postgresJobRuns(client),
-      });
-      return { ...withWriters(ctx), client };
-    },
-  };
-}
+const stores = storesUnderTestOf<EventsTestApp>({
+  storesOn: (client) => ({
+    events: postgresEventStore(client),
+    audit: postgresAuditLog(client),
+    webhooks: postgresWebhookStore(client),
+    jobRuns: postgresJobRuns(client),
+  }),
+  cachedOnPostgres: false,
+  sqlite: (options) => withWriters(createTestApp(options)),
+  postgres: (options, { client }) => ({ ...withWriters(createTestApp(options)), client }),
+});
 
 /** SQLite, then PostgreSQL. */
-export const storesUnderTest = (): StoreUnderTest[] => [sqlite, postgresStore()];
-
-/** A PostgreSQL store under test of its own (its databases dropped when its `describe` ends). */
-export const postgresUnderTest = postgresStore;
+export const storesUnderTest = stores.both;
 
 /** A property event of `owner` (its resource id `id`). */
 export const propertyEvent = (

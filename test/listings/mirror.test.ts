@@ -213,7 +213,7 @@ for (const backend of backends) {
         {},
         { caller: { sub: 'employee-1', aud: 'employee' }, now: Date.now() },
       );
-      hook = () => writer.deps.listings.writeProperty(operation);
+      hook = () => writer.deps.stores.listings.writeProperty(operation);
 
       const client = clientOf(reader, await reader.tokenFor('employee-2', 'employee'));
       const held = new Map<string, Property>();
@@ -261,7 +261,7 @@ function postgresReaderAfterPage(url: string, after: () => unknown): TestAppOpti
     },
   }) as SQL;
   return {
-    listingsStore: postgresListingsStore(hooked),
+    stores: { listings: postgresListingsStore(hooked) },
     readCache: new ReadCache({ postgres: pool }),
   };
 }

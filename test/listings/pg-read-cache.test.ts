@@ -13,7 +13,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('read cache on PostgreSQL, two insta
   const database = migratedDatabaseForSuite(8);
   const instance = () =>
     listingsContext({
-      listingsStore: postgresListingsStore(database.client()),
+      stores: { listings: postgresListingsStore(database.client()) },
       readCache: new ReadCache({ postgres: database.client() }),
     });
   const FEATURE = '?features[0][name]=balcony&features[0][value]=yes';

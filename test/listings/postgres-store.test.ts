@@ -281,7 +281,7 @@ for (const store of [sqlite!, postgres!]) {
         ids[2]!,
       );
       const reconcile = (afterId: string | null) =>
-        ctx.deps.listings.reconcileUnitCounters({ afterId, limit: 2, now: 1 });
+        ctx.deps.stores.listings.reconcileUnitCounters({ afterId, limit: 2, now: 1 });
       const first = await reconcile(null);
       expect(first).toEqual({ scanned: 2, repaired: 1, lastId: ids[1]! });
       expect(await reconcile(first.lastId)).toEqual({ scanned: 1, repaired: 1, lastId: ids[2]! });

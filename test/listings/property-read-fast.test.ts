@@ -52,7 +52,11 @@ describe('GET /listings/properties/{id}: fast lane', () => {
       const fresh = await postProperty(ctx);
       const path = `/listings/properties/${fresh}`;
       const first = await snapshot(ctx.fetch, path, {});
-      const held = readProperty(ctx.deps.listings, ctx.deps.readCache, fresh) as PropertyRead;
+      const held = readProperty(
+        ctx.deps.stores.listings,
+        ctx.deps.readCache,
+        fresh,
+      ) as PropertyRead;
       expect(held.answered).toBe(true);
       expect(held.headers).toBeUndefined();
       const second = await snapshot(ctx.fetch, path, {});

@@ -1,12 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { pgDatabase } from '@/db/pg/client';
-import { ReadCache } from '@/db/read-cache';
 import { postgresListingsStore } from '@/listings/postgres-store';
 import { insertPropertiesBulk } from '@/listings/properties/bulk';
-import type { ListingsStore } from '@/listings/store';
-import type { TestAppOptions } from '../support/harness';
-import { suiteDatabases } from '../support/postgres';
-import { SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
+import { storesUnderTestOf } from '../support/stores-under-test';
 import {
   count,
   type ListingsContext,
@@ -21,14 +17,6 @@ import {
  * through the production pipeline; the other listings writes (units,
  * archive, …) and the other domains stay on the app's own SQLite file.
  */
-export interface StoreUnderTest {
-  name: 'SQLite' | 'PostgreSQL';
-  /** `describe` for this store; on PostgreSQL skipped, with the reason, when none answers. */
-  describe(title: string, body: () => void): void;
-  /** A fresh app whose listings store holds nothing yet. */
-  app(options?: TestAppOptions): Promise<ListingsTestApp>;
-}
-
 export type ListingsTestApp = ListingsContext & {
   /** Writes a property straight into the store's database (the list's factory); answers its id. */
   makeProperty(overrides?: PropertySeed): Promise<string>;
@@ -48,10 +36,10 @@ export type ListingsTestApp = ListingsContext & {
   createdEvents(): Promise<string[]>;
 };
 
-const sqlite: StoreUnderTest = {
-  name: 'SQLite',
-  describe: (title, body) => sqliteOnly.describe(SQLITE_STORE_RUN, `${title} (SQLite)`, body),
-  async app(options) {
+const stores = storesUnderTestOf<ListingsTestApp>({
+  storesOn: (client) => ({ listings: postgresListingsStore(client) }),
+  cachedOnPostgres: true,
+  async sqlite(options) {
     const ctx = await listingsContext(options);
     const { $client } = ctx.db;
     return {
@@ -87,79 +75,65 @@ const sqlite: StoreUnderTest = {
           .map((row) => row.id),
     };
   },
-};
-
-/** Each app gets a database of its own (`suiteDatabases`), dropped when the suite ends. */
-function postgresStore(): StoreUnderTest {
-  const databases = suiteDatabases();
-  return {
-    name: 'PostgreSQL',
-    describe: (title, body) => databases.describe(title, body),
-    async app(options) {
-      const { client } = await databases.withClient();
-      const store: ListingsStore = postgresListingsStore(client);
-      const ctx = await listingsContext({
-        ...options,
-        listingsStore: store,
-        readCache: new ReadCache({ postgres: client }),
-      });
-      const db = pgDatabase(client);
-      const rows = async <T>(text: string, ...params: unknown[]) =>
-        (await client.unsafe(text, params)) as T[];
-      return {
-        ...ctx,
-        makeProperty: async (overrides) =>
-          (await store.insertProperties([propertySeed(overrides)]))[0]!,
-        unitIdsOf: async (propertyId) =>
-          (
-            await rows<{ id: string }>(
-              'SELECT id FROM units WHERE property_id = $1 ORDER BY id',
-              propertyId,
-            )
-          ).map((row) => row.id),
-        async deleteUnit(propertyId, unitId) {
-          await db.transaction(async (tx) => {
-            await tx.execute(
-              sql`UPDATE units SET deleted_at = ${Date.now()}, published = false WHERE id = ${unitId}`,
-            );
-            await tx.execute(
-              sql`UPDATE properties SET total_units = c.total, rentable_units = c.rentable,
+  async postgres(options, { client }) {
+    const ctx = await listingsContext(options);
+    const store = ctx.deps.stores.listings;
+    const db = pgDatabase(client);
+    const rows = async <T>(text: string, ...params: unknown[]) =>
+      (await client.unsafe(text, params)) as T[];
+    return {
+      ...ctx,
+      makeProperty: async (overrides) =>
+        (await store.insertProperties([propertySeed(overrides)]))[0]!,
+      unitIdsOf: async (propertyId) =>
+        (
+          await rows<{ id: string }>(
+            'SELECT id FROM units WHERE property_id = $1 ORDER BY id',
+            propertyId,
+          )
+        ).map((row) => row.id),
+      async deleteUnit(propertyId, unitId) {
+        await db.transaction(async (tx) => {
+          await tx.execute(
+            sql`UPDATE units SET deleted_at = ${Date.now()}, published = false WHERE id = ${unitId}`,
+          );
+          await tx.execute(
+            sql`UPDATE properties SET total_units = c.total, rentable_units = c.rentable,
                  published_units = c.published, published = (NOT archived AND c.published > 0)
                FROM (SELECT count(*) AS total, count(*) FILTER (WHERE rentable) AS rentable,
                        count(*) FILTER (WHERE published) AS published
                      FROM units WHERE property_id = ${propertyId} AND deleted_at IS NULL) AS c
                WHERE id = ${propertyId}`,
-            );
-          });
-        },
-        query: async <T>(text: string, ...params: (string | number)[]) => {
-          let n = 0;
-          return rows<T>(
-            text.replace(/\?/g, () => `$${++n}`),
-            ...params,
           );
-        },
-        count: async (table) =>
-          Number((await rows<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n),
-        ownedBy: async (ownerId) =>
-          Number(
-            (
-              await rows<{ n: number }>(
-                'SELECT count(*)::int AS n FROM properties WHERE owner_id = $1',
-                ownerId,
-              )
-            )[0]!.n,
-          ),
-        createdEvents: async () =>
+        });
+      },
+      query: async <T>(text: string, ...params: (string | number)[]) => {
+        let n = 0;
+        return rows<T>(
+          text.replace(/\?/g, () => `$${++n}`),
+          ...params,
+        );
+      },
+      count: async (table) =>
+        Number((await rows<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n),
+      ownedBy: async (ownerId) =>
+        Number(
           (
-            await rows<{ id: string }>(
-              "SELECT resource_id AS id FROM events WHERE type = 'property.created' ORDER BY id",
+            await rows<{ n: number }>(
+              'SELECT count(*)::int AS n FROM properties WHERE owner_id = $1',
+              ownerId,
             )
-          ).map((row) => row.id),
-      };
-    },
-  };
-}
+          )[0]!.n,
+        ),
+      createdEvents: async () =>
+        (
+          await rows<{ id: string }>(
+            "SELECT resource_id AS id FROM events WHERE type = 'property.created' ORDER BY id",
+          )
+        ).map((row) => row.id),
+    };
+  },
+});
 
 /** SQLite, then PostgreSQL. */
-export const storesUnderTest = (): StoreUnderTest[] => [sqlite, postgresStore()];
+export const storesUnderTest = stores.both;

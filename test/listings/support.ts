@@ -79,7 +79,7 @@ export async function addProperty(
   ctx: Pick<TestContext, 'deps'>,
   overrides: PropertySeed = {},
 ): Promise<string> {
-  const [id] = await ctx.deps.listings.insertProperties([propertySeed(overrides)]);
+  const [id] = await ctx.deps.stores.listings.insertProperties([propertySeed(overrides)]);
   return id!;
 }
 

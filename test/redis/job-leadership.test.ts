@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { JobList, JobRunResult } from '@/api/admin/schemas';
 import { createLogger } from '@/logger';
+import type { JobDefinition } from '@/workers/job';
 import type { JobRunStore } from '@/workers/job-runs';
 import { holdWhileRunning, redisJobLeases } from '@/workers/leases';
-import { createScheduler, type JobDefinition, tickOf } from '@/workers/scheduler';
+import { createScheduler, tickOf } from '@/workers/scheduler';
 import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
 import { listingsContext, postProperty } from '../listings/support';
 import { createTestApp, manualClock } from '../support/harness';
@@ -55,7 +56,7 @@ describe('happy: the tick of a schedule', () => {
 
 describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: one run per tick'), () => {
   test('three instances firing the same tick run the job once; the next tick once again', async () => {
-    const { jobRuns } = createTestApp().deps;
+    const { jobRuns } = createTestApp().deps.stores;
     let runs = 0;
     const jobs = [{ name: 'count-runs', pattern: EVERY_MINUTE, run: () => ({ run: ++runs }) }];
     const schedulers = cluster(jobRuns, jobs, ['a', 'b', 'c']);
@@ -74,7 +75,7 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: one run per ti
   });
 
   test('a tick comes while the run of the last is still going elsewhere: skipped', async () => {
-    const { jobRuns } = createTestApp().deps;
+    const { jobRuns } = createTestApp().deps.stores;
     const slow = gate();
     let runs = 0;
     const jobs = [
@@ -120,7 +121,7 @@ describe.skipIf(redisSkipReason !== undefined)(redisTitle('happy: one run per ti
   });
 
   test('a job of the instance itself runs on every instance', async () => {
-    const { jobRuns } = createTestApp().deps;
+    const { jobRuns } = createTestApp().deps.stores;
     let runs = 0;
     const jobs = [
       { name: 'warm-own', pattern: EVERY_MINUTE, perInstance: true, run: () => void runs++ },
@@ -177,7 +178,7 @@ describe.skipIf(!redisServerInstalled)(ownRedisTitle('error: Redis goes away'), 
   test('no lease, no run; the next tick after Redis is back runs', async () => {
     const server = await ownRedisServer();
     try {
-      const { jobRuns } = createTestApp().deps;
+      const { jobRuns } = createTestApp().deps.stores;
       let runs = 0;
       const jobs = [{ name: 'needs-lease', pattern: EVERY_MINUTE, run: () => void runs++ }];
       const [a] = cluster(jobRuns, jobs, ['a'], server.url);

@@ -21,7 +21,7 @@ function twoInstances(env: Record<string, string>) {
   const clock = manualClock();
   const shared = { ...env, JWT_SECRET: SECRET };
   const a = createTestApp({ env: shared, clock });
-  const b = createTestApp({ env: shared, clock, customerStore: a.deps.customer });
+  const b = createTestApp({ env: shared, clock, stores: { customer: a.deps.stores.customer } });
   return { a, b };
 }
 
@@ -72,11 +72,11 @@ describe.skipIf(!redisServerInstalled)(
         expect(await planSeen(b, token, 'standard')).toBe('standard');
         await redis.stop();
         // Written while Redis is away: the notice cannot be sent.
-        const plan = await a.deps.customer.createPlan(
+        const plan = await a.deps.stores.customer.createPlan(
           { name: 'Silver', slug: 'silver', limits: { day: 500 } },
           by,
         );
-        await a.deps.customer.assignPlan('customer-away', plan.id, by);
+        await a.deps.stores.customer.assignPlan('customer-away', plan.id, by);
         await redis.start();
         expect(await planSeen(b, token, 'silver')).toBe('silver');
       } finally {

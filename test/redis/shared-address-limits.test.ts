@@ -71,9 +71,9 @@ describe.skipIf(redisSkipReason !== undefined)(
       expect(refused.status).toBe(429);
       expect(refused.body).toEqual(problemOf(429));
       expect(refused.headers.get('retry-after')).toBe('3600');
-      expect(await a.deps.accountStore.findUserByEmail('three@example.com')).toBeUndefined();
+      expect(await a.deps.stores.accounts.findUserByEmail('three@example.com')).toBeUndefined();
       expect((await signUp(b, ip, 'four@example.com')).status).toBe(429);
-      expect(await b.deps.accountStore.findUserByEmail('four@example.com')).toBeUndefined();
+      expect(await b.deps.stores.accounts.findUserByEmail('four@example.com')).toBeUndefined();
       expect((await signUp(b, '198.51.100.24', 'five@example.com')).status).toBe(202);
     });
   },

@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { buildDeps, createService } from '@/app';
+import { createService } from '@/app';
 import { ConfigError, parseConfig } from '@/config';
 import { migrateDatabase, openDatabase } from '@/db/client';
+import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
 import { cookieOf } from '../accounts/support';
 import { manualClock, problemOf, tempDir } from '../support/harness';

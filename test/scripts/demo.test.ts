@@ -1,8 +1,9 @@
 import { expect, test } from 'bun:test';
 import { SQL } from 'bun';
-import { buildDeps, createService } from '@/app';
+import { createService } from '@/app';
 import { parseConfig } from '@/config';
 import { openDatabase } from '@/db/client';
+import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
 import { countRows } from '../../scripts/demo-data';
 import { runScript } from '../support/script';

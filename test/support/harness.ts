@@ -3,21 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQL } from 'bun';
 import type { PasswordHasher } from '@/accounts/hashing';
-import type { AccountStore } from '@/accounts/store';
-import type { ApiDeps } from '@/api/deps';
-import type { CreateAppOptions } from '@/app';
-import { buildDeps, createService, type ExtraRoutes } from '@/app';
-import type { AuditLogStore } from '@/audit/log';
+import { createService, type ExtraRoutes } from '@/app';
 import type { Audience } from '@/auth/tokens';
 import { parseConfig } from '@/config';
-import type { CustomerStore } from '@/customer/store';
 import { type Db, migrateDatabase, openDatabase } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
-import type { EventStore } from '@/events/store';
-import type { ListingsStore } from '@/listings/store';
+import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
-import type { WebhookStore } from '@/webhooks/store';
-import type { JobRunStore } from '@/workers/job-runs';
+import type { Stores } from '@/stores';
 import { onPostgres, poolOn, postgresForTestApp } from './postgres-mode';
 
 export const BASE = 'http://localhost';
@@ -97,22 +90,11 @@ export interface TestAppOptions {
   extraRoutes?: ExtraRoutes;
   /** The password hash under the server's bounded hasher (default argon2id). */
   hasher?: PasswordHasher;
-  /** The customer domain's store (default: SQLite on the app's file; see test/customer/stores.ts). */
-  customerStore?: CustomerStore;
-  /** The accounts domain's store (default: SQLite on the app's file; see test/accounts/stores.ts). */
-  accountStore?: AccountStore;
-  /** The content, idempotency and health stores (default: SQLite; see test/content/stores.ts). */
-  stores?: Pick<CreateAppOptions, 'contentStore' | 'idempotencyStore' | 'databaseHealth'>;
-  /** The change feed's store (default: SQLite on the app's file; see test/events/stores.ts). */
-  eventStore?: EventStore;
-  /** The audit log's read side (default: SQLite on the app's file). */
-  auditStore?: AuditLogStore;
-  /** Webhook endpoints and deliveries (default: SQLite on the app's file). */
-  webhookStore?: WebhookStore;
-  /** The jobs' recorded runs (default: SQLite on the app's file). */
-  jobRunStore?: JobRunStore;
-  /** The listings domain's store (default: SQLite on the app's file; see test/listings/stores.ts). */
-  listingsStore?: ListingsStore;
+  /**
+   * Stores in place of the app's own (the SQLite file's, or PostgreSQL's under
+   * `TEST_DATABASE=postgres`); `storesUnderTest` (test/support/stores-under-test.ts) passes them.
+   */
+  stores?: Partial<Stores>;
   /** The read cache of a store passed above (see `CreateAppOptions.readCache`). */
   readCache?: ReadCache;
   /** An app on the database of another (a restart, a second instance; close a restarted SQLite file first). */
@@ -132,14 +114,7 @@ export function createTestApp({
   clock = manualClock(Date.now()),
   extraRoutes,
   hasher,
-  customerStore,
-  accountStore,
   stores,
-  eventStore,
-  auditStore,
-  webhookStore,
-  jobRunStore,
-  listingsStore,
   readCache,
   databaseOf,
   postgresUrl,
@@ -153,16 +128,15 @@ export function createTestApp({
   });
   const opened = openTestDatabase(config.databasePath, postgresUrl ? { postgresUrl } : databaseOf);
   const { db, postgres } = opened;
-  const deps: ApiDeps = buildDeps({
+  const shared = buildDeps({
     ...{ config, db, postgres, logger: createLogger('silent'), clock },
-    ...{ hasher, customerStore, accountStore, eventStore, auditStore, webhookStore, jobRunStore },
-    ...{ listingsStore, readCache, ...stores },
+    ...{ hasher, stores, readCache },
   });
-  if (deps.redis) closeAtEnd(deps.redis);
-  if (deps.notices) closeAtEnd(deps.notices);
+  if (shared.redis) closeAtEnd(shared.redis);
+  if (shared.notices) closeAtEnd(shared.notices);
   /** Requests the fast lane answered (test/support/lanes.ts tells the lanes apart with it). */
   const lanes = { fast: 0 };
-  const { app, fetch, fullPipeline } = createService(deps, extraRoutes, {
+  const { deps, app, fetch, fullPipeline } = createService(shared, extraRoutes, {
     onFastAnswer: () => {
       lanes.fast++;
     },

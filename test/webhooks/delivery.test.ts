@@ -113,7 +113,7 @@ describe('webhook delivery', () => {
       other.exec('BEGIN IMMEDIATE');
       try {
         const run = await deliverWebhooks({
-          store: ctx.deps.webhooks,
+          store: ctx.deps.stores.webhooks,
           clock: ctx.clock,
           policy: ctx.config.webhooks,
           quotas: ctx.config.webhookQuotas,
@@ -344,7 +344,7 @@ describe('webhook delivery', () => {
       receiver.answerWith(() => hold.promise);
       await postProperty(ctx);
       const run = await deliverWebhooks({
-        store: ctx.deps.webhooks,
+        store: ctx.deps.stores.webhooks,
         clock: ctx.clock,
         policy: ctx.config.webhooks,
         quotas: ctx.config.webhookQuotas,
@@ -363,7 +363,7 @@ describe('webhook delivery', () => {
       const { ctx, deliveries } = await setUp();
       await postProperty(ctx);
       const run = await deliverWebhooks({
-        store: ctx.deps.webhooks,
+        store: ctx.deps.stores.webhooks,
         clock: ctx.clock,
         policy: { allowHttp: true, allowPrivate: false },
         quotas: ctx.config.webhookQuotas,

@@ -24,7 +24,7 @@ const DEADLOCK_BREAKER_MS = 10_000;
  */
 async function twoCustomers({ endpoints = 20, backlog = 3 } = {}) {
   const ctx = await webhooksContext();
-  const store = ctx.deps.webhooks;
+  const store = ctx.deps.stores.webhooks;
   hanging.reset();
   quick.received.length = 0;
   quick.answerWith(null);
@@ -50,7 +50,7 @@ async function twoCustomers({ endpoints = 20, backlog = 3 } = {}) {
     )
   ).id;
   const append = (owner: string, count: number) =>
-    ctx.deps.events.appendEvents(
+    ctx.deps.stores.events.appendEvents(
       Array.from({ length: count }, (_, i) => ({
         event: propertyEvent(`${owner}-${i}-${crypto.randomUUID()}`, owner),
         now: ctx.clock(),
@@ -136,7 +136,7 @@ describe('fair webhook delivery', () => {
 
   test('a refused address reads the same whatever is behind it: no status, no duration, one reason; the operator log has the cause', async () => {
     const ctx = await webhooksContext();
-    const store = ctx.deps.webhooks;
+    const store = ctx.deps.stores.webhooks;
     const lines: string[] = [];
     const logger = createLogger('debug', (line) => lines.push(line));
     const closed = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
@@ -161,7 +161,7 @@ describe('fair webhook delivery', () => {
         ).id,
       );
     }
-    await ctx.deps.events.appendEvents([
+    await ctx.deps.stores.events.appendEvents([
       { event: propertyEvent('p', 'owner-1'), now: ctx.clock() },
     ]);
     hanging.reset();

@@ -70,14 +70,16 @@ function rebinding(first: string, later: string) {
 /** An app with one employee endpoint at `url` (created in the store: the name is fictional) and one event for it. */
 async function oneDelivery(url: string) {
   const ctx = await webhooksContext();
-  const endpoint = await ctx.deps.webhooks.createEndpoint(
+  const endpoint = await ctx.deps.stores.webhooks.createEndpoint(
     STAFF,
     { url },
     ctx.clock(),
     ctx.config.webhookQuotas.endpointsPerCustomer,
   );
-  await ctx.deps.events.appendEvents([{ event: propertyEvent('p', 'owner-1'), now: ctx.clock() }]);
-  const log = async () => (await ctx.deps.webhooks.listDeliveries(STAFF, endpoint.id))[0]!;
+  await ctx.deps.stores.events.appendEvents([
+    { event: propertyEvent('p', 'owner-1'), now: ctx.clock() },
+  ]);
+  const log = async () => (await ctx.deps.stores.webhooks.listDeliveries(STAFF, endpoint.id))[0]!;
   return { ctx, log };
 }
 
@@ -88,7 +90,7 @@ describe('an attempt connects to the address it vetted', () => {
     const { ctx, log } = await oneDelivery(`http://hooks.test:${port}/hook`);
     const dns = rebinding('127.0.0.1', '127.0.0.2');
     const run = await deliverWebhooks({
-      store: ctx.deps.webhooks,
+      store: ctx.deps.stores.webhooks,
       clock: ctx.clock,
       quotas: ctx.config.webhookQuotas,
       policy: ctx.config.webhooks,
@@ -108,7 +110,7 @@ describe('an attempt connects to the address it vetted', () => {
     const { ctx, log } = await oneDelivery(`http://rebind.test:${port}/hook`);
     const dns = rebinding('93.184.215.14', '127.0.0.1');
     const run = await deliverWebhooks({
-      store: ctx.deps.webhooks,
+      store: ctx.deps.stores.webhooks,
       clock: ctx.clock,
       quotas: ctx.config.webhookQuotas,
       policy: { allowHttp: true, allowPrivate: false },
@@ -128,7 +130,7 @@ describe('an attempt connects to the address it vetted', () => {
     const { ctx, log } = await oneDelivery(`https://hooks.example:${tlsPort}/hook`);
     const dns = rebinding('127.0.0.1', '127.0.0.2');
     const run = await deliverWebhooks({
-      store: ctx.deps.webhooks,
+      store: ctx.deps.stores.webhooks,
       clock: ctx.clock,
       quotas: ctx.config.webhookQuotas,
       policy: { allowHttp: false, allowPrivate: true },
@@ -145,7 +147,7 @@ describe('an attempt connects to the address it vetted', () => {
     tlsSeen.length = 0;
     const { ctx, log } = await oneDelivery(`https://other.example:${tlsPort}/hook`);
     const run = await deliverWebhooks({
-      store: ctx.deps.webhooks,
+      store: ctx.deps.stores.webhooks,
       clock: ctx.clock,
       quotas: ctx.config.webhookQuotas,
       policy: { allowHttp: false, allowPrivate: true },
@@ -163,7 +165,7 @@ describe('an attempt connects to the address it vetted', () => {
   test('an unknown CA fails the same way (the system CAs are used when none is given)', async () => {
     const { ctx, log } = await oneDelivery(`https://hooks.example:${tlsPort}/hook`);
     await deliverWebhooks({
-      store: ctx.deps.webhooks,
+      store: ctx.deps.stores.webhooks,
       clock: ctx.clock,
       quotas: ctx.config.webhookQuotas,
       policy: { allowHttp: false, allowPrivate: true },

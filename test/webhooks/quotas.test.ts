@@ -76,7 +76,7 @@ for (const store of storesUnderTest()) {
       const hook = await create(undefined, '/pruned');
       // Disabled: its delivery stays pending past the events' retention.
       await app.appendEvents(propertyEvent('p1'));
-      await app.deps.webhooks.fanOut(clock(), app.config.webhookQuotas);
+      await app.deps.stores.webhooks.fanOut(clock(), app.config.webhookQuotas);
       await app.request('PATCH', `/listings/webhooks/${hook.id}`, {
         body: { enabled: false },
         token: owner,
@@ -88,7 +88,7 @@ for (const store of storesUnderTest()) {
       });
       expect(enabled.status).toBe(200);
       // The events pruned, their deliveries not yet: it is not due, nothing is sent.
-      expect(await app.deps.events.pruneEvents(clock() - 30 * DAY_MS)).toBe(1);
+      expect(await app.deps.stores.events.pruneEvents(clock() - 30 * DAY_MS)).toBe(1);
       const start = receiver.received.length;
       expect(await deliver(app)).toEqual({ queued: 0, attempted: 0, succeeded: 0, failed: 0 });
       expect(receiver.received.length).toBe(start);
@@ -216,7 +216,7 @@ for (const store of storesUnderTest()) {
             details: { cause: 'failing', reason },
           },
         ]);
-        const audit = await app.deps.audit.searchAudit({ action: 'webhook.disabled' });
+        const audit = await app.deps.stores.audit.searchAudit({ action: 'webhook.disabled' });
         const disabled = audit.events.map((event) => [event.subject, event.target]);
         expect(disabled.sort()).toEqual(
           [

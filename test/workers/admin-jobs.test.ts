@@ -96,7 +96,7 @@ describe('error', () => {
           },
         },
       ],
-      runs: ctx.deps.jobRuns,
+      runs: ctx.deps.stores.jobRuns,
       logger: createLogger('silent'),
       clock: ctx.clock,
     });

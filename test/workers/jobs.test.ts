@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { ConfigError, parseConfig } from '@/config';
 import { workerJobs } from '@/workers';
-import { assertValidJobs } from '@/workers/scheduler';
+import { assertValidJobs } from '@/workers/job';
 import { createTestApp } from '../support/harness';
 
 const VARIABLES = [

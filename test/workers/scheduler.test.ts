@@ -5,13 +5,8 @@ import { pgDatabase } from '@/db/pg/client';
 import * as pg from '@/db/pg/schema';
 import { jobRuns } from '@/db/schema';
 import { DomainError } from '@/kernel/errors';
-import {
-  assertValidJobs,
-  type JobContext,
-  RUNS_KEPT_PER_JOB,
-  RUNS_SHOWN_PER_JOB,
-  type Scheduler,
-} from '@/workers/scheduler';
+import { assertValidJobs, type JobContext } from '@/workers/job';
+import { RUNS_KEPT_PER_JOB, RUNS_SHOWN_PER_JOB, type Scheduler } from '@/workers/scheduler';
 import { manualClock } from '../support/harness';
 import { gate, NEVER_SOON, schedulerWith } from './support';
 
@@ -184,10 +179,10 @@ describe('happy', () => {
     await scheduler.runNow('busy');
 
     const count = async (job: string) =>
-      Number((await ctx.deps.jobRuns.lastRuns(job, 2 * RUNS_KEPT_PER_JOB)).length);
+      Number((await ctx.deps.stores.jobRuns.lastRuns(job, 2 * RUNS_KEPT_PER_JOB)).length);
     expect(await count('busy')).toBe(RUNS_KEPT_PER_JOB);
     expect(await count('other')).toBe(2);
-    const kept = (await ctx.deps.jobRuns.lastRuns('busy', 2 * RUNS_KEPT_PER_JOB)).reverse();
+    const kept = (await ctx.deps.stores.jobRuns.lastRuns('busy', 2 * RUNS_KEPT_PER_JOB)).reverse();
     // The two oldest went; the two new runs are the newest.
     expect(kept[0]!.details).toEqual({ i: 2 });
     expect(kept.at(-1)!.details).toEqual({ last: true });

@@ -1,5 +1,6 @@
 import { createLogger } from '@/logger';
-import { createScheduler, type JobDefinition } from '@/workers/scheduler';
+import type { JobDefinition } from '@/workers/job';
+import { createScheduler } from '@/workers/scheduler';
 import { createTestApp, manualClock } from '../support/harness';
 
 /** A promise the test opens by hand: a job blocks on it. */
@@ -22,6 +23,6 @@ export function schedulerWith(jobs: JobDefinition[], clock = manualClock()) {
   const ctx = createTestApp({ clock });
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger('debug', (line) => lines.push(JSON.parse(line)));
-  const scheduler = createScheduler({ jobs, runs: ctx.deps.jobRuns, logger, clock });
+  const scheduler = createScheduler({ jobs, runs: ctx.deps.stores.jobRuns, logger, clock });
   return { ...ctx, scheduler, lines };
 }

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import type { JobContext } from '@/workers/scheduler';
+import type { JobContext } from '@/workers/job';
 import { run } from '@/workers/unit-counter-reconcile';
 import { rowsOf } from '../listings/support';
 import { createTestApp } from '../support/harness';
@@ -24,7 +24,9 @@ const running: JobContext = { signal: new AbortController().signal, shouldStop: 
 test('unit-counter-reconcile repairs hand-corrupted counters over every chunk and counts them', async () => {
   const ctx = createTestApp();
   const { deps } = ctx;
-  const ids = await deps.listings.insertProperties(Array.from({ length: 25 }, (_, i) => input(i)));
+  const ids = await deps.stores.listings.insertProperties(
+    Array.from({ length: 25 }, (_, i) => input(i)),
+  );
   for (const id of [ids[0]!, ids[11]!, ids[24]!]) {
     await rowsOf(
       ctx,
@@ -41,7 +43,7 @@ test('unit-counter-reconcile repairs hand-corrupted counters over every chunk an
 
 test('unit-counter-reconcile stops after the current chunk when asked', async () => {
   const { deps } = createTestApp();
-  await deps.listings.insertProperties(Array.from({ length: 30 }, (_, i) => input(i)));
+  await deps.stores.listings.insertProperties(Array.from({ length: 30 }, (_, i) => input(i)));
   let chunks = 0;
   const stopping: JobContext = {
     signal: new AbortController().signal,

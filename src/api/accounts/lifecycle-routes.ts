@@ -14,7 +14,8 @@ const tags = ['Accounts'];
 
 /** The signed-in user changes their password or signs out everywhere (docs/accounts.md). */
 export const lifecycleRoutes = (deps: ApiDeps) => {
-  const { accountStore: store, clock, config, auth, accounts, writes, tokenCutoffs } = deps;
+  const { clock, config, auth, accounts, writes, tokenCutoffs } = deps;
+  const store = deps.stores.accounts;
   return new Elysia({ name: 'accounts-lifecycle' })
     .use(auth)
     .use(writes)

@@ -45,7 +45,8 @@ const tags = ['Passkeys'];
  * passkey management (list, rename, delete). Every route here refuses plain HTTP off loopback.
  */
 export const passkeyRoutes = (deps: ApiDeps) => {
-  const { accountStore: store, clock, config, auth, accounts, writes } = deps;
+  const { clock, config, auth, accounts, writes } = deps;
+  const store = deps.stores.accounts;
   const rp: RelyingParty = {
     id: config.rpId,
     name: config.rpName,

@@ -18,7 +18,9 @@ const tags = ['Accounts'];
  * sessions (and signing one out elsewhere) and its security log.
  */
 export const securityRoutes = (deps: ApiDeps) => {
-  const { accountStore: store, clock, config, auth, audit, writes } = deps;
+  const { clock, config, auth, writes } = deps;
+  const store = deps.stores.accounts;
+  const audit = deps.stores.audit;
   return new Elysia({ name: 'accounts-security' })
     .use(auth)
     .use(writes)

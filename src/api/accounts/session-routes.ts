@@ -17,7 +17,8 @@ import { SignedIn, SignedOut, signedInResponse } from './signed-in';
 
 /** Sign-up, password sign-in, sign-out and "who am I". */
 export const sessionRoutes = (deps: ApiDeps) => {
-  const { accountStore: store, clock, config, auth, accounts, writes } = deps;
+  const { clock, config, auth, accounts, writes } = deps;
+  const store = deps.stores.accounts;
   return new Elysia({ name: 'accounts-sessions' })
     .use(auth)
     .use(writes)

@@ -23,7 +23,7 @@ export const SignedOut = withHeaders(NoBody, {
 
 /** Both sign-in paths answer alike: the token body, a session cookie, never cached. */
 export async function signedInResponse(
-  { accountStore, tokens, config }: ApiDeps,
+  { stores: { accounts: accountStore }, tokens, config }: ApiDeps,
   set: Context['set'],
   user: User,
   sign: { method: SignInMethod; audit: AuditContext },

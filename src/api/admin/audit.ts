@@ -6,7 +6,7 @@ import { problems } from '../responses';
 import { documentedQuery } from '../validation';
 
 /** GET /admin/audit: the whole security and audit log, for employees. */
-export const auditRoutes = ({ auth, audit }: ApiDeps) =>
+export const auditRoutes = ({ auth, stores: { audit } }: ApiDeps) =>
   new Elysia({ name: 'admin-audit' })
     .use(auth)
     .get('/audit', ({ request }) => audit.searchAudit(parsedQuery(AuditQuery, request.url)), {

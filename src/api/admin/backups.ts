@@ -18,7 +18,14 @@ const toEntry = ({ name, size, createdAt }: Entry) => ({
 });
 
 /** The backups of BACKUP_DIR (employee only): list, take one now, download one. */
-export const backupRoutes = ({ auth, writes, jobs, config, audit: auditLog, clock }: ApiDeps) =>
+export const backupRoutes = ({
+  auth,
+  writes,
+  jobs,
+  config,
+  stores: { audit: auditLog },
+  clock,
+}: ApiDeps) =>
   new Elysia({ name: 'admin-backups' })
     .use(auth)
     .use(writes)

@@ -12,7 +12,14 @@ import { webhookSummaryRoutes } from './webhooks';
 
 /** Operator endpoints at /admin (employee only): the worker jobs, account creation and the backups. */
 export const adminRoutes = (deps: ApiDeps) => {
-  const { auth, writes, jobs, audit, clock, config } = deps;
+  const {
+    auth,
+    writes,
+    jobs,
+    stores: { audit },
+    clock,
+    config,
+  } = deps;
   return new Elysia({ name: 'admin', prefix: '/admin' })
     .use(auth)
     .use(writes)

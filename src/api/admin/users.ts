@@ -35,7 +35,8 @@ const security = [{ bearer: [] }];
  * taken email is a plain 409 here.
  */
 export const adminUserRoutes = (deps: ApiDeps) => {
-  const { auth, writes, accountStore, accounts, clock, config, tokenCutoffs, limiter } = deps;
+  const { auth, writes, accounts, clock, config, tokenCutoffs, limiter } = deps;
+  const accountStore = deps.stores.accounts;
   const auditOf = (request: Request, sub: string) => auditContextOf(request, config, clock(), sub);
   return new Elysia({ name: 'admin-users' })
     .use(auth)

@@ -10,7 +10,7 @@ import { documentedQuery } from '../validation';
 const HOUR_MS = 3_600_000;
 
 /** GET /admin/webhooks/summary: how every endpoint's deliveries went lately, for employees. */
-export const webhookSummaryRoutes = ({ auth, webhooks, clock }: ApiDeps) =>
+export const webhookSummaryRoutes = ({ auth, stores: { webhooks }, clock }: ApiDeps) =>
   new Elysia({ name: 'admin-webhooks' }).use(auth).get(
     '/webhooks/summary',
     ({ request }) => {

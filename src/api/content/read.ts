@@ -1,13 +1,13 @@
-import type { ApiDeps } from '@/api/deps';
 import { type PreparedResponse, readList, readPage } from '@/content/cache';
 import { isSlug } from '@/content/schemas';
 import { notFoundDetail } from '@/content/service';
+import type { DepsPart } from '@/deps';
 import { fail } from '@/kernel/errors';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { ifNoneMatchHolds } from '@/kernel/preconditions';
 import { type Answer, answerHeaders } from '../answer';
 
-type Deps = Pick<ApiDeps, 'content' | 'staticPages'>;
+type Deps = DepsPart<'staticPages', 'content'>;
 
 const templates = new WeakMap<PreparedResponse, { ok: Headers; notModified: Headers }>();
 
@@ -34,7 +34,7 @@ function answerOf(prepared: PreparedResponse, ifNoneMatch: string | null): Answe
 
 /** GET /content/static-pages: the published pages, or 304. Both lanes answer with this. */
 export const staticPageListAnswer = (
-  { content, staticPages }: Deps,
+  { stores: { content }, staticPages }: Deps,
   ifNoneMatch: string | null,
 ): MaybePromise<Answer> =>
   whenReady(readList(content, staticPages), (list) => answerOf(list, ifNoneMatch));
@@ -45,7 +45,7 @@ export const staticPageListAnswer = (
  * published. Both lanes answer with this.
  */
 export function staticPageAnswer(
-  { content, staticPages }: Deps,
+  { stores: { content }, staticPages }: Deps,
   slug: string,
   language: string | undefined,
   acceptLanguage: string | null,

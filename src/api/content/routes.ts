@@ -53,7 +53,14 @@ const notModified = withETag(NoBody);
  * Reads are public and served from the in-process cache; writes need an
  * employee token (the cache notices them through its change feed).
  */
-export const contentRoutes = ({ auth, writes, content, clock, config, staticPages }: ApiDeps) =>
+export const contentRoutes = ({
+  auth,
+  writes,
+  stores: { content },
+  clock,
+  config,
+  staticPages,
+}: ApiDeps) =>
   new Elysia({ name: 'content', prefix: '/content' })
     .use(auth)
     .use(writes)
@@ -62,7 +69,10 @@ export const contentRoutes = ({ auth, writes, content, clock, config, staticPage
       '/static-pages/',
       ({ request, set }) =>
         whenReady(
-          staticPageListAnswer({ content, staticPages }, request.headers.get('if-none-match')),
+          staticPageListAnswer(
+            { stores: { content }, staticPages },
+            request.headers.get('if-none-match'),
+          ),
           (answer) => respond(answer, set.headers),
         ),
       {
@@ -82,7 +92,7 @@ export const contentRoutes = ({ auth, writes, content, clock, config, staticPage
         const acceptLanguage = headers.get('accept-language');
         const ifNoneMatch = headers.get('if-none-match');
         const answer = staticPageAnswer(
-          { content, staticPages },
+          { stores: { content }, staticPages },
           slug,
           language,
           acceptLanguage,

@@ -1,6 +1,6 @@
-import type { ApiDeps } from '@/api/deps';
 import type { Caller } from '@/auth/tokens';
 import { transactionPageBody } from '@/customer/transactions/service';
+import type { DepsPart } from '@/deps';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import type { Utf8 } from '@/kernel/utf8';
 import type { RateLimiter } from '@/rate-limit/limiter';
@@ -53,7 +53,7 @@ export function tokenLimitsAnswer(
  * with a store that answers later). Both lanes answer with this.
  */
 export function transactionsAnswer(
-  { customer, readCache }: Pick<ApiDeps, 'customer' | 'readCache'>,
+  { stores: { customer }, readCache }: DepsPart<'readCache', 'customer'>,
   caller: Caller,
   search: string,
 ): MaybePromise<CustomerAnswer> {

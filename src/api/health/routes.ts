@@ -16,7 +16,10 @@ const SEEN_MINUTES = 15;
 type Backend = z.infer<typeof ServiceStatus>['backends'][number];
 
 /** Whether each backend answers now: the database, and Redis when REDIS_URL is set. */
-async function backendStates({ databaseHealth, redis }: ApiDeps): Promise<Backend[]> {
+async function backendStates({
+  stores: { health: databaseHealth },
+  redis,
+}: ApiDeps): Promise<Backend[]> {
   const state = (up: boolean): Backend['state'] => (up ? 'ok' : 'down');
   const backends: Backend[] = [
     { name: databaseHealth.name, state: state(await databaseHealth.isHealthy()) },
@@ -61,7 +64,13 @@ export const healthRoutes = (deps: ApiDeps) =>
     .get(
       '/admin/status',
       async () => {
-        const { usage, clock, instance, instances, databaseHealth } = deps;
+        const {
+          usage,
+          clock,
+          instance,
+          instances,
+          stores: { health: databaseHealth },
+        } = deps;
         const [backends, size] = await Promise.all([backendStates(deps), databaseHealth.size()]);
         const seen = await whenReady(usage.flush(), () =>
           instancesSeen(usage.store, SEEN_MINUTES * MINUTE_MS, clock()),

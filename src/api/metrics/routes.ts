@@ -91,7 +91,7 @@ export const metricsRoutes = (deps: ApiDeps) =>
         if (!caller) throw fail('auth.unauthenticated');
         if (caller.aud !== 'employee') throw fail('auth.forbidden');
       }
-      return new Response(renderMetrics(deps, await deps.databaseHealth.size()), {
+      return new Response(renderMetrics(deps, await deps.stores.health.size()), {
         headers: { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' },
       });
     },

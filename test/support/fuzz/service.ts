@@ -39,7 +39,7 @@ export async function fuzzService({
   ];
   const credentials: Credential[] = [];
   for (const user of users) {
-    const created = await insertUser(ctx.deps.accountStore, {
+    const created = await insertUser(ctx.deps.stores.accounts, {
       email: user.email,
       password: PASSWORD,
       role: user.role,

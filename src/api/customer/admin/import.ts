@@ -21,7 +21,7 @@ const toNew = (row: ImportRow) => ({
  * failures are reported by the body schema as `"3.amount"`; a body that is
  * not an array is a 400.
  */
-export const importRoutes = ({ auth, customer, idempotency }: ApiDeps) =>
+export const importRoutes = ({ auth, stores: { customer }, idempotency }: ApiDeps) =>
   new Elysia({ name: 'customer-admin-import' })
     .use(auth)
     .use(idempotency)

@@ -28,7 +28,14 @@ const detail = (operationId: string, summary: string) => ({
  * drops the limiter's cached policies so the next request sees it.
  */
 export const adminRoutes = (deps: ApiDeps) => {
-  const { auth, customer, limiter, idempotency, clock, config } = deps;
+  const {
+    auth,
+    stores: { customer },
+    limiter,
+    idempotency,
+    clock,
+    config,
+  } = deps;
   /** The employee's request, as the audit log records it. */
   const by = (request: Request, caller: { sub: string }) =>
     auditContextOf(request, config, clock(), caller.sub);

@@ -21,7 +21,13 @@ const tags = ['Listings: additional data'];
 const path = (id: string) => `/listings/properties/${id}/additional-data`;
 
 /** Free-form additional data per property: one JSON object of at most 64 KiB. */
-export const additionalDataRoutes = ({ listings, clock, auth, idempotency, writes }: ApiDeps) => {
+export const additionalDataRoutes = ({
+  stores: { listings },
+  clock,
+  auth,
+  idempotency,
+  writes,
+}: ApiDeps) => {
   return new Elysia({ name: 'listings-additional-data' })
     .use(auth)
     .use(writes)

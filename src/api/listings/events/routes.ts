@@ -15,7 +15,7 @@ const QUERY_SHAPE = { scalars: ['after', 'limit', 'wait'], arrays: ['types'] };
 const LONG_POLL_MARGIN_SECONDS = 10;
 
 /** The change feed (docs/events-and-webhooks.md): a customer's own properties, an employee's all. */
-export const eventRoutes = ({ events, auth, config }: ApiDeps) =>
+export const eventRoutes = ({ stores: { events }, auth, config }: ApiDeps) =>
   new Elysia({ name: 'listings-events' }).use(auth).get(
     '/events',
     async ({ request, caller }) => {

@@ -22,7 +22,7 @@ const tags = ['Listings: multi-listing units'];
 const SHAPE = { scalars: ['page', 'itemsPerPage'], arrays: ['ids'] };
 
 /** Multi-listing unit counters, paged like the property list, with an `ids` filter. */
-export const multiListingUnitRoutes = ({ listings, clock, auth, writes }: ApiDeps) => {
+export const multiListingUnitRoutes = ({ stores: { listings }, clock, auth, writes }: ApiDeps) => {
   return new Elysia({ name: 'listings-multi-listing-units' })
     .use(auth)
     .use(writes)

@@ -16,7 +16,7 @@ import { NoBody, noContent, problems } from '../schemas';
 const tags = ['Listings: neighbourhoods'];
 
 /** The neighbourhood catalogue `{id, cityId, name}`: anyone with a token reads, employees write. */
-export const neighbourhoodRoutes = ({ listings, clock, auth, writes }: ApiDeps) => {
+export const neighbourhoodRoutes = ({ stores: { listings }, clock, auth, writes }: ApiDeps) => {
   return new Elysia({ name: 'listings-neighbourhoods' })
     .use(auth)
     .use(writes)

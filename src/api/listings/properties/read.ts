@@ -1,6 +1,6 @@
-import type { ApiDeps } from '@/api/deps';
 import { derivedKey } from '@/auth/keys';
 import type { Caller } from '@/auth/tokens';
+import type { DepsPart } from '@/deps';
 import { fail } from '@/kernel/errors';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { ifNoneMatchHolds } from '@/kernel/preconditions';
@@ -18,7 +18,7 @@ import { JSON_CONTENT_TYPE } from '../../json-response';
  * lane both answer with this.
  */
 export function propertyReadAnswer(
-  { listings, readCache }: Pick<ApiDeps, 'listings' | 'readCache'>,
+  { stores: { listings }, readCache }: DepsPart<'readCache', 'listings'>,
   caller: Caller | null,
   id: string,
   ifNoneMatch: string | null | undefined,
@@ -59,7 +59,7 @@ const LIST_HEADERS = answerHeaders({ 'content-type': JSON_CONTENT_TYPE });
  * the fast lane both answer with this.
  */
 export function propertyListAnswer(
-  { listings, readCache, config }: Pick<ApiDeps, 'listings' | 'readCache' | 'config'>,
+  { stores: { listings }, readCache, config }: DepsPart<'readCache' | 'config', 'listings'>,
   caller: Caller | null,
   search: string,
 ): MaybePromise<Answer> {

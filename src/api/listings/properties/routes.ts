@@ -41,7 +41,12 @@ export const PropertyKeysetPage = z.object({
 
 /** GET/POST /properties, POST /public/properties, GET /properties/{id}. */
 export const propertyRoutes = (deps: ApiDeps) => {
-  const { listings, clock, config, auth } = deps;
+  const {
+    stores: { listings },
+    clock,
+    config,
+    auth,
+  } = deps;
   const quota = config.quotas.propertiesPerOwner;
   return new Elysia({ name: 'listings-properties' })
     .use(auth)

@@ -37,7 +37,14 @@ const IF_MATCH =
  * when an `If-Match` header names an ETag the property no longer has.
  */
 export const propertyUpdateRoutes = (deps: ApiDeps) => {
-  const { listings, clock, auth, idempotency, config, writes } = deps;
+  const {
+    stores: { listings },
+    clock,
+    auth,
+    idempotency,
+    config,
+    writes,
+  } = deps;
   const writeOf = (
     caller: Caller,
     headers: { 'if-match'?: string | undefined },

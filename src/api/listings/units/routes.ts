@@ -16,7 +16,14 @@ const UNIT_LIST_SHAPE = { scalars: ['includeDeleted', 'page', 'itemsPerPage'], a
 export const UnitList = halCollectionSchema('svc:units', Unit);
 
 /** The unit endpoints: list, create, read, change and soft-delete the units of a property. */
-export const unitRoutes = ({ listings, clock, config, auth, idempotency, writes }: ApiDeps) => {
+export const unitRoutes = ({
+  stores: { listings },
+  clock,
+  config,
+  auth,
+  idempotency,
+  writes,
+}: ApiDeps) => {
   return new Elysia({ name: 'listings-units' })
     .use(auth)
     .use(writes)

@@ -27,7 +27,7 @@ const tags = ['Listings: webhooks'];
  * Webhook endpoints (docs/events-and-webhooks.md): a customer manages its
  * own (sent its own properties' events), an employee any.
  */
-export const webhookRoutes = ({ webhooks, clock, config, auth, writes }: ApiDeps) => {
+export const webhookRoutes = ({ stores: { webhooks }, clock, config, auth, writes }: ApiDeps) => {
   /**
    * 422 naming `url` when it may not receive webhooks (scheme, credentials,
    * address): the check every attempt makes too, its lookup bounded alike.

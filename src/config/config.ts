@@ -1,0 +1,97 @@
+import type { AddressRange } from '@/kernel/addresses';
+import type { Env } from './env';
+
+/** The service's settings, parsed once from the environment by `parseConfig`. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Seconds a connection may stay silent before the server closes it (long polls get longer). */
+  idleTimeoutSeconds: number;
+  databasePath: string;
+  jwtSecret: string;
+  publicOrigins: string[];
+  rpId: string;
+  rpName: string;
+  tls?: { certPath: string; keyPath: string };
+  trustProxy: boolean;
+  /** With TRUST_PROXY: the proxies whose X-Forwarded-For entries are believed. */
+  trustedProxies: readonly AddressRange[];
+  rateLimits: {
+    enabled: boolean;
+    anonymous: number;
+    customer: number;
+    employee: number;
+    /** Writes per sliding minute outside /api/v1, per caller; the employee's never below `employee`. */
+    writes: { customer: number; employee: number };
+  };
+  workers: boolean;
+  /** Cron patterns (UTC) of the worker jobs. */
+  jobSchedules: {
+    planWindowReset: string;
+    unitCounterReconcile: string;
+    staticPageCacheWarm: string;
+    eventsPrune: string;
+    webhookDelivery: string;
+    databaseBackup: string;
+    auditRetention: string;
+  };
+  /** Days the change feed keeps an event. */
+  events: { retentionDays: number };
+  /**
+   * Whether webhook URLs may be plain http, and may reach loopback or private
+   * addresses; how many attempts one process has in flight at once.
+   */
+  webhooks: { allowHttp: boolean; allowPrivate: boolean; concurrency: number };
+  /** What webhooks may make the service store: endpoints per customer, deliveries per endpoint. */
+  webhookQuotas: {
+    endpointsPerCustomer: number;
+    pendingDeliveriesPerEndpoint: number;
+    finishedDeliveriesKeptPerEndpoint: number;
+  };
+  /** Days the security and audit log keeps an event. */
+  auditRetentionDays: number;
+  /** Rows of one account action per account (or client address) an hour before the rest are counted into one. */
+  auditRowsPerCallerPerHour: number;
+  /** Provider names by AAGUID (lower case) over the vendored list (PASSKEY_PROVIDERS_FILE). */
+  passkeyProviders: Readonly<Record<string, string>>;
+  /** Where the database-backup job writes (default `backups/` beside the database) and how many it keeps. */
+  backups: { dir: string; keep: number };
+  logLevel: Env['LOG_LEVEL'];
+  /** `pretty`: one coloured human-readable line per request (a terminal); `json`: one object per line. */
+  logFormat: NonNullable<Env['LOG_FORMAT']>;
+  corsOrigins: string[];
+  /** In-process cache of the static-page reads; off for benchmarks. */
+  staticPagesCache: boolean;
+  /** In-process cache of property, list, transaction and page reads, dropped by what a write changes; off for benchmarks. */
+  readCache: boolean;
+  /** Most characters the read cache holds, all answers together. */
+  readCacheChars: number;
+  /** Connections of this process's PostgreSQL pool (with DATABASE_URL). */
+  postgresPoolSize: number;
+  /** `GET /metrics` and the per-request figures behind it; off to measure what they cost. */
+  metrics: boolean;
+  /** Storage quotas of customers (employees are exempt). */
+  quotas: { propertiesPerOwner: number; unitsPerProperty: number };
+  /** Live Idempotency-Key records kept per caller. */
+  idempotencyKeysPerCaller: number;
+  /** Sign-up policy and the per-IP bounds of the account routes. */
+  accounts: {
+    signUp: 'open' | 'closed';
+    signUpsPerIpPerHour: number;
+    passkeyOptionsPerIpPerMinute: number;
+  };
+  /** Password hashes and verifications at once (argon2id), and how many may wait. */
+  hashing: { concurrency: number; queue: number };
+  /** A bearer token that may read GET /metrics (besides employees), for a scraper. */
+  metricsToken?: string;
+  /** The shared Redis of several instances (REDIS_URL); absent: all state stays in this process. */
+  redis?: RedisSettings;
+}
+
+export interface RedisSettings {
+  url: string;
+  /** Starts every key the service writes. */
+  prefix: string;
+  /** PEM certificates (REDIS_TLS_CA_FILE) trusted for a rediss:// server instead of the system's. */
+  tlsCa?: string;
+}
