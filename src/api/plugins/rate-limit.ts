@@ -7,6 +7,7 @@ import type { Caller } from '@/auth/tokens';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { type Counted, countRequest } from '@/rate-limit/count';
 import type { LimitKey } from '@/rate-limit/limiter';
+import { rateLimitHeaders } from '../rate-limit-headers';
 import { identify, isSameOrigin, knownCaller, sessionCookieOf, UNSETTLED } from './auth';
 
 /** Reports usage and does not consume quota — for a signed-in caller. */
@@ -40,7 +41,7 @@ export const rateLimit = ({ limiter, tokens, sessions, config }: ApiDeps) => {
   if (!limiter.enabled) return plugin;
 
   const settle = (counted: Counted, headers: Record<string, string | number>): void => {
-    Object.assign(headers, counted.headers);
+    Object.assign(headers, rateLimitHeaders(counted.quota));
     if (!counted.admitted) throw limiter.rejection(counted.windows);
   };
 
