@@ -1,5 +1,6 @@
 import { DomainError, type ErrorCode } from '@/kernel/errors';
 import type { Family } from './docs/components';
+import { laravelErrorsOf, validationMessagesOf } from './field-failures';
 import { LARAVEL_MESSAGES, laravelValidationMessage, problemOf } from './problem';
 
 /** The status of every error code: exhaustive, so a new code must be given one here. */
@@ -88,14 +89,16 @@ export function renderError(error: DomainError, family: Family): Response {
   if (retryAfterSeconds !== undefined)
     headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
   if (family === 'customer') {
+    const errors = fields && laravelErrorsOf(fields);
     const body = rateLimit
       ? { message: LARAVEL_MESSAGES[429], rate_limit: rateLimit }
-      : fields
-        ? { message: laravelValidationMessage(fields.errors), errors: fields.errors }
+      : errors
+        ? { message: laravelValidationMessage(errors), errors }
         : { message: LARAVEL_MESSAGES[status] ?? LARAVEL_MESSAGES[500] };
     return json(body, status, 'application/json', headers);
   }
-  const problem = problemOf(status, fields ? undefined : detail, fields?.messages);
+  const messages = fields ? validationMessagesOf(fields) : undefined;
+  const problem = problemOf(status, fields ? undefined : detail, messages);
   return json(problem, status, 'application/problem+json', headers);
 }
 

@@ -34,7 +34,7 @@ function fromValidation(error: ValidationError, request: Request) {
   const mapped = mapIssues(issuesOf(error), error.value);
   if (mapped.rootInvalid) return fail('request.malformed');
   // 422 or 400 is the matched route's declaration (`badBody`, src/api/plugins/body-rules.ts).
-  if (answersUnprocessable(request)) return fail('request.invalid', { fields: mapped });
+  if (answersUnprocessable(request)) return fail('request.invalid', { fields: mapped.failures });
   return fail('request.malformed');
 }
 
