@@ -23,9 +23,9 @@ const limitedRoutes = new Elysia({ name: 'customer-limit-doc' }).macro({
 });
 
 /**
- * Mounted by the customer API group at its prefix, `mount`; counts every request under it once,
- * before routing, so 401, 404, 413 and 422 answers are counted and carry the
- * headers too. It has to run before routing: Elysia parses the body (413,
+ * Mounted by the customer API group at its prefix, `mount`; counts every
+ * request under it once, before routing, so 401, 404, 413 and 422 answers
+ * are counted and carry the headers too. It has to run before routing: Elysia parses the body (413,
  * 415, malformed JSON) before any hook of the matched route, and an unknown
  * path under the mount has no route at all. The path is `pathOf`, the one
  * the router matches, and the front door has refused any URL where that
