@@ -9,6 +9,7 @@ import { contentRoutes } from './api/content/routes';
 import { customerRoutes } from './api/customer/routes';
 import type { RouteLike } from './api/docs/document';
 import { docsRoutes } from './api/docs/routes';
+import { type ErrorFamilyOf, errorFamiliesOf, PROBLEMS_ONLY } from './api/error-family';
 import { withFastLane } from './api/fast-lane';
 import { fastRoutes } from './api/fast-routes';
 import { healthRoutes } from './api/health/routes';
@@ -39,10 +40,18 @@ export function createApp(source: ServiceSource, extraRoutes?: ExtraRoutes) {
   const deps = apiDepsOf(source);
   let allowedMethods: (path: string) => string[] = () => [];
   let credentialsFirst: CredentialsFirst = () => undefined;
+  let familyOf: ErrorFamilyOf = PROBLEMS_ONLY;
+  const errorFamilyOf: ErrorFamilyOf = (path) => familyOf(path);
 
   const app = new Elysia()
-    .use(requestContext({ corsOrigins: deps.config.corsOrigins }))
-    .use(errorHandler({ logger: deps.logger, allowedMethods: (path) => allowedMethods(path) }))
+    .use(requestContext({ corsOrigins: deps.config.corsOrigins, errorFamilyOf }))
+    .use(
+      errorHandler({
+        logger: deps.logger,
+        allowedMethods: (path) => allowedMethods(path),
+        errorFamilyOf,
+      }),
+    )
     .use(jsonBody((request, route) => credentialsFirst(request, route)))
     .use(docsRoutes(() => routes))
     .use(healthRoutes(deps))
@@ -58,6 +67,7 @@ export function createApp(source: ServiceSource, extraRoutes?: ExtraRoutes) {
 
   const routes: readonly RouteLike[] = app.routes;
   allowedMethods = routeTable(app.routes);
+  familyOf = errorFamiliesOf(app.routes);
   credentialsFirst = credentialChecksOf(app.routes);
   deps.requests.useRoutes(app.routes);
   return app;
@@ -83,11 +93,13 @@ export function createService(
 ) {
   const deps = apiDepsOf(source);
   const app = createApp(deps, extraRoutes);
+  const errorFamilyOf = errorFamiliesOf(app.routes);
   const metrics = deps.config.metrics ? deps.requests : undefined;
   const pipeline = withRequestContext(
     withBackstop(
       withIdempotency((request) => app.handle(request)),
       deps.logger,
+      errorFamilyOf,
     ),
     deps.logger,
     metrics,
@@ -100,6 +112,7 @@ export function createService(
     corsOrigins: deps.config.corsOrigins,
     onFastAnswer: probe.onFastAnswer,
     metrics,
+    errorFamilyOf,
   });
   const fetch = withHsts(withRoutableTarget(fastLane, deps.logger), deps.config);
   return { deps, app, fetch, fullPipeline };

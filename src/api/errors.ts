@@ -1,4 +1,6 @@
 import { DomainError, type ErrorCode } from '@/kernel/errors';
+import type { Family } from './docs/components';
+import { laravelErrorsOf, validationMessagesOf } from './field-failures';
 import { LARAVEL_MESSAGES, laravelValidationMessage, problemOf } from './problem';
 
 /** The status of every error code: exhaustive, so a new code must be given one here. */
@@ -68,17 +70,6 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
 
 export const statusOf = (error: DomainError): number => STATUS_OF[error.code];
 
-/** Where the customer API is mounted: its routes, rate limits and Laravel-shaped errors. */
-export const CUSTOMER_API_PREFIX = '/api/v1';
-
-/**
- * Whether a path (`pathOf`, the one the router matches) is the customer API's:
- * it answers in Laravel's shape; everything else in problem details.
- */
-export const isCustomerApi = (path: string) =>
-  path.startsWith(CUSTOMER_API_PREFIX) &&
-  (path.length === CUSTOMER_API_PREFIX.length || path[CUSTOMER_API_PREFIX.length] === '/');
-
 function json(body: unknown, status: number, contentType: string, extra?: Record<string, string>) {
   return new Response(JSON.stringify(body), {
     status,
@@ -86,23 +77,28 @@ function json(body: unknown, status: number, contentType: string, extra?: Record
   });
 }
 
-/** The response of an error: its status, body (docs/errors.md) and Allow / Retry-After headers. */
-export function renderError(error: DomainError, path: string): Response {
+/**
+ * The response of an error: its status, body (docs/errors.md) in the family
+ * the route group declared (`errorFamiliesOf`), and Allow / Retry-After headers.
+ */
+export function renderError(error: DomainError, family: Family): Response {
   const status = statusOf(error);
   const { detail, fields, retryAfterSeconds, rateLimit, allow } = error.details;
   const headers: Record<string, string> = {};
   if (allow) headers.allow = allow.join(', ');
   if (retryAfterSeconds !== undefined)
     headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
-  if (isCustomerApi(path)) {
+  if (family === 'customer') {
+    const errors = fields && laravelErrorsOf(fields);
     const body = rateLimit
       ? { message: LARAVEL_MESSAGES[429], rate_limit: rateLimit }
-      : fields
-        ? { message: laravelValidationMessage(fields.errors), errors: fields.errors }
+      : errors
+        ? { message: laravelValidationMessage(errors), errors }
         : { message: LARAVEL_MESSAGES[status] ?? LARAVEL_MESSAGES[500] };
     return json(body, status, 'application/json', headers);
   }
-  const problem = problemOf(status, fields ? undefined : detail, fields?.messages);
+  const messages = fields ? validationMessagesOf(fields) : undefined;
+  const problem = problemOf(status, fields ? undefined : detail, messages);
   return json(problem, status, 'application/problem+json', headers);
 }
 

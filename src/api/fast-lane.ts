@@ -7,6 +7,7 @@ import { isPostgresUnavailable } from '@/db/pg/connection';
 import { DomainError } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 import type { Answer } from './answer';
+import type { ErrorFamilyOf } from './error-family';
 import { unhandled } from './plugins/error-handler';
 
 export { answerHeaders } from './answer';
@@ -54,6 +55,8 @@ export interface FastLaneOptions {
   onFastAnswer?: (request: Request) => void;
   /** Fed with every request's route, status and duration, beside its log line. */
   metrics?: RequestMetrics;
+  /** The error family of a path, for the 500 of a failure (`errorFamiliesOf`). */
+  errorFamilyOf: ErrorFamilyOf;
 }
 
 /**
@@ -71,7 +74,7 @@ export interface FastLaneOptions {
 export function withFastLane(
   routes: readonly FastRoute[],
   fallback: Handle,
-  { logger, corsOrigins, onFastAnswer, metrics }: FastLaneOptions,
+  { logger, corsOrigins, onFastAnswer, metrics, errorFamilyOf }: FastLaneOptions,
 ): Handle {
   const corsOn = corsOrigins.length > 0;
 
@@ -124,7 +127,7 @@ export function withFastLane(
   const failed = (error: unknown, request: Request): Response | Promise<Response> => {
     if (error instanceof DomainError || isPostgresUnavailable(error)) return fallback(request);
     const { id } = startRequest(request);
-    const response = unhandled(error, request, logger);
+    const response = unhandled(error, request, logger, errorFamilyOf);
     response.headers.set('x-request-id', id);
     logRequest(logger, request, pathOf(request.url), response.status, metrics);
     return response;

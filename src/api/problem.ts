@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ValidationMessages } from '@/kernel/errors';
+import type { ValidationMessages } from './field-failures';
 
 /** The problem `type`: RFC 2616 §10, the definitions of the HTTP status codes. */
 export const PROBLEM_TYPE = 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html';

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { RuleMessages, ValidationMessages } from '@/kernel/errors';
+import type { FieldFailure } from '@/kernel/errors';
+import { own } from './field-failures';
 
 type Issue = z.core.$ZodIssue;
 
@@ -48,19 +49,6 @@ function ruleOf(issue: Issue, input: unknown): [rule: string, message: string] {
   }
 }
 
-/**
- * Field names come from the request body, so only own properties are read and
- * written: `constructor`, `toString` or `__proto__` are fields like any other,
- * never Object.prototype's members (a body key `constructor` used to crash the
- * error handler; `__proto__` would have replaced a prototype).
- */
-const own = (node: object, key: PropertyKey): unknown =>
-  Object.hasOwn(node, key) ? (node as Record<PropertyKey, unknown>)[key] : undefined;
-
-function setOwn(node: object, key: string, value: unknown) {
-  Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let node = root;
   for (const key of path) {
@@ -70,41 +58,19 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return node;
 }
 
-function place(target: ValidationMessages, path: readonly PropertyKey[], rules: RuleMessages) {
-  let node = target;
-  for (const [index, key] of path.entries()) {
-    const name = String(key);
-    const existing = own(node, name) as ValidationMessages | undefined;
-    if (index === path.length - 1) {
-      setOwn(node, name, { ...existing, ...rules });
-      return;
-    }
-    if (existing === undefined) setOwn(node, name, {});
-    node = own(node, name) as ValidationMessages;
-  }
-}
-
 export interface MappedIssues {
-  /** Nested per-field rule maps (the 422 `validationMessages`, docs/errors.md). */
-  messages: ValidationMessages;
-  /** Flat dotted field → sentences (Laravel `errors`). */
-  errors: Record<string, string[]>;
+  /** Each rule a field broke, in the order zod reported them. */
+  failures: FieldFailure[];
   /** True when the body itself is the wrong shape (not an object): a 400, not a 422. */
   rootInvalid: boolean;
 }
 
 export function mapIssues(issues: readonly Issue[], input: unknown): MappedIssues {
-  const messages: ValidationMessages = {};
-  const errors: Record<string, string[]> = {};
+  const failures: FieldFailure[] = [];
   let rootInvalid = false;
   const add = (path: readonly PropertyKey[], rule: string, message: string) => {
-    if (path.length === 0) {
-      rootInvalid = true;
-      return;
-    }
-    place(messages, path, { [rule]: message });
-    const key = path.map(String).join('.');
-    setOwn(errors, key, [...((own(errors, key) as string[] | undefined) ?? []), message]);
+    if (path.length === 0) rootInvalid = true;
+    else failures.push({ path: path.map(String), rule, message });
   };
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -115,7 +81,7 @@ export function mapIssues(issues: readonly Issue[], input: unknown): MappedIssue
     const [rule, message] = ruleOf(issue, valueAt(input, issue.path));
     add(issue.path, rule, message);
   }
-  return { messages, errors, rootInvalid };
+  return { failures, rootInvalid };
 }
 
 /**

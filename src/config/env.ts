@@ -10,6 +10,9 @@ const booleanFlag = z
 export const MIN_SECRET_LENGTH = 32;
 
 const port = z.coerce.number().int().min(0).max(65535);
+/** An employee's customer-API limit per minute is never below this (configured or set per employee). */
+export const EMPLOYEE_MINIMUM_PER_MINUTE = 2000;
+
 const perMinute = z.coerce.number().int().min(1).max(1_000_000);
 // A batch counts each row it writes, so a write budget may need more room than a request budget.
 const writesPerMinute = z.coerce.number().int().min(1).max(100_000_000);
@@ -68,8 +71,10 @@ export const EnvSchema = z.object({
   RATE_LIMITS: booleanFlag.default(true),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinute.default(60),
   RATE_LIMIT_CUSTOMER_PER_MINUTE: perMinute.default(120),
-  // An employee's limit is never below 2000 per minute: lower values are raised.
-  RATE_LIMIT_EMPLOYEE_PER_MINUTE: perMinute.default(5000).transform((v) => Math.max(v, 2000)),
+  // An employee's limit is never below the minimum: lower values are raised.
+  RATE_LIMIT_EMPLOYEE_PER_MINUTE: perMinute
+    .default(5000)
+    .transform((v) => Math.max(v, EMPLOYEE_MINIMUM_PER_MINUTE)),
   // Writes outside /api/v1, per caller, in windows of their own (docs/request-pipeline.md).
   RATE_LIMIT_CUSTOMER_WRITES_PER_MINUTE: writesPerMinute.default(300),
   // Unset: RATE_LIMIT_EMPLOYEE_PER_MINUTE; a value below it is raised to it.

@@ -1,30 +1,23 @@
-import { fail, type ValidationMessages } from '@/kernel/errors';
+import { type FieldFailure, fail } from '@/kernel/errors';
 
 /**
- * Collects Laravel-style field errors (`{message, errors}`, docs/errors.md) for
- * input that is not a JSON body (query strings, cross-field rules).
+ * Collects the rules broken by input that is not a JSON body (query strings,
+ * cross-field rules); the transport renders them (docs/errors.md).
  */
 export class FieldErrors {
-  readonly #errors: Record<string, string[]> = {};
-  readonly #messages: ValidationMessages = {};
+  readonly #failures: FieldFailure[] = [];
 
   add(field: string, rule: string, message: string): void {
-    this.#errors[field] = [...(this.#errors[field] ?? []), message];
-    this.#messages[field] = {
-      ...(this.#messages[field] as Record<string, string>),
-      [rule]: message,
-    };
+    this.#failures.push({ path: [field], rule, message });
   }
 
   has(field: string): boolean {
-    return field in this.#errors;
+    return this.#failures.some((failure) => failure.path[0] === field);
   }
 
   /** Throws the 422 when anything was added. */
   throwIfAny(): void {
-    if (Object.keys(this.#errors).length > 0) {
-      throw fail('request.invalid', { fields: { messages: this.#messages, errors: this.#errors } });
-    }
+    if (this.#failures.length > 0) throw fail('request.invalid', { fields: this.#failures });
   }
 }
 

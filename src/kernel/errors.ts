@@ -75,17 +75,15 @@ export type ErrorCode =
   | 'service.busy'
   | 'internal';
 
-export type RuleMessages = Record<string, string>;
-export interface ValidationMessages {
-  [field: string]: RuleMessages | ValidationMessages;
-}
-
-/** Field-level failures, in both shapes the service answers them in. */
-export interface FieldFailures {
-  /** Nested field → rule → message (the problem body's `validationMessages`). */
-  messages: ValidationMessages;
-  /** Dotted field → sentences (the customer API's Laravel `errors`). */
-  errors: Record<string, string[]>;
+/**
+ * One rule an input field broke: where (its path in the input), which rule
+ * and the sentence saying so. The transport renders a list of them in the
+ * body family of the route (src/api/field-failures.ts).
+ */
+export interface FieldFailure {
+  path: readonly (string | number)[];
+  rule: string;
+  message: string;
 }
 
 /** A rate-limit window as the customer API reports it in a 429. */
@@ -101,7 +99,7 @@ export interface RateLimitWindow {
 export interface ErrorDetails {
   /** Replaces the fixed detail of the status (e.g. a page naming its slug). */
   detail?: string;
-  fields?: FieldFailures;
+  fields?: readonly FieldFailure[];
   retryAfterSeconds?: number;
   /** The exhausted window of a customer-API 429. */
   rateLimit?: RateLimitWindow;
@@ -128,21 +126,8 @@ export const isDomainError = (error: unknown, code?: ErrorCode): error is Domain
   error instanceof DomainError && (code === undefined || error.code === code);
 
 /** A 422 naming one field: `fieldError(['location', 'cityId'], 'notInArray', '...')`. */
-export function fieldError(
+export const fieldError = (
   path: readonly (string | number)[],
   rule: string,
   message: string,
-): DomainError {
-  const messages: ValidationMessages = {};
-  let node: ValidationMessages = messages;
-  for (const [index, key] of path.entries()) {
-    if (index === path.length - 1) {
-      node[String(key)] = { [rule]: message };
-    } else {
-      const next: ValidationMessages = {};
-      node[String(key)] = next;
-      node = next;
-    }
-  }
-  return fail('request.invalid', { fields: { messages, errors: { [path.join('.')]: [message] } } });
-}
+): DomainError => fail('request.invalid', { fields: [{ path, rule, message }] });

@@ -1,20 +1,24 @@
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import type { LimitKey, RateLimiter } from './limiter';
+import type { Quota } from './records';
 import type { WindowUsage } from './store';
 
-/** One request counted (or, for a free one, only looked at), with its response headers. */
+/**
+ * One request counted (or, for a free one, only looked at), with what its
+ * rate-limit headers show (none when nothing was counted).
+ */
 export interface Counted {
   admitted: boolean;
   windows: readonly WindowUsage[];
-  headers: Readonly<Record<string, string>>;
+  quota?: Quota;
 }
 
-const UNCOUNTED: Counted = Object.freeze({ admitted: true, windows: [], headers: {} });
+const UNCOUNTED: Counted = Object.freeze({ admitted: true, windows: [] });
 
 /**
  * A request's one count: `hit`, or `peek` for a request that does not
- * consume quota (`free`), with the rate-limit headers of the result;
- * admitted without headers when the limiter is off. The request pipeline
+ * consume quota (`free`), with the quota the rate-limit headers show;
+ * admitted without a quota when the limiter is off. The request pipeline
  * and the fast lane both count through this.
  */
 export function countRequest(
@@ -26,7 +30,7 @@ export function countRequest(
   const counted = (admitted: boolean, windows: readonly WindowUsage[]): Counted => ({
     admitted,
     windows,
-    headers: limiter.headerValues(windows),
+    quota: limiter.quota(windows),
   });
   if (free) return whenReady(limiter.peek(limitKey), (windows) => counted(true, windows));
   return whenReady(limiter.hit(limitKey), (result) => counted(result.admitted, result.windows));

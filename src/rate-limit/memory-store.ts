@@ -3,13 +3,8 @@ import type { Logger } from '@/logger';
 import { type CalendarKind, calendarSpan, MINUTE_MS } from './calendar';
 import { SlidingLog } from './sliding-log';
 import type { HitResult, RateLimitStore, WindowRule, WindowUsage } from './store';
-import type { StoredWindow, SyncWindowPersistence, WindowPersistence } from './window-persistence';
-
-interface Counter {
-  start: number;
-  end: number;
-  used: number;
-}
+import type { SyncWindowPersistence, WindowPersistence } from './window-persistence';
+import { CalendarWriteBehind, type Counter } from './write-behind';
 
 interface Entry {
   log: SlidingLog;
@@ -20,8 +15,6 @@ interface Entry {
 
 /** How often (clock time) idle callers are swept out. */
 const SWEEP_EVERY_MS = 10_000;
-/** Write-behind delay: a crash loses at most this much calendar usage. */
-const FLUSH_AFTER_MS = 1_000;
 
 export interface MemoryStoreOptions<P extends WindowPersistence> {
   persistence?: P;
@@ -45,19 +38,12 @@ export class MemoryStore<P extends WindowPersistence = SyncWindowPersistence>
   implements RateLimitStore
 {
   readonly #entries = new Map<string, Entry>();
-  readonly #dirty = new Map<string, Map<CalendarKind, Counter>>();
-  /** Counters being saved by a flush that answers later: newer than what is stored. */
-  #saving = new Map<string, Map<CalendarKind, Counter>>();
-  /** Stored windows loaded ahead of the step that installs them (`#loading`). */
-  readonly #fetched = new Map<string, StoredWindow[]>();
-  readonly #persistence?: P;
-  readonly #logger?: Logger;
+  /** Absent without a persistence: calendar usage lives in memory only. */
+  readonly #stored?: CalendarWriteBehind<P>;
   #nextSweep = 0;
-  #flushTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor({ persistence, logger }: MemoryStoreOptions<P> = {}) {
-    this.#persistence = persistence;
-    this.#logger = logger;
+    if (persistence) this.#stored = new CalendarWriteBehind(persistence, logger);
   }
 
   /** Callers held in memory (for tests and metrics). */
@@ -122,63 +108,20 @@ export class MemoryStore<P extends WindowPersistence = SyncWindowPersistence>
       }
     }
     this.#sweep(now);
-    return this.#persistence ? this.#persistence.deleteExpired(now) : cleared;
+    return this.#stored ? this.#stored.deleteExpired(now) : cleared;
   }
 
   flush(): AnswerOf<P, void> {
-    clearTimeout(this.#flushTimer);
-    this.#flushTimer = undefined;
-    if (this.#dirty.size === 0 || !this.#persistence) return;
-    const flushing = new Map(this.#dirty);
-    this.#dirty.clear();
-    const rows: StoredWindow[] = [];
-    for (const [subject, counters] of flushing) {
-      for (const [kind, { start, end, used }] of counters) {
-        rows.push({ subject, kind, start, end, used });
-      }
-    }
-    const failed = (error: unknown) => {
-      // Dirty again: the next hit schedules another attempt. Counters hit
-      // while a later save was under way are already dirty and stay so.
-      for (const [subject, counters] of flushing) {
-        const pending = this.#dirty.get(subject) ?? new Map();
-        for (const [kind, counter] of counters) if (!pending.has(kind)) pending.set(kind, counter);
-        this.#dirty.set(subject, pending);
-      }
-      this.#logger?.error('rate-limit flush failed', { error: String(error) });
-    };
-    try {
-      const saved = this.#persistence.save(rows);
-      if (saved instanceof Promise) {
-        this.#saving = flushing;
-        const settled = saved.catch(failed).finally(() => {
-          if (this.#saving === flushing) this.#saving = new Map();
-        });
-        return settled as AnswerOf<P, void>;
-      }
-    } catch (error) {
-      failed(error);
-    }
-    return undefined as AnswerOf<P, void>;
+    return this.#stored?.flush() as AnswerOf<P, void>;
   }
 
   /**
    * With a persistence that answers later, loads the caller's stored windows
-   * before the step that needs them (undefined: nothing to wait for). Two
-   * requests of a new caller may both load; the first to finish installs
-   * its rows, and the other finds them installed.
+   * before the step that needs them (undefined: nothing to wait for).
    */
   #loading(key: string, rules: readonly WindowRule[]): Promise<void> | undefined {
-    if (rules.length <= 1 || !this.#persistence || this.#fetched.has(key)) return;
-    if (this.#entries.get(key)?.calendar) return;
-    const rows = this.#persistence.load(key);
-    if (!(rows instanceof Promise)) {
-      this.#fetched.set(key, rows);
-      return;
-    }
-    return rows.then((loaded) => {
-      if (!this.#entries.get(key)?.calendar) this.#fetched.set(key, loaded);
-    });
+    if (rules.length <= 1 || !this.#stored) return;
+    return this.#stored.prefetch(key, () => this.#entries.get(key)?.calendar !== undefined);
   }
 
   #entry(key: string, rules: readonly WindowRule[], now: number): Entry {
@@ -190,21 +133,8 @@ export class MemoryStore<P extends WindowPersistence = SyncWindowPersistence>
     } else if (entry.log.limit !== minute) {
       entry.log.setLimit(minute);
     }
-    if (!entry.calendar && rules.length > 1) entry.calendar = this.#load(key);
+    if (!entry.calendar && rules.length > 1) entry.calendar = this.#stored?.load(key) ?? new Map();
     return entry;
-  }
-
-  #load(key: string): Map<CalendarKind, Counter> {
-    const counters = new Map<CalendarKind, Counter>();
-    // Pending writes win over what is stored (an entry evicted before its flush).
-    const pending = this.#dirty.get(key) ?? this.#saving.get(key);
-    const stored = this.#fetched.get(key) ?? [];
-    this.#fetched.delete(key);
-    for (const row of stored) {
-      counters.set(row.kind, pending?.get(row.kind) ?? { ...row });
-    }
-    for (const [kind, counter] of pending ?? []) counters.set(kind, counter);
-    return counters;
   }
 
   /** The counter of the calendar window containing `now` (a new one when the old ended). */
@@ -242,30 +172,20 @@ export class MemoryStore<P extends WindowPersistence = SyncWindowPersistence>
 
   #record(key: string, kind: CalendarKind, counter: Counter, cost: number): void {
     counter.used += cost;
-    if (!this.#persistence) return;
-    let pending = this.#dirty.get(key);
-    if (!pending) {
-      pending = new Map();
-      this.#dirty.set(key, pending);
-    }
-    pending.set(kind, counter);
-    if (!this.#flushTimer) {
-      this.#flushTimer = setTimeout(() => this.flush(), FLUSH_AFTER_MS);
-      this.#flushTimer.unref?.();
-    }
+    this.#stored?.changed(key, kind, counter);
   }
 
   /**
    * Forgets callers idle for a whole minute: their sliding window is
-   * empty and their calendar usage is stored (pending writes stay in
-   * `#dirty` until flushed, and `#load` prefers them). Without persistence,
+   * empty and their calendar usage is stored (pending writes stay in the
+   * write-behind until flushed, and `load` prefers them). Without persistence,
    * an caller is kept while one of its calendar windows is still running.
    */
   #sweep(now: number): void {
     this.#nextSweep = now + SWEEP_EVERY_MS;
     for (const [key, entry] of this.#entries) {
       if (now - Math.max(entry.lastSeen, entry.log.newest) < MINUTE_MS) continue;
-      if (!this.#persistence && [...(entry.calendar?.values() ?? [])].some((c) => c.end > now)) {
+      if (!this.#stored && [...(entry.calendar?.values() ?? [])].some((c) => c.end > now)) {
         continue;
       }
       this.#entries.delete(key);

@@ -76,25 +76,32 @@ export function windowRecord(usage: WindowUsage, now: number): WindowRecord {
 }
 
 /**
- * The rate-limit headers of a count: RateLimit-Policy lists every window;
- * RateLimit and X-RateLimit-* describe the window closest to refusing
- * (draft-ietf-httpapi-ratelimit-headers).
+ * What the rate-limit headers of a count report, as numbers (src/api writes
+ * the headers): every window's limit and length, and the window closest to
+ * refusing.
  */
-export function rateLimitHeaders(
-  windows: readonly WindowUsage[],
-  now: number,
-): Record<string, string> {
+export interface Quota {
+  /** Every window, in rule order: its limit and its length in seconds. */
+  policy: readonly { limit: number; seconds: number }[];
+  limit: number;
+  remaining: number;
+  /** Whole seconds until it frees room. */
+  resetInSeconds: number;
+  /** The epoch second it frees room, rounded up. */
+  resetAt: number;
+}
+
+export function quotaOf(windows: readonly WindowUsage[], now: number): Quota {
   const tightest = tightestOf(windows);
-  const remaining = Math.max(0, tightest.limit - tightest.used);
-  let policy = `${windows[0]!.limit};w=${windowSeconds(windows[0]!.kind, now)}`;
-  for (let i = 1; i < windows.length; i++) {
-    policy += `, ${windows[i]!.limit};w=${windowSeconds(windows[i]!.kind, now)}`;
-  }
+  const policy = windows.map((usage) => ({
+    limit: usage.limit,
+    seconds: windowSeconds(usage.kind, now),
+  }));
   return {
-    'ratelimit-policy': policy,
-    ratelimit: `limit=${tightest.limit}, remaining=${remaining}, reset=${secondsUntil(tightest.resetAt, now)}`,
-    'x-ratelimit-limit': String(tightest.limit),
-    'x-ratelimit-remaining': String(remaining),
-    'x-ratelimit-reset': String(Math.ceil(tightest.resetAt / 1000)),
+    policy,
+    limit: tightest.limit,
+    remaining: Math.max(0, tightest.limit - tightest.used),
+    resetInSeconds: secondsUntil(tightest.resetAt, now),
+    resetAt: Math.ceil(tightest.resetAt / 1000),
   };
 }

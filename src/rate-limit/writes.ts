@@ -5,7 +5,7 @@ import { type DomainError, fail } from '@/kernel/errors';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { secondsUntil } from './calendar';
 import type { Counted } from './count';
-import { rateLimitHeaders } from './records';
+import { quotaOf } from './records';
 import type { RateLimitStore, WindowRule } from './store';
 
 /** A write counted, or refused with when its whole cost would fit. */
@@ -13,7 +13,7 @@ export interface WriteCount extends Counted {
   fitsAt?: number;
 }
 
-const UNCOUNTED: WriteCount = Object.freeze({ admitted: true, windows: [], headers: {} });
+const UNCOUNTED: WriteCount = Object.freeze({ admitted: true, windows: [] });
 
 export interface WriteLimiterOptions {
   /** The store the customer API's limiter counts in (shared through Redis with REDIS_URL). */
@@ -63,7 +63,7 @@ export class WriteLimiter {
     return whenReady(this.#store.hit(key, rules, now, counted), (result) => ({
       admitted: result.admitted,
       windows: result.windows,
-      headers: rateLimitHeaders(result.windows, now),
+      quota: quotaOf(result.windows, now),
       ...(result.fitsAt === undefined ? {} : { fitsAt: result.fitsAt }),
     }));
   }

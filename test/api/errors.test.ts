@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
 import { z } from 'zod';
+import { PROBLEMS_ONLY } from '@/api/error-family';
 import { bodyRules } from '@/api/plugins/body-rules';
 import { errorHandler, withBackstop } from '@/api/plugins/error-handler';
 import { createLogger } from '@/logger';
@@ -182,7 +183,7 @@ describe('error model (problem bodies; Laravel bodies under /api/v1)', () => {
     const logger = createLogger('silent');
     logger.error = (message, fields) => lines.push(JSON.stringify({ message, ...fields }));
     const app = new Elysia()
-      .use(errorHandler({ logger, allowedMethods: () => [] }))
+      .use(errorHandler({ logger, allowedMethods: () => [], errorFamilyOf: PROBLEMS_ONLY }))
       .get('/listings/off-schema', () => ({ count: '$argon2id$v=19$leaked' }) as never, {
         response: { 200: z.object({ count: z.number() }) },
       });
@@ -225,7 +226,11 @@ describe('error model (problem bodies; Laravel bodies under /api/v1)', () => {
     const lines: string[] = [];
     const logger = createLogger('silent');
     logger.error = (message, fields) => lines.push(JSON.stringify({ message, ...fields }));
-    const fetch = withBackstop(() => Promise.reject(new TypeError('internal detail')), logger);
+    const fetch = withBackstop(
+      () => Promise.reject(new TypeError('internal detail')),
+      logger,
+      PROBLEMS_ONLY,
+    );
     const res = await fetch(new Request('http://localhost/listings/anything'));
     expect(res.status).toBe(500);
     expect(res.headers.get('content-type')).toBe('application/problem+json');

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { PROBLEMS_ONLY } from '@/api/error-family';
 import { type FastRoute, withFastLane } from '@/api/fast-lane';
 import { problemOf } from '@/api/problem';
 import { fail } from '@/kernel/errors';
@@ -15,7 +16,10 @@ function lane(routes: FastRoute[], corsOrigins: string[] = []) {
     fallbackCalls.push(`${request.method} ${new URL(request.url).pathname}`);
     return new Response('full', { status: 299 });
   };
-  const fetch = withFastLane(routes, fallback, { logger, corsOrigins, onFastAnswer });
+  const fetch = withFastLane(routes, fallback, {
+    ...{ logger, corsOrigins, onFastAnswer },
+    errorFamilyOf: PROBLEMS_ONLY,
+  });
   return { fetch, lines, fallbackCalls, fastAnswers };
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import { z } from 'zod';
+import { PROBLEMS_ONLY } from '@/api/error-family';
 import { errorHandler } from '@/api/plugins/error-handler';
 import { createLogger } from '@/logger';
 import { generate, Rng, type Schema } from '../support/fuzz/generate';
@@ -17,7 +18,13 @@ function brokenApp() {
     count: z.number().int().min(1).max(10),
   });
   return new Elysia()
-    .use(errorHandler({ logger: createLogger('silent'), allowedMethods: () => [] }))
+    .use(
+      errorHandler({
+        logger: createLogger('silent'),
+        allowedMethods: () => [],
+        errorFamilyOf: PROBLEMS_ONLY,
+      }),
+    )
     .use(openapi({ path: '/docs', specPath: '/docs/json', mapJsonSchema: { zod: z.toJSONSchema } }))
     .post(
       '/broken/items',

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { PROBLEMS_ONLY } from '@/api/error-family';
 import { withFastLane } from '@/api/fast-lane';
 import { CONTENT_TYPE, Exposition, escapeLabelValue } from '@/api/metrics/exposition';
 import { RequestMetrics, UNMATCHED } from '@/api/request/metrics';
@@ -141,7 +142,7 @@ describe('happy', () => {
       () => {
         throw new Error('the full pipeline was not meant to run');
       },
-      { logger: createLogger('silent'), corsOrigins: [], metrics },
+      { logger: createLogger('silent'), corsOrigins: [], metrics, errorFamilyOf: PROBLEMS_ONLY },
     );
     expect((await handle(new Request('http://localhost/fast/1'))).status).toBe(200);
     expect((await handle(new Request('http://localhost/fast/2'))).status).toBe(200);

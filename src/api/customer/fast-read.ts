@@ -6,6 +6,7 @@ import { answerHeaders, withHeaders } from '../answer';
 import type { FastRoute } from '../fast-lane';
 import { JSON_CONTENT_TYPE } from '../json-response';
 import { knownCaller, UNSETTLED } from '../plugins/auth';
+import { rateLimitHeaders } from '../rate-limit-headers';
 import { tokenLimitsAnswer, tokenLimitsBody, transactionsAnswer } from './reads';
 
 /**
@@ -45,14 +46,14 @@ export function fastCustomerReads(deps: ApiDeps): FastRoute {
             body: utf8(tokenLimitsBody(limiter, caller, windows, now)),
             headers: answerHeaders({
               'content-type': JSON_CONTENT_TYPE,
-              ...limiter.headerValues(windows, now),
+              ...rateLimitHeaders(limiter.quota(windows, now)),
             }),
           })),
         );
       }
       return whenReady(transactionsAnswer(deps, caller, search), (answer) =>
         whenReady(countRequest(limiter, limitKey, false), (counted) =>
-          counted.admitted ? withHeaders(answer, counted.headers) : undefined,
+          counted.admitted ? withHeaders(answer, rateLimitHeaders(counted.quota)) : undefined,
         ),
       );
     },

@@ -121,7 +121,7 @@ export const NAMES: Record<number, string> = {
   503: 'ServiceUnavailable',
 };
 
-/** Which error body a path answers: problem details, or the customer API's Laravel shape. */
+/** The two error bodies (docs/errors.md): problem details, or the customer API's Laravel shape. */
 export type Family = 'problem' | 'customer';
 
 /** The component name of a status's shared answer in a family. */

@@ -109,7 +109,7 @@ export function fixOpenApiDocument(document: unknown, routes: readonly RouteLike
     schemas: { ...((doc.components as Json)?.schemas as Json), ...(shared.schemas as Json) },
   };
   completeRequestBodies(paths, routes);
-  for (const [path, item] of Object.entries(paths)) {
+  for (const item of Object.values(paths)) {
     for (const [method, operation] of Object.entries(item)) {
       if (!METHODS.has(method)) continue;
       dropNullContent(operation);
@@ -118,7 +118,7 @@ export function fixOpenApiDocument(document: unknown, routes: readonly RouteLike
       describeQueryEncodings(operation);
       // No requirement is a statement too: anyone may call it.
       operation.security ??= [];
-      completeOperation(path, method, operation);
+      completeOperation(method, operation);
     }
   }
   pruneComponents(doc);

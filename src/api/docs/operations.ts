@@ -1,4 +1,3 @@
-import { isCustomerApi } from '../errors';
 import {
   type Family,
   NAMES,
@@ -22,6 +21,11 @@ export interface OperationLike {
   'x-bad-body'?: 'unprocessable' | 'malformed';
   /** Set by the `writes` macro (src/api/plugins/write-limit.ts) while the limits are on. */
   'x-write-limit'?: boolean;
+  /** Set by a group's `errorScope` (src/api/error-family.ts): its error body family and mount. */
+  'x-error-family'?: Family;
+  'x-error-mount'?: string;
+  /** Set by the `limited` macro of the customer API's limiter (src/api/plugins/rate-limit.ts). */
+  'x-customer-limit'?: boolean;
   [key: string]: unknown;
 }
 
@@ -50,7 +54,7 @@ const HEADER_NAMES: Record<string, string> = {
  * 429 under the customer API's limiter (a counted write's 429, `WriteLimited`,
  * is added by `completeOperation`).
  */
-function sharedStatuses(path: string, method: string, operation: OperationLike): number[] {
+function sharedStatuses(method: string, operation: OperationLike): number[] {
   const statuses = [400, 414, 431, 500];
   const security = operation.security ?? [];
   const signedIn = security.some((requirement) => Object.keys(requirement).length > 0);
@@ -60,7 +64,7 @@ function sharedStatuses(path: string, method: string, operation: OperationLike):
   if (operation.requestBody) statuses.push(413, 415);
   if (operation.requestBody && operation['x-bad-body'] === 'unprocessable') statuses.push(422);
   if (operation['x-idempotent']) statuses.push(409, 422);
-  if (isCustomerApi(path)) statuses.push(429);
+  if (operation['x-customer-limit']) statuses.push(429);
   return statuses;
 }
 
@@ -88,6 +92,9 @@ function completeParameters(operation: OperationLike) {
   delete operation['x-idempotent'];
   delete operation['x-bad-body'];
   delete operation['x-write-limit'];
+  delete operation['x-error-family'];
+  delete operation['x-error-mount'];
+  delete operation['x-customer-limit'];
 }
 
 /** A success answer: its description, the headers every answer carries, its media type. */
@@ -107,8 +114,8 @@ function completeSuccess(family: Family, status: string, response: Json, counted
  * errors as references to the shared answers of its family (problem details,
  * or the customer API's JSON), successes with their headers.
  */
-export function completeOperation(path: string, method: string, operation: OperationLike): void {
-  const family: Family = isCustomerApi(path) ? 'customer' : 'problem';
+export function completeOperation(method: string, operation: OperationLike): void {
+  const family: Family = operation['x-error-family'] ?? 'problem';
   dedupeSecurity(operation);
   const declared = operation.responses ?? {};
   const writeLimited = operation['x-write-limit'] === true;
@@ -120,7 +127,7 @@ export function completeOperation(path: string, method: string, operation: Opera
       : completeSuccess(family, status, response, writeLimited);
   }
   if (writeLimited) responses['429'] = refTo('responses', WRITE_LIMITED);
-  for (const status of sharedStatuses(path, method, operation)) {
+  for (const status of sharedStatuses(method, operation)) {
     const name = responseName(family, status);
     if (name && NAMES[status]) responses[String(status)] ??= refTo('responses', name);
   }

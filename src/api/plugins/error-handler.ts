@@ -10,6 +10,7 @@ import {
 } from '@/db/pg/connection';
 import { DomainError, fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
+import type { ErrorFamilyOf } from '../error-family';
 import { INTERNAL, renderError, statusOf } from '../errors';
 import { mapIssues } from '../validation';
 import { answersUnprocessable } from './body-rules';
@@ -33,7 +34,7 @@ function fromValidation(error: ValidationError, request: Request) {
   const mapped = mapIssues(issuesOf(error), error.value);
   if (mapped.rootInvalid) return fail('request.malformed');
   // 422 or 400 is the matched route's declaration (`badBody`, src/api/plugins/body-rules.ts).
-  if (answersUnprocessable(request)) return fail('request.invalid', { fields: mapped });
+  if (answersUnprocessable(request)) return fail('request.invalid', { fields: mapped.failures });
   return fail('request.malformed');
 }
 
@@ -54,10 +55,12 @@ export interface ErrorHandlerOptions {
   logger: Logger;
   /** Methods registered for a path, for 405 + Allow (filled once routes exist). */
   allowedMethods: (path: string) => string[];
+  /** The error family of a path, as the route groups declared it (filled once routes exist). */
+  errorFamilyOf: ErrorFamilyOf;
 }
 
 /** The one place that turns every failure into its error body (docs/errors.md). */
-export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
+export const errorHandler = ({ logger, allowedMethods, errorFamilyOf }: ErrorHandlerOptions) =>
   new Elysia({ name: 'error-handler' }).onError(
     { as: 'global' },
     ({ code, error, request, path, set }) => {
@@ -92,7 +95,7 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
       }
       if (known) {
         set.status = statusOf(known);
-        return renderError(known, path);
+        return renderError(known, errorFamilyOf(path));
       }
 
       // Logged with the request id; the response carries nothing internal.
@@ -104,7 +107,7 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
         error: describeUnhandled(error),
       });
       set.status = 500;
-      return renderError(INTERNAL, path);
+      return renderError(INTERNAL, errorFamilyOf(path));
     },
   );
 
@@ -116,18 +119,24 @@ export const errorHandler = ({ logger, allowedMethods }: ErrorHandlerOptions) =>
 export function withBackstop(
   handle: (request: Request) => Promise<Response>,
   logger: Logger,
+  errorFamilyOf: ErrorFamilyOf,
 ): (request: Request) => Promise<Response> {
   return async (request) => {
     try {
       return await handle(request);
     } catch (error) {
-      return unhandled(error, request, logger);
+      return unhandled(error, request, logger, errorFamilyOf);
     }
   };
 }
 
 /** The logged 500 problem for a failure nothing else caught, with the security headers. */
-export function unhandled(error: unknown, request: Request, logger: Logger): Response {
+export function unhandled(
+  error: unknown,
+  request: Request,
+  logger: Logger,
+  errorFamilyOf: ErrorFamilyOf,
+): Response {
   const pathname = pathOf(request.url);
   logger.error('unhandled error', {
     requestId: requestIdOf(request),
@@ -136,7 +145,7 @@ export function unhandled(error: unknown, request: Request, logger: Logger): Res
     code: 'ESCAPED',
     error: describeUnhandled(error),
   });
-  const response = renderError(INTERNAL, pathname);
+  const response = renderError(INTERNAL, errorFamilyOf(pathname));
   for (const [name, value] of Object.entries(securityHeaders)) response.headers.set(name, value);
   return response;
 }

@@ -1,24 +1,31 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
-import { CUSTOMER_API_PREFIX, isCustomerApi } from '@/api/errors';
 import { clientAddressOf } from '@/api/request/peer';
 import { pathOf } from '@/api/request/url';
 import type { Caller } from '@/auth/tokens';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { type Counted, countRequest } from '@/rate-limit/count';
 import type { LimitKey } from '@/rate-limit/limiter';
+import { docExtension } from '../docs/extensions';
+import { isUnder } from '../error-family';
+import { rateLimitHeaders } from '../rate-limit-headers';
 import { identify, isSameOrigin, knownCaller, sessionCookieOf, UNSETTLED } from './auth';
 
 /** Reports usage and does not consume quota — for a signed-in caller. */
-const LIMITS_PATH = `${CUSTOMER_API_PREFIX}/tokens/limits`;
-
-const isFree = (method: string, path: string) =>
-  (method === 'GET' || method === 'HEAD') && (path === LIMITS_PATH || path === `${LIMITS_PATH}/`);
+const LIMITS_PATH = '/tokens/limits';
 
 /**
- * Mounted by the customer API group; counts every request to its paths once,
- * before routing, so 401, 404, 413 and 422 answers are counted and carry the
- * headers too. It has to run before routing: Elysia parses the body (413,
+ * `limited: true` on the group's guard: the document lists the limiter's 429
+ * on its operations, whether the limits are on or off.
+ */
+const limitedRoutes = new Elysia({ name: 'customer-limit-doc' }).macro({
+  limited: (on: boolean) => ({ detail: docExtension({ 'x-customer-limit': on }) }),
+});
+
+/**
+ * Mounted by the customer API group at its prefix, `mount`; counts every
+ * request under it once, before routing, so 401, 404, 413 and 422 answers
+ * are counted and carry the headers too. It has to run before routing: Elysia parses the body (413,
  * 415, malformed JSON) before any hook of the matched route, and an unknown
  * path under the mount has no route at all. The path is `pathOf`, the one
  * the router matches, and the front door has refused any URL where that
@@ -35,12 +42,15 @@ const isFree = (method: string, path: string) =>
  * verification of a token, so concurrent requests cannot overshoot. Headers go into `set.headers` first so the
  * error handler's responses — the 429 included — carry them.
  */
-export const rateLimit = ({ limiter, tokens, sessions, config }: ApiDeps) => {
-  const plugin = new Elysia();
+export const rateLimit = ({ limiter, tokens, sessions, config }: ApiDeps, mount: string) => {
+  const plugin = new Elysia().use(limitedRoutes);
   if (!limiter.enabled) return plugin;
+  const limitsPath = `${mount}${LIMITS_PATH}`;
+  const isFree = (method: string, path: string) =>
+    (method === 'GET' || method === 'HEAD') && (path === limitsPath || path === `${limitsPath}/`);
 
   const settle = (counted: Counted, headers: Record<string, string | number>): void => {
-    Object.assign(headers, counted.headers);
+    Object.assign(headers, rateLimitHeaders(counted.quota));
     if (!counted.admitted) throw limiter.rejection(counted.windows);
   };
 
@@ -64,7 +74,7 @@ export const rateLimit = ({ limiter, tokens, sessions, config }: ApiDeps) => {
 
   return plugin.onRequest(({ request, set }) => {
     const path = pathOf(request.url);
-    if (!isCustomerApi(path)) return;
+    if (!isUnder(path, mount)) return;
     const anonymous = () =>
       apply(limiter.limitKeyOf(null, clientAddressOf(request, config)), false, set.headers);
     const counted = (caller: Caller) =>

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import { fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
+import type { ErrorFamilyOf } from '../error-family';
 import { renderError } from '../errors';
 import { bodyCopyOf, logRequestBody } from '../request/body-log';
 import { corsHeaders, securityHeaders } from '../request/headers';
@@ -11,20 +12,22 @@ import { MAX_URL_LENGTH, pathOf } from '../request/url';
 
 export interface RequestContextOptions {
   corsOrigins: readonly string[];
+  /** The error family of a path, as the route groups declared it (filled once routes exist). */
+  errorFamilyOf: ErrorFamilyOf;
 }
 
 /**
  * Request id (X-Request-Id echoed or created), security headers, optional
  * CORS (off unless CORS_ORIGINS is set); the log line is `withRequestContext`.
  */
-export const requestContext = ({ corsOrigins }: RequestContextOptions) =>
+export const requestContext = ({ corsOrigins, errorFamilyOf }: RequestContextOptions) =>
   new Elysia({ name: 'request-context' }).onRequest(({ request, set }) => {
     const { id } = startRequest(request);
     // The security headers and the request id are put on the final response
     // by `withRequestContext`: in `set.headers` they made Elysia copy every
     // Response a handler returns into a new one.
     if (request.url.length > MAX_URL_LENGTH) {
-      return renderError(fail('request.uri_too_long'), pathOf(request.url));
+      return renderError(fail('request.uri_too_long'), errorFamilyOf(pathOf(request.url)));
     }
     const cors = corsOrigins.length
       ? corsHeaders(request.headers.get('origin'), corsOrigins)

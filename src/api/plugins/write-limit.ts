@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { whenReady } from '@/kernel/maybe-promise';
 import type { WriteCount, WriteLimiter } from '@/rate-limit/writes';
 import { docExtension } from '../docs/extensions';
+import { rateLimitHeaders } from '../rate-limit-headers';
 import { checkedCaller } from './auth';
 
 /**
@@ -46,7 +47,7 @@ export const writeLimit = (limiter: WriteLimiter) =>
           const caller = checkedCaller(request);
           if (!caller) throw new Error(`writes on ${request.method} without an auth check`);
           return whenReady(limiter.charge(caller, costOf(cost, body)), (count: WriteCount) => {
-            Object.assign(set.headers, count.headers);
+            Object.assign(set.headers, rateLimitHeaders(count.quota));
             if (!count.admitted) throw limiter.rejection(count);
           });
         },

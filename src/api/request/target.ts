@@ -27,7 +27,7 @@ function refuse(request: Request, logger: Logger): Response {
     detail: 'The request target and the Host header do not form a URL this service can route',
   });
   // Always the problem body: which API the request meant is what is unclear.
-  const response = renderError(error, '/');
+  const response = renderError(error, 'problem');
   for (const [name, value] of Object.entries(securityHeaders)) response.headers.set(name, value);
   response.headers.set('x-request-id', id);
   logRequest(logger, request, request.url.slice(0, 256), response.status);

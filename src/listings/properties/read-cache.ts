@@ -12,14 +12,12 @@ export interface PropertyRead {
   ownerId: string;
   /** Archived: not shown to anonymous readers (`canSee`). */
   archived: boolean;
-  /** Whether it has been answered with before (`propertyReadAnswer`). */
-  answered?: boolean;
-  /** Response headers of the 200 and of a 304, made when it is answered with again. */
-  headers?: Headers;
-  notModifiedHeaders?: Headers;
 }
 
-/** About what a cached read holds besides its JSON (ETag, owner, two header templates). */
+/**
+ * About what a cached read holds besides its JSON: its ETag and owner, and
+ * what the transport keeps beside it while it lives (two header templates).
+ */
 const READ_OVERHEAD = 1500;
 
 /**

@@ -31,10 +31,7 @@ export const importRoutes = ({ auth, stores: { customer }, idempotency }: ApiDep
         if (body.length > MAX_IMPORT_ROWS) {
           const message = `At most ${MAX_IMPORT_ROWS} transactions may be imported at once.`;
           throw fail('request.invalid', {
-            fields: {
-              messages: { transactions: { max: message } },
-              errors: { transactions: [message] },
-            },
+            fields: [{ path: ['transactions'], rule: 'max', message }],
           });
         }
         return whenReady(customer.importTransactions(body.map(toNew)), (imported) =>

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
+import { EMPLOYEE_MINIMUM_PER_MINUTE } from '@/config/env';
 import { planIdOf } from '@/customer/admin/operations';
 import {
   EmployeeRateLimit,
@@ -126,7 +127,7 @@ export const adminRoutes = (deps: ApiDeps) => {
         response: { 204: NoBody, ...commonResponses },
         detail: detail(
           'setEmployeeRateLimit',
-          "Set an employee's own per-minute limit (at least 2000)",
+          `Set an employee's own per-minute limit (at least ${EMPLOYEE_MINIMUM_PER_MINUTE})`,
         ),
       },
     )

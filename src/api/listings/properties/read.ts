@@ -28,6 +28,24 @@ export function propertyReadAnswer(
   );
 }
 
+/** The header templates of a read answered more than once (`answerOf`). */
+interface ReadTemplates {
+  ok?: Headers;
+  notModified?: Headers;
+}
+
+/**
+ * The transport's field on a cached read, set at its first answer and
+ * dropped with the read (a property read is cheaper than a WeakMap lookup
+ * on this path).
+ */
+const TEMPLATES = Symbol('header templates');
+type AnsweredRead = PropertyRead & { [TEMPLATES]?: ReadTemplates };
+
+/** A cached read's templates: undefined before its first answer, then filled as it is repeated. */
+export const readTemplatesOf = (read: PropertyRead): Readonly<ReadTemplates> | undefined =>
+  (read as AnsweredRead)[TEMPLATES];
+
 function answerOf(
   read: PropertyRead | null,
   caller: Caller | null,
@@ -38,17 +56,17 @@ function answerOf(
   // A read answered once (most of a table read at random) gets plain
   // headers; one answered again keeps a template, cheaper to copy from
   // than a record and only held by the reads that are repeated.
-  const again = read.answered === true;
-  read.answered = true;
+  const templates = (read as AnsweredRead)[TEMPLATES];
+  if (!templates) (read as AnsweredRead)[TEMPLATES] = {};
   if (ifNoneMatchHolds(ifNoneMatch, etag)) {
-    if (!again) return { status: 304, body: null, headers: { etag } };
-    read.notModifiedHeaders ??= answerHeaders({ etag });
-    return { status: 304, body: null, headers: read.notModifiedHeaders };
+    if (!templates) return { status: 304, body: null, headers: { etag } };
+    templates.notModified ??= answerHeaders({ etag });
+    return { status: 304, body: null, headers: templates.notModified };
   }
-  if (!again)
+  if (!templates)
     return { status: 200, body: read.body, headers: { 'content-type': JSON_CONTENT_TYPE, etag } };
-  read.headers ??= answerHeaders({ 'content-type': JSON_CONTENT_TYPE, etag });
-  return { status: 200, body: read.body, headers: read.headers };
+  templates.ok ??= answerHeaders({ 'content-type': JSON_CONTENT_TYPE, etag });
+  return { status: 200, body: read.body, headers: templates.ok };
 }
 
 const LIST_HEADERS = answerHeaders({ 'content-type': JSON_CONTENT_TYPE });
