@@ -13,8 +13,8 @@ import {
   ne,
   sql,
 } from 'drizzle-orm';
-import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/counting';
-import { recordAuditLater } from '@/audit/postgres-log';
+import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/operations';
+import { recordAuditLater } from '@/audit/postgres-store';
 import type { TokenCutoff } from '@/auth/tokens';
 import { type PgDb, type PgTx, pgDatabase } from '@/db/pg/client';
 import {

@@ -12,8 +12,8 @@ import {
   ne,
   sql,
 } from 'drizzle-orm';
-import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/counting';
-import { recordAudit } from '@/audit/log';
+import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/operations';
+import { recordAudit } from '@/audit/sqlite-store';
 import type { TokenCutoff } from '@/auth/tokens';
 import type { Db, Tx } from '@/db/client';
 import {

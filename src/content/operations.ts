@@ -1,10 +1,10 @@
 import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { StaticPageRow, staticPages } from '@/db/schema';
-import type { NewEvent } from '@/events/outbox';
+import type { NewEvent } from '@/events/sqlite-outbox';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
-import { notFoundDetail, toStaticPage } from './service';
+import { notFoundDetail, toStaticPage } from './representation';
 import type {
   AcceptedFile,
   ContentStore,

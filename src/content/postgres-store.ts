@@ -3,12 +3,12 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { auditRowOf } from '@/audit/record';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { auditEvents, staticPages } from '@/db/pg/schema';
-import { eventRowOf } from '@/events/outbox';
 import { announcedAfter, appendEventRows } from '@/events/postgres-outbox';
+import { eventRowOf } from '@/events/sqlite-outbox';
 import { fieldError } from '@/kernel/errors';
 import { runLater, type Steps } from '@/kernel/steps';
 import { type PageTables, pageWrites } from './operations';
-import { summaryColumnsOf, toSummary } from './service';
+import { summaryColumnsOf, toSummary } from './representation';
 import type { ContentStore } from './store';
 
 const ofSlugAndLanguage = (slug: string, language: string) =>

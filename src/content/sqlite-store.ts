@@ -1,12 +1,12 @@
 import { and, eq } from 'drizzle-orm';
-import { recordAudit } from '@/audit/log';
+import { recordAudit } from '@/audit/sqlite-store';
 import type { Db, DbOrTx } from '@/db/client';
 import { staticPages } from '@/db/schema';
 import { readSnapshot } from '@/db/snapshot';
-import { appendEvent } from '@/events/outbox';
+import { appendEvent } from '@/events/sqlite-outbox';
 import { runNow, type Steps } from '@/kernel/steps';
 import { type PageTables, pageWrites, upsertPage } from './operations';
-import { findAllPublished, findPublishedVariants, listPublished } from './service';
+import { findAllPublished, findPublishedVariants, listPublished } from './representation';
 import type { ContentStore, StaticPageWrite, WrittenPage } from './store';
 
 const ofSlugAndLanguage = (slug: string, language: string) =>

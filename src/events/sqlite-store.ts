@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import { runNow } from '@/kernel/steps';
-import { type FeedTables, feedPage, type StoredEvent } from './feed';
-import { appendEvents } from './outbox';
+import { type FeedTables, feedPage, type StoredEvent } from './operations';
+import { appendEvents } from './sqlite-outbox';
 import type { EventStore } from './store';
 
 const feedTablesOf = (db: Db): FeedTables => ({

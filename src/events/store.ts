@@ -1,6 +1,6 @@
 import type { MaybePromise } from '@/kernel/maybe-promise';
-import type { ReadEvents } from './feed';
-import type { NewEvent } from './outbox';
+import type { ReadEvents } from './operations';
+import type { NewEvent } from './sqlite-outbox';
 
 /**
  * Where the change feed's events live. Writers of other domains append

@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
-import { appendEvents, type NewEvent } from '@/events/outbox';
 import type { EventType } from '@/events/schemas';
+import { appendEvents, type NewEvent } from '@/events/sqlite-outbox';
 import {
   PROPERTY_COLUMNS,
   type PropertyRecord,

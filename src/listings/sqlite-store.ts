@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import { type Combinable, groupCommitOf } from '@/db/group-commit';
 import type { ReadCache } from '@/db/read-cache';
-import { appendEvents } from '@/events/outbox';
+import { appendEvents } from '@/events/sqlite-outbox';
 import { runNow } from '@/kernel/steps';
 import { listCounters } from './multi-listing-units/service';
 import { listNeighbourhoods, putNeighbourhoodOnSqlite } from './neighbourhoods/service';

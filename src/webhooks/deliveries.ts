@@ -1,6 +1,6 @@
 import type { WebhookDeliveryRow } from '@/db/schema';
 import { cursorOf } from '@/events/cursor';
-import type { StoredEvent } from '@/events/feed';
+import type { StoredEvent } from '@/events/operations';
 import type { EventType } from '@/events/schemas';
 import type { Delivery } from './schemas';
 

@@ -1,7 +1,7 @@
 import type { ApiDeps } from '@/api/deps';
 import { type PreparedResponse, readList, readPage } from '@/content/cache';
+import { notFoundDetail } from '@/content/representation';
 import { isSlug } from '@/content/schemas';
-import { notFoundDetail } from '@/content/service';
 import { fail } from '@/kernel/errors';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { ifNoneMatchHolds } from '@/kernel/preconditions';

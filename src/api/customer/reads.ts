@@ -1,6 +1,6 @@
 import type { ApiDeps } from '@/api/deps';
 import type { Caller } from '@/auth/tokens';
-import { transactionPageBody } from '@/customer/transactions/service';
+import { transactionPageBody } from '@/customer/transactions/list';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import type { Utf8 } from '@/kernel/utf8';
 import type { RateLimiter } from '@/rate-limit/limiter';

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { appendEvents, type NewEvent } from '@/events/outbox';
+import { appendEvents, type NewEvent } from '@/events/sqlite-outbox';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { runNow, type Steps, step } from '@/kernel/steps';

@@ -9,8 +9,8 @@ import {
   unitFeatures,
   units,
 } from '@/db/pg/schema';
-import { eventRowOf, type NewEvent } from '@/events/outbox';
 import { appendEventRows } from '@/events/postgres-outbox';
+import { eventRowOf, type NewEvent } from '@/events/sqlite-outbox';
 import { hasNul, selectRecords } from '@/listings/properties/postgres-list';
 import type { PropertyTables } from '@/listings/properties/service';
 import type { UnitTables } from './operations';

@@ -8,7 +8,7 @@ import {
   type AuditRowTables,
   DEFAULT_AUDIT_LIMITS,
   recordAuditSteps,
-} from './counting';
+} from './operations';
 import { type AuditContext, type AuditEntry, CALLER_TEXT_MAX, cutText } from './record';
 import type { AuditEvent, AuditPage, AuditQuery } from './schemas';
 
@@ -169,7 +169,7 @@ const auditRowTablesOf = (db: DbOrTx): AuditRowTables => ({
 });
 
 /**
- * Appends one event, or counts it (`src/audit/counting.ts`). Call it with
+ * Appends one event, or counts it (`src/audit/operations.ts`). Call it with
  * the transaction of the action itself: the event commits with the action
  * or not at all.
  */

@@ -8,7 +8,8 @@ import {
   type AuditRowTables,
   DEFAULT_AUDIT_LIMITS,
   recordAuditSteps,
-} from './counting';
+} from './operations';
+import type { AuditContext, AuditEntry } from './record';
 import {
   type AuditLogStore,
   type AuditRead,
@@ -16,8 +17,7 @@ import {
   PRUNE_CHUNK,
   searchRead,
   securityLogRead,
-} from './log';
-import type { AuditContext, AuditEntry } from './record';
+} from './sqlite-store';
 
 /** A filter value PostgreSQL text cannot hold (NUL) matches no stored row; binding it would fail. */
 const holdsNul = (values: readonly (string | undefined)[]) =>
@@ -51,7 +51,7 @@ const auditRowTablesOf = (db: PgDb | PgTx): AuditRowTables => ({
   },
 });
 
-/** Appends one event, or counts it (`src/audit/counting.ts`), in `db`'s transaction. */
+/** Appends one event, or counts it (`src/audit/operations.ts`), in `db`'s transaction. */
 export const recordAuditLater = (
   db: PgDb | PgTx,
   context: AuditContext,
