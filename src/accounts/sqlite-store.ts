@@ -269,6 +269,3 @@ export function sqliteAccountStore(db: Db, limits: AuditLimits = DEFAULT_AUDIT_L
     failures: tableFailureLedger(run),
   } satisfies AccountStore;
 }
-
-/** The SQLite store, every answer at once (scripts and tests call it without awaiting). */
-export type SqliteAccountStore = ReturnType<typeof sqliteAccountStore>;

@@ -51,5 +51,3 @@ export function sqliteEventStore(db: Db) {
         .run(cutoff).changes,
   } satisfies EventStore;
 }
-
-export type SqliteEventStore = ReturnType<typeof sqliteEventStore>;

@@ -84,6 +84,3 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
     reconcileUnitCounters: (chunk) => reconcileUnitCounters(db, chunk),
   } satisfies ListingsStore;
 }
-
-/** The SQLite store, every read at once (scripts and tests call it without awaiting). */
-export type SqliteListingsStore = ReturnType<typeof sqliteListingsStore>;
