@@ -10,7 +10,7 @@ import type { AccountStore } from '@/accounts/store';
 import type { ApiDeps } from '@/api/deps';
 import { sessionCookieNameOf } from '@/api/plugins/auth';
 import { requestContext, withRequestContext } from '@/api/plugins/request-context';
-import type { AuditLogStore } from '@/audit/sqlite-store';
+import type { AuditLogStore } from '@/audit/store';
 import { TokenCutoffs } from '@/auth/revocation';
 import { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';

@@ -3,7 +3,7 @@ import type { AddressBound } from '@/accounts/address-limit';
 import type { FailureLedger } from '@/accounts/guessing';
 import type { BoundedHasher } from '@/accounts/hashing';
 import type { AccountStore } from '@/accounts/store';
-import type { AuditLogStore } from '@/audit/sqlite-store';
+import type { AuditLogStore } from '@/audit/store';
 import type { TokenCutoffs } from '@/auth/revocation';
 import type { TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';

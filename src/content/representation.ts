@@ -1,7 +1,5 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
 import type { StaticPage, StaticPageSummary } from '@/content/schemas';
-import type { Db } from '@/db/client';
-import { type StaticPageRow, staticPages } from '@/db/schema';
+import type { StaticPageRow } from '@/db/schema';
 
 /** The default language: step three of the choice, after `?language=` and Accept-Language. */
 export const DEFAULT_LANGUAGE = 'en';
@@ -40,49 +38,3 @@ export const summaryColumnsOf = <T extends Record<SummaryColumn, unknown>>(
   language: table.language,
   group: table.group,
 });
-
-/** Prepared once per database handle: these run on every uncached read. */
-const prepared = new WeakMap<Db, ReturnType<typeof prepare>>();
-
-function prepare(db: Db) {
-  return {
-    variants: db
-      .select()
-      .from(staticPages)
-      .where(and(eq(staticPages.slug, sql.placeholder('slug')), eq(staticPages.published, true)))
-      .orderBy(asc(staticPages.id))
-      .prepare(),
-    published: db
-      .select()
-      .from(staticPages)
-      .where(eq(staticPages.published, true))
-      .orderBy(asc(staticPages.id))
-      .prepare(),
-    summaries: db
-      .select(summaryColumnsOf(staticPages))
-      .from(staticPages)
-      .where(eq(staticPages.published, true))
-      .orderBy(asc(staticPages.id))
-      .prepare(),
-  };
-}
-
-function statements(db: Db) {
-  let found = prepared.get(db);
-  if (!found) {
-    found = prepare(db);
-    prepared.set(db, found);
-  }
-  return found;
-}
-
-/** Every published language version of one slug, lowest id first. */
-export const findPublishedVariants = (db: Db, slug: string): StaticPageRow[] =>
-  statements(db).variants.all({ slug });
-
-/** Every published page, lowest id first. */
-export const findAllPublished = (db: Db): StaticPageRow[] => statements(db).published.all();
-
-/** GET /content/static-pages/: published pages in id order. */
-export const listPublished = (db: Db): StaticPageSummary[] =>
-  statements(db).summaries.all().map(toSummary);

@@ -3,7 +3,7 @@ import type { PgTx } from '@/db/pg/client';
 import { insertRows } from '@/db/pg/insert-rows';
 import { events } from '@/db/pg/schema';
 import { announceEvent } from './signal';
-import type { NewEventRow } from './sqlite-outbox';
+import type { NewEventRow } from './store';
 
 /**
  * The transaction-scoped advisory lock every PostgreSQL append takes before

@@ -1,7 +1,7 @@
 import type { WebhookDeliveryRow } from '@/db/schema';
 import { cursorOf } from '@/events/cursor';
-import type { StoredEvent } from '@/events/operations';
 import type { EventType } from '@/events/schemas';
+import type { StoredEvent } from '@/events/store';
 import type { Delivery } from './schemas';
 
 /** Waits after the 1st, 2nd, 3rd and 4th failed attempt; hourly after that. */

@@ -1,6 +1,6 @@
 import type { WebhookEndpointRow } from '@/db/schema';
 import { cursorOf } from '@/events/cursor';
-import type { StoredEvent } from '@/events/operations';
+import type { StoredEvent } from '@/events/store';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
 import { BACKLOG_GIVEN_UP } from './deliveries';

@@ -4,7 +4,7 @@ import { postgresAuditLog } from '@/audit/postgres-store';
 import type { AuditContext, AuditEntry } from '@/audit/record';
 import { migratePostgres } from '@/db/pg/migrate';
 import { postgresEventStore } from '@/events/postgres-store';
-import type { NewEvent } from '@/events/sqlite-outbox';
+import type { NewEvent } from '@/events/store';
 import { postgresWebhookStore } from '@/webhooks/postgres-store';
 import { postgresJobRuns } from '@/workers/job-runs';
 import { createTestApp, type TestAppOptions } from '../support/harness';

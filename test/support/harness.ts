@@ -7,7 +7,7 @@ import type { AccountStore } from '@/accounts/store';
 import type { ApiDeps } from '@/api/deps';
 import type { CreateAppOptions } from '@/app';
 import { buildDeps, createService, type ExtraRoutes } from '@/app';
-import type { AuditLogStore } from '@/audit/sqlite-store';
+import type { AuditLogStore } from '@/audit/store';
 import type { Audience } from '@/auth/tokens';
 import { parseConfig } from '@/config';
 import type { CustomerStore } from '@/customer/store';

@@ -2,7 +2,7 @@ import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import type { EventType } from '@/events/schemas';
-import type { NewEvent } from '@/events/sqlite-outbox';
+import type { NewEvent } from '@/events/store';
 import { fail, fieldError } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
