@@ -15,8 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { preparePage } from '@/content/cache';
 import { importStaticPages } from '@/content/import';
-import { findPublishedVariants } from '@/content/service';
-import { sqliteContentStore } from '@/content/sqlite-store';
+import { findPublishedVariants, sqliteContentStore } from '@/content/sqlite-store';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { tempDir } from '../test/support/harness';
 

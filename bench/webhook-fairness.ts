@@ -15,7 +15,7 @@
  */
 import { parseArgs } from 'node:util';
 import { TokenService } from '@/auth/tokens';
-import { ATTEMPT_TIMEOUT_MS } from '@/webhooks/deliver';
+import { ATTEMPT_TIMEOUT_MS } from '@/webhooks/attempt';
 import { propertyBody } from '../test/listings/support';
 import { spawnService } from '../test/support/service-process';
 import { hangingReceiver } from '../test/webhooks/fairness-support';

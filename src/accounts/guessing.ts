@@ -34,7 +34,7 @@ export const ipCounter = (address: string): FailureCounter => ({
  * The security log's counter of refused attempts: the account targeted, or
  * for an unknown account (what was typed is not kept) the client address,
  * over fixed windows as long as the failure window. Every refusal of one
- * counter in one window adds to one event (`src/audit/counting.ts`).
+ * counter in one window adds to one event (`src/audit/operations.ts`).
  */
 export const refusalCounter = (subject: string | null, address: string) => ({
   key: subject === null ? `address ${address}` : `account ${subject}`,

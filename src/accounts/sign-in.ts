@@ -3,7 +3,7 @@ import { type AuditContext, type AuditEntry, actingAs } from '@/audit/record';
 import type { TokenService } from '@/auth/tokens';
 import type { User } from '@/db/schema';
 import { fail, isDomainError } from '@/kernel/errors';
-import { finishAuthentication, type RelyingParty } from './ceremonies';
+import type { RelyingParty } from './ceremonies';
 import {
   accountCounter,
   beginAttempt,
@@ -14,6 +14,7 @@ import {
   refusalCounter,
 } from './guessing';
 import type { PasswordHasher } from './hashing';
+import { finishAuthentication } from './passkey-authentication';
 import { newSession } from './sessions';
 import type { AccountStore } from './store';
 import { userSummaryOf } from './users';

@@ -46,7 +46,7 @@ export function cutText(text: string | null, max: number): string | null {
   return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
-/** Account actions a customer or an anonymous caller can repeat at will (`src/audit/counting.ts`). */
+/** Account actions a customer or an anonymous caller can repeat at will (`src/audit/operations.ts`). */
 export const CALLER_ACTIONS: ReadonlySet<AuditAction> = new Set<AuditAction>([
   'sign_in.succeeded',
   'sign_in.failed',

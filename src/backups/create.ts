@@ -11,9 +11,9 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import { ensureBackupDir } from './folder';
 import { type BackupLabel, backupName } from './names';
 import { BackupError, checkSnapshot, syncFile } from './snapshot';
-import { ensureBackupDir } from './store';
 
 export interface BackupOptions {
   /** The folder of the backups (BACKUP_DIR). */

@@ -1,6 +1,6 @@
 import { chooseVariant } from '@/content/language';
+import { toStaticPage } from '@/content/representation';
 import type { StaticPageSummary } from '@/content/schemas';
-import { toStaticPage } from '@/content/service';
 import type { ReadCache } from '@/db/read-cache';
 import type { StaticPageRow } from '@/db/schema';
 import { etagOfText } from '@/kernel/etag';

@@ -1,4 +1,4 @@
-import { DEFAULT_LANGUAGE } from '@/content/service';
+import { DEFAULT_LANGUAGE } from '@/content/representation';
 
 /** At most this many Accept-Language entries are considered (a header is client-controlled). */
 const MAX_ACCEPT_ENTRIES = 16;

@@ -1,36 +1,19 @@
-import type { AuditContext, AuditEntry } from '@/audit/record';
-import type { StaticPageRow, staticPages } from '@/db/schema';
-import type { NewEvent } from '@/events/outbox';
+import type { AuditContext } from '@/audit/record';
+import type { StaticPageRow } from '@/db/schema';
+import type { NewEvent } from '@/events/store';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
-import { notFoundDetail, toStaticPage } from './service';
+import { notFoundDetail, toStaticPage } from './representation';
 import type {
   AcceptedFile,
   ContentStore,
   ImportedPage,
+  PageTables,
+  StaticPageValues,
   StaticPageWrite,
   WrittenPage,
 } from './store';
-
-export type NewStaticPage = typeof staticPages.$inferInsert;
-export type StaticPageValues = Omit<NewStaticPage, 'id' | 'slug' | 'language' | 'createdAt'>;
-
-/**
- * The queries of the page writes, inside one transaction of a store: at
- * once on SQLite, later on PostgreSQL (`src/kernel/steps.ts`).
- */
-export interface PageTables {
-  /** Excludes every other page write until the transaction ends. */
-  lockPages(): MaybePromise<void>;
-  pageId(slug: string, language: string): MaybePromise<number | undefined>;
-  updatePage(id: number, values: StaticPageValues): MaybePromise<StaticPageRow>;
-  insertPage(values: NewStaticPage): MaybePromise<StaticPageRow>;
-  /** Answers the ids removed. */
-  deletePages(slug: string, language: string): MaybePromise<number[]>;
-  appendEvent(event: NewEvent, now: number): MaybePromise<void>;
-  recordAudit(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
-}
 
 /** The event of a page write: the page as its GET answers it (even while unpublished). */
 const pageEvent = (row: StaticPageRow): NewEvent => ({

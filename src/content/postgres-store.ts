@@ -3,13 +3,13 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { auditRowOf } from '@/audit/record';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { auditEvents, staticPages } from '@/db/pg/schema';
-import { eventRowOf } from '@/events/outbox';
+import { eventRowOf } from '@/events/operations';
 import { announcedAfter, appendEventRows } from '@/events/postgres-outbox';
 import { fieldError } from '@/kernel/errors';
 import { runLater, type Steps } from '@/kernel/steps';
-import { type PageTables, pageWrites } from './operations';
-import { summaryColumnsOf, toSummary } from './service';
-import type { ContentStore } from './store';
+import { pageWrites } from './operations';
+import { summaryColumnsOf, toSummary } from './representation';
+import type { ContentStore, PageTables } from './store';
 
 const ofSlugAndLanguage = (slug: string, language: string) =>
   and(eq(staticPages.slug, slug), eq(staticPages.language, language));

@@ -1,13 +1,60 @@
-import { and, eq } from 'drizzle-orm';
-import { recordAudit } from '@/audit/log';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { recordAudit } from '@/audit/sqlite-store';
 import type { Db, DbOrTx } from '@/db/client';
-import { staticPages } from '@/db/schema';
+import { type StaticPageRow, staticPages } from '@/db/schema';
 import { readSnapshot } from '@/db/snapshot';
-import { appendEvent } from '@/events/outbox';
+import { appendEvent } from '@/events/sqlite-outbox';
 import { runNow, type Steps } from '@/kernel/steps';
-import { type PageTables, pageWrites, upsertPage } from './operations';
-import { findAllPublished, findPublishedVariants, listPublished } from './service';
-import type { ContentStore, StaticPageWrite, WrittenPage } from './store';
+import { pageWrites, upsertPage } from './operations';
+import { summaryColumnsOf, toSummary } from './representation';
+import type { StaticPageSummary } from './schemas';
+import type { ContentStore, PageTables, StaticPageWrite, WrittenPage } from './store';
+
+/** Prepared once per database handle: these run on every uncached read. */
+const prepared = new WeakMap<Db, ReturnType<typeof prepare>>();
+
+function prepare(db: Db) {
+  return {
+    variants: db
+      .select()
+      .from(staticPages)
+      .where(and(eq(staticPages.slug, sql.placeholder('slug')), eq(staticPages.published, true)))
+      .orderBy(asc(staticPages.id))
+      .prepare(),
+    published: db
+      .select()
+      .from(staticPages)
+      .where(eq(staticPages.published, true))
+      .orderBy(asc(staticPages.id))
+      .prepare(),
+    summaries: db
+      .select(summaryColumnsOf(staticPages))
+      .from(staticPages)
+      .where(eq(staticPages.published, true))
+      .orderBy(asc(staticPages.id))
+      .prepare(),
+  };
+}
+
+function statements(db: Db) {
+  let found = prepared.get(db);
+  if (!found) {
+    found = prepare(db);
+    prepared.set(db, found);
+  }
+  return found;
+}
+
+/** Every published language version of one slug, lowest id first. */
+export const findPublishedVariants = (db: Db, slug: string): StaticPageRow[] =>
+  statements(db).variants.all({ slug });
+
+/** Every published page, lowest id first. */
+export const findAllPublished = (db: Db): StaticPageRow[] => statements(db).published.all();
+
+/** GET /content/static-pages/: published pages in id order. */
+export const listPublished = (db: Db): StaticPageSummary[] =>
+  statements(db).summaries.all().map(toSummary);
 
 const ofSlugAndLanguage = (slug: string, language: string) =>
   and(eq(staticPages.slug, slug), eq(staticPages.language, language));

@@ -1,5 +1,5 @@
 import { asc, eq, max, sql } from 'drizzle-orm';
-import { recordAudit } from '@/audit/log';
+import { recordAudit } from '@/audit/sqlite-store';
 import {
   type PlanOperation,
   type PlanTables,

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { PgTx } from '@/db/pg/client';
 import { insertRows } from '@/db/pg/insert-rows';
 import { events } from '@/db/pg/schema';
-import type { NewEventRow } from './outbox';
 import { announceEvent } from './signal';
+import type { NewEventRow } from './store';
 
 /**
  * The transaction-scoped advisory lock every PostgreSQL append takes before

@@ -3,11 +3,9 @@ import { and, asc, eq, gt, inArray, lt, max, min, sql } from 'drizzle-orm';
 import { changedRows, pgDatabase } from '@/db/pg/client';
 import { events } from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
-import type { FeedTables } from './feed';
-import { feedPage } from './feed';
-import { eventRowOf } from './outbox';
+import { eventRowOf, feedPage } from './operations';
 import { announcedAfter, appendEventRows } from './postgres-outbox';
-import type { EventStore } from './store';
+import type { EventStore, FeedTables } from './store';
 
 /**
  * The feed on PostgreSQL: the same pages, cursors and errors as

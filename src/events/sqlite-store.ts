@@ -1,8 +1,8 @@
 import type { Db } from '@/db/client';
 import { runNow } from '@/kernel/steps';
-import { type FeedTables, feedPage, type StoredEvent } from './feed';
-import { appendEvents } from './outbox';
-import type { EventStore } from './store';
+import { feedPage } from './operations';
+import { appendEvents } from './sqlite-outbox';
+import type { EventStore, FeedTables, StoredEvent } from './store';
 
 const feedTablesOf = (db: Db): FeedTables => ({
   eventsAfter({ after, owner, types, limit }) {
@@ -51,5 +51,3 @@ export function sqliteEventStore(db: Db) {
         .run(cutoff).changes,
   } satisfies EventStore;
 }
-
-export type SqliteEventStore = ReturnType<typeof sqliteEventStore>;

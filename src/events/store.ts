@@ -1,6 +1,53 @@
+import type { Caller } from '@/auth/tokens';
+import type { EventRow } from '@/db/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
-import type { ReadEvents } from './feed';
-import type { NewEvent } from './outbox';
+import type { EventPage, EventQuery, EventType, ResourceKind } from './schemas';
+
+export interface NewEvent {
+  type: EventType;
+  resource: { kind: ResourceKind; id: string };
+  /** The owner of the property concerned; null when no customer may see the event. */
+  ownerId: string | null;
+  /** The resource as its GET answers it after the change, or `{id}` once removed. */
+  data: object;
+}
+
+/** The row of one event as every store inserts it (the id is assigned by the insert). */
+export type NewEventRow = Omit<EventRow, 'id'>;
+
+/** An event as a store reads it back (`occurredAt` in ms on SQLite, a `Date` on PostgreSQL). */
+export interface StoredEvent {
+  id: number;
+  type: string;
+  occurredAt: number | Date;
+  resourceKind: string;
+  resourceId: string;
+  ownerId: string | null;
+  data: string;
+}
+
+/** Which events a page holds: after `after`, of `owner` (null: everyone's), of `types`. */
+export interface EventScope {
+  after: number;
+  owner: string | null;
+  types: readonly EventType[] | undefined;
+  limit: number;
+}
+
+/** The queries of one feed read, as each store answers them. */
+export interface FeedTables {
+  /** Events of `scope`, in id order, at most `scope.limit`. */
+  eventsAfter(scope: EventScope): MaybePromise<StoredEvent[]>;
+  /**
+   * The highest id pruning may have removed: events are pruned oldest
+   * first, so everything up to the oldest kept id (or, with none kept, up to
+   * the last id ever assigned) is gone.
+   */
+  prunedThrough(): MaybePromise<number>;
+}
+
+/** Reads one page of the feed; `EventStore.readEvents`. */
+export type ReadEvents = (caller: Caller, query: EventQuery) => MaybePromise<EventPage>;
 
 /**
  * Where the change feed's events live. Writers of other domains append

@@ -1,6 +1,7 @@
 import type { Db } from '@/db/client';
-import { appendEvents, type NewEvent } from '@/events/outbox';
 import type { EventType } from '@/events/schemas';
+import { appendEvents } from '@/events/sqlite-outbox';
+import type { NewEvent } from '@/events/store';
 import {
   PROPERTY_COLUMNS,
   type PropertyRecord,

@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import { type Combinable, groupCommitOf } from '@/db/group-commit';
 import type { ReadCache } from '@/db/read-cache';
-import { appendEvents } from '@/events/outbox';
+import { appendEvents } from '@/events/sqlite-outbox';
 import { runNow } from '@/kernel/steps';
 import { listCounters } from './multi-listing-units/service';
 import { listNeighbourhoods, putNeighbourhoodOnSqlite } from './neighbourhoods/service';
@@ -84,6 +84,3 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
     reconcileUnitCounters: (chunk) => reconcileUnitCounters(db, chunk),
   } satisfies ListingsStore;
 }
-
-/** The SQLite store, every read at once (scripts and tests call it without awaiting). */
-export type SqliteListingsStore = ReturnType<typeof sqliteListingsStore>;

@@ -1,4 +1,4 @@
-import { recordAudit } from '@/audit/log';
+import { recordAudit } from '@/audit/sqlite-store';
 import type { Db } from '@/db/client';
 import type { PropertyTables } from './properties/service';
 import { exec, many, one } from './sql';

@@ -3,16 +3,12 @@
  * Talks to /auth with the session cookie; every failure is told in words.
  */
 import {
-  type AuthenticationResponseJSON,
   browserSupportsWebAuthn,
-  browserSupportsWebAuthnAutofill,
   type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
-  startAuthentication,
   startRegistration,
 } from '@simplewebauthn/browser';
-import { REAUTHENTICATION_DETAIL, UNKNOWN_CREDENTIAL_DETAIL } from '../accounts/messages';
+import { REAUTHENTICATION_DETAIL } from '../accounts/messages';
 import {
   type Action,
   ApiError,
@@ -25,6 +21,7 @@ import {
 import { offerConditionalCreate } from './app/auto-register';
 import { clearMessage, say, ui } from './app/elements';
 import { type PasskeyActions, renderPasskey } from './app/passkey-item';
+import { passkeySignIn } from './app/passkey-sign-in';
 import { showPortal } from './app/portal';
 import { showSecurityLog } from './app/security-log';
 import { type BrowserSession, showSessions } from './app/sessions';
@@ -57,6 +54,8 @@ async function run(action: Action, button: HTMLButtonElement | null, work: () =>
     if (button) button.disabled = false;
   }
 }
+
+const withPasskey = passkeySignIn(run, enter);
 
 const actions: PasskeyActions = {
   rename(passkey, name, button) {
@@ -109,7 +108,7 @@ function showSignedOut() {
   ui.loading.hidden = true;
   ui.signedIn.hidden = true;
   ui.signedOut.hidden = false;
-  void offerPasskeyAutofill();
+  void withPasskey.offerAutofill();
 }
 
 async function enter(user: User) {
@@ -119,42 +118,6 @@ async function enter(user: User) {
   ui.signInForm.reset();
   ui.signUpForm?.reset();
   await Promise.all([loadPasskeys(), showPortal()]);
-}
-
-async function finishPasskeySignIn(response: AuthenticationResponseJSON) {
-  const signedIn = await api<{ user: User }>('POST', '/auth/passkey/authenticate', {
-    response,
-  }).catch((error: unknown) => {
-    // Deleted here: the provider should stop offering it.
-    if (error instanceof ApiError && error.detail === UNKNOWN_CREDENTIAL_DETAIL)
-      void signals.signalUnknownPasskey(response.id);
-    throw error;
-  });
-  await enter(signedIn.user);
-  say(`Signed in with a passkey as ${signedIn.user.email}.`);
-}
-
-const authenticationOptions = () =>
-  api<PublicKeyCredentialRequestOptionsJSON>('POST', '/auth/passkey/authenticate/options', {});
-
-/**
- * Passkey autofill (conditional mediation): the browser lists this site's
- * passkeys under the email field. Started whenever the sign-in form shows;
- * the button flow below aborts it and restarts it when done.
- */
-async function offerPasskeyAutofill() {
-  if (!(await browserSupportsWebAuthnAutofill())) return;
-  await run('passkey-sign-in', null, async () => {
-    const optionsJSON = await authenticationOptions();
-    let response: AuthenticationResponseJSON;
-    try {
-      response = await startAuthentication({ optionsJSON, useBrowserAutofill: true });
-    } catch {
-      // Autofill ends quietly when dismissed or replaced by the button's prompt.
-      return;
-    }
-    await finishPasskeySignIn(response);
-  });
 }
 
 ui.signInForm.addEventListener('submit', (event) => {
@@ -175,25 +138,7 @@ ui.signInForm.addEventListener('submit', (event) => {
   });
 });
 
-ui.passkeySignIn.addEventListener('click', () => {
-  clearMessage();
-  if (!browserSupportsWebAuthn()) {
-    say("This browser doesn't support passkeys. Sign in with your password.", 'error');
-    return;
-  }
-  void run('passkey-sign-in', ui.passkeySignIn, async () => {
-    const optionsJSON = await authenticationOptions();
-    let response: AuthenticationResponseJSON;
-    try {
-      response = await startAuthentication({ optionsJSON });
-    } catch (error) {
-      // The modal prompt replaced the autofill one; offer autofill again.
-      if (!ui.signedOut.hidden) void offerPasskeyAutofill();
-      throw error;
-    }
-    await finishPasskeySignIn(response);
-  });
-});
+ui.passkeySignIn.addEventListener('click', withPasskey.signInWithButton);
 
 ui.signUpForm?.addEventListener('submit', (event) => {
   event.preventDefault();

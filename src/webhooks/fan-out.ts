@@ -1,10 +1,10 @@
 import type { WebhookEndpointRow } from '@/db/schema';
 import { cursorOf } from '@/events/cursor';
-import type { StoredEvent } from '@/events/feed';
+import type { StoredEvent } from '@/events/store';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
-import { BACKLOG_GIVEN_UP } from './deliveries';
-import { disableEndpoint, type Run } from './operations';
+import { BACKLOG_GIVEN_UP, disableEndpoint } from './deliveries';
+import type { Run } from './operations';
 import type { NewDelivery, WebhookQuotas, WebhookTables } from './store';
 
 const FAN_OUT_BATCH = 500;

@@ -1,15 +1,14 @@
-import { toolContext } from '@/audit/record';
 import type { Caller } from '@/auth/tokens';
 import { uuidv7 } from '@/db/ids';
 import type { WebhookEndpointRow } from '@/db/schema';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
-import { GIVE_UP_MS, retryDelay, toDelivery } from './deliveries';
+import { recordAttempt, toDelivery } from './deliveries';
 import { PREVIOUS_SECRET_MS, toWebhook } from './endpoints';
 import type { WebhookCreate, WebhookPatch } from './schemas';
 import { newSecret } from './signing';
-import type { AttemptOutcome, EndpointChange, WebhookStore, WebhookTables } from './store';
+import type { WebhookStore, WebhookTables } from './store';
 
 /** The owner a customer's endpoints belong to; null (every event) for an employee's. */
 const ownerOf = (caller: Caller): string | null => (caller.aud === 'customer' ? caller.sub : null);
@@ -139,96 +138,6 @@ function* redeliver(
     }),
   );
   return toDelivery(row);
-}
-
-/** Why the service disabled an endpoint: its receiver kept failing, or its backlog was full. */
-export interface Disabling {
-  cause: 'failing' | 'backlog';
-  /** The `disabledReason` its owner reads. */
-  reason: string;
-  /** Other columns changed with it. */
-  change?: EndpointChange;
-}
-
-/**
- * Disables an endpoint on the service's own account, and writes the
- * `webhook.disabled` audit event in the same transaction: a customer's
- * shows in its owner's security log; an employee's endpoint (no owner
- * account) has no subject and shows in the operators' audit log.
- */
-export function* disableEndpoint(
-  t: WebhookTables,
-  endpoint: WebhookEndpointRow,
-  now: number,
-  { cause, reason, change }: Disabling,
-): Steps<void> {
-  yield* step(
-    t.updateEndpoint(endpoint.id, {
-      ...change,
-      enabled: false,
-      disabledReason: reason,
-      updatedAt: new Date(now),
-    }),
-  );
-  yield* step(
-    t.recordAudit(toolContext(now), {
-      action: 'webhook.disabled',
-      subject: endpoint.ownerId,
-      target: endpoint.id,
-      details: { cause, reason },
-    }),
-  );
-}
-
-/**
- * Records one attempt. A failure is retried on the schedule (30 s, 60 s,
- * 2 min, 5 min, then hourly, the last retry 24 hours after the first
- * attempt), then given up; an endpoint whose every attempt failed for 24
- * hours is disabled, with the reason shown to its owner.
- */
-function* recordAttempt(
-  t: WebhookTables,
-  id: number,
-  outcome: AttemptOutcome,
-  now: number,
-): Steps<void> {
-  const delivery = yield* step(t.delivery(id));
-  if (!delivery) return; // The endpoint was deleted meanwhile.
-  const endpoint = yield* step(t.endpoint(delivery.endpointId, true));
-  if (!endpoint) return;
-  const attempts = delivery.attempts + 1;
-  const first = delivery.firstAttemptAt?.getTime() ?? now;
-  // The last retry is at 24 hours exactly, then the delivery is given up.
-  const deadline = first + GIVE_UP_MS;
-  const next = Math.min(now + retryDelay(attempts), deadline);
-  const retry = !outcome.ok && now < deadline;
-  yield* step(
-    t.updateDelivery(id, {
-      status: outcome.ok ? 'succeeded' : retry ? 'pending' : 'failed',
-      attempts,
-      firstAttemptAt: new Date(first),
-      lastAttemptAt: new Date(now),
-      nextAttemptAt: retry ? new Date(next) : null,
-      responseStatus: outcome.responseStatus,
-      durationMs: outcome.durationMs,
-      error: outcome.error,
-    }),
-  );
-  if (outcome.ok) {
-    if (endpoint.failingSince) yield* step(t.updateEndpoint(endpoint.id, { failingSince: null }));
-    return;
-  }
-  const since = endpoint.failingSince?.getTime() ?? now;
-  const failingSince = new Date(since);
-  if (endpoint.enabled && now - since >= GIVE_UP_MS) {
-    yield* disableEndpoint(t, endpoint, now, {
-      cause: 'failing',
-      reason: `Disabled at ${new Date(now).toISOString()}: every delivery attempt failed since ${failingSince.toISOString()}; last: ${outcome.error}`,
-      change: { failingSince },
-    });
-  } else {
-    yield* step(t.updateEndpoint(endpoint.id, { failingSince }));
-  }
 }
 
 export type Run = <T>(operation: (t: WebhookTables) => Steps<T>) => MaybePromise<T>;

@@ -1,8 +1,8 @@
 import { desc, eq, sql } from 'drizzle-orm';
-import { recordAudit } from '@/audit/log';
+import { recordAudit } from '@/audit/sqlite-store';
 import type { Db, Tx } from '@/db/client';
 import { events, webhookDeliveries, webhookEndpoints } from '@/db/schema';
-import type { StoredEvent } from '@/events/feed';
+import type { StoredEvent } from '@/events/store';
 import { runNow, type Steps } from '@/kernel/steps';
 import { deliveryBody, EVENT_NOT_KEPT } from './deliveries';
 import { fanOutAll, fanOutBatchOf } from './fan-out';

@@ -6,7 +6,7 @@ import type {
   webhookDeliveries,
   webhookEndpoints,
 } from '@/db/schema';
-import type { StoredEvent } from '@/events/feed';
+import type { StoredEvent } from '@/events/store';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type {
   Delivery,

@@ -1,4 +1,4 @@
-import type { AuditLogStore } from '@/audit/log';
+import type { AuditLogStore } from '@/audit/store';
 import type { Config } from '@/config';
 import type { Clock } from '@/kernel/clock';
 import { whenReady } from '@/kernel/maybe-promise';

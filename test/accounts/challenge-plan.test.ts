@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test';
 import { USED_CHALLENGES_PER_ACCOUNT } from '@/accounts/challenges';
-import { usedChallengesQuery } from '@/accounts/sqlite-store';
+import { usedChallengesQuery } from '@/accounts/sqlite-tables';
 import { sqliteDatabase } from '../support/harness';
 import { sqliteOnly } from '../support/postgres-mode';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import type { PasswordHasher } from '@/accounts/hashing';
-import { DEFAULT_AUDIT_ROWS_PER_HOUR } from '@/audit/counting';
+import { DEFAULT_AUDIT_ROWS_PER_HOUR } from '@/audit/operations';
 import { AuditPage } from '@/audit/schemas';
 import { problemOf } from '../support/harness';
 import { redisEnv, redisSkipReason, redisTitle } from '../support/redis';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { DEFAULT_AUDIT_ROWS_PER_HOUR } from '@/audit/counting';
+import { DEFAULT_AUDIT_ROWS_PER_HOUR } from '@/audit/operations';
 import { accountStoresUnderTest } from '../accounts/stores';
 import { accountsSetup, cookieOf, ORIGIN, PASSWORD } from '../accounts/support';
 import { onlyEvent } from './support';

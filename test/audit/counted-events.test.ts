@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { DEFAULT_AUDIT_ROWS_PER_HOUR } from '@/audit/counting';
+import { DEFAULT_AUDIT_ROWS_PER_HOUR } from '@/audit/operations';
 import { type AuditContext, type AuditEntry, toolContext } from '@/audit/record';
 import { run as pruneAuditLog } from '@/workers/audit-retention';
 import { createTestApp, manualClock } from '../support/harness';

@@ -3,7 +3,7 @@ import type { SQL } from 'bun';
 import type { Caller } from '@/auth/tokens';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { cursorOf } from '@/events/cursor';
-import { eventRowOf } from '@/events/outbox';
+import { eventRowOf } from '@/events/operations';
 import { appendEventRows } from '@/events/postgres-outbox';
 import { postgresEventStore } from '@/events/postgres-store';
 import type { EventPage } from '@/events/schemas';

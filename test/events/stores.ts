@@ -1,10 +1,10 @@
 import { afterAll, beforeAll } from 'bun:test';
 import { SQL } from 'bun';
-import { postgresAuditLog } from '@/audit/postgres-log';
+import { postgresAuditLog } from '@/audit/postgres-store';
 import type { AuditContext, AuditEntry } from '@/audit/record';
 import { migratePostgres } from '@/db/pg/migrate';
-import type { NewEvent } from '@/events/outbox';
 import { postgresEventStore } from '@/events/postgres-store';
+import type { NewEvent } from '@/events/store';
 import { postgresWebhookStore } from '@/webhooks/postgres-store';
 import { postgresJobRuns } from '@/workers/job-runs';
 import { createTestApp } from '../support/harness';

@@ -1,12 +1,9 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { Elysia } from 'elysia';
 import type { z } from 'zod';
-import {
-  finishRegistration,
-  type RelyingParty,
-  startAuthentication,
-  startRegistration,
-} from '@/accounts/ceremonies';
+import type { RelyingParty } from '@/accounts/ceremonies';
+import { startAuthentication } from '@/accounts/passkey-authentication';
+import { finishRegistration, startRegistration } from '@/accounts/passkey-registration';
 import { summaryOf } from '@/accounts/passkeys';
 import { assertRecentCredentialCheck, sessionResolver } from '@/accounts/sessions';
 import { verifyPasskeySignIn } from '@/accounts/sign-in';

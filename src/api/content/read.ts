@@ -1,6 +1,6 @@
 import { type PreparedResponse, readList, readPage } from '@/content/cache';
+import { notFoundDetail } from '@/content/representation';
 import { isSlug } from '@/content/schemas';
-import { notFoundDetail } from '@/content/service';
 import type { DepsPart } from '@/deps';
 import { fail } from '@/kernel/errors';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';

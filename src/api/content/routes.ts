@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
+import { toStaticPage } from '@/content/representation';
 import {
   AnySlugParams,
   DeleteQuery,
@@ -12,7 +13,6 @@ import {
   StaticPageInput,
   StaticPageList,
 } from '@/content/schemas';
-import { toStaticPage } from '@/content/service';
 import { fail } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
 import { type Answer, responseOf } from '../answer';

@@ -1,5 +1,5 @@
 import type { Caller } from '@/auth/tokens';
-import { transactionPageBody } from '@/customer/transactions/service';
+import { transactionPageBody } from '@/customer/transactions/list';
 import type { DepsPart } from '@/deps';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import type { Utf8 } from '@/kernel/utf8';

@@ -44,7 +44,7 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
  * age). Written in the transaction of the action it records, so a
  * rolled-back action leaves no event. No foreign keys: the log outlives the
  * accounts and objects it names. Repeats past a limit are counted into one
- * event per counter and window (`src/audit/counting.ts`).
+ * event per counter and window (`src/audit/operations.ts`).
  */
 export const auditEvents = sqliteTable(
   'audit_events',
@@ -82,7 +82,7 @@ export const auditEvents = sqliteTable(
 /**
  * The events each counter has had in its current window, so that the
  * first ones are written one row each and the rest counted into one
- * (`src/audit/counting.ts`). A row outlives its window only until the
+ * (`src/audit/operations.ts`). A row outlives its window only until the
  * audit-retention job deletes it.
  */
 export const auditQuotas = sqliteTable(

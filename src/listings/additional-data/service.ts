@@ -1,12 +1,9 @@
 import type { Caller } from '@/auth/tokens';
-import type { Db } from '@/db/client';
 import { fail, fieldError, isDomainError } from '@/kernel/errors';
-import { runNow, type Steps, step } from '@/kernel/steps';
+import { type Steps, step } from '@/kernel/steps';
 import { ensureVisible } from '@/listings/access';
 import type { Data } from '@/listings/additional-data/schemas';
 import type { PropertyTables } from '@/listings/properties/service';
-import { writeTransaction } from '@/listings/sql';
-import { sqlitePropertyTables } from '@/listings/sqlite-tables';
 
 /** Additional data created or replaced: `{id, data}` as its GET answers, to the property's owner. */
 function* save(t: PropertyTables, id: string, data: Data, ownerId: string, now: number) {
@@ -54,15 +51,3 @@ export const putAdditionalData = (id: string, data: Data, caller: Caller | null,
     const { owner_id } = ensureVisible(yield* step(t.property(id)), caller);
     yield* save(t, id, data, owner_id, now);
   };
-
-/** PUT on SQLite in its own write transaction (the demo data). */
-export const putAdditionalDataOnSqlite = (
-  db: Db,
-  id: string,
-  data: Data,
-  caller: Caller | null,
-  now: number,
-): void =>
-  writeTransaction(db, () =>
-    runNow(putAdditionalData(id, data, caller, now)(sqlitePropertyTables(db))),
-  );

@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
-import { appendEvents, type NewEvent } from '@/events/outbox';
+import { appendEvents } from '@/events/sqlite-outbox';
+import type { NewEvent } from '@/events/store';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { runNow, type Steps, step } from '@/kernel/steps';

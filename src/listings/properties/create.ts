@@ -1,4 +1,4 @@
-import type { NewEvent } from '@/events/outbox';
+import type { NewEvent } from '@/events/store';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';

@@ -1,8 +1,8 @@
 import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
-import type { NewEvent } from '@/events/outbox';
 import type { EventType } from '@/events/schemas';
+import type { NewEvent } from '@/events/store';
 import { fail, fieldError } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
@@ -11,24 +11,15 @@ import { countryOf } from '@/listings/cities';
 import { propertyChange } from '@/listings/events';
 import type { BulkPropertyInput, PlannedProperty } from '@/listings/properties/bulk';
 import { ensureCurrent, type PropertyWrite } from '@/listings/properties/etag';
-import {
-  addressSearchOf,
-  PROPERTY_BY_ID,
-  type PropertyRecord,
-} from '@/listings/properties/representation';
+import { addressSearchOf } from '@/listings/properties/representation';
 import type {
   InformationBody,
   LocationUpdate,
   PropertyCreate,
   PropertyType,
 } from '@/listings/properties/schemas';
-import { exec, one } from '@/listings/sql';
+import { exec } from '@/listings/sql';
 import { type UnitTables, unitEvents } from '@/listings/units/operations';
-
-/** A property as `caller` may see it (404 otherwise). Read inside the caller's transaction. */
-export function findProperty(db: Db, id: string, caller: Caller | null): PropertyRecord {
-  return ensureVisible(one<PropertyRecord>(db, PROPERTY_BY_ID, id), caller);
-}
 
 export interface CreateOptions {
   caller: Caller | null;

@@ -1,7 +1,7 @@
 import type { Caller } from '@/auth/tokens';
 import { uuidv7 } from '@/db/ids';
-import type { NewEvent } from '@/events/outbox';
 import type { EventType } from '@/events/schemas';
+import type { NewEvent } from '@/events/store';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';

@@ -9,8 +9,9 @@ import {
   unitFeatures,
   units,
 } from '@/db/pg/schema';
-import { eventRowOf, type NewEvent } from '@/events/outbox';
+import { eventRowOf } from '@/events/operations';
 import { appendEventRows } from '@/events/postgres-outbox';
+import type { NewEvent } from '@/events/store';
 import { hasNul, selectRecords } from '@/listings/properties/postgres-list';
 import type { PropertyTables } from '@/listings/properties/service';
 import type { UnitTables } from './operations';

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { appendEvents } from '@/events/outbox';
+import { appendEvents } from '@/events/sqlite-outbox';
 import { PROPERTY_BY_ID, type PropertyRecord } from '@/listings/properties/representation';
 import { refreshCounters } from '@/listings/properties/service';
 import { countUpTo } from '@/listings/quotas';

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { allowSilence } from '@/api/request/peer';
 import { searchOf } from '@/api/request/url';
-import { waitForEvents } from '@/events/feed';
+import { waitForEvents } from '@/events/operations';
 import { EventPage, EventQuery } from '@/events/schemas';
 import { parseListQuery } from '@/listings/query';
 import { documentedQuery } from '../../validation';

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { fieldError } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
-import { ATTEMPT_TIMEOUT_MS } from '@/webhooks/deliver';
+import { ATTEMPT_TIMEOUT_MS } from '@/webhooks/attempt';
 import {
   Delivery,
   DeliveryList,

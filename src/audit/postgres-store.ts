@@ -5,19 +5,16 @@ import { auditEvents, auditQuotas } from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
 import {
   type AuditLimits,
-  type AuditRowTables,
-  DEFAULT_AUDIT_LIMITS,
-  recordAuditSteps,
-} from './counting';
-import {
-  type AuditLogStore,
   type AuditRead,
   auditPageOf,
+  DEFAULT_AUDIT_LIMITS,
   PRUNE_CHUNK,
+  recordAuditSteps,
   searchRead,
   securityLogRead,
-} from './log';
+} from './operations';
 import type { AuditContext, AuditEntry } from './record';
+import type { AuditLogStore, AuditRowTables } from './store';
 
 /** A filter value PostgreSQL text cannot hold (NUL) matches no stored row; binding it would fail. */
 const holdsNul = (values: readonly (string | undefined)[]) =>
@@ -51,7 +48,7 @@ const auditRowTablesOf = (db: PgDb | PgTx): AuditRowTables => ({
   },
 });
 
-/** Appends one event, or counts it (`src/audit/counting.ts`), in `db`'s transaction. */
+/** Appends one event, or counts it (`src/audit/operations.ts`), in `db`'s transaction. */
 export const recordAuditLater = (
   db: PgDb | PgTx,
   context: AuditContext,

@@ -1,30 +1,9 @@
 import type { Db, DbOrTx } from '@/db/client';
 import { insertRows } from '@/db/insert-rows';
-import { type EventRow, events } from '@/db/schema';
-import type { EventType, ResourceKind } from './schemas';
+import { events } from '@/db/schema';
+import { eventRowOf } from './operations';
 import { announceEvent } from './signal';
-
-export interface NewEvent {
-  type: EventType;
-  resource: { kind: ResourceKind; id: string };
-  /** The owner of the property concerned; null when no customer may see the event. */
-  ownerId: string | null;
-  /** The resource as its GET answers it after the change, or `{id}` once removed. */
-  data: object;
-}
-
-/** The row of one event as every store inserts it (the id is assigned by the insert). */
-export type NewEventRow = Omit<EventRow, 'id'>;
-
-/** The row of `event`, happening at `now` (ms): shared by every store's append. */
-export const eventRowOf = (event: NewEvent, now: number): NewEventRow => ({
-  type: event.type,
-  occurredAt: new Date(now),
-  resourceKind: event.resource.kind,
-  resourceId: event.resource.id,
-  ownerId: event.ownerId,
-  data: JSON.stringify(event.data),
-});
+import type { NewEvent } from './store';
 
 const INSERT_HEAD = `INSERT INTO events (type, occurred_at, resource_kind, resource_id, owner_id, data)
   VALUES `;

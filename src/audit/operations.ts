@@ -1,12 +1,16 @@
-import type { MaybePromise } from '@/kernel/maybe-promise';
+import { and, type Column, eq, gte, lt, lte, type SQL } from 'drizzle-orm';
+import type { AuditEventRow } from '@/db/schema';
 import { type Steps, step } from '@/kernel/steps';
 import {
   type AuditContext,
   type AuditEntry,
   auditRowOf,
   CALLER_ACTIONS,
-  type NewAuditEvent,
+  CALLER_TEXT_MAX,
+  cutText,
 } from './record';
+import type { AuditEvent, AuditPage, AuditQuery } from './schemas';
+import type { AuditPaging, AuditRowTables } from './store';
 
 /**
  * Bounded rows (docs/accounts.md, "Bounded rows"). A caller may repeat
@@ -64,19 +68,6 @@ export function countingOf(
   };
 }
 
-/** The queries of an event's write, on one store inside the action's transaction. */
-export interface AuditRowTables {
-  /** Counts one more event of `key`; the events counted in its window, this one included. */
-  countQuota(key: string, windowEndsAt: number): MaybePromise<number>;
-  insertEvent(row: NewAuditEvent): MaybePromise<void>;
-  /**
-   * Inserts the counted event of `row.counterKey` (count 1), or adds one to
-   * it (count, lastAt) in the same statement, so concurrent events of one
-   * counter are all counted and never make two rows.
-   */
-  countEvent(row: NewAuditEvent & { counterKey: string }): MaybePromise<void>;
-}
-
 /** Appends one event, or counts it (`countingOf`), written once for every store. */
 export function* recordAuditSteps(
   tables: AuditRowTables,
@@ -93,3 +84,68 @@ export function* recordAuditSteps(
   }
   yield* step(tables.countEvent({ ...row, counterKey: counting.key }));
 }
+
+export const DEFAULT_PAGE_SIZE = 20;
+
+/** An event as shown; caller text cut again, for rows written before it was cut on the way in. */
+const toEvent = (row: AuditEventRow): AuditEvent => ({
+  id: String(row.id),
+  at: row.at.toISOString(),
+  action: row.action,
+  actor: row.actorId,
+  subject: row.subjectId,
+  target: row.target,
+  ip: cutText(row.ip, CALLER_TEXT_MAX.ip),
+  userAgent: cutText(row.userAgent, CALLER_TEXT_MAX.userAgent),
+  requestId: cutText(row.requestId, CALLER_TEXT_MAX.requestId),
+  details: row.details,
+  count: row.count,
+  lastAt: row.lastAt?.toISOString() ?? null,
+});
+
+/** The columns a filter names, of either database's `audit_events`. */
+export type AuditColumns = Record<'id' | 'at' | 'actorId' | 'subjectId' | 'action', Column>;
+
+/** A page's read: the conditions, then at most `limit` rows, newest first. */
+export interface AuditRead {
+  where: SQL | undefined;
+  limit: number;
+}
+
+/**
+ * Newest first, keyset paged on the id (ids only grow): a page is the
+ * events below the cursor, so events written meanwhile never shift it.
+ */
+function readOf(table: AuditColumns, filters: (SQL | undefined)[], paging: AuditPaging): AuditRead {
+  const below = paging.cursor === undefined ? undefined : lt(table.id, Number(paging.cursor));
+  return { where: and(...filters, below), limit: (paging.limit ?? DEFAULT_PAGE_SIZE) + 1 };
+}
+
+/** The page of the rows a read found (one more than the page when there are more). */
+export function auditPageOf(rows: readonly AuditEventRow[], read: AuditRead): AuditPage {
+  const size = read.limit - 1;
+  const events = rows.slice(0, size).map(toEvent);
+  const last = events.at(-1);
+  return { events, nextCursor: rows.length > size && last ? last.id : null };
+}
+
+/** `securityLogOf`'s read. */
+export const securityLogRead = (table: AuditColumns, userId: string, paging: AuditPaging) =>
+  readOf(table, [eq(table.subjectId, userId)], paging);
+
+/** `searchAudit`'s read. */
+export const searchRead = (table: AuditColumns, query: AuditQuery) =>
+  readOf(
+    table,
+    [
+      query.actor === undefined ? undefined : eq(table.actorId, query.actor),
+      query.subject === undefined ? undefined : eq(table.subjectId, query.subject),
+      query.action === undefined ? undefined : eq(table.action, query.action),
+      query.from === undefined ? undefined : gte(table.at, new Date(query.from)),
+      query.to === undefined ? undefined : lte(table.at, new Date(query.to)),
+    ],
+    query,
+  );
+
+/** Events deleted per statement by the retention job, so that requests keep flowing. */
+export const PRUNE_CHUNK = 5000;

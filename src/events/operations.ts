@@ -1,43 +1,12 @@
 import type { Caller } from '@/auth/tokens';
 import { fail } from '@/kernel/errors';
-import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
 import { cursorOf, idOfCursor } from './cursor';
 import type { Event, EventPage, EventQuery, EventType, ResourceKind } from './schemas';
 import { nextAnnouncement, waitsReleased } from './signal';
+import type { FeedTables, NewEvent, NewEventRow, ReadEvents, StoredEvent } from './store';
 
 export const DEFAULT_EVENTS_PER_PAGE = 100;
-
-/** An event as a store reads it back (`occurredAt` in ms on SQLite, a `Date` on PostgreSQL). */
-export interface StoredEvent {
-  id: number;
-  type: string;
-  occurredAt: number | Date;
-  resourceKind: string;
-  resourceId: string;
-  ownerId: string | null;
-  data: string;
-}
-
-/** Which events a page holds: after `after`, of `owner` (null: everyone's), of `types`. */
-export interface EventScope {
-  after: number;
-  owner: string | null;
-  types: readonly EventType[] | undefined;
-  limit: number;
-}
-
-/** The queries of one feed read, as each store answers them. */
-export interface FeedTables {
-  /** Events of `scope`, in id order, at most `scope.limit`. */
-  eventsAfter(scope: EventScope): MaybePromise<StoredEvent[]>;
-  /**
-   * The highest id pruning may have removed: events are pruned oldest
-   * first, so everything up to the oldest kept id (or, with none kept, up to
-   * the last id ever assigned) is gone.
-   */
-  prunedThrough(): MaybePromise<number>;
-}
 
 export const toEvent = (row: StoredEvent): Event => ({
   id: cursorOf(row.id),
@@ -79,9 +48,6 @@ export function* feedPage(tables: FeedTables, caller: Caller, query: EventQuery)
   };
 }
 
-/** Reads one page of the feed; `EventStore.readEvents`. */
-export type ReadEvents = (caller: Caller, query: EventQuery) => MaybePromise<EventPage>;
-
 /**
  * A page of the feed, holding on for up to `query.wait` seconds while it is
  * empty: woken by every event this process appends, and looking again every
@@ -102,3 +68,13 @@ export async function waitForEvents(
     await nextAnnouncement(Math.min(left, 1000), abort);
   }
 }
+
+/** The row of `event`, happening at `now` (ms): shared by every store's append. */
+export const eventRowOf = (event: NewEvent, now: number): NewEventRow => ({
+  type: event.type,
+  occurredAt: new Date(now),
+  resourceKind: event.resource.kind,
+  resourceId: event.resource.id,
+  ownerId: event.ownerId,
+  data: JSON.stringify(event.data),
+});

@@ -1,0 +1,40 @@
+import type { StaticPage, StaticPageSummary } from '@/content/schemas';
+import type { StaticPageRow } from '@/db/schema';
+
+/** The default language: step three of the choice, after `?language=` and Accept-Language. */
+export const DEFAULT_LANGUAGE = 'en';
+
+export const notFoundDetail = (slug: string, language?: string) =>
+  language
+    ? `Static page "${slug}" in language "${language}" was not found`
+    : `Static page "${slug}" was not found`;
+
+export function toStaticPage(row: StaticPageRow): StaticPage {
+  return {
+    content: row.content,
+    accounting: row.accounting,
+    title: row.title,
+    metaTitle: row.metaTitle,
+    metaDescription: row.metaDescription,
+    language: row.language,
+    category: row.category,
+    slug: row.slug,
+    group: row.group,
+    seoMetaData: row.seoMetaData,
+  };
+}
+
+type SummaryColumn = 'id' | 'slug' | 'language' | 'group';
+
+export const toSummary = (row: Pick<StaticPageRow, SummaryColumn>) =>
+  ({ id: row.id, slug: row.slug, locale: row.language, group: row.group }) as StaticPageSummary;
+
+/** The columns of a list entry, of either database's table. */
+export const summaryColumnsOf = <T extends Record<SummaryColumn, unknown>>(
+  table: T,
+): Pick<T, SummaryColumn> => ({
+  id: table.id,
+  slug: table.slug,
+  language: table.language,
+  group: table.group,
+});
