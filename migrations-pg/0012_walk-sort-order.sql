@@ -16,8 +16,7 @@ CREATE INDEX "property_sort_changes_position_idx" ON "property_sort_changes" USI
 -- the change feed at the first event its transaction appends afterwards.
 -- Appends commit in id order, so that id is greater than the feed position
 -- of every snapshot that cannot see the write and at most that of every
--- snapshot that can. Until the append, and for good in a transaction that
--- appends nothing after the write, the row is placed after every position.
+-- snapshot that can. Until then the row is placed after every position.
 ALTER TABLE "property_sort_changes" ALTER COLUMN "feed_position" SET DEFAULT 9007199254740991;
 --> statement-breakpoint
 ALTER TABLE "property_sort_changes" ADD COLUMN "xid" xid8 NOT NULL DEFAULT pg_current_xact_id();
@@ -45,6 +44,26 @@ END $$;
 --> statement-breakpoint
 CREATE TRIGGER "property_sort_changes_place" AFTER INSERT ON "events"
 	REFERENCING NEW TABLE AS "appended" FOR EACH STATEMENT EXECUTE FUNCTION "property_sort_changes_place"();
+--> statement-breakpoint
+-- A row no append placed (the write appended nothing after it) is placed as
+-- its transaction commits, holding the events append lock (0x6576656e7473,
+-- src/events/postgres-outbox.ts): every append before it has committed, so
+-- every snapshot that cannot see this one stops at or before the last id
+-- assigned, and the next id is after it. Without this the row would stay
+-- after every position and outlive the feed's pruning.
+CREATE FUNCTION "property_sort_changes_place_at_commit"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF EXISTS (SELECT 1 FROM "property_sort_changes" WHERE "id" = NEW."id" AND "feed_position" = 9007199254740991) THEN
+		PERFORM pg_advisory_xact_lock(111559182283891);
+		UPDATE "property_sort_changes"
+			SET "feed_position" = coalesce(pg_sequence_last_value(pg_get_serial_sequence('events', 'id')::regclass), 0) + 1
+			WHERE "id" = NEW."id";
+	END IF;
+	RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE CONSTRAINT TRIGGER "property_sort_changes_place_at_commit" AFTER INSERT ON "property_sort_changes"
+	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "property_sort_changes_place_at_commit"();
 --> statement-breakpoint
 -- Pruned with the feed: a walk from before the oldest kept event answers 410,
 -- so no walk needs the rows placed before it.

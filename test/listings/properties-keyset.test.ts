@@ -174,6 +174,18 @@ for (const store of storesUnderTest()) {
       expect((await page(byId._links.next!.href)).status).toBe(200);
     });
 
+    test('the sort fields kept for walks go with the events they follow, a write that appends none included', async () => {
+      const app = await store.app();
+      const id = await app.makeProperty({ ownerId: OWNER, totalUnits: 1 });
+      // A repair straight in the database: a change of sort fields with no event.
+      await app.query('UPDATE properties SET total_units = 7 WHERE id = ?', id);
+      const kept = 'SELECT count(*) AS n FROM property_sort_changes';
+      expect(Number((await app.query<{ n: number }>(kept))[0]!.n)).toBe(1);
+      await app.makeProperty({ ownerId: OWNER });
+      await app.query('DELETE FROM events');
+      expect(Number((await app.query<{ n: number }>(kept))[0]!.n)).toBe(0);
+    });
+
     test('cursors are opaque and bound to their query and caller: anything else is a 400', async () => {
       const first = (await get(`${LIST}?paging=keyset&itemsPerPage=2&sort=type`)).body;
       const cursor = new URL(first._links.next!.href, 'http://x').searchParams.get('cursor')!;
