@@ -218,12 +218,14 @@ sqliteOnly.describe(SQLITE_LISTINGS_SQL, 'query plans (docs/listings-query-plans
       'SEARCH c USING COVERING INDEX property_sort_changes_property_idx (property_id=? AND feed_position>?)',
     );
     expect(partA).not.toContain('TEMP B-TREE');
-    // Part B reads only the changes after the walk's feed position, each property by id.
+    // Part B reads only the changes after the walk's feed position.
     const partB = explain(changed!);
     expect(partB).toContain(
       'SEARCH property_sort_changes USING INDEX property_sort_changes_position_idx (feed_position>?)',
     );
-    expect(partB).toContain('SEARCH p USING INDEX properties_id_unique (id=?)');
+    // Each property found by id, its whole row read by rowid only for the page.
+    expect(partB).toContain('SEARCH p USING COVERING INDEX properties_id_unique (id=?)');
+    expect(partB).toContain('SEARCH p USING INTEGER PRIMARY KEY (rowid=?)');
     expect(partB).not.toMatch(/SCAN (p|property_sort_changes)( |$)/);
     // The default order needs none of it: no probe, no part B.
     const byId = parseListQuery('', PROPERTY_LIST_SHAPE, PropertyListQuery);

@@ -55,11 +55,14 @@ export function changedSinceSql(
   }
   const keys = sort.map((key, i) => `${asOf(key.column)} AS walk_${i}`).join(', ');
   const order = sort.map((key, i) => `walk_${i} ${key.descending ? 'DESC' : 'ASC'}`).join(', ');
-  // CROSS JOIN keeps the changes first: each one finds its property by id.
+  const walkKeys = sort.map((_, i) => `k.walk_${i}`).join(', ');
+  // CROSS JOIN keeps the changes first: each one finds its property by id. The
+  // keys and row ids are sorted, the page's whole rows read after, by rowid.
   return {
-    sql: `SELECT ${PROPERTY_COLUMNS}, ${keys} FROM (${FIRST_CHANGES}) f
-      CROSS JOIN properties p ON p.id = f.property_id
-      ${parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`,
+    sql: `SELECT ${PROPERTY_COLUMNS}, ${walkKeys} FROM (SELECT p.seq, ${keys}
+      FROM (${FIRST_CHANGES}) f CROSS JOIN properties p ON p.id = f.property_id
+      ${parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?) k
+      CROSS JOIN properties p ON p.seq = k.seq ORDER BY ${order}`,
     params: [...params, limit],
   };
 }
