@@ -56,9 +56,11 @@ export function walkPageSql(
   // Part B's position is on its keys as of `from`: the sort renamed to them.
   const keyed = sort.map((key, i) => ({ ...key, column: `walk_${i}` }));
   const asOf = (column: string) => (column === 'id' ? 'properties.id' : `f.was_${column}`);
+  // Each changed property found by id (LIMIT 1 keeps the join a loop over the changes,
+  // never a scan of every property however the statistics go).
   const partB = sql`SELECT * FROM (SELECT ${columns}, ${keysOf(sort, asOf)}
-    FROM (${firstChangesAfter(from)}) f JOIN properties ON properties.id = f.property_id
-    WHERE ${and(...conditions) ?? sql`true`}) b
+    FROM (${firstChangesAfter(from)}) f CROSS JOIN LATERAL (SELECT * FROM properties
+      WHERE properties.id = f.property_id AND ${and(...conditions) ?? sql`true`} LIMIT 1) properties) b
     WHERE ${after ? afterSql(afterOf(keyed, after)) : sql`true`} ORDER BY ${walkOrderOf(sort)} LIMIT ${limit}`;
   return sql`(${partA}) UNION ALL (${partB}) ORDER BY ${walkOrderOf(sort)} LIMIT ${limit}`;
 }
