@@ -11,18 +11,20 @@ import type { PropertyOperation } from '@/listings/properties/service';
 import type { Unit, UnitCreate, UnitPatch } from '@/listings/units/schemas';
 import type { Paging } from './paging';
 import type { BulkPropertyInput } from './properties/bulk';
-import type { ListPaging, PropertyFilter } from './properties/list-plan';
+import type { KeyValues, ListPaging, PropertyFilter } from './properties/list-plan';
 import type { QuotaCreate } from './quotas';
 
 /**
  * One page of a list's properties, the number matching (null: a keyset
  * page that did not ask for it), and the change feed's last event id in
- * the snapshot the page was read from.
+ * the snapshot the page was read from; `sortKeys`: each row's key in the
+ * order of a walk that keeps its first snapshot's order (walk-order.ts).
  */
 export interface PropertyListing {
   total: number | null;
   rows: PropertyRecord[];
   feedPosition: number;
+  sortKeys?: KeyValues[];
 }
 
 /**

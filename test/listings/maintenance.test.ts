@@ -201,6 +201,42 @@ sqliteOnly.describe(SQLITE_LISTINGS_SQL, 'query plans (docs/listings-query-plans
     },
   );
 
+  test('a walk in an order writes change: part A is the index range with a probe of the changes index, part B the changes since the walk began', () => {
+    const query = parseListQuery('?sort=-totalUnits', PROPERTY_LIST_SHAPE, PropertyListQuery);
+    const keyset = { after: [5, 'x'], counted: false, from: 10 };
+    const paging = { page: 1, itemsPerPage: 101, offset: 0, keyset };
+    const { page, changed } = propertyListSql({ query, scopeOwner: null }, paging);
+    const explain = ({ sql, params }: { sql: string; params: unknown[] }) =>
+      (db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as [])) as { detail: string }[])
+        .map((row) => row.detail)
+        .join(' | ');
+    const partA = explain(page);
+    expect(partA).toContain(
+      'SEARCH p USING INDEX properties_total_units_idx ((total_units,id)<(?,?))',
+    );
+    expect(partA).toContain(
+      'SEARCH c USING COVERING INDEX property_sort_changes_property_idx (property_id=? AND feed_position>?)',
+    );
+    expect(partA).not.toContain('TEMP B-TREE');
+    // Part B reads only the changes after the walk's feed position.
+    const partB = explain(changed!);
+    expect(partB).toContain(
+      'SEARCH property_sort_changes USING INDEX property_sort_changes_position_idx (feed_position>?)',
+    );
+    // Each property found by id, its whole row read by rowid only for the page.
+    expect(partB).toContain('SEARCH p USING COVERING INDEX properties_id_unique (id=?)');
+    expect(partB).toContain('SEARCH p USING INTEGER PRIMARY KEY (rowid=?)');
+    expect(partB).not.toMatch(/SCAN (p|property_sort_changes)( |$)/);
+    // The default order needs none of it: no probe, no part B.
+    const byId = parseListQuery('', PROPERTY_LIST_SHAPE, PropertyListQuery);
+    const plain = propertyListSql(
+      { query: byId, scopeOwner: null },
+      { ...paging, keyset: { ...keyset, after: ['x'] } },
+    );
+    expect(plain.changed).toBeUndefined();
+    expect(explain(plain.page)).not.toContain('property_sort_changes');
+  });
+
   test.each([
     ['', 'SCAN p USING INDEX properties_id_unique', 'SCAN property_counts'],
     ['?id=x', 'SEARCH p USING INDEX properties_id_unique (id=?)', 'properties_id_unique (id=?)'],

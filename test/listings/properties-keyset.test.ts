@@ -157,6 +157,35 @@ for (const store of storesUnderTest()) {
       }
     });
 
+    test('a walk in an order writes change that started before the oldest event kept answers 410, as the feed does', async () => {
+      const app = await store.app();
+      for (let i = 0; i < 3; i++) await app.makeProperty({ ownerId: OWNER, totalUnits: 1 + i });
+      const page = async (path: string) =>
+        app.request<KeysetPage>('GET', path, { token: app.employee });
+      const bySize = (await page(`${LIST}?paging=keyset&itemsPerPage=1&sort=-totalUnits`)).body;
+      const byId = (await page(`${LIST}?paging=keyset&itemsPerPage=1`)).body;
+      // Kept: the walk goes on.
+      expect((await page(bySize._links.next!.href)).status).toBe(200);
+      await app.makeProperty({ ownerId: OWNER });
+      await app.query('DELETE FROM events');
+      const gone = await page(bySize._links.next!.href);
+      expect([gone.status, gone.body as unknown]).toEqual([410, problemOf(410)]);
+      // The id never changes: a walk in its order needs no change kept.
+      expect((await page(byId._links.next!.href)).status).toBe(200);
+    });
+
+    test('the sort fields kept for walks go with the events they follow, a write that appends none included', async () => {
+      const app = await store.app();
+      const id = await app.makeProperty({ ownerId: OWNER, totalUnits: 1 });
+      // A repair straight in the database: a change of sort fields with no event.
+      await app.query('UPDATE properties SET total_units = 7 WHERE id = ?', id);
+      const kept = 'SELECT count(*) AS n FROM property_sort_changes';
+      expect(Number((await app.query<{ n: number }>(kept))[0]!.n)).toBe(1);
+      await app.makeProperty({ ownerId: OWNER });
+      await app.query('DELETE FROM events');
+      expect(Number((await app.query<{ n: number }>(kept))[0]!.n)).toBe(0);
+    });
+
     test('cursors are opaque and bound to their query and caller: anything else is a 400', async () => {
       const first = (await get(`${LIST}?paging=keyset&itemsPerPage=2&sort=type`)).body;
       const cursor = new URL(first._links.next!.href, 'http://x').searchParams.get('cursor')!;

@@ -13,7 +13,7 @@ export type CopiedColumns = Map<string, { name: string; type: PgColumnType }[]>;
  * mark (migrations-pg/0005), filled by PostgreSQL itself, never copied.
  */
 const POSTGRES_ONLY_TABLES = new Set(['cache_changes_pruned']);
-const POSTGRES_ONLY_COLUMNS = new Set(['cache_changes.xid']);
+const POSTGRES_ONLY_COLUMNS = new Set(['cache_changes.xid', 'property_sort_changes.xid']);
 
 /** The SQLite tables holding data: not SQLite's own, not the migrator's, not FTS5 and its shadow tables. */
 function sqliteTables(source: Database): string[] {

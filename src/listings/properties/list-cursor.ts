@@ -27,13 +27,20 @@ export const keyValuesOf = (row: PropertyRecord, sort: SortKey[]): KeyValues =>
 const IV = 12;
 const TAG = 16;
 
+/** Where a walk is: after `after` in the order of the snapshot at feed position `from`. */
+export interface WalkPosition {
+  after: KeyValues;
+  from: number;
+}
+
 /**
- * A keyset cursor: the position sealed with AES-256-GCM under the service's
- * list-cursor key, its binding as additional data. Clients can neither read
- * the ids in it nor forge or move one to another query.
+ * A keyset cursor: the position and the feed position of the walk's first
+ * page sealed with AES-256-GCM under the service's list-cursor key, its
+ * binding as additional data. Clients can neither read the ids in it nor
+ * forge or move one to another query.
  */
-export function sealCursor(key: Buffer, binding: Buffer, values: KeyValues): string {
-  const plain = JSON.stringify(values);
+export function sealCursor(key: Buffer, binding: Buffer, position: WalkPosition): string {
+  const plain = JSON.stringify([...position.after, position.from]);
   // A synthetic IV (a MAC of what is sealed): one position of one query is always the
   // same cursor, so the fast lane, the full pipeline and the cache answer byte-equal pages.
   const iv = createHmac('sha256', key).update(binding).update(plain).digest().subarray(0, IV);
@@ -48,7 +55,7 @@ export function openCursor(
   binding: Buffer,
   cursor: string,
   sort: SortKey[],
-): KeyValues {
+): WalkPosition {
   const bytes = Buffer.from(cursor, 'base64url');
   if (bytes.length <= IV + TAG) throw fail('listings.query_invalid');
   let values: unknown;
@@ -63,12 +70,13 @@ export function openCursor(
   }
   if (
     !Array.isArray(values) ||
-    values.length !== sort.length ||
-    !values.every((v) => typeof v === 'string' || typeof v === 'number')
+    values.length !== sort.length + 1 ||
+    !values.every((v) => typeof v === 'string' || typeof v === 'number') ||
+    !Number.isSafeInteger(values.at(-1))
   ) {
     throw fail('listings.query_invalid');
   }
-  return values as KeyValues;
+  return { after: values.slice(0, -1) as KeyValues, from: values.at(-1) as number };
 }
 
 export interface Comparison {
@@ -102,13 +110,16 @@ export function afterOf(sort: SortKey[], values: KeyValues): After {
   };
 }
 
-/** `after` as SQLite text with `?` placeholders over alias `p`. */
-export function afterSql(after: After): { sql: string; params: KeyValues } {
+/** `after` as SQLite text with `?` placeholders over alias `p`, or the expressions `expression` names. */
+export function afterSql(
+  after: After,
+  expression = (column: string) => `p.${column}`,
+): { sql: string; params: KeyValues } {
   if ('row' in after) {
     const { columns, op, values } = after.row;
     const list = (items: string[]) => (items.length === 1 ? items[0]! : `(${items.join(', ')})`);
     return {
-      sql: `${list(columns.map((c) => `p.${c}`))} ${op} ${list(columns.map(() => '?'))}`,
+      sql: `${list(columns.map(expression))} ${op} ${list(columns.map(() => '?'))}`,
       params: values,
     };
   }
@@ -117,7 +128,7 @@ export function afterSql(after: After): { sql: string; params: KeyValues } {
     ands
       .map((c) => {
         params.push(c.value);
-        return `p.${c.column} ${c.op} ?`;
+        return `${expression(c.column)} ${c.op} ?`;
       })
       .join(' AND '),
   );

@@ -28,7 +28,8 @@ export type KeyValues = (string | number)[];
 
 /** Page-number paging, or a keyset page: after the position `after` (null: the first page). */
 export interface ListPaging extends Paging {
-  keyset?: { after: KeyValues | null; counted: boolean };
+  /** `from`: the feed position the walk's first page was read at (unset on that page). */
+  keyset?: { after: KeyValues | null; counted: boolean; from?: number };
 }
 
 export interface PropertyFilter {

@@ -11,6 +11,7 @@ import {
   sortKeysOf,
 } from './list-plan';
 import type { PropertyListQuery } from './list-query';
+import { changedSinceSql, UNCHANGED_SINCE, walksFrozen } from './walk-order';
 
 const flag = (value: 'true' | 'false') => (value === 'true' ? 1 : 0);
 const IN_JSON = 'IN (SELECT value FROM json_each(?))';
@@ -155,6 +156,8 @@ interface Statement {
 export interface PropertyListSql {
   page: Statement;
   count: Statement;
+  /** A walk in an order writes change: its part B, merged with `page` (walk-order.ts). */
+  changed?: Statement;
 }
 
 /** The two statements of a list request (exposed for the query-plan tests and doc). */
@@ -171,8 +174,14 @@ export function propertyListSql(filter: PropertyFilter, paging: ListPaging): Pro
         sql: `SELECT count(*) AS total FROM ${from(driver)} ${where.sql}`,
         params: [...where.params],
       };
+  const walkFrom = walksFrozen(sort) ? paging.keyset?.from : undefined;
+  const changed =
+    walkFrom === undefined
+      ? undefined
+      : changedSinceSql(where, sort, paging.keyset!.after, walkFrom, paging.itemsPerPage);
   // The position is a condition of the page only: the total counts the whole list.
   if (after) where.add(after.sql, ...after.params);
+  if (walkFrom !== undefined) where.add(UNCHANGED_SINCE, walkFrom);
   const orderBy = sort
     .map((key) => `p.${key.column} ${key.descending ? 'DESC' : 'ASC'}`)
     .join(', ');
@@ -182,6 +191,7 @@ export function propertyListSql(filter: PropertyFilter, paging: ListPaging): Pro
       params: [...where.params, paging.itemsPerPage, paging.offset],
     },
     count,
+    ...(changed && { changed }),
   };
 }
 

@@ -13,6 +13,7 @@ import { bindingOf, keyValuesOf, openCursor, sealCursor } from './list-cursor';
 import { type ListPaging, type PropertyFilter, sortKeysOf } from './list-plan';
 import { PROPERTY_LIST_SHAPE, PropertyListQuery } from './list-query';
 import { countsOnly, propertyListSql } from './list-sql';
+import { type KeyedRecord, mergeWalk, walksFrozen } from './walk-order';
 
 /**
  * The cache tags that name which properties a list can contain: the
@@ -82,13 +83,43 @@ export function listProperties(
   // The page and the feed position in one read transaction: a write committing between
   // them would otherwise be named by the position and missing from the page.
   return db.$client.transaction(() => {
+    const feedPosition = one<{ id: number }>(db, FEED_POSITION)!.id;
+    if (paging.keyset && walksFrozen(sortKeysOf(filter.query.sort))) {
+      return { total, feedPosition, ...walkPageOf(db, filter, paging, feedPosition) };
+    }
     const rows =
       total === null || paging.offset < total
         ? many<PropertyRecord>(db, page.sql, ...page.params)
         : [];
-    return { total, rows, feedPosition: one<{ id: number }>(db, FEED_POSITION)!.id };
+    return { total, rows, feedPosition };
   })();
 }
+
+/**
+ * A keyset page in an order writes change, in the order of the walk's
+ * first snapshot (walk-order.ts); a walk started before the oldest event
+ * kept answers 410, as the feed does.
+ */
+function walkPageOf(db: Db, filter: PropertyFilter, paging: ListPaging, feedPosition: number) {
+  const from = paging.keyset!.from ?? feedPosition;
+  const { page, changed } = propertyListSql(filter, {
+    ...paging,
+    keyset: { ...paging.keyset!, from },
+  });
+  const unchanged = many<PropertyRecord>(db, page.sql, ...page.params);
+  const merged = mergeWalk(
+    unchanged,
+    many<KeyedRecord>(db, changed!.sql, ...changed!.params),
+    sortKeysOf(filter.query.sort),
+    paging.itemsPerPage,
+  );
+  if (from < one<{ id: number }>(db, PRUNED_THROUGH)!.id) throw fail('events.cursor_expired');
+  return merged;
+}
+
+/** The highest event id pruning may have removed (the feed's `prunedThrough`). */
+const PRUNED_THROUGH = `SELECT coalesce((SELECT min(id) - 1 FROM events),
+  (SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS id`;
 
 /** The feature and unit tags of a list that filters on no property column. */
 const featureOnlyTags = ({ query }: PropertyFilter): string[] => [
@@ -119,7 +150,9 @@ function listPagingOf(
     itemsPerPage: itemsPerPage + 1,
     offset: 0,
     keyset: {
-      after: query.cursor === undefined ? null : openCursor(cursorKey, binding, query.cursor, sort),
+      ...(query.cursor === undefined
+        ? { after: null }
+        : openCursor(cursorKey, binding, query.cursor, sort)),
       counted: query.total === 'true',
     },
     binding,
@@ -146,7 +179,10 @@ function bodyOf(
   const last = rows.at(-1);
   const next =
     listing.rows.length > rows.length && last
-      ? sealCursor(cursorKey, paging.binding, keyValuesOf(last, sortKeysOf(query.sort)))
+      ? sealCursor(cursorKey, paging.binding, {
+          after: listing.sortKeys?.[rows.length - 1] ?? keyValuesOf(last, sortKeysOf(query.sort)),
+          from: paging.keyset?.from ?? listing.feedPosition,
+        })
       : null;
   const page = { total: listing.total, feedCursor, next };
   return utf8(

@@ -8,7 +8,9 @@ import type { PropertyListing } from '@/listings/store';
 import { type After, afterOf } from './list-cursor';
 import { type ListPaging, type PropertyFilter, type SortKey, sortKeysOf } from './list-plan';
 import { countsOnly } from './list-sql';
+import { checkWalkKept, type RecordSql, walkOrderOf, walkPageSql } from './postgres-walk-order';
 import type { PropertyRecord } from './representation';
+import { type KeyedRecord, keyedOf, walksFrozen } from './walk-order';
 
 /**
  * The columns of a `PropertyRecord`, as SQLite gives them so `toProperty`
@@ -38,6 +40,9 @@ export async function selectRecords(
     params as unknown[],
   )) as PropertyRecord[];
 }
+
+/** How a walk's page writes records and positions (postgres-walk-order.ts). */
+const RECORD_SQL: RecordSql = { columns: RECORD_COLUMNS, afterSql: (after) => afterSqlOf(after) };
 
 /** PostgreSQL text cannot hold NUL: no stored value equals one with it, and binding it fails. */
 export const hasNul = (value: string) => value.includes('\u0000');
@@ -258,6 +263,10 @@ export async function listPropertiesOn(
   paging: ListPaging,
 ): Promise<PropertyListing> {
   const listing = await listingOn(db, filter, paging, FEED_POSITION);
+  const from = paging.keyset?.from;
+  if (from !== undefined && walksFrozen(sortKeysOf(filter.query.sort))) {
+    await checkWalkKept(db, from);
+  }
   if (listing.feedPosition !== null) return listing as PropertyListing;
   // No event in the snapshot: read again, page and position, with no append in flight.
   return (await db.transaction(async (tx) => {
@@ -287,6 +296,12 @@ async function listingOn(
     filter.query.features && conditions.length === 1 && sort.length === 1
       ? featuresOnly(filter, sort[0]!.descending, paging, after)
       : filtered(filter, conditions, sort, paging, after);
+  // A walk in an order writes change keeps its first snapshot's order (postgres-walk-order.ts).
+  const walk = paging.keyset &&
+    walksFrozen(sort) && {
+      ...{ sort, after: paging.keyset.after, limit: paging.itemsPerPage },
+      from: paging.keyset.from === undefined ? position : sql`${paging.keyset.from}`,
+    };
   const head = counted
     ? sql`SELECT total, ${position} AS feed FROM (${total}) c`
     : sql`SELECT NULL::float8 AS total, ${position} AS feed`;
@@ -294,12 +309,20 @@ async function listingOn(
   // The lateral page keeps its order in practice; the outer ORDER BY makes it a promise.
   const joined = (await db.execute(
     sql`SELECT t.total::float8 AS total, t.feed, p.* FROM (${head}) t
-      LEFT JOIN LATERAL (${page}) p ON true ORDER BY ${orderOf(sort, 'p.')}`,
+      LEFT JOIN LATERAL (${walk ? walkPageSql(conditions, walk, RECORD_SQL) : page}) p ON true
+      ORDER BY ${walk ? walkOrderOf(sort, 'p.') : orderOf(sort, 'p.')}`,
   )) as unknown as ListRow[];
   const rows: PropertyRecord[] = [];
   for (const { total: _, feed: __, ...row } of joined) {
     if (row.id !== null) rows.push(row as PropertyRecord);
   }
   const first = joined[0]!;
-  return { total: counted ? (first.total ?? 0) : null, rows, feedPosition: first.feed };
+  const counts = { total: counted ? (first.total ?? 0) : null, feedPosition: first.feed };
+  if (!walk) return { ...counts, rows };
+  const keyed = rows.map((row) => keyedOf(row as KeyedRecord, sort));
+  return {
+    ...counts,
+    rows: keyed.map((item) => item.row),
+    sortKeys: keyed.map((item) => item.key),
+  };
 }

@@ -60,7 +60,10 @@ export const propertyRoutes = (deps: ApiDeps) => {
       {
         ...requires.any,
         query: documentedQuery(PropertyListParameters),
-        response: { 200: z.union([PropertyList, PropertyKeysetPage]), ...problems(400, 401) },
+        response: {
+          200: z.union([PropertyList, PropertyKeysetPage]),
+          ...problems(400, 401, 410),
+        },
         detail: {
           operationId: 'listProperties',
           summary: 'List properties',
@@ -69,7 +72,9 @@ export const propertyRoutes = (deps: ApiDeps) => {
             'features[i][applicability|category|name|value] match when one unit has every ' +
             'criterion. A customer sees only its own properties. paging=keyset pages by an ' +
             'opaque cursor (`_links.next`) whose cost does not grow with depth; every answer ' +
-            'names the change-feed cursor (`feedCursor`) it was read at (docs: Mirroring the listings).',
+            'names the change-feed cursor (`feedCursor`) it was read at (docs: Mirroring the listings). ' +
+            'A walk sorted by a field other than _id keeps the order of its first page and answers ' +
+            '410 once that page is older than the change feed keeps events.',
           tags,
         },
       },

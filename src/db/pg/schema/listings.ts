@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   doublePrecision,
   index,
@@ -116,6 +117,24 @@ export const propertyCounts = pgTable(
       name: 'property_counts_pk',
       columns: [table.cityId, table.type, table.rentableUnits, table.published, table.archived],
     }),
+  ],
+);
+
+/** A property's sort fields before a write changed them (src/db/schema/property-sort-changes.ts). */
+export const propertySortChanges = pgTable(
+  'property_sort_changes',
+  {
+    id: serialKey(),
+    propertyId: text().notNull(),
+    feedPosition: bigint({ mode: 'number' }).notNull(),
+    type: text().notNull(),
+    ownerId: text().notNull(),
+    totalUnits: integer().notNull(),
+    rentableUnits: integer().notNull(),
+  },
+  (table) => [
+    index('property_sort_changes_property_idx').on(table.propertyId, table.feedPosition),
+    index('property_sort_changes_position_idx').on(table.feedPosition),
   ],
 );
 

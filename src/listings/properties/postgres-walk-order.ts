@@ -1,0 +1,79 @@
+import { and, type SQL as Condition, type SQL, sql } from 'drizzle-orm';
+import type { PgDb } from '@/db/pg/client';
+import { fail } from '@/kernel/errors';
+import { type After, afterOf } from './list-cursor';
+import type { KeyValues, SortKey } from './list-plan';
+
+/*
+ * The walk of walk-order.ts on PostgreSQL: part A, the (field, id) index
+ * range of the properties no write changed since the walk's feed position;
+ * part B, the properties changed since, placed by their fields as of then;
+ * merged by the statement itself, so the order is PostgreSQL's collation,
+ * the one of the index and of the position's comparison.
+ */
+
+/** Each property's first change after `from`, its fields before it. */
+const firstChangesAfter = (from: SQL) =>
+  sql`SELECT DISTINCT ON (property_id) property_id, type AS was_type, owner_id AS was_owner_id,
+    total_units AS was_total_units, rentable_units AS was_rentable_units
+    FROM property_sort_changes WHERE feed_position > ${from} ORDER BY property_id, id`;
+
+/** The key columns `walk_0`… of a part: `expression` gives each sort column's value. */
+const keysOf = (sort: SortKey[], expression: (column: string) => string) =>
+  sql.raw(sort.map((key, i) => `${expression(key.column)} AS walk_${i}`).join(', '));
+
+/** `ORDER BY` text of a walk's keys (`prefix` names the merged rows). */
+export const walkOrderOf = (sort: SortKey[], prefix = '') =>
+  sql.raw(sort.map((key, i) => `${prefix}walk_${i} ${key.descending ? 'DESC' : 'ASC'}`).join(', '));
+
+/** One page of a walk: after `after` in the order of feed position `from`, at most `limit`. */
+export interface WalkPage {
+  sort: SortKey[];
+  after: KeyValues | null;
+  /** The cursor's position, or on a walk's first page the statement's own. */
+  from: SQL;
+  limit: number;
+}
+
+/** How postgres-list.ts writes a record's columns and a position over `properties`. */
+export interface RecordSql {
+  columns: SQL;
+  afterSql: (after: After) => SQL;
+}
+
+/** The first `limit` of parts A and B in the walk's order, each row with its key. */
+export function walkPageSql(
+  conditions: Condition[],
+  { sort, after, from, limit }: WalkPage,
+  { columns, afterSql }: RecordSql,
+): SQL {
+  const unchanged = sql`NOT EXISTS (SELECT 1 FROM property_sort_changes c
+    WHERE c.property_id = properties.id AND c.feed_position > ${from})`;
+  const position: After | undefined = after ? afterOf(sort, after) : undefined;
+  const partA = sql`SELECT ${columns}, ${keysOf(sort, (c) => c)} FROM properties
+    WHERE ${and(...conditions, position && afterSql(position), unchanged)}
+    ORDER BY ${sql.raw(sort.map((k) => `${k.column} ${k.descending ? 'DESC' : 'ASC'}`).join(', '))} LIMIT ${limit}`;
+  // Part B's position is on its keys as of `from`: the sort renamed to them.
+  const keyed = sort.map((key, i) => ({ ...key, column: `walk_${i}` }));
+  const asOf = (column: string) => (column === 'id' ? 'properties.id' : `f.was_${column}`);
+  // Each changed property found by id (LIMIT 1 keeps the join a loop over the changes,
+  // never a scan of every property however the statistics go).
+  const partB = sql`SELECT * FROM (SELECT ${columns}, ${keysOf(sort, asOf)}
+    FROM (${firstChangesAfter(from)}) f CROSS JOIN LATERAL (SELECT * FROM properties
+      WHERE properties.id = f.property_id AND ${and(...conditions) ?? sql`true`} LIMIT 1) properties) b
+    WHERE ${after ? afterSql(afterOf(keyed, after)) : sql`true`} ORDER BY ${walkOrderOf(sort)} LIMIT ${limit}`;
+  return sql`(${partA}) UNION ALL (${partB}) ORDER BY ${walkOrderOf(sort)} LIMIT ${limit}`;
+}
+
+/**
+ * A walk from before the oldest event kept answers 410, as the feed does:
+ * the changes it needs went with the events. Read after the page, so a
+ * prune between the two is not missed.
+ */
+export async function checkWalkKept(db: Pick<PgDb, 'execute'>, from: number): Promise<void> {
+  const [row] = (await db.execute(
+    sql`SELECT coalesce((SELECT min(id) - 1 FROM events),
+      pg_sequence_last_value(pg_get_serial_sequence('events', 'id')::regclass), 0)::float8 AS id`,
+  )) as unknown as { id: number }[];
+  if (from < row!.id) throw fail('events.cursor_expired');
+}

@@ -1,0 +1,117 @@
+import type { Bindings, Conditions } from '@/db/where';
+import { afterOf, afterSql, keyValuesOf } from './list-cursor';
+import type { KeyValues, SortKey } from './list-plan';
+import { PROPERTY_COLUMNS, type PropertyRecord } from './representation';
+
+/*
+ * A keyset walk sorted by a field writes change (anything but `_id`) keeps
+ * the order of the snapshot its first page was read from, feed position S:
+ * a property is placed by its sort fields as of S. A write that changes a
+ * sort field keeps the fields as they were (`property_sort_changes`, kept
+ * by a trigger), placed after every S whose snapshot cannot see it. So the
+ * key of a property within the walk is the prior fields of its first
+ * change placed after S, or its fields now when it has none; that key never
+ * changes while the walk goes on, and each property is on one page only.
+ * A page is then two parts merged: the (field, id) index range of the
+ * properties unchanged since S, and the properties changed since S with
+ * their keys as of S (as many as writes changed since the walk started,
+ * whatever the depth). Filters and the caller's scope hold on what is now.
+ */
+
+/** Whether a walk in `sort` order needs the order of its first snapshot: the id never changes. */
+export const walksFrozen = (sort: SortKey[]): boolean => sort[0]!.column !== 'id';
+
+/** Part A's condition on `p`: no sort field changed since feed position `?` (an index probe). */
+export const UNCHANGED_SINCE =
+  'NOT EXISTS (SELECT 1 FROM property_sort_changes c WHERE c.property_id = p.id AND c.feed_position > ?)';
+
+/** The sort field `column` as of S in part B: the prior value kept, the id as it is. */
+const asOf = (column: string) => (column === 'id' ? 'p.id' : `f.${column}`);
+
+/** Each property's first change after S, its fields before it (bare columns follow `min`). */
+const FIRST_CHANGES = `SELECT min(id) AS id, property_id, type, owner_id, total_units, rentable_units
+  FROM property_sort_changes INDEXED BY property_sort_changes_position_idx
+  WHERE feed_position > ? GROUP BY property_id`;
+
+/**
+ * Part B on SQLite: the properties changed since `from` that match `where`
+ * (the list's filters, without the position) now, placed by their keys as
+ * of `from` after `after`, in that order, at most `limit`; each row also
+ * carries its key (`walk_0`…).
+ */
+export function changedSinceSql(
+  where: Conditions,
+  sort: SortKey[],
+  after: KeyValues | null,
+  from: number,
+  limit: number,
+): { sql: string; params: Bindings } {
+  const parts = [...where.parts];
+  const params: Bindings = [from, ...where.params];
+  if (after) {
+    const position = afterSql(afterOf(sort, after), asOf);
+    parts.push(position.sql);
+    params.push(...position.params);
+  }
+  const keys = sort.map((key, i) => `${asOf(key.column)} AS walk_${i}`).join(', ');
+  const order = sort.map((key, i) => `walk_${i} ${key.descending ? 'DESC' : 'ASC'}`).join(', ');
+  const walkKeys = sort.map((_, i) => `k.walk_${i}`).join(', ');
+  // CROSS JOIN keeps the changes first: each one finds its property by id. The
+  // keys and row ids are sorted, the page's whole rows read after, by rowid.
+  return {
+    sql: `SELECT ${PROPERTY_COLUMNS}, ${walkKeys} FROM (SELECT p.seq, ${keys}
+      FROM (${FIRST_CHANGES}) f CROSS JOIN properties p ON p.id = f.property_id
+      ${parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?) k
+      CROSS JOIN properties p ON p.seq = k.seq ORDER BY ${order}`,
+    params: [...params, limit],
+  };
+}
+
+/** A row of a walk's part with its key as of S (`walk_0`…). */
+export type KeyedRecord = PropertyRecord & Record<`walk_${number}`, string | number>;
+
+/** The row without its key columns, and its key. */
+export function keyedOf(
+  keyed: KeyedRecord,
+  sort: SortKey[],
+): { row: PropertyRecord; key: KeyValues } {
+  const row: Record<string, unknown> = { ...keyed };
+  const key = sort.map((_, i) => {
+    const value = keyed[`walk_${i}`]!;
+    delete row[`walk_${i}`];
+    return value;
+  });
+  return { row: row as unknown as PropertyRecord, key };
+}
+
+/** SQLite's order of two values of one column: numbers by value, text byte by byte (BINARY). */
+const compareValues = (a: string | number, b: string | number): number =>
+  typeof a === 'number' && typeof b === 'number'
+    ? a - b
+    : Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b)));
+
+/**
+ * The first `limit` of parts A (`unchanged`, keyed by their fields) and B
+ * (`changed`, keyed as of S), each in order, and the key of each: SQLite's
+ * merge (PostgreSQL merges in its statement, in its collation).
+ */
+export function mergeWalk(
+  unchanged: PropertyRecord[],
+  changed: KeyedRecord[],
+  sort: SortKey[],
+  limit: number,
+): { rows: PropertyRecord[]; sortKeys: KeyValues[] } {
+  const keyed = [
+    ...unchanged.map((row) => ({ row, key: keyValuesOf(row, sort) })),
+    ...changed.map((row) => keyedOf(row, sort)),
+  ];
+  keyed.sort((a, b) => {
+    for (const [i, key] of sort.entries()) {
+      const order = compareValues(a.key[i]!, b.key[i]!);
+      if (order !== 0) return key.descending ? -order : order;
+    }
+    return 0;
+  });
+  const page = keyed.slice(0, limit);
+  return { rows: page.map((item) => item.row), sortKeys: page.map((item) => item.key) };
+}
