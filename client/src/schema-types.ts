@@ -199,7 +199,9 @@ export type PropertyListQueryText = {
     name?: string;
     value?: string;
   }[];
+  /** true: only published properties; false: only unpublished ones */
   published?: "true" | "false";
+  /** true: only archived properties; false: only live ones */
   archived?: "true" | "false";
   /** unitIds and features also look at deleted units */
   includeDeleted?: "true" | "false";
