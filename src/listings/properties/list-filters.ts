@@ -45,6 +45,20 @@ export interface FilterDescription {
 }
 
 /**
+ * The parameters that shape the answer rather than choose properties;
+ * every other parameter of `PropertyListQuery` must have its entry below
+ * (a parameter without one does not compile).
+ */
+type ListControl =
+  | 'includeDeleted'
+  | 'sort'
+  | 'page'
+  | 'itemsPerPage'
+  | 'paging'
+  | 'cursor'
+  | 'total';
+
+/**
  * Every filter of GET /listings/properties, keyed by its parameter, in the
  * order the conditions are written and, among those whose index may lead,
  * from the most selective (docs/listings-query-plans.md). Each database's
@@ -81,7 +95,7 @@ export const PROPERTY_FILTERS = {
     match: { on: 'column', column: 'archived', op: '=', value: 'flag', counted: true },
     index: 'broad',
   },
-} as const satisfies Partial<Record<keyof PropertyListQuery, FilterDescription>>;
+} as const satisfies Record<Exclude<keyof PropertyListQuery, ListControl>, FilterDescription>;
 
 export type FilterName = keyof typeof PROPERTY_FILTERS;
 const FILTER_NAMES = Object.keys(PROPERTY_FILTERS) as FilterName[];
