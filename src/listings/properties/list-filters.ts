@@ -95,6 +95,10 @@ export const PROPERTY_FILTERS = {
     match: { on: 'column', column: 'archived', op: '=', value: 'flag', counted: true },
     index: 'broad',
   },
+  updatedSince: {
+    match: { on: 'column', column: 'updated_at', op: '>=', value: 'instant' },
+    index: 'none',
+  },
 } as const satisfies Record<Exclude<keyof PropertyListQuery, ListControl>, FilterDescription>;
 
 export type FilterName = keyof typeof PROPERTY_FILTERS;

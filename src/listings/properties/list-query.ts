@@ -57,6 +57,11 @@ export const PropertyListQuery = z.strictObject({
     .regex(/^\P{Cc}*$/u)
     .optional()
     .describe('Case-insensitive substring of addressLine1, addressLine2, city or postalCode'),
+  updatedSince: z.iso
+    .datetime({ offset: true })
+    .max(64)
+    .optional()
+    .describe('Changed at or after this instant: an ISO-8601 date-time, e.g. 2026-01-31T09:00:00Z'),
   sort: z
     .string()
     .max(255)

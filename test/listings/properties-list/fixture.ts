@@ -5,7 +5,7 @@ import type { Property } from '@/listings/properties/schemas';
 import type { ListingsTestApp, StoreUnderTest } from '../stores';
 import { OTHER_OWNER, OWNER } from '../support';
 
-type List = HalCollection<Property, 'svc:properties'>;
+export type List = HalCollection<Property, 'svc:properties'>;
 
 const feature = (name: string, value = 'yes', category = 'amenities', applicability = 'unit') => ({
   applicability,

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp } from '../../support/harness';
 import { storesUnderTest } from '../stores';
-import { OTHER_OWNER } from '../support';
-import { type PropertyListFixture, seedPropertyList } from './fixture';
+import { OTHER_OWNER, postProperty } from '../support';
+import { type List, type PropertyListFixture, seedPropertyList } from './fixture';
 
 for (const store of storesUnderTest()) {
   store.describe('GET /listings/properties', () => {
@@ -346,6 +346,60 @@ for (const store of storesUnderTest()) {
         );
       });
     });
+
+    describe('happy: updatedSince', () => {
+      const at = (ms: number) => new Date(ms).toISOString();
+      const since = (ms: number) => `updatedSince=${at(ms)}`;
+      type Keyset = List & { _links: { next?: { href: string } } };
+      const keysetIds = async (query: string) => {
+        const ids: string[] = [];
+        let path: string | undefined = `/listings/properties${query}`;
+        while (path) {
+          const res: { status: number; body: Keyset } = await ctx.request<Keyset>('GET', path, {
+            token: ctx.employee,
+          });
+          expect(res.status).toBe(200);
+          ids.push(...res.body._embedded['svc:properties'].map((property) => property.id));
+          path = res.body._links.next?.href;
+        }
+        return ids;
+      };
+
+      test('properties changed at or after the instant, alone and with other filters', async () => {
+        // Ten minutes on (tokens last an hour): the fixture's properties, written in
+        // real time within seconds of the clock's start, all changed before `start`.
+        ctx.clock.advance(600_000);
+        const start = ctx.clock();
+        const first = await postProperty(ctx, { ownerId: 'since' });
+        ctx.clock.advance(1000);
+        const second = await postProperty(ctx, { ownerId: 'since', type: 'studio' });
+        const both = [first, second].sort();
+        expect(await idsOf(`?${since(start)}`)).toEqual(both);
+        expect((await list(`?${since(start)}`)).total).toBe(2);
+        expect(await idsOf(`?${since(start + 1)}`)).toEqual([second]);
+        expect(await idsOf(`?${since(start + 1000)}`)).toEqual([second]);
+        expect(await idsOf(`?${since(start + 1001)}`)).toEqual([]);
+        // The same instant written with an offset ('+' encoded, else it reads as a space).
+        const zoned = new Date(start + 1000 + 3_600_000).toISOString().replace('Z', '+01:00');
+        expect(await idsOf(`?updatedSince=${encodeURIComponent(zoned)}`)).toEqual([second]);
+        expect(await idsOf(`?${since(0)}&ownerId=since&sort=-_id`)).toEqual([...both].reverse());
+        expect(await idsOf(`?${since(start)}&type=studio`)).toEqual([second]);
+        expect(await idsOf(`?${since(start)}&cityIds=madrid&published=false`)).toEqual(both);
+        expect(await idsOf(`?${since(start)}&ownerId=${OTHER_OWNER}`)).toEqual([]);
+      });
+
+      test('with keyset paging, one property a page, and with page numbers', async () => {
+        const start = ctx.clock() - 1000;
+        const expected = await idsOf(`?${since(start)}`);
+        expect(expected.length).toBe(2);
+        expect(await keysetIds(`?paging=keyset&itemsPerPage=1&${since(start)}`)).toEqual(expected);
+        const sorted = await keysetIds(`?paging=keyset&itemsPerPage=1&sort=-_id&${since(start)}`);
+        expect(sorted).toEqual([...expected].reverse());
+        const page2 = await list(`?itemsPerPage=1&page=2&${since(start)}`);
+        expect([page2.count, page2.total]).toEqual([1, 2]);
+        expect(page2._embedded['svc:properties'][0]!.id).toBe(expected[1]!);
+      });
+    });
   });
 }
 
@@ -368,6 +422,7 @@ test('/docs/json documents the parameters of GET /listings/properties, in order'
     'archived',
     'includeDeleted',
     'address',
+    'updatedSince',
     'sort',
     'page',
     'itemsPerPage',

@@ -163,4 +163,20 @@ sqliteOnly.describe(SQLITE_QUERY_PLANS, 'query plans (docs/listings-query-plans.
     expect(byId.page).toContain('SEARCH p USING INDEX properties_id_unique (id=?)');
     expect(byId.page).toContain('SEARCH u USING INDEX units_property_idx (property_id=? AND id=?)');
   });
+
+  test('updatedSince has no index of its own: another filter leads; alone, the page walks _id order and the total reads every row', () => {
+    const since = 'updatedSince=2026-01-31T09:00:00Z';
+    const alone = planOf(`?${since}`);
+    expect(alone.page).toContain('SCAN p USING INDEX properties_id_unique');
+    expect(alone.count).toMatch(/SCAN p( |$)/);
+    expect(planOf(`?ownerId=o&${since}`).page).toContain(
+      'SEARCH p USING INDEX properties_owner_idx (owner_id=?)',
+    );
+    expect(planOf(`?type=studio&${since}`).page).toContain(
+      'SEARCH p USING INDEX properties_type_idx (type=?)',
+    );
+    expect(planOf(`?sort=-totalUnits&${since}`).page).toContain(
+      'SCAN p USING INDEX properties_total_units_idx',
+    );
+  });
 });
