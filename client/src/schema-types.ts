@@ -199,12 +199,16 @@ export type PropertyListQueryText = {
     name?: string;
     value?: string;
   }[];
+  /** true: only published properties; false: only unpublished ones */
   published?: "true" | "false";
+  /** true: only archived properties; false: only live ones */
   archived?: "true" | "false";
   /** unitIds and features also look at deleted units */
   includeDeleted?: "true" | "false";
   /** Case-insensitive substring of addressLine1, addressLine2, city or postalCode */
   address?: string;
+  /** Changed at or after this instant: an ISO-8601 date-time, e.g. 2026-01-31T09:00:00Z */
+  updatedSince?: string;
   /** Comma-separated _id, type, ownerId, totalUnits, rentableUnits; prefix - = descending */
   sort?: string;
   /** Page number, from 1 (default 1) */

@@ -1,18 +1,22 @@
 import { z } from 'zod';
+import { writtenAs } from './query';
 
 export const DEFAULT_ITEMS_PER_PAGE = 30;
 export const MAX_ITEMS_PER_PAGE = 100;
 
-/** `page` ≥ 1 and `itemsPerPage` 1..100, as digits (docs/listings.md). */
+/** The highest page number: nine digits. */
+export const MAX_PAGE = 999_999_999;
+
+/** `page` ≥ 1 and `itemsPerPage` 1..100, as digits (docs/listings.md); documented as integers. */
 export const pagingFields = {
-  page: z
-    .string()
-    .regex(/^[1-9]\d{0,8}$/)
+  page: writtenAs(z.string().regex(/^[1-9]\d{0,8}$/), z.int().min(1).max(MAX_PAGE))
     .optional()
     .describe('Page number, from 1 (default 1)'),
-  itemsPerPage: z
-    .string()
-    .regex(/^(100|[1-9]\d?)$/)
+  itemsPerPage: writtenAs(
+    z.string().regex(/^(100|[1-9]\d?)$/),
+    z.int().min(1).max(MAX_ITEMS_PER_PAGE),
+    `Page size (default ${DEFAULT_ITEMS_PER_PAGE})`,
+  )
     .optional()
     .describe(`Page size, 1..${MAX_ITEMS_PER_PAGE} (default ${DEFAULT_ITEMS_PER_PAGE})`),
 };

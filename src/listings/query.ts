@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { fail } from '@/kernel/errors';
 
 /** More parameters than this in one list query is not a real client (400). */
@@ -14,6 +14,61 @@ export interface QueryShape {
   arrays: readonly string[];
   /** Whether `features[i][applicability|category|name|value]` is accepted. */
   features?: boolean;
+}
+
+/**
+ * The shape of a list query's zod object, read once at module load: an
+ * array of objects is `features`, any other array a list parameter, the
+ * rest scalars. The schema stays the one place a parameter is declared.
+ */
+export function shapeOf(schema: z.ZodObject): QueryShape {
+  const scalars: string[] = [];
+  const arrays: string[] = [];
+  let features = false;
+  for (const [key, field] of Object.entries(schema.shape)) {
+    const inner = field instanceof z.ZodOptional ? field.unwrap() : field;
+    if (!(inner instanceof z.ZodArray)) scalars.push(key);
+    else if (key === 'features' && inner.element instanceof z.ZodObject) features = true;
+    else arrays.push(key);
+  }
+  return { scalars, arrays, features };
+}
+
+/** How clients write a parameter the service reads as text, for the OpenAPI document. */
+const CLIENT_FORMS = new WeakMap<z.ZodType, { form: z.ZodType; description?: string }>();
+
+/**
+ * `text`, remembered as written by clients in `form` (an integer with its
+ * bounds, a boolean): `parametersOf` documents it so. `description`, when
+ * given, replaces the text field's in the document.
+ */
+export function writtenAs<T extends z.ZodType>(text: T, form: z.ZodType, description?: string): T {
+  CLIENT_FORMS.set(text, { form, description });
+  return text;
+}
+
+/** Text `true` or `false`, documented as a boolean. */
+export const Flag = writtenAs(z.enum(['true', 'false']), z.boolean());
+
+/**
+ * A list query's parameters as clients write them, for the OpenAPI document
+ * only: each field made with `writtenAs` in its client form, the others as
+ * they are. The routes parse the raw URL with the text schema, which stays
+ * the rule.
+ */
+export function parametersOf<S extends z.ZodObject>(schema: S): z.ZodObject {
+  const fields: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+    const inner = field instanceof z.ZodOptional ? (field.unwrap() as z.ZodType) : field;
+    const written = CLIENT_FORMS.get(inner);
+    if (!written) fields[key] = field;
+    else {
+      const description = written.description ?? field.description;
+      const form = field === inner ? written.form : written.form.optional();
+      fields[key] = description === undefined ? form : form.describe(description);
+    }
+  }
+  return z.strictObject(fields);
 }
 
 const ARRAY_KEY = /^([A-Za-z_]\w*)(?:\[(\d{0,3})\])?$/;

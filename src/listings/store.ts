@@ -31,7 +31,7 @@ export interface PropertyListing {
  * Where the listings domain keeps its properties. Every method is one whole
  * operation in one transaction of the store, with the same results and
  * errors on every store; the rules live outside the stores (`properties/
- * list-plan.ts` and `list-query.ts` for the list, `properties/create.ts`
+ * list-query.ts`, `list-filters.ts` and `list-plan.ts` for the list, `properties/create.ts`
  * for the creates), so a store holds only its SQL.
  *
  * `sqliteListingsStore` answers the reads at once, so the routes and the

@@ -2,6 +2,10 @@ import { sql } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { neighbourhoods } from './neighbourhoods';
 
+/** The kinds of property and where a property came from; both databases' tables and the API use these. */
+export const PROPERTY_TYPES = ['apartment', 'studio', 'roomShared', 'residence'] as const;
+export const PROPERTY_SOURCES = ['inbound', 'outbound', 'null'] as const;
+
 /**
  * A property with its location fields flattened into the row. `seq` is the
  * rowid alias: stable across VACUUM, so the address trigram index (an FTS5
@@ -15,7 +19,7 @@ export const properties = sqliteTable(
   {
     seq: integer().primaryKey(),
     id: text().notNull(),
-    type: text({ enum: ['apartment', 'studio', 'roomShared', 'residence'] }).notNull(),
+    type: text({ enum: PROPERTY_TYPES }).notNull(),
     ownerId: text().notNull(),
     addressLine1: text().notNull(),
     addressLine2: text(),
@@ -35,7 +39,7 @@ export const properties = sqliteTable(
     verified: integer({ mode: 'boolean' }).notNull().default(false),
     yearOfConstruction: integer(),
     isVisitable: integer({ mode: 'boolean' }).notNull().default(false),
-    source: text({ enum: ['inbound', 'outbound', 'null'] }).notNull(),
+    source: text({ enum: PROPERTY_SOURCES }).notNull(),
     published: integer({ mode: 'boolean' }).notNull().default(false),
     archived: integer({ mode: 'boolean' }).notNull().default(false),
     reasonToUnpublish: text(),

@@ -1,5 +1,6 @@
 import type { Paging } from '@/listings/paging';
-import { type PropertyListQuery, SORT_FIELDS, type SortField } from './list-query';
+import type { FilterName, IndexUse, UsedFilter } from './list-filters';
+import { SORT_FIELDS, type SortField } from './list-query';
 
 export interface SortKey {
   column: string;
@@ -32,53 +33,28 @@ export interface ListPaging extends Paging {
   keyset?: { after: KeyValues | null; counted: boolean; from?: number };
 }
 
-export interface PropertyFilter {
-  query: PropertyListQuery;
-  /** A customer sees only its own properties (`ownerId` = its token `sub`). */
-  scopeOwner: string | null;
-}
+export type { PropertyFilter } from './list-filters';
 
-export type Driver =
-  | 'id'
-  | 'ids'
-  | 'unitIds'
-  | 'owner'
-  | 'cityIds'
-  | 'address'
-  | 'features'
-  | 'sort'
-  | 'type'
-  | 'numRentableUnits'
-  | 'published'
-  | 'archived'
-  | 'none';
+/** The filter whose index leads a query, or the sort's index, or none. */
+export type Driver = FilterName | 'sort' | 'none';
 
 /** Shortest needle the trigram index can answer; shorter ones are checked row by row. */
 const TRIGRAM = 3;
 
+const canLead = (filter: UsedFilter, use: IndexUse) =>
+  filter.index === use && (filter.on !== 'address' || [...filter.needle].length >= TRIGRAM);
+
 /**
- * Which filter's index leads the query. SQLite has no statistics about these
- * tables, so the choice is made here, most selective first, and every other
- * condition is written so it cannot use an index (`+column`, a correlated
- * EXISTS): the plan is the same on a test database and on a million rows
- * (docs/listings-query-plans.md).
+ * Which index leads the query. SQLite has no statistics about these
+ * tables, so the choice is made here: the first selective filter in
+ * `PROPERTY_FILTERS` order, else the sort's (field, id) index, else the
+ * first broad filter; every other condition is written so it cannot use an
+ * index (`+column`, a correlated EXISTS): the plan is the same on a test
+ * database and on a million rows (docs/listings-query-plans.md).
  */
-export function driverOf(
-  query: PropertyListQuery,
-  owner: string | undefined,
-  sort: SortKey[],
-): Driver {
-  if (query.id !== undefined) return 'id';
-  if (query.ids) return 'ids';
-  if (query.unitIds) return 'unitIds';
-  if (owner !== undefined) return 'owner';
-  if (query.cityIds) return 'cityIds';
-  if (query.address !== undefined && [...query.address].length >= TRIGRAM) return 'address';
-  if (query.features) return 'features';
+export function driverOf(used: UsedFilter[], sort: SortKey[]): Driver {
+  const selective = used.find((filter) => canLead(filter, 'selective'));
+  if (selective) return selective.name;
   if (sort[0]!.column !== 'id' && sort.length === 2) return 'sort';
-  if (query.type) return 'type';
-  if (query.numRentableUnits !== undefined) return 'numRentableUnits';
-  if (query.published) return 'published';
-  if (query.archived) return 'archived';
-  return 'none';
+  return used.find((filter) => canLead(filter, 'broad'))?.name ?? 'none';
 }

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { pagingFields } from '@/listings/paging';
 import { CityId, PropertyType } from '@/listings/properties/schemas';
-import type { QueryShape } from '@/listings/query';
+import { Flag, shapeOf, writtenAs } from '@/listings/query';
 
 const Value = z.string().max(255);
 const values = <T extends z.ZodType>(item: T) => z.array(item).min(1).max(100);
-const Flag = z.enum(['true', 'false']);
 export const SORT_FIELDS = {
   _id: 'id',
   type: 'type',
@@ -24,8 +23,10 @@ export const FeatureCriterionSchema = z.strictObject({
 });
 
 /**
- * GET /properties query after `parseListQuery` (docs/listings.md). Kept
- * free of transforms so the same schema documents the parameters.
+ * GET /properties query after `parseListQuery` (docs/listings.md): the one
+ * declaration of the list's parameters. Its shape (`PROPERTY_LIST_SHAPE`)
+ * and the documented parameters (`parametersOf`) are read from it, so it
+ * stays free of transforms.
  */
 export const PropertyListQuery = z.strictObject({
   id: Value.optional().describe('Match by property id'),
@@ -34,9 +35,7 @@ export const PropertyListQuery = z.strictObject({
   cityIds: values(CityId).optional().describe('Match any of the city ids'),
   ownerId: Value.optional().describe('Match by owner id'),
   type: PropertyType.optional(),
-  numRentableUnits: z
-    .string()
-    .regex(/^\d{1,4}$/)
+  numRentableUnits: writtenAs(z.string().regex(/^\d{1,4}$/), z.int().min(0).max(9999))
     .optional()
     .describe('Number of rentable units'),
   features: z
@@ -47,8 +46,10 @@ export const PropertyListQuery = z.strictObject({
     .describe(
       'features[i][applicability|category|name|value]: one unit must match every criterion',
     ),
-  published: Flag.optional(),
-  archived: Flag.optional(),
+  published: Flag.optional().describe(
+    'true: only published properties; false: only unpublished ones',
+  ),
+  archived: Flag.optional().describe('true: only archived properties; false: only live ones'),
   includeDeleted: Flag.optional().describe('unitIds and features also look at deleted units'),
   address: z
     .string()
@@ -56,6 +57,11 @@ export const PropertyListQuery = z.strictObject({
     .regex(/^\P{Cc}*$/u)
     .optional()
     .describe('Case-insensitive substring of addressLine1, addressLine2, city or postalCode'),
+  updatedSince: z.iso
+    .datetime({ offset: true })
+    .max(64)
+    .optional()
+    .describe('Changed at or after this instant: an ISO-8601 date-time, e.g. 2026-01-31T09:00:00Z'),
   sort: z
     .string()
     .max(255)
@@ -84,23 +90,5 @@ export const PropertyListQuery = z.strictObject({
 });
 export type PropertyListQuery = z.infer<typeof PropertyListQuery>;
 
-export const PROPERTY_LIST_SHAPE: QueryShape = {
-  scalars: [
-    'id',
-    'ownerId',
-    'type',
-    'numRentableUnits',
-    'published',
-    'archived',
-    'includeDeleted',
-    'address',
-    'sort',
-    'page',
-    'itemsPerPage',
-    'paging',
-    'cursor',
-    'total',
-  ],
-  arrays: ['ids', 'unitIds', 'cityIds'],
-  features: true,
-};
+/** Which parameters carry one value and which a list, read from the schema once. */
+export const PROPERTY_LIST_SHAPE = shapeOf(PropertyListQuery);

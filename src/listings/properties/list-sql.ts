@@ -2,6 +2,7 @@ import { type Bindings, Conditions } from '@/db/where';
 import { PROPERTY_COLUMNS } from '@/listings/properties/representation';
 import type { FeatureCriterion } from '@/listings/query';
 import { afterOf, afterSql } from './list-cursor';
+import { countsOnly, type FilterValue, type UsedFilter, usedFilters } from './list-filters';
 import {
   type Driver,
   driverOf,
@@ -10,12 +11,12 @@ import {
   type SortKey,
   sortKeysOf,
 } from './list-plan';
-import type { PropertyListQuery } from './list-query';
 import { changedSinceSql, UNCHANGED_SINCE, walksFrozen } from './walk-order';
 
-const flag = (value: 'true' | 'false') => (value === 'true' ? 1 : 0);
 const IN_JSON = 'IN (SELECT value FROM json_each(?))';
 const FEATURE_COLUMNS = ['applicability', 'category', 'name', 'value'] as const;
+/** SQLite has no boolean: flags are 1 and 0. */
+const bound = (value: FilterValue) => (typeof value === 'boolean' ? Number(value) : value);
 
 /** A criterion on feature row `alias`; `probe` keeps it off the (name, …) indexes. */
 function criterionOn(alias: string, criterion: FeatureCriterion, params: Bindings, probe = true) {
@@ -40,108 +41,99 @@ function everyCriterion(unitColumn: string, criteria: FeatureCriterion[], params
     .join(' AND ');
 }
 
-function conditionsOf(filter: PropertyFilter, sort: SortKey[]) {
-  const { query, scopeOwner } = filter;
-  const where = new Conditions();
-  // An explicit ownerId another than the customer's own simply matches nothing.
-  const owners = [...new Set([scopeOwner, query.ownerId].filter((o) => o != null))];
-  const driver = driverOf(query, owners[0], sort);
-  const lead = (name: Driver) => (driver === name ? '' : '+');
-  const liveUnits = query.includeDeleted === 'true' ? '' : ' AND u.deleted_at IS NULL';
-  /** With features leading: the matching feature rows (`FROM unit_features f WHERE …`). */
-  let featureMatch: Statement | undefined;
+type Used<On extends UsedFilter['on']> = Extract<UsedFilter, { on: On }>;
 
-  if (query.id !== undefined) where.add(`${lead('id')}p.id = ?`, query.id);
-  if (query.ids) where.add(`${lead('ids')}p.id ${IN_JSON}`, JSON.stringify(query.ids));
-  if (query.unitIds) {
-    const ids = JSON.stringify(query.unitIds);
-    if (driver === 'unitIds') {
-      where.add(
-        `p.id IN (SELECT u.property_id FROM units u WHERE u.id ${IN_JSON}${liveUnits})`,
-        ids,
-      );
-    } else {
-      where.add(
-        `EXISTS (SELECT 1 FROM units u WHERE u.id ${IN_JSON} AND u.property_id = p.id${liveUnits})`,
-        ids,
-      );
-    }
+/**
+ * A column's condition; `+` keeps every column but the leading one off its
+ * index. One city is an equality, so the (city_id, type, id) index also
+ * gives the order; with cities leading, `type` rides on that index.
+ */
+function columnCondition(where: Conditions, filter: Used<'column'>, driver: Driver) {
+  const lead =
+    filter.name === driver || (filter.name === 'type' && driver === 'cityIds') ? '' : '+';
+  const column = `${lead}p.${filter.column}`;
+  if (filter.op === 'in' && (filter.name !== 'cityIds' || filter.values.length > 1)) {
+    where.add(`${column} ${IN_JSON}`, JSON.stringify(filter.values));
+  } else {
+    const op = filter.op === 'in' ? '=' : filter.op;
+    for (const value of filter.values) where.add(`${column} ${op} ?`, bound(value));
   }
-  for (const owner of owners) where.add(`${lead('owner')}p.owner_id = ?`, owner);
-  if (query.cityIds?.length === 1) {
-    // One city: an equality, so the (city_id, type, id) index also gives the order.
-    where.add(`${lead('cityIds')}p.city_id = ?`, query.cityIds[0]!);
-  } else if (query.cityIds) {
-    where.add(`${lead('cityIds')}p.city_id ${IN_JSON}`, JSON.stringify(query.cityIds));
+}
+
+function unitsCondition(where: Conditions, { unitIds, liveUnits }: Used<'units'>, lead: boolean) {
+  const ids = JSON.stringify(unitIds);
+  const live = liveUnits ? ' AND u.deleted_at IS NULL' : '';
+  if (lead) {
+    where.add(`p.id IN (SELECT u.property_id FROM units u WHERE u.id ${IN_JSON}${live})`, ids);
+  } else {
+    where.add(
+      `EXISTS (SELECT 1 FROM units u WHERE u.id ${IN_JSON} AND u.property_id = p.id${live})`,
+      ids,
+    );
   }
-  if (query.address !== undefined) {
-    const needle = query.address.toLowerCase();
-    if (driver === 'address') {
-      // A quoted FTS5 string is one literal phrase: `%`, `_` and operators mean nothing.
-      where.add(
-        'p.seq IN (SELECT rowid FROM property_address_search WHERE property_address_search MATCH ?)',
-        `"${needle.replaceAll('"', '""')}"`,
-      );
-    } else {
-      where.add('instr(p.address_search, ?) > 0', needle);
-    }
+}
+
+function addressCondition(where: Conditions, { needle }: Used<'address'>, lead: boolean) {
+  if (lead) {
+    // A quoted FTS5 string is one literal phrase: `%`, `_` and operators mean nothing.
+    where.add(
+      'p.seq IN (SELECT rowid FROM property_address_search WHERE property_address_search MATCH ?)',
+      `"${needle.replaceAll('"', '""')}"`,
+    );
+  } else {
+    where.add('instr(p.address_search, ?) > 0', needle);
   }
-  if (query.features) {
-    const params: Bindings = [];
-    if (driver === 'features') {
-      const [first, ...rest] = query.features;
-      const on = criterionOn('f', first!, params, false);
-      const others = rest.length > 0 ? ` AND ${everyCriterion('f.unit_id', rest, params)}` : '';
-      // Deleted units are few: probing the small partial index of deleted ones costs no
-      // row read, where checking each matching unit's own row read millions of pages.
-      const live = liveUnits
-        ? ' AND NOT EXISTS (SELECT 1 FROM units d INDEXED BY units_deleted_idx WHERE d.id = f.unit_id AND d.deleted_at IS NOT NULL)'
-        : '';
-      const matching = `FROM unit_features f WHERE ${on}${others}${live}`;
-      where.add(`p.id IN (SELECT f.property_id ${matching})`, ...params);
-      featureMatch = { sql: matching, params };
-    } else {
-      const every = everyCriterion('u.id', query.features, params);
-      where.add(
-        `EXISTS (SELECT 1 FROM units u WHERE u.property_id = p.id${liveUnits} AND ${every})`,
-        ...params,
-      );
-    }
+}
+
+/** With features leading, also the matching feature rows (`FROM unit_features f WHERE …`). */
+function featuresCondition(where: Conditions, filter: Used<'features'>, lead: boolean) {
+  const { criteria, liveUnits } = filter;
+  const params: Bindings = [];
+  if (!lead) {
+    const live = liveUnits ? ' AND u.deleted_at IS NULL' : '';
+    const every = everyCriterion('u.id', criteria, params);
+    where.add(
+      `EXISTS (SELECT 1 FROM units u WHERE u.property_id = p.id${live} AND ${every})`,
+      ...params,
+    );
+    return undefined;
   }
-  // With cityIds leading, `type` rides on the (city_id, type, id) index.
-  const typeLead = driver === 'cityIds' ? '' : lead('type');
-  if (query.type) where.add(`${typeLead}p.type = ?`, query.type);
-  if (query.numRentableUnits !== undefined) {
-    where.add(`${lead('numRentableUnits')}p.rentable_units = ?`, Number(query.numRentableUnits));
+  const [first, ...rest] = criteria;
+  const on = criterionOn('f', first!, params, false);
+  const others = rest.length > 0 ? ` AND ${everyCriterion('f.unit_id', rest, params)}` : '';
+  // Deleted units are few: probing the small partial index of deleted ones costs no
+  // row read, where checking each matching unit's own row read millions of pages.
+  const live = liveUnits
+    ? ' AND NOT EXISTS (SELECT 1 FROM units d INDEXED BY units_deleted_idx WHERE d.id = f.unit_id AND d.deleted_at IS NOT NULL)'
+    : '';
+  const matching = `FROM unit_features f WHERE ${on}${others}${live}`;
+  where.add(`p.id IN (SELECT f.property_id ${matching})`, ...params);
+  return { sql: matching, params };
+}
+
+function conditionsOf(used: UsedFilter[], sort: SortKey[]) {
+  const where = new Conditions();
+  const driver = driverOf(used, sort);
+  let featureMatch: Statement | undefined;
+  for (const filter of used) {
+    const lead = filter.name === driver;
+    if (filter.on === 'column') columnCondition(where, filter, driver);
+    else if (filter.on === 'units') unitsCondition(where, filter, lead);
+    else if (filter.on === 'address') addressCondition(where, filter, lead);
+    else featureMatch = featuresCondition(where, filter, lead);
   }
-  if (query.published) where.add(`${lead('published')}p.published = ?`, flag(query.published));
-  if (query.archived) where.add(`${lead('archived')}p.archived = ?`, flag(query.archived));
   return { where, driver, featureMatch };
 }
 
-/** Filters `property_counts` can total: no id, owner, unit, feature or address filter. */
-export function countsOnly(filter: PropertyFilter): boolean {
-  const { query } = filter;
-  return (
-    filter.scopeOwner === null &&
-    query.id === undefined &&
-    !query.ids &&
-    !query.unitIds &&
-    query.ownerId === undefined &&
-    query.address === undefined &&
-    !query.features
-  );
-}
-
-function countsSql(query: PropertyListQuery): Statement {
+/** The total as a sum over `property_counts`, for lists filtered on counted columns only. */
+function countsSql(used: UsedFilter[]): Statement {
   const where = new Conditions();
-  if (query.cityIds) where.add(`city_id ${IN_JSON}`, JSON.stringify(query.cityIds));
-  if (query.type) where.add('type = ?', query.type);
-  if (query.numRentableUnits !== undefined) {
-    where.add('rentable_units = ?', Number(query.numRentableUnits));
+  for (const filter of used) {
+    if (filter.on !== 'column') continue;
+    if (filter.op === 'in') where.add(`${filter.column} ${IN_JSON}`, JSON.stringify(filter.values));
+    else
+      for (const value of filter.values) where.add(`${filter.column} ${filter.op} ?`, bound(value));
   }
-  if (query.published) where.add('published = ?', flag(query.published));
-  if (query.archived) where.add('archived = ?', flag(query.archived));
   return {
     sql: `SELECT coalesce(sum(properties), 0) AS total FROM property_counts ${where.sql}`,
     params: where.params,
@@ -163,13 +155,14 @@ export interface PropertyListSql {
 /** The two statements of a list request (exposed for the query-plan tests and doc). */
 export function propertyListSql(filter: PropertyFilter, paging: ListPaging): PropertyListSql {
   const sort = sortKeysOf(filter.query.sort);
-  const { where, driver, featureMatch } = conditionsOf(filter, sort);
+  const used = usedFilters(filter);
+  const { where, driver, featureMatch } = conditionsOf(used, sort);
   const after = paging.keyset?.after ? afterSql(afterOf(sort, paging.keyset.after)) : undefined;
   if (featureMatch && where.parts.length === 1 && sort.length === 1) {
     return featuresOnlySql(featureMatch, sort[0]!.descending, paging, after);
   }
-  const count = countsOnly(filter)
-    ? countsSql(filter.query)
+  const count = countsOnly(used)
+    ? countsSql(used)
     : {
         sql: `SELECT count(*) AS total FROM ${from(driver)} ${where.sql}`,
         params: [...where.params],

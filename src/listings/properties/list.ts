@@ -10,9 +10,10 @@ import { parseListQuery } from '@/listings/query';
 import { many, one } from '@/listings/sql';
 import type { ListingsStore, PropertyListing } from '@/listings/store';
 import { bindingOf, keyValuesOf, openCursor, sealCursor } from './list-cursor';
+import { countsOnly, filtersPropertyRow, usedFilters } from './list-filters';
 import { type ListPaging, type PropertyFilter, sortKeysOf } from './list-plan';
 import { PROPERTY_LIST_SHAPE, PropertyListQuery } from './list-query';
-import { countsOnly, propertyListSql } from './list-sql';
+import { propertyListSql } from './list-sql';
 import { type KeyedRecord, mergeWalk, walksFrozen } from './walk-order';
 
 /**
@@ -39,13 +40,7 @@ export function membershipTags({ query, scopeOwner }: PropertyFilter): string[] 
       ...query.cityIds.map((city) => (query.type ? `ct:${city}|${query.type}` : `c:${city}`)),
     );
   } else if (query.type) tags.push(`t:${query.type}`);
-  else if (
-    query.numRentableUnits !== undefined ||
-    query.published ||
-    query.archived ||
-    query.address !== undefined ||
-    tags.length === 0
-  ) {
+  else if (filtersPropertyRow(usedFilters({ query, scopeOwner })) || tags.length === 0) {
     tags.push('P');
   } else return null;
   return tags;
@@ -73,7 +68,7 @@ export function listProperties(
   const total =
     paging.keyset && !paging.keyset.counted
       ? null
-      : countsOnly(filter)
+      : countsOnly(usedFilters(filter))
         ? counted()
         : cache.memoNow(`n:${count.sql}\u0000${JSON.stringify(count.params)}`, () => ({
             value: counted(),

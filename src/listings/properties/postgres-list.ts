@@ -1,16 +1,18 @@
 import type { SQL as BunSQL } from 'bun';
-import { and, type SQL as Condition, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, type SQL as Condition, type SQL, sql } from 'drizzle-orm';
 import type { PgDb } from '@/db/pg/client';
-import { properties, propertyCounts, units } from '@/db/pg/schema';
+import { properties } from '@/db/pg/schema';
 import { EVENTS_APPEND_LOCK } from '@/events/postgres-outbox';
-import type { FeatureCriterion } from '@/listings/query';
 import type { PropertyListing } from '@/listings/store';
 import { type After, afterOf } from './list-cursor';
+import { countsOnly, type UsedFilter, usedFilters } from './list-filters';
 import { type ListPaging, type PropertyFilter, type SortKey, sortKeysOf } from './list-plan';
-import { countsOnly } from './list-sql';
+import { conditionsOf, countedTotal, featureMatch, whereOf } from './postgres-list-filter';
 import { checkWalkKept, type RecordSql, walkOrderOf, walkPageSql } from './postgres-walk-order';
 import type { PropertyRecord } from './representation';
 import { type KeyedRecord, keyedOf, walksFrozen } from './walk-order';
+
+export { hasNul } from './postgres-list-filter';
 
 /**
  * The columns of a `PropertyRecord`, as SQLite gives them so `toProperty`
@@ -44,112 +46,6 @@ export async function selectRecords(
 /** How a walk's page writes records and positions (postgres-walk-order.ts). */
 const RECORD_SQL: RecordSql = { columns: RECORD_COLUMNS, afterSql: (after) => afterSqlOf(after) };
 
-/** PostgreSQL text cannot hold NUL: no stored value equals one with it, and binding it fails. */
-export const hasNul = (value: string) => value.includes('\u0000');
-
-/** `LIKE` matches `%`, `_` and `\` only as themselves once escaped (`\` is the default escape). */
-const likeEscaped = (needle: string) => needle.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-const FEATURE_COLUMNS = ['applicability', 'category', 'name', 'value'] as const;
-
-/** A criterion on feature row `alias` (a constant of this file). */
-function criterionOn(alias: string, criterion: FeatureCriterion): Condition {
-  const parts = FEATURE_COLUMNS.filter((column) => criterion[column] !== undefined).map(
-    (column) => sql`${sql.raw(`${alias}.${column}`)} = ${criterion[column]}`,
-  );
-  return sql.join(parts, sql` AND `);
-}
-
-/** `EXISTS` per criterion on the features of the unit `unitColumn`. */
-const everyCriterion = (unitColumn: string, criteria: FeatureCriterion[]): Condition[] =>
-  criteria.map((criterion, index) => {
-    const alias = `f${index}`;
-    return sql`EXISTS (SELECT 1 FROM unit_features ${sql.raw(alias)} WHERE ${sql.raw(
-      `${alias}.unit_id = ${unitColumn}`,
-    )} AND ${criterionOn(alias, criterion)})`;
-  });
-
-/**
- * The feature rows of a list filtered by features alone (SQLite's
- * `featuresOnlySql`): the first criterion on the row, the others on its
- * unit, deleted units left out unless asked for.
- */
-function featureMatch(criteria: FeatureCriterion[], includeDeleted: boolean): Condition {
-  const [first, ...rest] = criteria;
-  const parts = [criterionOn('f', first!), ...everyCriterion('f.unit_id', rest)];
-  if (!includeDeleted) {
-    parts.push(
-      sql`NOT EXISTS (SELECT 1 FROM units d WHERE d.id = f.unit_id AND d.deleted_at IS NOT NULL)`,
-    );
-  }
-  return sql.join(parts, sql` AND `);
-}
-
-/** The conditions SQLite's `conditionsOf` writes, without its index hints; undefined: none can match. */
-function conditionsOf({ query, scopeOwner }: PropertyFilter): Condition[] | undefined {
-  const conditions: Condition[] = [];
-  const owners = [...new Set([scopeOwner, query.ownerId].filter((o) => o != null))];
-  const live = query.includeDeleted !== 'true';
-  const ids = query.ids?.filter((id) => !hasNul(id));
-  const unitIds = query.unitIds?.filter((id) => !hasNul(id));
-  const criteria = query.features ?? [];
-  if (
-    (query.id !== undefined && hasNul(query.id)) ||
-    ids?.length === 0 ||
-    unitIds?.length === 0 ||
-    owners.some(hasNul) ||
-    criteria.some((criterion) => Object.values(criterion).some((v) => v !== undefined && hasNul(v)))
-  ) {
-    return undefined;
-  }
-  if (query.id !== undefined) conditions.push(eq(properties.id, query.id));
-  if (ids) conditions.push(inArray(properties.id, ids));
-  if (unitIds) {
-    const matching = and(inArray(units.id, unitIds), live ? isNull(units.deletedAt) : undefined);
-    conditions.push(
-      sql`${properties.id} IN (SELECT ${units.propertyId} FROM ${units} WHERE ${matching})`,
-    );
-  }
-  for (const owner of owners) conditions.push(eq(properties.ownerId, owner));
-  if (query.cityIds) conditions.push(inArray(properties.cityId, query.cityIds));
-  if (query.address !== undefined) {
-    // address_search is lower-cased as written; the trigram index answers this LIKE.
-    const pattern = `%${likeEscaped(query.address.toLowerCase())}%`;
-    conditions.push(sql`${properties.addressSearch} LIKE ${pattern}`);
-  }
-  if (query.features) {
-    const every = sql.join(everyCriterion('u.id', query.features), sql` AND `);
-    conditions.push(
-      sql`EXISTS (SELECT 1 FROM units u WHERE u.property_id = ${properties.id}${
-        live ? sql` AND u.deleted_at IS NULL` : sql``
-      } AND ${every})`,
-    );
-  }
-  if (query.type) conditions.push(eq(properties.type, query.type));
-  if (query.numRentableUnits !== undefined) {
-    conditions.push(eq(properties.rentableUnits, Number(query.numRentableUnits)));
-  }
-  if (query.published) conditions.push(eq(properties.published, query.published === 'true'));
-  if (query.archived) conditions.push(eq(properties.archived, query.archived === 'true'));
-  return conditions;
-}
-
-const whereOf = (condition: SQL | undefined) => (condition ? sql` WHERE ${condition}` : sql``);
-
-/** The total from `property_counts` (kept by triggers) for the filters it can total. */
-function countedTotal({ query }: PropertyFilter): SQL {
-  const where = and(
-    query.cityIds ? inArray(propertyCounts.cityId, query.cityIds) : undefined,
-    query.type ? eq(propertyCounts.type, query.type) : undefined,
-    query.numRentableUnits !== undefined
-      ? eq(propertyCounts.rentableUnits, Number(query.numRentableUnits))
-      : undefined,
-    query.published ? eq(propertyCounts.published, query.published === 'true') : undefined,
-    query.archived ? eq(propertyCounts.archived, query.archived === 'true') : undefined,
-  );
-  return sql`SELECT coalesce(sum(${propertyCounts.properties}), 0) AS total FROM ${propertyCounts}${whereOf(where)}`;
-}
-
 /** One list statement's parts: a query of one row `total`, and the page's query. */
 interface ListParts {
   total: SQL;
@@ -162,12 +58,12 @@ interface ListParts {
  * plan docs/postgresql.md shows at a million properties).
  */
 function featuresOnly(
-  filter: PropertyFilter,
+  features: Extract<UsedFilter, { on: 'features' }>,
   descending: boolean,
   paging: ListPaging,
   after: After | undefined,
 ): ListParts {
-  const match = featureMatch(filter.query.features!, filter.query.includeDeleted === 'true');
+  const match = featureMatch(features.criteria, features.liveUnits);
   const direction = sql.raw(descending ? 'DESC' : 'ASC');
   const from = after ? sql`${match} AND ${afterSqlOf(after, 'f.property_id')}` : match;
   const ids = sql`SELECT DISTINCT f.property_id FROM unit_features f WHERE ${from}
@@ -189,7 +85,7 @@ const orderOf = (sort: SortKey[], prefix = '') =>
 
 /** Any other list: a counted or `property_counts` total, a sorted page. */
 function filtered(
-  filter: PropertyFilter,
+  used: UsedFilter[],
   conditions: Condition[],
   sort: SortKey[],
   paging: ListPaging,
@@ -199,8 +95,8 @@ function filtered(
   // The position is a condition of the page only: the total counts the whole list.
   const pageWhere = after ? whereOf(and(...conditions, afterSqlOf(after))) : where;
   return {
-    total: countsOnly(filter)
-      ? countedTotal(filter)
+    total: countsOnly(used)
+      ? countedTotal(used)
       : sql`SELECT count(*) AS total FROM ${properties}${where}`,
     page: sql`SELECT ${RECORD_COLUMNS} FROM ${properties}${pageWhere} ORDER BY ${orderOf(sort)}
       LIMIT ${paging.itemsPerPage} OFFSET ${paging.offset}`,
@@ -282,7 +178,8 @@ async function listingOn(
   position: SQL,
 ): Promise<Omit<PropertyListing, 'feedPosition'> & { feedPosition: number | null }> {
   const counted = !paging.keyset || paging.keyset.counted;
-  const conditions = conditionsOf(filter);
+  const used = usedFilters(filter);
+  const conditions = conditionsOf(used);
   if (!conditions) {
     // Nothing can match, in any snapshot: only the position is read.
     const [row] = (await db.execute(sql`SELECT ${position} AS feed`)) as unknown as {
@@ -292,10 +189,11 @@ async function listingOn(
   }
   const sort = sortKeysOf(filter.query.sort);
   const after = paging.keyset?.after ? afterOf(sort, paging.keyset.after) : undefined;
+  const [only] = used;
   const { total, page } =
-    filter.query.features && conditions.length === 1 && sort.length === 1
-      ? featuresOnly(filter, sort[0]!.descending, paging, after)
-      : filtered(filter, conditions, sort, paging, after);
+    only?.on === 'features' && used.length === 1 && sort.length === 1
+      ? featuresOnly(only, sort[0]!.descending, paging, after)
+      : filtered(used, conditions, sort, paging, after);
   // A walk in an order writes change keeps its first snapshot's order (postgres-walk-order.ts).
   const walk = paging.keyset &&
     walksFrozen(sort) && {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { PROPERTY_SOURCES, PROPERTY_TYPES } from '@/db/schema/properties';
 import { CITY_IDS } from '@/listings/cities';
 
-export const PROPERTY_TYPES = ['apartment', 'studio', 'roomShared', 'residence'] as const;
+export { PROPERTY_TYPES };
 export const PropertyType = z.enum(PROPERTY_TYPES);
 export type PropertyType = z.infer<typeof PropertyType>;
 export const CityId = z.enum(CITY_IDS);
@@ -10,7 +11,7 @@ export const CityId = z.enum(CITY_IDS);
 const oneOf = <T extends z.ZodEnum<Record<string, string>>>(values: T) => z.string().pipe(values);
 const RequiredType = oneOf(PropertyType);
 const RequiredCityId = oneOf(CityId);
-export const SOURCES = ['inbound', 'outbound', 'null'] as const;
+export const SOURCES = PROPERTY_SOURCES;
 
 export const MAX_UNITS = 30;
 const REQUIRED = "Value is required and can't be empty";

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pagingFields } from '@/listings/paging';
 import { text } from '@/listings/properties/schemas';
+import { Flag } from '@/listings/query';
 
 export const MAX_FEATURES = 50;
 
@@ -42,6 +43,6 @@ export const Unit = z.object({
 export type Unit = z.infer<typeof Unit>;
 
 export const UnitListQuery = z.strictObject({
-  includeDeleted: z.enum(['true', 'false']).optional().describe('Also list deleted units'),
+  includeDeleted: Flag.optional().describe('Also list deleted units'),
   ...pagingFields,
 });

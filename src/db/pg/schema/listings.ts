@@ -9,6 +9,7 @@ import {
   primaryKey,
   text,
 } from 'drizzle-orm/pg-core';
+import { PROPERTY_SOURCES, PROPERTY_TYPES } from '../../schema/properties';
 import { epochMsNumber, serialKey } from './columns';
 
 /** The tables of the listings API; src/db/schema/ says what each column means. */
@@ -29,7 +30,7 @@ export const properties = pgTable(
     seq: serialKey(),
     // A unique constraint, not only an index: units and additional data reference it.
     id: text().notNull().unique('properties_id_unique'),
-    type: text({ enum: ['apartment', 'studio', 'roomShared', 'residence'] }).notNull(),
+    type: text({ enum: PROPERTY_TYPES }).notNull(),
     ownerId: text().notNull(),
     addressLine1: text().notNull(),
     addressLine2: text(),
@@ -48,7 +49,7 @@ export const properties = pgTable(
     verified: boolean().notNull().default(false),
     yearOfConstruction: integer(),
     isVisitable: boolean().notNull().default(false),
-    source: text({ enum: ['inbound', 'outbound', 'null'] }).notNull(),
+    source: text({ enum: PROPERTY_SOURCES }).notNull(),
     published: boolean().notNull().default(false),
     archived: boolean().notNull().default(false),
     reasonToUnpublish: text(),
