@@ -1,4 +1,6 @@
 import type { Database } from 'bun:sqlite';
+import { getTableName, type Table } from 'drizzle-orm';
+import { type ColumnKey, columnsOf } from './columns';
 import type { Bindings } from './where';
 
 /** Rows per multi-row INSERT at most: one statement call instead of 64 (seeding writes millions). */
@@ -30,4 +32,29 @@ export function insertRows(
     const insert = client.query<unknown, Bindings>(head + Array(rows).fill(values).join(', '));
     for (; params.length - at >= size; at += size) insert.run(...params.slice(at, at + size));
   }
+}
+
+/**
+ * A multi-row insert of `table`'s rows as the schema types them (every
+ * column but `omitted`, booleans stored as 0/1), its column list made
+ * once, here, from the drizzle table.
+ */
+export function rowInserter<T extends Table, K extends ColumnKey<T>>(
+  table: T,
+  omitted: readonly K[],
+): (client: Database, rows: readonly Omit<T['$inferSelect'], K>[]) => void {
+  const columns = columnsOf(table, omitted);
+  const keys: string[] = columns.map(({ key }) => key);
+  const head = `INSERT INTO ${getTableName(table)} (${columns.map(({ name }) => name).join(', ')}) VALUES `;
+  const values = `(${keys.map(() => '?').join(', ')})`;
+  return (client, rows) => {
+    const params: Bindings = [];
+    for (const row of rows as readonly Record<string, Bindings[number] | boolean>[]) {
+      for (const key of keys) {
+        const value = row[key] ?? null;
+        params.push(typeof value === 'boolean' ? Number(value) : value);
+      }
+    }
+    insertRows(client, head, values, keys.length, params);
+  };
 }
