@@ -22,7 +22,7 @@ import { units } from '@/db/schema';
 import { appendEvents } from '@/events/outbox';
 import { CITY_IDS } from '@/listings/cities';
 import { createdEventsOf } from '@/listings/events';
-import { insertPlanned, planCreates } from '@/listings/properties/bulk';
+import { insertPlanned, type PlannedUnit, planCreates } from '@/listings/properties/bulk';
 import { PROPERTY_COLUMNS, type PropertyRecord } from '@/listings/properties/representation';
 import { PropertyCreate } from '@/listings/properties/schemas';
 import { createLogger } from '@/logger';
@@ -104,7 +104,8 @@ function writeBatch(): Record<Part, number> {
   lap('plan');
   insertPlanned(db, { ...planned, units: [], features: [] });
   lap('property');
-  if (perRowUnitLog) insertUnitRows(client, planned.units);
+  if (unitsAsBefore) insertUnitsInChunks(planned.units);
+  else if (perRowUnitLog) insertUnitRows(client, planned.units);
   else insertPlanned(db, { ...planned, properties: [], features: [] });
   lap('units');
   const rows = client.query<PropertyRecord, [string]>(RECORDS).all(JSON.stringify(planned.ids));
@@ -154,12 +155,34 @@ const CACHE_UNIT = triggerSql('cache_log_units_insert');
 const CACHE_UNIT_PER_ROW = `CREATE TRIGGER cache_log_units_insert AFTER INSERT ON units BEGIN
   INSERT INTO cache_changes (topic, key) VALUES ('unit', new.property_id); END`;
 const insertUnitRows = rowInserter(units, ['deletedAt']);
+const UNIT_HEAD =
+  'INSERT INTO units (id, property_id, rentable, published, created_at, updated_at) VALUES ';
+/** The units as they went in before: 64 rows a statement, the rest in power-of-two chunks. */
+function insertUnitsInChunks(rows: readonly PlannedUnit[]): void {
+  const params = rows.flatMap((u) => [
+    u.id,
+    u.propertyId,
+    Number(u.rentable),
+    Number(u.published),
+    u.createdAt,
+    u.updatedAt,
+  ]);
+  let at = 0;
+  for (let n = 64; n >= 1; n /= 2) {
+    const size = n * 6;
+    if (params.length - at < size) continue;
+    const insert = client.query(UNIT_HEAD + Array(n).fill('(?, ?, ?, ?, ?, ?)').join(', '));
+    for (; params.length - at >= size; at += size) insert.run(...params.slice(at, at + size));
+  }
+}
 /** Variants whose units go in without the create's log marker (one log row per unit, or none). */
-const PER_ROW = new Set(['before: unit log per row', 'no cache log (units)']);
+const BEFORE = 'before (per-unit log, chunks)';
+const PER_ROW = new Set([BEFORE, 'no cache log (units)']);
 let perRowUnitLog = false;
+let unitsAsBefore = false;
 const VARIANTS: Record<string, string[]> = {
   all: [AFTER_INSERT, CACHE_PROPERTY, CACHE_UNIT],
-  'before: unit log per row': [AFTER_INSERT, CACHE_PROPERTY, CACHE_UNIT_PER_ROW],
+  [BEFORE]: [AFTER_INSERT, CACHE_PROPERTY, CACHE_UNIT_PER_ROW],
   'no FTS': [withoutLine(AFTER_INSERT, 'property_address_search', 1), CACHE_PROPERTY, CACHE_UNIT],
   'no counts': [withoutLine(AFTER_INSERT, 'property_counts', 3), CACHE_PROPERTY, CACHE_UNIT],
   'no cache log (property)': [AFTER_INSERT, CACHE_UNIT],
@@ -177,6 +200,7 @@ function useVariant(name: string): void {
   for (const sql of VARIANTS[name]!) client.exec(sql);
   client.exec('COMMIT');
   perRowUnitLog = PER_ROW.has(name);
+  unitsAsBefore = name === BEFORE;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -7,16 +7,16 @@ import type { Bindings } from './where';
 const ROWS_PER_INSERT = 64;
 
 /**
- * Inserts `params` (flat, `width` values a row, in row order) with
- * `head` followed by one `values` tuple per row, in as few statements as
- * possible: 64 rows at a time, the remainder in power-of-two chunks, so at
- * most seven statement texts per table are prepared (and kept by the
- * connection's statement cache). Rows are inserted in the order given, so
- * an INTEGER PRIMARY KEY assigned by SQLite follows it. A multi-row
- * statement matters beyond the call count: the address index (FTS5, kept by
- * a trigger) writes its pending terms out at every statement that follows,
- * so one statement for a batch of properties writes one index segment, not
- * one each.
+ * Inserts `params` (flat, `width` values a row, in row order) with `head`
+ * followed by one `values` tuple per row: 64 rows a statement, the rest in
+ * one statement of as many rows, so a create's 1–30 units are one
+ * statement, and at most 64 statement texts per table are prepared (kept
+ * by the connection's statement cache). Rows are inserted in the order
+ * given, so an INTEGER PRIMARY KEY assigned by SQLite follows it. A
+ * multi-row statement matters beyond the call count: the address index
+ * (FTS5, kept by a trigger) writes its pending terms out at every statement
+ * that follows, so one statement for a batch of properties writes one index
+ * segment, not one each.
  */
 export function insertRows(
   client: Database,
@@ -25,12 +25,13 @@ export function insertRows(
   width: number,
   params: Bindings,
 ): void {
-  let at = 0;
-  for (let rows = ROWS_PER_INSERT; rows >= 1; rows /= 2) {
+  for (let at = 0; at < params.length; ) {
+    const rows = Math.min(ROWS_PER_INSERT, (params.length - at) / width);
     const size = rows * width;
-    if (params.length - at < size) continue;
-    const insert = client.query<unknown, Bindings>(head + Array(rows).fill(values).join(', '));
-    for (; params.length - at >= size; at += size) insert.run(...params.slice(at, at + size));
+    client
+      .query<unknown, Bindings>(head + Array(rows).fill(values).join(', '))
+      .run(...params.slice(at, at + size));
+    at += size;
   }
 }
 
