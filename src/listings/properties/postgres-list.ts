@@ -14,9 +14,8 @@ import { type PropertyRecord, UNRENDERED_COLUMNS } from './representation';
 /**
  * The columns of a `PropertyRecord`, as SQLite gives them so `toProperty`
  * is shared: booleans as 0 and 1, epoch milliseconds as float8 (Bun reads
- * int8 as a string). Written as text from the table, once, as every
- * statement that reads properties uses it: drizzle building and mapping 23
- * selected fields was most of a list's CPU.
+ * int8 as a string). Text made from the table once: drizzle building and
+ * mapping 23 selected fields per statement was most of a list's CPU.
  */
 const RECORD_COLUMNS_TEXT = columnsOf(properties, UNRENDERED_COLUMNS)
   .map(({ name, column }) => {
