@@ -1,20 +1,22 @@
 import type { Database } from 'bun:sqlite';
+import { getTableName, type Table } from 'drizzle-orm';
+import { type ColumnKey, columnsOf } from './columns';
 import type { Bindings } from './where';
 
 /** Rows per multi-row INSERT at most: one statement call instead of 64 (seeding writes millions). */
 const ROWS_PER_INSERT = 64;
 
 /**
- * Inserts `params` (flat, `width` values a row, in row order) with
- * `head` followed by one `values` tuple per row, in as few statements as
- * possible: 64 rows at a time, the remainder in power-of-two chunks, so at
- * most seven statement texts per table are prepared (and kept by the
- * connection's statement cache). Rows are inserted in the order given, so
- * an INTEGER PRIMARY KEY assigned by SQLite follows it. A multi-row
- * statement matters beyond the call count: the address index (FTS5, kept by
- * a trigger) writes its pending terms out at every statement that follows,
- * so one statement for a batch of properties writes one index segment, not
- * one each.
+ * Inserts `params` (flat, `width` values a row, in row order) with `head`
+ * followed by one `values` tuple per row: 64 rows a statement, the rest in
+ * one statement of as many rows, so a create's 1–30 units are one
+ * statement, and at most 64 statement texts per table are prepared (kept
+ * by the connection's statement cache). Rows are inserted in the order
+ * given, so an INTEGER PRIMARY KEY assigned by SQLite follows it. A
+ * multi-row statement matters beyond the call count: the address index
+ * (FTS5, kept by a trigger) writes its pending terms out at every statement
+ * that follows, so one statement for a batch of properties writes one index
+ * segment, not one each.
  */
 export function insertRows(
   client: Database,
@@ -23,11 +25,37 @@ export function insertRows(
   width: number,
   params: Bindings,
 ): void {
-  let at = 0;
-  for (let rows = ROWS_PER_INSERT; rows >= 1; rows /= 2) {
+  for (let at = 0; at < params.length; ) {
+    const rows = Math.min(ROWS_PER_INSERT, (params.length - at) / width);
     const size = rows * width;
-    if (params.length - at < size) continue;
-    const insert = client.query<unknown, Bindings>(head + Array(rows).fill(values).join(', '));
-    for (; params.length - at >= size; at += size) insert.run(...params.slice(at, at + size));
+    client
+      .query<unknown, Bindings>(head + Array(rows).fill(values).join(', '))
+      .run(...params.slice(at, at + size));
+    at += size;
   }
+}
+
+/**
+ * A multi-row insert of `table`'s rows as the schema types them (every
+ * column but `omitted`, booleans stored as 0/1), its column list made
+ * once, here, from the drizzle table.
+ */
+export function rowInserter<T extends Table, K extends ColumnKey<T>>(
+  table: T,
+  omitted: readonly K[],
+): (client: Database, rows: readonly Omit<T['$inferSelect'], K>[]) => void {
+  const columns = columnsOf(table, omitted);
+  const keys: string[] = columns.map(({ key }) => key);
+  const head = `INSERT INTO ${getTableName(table)} (${columns.map(({ name }) => name).join(', ')}) VALUES `;
+  const values = `(${keys.map(() => '?').join(', ')})`;
+  return (client, rows) => {
+    const params: Bindings = [];
+    for (const row of rows as readonly Record<string, Bindings[number] | boolean>[]) {
+      for (const key of keys) {
+        const value = row[key] ?? null;
+        params.push(typeof value === 'boolean' ? Number(value) : value);
+      }
+    }
+    insertRows(client, head, values, keys.length, params);
+  };
 }

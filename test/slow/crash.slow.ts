@@ -178,6 +178,13 @@ test('SIGKILL mid-burst: every 201 survives whole, nothing half-written, no dupl
     db.run(
       "INSERT INTO property_address_search (property_address_search) VALUES ('integrity-check')",
     );
+    // The read caches' log: every create's units told (one row per property), and no
+    // create's pause marker left last by the batch the kill cut short.
+    const untold = db.query(`SELECT count(*) AS n FROM properties p WHERE NOT EXISTS
+      (SELECT 1 FROM cache_changes c WHERE c.topic = 'unit' AND c.key = p.id)`);
+    expect(untold.get()).toEqual({ n: 0 });
+    const last = db.query('SELECT topic, key FROM cache_changes ORDER BY seq DESC LIMIT 1');
+    expect(last.get()).not.toEqual({ topic: 'unit', key: '' });
 
     const markers = db
       .query('SELECT address_line1 AS marker, count(*) AS n FROM properties GROUP BY 1')

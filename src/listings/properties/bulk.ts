@@ -1,7 +1,14 @@
 import type { Db } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
-import { insertRows } from '@/db/insert-rows';
-import type { Bindings } from '@/db/where';
+import { insertRows, rowInserter } from '@/db/insert-rows';
+import {
+  type PropertyRow,
+  properties,
+  type UnitFeatureRow,
+  type UnitRow,
+  unitFeatures,
+  units,
+} from '@/db/schema';
 import { type CityId, countryOf } from '@/listings/cities';
 import { propertiesCreatedEvents } from '@/listings/events';
 import { addressSearchOf } from '@/listings/properties/representation';
@@ -60,18 +67,6 @@ export interface BulkInsertResult {
   ids: string[];
 }
 
-const PROPERTY_INSERT = `INSERT INTO properties (id, type, owner_id, address_line1, address_line2,
-  city, city_id, neighbourhood_id, postal_code, country, latitude, longitude, address_search,
-  total_units, rentable_units, published_units, units_counter, verified, year_of_construction,
-  is_visitable, source, published, archived, created_at, updated_at) VALUES `;
-const PROPERTY_VALUES = `(${Array(25).fill('?').join(', ')})`;
-const UNIT_INSERT = `INSERT INTO units (id, property_id, rentable, published, created_at, updated_at)
-  VALUES `;
-const UNIT_VALUES = '(?, ?, ?, ?, ?, ?)';
-const FEATURE_INSERT = `INSERT INTO unit_features (unit_id, position, property_id, applicability,
-  category, name, value) VALUES `;
-const FEATURE_VALUES = '(?, ?, ?, ?, ?, ?, ?)';
-
 function unitsOf(input: BulkPropertyInput): BulkUnitInput[] {
   if (input.units) return [...input.units];
   const total = input.totalUnits ?? 1;
@@ -79,49 +74,16 @@ function unitsOf(input: BulkPropertyInput): BulkUnitInput[] {
   return Array.from({ length: total }, (_, index) => ({ rentable: index < rentable }));
 }
 
-/** A property row to insert, its columns as the schemas name them. */
-export interface PlannedProperty {
-  id: string;
-  type: PropertyType;
-  ownerId: string;
-  addressLine1: string;
-  addressLine2: string | null;
-  city: string;
-  cityId: string;
-  neighbourhoodId: string | null;
-  postalCode: string;
-  country: string;
-  latitude: number;
-  longitude: number;
-  addressSearch: string;
-  totalUnits: number;
-  rentableUnits: number;
-  publishedUnits: number;
-  unitsCounter: number;
-  verified: boolean;
-  yearOfConstruction: number | null;
-  isVisitable: boolean;
-  source: (typeof SOURCES)[number];
-  published: boolean;
-  archived: boolean;
-  createdAt: number;
-  updatedAt: number;
-}
+/** The columns of `properties` a create leaves to SQLite (`seq`) or unset. */
+const NOT_INSERTED = ['seq', 'reasonToUnpublish', 'reasonToUnpublishExtraInfo'] as const;
+/** A property row to insert: every other column of the table. */
+export type PlannedProperty = Omit<PropertyRow, (typeof NOT_INSERTED)[number]>;
+export type PlannedUnit = Omit<UnitRow, 'deletedAt'>;
+export type PlannedFeature = UnitFeatureRow;
 
-export interface PlannedUnit {
-  id: string;
-  propertyId: string;
-  rentable: boolean;
-  published: boolean;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface PlannedFeature extends BulkUnitFeature {
-  unitId: string;
-  position: number;
-  propertyId: string;
-}
+const insertProperties = rowInserter(properties, NOT_INSERTED);
+const insertUnits = rowInserter(units, ['deletedAt']);
+const insertFeatures = rowInserter(unitFeatures, []);
 
 /** The rows of a bulk create, properties first so every foreign key resolves in order. */
 export interface PlannedCreates {
@@ -205,66 +167,27 @@ export function planCreates(rows: readonly BulkPropertyInput[], now: number): Pl
   return planned;
 }
 
-const bit = (value: boolean) => (value ? 1 : 0);
+/**
+ * Tells the read caches of the units inserted next once per property, not once
+ * per unit: while the latest `cache_changes` row is this marker, the
+ * `cache_log_units_insert` trigger adds none. The rows after the insert end the
+ * pause in the same transaction, so no committed log ever ends with the marker
+ * and every other writer's units are still logged row by row.
+ */
+const PAUSE_UNIT_LOG = "INSERT INTO cache_changes (topic, key) VALUES ('unit', '')";
+const UNIT_LOG_HEAD = 'INSERT INTO cache_changes (topic, key) VALUES ';
 
 /** Inserts planned rows on SQLite, with multi-row statements (`insertRows`). */
 export function insertPlanned(db: Db, planned: PlannedCreates): void {
-  const propertyParams: Bindings = [];
-  for (const p of planned.properties) {
-    propertyParams.push(
-      p.id,
-      p.type,
-      p.ownerId,
-      p.addressLine1,
-      p.addressLine2,
-      p.city,
-      p.cityId,
-      p.neighbourhoodId,
-      p.postalCode,
-      p.country,
-      p.latitude,
-      p.longitude,
-      p.addressSearch,
-      p.totalUnits,
-      p.rentableUnits,
-      p.publishedUnits,
-      p.unitsCounter,
-      bit(p.verified),
-      p.yearOfConstruction,
-      bit(p.isVisitable),
-      p.source,
-      bit(p.published),
-      bit(p.archived),
-      p.createdAt,
-      p.updatedAt,
-    );
+  const client = db.$client;
+  insertProperties(client, planned.properties);
+  if (planned.units.length > 0) {
+    client.query(PAUSE_UNIT_LOG).run();
+    insertUnits(client, planned.units);
+    const owners = [...new Set(planned.units.map((unit) => unit.propertyId))];
+    insertRows(client, UNIT_LOG_HEAD, "('unit', ?)", 1, owners);
   }
-  const unitParams: Bindings = [];
-  for (const u of planned.units) {
-    unitParams.push(
-      u.id,
-      u.propertyId,
-      bit(u.rentable),
-      bit(u.published),
-      u.createdAt,
-      u.updatedAt,
-    );
-  }
-  const featureParams: Bindings = [];
-  for (const f of planned.features) {
-    featureParams.push(
-      f.unitId,
-      f.position,
-      f.propertyId,
-      f.applicability,
-      f.category,
-      f.name,
-      f.value,
-    );
-  }
-  insertRows(db.$client, PROPERTY_INSERT, PROPERTY_VALUES, 25, propertyParams);
-  insertRows(db.$client, UNIT_INSERT, UNIT_VALUES, 6, unitParams);
-  insertRows(db.$client, FEATURE_INSERT, FEATURE_VALUES, 7, featureParams);
+  insertFeatures(client, planned.features);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { SQL as BunSQL } from 'bun';
 import { and, type SQL as Condition, type SQL, sql } from 'drizzle-orm';
+import { columnsOf } from '@/db/columns';
 import type { PgDb } from '@/db/pg/client';
 import { properties } from '@/db/pg/schema';
 import { EVENTS_APPEND_LOCK } from '@/events/postgres-outbox';
@@ -9,7 +10,7 @@ import { countsOnly, type UsedFilter, usedFilters } from './list-filters';
 import { type ListPaging, type PropertyFilter, type SortKey, sortKeysOf } from './list-plan';
 import { conditionsOf, countedTotal, featureMatch, whereOf } from './postgres-list-filter';
 import { checkWalkKept, type RecordSql, walkOrderOf, walkPageSql } from './postgres-walk-order';
-import type { PropertyRecord } from './representation';
+import { type PropertyRecord, UNRENDERED_COLUMNS } from './representation';
 import { type KeyedRecord, keyedOf, walksFrozen } from './walk-order';
 
 export { hasNul } from './postgres-list-filter';
@@ -17,15 +18,15 @@ export { hasNul } from './postgres-list-filter';
 /**
  * The columns of a `PropertyRecord`, as SQLite gives them so `toProperty`
  * is shared: booleans as 0 and 1, epoch milliseconds as float8 (Bun reads
- * int8 as a string). Written as text, as every statement that reads
- * properties uses it: drizzle building and mapping 23 selected fields was
- * most of a list's CPU.
+ * int8 as a string). Text made from the table once: drizzle building and
+ * mapping 23 selected fields per statement was most of a list's CPU.
  */
-const RECORD_COLUMNS_TEXT = `id, type, owner_id, address_line1, address_line2, city, city_id, neighbourhood_id,
-  postal_code, country, latitude, longitude, total_units, rentable_units, published_units,
-  verified::int AS verified, year_of_construction, is_visitable::int AS is_visitable, source,
-  published::int AS published, archived::int AS archived,
-  created_at::float8 AS created_at, updated_at::float8 AS updated_at`;
+const RECORD_COLUMNS_TEXT = columnsOf(properties, UNRENDERED_COLUMNS)
+  .map(({ name, column }) => {
+    if (column.dataType === 'boolean') return `${name}::int AS ${name}`;
+    return column.columnType === 'PgBigInt53' ? `${name}::float8 AS ${name}` : name;
+  })
+  .join(', ');
 const RECORD_COLUMNS = sql.raw(RECORD_COLUMNS_TEXT);
 
 /**

@@ -1,40 +1,32 @@
+import { columnsOf, type SnakeCase } from '@/db/columns';
+import { type PropertyRow, properties } from '@/db/schema';
 import type { CityId } from '@/listings/cities';
-import type { Property, PropertyType } from '@/listings/properties/schemas';
+import type { Property } from '@/listings/properties/schemas';
 
-/** The columns a Property is rendered from, as SQLite returns them. */
-export const PROPERTY_COLUMNS = `p.id, p.type, p.owner_id, p.address_line1, p.address_line2, p.city,
-  p.city_id, p.neighbourhood_id, p.postal_code, p.country, p.latitude, p.longitude,
-  p.total_units, p.rentable_units, p.published_units, p.verified, p.year_of_construction,
-  p.is_visitable, p.source, p.published, p.archived, p.created_at, p.updated_at`;
+/** The columns of `properties` a Property is not rendered from. */
+export const UNRENDERED_COLUMNS = [
+  'seq',
+  'addressSearch',
+  'unitsCounter',
+  'reasonToUnpublish',
+  'reasonToUnpublishExtraInfo',
+] as const;
+type Rendered = Exclude<keyof PropertyRow, (typeof UNRENDERED_COLUMNS)[number]>;
+
+/** The columns a Property is rendered from, as SQLite returns them: from the table, once. */
+export const PROPERTY_COLUMNS = columnsOf(properties, UNRENDERED_COLUMNS)
+  .map(({ name }) => `p.${name}`)
+  .join(', ');
 
 /** One property by id, as a PropertyRecord. */
 export const PROPERTY_BY_ID = `SELECT ${PROPERTY_COLUMNS} FROM properties p WHERE p.id = ?`;
 
-export interface PropertyRecord {
-  id: string;
-  type: PropertyType;
-  owner_id: string;
-  address_line1: string;
-  address_line2: string | null;
-  city: string;
-  city_id: CityId;
-  neighbourhood_id: string | null;
-  postal_code: string;
-  country: string;
-  latitude: number;
-  longitude: number;
-  total_units: number;
-  rentable_units: number;
-  published_units: number;
-  verified: number;
-  year_of_construction: number | null;
-  is_visitable: number;
-  source: Property['source'];
-  published: number;
-  archived: number;
-  created_at: number;
-  updated_at: number;
-}
+/** A row of PROPERTY_COLUMNS: the schema's columns by their SQL names, booleans as 0/1. */
+export type PropertyRecord = {
+  [K in Exclude<Rendered, 'cityId'> as SnakeCase<K>]: PropertyRow[K] extends boolean
+    ? number
+    : PropertyRow[K];
+} & { city_id: CityId };
 
 /** A property as answered: unset optional fields omitted, `neighbourhoodId` null if unassigned. */
 export function toProperty(row: PropertyRecord): Property {

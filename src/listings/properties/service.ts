@@ -1,6 +1,7 @@
 import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
+import type { PropertyRow } from '@/db/schema';
 import type { EventType } from '@/events/schemas';
 import type { NewEvent } from '@/events/store';
 import { fail, fieldError } from '@/kernel/errors';
@@ -9,7 +10,7 @@ import { type Steps, step } from '@/kernel/steps';
 import { ensureVisible, scopeOf } from '@/listings/access';
 import { countryOf } from '@/listings/cities';
 import { propertyChange } from '@/listings/events';
-import type { BulkPropertyInput, PlannedProperty } from '@/listings/properties/bulk';
+import type { BulkPropertyInput } from '@/listings/properties/bulk';
 import { ensureCurrent, type PropertyWrite } from '@/listings/properties/etag';
 import { addressSearchOf } from '@/listings/properties/representation';
 import type {
@@ -67,28 +68,8 @@ export interface ArchiveReasons {
   reasonToUnpublishExtraInfo?: string;
 }
 
-/** Columns a property write changes, named as in the schemas. */
-export type PropertyChanges = Partial<
-  Pick<
-    PlannedProperty,
-    | 'type'
-    | 'ownerId'
-    | 'addressLine1'
-    | 'addressLine2'
-    | 'city'
-    | 'cityId'
-    | 'neighbourhoodId'
-    | 'postalCode'
-    | 'country'
-    | 'latitude'
-    | 'longitude'
-    | 'addressSearch'
-    | 'yearOfConstruction'
-    | 'isVisitable'
-    | 'archived'
-    | 'updatedAt'
-  > & { reasonToUnpublish: string | null; reasonToUnpublishExtraInfo: string | null }
->;
+/** Columns a property write changes: any but its identity and creation. */
+export type PropertyChanges = Partial<Omit<PropertyRow, 'seq' | 'id' | 'createdAt'>>;
 
 /** The queries of the property writes, inside one transaction of a store. */
 export interface PropertyTables extends UnitTables {
