@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { type AddressRange, defaultTrustedRanges, parseRanges } from '@/kernel/addresses';
 import { type Env, EnvSchema } from './env';
 import { ConfigError } from './error';
+import { splitMemoryBudget } from './memory-budget';
 import { readPasskeyProviders } from './passkey-providers';
 import { loadOrCreateSecret } from './secret-file';
 
@@ -74,8 +75,10 @@ export interface Config {
   staticPagesCache: boolean;
   /** In-process cache of property, list, transaction and page reads, dropped by what a write changes; off for benchmarks. */
   readCache: boolean;
-  /** Most characters the read cache holds, all answers together. */
+  /** Most characters the read cache holds, all answers together (a share of MEMORY_BUDGET_MB). */
   readCacheChars: number;
+  /** SQLite's page cache of the serving connection in KiB (the other share of MEMORY_BUDGET_MB). */
+  sqlitePageCacheKib: number;
   /** Connections of this process's PostgreSQL pool (with DATABASE_URL). */
   postgresPoolSize: number;
   /** `GET /metrics` and the per-request figures behind it; off to measure what they cost. */
@@ -278,7 +281,7 @@ export function parseConfig(
     corsOrigins: list(e.CORS_ORIGINS),
     staticPagesCache: e.STATIC_PAGES_CACHE,
     readCache: e.READ_CACHE,
-    readCacheChars: e.READ_CACHE_MB * 1024 * 1024,
+    ...splitMemoryBudget(e.MEMORY_BUDGET_MB, e.DATABASE_URL ? 'postgres' : 'sqlite'),
     postgresPoolSize: e.POSTGRES_POOL_SIZE,
     quotas: {
       propertiesPerOwner: e.QUOTA_PROPERTIES_PER_OWNER,
