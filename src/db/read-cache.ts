@@ -20,7 +20,7 @@ export interface Fill<T> {
   /**
    * True: quick to read again whatever the wait for it (one row by key), so
    * once the cache is full it is kept only when asked for more often than
-   * what it would push out (`#admits`).
+   * what it would push out (`CacheEntries.admits`).
    */
   cheap?: boolean;
 }
@@ -39,7 +39,7 @@ export interface ReadCacheOptions {
   /**
    * Once the cache is full, an answer that took at least this long to
    * compute is kept at once; a quicker one only when asked for more often
-   * than the least recently used entry it would push out (`#admits`).
+   * than the least recently used entry it would push out (`CacheEntries.admits`).
    */
   admitAfterMs?: number;
 }
