@@ -15,6 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CITY_IDS } from '@/listings/cities';
 import { PROPERTY_TYPES } from '@/listings/properties/schemas';
+import { random as seededRandom } from '../scripts/seed';
 
 /** One benchmarked request shape, with its targets. */
 export interface Endpoint {
@@ -23,7 +24,9 @@ export interface Endpoint {
   /** Paths the requests rotate over (keys spread over the table); `path` when absent. */
   paths?: string[];
   /** A file of path suffixes each request picks one of at random (`WrkOptions.lines`). */
-  lines?: { file: string; prefix: string };
+  lines?: { file: string; prefix: string; zipf?: boolean };
+  /** A point read measured also against a server with READ_CACHE=off (`--read-cache compare`). */
+  pointRead?: boolean;
   /** How many distinct keys the requests pick from. */
   keys?: number;
   /** A read: measured with the background writes of `--mix`, held to the p99 target. */
@@ -84,11 +87,21 @@ function writePropertyIds(databasePath: string, file: string): { count: number; 
       .map((row) => row.id);
     if (ids.length === 0) throw new Error('no properties in the database: seed it first');
     writeFileSync(file, `${ids.join('\n')}\n`);
+    // The same ids in a fixed random order: the Zipf reads' ranks, the popular
+    // ones spread over the table rather than its oldest rows.
+    const next = seededRandom(35);
+    for (let i = ids.length - 1; i > 0; i--) {
+      const j = Math.floor(next() * (i + 1));
+      [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+    }
+    writeFileSync(zipfFileOf(file), `${ids.join('\n')}\n`);
     return { count: ids.length, first: ids[Math.floor(ids.length / 2)]! };
   } finally {
     db.close();
   }
 }
+
+const zipfFileOf = (file: string) => file.replace(/\.txt$/, '-by-rank.txt');
 
 /** Live units of live properties, picked at random over the table: what `--mix` edits. */
 export function unitsToEdit(databasePath: string): [string, string][] {
@@ -239,6 +252,19 @@ export async function prepareFixtures(ctx: FixtureContext): Promise<Endpoint[]> 
       target: 0.45,
       offTarget: 0.3,
       read: true,
+      pointRead: true,
+    },
+    {
+      name: 'GET /listings/properties/{id}, Zipf (s = 1) over the table',
+      path: `/listings/properties/${ids.first}`,
+      lines: {
+        file: zipfFileOf(join(ctx.workDir, 'property-ids.txt')),
+        prefix: '/listings/properties/',
+        zipf: true,
+      },
+      keys: ids.count,
+      read: true,
+      pointRead: true,
     },
     {
       name: 'GET /listings/properties city × type × sort × page',

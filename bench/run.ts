@@ -24,6 +24,13 @@
  * and with keyset paging (bench/full-sync.ts; `--full-sync off` skips it).
  * `--read-cache off` starts the service with READ_CACHE=off: every property
  * and list read queries SQLite, for the figures of a cache miss.
+ * `--read-cache compare` starts a second server with READ_CACHE=off beside
+ * the first (also on CPU 0, idle while the other is measured) and measures
+ * each point read (`GET /listings/properties/{id}`, ids uniform over the
+ * table and Zipf-distributed, s = 1) on both, one after the other, then
+ * prints each cached figure over the uncached one: the cache's gain within
+ * one run. `--memory-budget N` sets MEMORY_BUDGET_MB (SQLite's page cache
+ * and the read cache together) for the servers.
  * `--instances N` starts N servers on the one database, sharing their
  * limits and job leases in the Redis at `--redis-url` (default
  * redis://127.0.0.1:6379, under a key prefix of the run), all pinned to CPU
@@ -81,6 +88,7 @@ const { values } = parseArgs({
     database: { type: 'string' },
     only: { type: 'string' },
     'read-cache': { type: 'string', default: 'on' },
+    'memory-budget': { type: 'string' },
     metrics: { type: 'string', default: 'on' },
     mix: { type: 'string', default: 'on' },
     instances: { type: 'string', default: '1' },
@@ -101,6 +109,8 @@ const secret = 'bench-secret-bench-secret-bench-secret-0123456789';
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
 const readCacheOn = values['read-cache'] !== 'off';
+/** A second server with READ_CACHE=off measures the point reads too (`--read-cache compare`). */
+const compareCache = values['read-cache'] === 'compare';
 const metricsOn = values.metrics !== 'off';
 const mixOn = values.mix !== 'off';
 /** Servers sharing the database (and a Redis); all pinned to the server's CPU. */
@@ -343,6 +353,23 @@ async function spawnCeiling(port: number) {
   return ceiling;
 }
 
+/** The server with READ_CACHE=off of `--read-cache compare`, on the one database. */
+async function spawnUncached(env: Record<string, string | undefined>) {
+  const port = freePort();
+  const server = Bun.spawn(
+    ['taskset', '-c', String(SERVER_CPU), process.execPath, 'src/index.ts'],
+    {
+      cwd: root,
+      env: { ...env, PORT: String(port), READ_CACHE: 'off' },
+      stdout: 'ignore',
+      stderr: 'inherit',
+    },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  await waitForOwn(server, `${base}/health`);
+  return { server, bases: [base], pids: [server.pid] };
+}
+
 const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
 
 async function main() {
@@ -397,6 +424,7 @@ async function main() {
     RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE: '100000000',
     READ_CACHE: readCacheOn ? 'on' : 'off',
     METRICS: metricsOn ? 'on' : 'off',
+    ...(values['memory-budget'] ? { MEMORY_BUDGET_MB: values['memory-budget'] } : {}),
     ...(onPostgres ? { DATABASE_URL: postgresUrl } : {}),
     // Several instances share their limits and job leases in Redis, under a prefix of this run.
     ...(instanceCount > 1
@@ -418,6 +446,7 @@ async function main() {
   }
   const base = bases[0]!;
   const serverPids = servers.map((server) => server.pid);
+  const uncached = compareCache ? await spawnUncached(env) : undefined;
   if (instanceCount > 1) {
     console.log(
       `bench: ${instanceCount} instances on CPU ${SERVER_CPU} sharing ${onPostgres ? postgresUrl : databasePath} and Redis at ${values['redis-url']}; each endpoint's load is split between them`,
@@ -478,27 +507,40 @@ async function main() {
     (endpoint) => !wanted || wanted.some((part) => endpoint.name.includes(part)),
   );
   const before: Measured[] = [];
-  for (const endpoint of chosen) {
+  // Each endpoint on the server(s) under test; each point read also on the uncached one.
+  const runs = chosen.flatMap((endpoint) => [
+    { endpoint, name: endpoint.name, bases, pids: serverPids, cached: readCacheOn },
+    ...(uncached && endpoint.pointRead
+      ? [{ endpoint, name: `${endpoint.name}, READ_CACHE=off`, ...uncached, cached: false }]
+      : []),
+  ]);
+  for (const { endpoint, name, bases: targets, pids } of runs) {
     before.push(await measureCeiling());
     // Nothing left queued from the previous endpoint.
-    for (const instance of bases) await waitFor(`${instance}/health`);
-    const urls = bases.map((instance) => `${instance}${endpoint.path}`);
-    const measured = await measure(endpoint.name, urls, serverPids, {
+    for (const instance of targets) await waitFor(`${instance}/health`);
+    const urls = targets.map((instance) => `${instance}${endpoint.path}`);
+    const measured = await measure(name, urls, pids, {
       headers,
       body: endpoint.body,
       method: endpoint.method,
       paths: endpoint.paths,
       lines: endpoint.lines,
-      background: endpoint.read ? background : undefined,
+      // The writes and customer calls go to the server measured, so its CPU counts them.
+      background: endpoint.read && background ? { ...background, base: targets[0]! } : undefined,
     });
-    results[endpoint.name] = { ...measured, ceiling: 0, ratio: 0, cpuRatio: 0 };
+    results[name] = { ...measured, ceiling: 0, ratio: 0, cpuRatio: 0 };
   }
   const last = await measureCeiling();
   const walMb = fileMb(`${databasePath}-wal`);
   redisCounter?.close();
   for (const server of servers) server.kill('SIGTERM');
+  uncached?.server.kill('SIGTERM');
   ceilingServer.kill();
-  await Promise.all([...servers.map((server) => server.exited), ceilingServer.exited]);
+  await Promise.all([
+    ...servers.map((server) => server.exited),
+    ceilingServer.exited,
+    uncached?.server.exited,
+  ]);
 
   const ceiling = {
     requestsPerSecond: mean(ceilings.map((c) => c.requestsPerSecond)),
@@ -525,13 +567,13 @@ async function main() {
   console.log(
     `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${'---:|'.repeat(movedColumns.length)}---|---|---|`,
   );
-  chosen.forEach((endpoint, index) => {
-    const r = results[endpoint.name]!;
+  runs.forEach(({ endpoint, name, cached }, index) => {
+    const r = results[name]!;
     const next = before[index + 1] ?? last;
     r.ceiling = (before[index]!.requestsPerSecond + next.requestsPerSecond) / 2;
     r.ratio = r.requestsPerSecond / r.ceiling;
     r.cpuRatio = ceiling.cpuUsPerRequest / r.cpuUsPerRequest;
-    const ratioTarget = readCacheOn ? endpoint.target : endpoint.offTarget;
+    const ratioTarget = cached ? endpoint.target : endpoint.offTarget;
     const p99Target = endpoint.read && mixOn ? READ_P99_TARGET_MS : endpoint.p99TargetMs;
     r.target = ratioTarget;
     const hasTarget = ratioTarget !== undefined || p99Target !== undefined;
@@ -545,12 +587,25 @@ async function main() {
       .filter(Boolean)
       .join(', ');
     console.log(
-      `| ${endpoint.name} | ${(endpoint.keys ?? endpoint.paths?.length ?? 1).toLocaleString('en')} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.errors} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.cpuRatio.toFixed(3)} |${movedCells(r)} ${target} | ${hasTarget ? (r.met ? 'met' : 'NOT met') : ''} | ${r.background ? describeBackground(r.background) : ''} |`,
+      `| ${name} | ${(endpoint.keys ?? endpoint.paths?.length ?? 1).toLocaleString('en')} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.errors} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.cpuRatio.toFixed(3)} |${movedCells(r)} ${target} | ${hasTarget ? (r.met ? 'met' : 'NOT met') : ''} | ${r.background ? describeBackground(r.background) : ''} |`,
     );
   });
   console.log(
     `| ceiling: bare Bun.serve, ${CEILING_BODY.length} B JSON (mean of ${ceilings.length} runs, ${Math.min(...ceilings.map((c) => c.requestsPerSecond)).toFixed(0)}–${Math.max(...ceilings.map((c) => c.requestsPerSecond)).toFixed(0)}) | | ${ceiling.requestsPerSecond.toFixed(0)} | ${ceiling.p50Ms.toFixed(2)} | ${ceiling.p99Ms.toFixed(2)} | ${ceiling.errors} | | 1.000 | ${ceiling.cpuUsPerRequest.toFixed(1)} | 1.000 |${movedCells()} | | |`,
   );
+  const gains = runs.flatMap(({ name }) => {
+    const off = results[`${name}, READ_CACHE=off`];
+    if (!off) return [];
+    const on = results[name]!;
+    const gain = {
+      requests: on.requestsPerSecond / off.requestsPerSecond,
+      cpu: on.cpuUsPerRequest / off.cpuUsPerRequest,
+    };
+    console.log(
+      `${name}: cached ÷ READ_CACHE=off: ${gain.requests.toFixed(2)}× the requests/s, ${gain.cpu.toFixed(2)}× the CPU a request (${on.cpuUsPerRequest.toFixed(1)} against ${off.cpuUsPerRequest.toFixed(1)} µs); ratios to the ceiling ${on.ratio.toFixed(3)} and ${off.ratio.toFixed(3)}; peak RSS ${on.peakRssMb.toFixed(0)} and ${off.peakRssMb.toFixed(0)} MB`,
+    );
+    return [{ endpoint: name, ...gain }];
+  });
   const peakRss = Math.max(...Object.values(results).map((r) => r.peakRssMb));
   const peakAnon = Math.max(...Object.values(results).map((r) => r.peakAnonMb));
   const peakWal = Math.max(...Object.values(results).map((r) => r.peakWalMb));
@@ -574,6 +629,7 @@ async function main() {
         connections,
         ceiling: { ...ceiling, runs: ceilings },
         endpoints: results,
+        cacheGains: gains,
         peakRssMb: peakRss,
         peakAnonMb: peakAnon,
         peakWalMb: peakWal,

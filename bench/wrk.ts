@@ -21,9 +21,11 @@ export interface WrkOptions {
   /**
    * A file of one path suffix a line, loaded once by the Lua script: each
    * request takes a line at random and sends `prefix` + that line (a million
-   * property ids fit; LuaJIT holds them in about 60 MB).
+   * property ids fit; LuaJIT holds them in about 60 MB). `zipf`: the line
+   * of rank k (from 1) is picked with a probability proportional to 1/k
+   * (Zipf, s = 1) instead of uniformly.
    */
-  lines?: { file: string; prefix: string };
+  lines?: { file: string; prefix: string; zipf?: boolean };
   /** CPU the load generator is pinned to. */
   cpu: number;
   scriptDir: string;
@@ -86,9 +88,25 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
       `local prefix = ${JSON.stringify(options.lines.prefix)}`,
       'local count = #lines',
       'math.randomseed(os.time())',
-      'request = function()',
-      '  return wrk.format(nil, prefix .. lines[math.random(count)])',
-      'end',
+      ...(options.lines.zipf
+        ? [
+            // The cumulative weights 1/k, searched by bisection for each request.
+            'local cumulative, total = {}, 0',
+            'for k = 1, count do total = total + 1 / k; cumulative[k] = total end',
+            'request = function()',
+            '  local u, low, high = math.random() * total, 1, count',
+            '  while low < high do',
+            '    local middle = math.floor((low + high) / 2)',
+            '    if cumulative[middle] < u then low = middle + 1 else high = middle end',
+            '  end',
+            '  return wrk.format(nil, prefix .. lines[low])',
+            'end',
+          ]
+        : [
+            'request = function()',
+            '  return wrk.format(nil, prefix .. lines[math.random(count)])',
+            'end',
+          ]),
     );
   } else if (options.paths && options.paths.length > 1) {
     // One wrk thread: a plain counter rotates over the paths.

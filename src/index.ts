@@ -41,7 +41,7 @@ const { databaseUrl } = parseDatabaseSettings(process.env);
 
 /** SQLite at DATABASE_PATH: pending migrations after a backup when there is data. */
 async function openSqlite() {
-  const db = openDatabase(config.databasePath);
+  const db = openDatabase(config.databasePath, { pageCacheKib: config.sqlitePageCacheKib });
   try {
     // Pending migrations: a backup first when there is data, then all of them in one transaction.
     const upgrade = await upgradeDatabase(db.$client, serviceMigrations(migrationsFolder), {

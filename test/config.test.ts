@@ -68,16 +68,28 @@ describe('configuration (environment variables)', () => {
     }
   });
 
-  test('READ_CACHE_MB bounds the read cache in MiB of answers', () => {
-    expect(parseConfig({ DATABASE_PATH: ':memory:' }).readCacheChars).toBe(64 * 1024 * 1024);
-    expect(parseConfig({ DATABASE_PATH: ':memory:', READ_CACHE_MB: '8' }).readCacheChars).toBe(
-      8 * 1024 * 1024,
-    );
+  test("MEMORY_BUDGET_MB is shared by SQLite's page cache and the read cache", () => {
+    const MIB = 1024 * 1024;
+    const shares = (env: Record<string, string>) => {
+      const config = parseConfig({ DATABASE_PATH: ':memory:', ...env });
+      return [config.sqlitePageCacheKib * 1024, config.readCacheChars];
+    };
+    expect(shares({})).toEqual([48 * MIB, 48 * MIB]);
+    expect(shares({ MEMORY_BUDGET_MB: '200' })).toEqual([100 * MIB, 100 * MIB]);
+    // On PostgreSQL this process has no page cache: the read cache has it all.
+    const postgres = { DATABASE_URL: 'postgres://localhost/x', JWT_SECRET: 'x'.repeat(40) };
+    expect(shares({ ...postgres, MEMORY_BUDGET_MB: '200' })).toEqual([0, 200 * MIB]);
     for (const value of ['0', 'lots', '1.5']) {
-      expect(() => parseConfig({ DATABASE_PATH: ':memory:', READ_CACHE_MB: value })).toThrow(
-        new RegExp(`^READ_CACHE_MB: .*\\(got "${value.replace('.', '\\.')}"\\)$`),
+      expect(() => parseConfig({ DATABASE_PATH: ':memory:', MEMORY_BUDGET_MB: value })).toThrow(
+        new RegExp(`^MEMORY_BUDGET_MB: .*\\(got "${value.replace('.', '\\.')}"\\)$`),
       );
     }
+  });
+
+  test('READ_CACHE_MB, which MEMORY_BUDGET_MB replaced, refuses to start instead of being ignored', () => {
+    expect(() => parseConfig({ DATABASE_PATH: ':memory:', READ_CACHE_MB: '64' })).toThrow(
+      /^READ_CACHE_MB: replaced by MEMORY_BUDGET_MB/,
+    );
   });
 
   test('the employee limit is never below 2000', () => {

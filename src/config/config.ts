@@ -64,8 +64,10 @@ export interface Config {
   staticPagesCache: boolean;
   /** In-process cache of property, list, transaction and page reads, dropped by what a write changes; off for benchmarks. */
   readCache: boolean;
-  /** Most characters the read cache holds, all answers together. */
+  /** Most characters the read cache holds, all answers together (a share of MEMORY_BUDGET_MB). */
   readCacheChars: number;
+  /** SQLite's page cache of the serving connection in KiB (the other share of MEMORY_BUDGET_MB). */
+  sqlitePageCacheKib: number;
   /** Connections of this process's PostgreSQL pool (with DATABASE_URL). */
   postgresPoolSize: number;
   /** `GET /metrics` and the per-request figures behind it; off to measure what they cost. */

@@ -101,8 +101,8 @@ export const EnvSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   STATIC_PAGES_CACHE: booleanFlag.default(true),
   READ_CACHE: booleanFlag.default(true),
-  // What the read cache may hold, in MiB of answers (about a byte a character).
-  READ_CACHE_MB: z.coerce.number().int().min(1).max(16_384).default(64),
+  // What SQLite's page cache and the read cache hold together, in MiB (src/config/memory-budget.ts).
+  MEMORY_BUDGET_MB: z.coerce.number().int().min(2).max(65_536).default(96),
   METRICS: booleanFlag.default(true),
   QUOTA_PROPERTIES_PER_OWNER: quota.default(10_000),
   QUOTA_UNITS_PER_PROPERTY: quota.default(1_000),

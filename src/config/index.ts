@@ -5,6 +5,7 @@ import { type AddressRange, defaultTrustedRanges, parseRanges } from '@/kernel/a
 import type { Config, RedisSettings } from './config';
 import { type Env, EnvSchema } from './env';
 import { ConfigError, configErrorOf } from './error';
+import { splitMemoryBudget } from './memory-budget';
 import { readPasskeyProviders } from './passkey-providers';
 import { loadOrCreateSecret } from './secret-file';
 
@@ -86,6 +87,12 @@ export function parseConfig(
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) throw configErrorOf(parsed.error, source);
   const e = parsed.data;
+  // Ignoring a setting the operator chose would change the memory in use unseen.
+  if (env.READ_CACHE_MB !== undefined) {
+    throw new ConfigError(
+      'READ_CACHE_MB: replaced by MEMORY_BUDGET_MB, which sizes the read cache and SQLite page cache together (docs/performance.md)',
+    );
+  }
   if (Boolean(e.TLS_CERT_PATH) !== Boolean(e.TLS_KEY_PATH)) {
     throw new ConfigError('TLS_CERT_PATH: TLS_CERT_PATH and TLS_KEY_PATH must be set together');
   }
@@ -159,7 +166,7 @@ export function parseConfig(
     corsOrigins: list(e.CORS_ORIGINS),
     staticPagesCache: e.STATIC_PAGES_CACHE,
     readCache: e.READ_CACHE,
-    readCacheChars: e.READ_CACHE_MB * 1024 * 1024,
+    ...splitMemoryBudget(e.MEMORY_BUDGET_MB, e.DATABASE_URL ? 'postgres' : 'sqlite'),
     postgresPoolSize: e.POSTGRES_POOL_SIZE,
     quotas: {
       propertiesPerOwner: e.QUOTA_PROPERTIES_PER_OWNER,

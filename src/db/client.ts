@@ -19,8 +19,10 @@ export const migrationsFolder = join(import.meta.dir, '..', '..', 'migrations');
  * WAL so readers never block the writer, synchronous=NORMAL which in WAL mode
  * keeps every committed transaction across a process crash, foreign keys on,
  * and a busy timeout so a second writer waits instead of failing.
+ * `pageCacheKib`: SQLite's page cache (the server passes its share of
+ * MEMORY_BUDGET_MB, src/config/memory-budget.ts).
  */
-export function openDatabase(path: string): Db {
+export function openDatabase(path: string, { pageCacheKib = 48 * 1024 } = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = ownerOnly(path, () => {
     // Before SQLite opens the file and takes its locks (src/db/wal-index.ts).
@@ -37,10 +39,9 @@ export function openDatabase(path: string): Db {
   sqlite.exec('PRAGMA synchronous = NORMAL');
   sqlite.exec('PRAGMA foreign_keys = ON');
   sqlite.exec('PRAGMA temp_store = MEMORY');
-  // 64 MiB: on the 1,000,000-property benchmark a read by id spread over
-  // the table costs 9 % less CPU than with 32 MiB, for about 45 MB more
-  // memory (docs/performance.md).
-  sqlite.exec('PRAGMA cache_size = -65536');
+  // Negative: in KiB. A bigger cache makes reads by id spread over a large
+  // table cheaper (docs/performance.md, Memory).
+  sqlite.exec(`PRAGMA cache_size = -${Math.max(1, Math.floor(pageCacheKib))}`);
   // The WAL is checkpointed every 1000 pages (the default); after a burst that
   // outgrew that (a checkpoint held back by a long read), the file is cut
   // back to 64 MiB at the next reset instead of keeping its peak size.

@@ -2,6 +2,8 @@ import type { SQL } from 'bun';
 import { type Change, ChangeFeed } from '@/db/change-feed';
 import type { Db } from '@/db/client';
 import { PostgresChangeFeed } from '@/db/pg/change-feed';
+import { CacheEntries, type CacheEntry } from '@/db/read-cache-entries';
+import { ChangedTags } from '@/db/read-cache-tags';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 
 /**
@@ -17,21 +19,10 @@ export interface Fill<T> {
   keep?: boolean;
   /**
    * True: quick to read again whatever the wait for it (one row by key), so
-   * once the cache is full it is kept only when read twice (`#admits`).
+   * once the cache is full it is kept only when asked for more often than
+   * what it would push out (`CacheEntries.admits`).
    */
   cheap?: boolean;
-}
-
-interface Entry {
-  value: unknown;
-  size: number;
-  tags: readonly string[];
-  /** The tick of the look that preceded the read it was filled from. */
-  at: number;
-  /** The tick at which its tags were last found unchanged: valid without a look while it is current. */
-  checked: number;
-  /** `#placed` when it was last put at the recent end of the LRU order. */
-  placed: number;
 }
 
 export interface ReadCacheOptions {
@@ -47,14 +38,11 @@ export interface ReadCacheOptions {
   maxChars?: number;
   /**
    * Once the cache is full, an answer that took at least this long to
-   * compute is kept at once; a quicker one only when computed a second time
-   * within the recent window (`#admits`).
+   * compute is kept at once; a quicker one only when asked for more often
+   * than the least recently used entry it would push out (`CacheEntries.admits`).
    */
   admitAfterMs?: number;
 }
-
-/** Most tags remembered as changed; past it every value is dropped and the count starts over. */
-const MAX_TAGS = 200_000;
 
 /**
  * The service's one read cache: a bounded LRU of answers (property
@@ -72,19 +60,12 @@ const MAX_TAGS = 200_000;
 export class ReadCache {
   readonly enabled: boolean;
   readonly #feed: ChangeFeed | PostgresChangeFeed | undefined;
-  readonly #maxEntries: number;
-  readonly #maxChars: number;
   readonly #admitAfterMs: number;
-  readonly #entries = new Map<string, Entry>();
-  readonly #changedAt = new Map<string, number>();
-  #chars = 0;
+  readonly #entries: CacheEntries;
+  readonly #changed = new ChangedTags();
   #tick = 1;
   /** The tick of the last `clear`: a value read before it is never stored. */
   #clearedAt = 0;
-  /** Hashes of keys computed once while the cache was full (`#admits`). */
-  readonly #seenOnce = new Set<number>();
-  /** Counts insertions at the recent end of `#entries`: how far an entry is from it, at most. */
-  #placed = 0;
   /** Answers served from the cache, and computed, since start (tests and diagnostics). */
   hits = 0;
   misses = 0;
@@ -99,9 +80,8 @@ export class ReadCache {
   }: ReadCacheOptions) {
     this.#feed = db ? new ChangeFeed(db.$client) : postgres && new PostgresChangeFeed(postgres);
     this.enabled = enabled && this.#feed !== undefined;
-    this.#maxEntries = maxEntries;
-    this.#maxChars = maxChars;
     this.#admitAfterMs = admitAfterMs;
+    this.#entries = new CacheEntries(maxEntries, maxChars);
   }
 
   get size(): number {
@@ -131,10 +111,10 @@ export class ReadCache {
       return this.#pollNow() ? this.#lookup(key, compute) : whenReady(compute(), filledValue);
     }
     if (!feed) return whenReady(compute(), filledValue);
-    if (!this.#entries.has(key)) {
+    if (!this.#entries.get(key)) {
       // The first look sets the feed's starting point; nothing read before it is kept.
       if (!feed.started) void this.synced();
-      return this.#fill(key, compute);
+      return this.#fill(key, this.#entries.asked(key), compute);
     }
     return feed
       .poll(this.#apply, this.#reset)
@@ -155,78 +135,46 @@ export class ReadCache {
    */
   peek<T>(key: string): T | undefined {
     if (!this.#pollNow()) return undefined;
+    this.#entries.asked(key);
     const known = this.#used(key);
     if (!known) this.misses++;
     return known?.value as T | undefined;
   }
 
   #lookup<T>(key: string, compute: () => MaybePromise<Fill<T>>): MaybePromise<T> {
+    const hash = this.#entries.asked(key);
     const known = this.#used(key);
-    return known ? (known.value as T) : this.#fill(key, compute);
+    return known ? (known.value as T) : this.#fill(key, hash, compute);
   }
 
-  #fill<T>(key: string, compute: () => MaybePromise<Fill<T>>): MaybePromise<T> {
+  #fill<T>(key: string, hash: number, compute: () => MaybePromise<Fill<T>>): MaybePromise<T> {
     this.misses++;
     const at = this.#tick;
     const started = performance.now();
     return whenReady(compute(), (fill) => {
       // On PostgreSQL the time includes the round trip: `cheap` says what it cannot.
       const costly = !fill.cheap && performance.now() - started >= this.#admitAfterMs;
-      if (costly || this.#admits(key, fill.size)) this.store(key, fill, at);
+      if (fill.keep !== false && (costly || this.#entries.admits(hash, fill.size))) {
+        this.store(key, fill, at, hash);
+      }
       return fill.value;
     });
   }
 
-  /**
-   * A valid entry, moved to the most recently used end (the first entry is
-   * evicted first) unless it was placed among the latest half of
-   * `maxEntries` placements: an approximate LRU in which a hot entry is moved
-   * once per that many placements rather than on every hit.
-   */
-  #used(key: string): Entry | undefined {
+  /** A valid entry, counted as a hit and moved towards the recent end (`CacheEntries.used`). */
+  #used(key: string): CacheEntry | undefined {
     const known = this.#valid(key);
     if (!known) return undefined;
     this.hits++;
-    if (this.#placed - known.placed >= this.#maxEntries >> 1) {
-      this.#entries.delete(key);
-      this.#entries.set(key, known);
-      known.placed = ++this.#placed;
-    }
+    this.#entries.used(key, known);
     return known;
   }
 
-  /**
-   * Whether a quickly computed answer for `key` is kept. While it fits
-   * without pushing anything out, always; once the cache is full, only one
-   * computed before within the recent window. Reads spread over far more keys than fit (a million properties
-   * read at random) would otherwise replace an entry on every request, keep
-   * almost none long enough to be read again, cost more than the reads
-   * themselves and push out the answers that are read again. An answer that
-   * is costly to compute (a list page) is kept at once (`admitAfterMs`).
-   */
-  #admits(key: string, size: number): boolean {
-    const full = this.#entries.size >= this.#maxEntries || this.#chars + size > this.#maxChars;
-    if (!full) return true;
-    const hash = Bun.hash.cityHash32(key);
-    if (this.#seenOnce.delete(hash)) return true;
-    if (this.#seenOnce.size >= this.#maxEntries) this.#seenOnce.clear();
-    this.#seenOnce.add(hash);
-    return false;
-  }
-
   /** Stores `fill` as read after the look at tick `at` (`tick()`, taken before the read). */
-  store<T>(key: string, fill: Fill<T>, at = this.#tick): void {
-    if (fill.keep === false || fill.size > this.#maxChars || at < this.#clearedAt) return;
-    this.#drop(key);
-    while (
-      this.#entries.size > 0 &&
-      (this.#entries.size >= this.#maxEntries || this.#chars + fill.size > this.#maxChars)
-    ) {
-      this.#drop(this.#entries.keys().next().value!);
-    }
+  store<T>(key: string, fill: Fill<T>, at = this.#tick, hash = Bun.hash.cityHash32(key)): void {
+    if (fill.keep === false || at < this.#clearedAt) return;
     const { value, size, tags } = fill;
-    this.#entries.set(key, { value, size, tags, at, checked: at, placed: ++this.#placed });
-    this.#chars += fill.size;
+    this.#entries.put(key, { value, size, tags, at, hash });
   }
 
   /**
@@ -257,65 +205,25 @@ export class ReadCache {
 
   clear(): void {
     this.#entries.clear();
-    this.#changedAt.clear();
-    this.#chars = 0;
+    this.#changed.clear();
     this.#clearedAt = ++this.#tick;
   }
 
   readonly #reset = () => this.clear();
 
-  #valid(key: string): Entry | undefined {
+  #valid(key: string): CacheEntry | undefined {
     const entry = this.#entries.get(key);
     if (!entry || entry.checked === this.#tick) return entry;
-    for (const tag of entry.tags) {
-      if ((this.#changedAt.get(tag) ?? 0) > entry.at) {
-        this.#drop(key);
-        return undefined;
-      }
+    if (this.#changed.changedAfter(entry.tags, entry.at)) {
+      this.#entries.drop(key);
+      return undefined;
     }
     entry.checked = this.#tick;
     return entry;
   }
 
-  #drop(key: string): void {
-    const entry = this.#entries.get(key);
-    if (!entry) return;
-    this.#entries.delete(key);
-    this.#chars -= entry.size;
-  }
-
-  #touch(tag: string): void {
-    this.#changedAt.set(tag, this.#tick);
-  }
-
-  readonly #apply = ({ topic, key }: Change): void => {
-    this.#tick++;
-    if (this.#changedAt.size > MAX_TAGS) {
-      this.clear();
-      return;
-    }
-    const fields = key.split('\u001f');
-    if (topic === 'property') {
-      this.#touch('P');
-      for (let i = 0; i + 3 < fields.length; i += 4) {
-        const [id, owner, city, type] = fields.slice(i, i + 4);
-        this.#touch(`p:${id}`);
-        this.#touch(`o:${owner}`);
-        this.#touch(`c:${city}`);
-        this.#touch(`ct:${city}|${type}`);
-        this.#touch(`t:${type}`);
-      }
-    } else if (topic === 'unit') this.#touch('U');
-    else if (topic === 'feature') {
-      this.#touch('F');
-      this.#touch(`f:${key}`);
-    } else if (topic === 'transaction') {
-      this.#touch('X');
-      this.#touch(`x:${key}`);
-    } else if (topic === 'page') {
-      this.#touch('S');
-      this.#touch(`s:${key}`);
-    } else this.clear();
+  readonly #apply = (change: Change): void => {
+    if (!this.#changed.apply(change, ++this.#tick)) this.clear();
   };
 }
 

@@ -209,23 +209,52 @@ sqliteOnly.describe(
         cache.answer(key, () => ({ value: ++computed, size: 400_000, tags: [`s:${key}`] }));
     };
 
-    test('READ_CACHE_MB is the bound: past it the least recently used goes', () => {
-      const cache = createTestApp({ env: { READ_CACHE_MB: '1' } }).deps.readCache;
+    test("the read cache's share of MEMORY_BUDGET_MB is the bound: past it the least recently used goes", () => {
+      // 2 MiB: 1 MiB for SQLite's page cache, 1 MiB of answers.
+      const cache = createTestApp({ env: { MEMORY_BUDGET_MB: '2' } }).deps.readCache;
       for (const key of ['a', 'b', 'c']) cache.store(key, { value: key, size: 400_000, tags: [] });
       expect(cache.size).toBe(2);
     });
 
-    test('once full, a quick answer is kept only when computed a second time', async () => {
+    test("SQLite's page cache is its share of MEMORY_BUDGET_MB", () => {
+      const ctx = createTestApp({ env: { MEMORY_BUDGET_MB: '20' } });
+      const db = openDatabase(ctx.config.databasePath, {
+        pageCacheKib: ctx.config.sqlitePageCacheKib,
+      });
+      const { cache_size } = db.$client
+        .query<{ cache_size: number }, []>('PRAGMA cache_size')
+        .get()!;
+      db.$client.close();
+      expect(cache_size).toBe(-10 * 1024);
+    });
+
+    test('once full, a scan of keys asked for once does not push out what is read again', () => {
       const ctx = createTestApp();
       const answer = answersOf(
         new ReadCache({ db: ctx.db, maxChars: MIB, admitAfterMs: Infinity }),
       );
-      expect([answer('a'), answer('b'), answer('a'), answer('b')]).toEqual([1, 2, 1, 2]);
-      // Full: a first computation is answered but not kept, so one-off reads
-      // spread over many keys leave the answers that are read again in place.
-      expect([answer('c'), answer('a'), answer('b')]).toEqual([3, 1, 2]);
-      // Computed again: kept, pushing out the least recently used ('a').
-      expect([answer('c'), answer('c'), answer('b'), answer('a')]).toEqual([4, 4, 2, 5]);
+      expect([answer('a'), answer('a'), answer('b'), answer('b')]).toEqual([1, 1, 2, 2]);
+      // Full: a thousand one-off reads (a crawler, ids spread over a large table)
+      // are answered but not kept; a plain LRU would have replaced both.
+      for (let n = 0; n < 1000; n++) expect(answer(`scan-${n}`)).toBe(3 + n);
+      expect([answer('a'), answer('b')]).toEqual([1, 2]);
+    });
+
+    test('once full, a key is let in only when asked for more often than the next to go', () => {
+      const ctx = createTestApp();
+      const answer = answersOf(
+        new ReadCache({ db: ctx.db, maxChars: MIB, admitAfterMs: Infinity }),
+      );
+      const thrice = (key: string) => [answer(key), answer(key), answer(key)];
+      expect([...thrice('a'), ...thrice('b')]).toEqual([1, 1, 1, 2, 2, 2]);
+      // Keys each read twice lose to 'a' (three times), the least recently used:
+      // a rule of "keep what is computed a second time" would have let them in.
+      for (let n = 0; n < 10; n++)
+        expect([answer(`k${n}`), answer(`k${n}`)]).toEqual([3, 4].map((v) => v + 2 * n));
+      expect([answer('a'), answer('b')]).toEqual([1, 2]);
+      // Asked for a fifth time ('a' four times by now): kept, and 'a', the next to go, goes.
+      expect([answer('k0'), answer('k0'), answer('k0')]).toEqual([23, 24, 25]);
+      expect([answer('k0'), answer('b'), answer('a')]).toEqual([25, 2, 26]);
     });
 
     test('once full, an answer slow to compute is kept at once', async () => {
