@@ -12,7 +12,7 @@ import { toolContext } from '@/audit/record';
 import { importStaticPages } from '@/content/import';
 import { StaticPageFile } from '@/content/schemas';
 import type { NewTransaction } from '@/customer/store';
-import { putAdditionalData } from '@/listings/additional-data/service';
+import { putAdditionalData } from '@/listings/additional-data/operations';
 import type { CityId } from '@/listings/cities';
 import type { BulkPropertyInput, BulkUnitFeature } from '@/listings/properties/bulk';
 import type { Stores } from '@/stores';

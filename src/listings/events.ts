@@ -7,7 +7,7 @@ import {
   type PropertyRecord,
   toProperty,
 } from '@/listings/properties/representation';
-import { many } from '@/listings/sql';
+import { many } from '@/listings/sqlite-statements';
 
 /**
  * The events of listings writes (docs/events-and-webhooks.md). Each is called

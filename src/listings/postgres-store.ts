@@ -6,12 +6,12 @@ import { properties, unitFeatures, units } from '@/db/pg/schema';
 import { announcedAfter } from '@/events/postgres-outbox';
 import { runLater } from '@/kernel/steps';
 import { createdEventsOf } from './events';
-import { listCountersOn } from './multi-listing-units/postgres';
+import { listCountersOn } from './multi-listing-units/postgres-list';
+import { putNeighbourhood } from './neighbourhoods/operations';
 import {
   listNeighbourhoodsOn,
   postgresNeighbourhoodTables,
 } from './neighbourhoods/postgres-tables';
-import { putNeighbourhood } from './neighbourhoods/service';
 import { type PlannedCreates, planCreates } from './properties/bulk';
 import { type CreateTables, createProperties } from './properties/create';
 import { hasNul, listPropertiesOn, selectRecords } from './properties/postgres-list';

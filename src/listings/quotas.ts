@@ -1,7 +1,7 @@
 import type { Caller } from '@/auth/tokens';
 import type { Db } from '@/db/client';
 import type { BulkPropertyInput } from './properties/bulk';
-import { one } from './sql';
+import { one } from './sqlite-statements';
 
 /**
  * Per-owner storage quotas (QUOTA_* variables). Employees are exempt; a

@@ -5,9 +5,9 @@ import type {
   MultiListingUnitQuery,
 } from '@/listings/multi-listing-units/schemas';
 import type { Neighbourhood, NeighbourhoodBody } from '@/listings/neighbourhoods/schemas';
+import type { PropertyOperation } from '@/listings/properties/operations';
 import type { ReconcileChunk, ReconcileResult } from '@/listings/properties/reconcile';
 import type { PropertyRecord } from '@/listings/properties/representation';
-import type { PropertyOperation } from '@/listings/properties/service';
 import type { Unit, UnitCreate, UnitPatch } from '@/listings/units/schemas';
 import type { Paging } from './paging';
 import type { BulkPropertyInput } from './properties/bulk';

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test';
 import type { SQL } from 'bun';
 import { ReadCache } from '@/db/read-cache';
 import { postgresListingsStore } from '@/listings/postgres-store';
-import { archiveProperty } from '@/listings/properties/service';
+import { archiveProperty } from '@/listings/properties/operations';
 import {
   createClient,
   type MirrorBatch,

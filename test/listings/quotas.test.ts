@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { GroupCommit } from '@/db/group-commit';
+import { propertyToCreate } from '@/listings/properties/operations';
 import type { PropertyCreate } from '@/listings/properties/schemas';
-import { propertyToCreate } from '@/listings/properties/service';
 import { propertyQuotaDetail, unitQuotaDetail } from '@/listings/quotas';
 import { quotaCheckedCreates } from '@/listings/sqlite-store';
 import { createTestApp, problemOf } from '../support/harness';

@@ -3,8 +3,8 @@ import type { PgDb, PgTx } from '@/db/pg/client';
 import { neighbourhoods, properties } from '@/db/pg/schema';
 import { hasNul } from '@/listings/properties/postgres-list';
 import { insertEvents } from '@/listings/units/postgres-tables';
+import type { NeighbourhoodTables } from './operations';
 import type { Neighbourhood } from './schemas';
-import type { NeighbourhoodTables } from './service';
 
 /** GET /neighbourhoods[?cityId=] on PostgreSQL: the catalogue, by city then name. */
 export async function listNeighbourhoodsOn(

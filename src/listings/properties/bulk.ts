@@ -13,7 +13,7 @@ import { type CityId, countryOf } from '@/listings/cities';
 import { propertiesCreatedEvents } from '@/listings/events';
 import { addressSearchOf } from '@/listings/properties/representation';
 import { MAX_UNITS, type PropertyType, type SOURCES } from '@/listings/properties/schemas';
-import { writeTransaction } from '@/listings/sql';
+import { writeTransaction } from '@/listings/sqlite-statements';
 
 export interface BulkUnitFeature {
   applicability: string;

@@ -7,14 +7,14 @@ import { type Utf8, utf8 } from '@/kernel/utf8';
 import { halCollection, keysetCollection, pagingOf } from '@/listings/paging';
 import { type PropertyRecord, toProperty } from '@/listings/properties/representation';
 import { parseListQuery } from '@/listings/query';
-import { many, one } from '@/listings/sql';
+import { many, one } from '@/listings/sqlite-statements';
 import type { ListingsStore, PropertyListing } from '@/listings/store';
 import { bindingOf, keyValuesOf, openCursor, sealCursor } from './list-cursor';
 import { countsOnly, filtersPropertyRow, usedFilters } from './list-filters';
 import { type ListPaging, type PropertyFilter, sortKeysOf } from './list-plan';
 import { PROPERTY_LIST_SHAPE, PropertyListQuery } from './list-query';
-import { propertyListSql } from './list-sql';
-import { type KeyedRecord, mergeWalk, walksFrozen } from './walk-order';
+import { propertyListSql } from './sqlite-list';
+import { type KeyedRecord, mergeWalk, walksFrozen } from './sqlite-walk-order';
 
 /**
  * The cache tags that name which properties a list can contain: the

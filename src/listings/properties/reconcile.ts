@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { runNow, type Steps, step } from '@/kernel/steps';
-import { exec, many, writeTransaction } from '@/listings/sql';
+import { exec, many, writeTransaction } from '@/listings/sqlite-statements';
 
 export interface ReconcileChunk {
   /** Start after this property id (exclusive); omit or null to start from the first. */

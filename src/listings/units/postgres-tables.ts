@@ -12,8 +12,8 @@ import {
 import { eventRowOf } from '@/events/operations';
 import { appendEventRows } from '@/events/postgres-outbox';
 import type { NewEvent } from '@/events/store';
+import type { PropertyTables } from '@/listings/properties/operations';
 import { hasNul, selectRecords } from '@/listings/properties/postgres-list';
-import type { PropertyTables } from '@/listings/properties/service';
 import type { UnitTables } from './operations';
 import { toUnit, type UnitRecord } from './representation';
 import type { UnitFeature } from './schemas';

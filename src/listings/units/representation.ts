@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { many } from '@/listings/sql';
+import { many } from '@/listings/sqlite-statements';
 import type { Unit, UnitFeature } from '@/listings/units/schemas';
 
 /** A unit row as SQLite returns it. */

@@ -2,7 +2,7 @@ import { expect, test } from 'bun:test';
 import { pagingOf } from '@/listings/paging';
 import { insertPropertiesBulk } from '@/listings/properties/bulk';
 import { PROPERTY_LIST_SHAPE, PropertyListQuery } from '@/listings/properties/list-query';
-import { propertyListSql } from '@/listings/properties/list-sql';
+import { propertyListSql } from '@/listings/properties/sqlite-list';
 import { parseListQuery } from '@/listings/query';
 import { sqliteDatabase } from '../../support/harness';
 import { sqliteOnly } from '../../support/postgres-mode';

@@ -2,16 +2,16 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { whenReady } from '@/kernel/maybe-promise';
 import {
+  createAdditionalData,
+  putAdditionalData,
+  readAdditionalData,
+} from '@/listings/additional-data/operations';
+import {
   AdditionalData,
   AdditionalDataCreate,
   AdditionalDataPut,
   AdditionalDataWritten,
 } from '@/listings/additional-data/schemas';
-import {
-  createAdditionalData,
-  putAdditionalData,
-  readAdditionalData,
-} from '@/listings/additional-data/service';
 import { PropertyIdParams } from '@/listings/properties/schemas';
 import { bodyRules } from '../../plugins/body-rules';
 import { requires } from '../guard';

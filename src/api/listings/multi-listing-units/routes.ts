@@ -3,6 +3,7 @@ import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { whenReady } from '@/kernel/maybe-promise';
 import { scopeOf } from '@/listings/access';
+import { getCounter, setCounter } from '@/listings/multi-listing-units/operations';
 import {
   CounterBody,
   MultiListingUnit,
@@ -10,7 +11,6 @@ import {
   MultiListingUnitParams,
   MultiListingUnitQuery,
 } from '@/listings/multi-listing-units/schemas';
-import { getCounter, setCounter } from '@/listings/multi-listing-units/service';
 import { halCollection, pagingOf } from '@/listings/paging';
 import { parseListQuery } from '@/listings/query';
 import { documentedQuery } from '../../validation';

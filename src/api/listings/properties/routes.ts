@@ -4,13 +4,13 @@ import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { whenReady } from '@/kernel/maybe-promise';
 import { halCollectionSchema, Link } from '@/listings/paging';
+import { propertyToCreate } from '@/listings/properties/operations';
 import {
   Property,
   PropertyCreate,
   PropertyIdParams,
   PublicPropertyCreate,
 } from '@/listings/properties/schemas';
-import { propertyToCreate } from '@/listings/properties/service';
 import { countsAgainstQuota } from '@/listings/quotas';
 import { responseOf } from '../../answer';
 import { bodyRules } from '../../plugins/body-rules';

@@ -5,6 +5,15 @@ import type { Caller } from '@/auth/tokens';
 import { whenReady } from '@/kernel/maybe-promise';
 import type { PropertyWrite } from '@/listings/properties/etag';
 import {
+  archiveProperty,
+  assignNeighbourhood,
+  changeInformation,
+  changeOwner,
+  convertProperty,
+  moveProperty,
+  unarchiveProperty,
+} from '@/listings/properties/operations';
+import {
   ArchiveBody,
   ConvertBody,
   InformationBody,
@@ -13,15 +22,6 @@ import {
   OwnerChange,
   PropertyIdParams,
 } from '@/listings/properties/schemas';
-import {
-  archiveProperty,
-  assignNeighbourhood,
-  changeInformation,
-  changeOwner,
-  convertProperty,
-  moveProperty,
-  unarchiveProperty,
-} from '@/listings/properties/service';
 import { requires } from '../guard';
 import { NoBody, noContent, problems } from '../schemas';
 import { IfMatchHeaders } from './headers';

@@ -3,7 +3,7 @@ import { fail, fieldError, isDomainError } from '@/kernel/errors';
 import { type Steps, step } from '@/kernel/steps';
 import { ensureVisible } from '@/listings/access';
 import type { Data } from '@/listings/additional-data/schemas';
-import type { PropertyTables } from '@/listings/properties/service';
+import type { PropertyTables } from '@/listings/properties/operations';
 
 /** Additional data created or replaced: `{id, data}` as its GET answers, to the property's owner. */
 function* save(t: PropertyTables, id: string, data: Data, ownerId: string, now: number) {

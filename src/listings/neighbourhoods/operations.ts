@@ -5,7 +5,7 @@ import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { runNow, type Steps, step } from '@/kernel/steps';
 import type { Neighbourhood, NeighbourhoodBody } from '@/listings/neighbourhoods/schemas';
-import { exec, many, one, writeTransaction } from '@/listings/sql';
+import { exec, many, one, writeTransaction } from '@/listings/sqlite-statements';
 
 /** The queries of a catalogue write, inside one transaction of a store. */
 export interface NeighbourhoodTables {

@@ -1,9 +1,9 @@
 import type { Db } from '@/db/client';
 import { appendEvents } from '@/events/sqlite-outbox';
+import { refreshCounters } from '@/listings/properties/operations';
 import { PROPERTY_BY_ID, type PropertyRecord } from '@/listings/properties/representation';
-import { refreshCounters } from '@/listings/properties/service';
 import { countUpTo } from '@/listings/quotas';
-import { exec, many, one } from '@/listings/sql';
+import { exec, many, one } from '@/listings/sqlite-statements';
 import { readUnits, UNIT_COLUMNS, type UnitRecord } from '@/listings/units/representation';
 import type { UnitTables } from './operations';
 

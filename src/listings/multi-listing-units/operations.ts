@@ -8,8 +8,8 @@ import type {
   MultiListingUnitQuery,
 } from '@/listings/multi-listing-units/schemas';
 import type { Paging } from '@/listings/paging';
-import type { PropertyTables } from '@/listings/properties/service';
-import { many, one } from '@/listings/sql';
+import type { PropertyTables } from '@/listings/properties/operations';
+import { many, one } from '@/listings/sqlite-statements';
 
 const COLUMNS = 'p.id, p.units_counter AS unitsCounter';
 

@@ -19,7 +19,7 @@ import type {
   PropertyCreate,
   PropertyType,
 } from '@/listings/properties/schemas';
-import { exec } from '@/listings/sql';
+import { exec } from '@/listings/sqlite-statements';
 import { type UnitTables, unitEvents } from '@/listings/units/operations';
 
 export interface CreateOptions {

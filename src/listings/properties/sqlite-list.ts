@@ -11,7 +11,7 @@ import {
   type SortKey,
   sortKeysOf,
 } from './list-plan';
-import { changedSinceSql, UNCHANGED_SINCE, walksFrozen } from './walk-order';
+import { changedSinceSql, UNCHANGED_SINCE, walksFrozen } from './sqlite-walk-order';
 
 const IN_JSON = 'IN (SELECT value FROM json_each(?))';
 const FEATURE_COLUMNS = ['applicability', 'category', 'name', 'value'] as const;
