@@ -23,9 +23,10 @@ import { buildDeps } from '@/deps';
 import { appendEvents } from '@/events/sqlite-outbox';
 import { CITY_IDS } from '@/listings/cities';
 import { createdEventsOf } from '@/listings/events';
-import { insertPlanned, type PlannedUnit, planCreates } from '@/listings/properties/bulk';
+import { type PlannedUnit, planCreates } from '@/listings/properties/bulk';
 import { PROPERTY_COLUMNS, type PropertyRecord } from '@/listings/properties/representation';
 import { PropertyCreate } from '@/listings/properties/schemas';
+import { insertPlanned } from '@/listings/properties/sqlite-bulk';
 import { createLogger } from '@/logger';
 import { BASE, tempDir } from '../test/support/harness';
 

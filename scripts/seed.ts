@@ -12,13 +12,9 @@ import { importStaticPages } from '@/content/import';
 import { sqliteContentStore } from '@/content/sqlite-store';
 import { type Db, migrateDatabase, openDatabase } from '@/db/client';
 import { CITY_IDS, type CityId } from '@/listings/cities';
-import {
-  type BulkPropertyInput,
-  type BulkUnitFeature,
-  type BulkUnitInput,
-  insertPropertiesBulk,
-} from '@/listings/properties/bulk';
+import type { BulkPropertyInput, BulkUnitFeature, BulkUnitInput } from '@/listings/properties/bulk';
 import { MAX_UNITS, type PropertyType } from '@/listings/properties/schemas';
+import { insertPropertiesBulk } from '@/listings/properties/sqlite-bulk';
 import { cli, fail } from './cli';
 
 /** mulberry32: a small, fast, seeded generator (the same seed gives the same database). */

@@ -30,13 +30,13 @@ describe('layer check', () => {
 
   test('a domain importing another the table does not give it is named, with the rule', () => {
     const root = tree({
-      'src/listings/properties/service.ts':
+      'src/listings/properties/operations.ts':
         "import { fail } from '@/kernel/errors';\nimport {\n  sign,\n} from '@/webhooks/signing';\n",
       'src/webhooks/store.ts': "import type { EventRow } from '../events/store';\n",
     });
     expect(checkLayers(root, TABLE_PAGE)).toEqual([
       {
-        file: 'src/listings/properties/service.ts',
+        file: 'src/listings/properties/operations.ts',
         line: 4,
         specifier: '@/webhooks/signing',
         rule: 'src/listings may not import src/webhooks (src/listings may import: `src/kernel/`, `src/db/`, `src/auth/`, `src/events/`, `src/audit/`)',
@@ -67,13 +67,13 @@ describe('layer check', () => {
 
   test('a domain importing the transport or Elysia is named, file and line', () => {
     const root = tree({
-      'src/listings/service.ts':
+      'src/listings/operations.ts':
         "import { x } from '@/kernel/errors';\nimport { y } from '@/api/errors';\n",
       'src/content/cache.ts': "import type { z } from '../api/request/url';\n",
       'src/accounts/routes.ts': "import { Elysia } from 'elysia';\n",
       'scripts/tool.ts': "import { app } from '../src/api/deps';\n",
       'src/api/routes.ts':
-        "import { Elysia } from 'elysia';\nimport { s } from '@/listings/service';\n",
+        "import { Elysia } from 'elysia';\nimport { s } from '@/listings/operations';\n",
       'src/app.ts': "import { r } from './api/routes';\n",
     });
     expect(
@@ -82,7 +82,7 @@ describe('layer check', () => {
       { file: 'scripts/tool.ts', line: 1, specifier: '../src/api/deps' },
       { file: 'src/accounts/routes.ts', line: 1, specifier: 'elysia' },
       { file: 'src/content/cache.ts', line: 1, specifier: '../api/request/url' },
-      { file: 'src/listings/service.ts', line: 2, specifier: '@/api/errors' },
+      { file: 'src/listings/operations.ts', line: 2, specifier: '@/api/errors' },
     ]);
   });
 

@@ -16,12 +16,13 @@ import { type PlannedCreates, planCreates } from './properties/bulk';
 import { type CreateTables, createProperties } from './properties/create';
 import { hasNul, listPropertiesOn, selectRecords } from './properties/postgres-list';
 import { postgresReconcileTables } from './properties/postgres-reconcile';
+import { postgresPropertyTables } from './properties/postgres-tables';
 import { reconcileChunk } from './properties/reconcile';
 import type { PropertyRecord } from './properties/representation';
 import type { QuotaCreate } from './quotas';
 import type { ListingsStore } from './store';
 import { unitAdministration } from './units/administration';
-import { insertEvents, postgresPropertyTables, postgresUnitTables } from './units/postgres-tables';
+import { insertEvents, postgresUnitTables } from './units/postgres-tables';
 
 /** 25 parameters a property row: far below PostgreSQL's 65,535 a statement. */
 const CHUNK = 500;

@@ -86,7 +86,7 @@ export interface ListingsStore {
     now: number,
   ): MaybePromise<void>;
   /**
-   * A property write in one transaction (`properties/service.ts`: archive,
+   * A property write in one transaction (`properties/operations.ts`: archive,
    * convert, move, owner…; additional data; multi-listing counters).
    */
   writeProperty<T>(operation: PropertyOperation<T>): MaybePromise<T>;
@@ -100,7 +100,7 @@ export interface ListingsStore {
   ): MaybePromise<{ total: number; rows: MultiListingUnit[] }>;
   /** GET /neighbourhoods[?cityId=]: the catalogue, by city then name. */
   listNeighbourhoods(cityId: string | undefined): MaybePromise<Neighbourhood[]>;
-  /** PUT /neighbourhoods/{id} (`neighbourhoods/service.ts`). */
+  /** PUT /neighbourhoods/{id} (`neighbourhoods/operations.ts`). */
   putNeighbourhood(id: string, body: NeighbourhoodBody, now: number): MaybePromise<void>;
   /** One chunk of the unit-counter reconcile, in one transaction (`properties/reconcile.ts`). */
   reconcileUnitCounters(chunk: ReconcileChunk): MaybePromise<ReconcileResult>;

@@ -1,6 +1,6 @@
 import { describe, expect, spyOn, test } from 'bun:test';
 import { EventPage } from '@/events/schemas';
-import { insertPropertiesBulk } from '@/listings/properties/bulk';
+import { insertPropertiesBulk } from '@/listings/properties/sqlite-bulk';
 import { fullPage } from '../content/factory';
 import {
   countRows,

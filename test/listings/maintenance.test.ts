@@ -1,7 +1,8 @@
 import { expect, test } from 'bun:test';
 import { CITY_IDS } from '@/listings/cities';
-import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
-import { reconcileUnitCounters } from '@/listings/properties/reconcile';
+import type { BulkPropertyInput } from '@/listings/properties/bulk';
+import { insertPropertiesBulk } from '@/listings/properties/sqlite-bulk';
+import { reconcileUnitCounters } from '@/listings/properties/sqlite-reconcile';
 import { sqliteDatabase } from '../support/harness';
 import { sqliteOnly } from '../support/postgres-mode';
 import { count } from './support';

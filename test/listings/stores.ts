@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { pgDatabase } from '@/db/pg/client';
 import { postgresListingsStore } from '@/listings/postgres-store';
-import { insertPropertiesBulk } from '@/listings/properties/bulk';
+import { insertPropertiesBulk } from '@/listings/properties/sqlite-bulk';
 import { storesUnderTestOf } from '../support/stores-under-test';
 import {
   count,

@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
-import { type BulkPropertyInput, insertPropertiesBulk } from '@/listings/properties/bulk';
+import type { BulkPropertyInput } from '@/listings/properties/bulk';
+import { insertPropertiesBulk } from '@/listings/properties/sqlite-bulk';
 import { createTestApp, type TestAppOptions, type TestContext } from '../support/harness';
 
 export const OWNER = 'owner-1';

@@ -1,19 +1,8 @@
-import type { Db } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
-import { insertRows, rowInserter } from '@/db/insert-rows';
-import {
-  type PropertyRow,
-  properties,
-  type UnitFeatureRow,
-  type UnitRow,
-  unitFeatures,
-  units,
-} from '@/db/schema';
+import type { PropertyRow, UnitFeatureRow, UnitRow } from '@/db/schema';
 import { type CityId, countryOf } from '@/listings/cities';
-import { propertiesCreatedEvents } from '@/listings/events';
 import { addressSearchOf } from '@/listings/properties/representation';
 import { MAX_UNITS, type PropertyType, type SOURCES } from '@/listings/properties/schemas';
-import { writeTransaction } from '@/listings/sqlite-statements';
 
 export interface BulkUnitFeature {
   applicability: string;
@@ -61,12 +50,6 @@ export interface BulkPropertyInput {
   unitsCounter?: number;
 }
 
-export interface BulkInsertResult {
-  properties: number;
-  units: number;
-  ids: string[];
-}
-
 function unitsOf(input: BulkPropertyInput): BulkUnitInput[] {
   if (input.units) return [...input.units];
   const total = input.totalUnits ?? 1;
@@ -75,15 +58,11 @@ function unitsOf(input: BulkPropertyInput): BulkUnitInput[] {
 }
 
 /** The columns of `properties` a create leaves to SQLite (`seq`) or unset. */
-const NOT_INSERTED = ['seq', 'reasonToUnpublish', 'reasonToUnpublishExtraInfo'] as const;
+export const NOT_INSERTED = ['seq', 'reasonToUnpublish', 'reasonToUnpublishExtraInfo'] as const;
 /** A property row to insert: every other column of the table. */
 export type PlannedProperty = Omit<PropertyRow, (typeof NOT_INSERTED)[number]>;
 export type PlannedUnit = Omit<UnitRow, 'deletedAt'>;
 export type PlannedFeature = UnitFeatureRow;
-
-const insertProperties = rowInserter(properties, NOT_INSERTED);
-const insertUnits = rowInserter(units, ['deletedAt']);
-const insertFeatures = rowInserter(unitFeatures, []);
 
 /** The rows of a bulk create, properties first so every foreign key resolves in order. */
 export interface PlannedCreates {
@@ -165,47 +144,4 @@ export function planCreates(rows: readonly BulkPropertyInput[], now: number): Pl
     planned.created.push({ id, now: createdAt });
   }
   return planned;
-}
-
-/**
- * Tells the read caches of the units inserted next once per property, not once
- * per unit: while the latest `cache_changes` row is this marker, the
- * `cache_log_units_insert` trigger adds none. The rows after the insert end the
- * pause in the same transaction, so no committed log ever ends with the marker
- * and every other writer's units are still logged row by row.
- */
-const PAUSE_UNIT_LOG = "INSERT INTO cache_changes (topic, key) VALUES ('unit', '')";
-const UNIT_LOG_HEAD = 'INSERT INTO cache_changes (topic, key) VALUES ';
-
-/** Inserts planned rows on SQLite, with multi-row statements (`insertRows`). */
-export function insertPlanned(db: Db, planned: PlannedCreates): void {
-  const client = db.$client;
-  insertProperties(client, planned.properties);
-  if (planned.units.length > 0) {
-    client.query(PAUSE_UNIT_LOG).run();
-    insertUnits(client, planned.units);
-    const owners = [...new Set(planned.units.map((unit) => unit.propertyId))];
-    insertRows(client, UNIT_LOG_HEAD, "('unit', ?)", 1, owners);
-  }
-  insertFeatures(client, planned.features);
-}
-
-/**
- * Inserts many properties with their units in one transaction through
- * prepared statements (for seeding and imports), the rows of `planCreates`:
- * an unknown `cityId` or a unit count outside 1..30 throws and nothing is
- * written. Each property gets its `property.created` event, at its
- * `createdAt`, unless `events` is false (the benchmark seed).
- */
-export function insertPropertiesBulk(
-  db: Db,
-  rows: readonly BulkPropertyInput[],
-  options: { now?: number; events?: boolean } = {},
-): BulkInsertResult {
-  const planned = planCreates(rows, options.now ?? Date.now());
-  return writeTransaction(db, () => {
-    insertPlanned(db, planned);
-    if (options.events !== false) propertiesCreatedEvents(db, planned.created);
-    return { properties: planned.ids.length, units: planned.units.length, ids: planned.ids };
-  });
 }

@@ -62,7 +62,7 @@ type ListControl =
  * Every filter of GET /listings/properties, keyed by its parameter, in the
  * order the conditions are written and, among those whose index may lead,
  * from the most selective (docs/listings-query-plans.md). Each database's
- * renderer (`list-sql.ts`, `postgres-list-filter.ts`) turns these into its
+ * renderer (`sqlite-list.ts`, `postgres-list-filter.ts`) turns these into its
  * SQL; the parameter itself is declared in `PropertyListQuery`.
  */
 export const PROPERTY_FILTERS = {

@@ -14,7 +14,8 @@ import { countsOnly, filtersPropertyRow, usedFilters } from './list-filters';
 import { type ListPaging, type PropertyFilter, sortKeysOf } from './list-plan';
 import { PROPERTY_LIST_SHAPE, PropertyListQuery } from './list-query';
 import { propertyListSql } from './sqlite-list';
-import { type KeyedRecord, mergeWalk, walksFrozen } from './sqlite-walk-order';
+import { mergeWalk } from './sqlite-walk-order';
+import { type KeyedRecord, walksFrozen } from './walk-order';
 
 /**
  * The cache tags that name which properties a list can contain: the

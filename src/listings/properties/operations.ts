@@ -1,6 +1,5 @@
 import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { Caller } from '@/auth/tokens';
-import type { Db } from '@/db/client';
 import type { PropertyRow } from '@/db/schema';
 import type { EventType } from '@/events/schemas';
 import type { NewEvent } from '@/events/store';
@@ -19,7 +18,6 @@ import type {
   PropertyCreate,
   PropertyType,
 } from '@/listings/properties/schemas';
-import { exec } from '@/listings/sqlite-statements';
 import { type UnitTables, unitEvents } from '@/listings/units/operations';
 
 export interface CreateOptions {
@@ -40,27 +38,6 @@ export function propertyToCreate(input: PropertyCreate, options: CreateOptions):
     throw fieldError(['ownerId'], 'notAllowed', 'A customer may only create its own properties');
   }
   return { ...input, source: options.source, createdAt: options.now };
-}
-
-/**
- * Rewrites the unit counters and `published` of a property from its units
- * (counters count the non-deleted units; published = not
- * archived and at least one published unit). Called in every unit write's
- * transaction.
- */
-export function refreshCounters(db: Db, propertyId: string, now: number): void {
-  exec(
-    db,
-    `UPDATE properties SET total_units = c.total, rentable_units = c.rentable,
-       published_units = c.published, published = (archived = 0 AND c.published > 0), updated_at = ?
-     FROM (SELECT count(*) AS total, coalesce(sum(rentable), 0) AS rentable,
-             coalesce(sum(published), 0) AS published
-           FROM units WHERE property_id = ? AND deleted_at IS NULL) AS c
-     WHERE id = ?`,
-    now,
-    propertyId,
-    propertyId,
-  );
 }
 
 export interface ArchiveReasons {

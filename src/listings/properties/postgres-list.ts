@@ -11,7 +11,7 @@ import { type ListPaging, type PropertyFilter, type SortKey, sortKeysOf } from '
 import { conditionsOf, countedTotal, featureMatch, whereOf } from './postgres-list-filter';
 import { checkWalkKept, type RecordSql, walkOrderOf, walkPageSql } from './postgres-walk-order';
 import { type PropertyRecord, UNRENDERED_COLUMNS } from './representation';
-import { type KeyedRecord, keyedOf, walksFrozen } from './sqlite-walk-order';
+import { type KeyedRecord, keyedOf, walksFrozen } from './walk-order';
 
 export { hasNul } from './postgres-list-filter';
 

@@ -11,7 +11,8 @@ import {
   type SortKey,
   sortKeysOf,
 } from './list-plan';
-import { changedSinceSql, UNCHANGED_SINCE, walksFrozen } from './sqlite-walk-order';
+import { changedSinceSql, UNCHANGED_SINCE } from './sqlite-walk-order';
+import { walksFrozen } from './walk-order';
 
 const IN_JSON = 'IN (SELECT value FROM json_each(?))';
 const FEATURE_COLUMNS = ['applicability', 'category', 'name', 'value'] as const;

@@ -1,11 +1,31 @@
 import type { Db } from '@/db/client';
 import { appendEvents } from '@/events/sqlite-outbox';
-import { refreshCounters } from '@/listings/properties/operations';
 import { PROPERTY_BY_ID, type PropertyRecord } from '@/listings/properties/representation';
 import { countUpTo } from '@/listings/quotas';
 import { exec, many, one } from '@/listings/sqlite-statements';
 import { readUnits, UNIT_COLUMNS, type UnitRecord } from '@/listings/units/representation';
 import type { UnitTables } from './operations';
+
+/**
+ * Rewrites the unit counters and `published` of a property from its units
+ * (counters count the non-deleted units; published = not
+ * archived and at least one published unit). Called in every unit write's
+ * transaction.
+ */
+function refreshCounters(db: Db, propertyId: string, now: number): void {
+  exec(
+    db,
+    `UPDATE properties SET total_units = c.total, rentable_units = c.rentable,
+       published_units = c.published, published = (archived = 0 AND c.published > 0), updated_at = ?
+     FROM (SELECT count(*) AS total, coalesce(sum(rentable), 0) AS rentable,
+             coalesce(sum(published), 0) AS published
+           FROM units WHERE property_id = ? AND deleted_at IS NULL) AS c
+     WHERE id = ?`,
+    now,
+    propertyId,
+    propertyId,
+  );
+}
 
 /** The unit queries on SQLite; writes run inside the caller's write transaction. */
 export const sqliteUnitTables = (db: Db): UnitTables => ({

@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
 import { pagingOf } from '@/listings/paging';
-import { insertPropertiesBulk } from '@/listings/properties/bulk';
 import { PROPERTY_LIST_SHAPE, PropertyListQuery } from '@/listings/properties/list-query';
+import { insertPropertiesBulk } from '@/listings/properties/sqlite-bulk';
 import { propertyListSql } from '@/listings/properties/sqlite-list';
 import { parseListQuery } from '@/listings/query';
 import { sqliteDatabase } from '../../support/harness';

@@ -1,0 +1,50 @@
+import type { Db } from '@/db/client';
+import { appendEvents } from '@/events/sqlite-outbox';
+import { runNow } from '@/kernel/steps';
+import { exec, many, one, writeTransaction } from '@/listings/sqlite-statements';
+import { type NeighbourhoodTables, putNeighbourhood } from './operations';
+import type { Neighbourhood, NeighbourhoodBody } from './schemas';
+
+/** GET /neighbourhoods[?cityId=] on SQLite: the catalogue, by city then name. */
+export function listNeighbourhoods(db: Db, cityId: string | undefined): Neighbourhood[] {
+  const where = cityId === undefined ? '' : 'WHERE city_id = ?';
+  const params = cityId === undefined ? [] : [cityId];
+  return many<Neighbourhood>(
+    db,
+    `SELECT id, city_id AS cityId, name FROM neighbourhoods ${where} ORDER BY city_id, name, id`,
+    ...params,
+  );
+}
+
+/** The catalogue queries on SQLite, inside the write's transaction. */
+export const sqliteNeighbourhoodTables = (db: Db): NeighbourhoodTables => ({
+  cityOf: (id) =>
+    one<{ city_id: string }>(db, 'SELECT city_id FROM neighbourhoods WHERE id = ?', id)?.city_id ??
+    null,
+  inUse: (id) =>
+    one(db, 'SELECT 1 FROM properties WHERE neighbourhood_id = ? LIMIT 1', id) !== null,
+  upsert(id, body, now) {
+    exec(
+      db,
+      `INSERT INTO neighbourhoods (id, city_id, name, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET city_id = excluded.city_id, name = excluded.name,
+         updated_at = excluded.updated_at`,
+      id,
+      body.cityId,
+      body.name,
+      now,
+    );
+  },
+  appendEvents: (batch) => appendEvents(db, batch),
+});
+
+/** PUT /neighbourhoods/{id} on SQLite, in its own write transaction (the store and the demo data). */
+export const putNeighbourhoodOnSqlite = (
+  db: Db,
+  id: string,
+  body: NeighbourhoodBody,
+  now: number,
+): void =>
+  writeTransaction(db, () =>
+    runNow(putNeighbourhood(sqliteNeighbourhoodTables(db), id, body, now)),
+  );

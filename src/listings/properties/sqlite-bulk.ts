@@ -1,0 +1,59 @@
+import type { Db } from '@/db/client';
+import { insertRows, rowInserter } from '@/db/insert-rows';
+import { properties, unitFeatures, units } from '@/db/schema';
+import { propertiesCreatedEvents } from '@/listings/events';
+import { writeTransaction } from '@/listings/sqlite-statements';
+import { type BulkPropertyInput, NOT_INSERTED, type PlannedCreates, planCreates } from './bulk';
+
+export interface BulkInsertResult {
+  properties: number;
+  units: number;
+  ids: string[];
+}
+
+const insertProperties = rowInserter(properties, NOT_INSERTED);
+const insertUnits = rowInserter(units, ['deletedAt']);
+const insertFeatures = rowInserter(unitFeatures, []);
+
+/**
+ * Tells the read caches of the units inserted next once per property, not once
+ * per unit: while the latest `cache_changes` row is this marker, the
+ * `cache_log_units_insert` trigger adds none. The rows after the insert end the
+ * pause in the same transaction, so no committed log ever ends with the marker
+ * and every other writer's units are still logged row by row.
+ */
+const PAUSE_UNIT_LOG = "INSERT INTO cache_changes (topic, key) VALUES ('unit', '')";
+const UNIT_LOG_HEAD = 'INSERT INTO cache_changes (topic, key) VALUES ';
+
+/** Inserts planned rows on SQLite, with multi-row statements (`insertRows`). */
+export function insertPlanned(db: Db, planned: PlannedCreates): void {
+  const client = db.$client;
+  insertProperties(client, planned.properties);
+  if (planned.units.length > 0) {
+    client.query(PAUSE_UNIT_LOG).run();
+    insertUnits(client, planned.units);
+    const owners = [...new Set(planned.units.map((unit) => unit.propertyId))];
+    insertRows(client, UNIT_LOG_HEAD, "('unit', ?)", 1, owners);
+  }
+  insertFeatures(client, planned.features);
+}
+
+/**
+ * Inserts many properties with their units in one transaction through
+ * prepared statements (for seeding and imports), the rows of `planCreates`:
+ * an unknown `cityId` or a unit count outside 1..30 throws and nothing is
+ * written. Each property gets its `property.created` event, at its
+ * `createdAt`, unless `events` is false (the benchmark seed).
+ */
+export function insertPropertiesBulk(
+  db: Db,
+  rows: readonly BulkPropertyInput[],
+  options: { now?: number; events?: boolean } = {},
+): BulkInsertResult {
+  const planned = planCreates(rows, options.now ?? Date.now());
+  return writeTransaction(db, () => {
+    insertPlanned(db, planned);
+    if (options.events !== false) propertiesCreatedEvents(db, planned.created);
+    return { properties: planned.ids.length, units: planned.units.length, ids: planned.ids };
+  });
+}
