@@ -1,13 +1,6 @@
-import type { Db } from '@/db/client';
 import type { EventType } from '@/events/schemas';
-import { appendEvents } from '@/events/sqlite-outbox';
 import type { NewEvent } from '@/events/store';
-import {
-  PROPERTY_COLUMNS,
-  type PropertyRecord,
-  toProperty,
-} from '@/listings/properties/representation';
-import { many } from '@/listings/sqlite-statements';
+import { type PropertyRecord, toProperty } from '@/listings/properties/representation';
 
 /**
  * The events of listings writes (docs/events-and-webhooks.md). Each is called
@@ -38,21 +31,4 @@ export function createdEventsOf(
     if (!row) throw new Error(`property ${id} vanished inside its own write`);
     return { event: propertyChange('property.created', row), now };
   });
-}
-
-/**
- * Properties created by one write: their rows read back in one query and
- * their `property.created` events appended with multi-row INSERTs
- * (`createdEventsOf`).
- */
-export function propertiesCreatedEvents(
-  db: Db,
-  created: readonly { id: string; now: number }[],
-): void {
-  const rows = many<PropertyRecord>(
-    db,
-    `SELECT ${PROPERTY_COLUMNS} FROM properties p WHERE p.id IN (SELECT value FROM json_each(?))`,
-    JSON.stringify(created.map(({ id }) => id)),
-  );
-  appendEvents(db, createdEventsOf(created, rows));
 }

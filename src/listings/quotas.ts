@@ -1,7 +1,5 @@
 import type { Caller } from '@/auth/tokens';
-import type { Db } from '@/db/client';
 import type { BulkPropertyInput } from './properties/bulk';
-import { one } from './sqlite-statements';
 
 /**
  * Per-owner storage quotas (QUOTA_* variables). Employees are exempt; a
@@ -11,10 +9,6 @@ import { one } from './sqlite-statements';
 
 /** Whether `caller`'s writes count against quotas (customers' do, employees' do not). */
 export const countsAgainstQuota = (caller: Caller | null): boolean => caller?.aud !== 'employee';
-
-/** At most `limit` rows are counted: the scan stops there. */
-export const countUpTo = (db: Db, sql: string, key: string, limit: number) =>
-  one<{ n: number }>(db, `SELECT count(*) AS n FROM (${sql} LIMIT ?)`, key, limit)!.n;
 
 export const propertyQuotaDetail = (quota: number) =>
   `The owner already has ${quota} properties, the most allowed per owner`;

@@ -38,6 +38,10 @@ export const one = <Row>(db: Db, text: string, ...params: Bindings): Row | null 
 export const many = <Row>(db: Db, text: string, ...params: Bindings): Row[] =>
   statement<Row>(db, text).all(...params);
 
+/** The rows of `sql` (its one `?` bound to `key`), counted up to `limit`: the scan stops there. */
+export const countUpTo = (db: Db, sql: string, key: string, limit: number) =>
+  one<{ n: number }>(db, `SELECT count(*) AS n FROM (${sql} LIMIT ?)`, key, limit)!.n;
+
 export const exec = (db: Db, text: string, ...params: Bindings): number =>
   statement(db, text).run(...params).changes;
 

@@ -6,13 +6,13 @@ import { runNow } from '@/kernel/steps';
 import { listCounters } from './multi-listing-units/sqlite-list';
 import { listNeighbourhoods, putNeighbourhoodOnSqlite } from './neighbourhoods/sqlite-tables';
 import { type CreateTables, createProperties } from './properties/create';
-import { listProperties } from './properties/list';
 import { PROPERTY_BY_ID, PROPERTY_COLUMNS, type PropertyRecord } from './properties/representation';
 import { insertPlanned, insertPropertiesBulk } from './properties/sqlite-bulk';
+import { listProperties } from './properties/sqlite-list-page';
 import { reconcileUnitCounters } from './properties/sqlite-reconcile';
 import { sqlitePropertyTables } from './properties/sqlite-tables';
-import { countUpTo, type QuotaCreate } from './quotas';
-import { many, one, writeTransaction } from './sqlite-statements';
+import type { QuotaCreate } from './quotas';
+import { countUpTo, many, one, writeTransaction } from './sqlite-statements';
 import type { ListingsStore } from './store';
 import { unitAdministration } from './units/administration';
 

@@ -1,9 +1,11 @@
 import type { Db } from '@/db/client';
 import { insertRows, rowInserter } from '@/db/insert-rows';
 import { properties, unitFeatures, units } from '@/db/schema';
-import { propertiesCreatedEvents } from '@/listings/events';
-import { writeTransaction } from '@/listings/sqlite-statements';
+import { appendEvents } from '@/events/sqlite-outbox';
+import { createdEventsOf } from '@/listings/events';
+import { many, writeTransaction } from '@/listings/sqlite-statements';
 import { type BulkPropertyInput, NOT_INSERTED, type PlannedCreates, planCreates } from './bulk';
+import { PROPERTY_COLUMNS, type PropertyRecord } from './representation';
 
 export interface BulkInsertResult {
   properties: number;
@@ -36,6 +38,20 @@ export function insertPlanned(db: Db, planned: PlannedCreates): void {
     insertRows(client, UNIT_LOG_HEAD, "('unit', ?)", 1, owners);
   }
   insertFeatures(client, planned.features);
+}
+
+/**
+ * Properties created by one write: their rows read back in one query and
+ * their `property.created` events appended with multi-row INSERTs
+ * (`createdEventsOf`).
+ */
+function propertiesCreatedEvents(db: Db, created: readonly { id: string; now: number }[]): void {
+  const rows = many<PropertyRecord>(
+    db,
+    `SELECT ${PROPERTY_COLUMNS} FROM properties p WHERE p.id IN (SELECT value FROM json_each(?))`,
+    JSON.stringify(created.map(({ id }) => id)),
+  );
+  appendEvents(db, createdEventsOf(created, rows));
 }
 
 /**

@@ -1,10 +1,45 @@
 import type { Db } from '@/db/client';
 import { appendEvents } from '@/events/sqlite-outbox';
 import { PROPERTY_BY_ID, type PropertyRecord } from '@/listings/properties/representation';
-import { countUpTo } from '@/listings/quotas';
-import { exec, many, one } from '@/listings/sqlite-statements';
-import { readUnits, UNIT_COLUMNS, type UnitRecord } from '@/listings/units/representation';
+import { countUpTo, exec, many, one } from '@/listings/sqlite-statements';
+import type { Unit, UnitFeature } from '@/listings/units/schemas';
 import type { UnitTables } from './operations';
+import { toUnit, type UnitRecord } from './representation';
+
+const UNIT_COLUMNS = 'u.id, u.property_id, u.rentable, u.published, u.deleted_at';
+
+function featuresOf(db: Db, unitIds: string[]): Map<string, UnitFeature[]> {
+  const rows = many<UnitFeature & { unit_id: string }>(
+    db,
+    `SELECT unit_id, applicability, category, name, value FROM unit_features
+     WHERE unit_id IN (SELECT value FROM json_each(?)) ORDER BY unit_id, position`,
+    JSON.stringify(unitIds),
+  );
+  const byUnit = new Map<string, UnitFeature[]>();
+  for (const { unit_id, ...feature } of rows) {
+    byUnit.set(unit_id, [...(byUnit.get(unit_id) ?? []), feature]);
+  }
+  return byUnit;
+}
+
+function toUnits(db: Db, rows: UnitRecord[]): Unit[] {
+  const features = featuresOf(
+    db,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => toUnit(row, features.get(row.id) ?? []));
+}
+
+/** Units by id, as GET answers them, in id order. */
+const readUnits = (db: Db, ids: readonly string[]): Unit[] =>
+  toUnits(
+    db,
+    many<UnitRecord>(
+      db,
+      `SELECT ${UNIT_COLUMNS} FROM units u WHERE u.id IN (SELECT value FROM json_each(?)) ORDER BY u.id`,
+      JSON.stringify(ids),
+    ),
+  );
 
 /**
  * Rewrites the unit counters and `published` of a property from its units
