@@ -24,9 +24,10 @@ import { appendEvents } from '@/events/sqlite-outbox';
 import { CITY_IDS } from '@/listings/cities';
 import { createdEventsOf } from '@/listings/events';
 import { type PlannedUnit, planCreates } from '@/listings/properties/bulk';
-import { PROPERTY_COLUMNS, type PropertyRecord } from '@/listings/properties/representation';
+import type { PropertyRecord } from '@/listings/properties/representation';
 import { PropertyCreate } from '@/listings/properties/schemas';
 import { insertPlanned } from '@/listings/properties/sqlite-bulk';
+import { PROPERTY_COLUMNS } from '@/listings/properties/sqlite-record';
 import { createLogger } from '@/logger';
 import { BASE, tempDir } from '../test/support/harness';
 

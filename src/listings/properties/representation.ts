@@ -1,5 +1,5 @@
-import { columnsOf, type SnakeCase } from '@/db/columns';
-import { type PropertyRow, properties } from '@/db/schema';
+import type { SnakeCase } from '@/db/columns';
+import type { PropertyRow } from '@/db/schema';
 import type { CityId } from '@/listings/cities';
 import type { Property } from '@/listings/properties/schemas';
 
@@ -13,15 +13,7 @@ export const UNRENDERED_COLUMNS = [
 ] as const;
 type Rendered = Exclude<keyof PropertyRow, (typeof UNRENDERED_COLUMNS)[number]>;
 
-/** The columns a Property is rendered from, as SQLite returns them: from the table, once. */
-export const PROPERTY_COLUMNS = columnsOf(properties, UNRENDERED_COLUMNS)
-  .map(({ name }) => `p.${name}`)
-  .join(', ');
-
-/** One property by id, as a PropertyRecord. */
-export const PROPERTY_BY_ID = `SELECT ${PROPERTY_COLUMNS} FROM properties p WHERE p.id = ?`;
-
-/** A row of PROPERTY_COLUMNS: the schema's columns by their SQL names, booleans as 0/1. */
+/** A row of a property as the stores read it (SQLite's PROPERTY_COLUMNS): the schema's columns by their SQL names, booleans as 0/1. */
 export type PropertyRecord = {
   [K in Exclude<Rendered, 'cityId'> as SnakeCase<K>]: PropertyRow[K] extends boolean
     ? number

@@ -5,7 +5,8 @@ import { appendEvents } from '@/events/sqlite-outbox';
 import { createdEventsOf } from '@/listings/events';
 import { many, writeTransaction } from '@/listings/sqlite-statements';
 import { type BulkPropertyInput, NOT_INSERTED, type PlannedCreates, planCreates } from './bulk';
-import { PROPERTY_COLUMNS, type PropertyRecord } from './representation';
+import type { PropertyRecord } from './representation';
+import { PROPERTY_COLUMNS } from './sqlite-record';
 
 export interface BulkInsertResult {
   properties: number;

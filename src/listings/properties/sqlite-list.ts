@@ -1,5 +1,5 @@
 import { type Bindings, Conditions } from '@/db/where';
-import { PROPERTY_COLUMNS } from '@/listings/properties/representation';
+import { PROPERTY_COLUMNS } from '@/listings/properties/sqlite-record';
 import type { FeatureCriterion } from '@/listings/query';
 import { afterOf, afterSql } from './list-cursor';
 import { countsOnly, type FilterValue, type UsedFilter, usedFilters } from './list-filters';

@@ -1,7 +1,8 @@
 import type { Bindings, Conditions } from '@/db/where';
 import { afterOf, afterSql, keyValuesOf } from './list-cursor';
 import type { KeyValues, SortKey } from './list-plan';
-import { PROPERTY_COLUMNS, type PropertyRecord } from './representation';
+import type { PropertyRecord } from './representation';
+import { PROPERTY_COLUMNS } from './sqlite-record';
 import { type KeyedRecord, keyedOf } from './walk-order';
 
 /* SQLite's half of the walk of walk-order.ts: part B's statement and the merge of parts A and B. */

@@ -1,6 +1,7 @@
 import type { Db } from '@/db/client';
 import { appendEvents } from '@/events/sqlite-outbox';
-import { PROPERTY_BY_ID, type PropertyRecord } from '@/listings/properties/representation';
+import type { PropertyRecord } from '@/listings/properties/representation';
+import { PROPERTY_BY_ID } from '@/listings/properties/sqlite-record';
 import { countUpTo, exec, many, one } from '@/listings/sqlite-statements';
 import type { Unit, UnitFeature } from '@/listings/units/schemas';
 import type { UnitTables } from './operations';
