@@ -23,10 +23,11 @@
  *   bun run bench:reference [-- --properties 200000 --seconds 5 --warmup 3
  *                               --units-per-property 1-30 --database /tmp/ref.db]
  *
- * `--database FILE` keeps the service's file (and FILE.reference beside
- * it) for the next run; both then also hold the previous run's creates.
+ * `--database FILE` keeps the seeded service file (and FILE.reference
+ * beside it) for later runs, which measure copies of the two: each run
+ * starts from the same rows, without an earlier run's creates.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -64,6 +65,10 @@ const workDir = join(tmpdir(), `listings-reference-${Date.now()}`);
 mkdirSync(workDir, { recursive: true });
 const servicePath = values.database ?? join(workDir, 'service.db');
 const referencePath = `${servicePath}.reference`;
+/** What the servers run on: copies of a kept pair, so every run starts from the same rows. */
+const runPaths = values.database
+  ? { service: join(workDir, 'service.db'), reference: join(workDir, 'reference.db') }
+  : { service: servicePath, reference: referencePath };
 const secret = 'bench-secret-bench-secret-bench-secret-0123456789';
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
@@ -121,6 +126,10 @@ function prepareData() {
     console.log(
       `reference database: ${copied.properties.toLocaleString('en')} properties, ${copied.units.toLocaleString('en')} units, copied in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
+  }
+  if (values.database) {
+    copyFileSync(servicePath, runPaths.service);
+    copyFileSync(referencePath, runPaths.reference);
   }
 }
 
@@ -238,21 +247,21 @@ async function main() {
     name: 'service',
     command: [process.execPath, 'src/index.ts'],
     cpu: SERVER_CPU,
-    env: { ...limits, DATABASE_PATH: servicePath, WORKERS: 'off', READ_CACHE: 'on' },
+    env: { ...limits, DATABASE_PATH: runPaths.service, WORKERS: 'off', READ_CACHE: 'on' },
     ready: '/health',
   });
   const reference = await startServer({
     name: 'reference',
     command: ['node', join(REFERENCE_DIR, 'server.mjs')],
     cpu: SERVER_CPU,
-    env: { ...limits, DATABASE_PATH: referencePath },
+    env: { ...limits, DATABASE_PATH: runPaths.reference },
     ready: '/api/v1/tokens/limits',
     token,
   });
   const servers = [service, reference];
   try {
     const idFile = join(workDir, 'property-ids.txt');
-    const ids = writePropertyIds(servicePath, idFile);
+    const ids = writePropertyIds(runPaths.service, idFile);
     console.log(
       `bench: ${ids.count.toLocaleString('en')} properties, ${seconds} s a measurement, ${connections} connections`,
     );
