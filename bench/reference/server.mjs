@@ -180,6 +180,10 @@ const app = Fastify({
   logController: new LogController({ disableRequestLogging: true }),
 });
 
+// Declared up front, so every request object has the same shape.
+app.decorateRequest('caller', null);
+app.decorateRequest('window', null);
+
 app.addHook('onRequest', async (request, reply) => {
   const caller = callerOf(request.headers.authorization);
   if (!caller) return problem(reply, 401, 'Unauthorized', 'Unauthorized user');
