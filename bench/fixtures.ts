@@ -78,7 +78,10 @@ export const benchCustomer = (n: number) => `bench-customer-${String(n).padStart
  * random: GET /properties/{id} reads are spread uniformly over the whole
  * table, as the traffic of many visitors is, not over a hot pool.
  */
-function writePropertyIds(databasePath: string, file: string): { count: number; first: string } {
+export function writePropertyIds(
+  databasePath: string,
+  file: string,
+): { count: number; first: string } {
   const db = new Database(databasePath, { readonly: true });
   try {
     const ids = db

@@ -16,6 +16,8 @@ export interface WrkOptions {
   /** POST body; sent with Content-Type: application/json through a Lua script. */
   body?: string;
   method?: string;
+  /** Bodies the requests rotate over, in order (with `method`); `body` for all when absent. */
+  bodies?: string[];
   /** Paths (with query) the requests rotate over, in order; the URL's own path when absent. */
   paths?: string[];
   /**
@@ -107,6 +109,15 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
             '  return wrk.format(nil, prefix .. lines[math.random(count)])',
             'end',
           ]),
+    );
+  } else if (options.bodies && options.bodies.length > 0) {
+    lua.push(
+      `local bodies = { ${options.bodies.map((body) => JSON.stringify(body)).join(', ')} }`,
+      'local next = 0',
+      'request = function()',
+      '  next = next % #bodies + 1',
+      '  return wrk.format(nil, nil, nil, bodies[next])',
+      'end',
     );
   } else if (options.paths && options.paths.length > 1) {
     // One wrk thread: a plain counter rotates over the paths.

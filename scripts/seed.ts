@@ -1,6 +1,6 @@
 /**
  * `bun run seed -- --properties N --units-per-property K`: loads N properties
- * with K units each into DATABASE_PATH (migrated first) through
+ * with K units each (`--units-per-property 1-30`: from 1 to 30, uniformly) into DATABASE_PATH (migrated first) through
  * `insertPropertiesBulk`, in batches of one transaction each, with a progress
  * bar on stderr. The data is varied and reproducible (a seeded generator):
  * every one of the 106 cities (a few large, many small), the 4 types, a pool
@@ -111,6 +111,8 @@ export const CITIES = new Map(
 export interface SeedOptions {
   properties: number;
   unitsPerProperty: number;
+  /** When set, each property gets from `unitsPerProperty` to this many units, uniformly. */
+  maxUnitsPerProperty?: number;
   /** Properties per transaction. */
   batch?: number;
   seed?: number;
@@ -134,9 +136,11 @@ const YEAR_MS = 365 * 24 * 3600 * 1000;
  */
 export async function seedProperties(db: Db, options: SeedOptions) {
   const { properties, unitsPerProperty } = options;
-  if (unitsPerProperty < 1 || unitsPerProperty > MAX_UNITS) {
-    throw new RangeError(`--units-per-property must be 1..${MAX_UNITS}`);
+  const maxUnits = options.maxUnitsPerProperty ?? unitsPerProperty;
+  if (unitsPerProperty < 1 || maxUnits < unitsPerProperty || maxUnits > MAX_UNITS) {
+    throw new RangeError(`--units-per-property must be 1..${MAX_UNITS} (or a range within it)`);
   }
+  const spread = maxUnits - unitsPerProperty + 1;
   const batch = options.batch ?? 20_000;
   const next = random(options.seed ?? 1);
   const now = options.now ?? Date.now();
@@ -153,9 +157,12 @@ export async function seedProperties(db: Db, options: SeedOptions) {
       const cityId = pickCity(next());
       const city = CITIES.get(cityId)!;
       const archived = next() < 0.03;
-      const rentable = unitsPerProperty - Math.floor(next() * next() * unitsPerProperty);
+      // A fixed count draws nothing, so its seeds stay as they were.
+      const unitCount =
+        spread === 1 ? unitsPerProperty : unitsPerProperty + Math.floor(next() * spread);
+      const rentable = unitCount - Math.floor(next() * next() * unitCount);
       const unitRows: BulkUnitInput[] = [];
-      for (let u = 0; u < unitsPerProperty; u++) {
+      for (let u = 0; u < unitCount; u++) {
         const own: BulkUnitFeature[] = [];
         for (const [feature, share] of features) if (next() < share) own.push(feature);
         featureRows += own.length;
@@ -285,7 +292,7 @@ export async function withBulkLoadSettings<T>(db: Db, load: () => Promise<T>): P
 
 if (import.meta.main) {
   const usage =
-    'usage: bun run seed -- --properties N --units-per-property K [--batch 20000] [--seed 1]';
+    'usage: bun run seed -- --properties N --units-per-property K|MIN-MAX [--batch 20000] [--seed 1]';
   const { values, config } = cli(usage, {
     properties: { type: 'string' },
     'units-per-property': { type: 'string' },
@@ -297,7 +304,9 @@ if (import.meta.main) {
     return Number.isInteger(n) && n >= 0 ? n : fail(usage);
   };
   const properties = count(values.properties, 1000);
-  const unitsPerProperty = count(values['units-per-property'], 5);
+  const unitRange = /^(\d+)-(\d+)$/.exec(values['units-per-property'] ?? '');
+  const unitsPerProperty = count(unitRange?.[1] ?? values['units-per-property'], 5);
+  const maxUnitsPerProperty = unitRange ? count(unitRange[2], 5) : undefined;
   let stopping = false;
   const stop = () => {
     if (stopping) process.exit(130);
@@ -318,6 +327,7 @@ if (import.meta.main) {
     seedProperties(db, {
       properties,
       unitsPerProperty,
+      maxUnitsPerProperty,
       batch: count(values.batch, 20_000) || 20_000,
       seed: count(values.seed, 1),
       onProgress: progressBar(properties, 'properties'),

@@ -66,6 +66,27 @@ describe('seed', () => {
     },
   );
 
+  sqliteOnly.test(
+    'the seed script loads a SQLite file',
+    'a range of units per property gives each property a count within it, spread over it',
+    async () => {
+      const ctx = createTestApp();
+      const result = await seedProperties(ctx.db, {
+        properties: 300,
+        unitsPerProperty: 1,
+        maxUnitsPerProperty: 30,
+      });
+      const counts = ctx.db.$client
+        .query<{ least: number; most: number; kinds: number; units: number }, []>(
+          `SELECT min(total_units) AS least, max(total_units) AS most,
+             count(DISTINCT total_units) AS kinds, sum(total_units) AS units FROM properties`,
+        )
+        .get();
+      expect(counts).toMatchObject({ least: 1, most: 30, units: result.units });
+      expect(counts!.kinds).toBeGreaterThan(25);
+    },
+  );
+
   test('the progress bar reports share, counts and time', () => {
     const lines: string[] = [];
     const report = progressBar(1000, 'properties', (line) => lines.push(line));

@@ -1,0 +1,360 @@
+/**
+ * `bun run bench:reference`: the service against a reference implementation
+ * of the same endpoints (bench/reference/: Node, Fastify, better-sqlite3),
+ * side by side in one run. Both get the same data: the service's file is
+ * seeded (`scripts/seed.ts`, 1 to 30 units a property by default) and its
+ * properties and units copied into the reference's own tables
+ * (bench/reference-data.ts). Each server in turn runs pinned to CPU 0 and
+ * wrk to CPU 1, 32 connections, a bearer token on every request:
+ *
+ * - GET /listings/properties/{id}, ids uniform over the whole table;
+ * - the same with 20 creates/s beside it (bench/background.ts, 15 units each);
+ * - GET /api/v1/tokens/limits;
+ * - POST /listings/properties, the bodies rotating over 1 to 30 units.
+ *
+ * Prints each figure for both, the ratio service/reference of req/s (and
+ * of CPU time per request, reference/service), the p99s, and the resident
+ * memory of each server after the runs; a copy goes to
+ * bench/results/reference-latest.json (or `--results FILE`). The reference's packages are
+ * installed on first use (`npm install --prefix bench/reference`;
+ * better-sqlite3 is compiled with node-gyp when no prebuilt binary can be
+ * had, a few minutes).
+ *
+ *   bun run bench:reference [-- --properties 200000 --seconds 5 --warmup 3
+ *                               --units-per-property 1-30 --database /tmp/ref.db]
+ *
+ * `--database FILE` keeps the seeded service file (and FILE.reference
+ * beside it) for later runs, which measure copies of the two: each run
+ * starts from the same rows, without an earlier run's creates.
+ */
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { TokenService } from '@/auth/tokens';
+import type { BackgroundConfig, BackgroundFigures } from './background';
+import { CREATE_BODY, writePropertyIds } from './fixtures';
+import { copyToReference, REFERENCE_DIR } from './reference-data';
+import {
+  cpuSeconds,
+  requireLoadTools,
+  residentMb,
+  type Started,
+  startServer,
+} from './reference-harness';
+import { runWrk, type WrkResult } from './wrk';
+
+const { values } = parseArgs({
+  args: Bun.argv.slice(2).filter((arg) => arg !== '--'),
+  options: {
+    properties: { type: 'string', default: '200000' },
+    'units-per-property': { type: 'string', default: '1-30' },
+    seconds: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '32' },
+    database: { type: 'string' },
+    results: { type: 'string' },
+  },
+});
+
+const seconds = Number(values.seconds);
+const warmupSeconds = Number(values.warmup);
+const connections = Number(values.connections);
+const root = join(import.meta.dir, '..');
+const workDir = join(tmpdir(), `listings-reference-${Date.now()}`);
+mkdirSync(workDir, { recursive: true });
+const servicePath = values.database ?? join(workDir, 'service.db');
+const referencePath = `${servicePath}.reference`;
+/** What the servers run on: copies of a kept pair, so every run starts from the same rows. */
+const runPaths = values.database
+  ? { service: join(workDir, 'service.db'), reference: join(workDir, 'reference.db') }
+  : { service: servicePath, reference: referencePath };
+const secret = 'bench-secret-bench-secret-bench-secret-0123456789';
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
+/** Units of each create of the background writes: the middle of 1..30. */
+const BACKGROUND_UNITS = 15;
+
+/** Installs bench/reference's packages unless better-sqlite3 already loads there. */
+function ensureReferenceInstalled() {
+  const loads = () =>
+    Bun.spawnSync(['node', '-e', "new (require('better-sqlite3'))(':memory:')"], {
+      cwd: REFERENCE_DIR,
+      stdio: ['ignore', 'ignore', 'ignore'],
+    }).exitCode === 0;
+  if (loads()) return;
+  console.log('bench: installing the reference (npm install --prefix bench/reference)');
+  const started = performance.now();
+  Bun.spawnSync(['npm', 'install', '--prefix', REFERENCE_DIR, '--no-audit', '--no-fund'], {
+    // No prebuilt binary can be fetched from here: compile at once instead of trying.
+    env: { ...process.env, npm_config_build_from_source: 'true' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (!loads()) {
+    console.error('bench: the reference could not be installed (better-sqlite3 does not load)');
+    process.exit(1);
+  }
+  console.log(
+    `bench: reference installed in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
+}
+
+function prepareData() {
+  if (!existsSync(servicePath)) {
+    const started = performance.now();
+    const seed = Bun.spawnSync(
+      [
+        process.execPath,
+        'scripts/seed.ts',
+        '--properties',
+        values.properties!,
+        '--units-per-property',
+        values['units-per-property']!,
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, DATABASE_PATH: servicePath, JWT_SECRET: secret },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
+    if (seed.exitCode !== 0) throw new Error(`seeding exited ${seed.exitCode}`);
+    console.log(`seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+  if (!existsSync(referencePath)) {
+    const started = performance.now();
+    const copied = copyToReference(servicePath, referencePath);
+    console.log(
+      `reference database: ${copied.properties.toLocaleString('en')} properties, ${copied.units.toLocaleString('en')} units, copied in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+  }
+  if (values.database) {
+    copyFileSync(servicePath, runPaths.service);
+    copyFileSync(referencePath, runPaths.reference);
+  }
+  // Written out and read once, both files start in the OS page cache, as a
+  // long-running server's would: otherwise the first reads measure the disk
+  // and whatever the copy left to write back.
+  Bun.spawnSync(['sync']);
+  for (const path of [runPaths.service, runPaths.reference]) readThrough(path);
+}
+
+function readThrough(path: string) {
+  const chunk = Buffer.alloc(8 * 1024 * 1024);
+  const fd = openSync(path, 'r');
+  try {
+    while (readSync(fd, chunk, 0, chunk.length, null) > 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+type Measured = WrkResult & {
+  cpuUsPerRequest: number;
+  background?: BackgroundFigures;
+};
+
+async function startBackground(config: BackgroundConfig) {
+  const file = join(workDir, `background-${crypto.randomUUID()}.json`);
+  await Bun.write(file, JSON.stringify(config));
+  const proc = Bun.spawn(
+    ['taskset', '-c', String(LOAD_CPU), process.execPath, 'bench/background.ts', file],
+    { cwd: root, stdout: 'pipe', stderr: 'inherit' },
+  );
+  return async (): Promise<BackgroundFigures> => {
+    proc.kill('SIGTERM');
+    const output = await new Response(proc.stdout).text();
+    await proc.exited;
+    return JSON.parse(output.trim().split('\n').at(-1)!) as BackgroundFigures;
+  };
+}
+
+interface Measurement {
+  name: string;
+  path: string;
+  method?: string;
+  bodies?: string[];
+  lines?: { file: string; prefix: string };
+  withCreates?: boolean;
+}
+
+/**
+ * A warm-up (3 s by default: the reference's JIT is still compiling after
+ * 2), then `seconds` measured, with the server's CPU time per request.
+ */
+async function measure(server: Started, m: Measurement, token: string): Promise<Measured> {
+  const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+  const stopBackground = m.withCreates
+    ? await startBackground({
+        base: server.base,
+        employeeToken: token,
+        customerTokens: [],
+        units: [],
+        createsPerSecond: 20,
+        unitEditsPerSecond: 0,
+        customerCallsPerSecond: 0,
+        createBody: { ...CREATE_BODY, totalUnits: BACKGROUND_UNITS, rentableUnits: 10 },
+      })
+    : undefined;
+  const drive = (duration: number) =>
+    runWrk({
+      url: `${server.base}${m.path}`,
+      seconds: duration,
+      connections,
+      headers,
+      method: m.method,
+      bodies: m.bodies,
+      lines: m.lines,
+      cpu: LOAD_CPU,
+      scriptDir: workDir,
+    });
+  if (warmupSeconds > 0) await drive(warmupSeconds);
+  const cpuBefore = cpuSeconds(server.pid);
+  const result = await drive(seconds);
+  const cpuUsPerRequest =
+    ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
+  const background = await stopBackground?.();
+  console.log(
+    `  ${server.name} ${m.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, CPU ${cpuUsPerRequest.toFixed(1)} µs/req, errors ${result.errors}${background ? `, background ${background.creates.perSecond.toFixed(1)} creates/s (${background.creates.failed} failed)` : ''}`,
+  );
+  return { ...result, cpuUsPerRequest, background };
+}
+
+/** Both servers answer a property the same way, and take a create and the limits read. */
+async function checkAlike(servers: Started[], id: string, token: string) {
+  const headers = { authorization: `Bearer ${token}` };
+  const bodies = await Promise.all(
+    servers.map(async (server) => {
+      const response = await fetch(`${server.base}/listings/properties/${id}`, { headers });
+      if (response.status !== 200) throw new Error(`${server.name}: GET ${response.status}`);
+      return (await response.json()) as unknown;
+    }),
+  );
+  if (!Bun.deepEquals(bodies[0], bodies[1])) {
+    throw new Error(`the two answers differ:\n${JSON.stringify(bodies)}`);
+  }
+  for (const server of servers) {
+    const created = await fetch(`${server.base}/listings/properties`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(CREATE_BODY),
+    });
+    const limits = await fetch(`${server.base}/api/v1/tokens/limits`, { headers });
+    if (created.status !== 201 || limits.status !== 200) {
+      throw new Error(`${server.name}: POST ${created.status}, limits ${limits.status}`);
+    }
+  }
+}
+
+const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : '');
+
+async function main() {
+  requireLoadTools();
+  ensureReferenceInstalled();
+  prepareData();
+  const token = await new TokenService(secret).issue('bench-employee', 'employee', 6 * 3600);
+  const limits = {
+    JWT_SECRET: secret,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
+    RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE: '100000000',
+  };
+  const service = await startServer({
+    name: 'service',
+    command: [process.execPath, 'src/index.ts'],
+    cpu: SERVER_CPU,
+    env: { ...limits, DATABASE_PATH: runPaths.service, WORKERS: 'off', READ_CACHE: 'on' },
+    ready: '/health',
+  });
+  const reference = await startServer({
+    name: 'reference',
+    command: ['node', join(REFERENCE_DIR, 'server.mjs')],
+    cpu: SERVER_CPU,
+    env: { ...limits, DATABASE_PATH: runPaths.reference },
+    ready: '/api/v1/tokens/limits',
+    token,
+  });
+  const servers = [service, reference];
+  try {
+    const idFile = join(workDir, 'property-ids.txt');
+    const ids = writePropertyIds(runPaths.service, idFile);
+    console.log(
+      `bench: ${ids.count.toLocaleString('en')} properties, ${seconds} s a measurement, ${connections} connections`,
+    );
+    await checkAlike(servers, ids.first, token);
+    const reads = { file: idFile, prefix: '/listings/properties/' };
+    const measurements: Measurement[] = [
+      {
+        name: 'GET /listings/properties/{id}, uniform',
+        path: `/listings/properties/${ids.first}`,
+        lines: reads,
+      },
+      {
+        name: 'the same, 20 creates/s beside it',
+        path: `/listings/properties/${ids.first}`,
+        lines: reads,
+        withCreates: true,
+      },
+      { name: 'GET /api/v1/tokens/limits', path: '/api/v1/tokens/limits' },
+      {
+        name: 'POST /listings/properties, 1-30 units',
+        path: '/listings/properties',
+        method: 'POST',
+        bodies: Array.from({ length: 30 }, (_, n) =>
+          JSON.stringify({
+            ...CREATE_BODY,
+            totalUnits: n + 1,
+            rentableUnits: Math.ceil((n + 1) / 2),
+          }),
+        ),
+      },
+    ];
+    const rows: { name: string; service: Measured; reference: Measured }[] = [];
+    for (const m of measurements) {
+      rows.push({
+        name: m.name,
+        service: await measure(service, m, token),
+        reference: await measure(reference, m, token),
+      });
+    }
+    const rss = { service: residentMb(service.pid), reference: residentMb(reference.pid) };
+    console.log(
+      '\n| measurement | service req/s | reference req/s | ratio | service p99 ms | reference p99 ms | CPU µs/req service / reference | CPU ratio |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const { name, service: s, reference: r } of rows) {
+      console.log(
+        `| ${name} | ${s.requestsPerSecond.toFixed(0)} | ${r.requestsPerSecond.toFixed(0)} | ${ratio(s.requestsPerSecond, r.requestsPerSecond)} | ${s.p99Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${s.cpuUsPerRequest.toFixed(1)} / ${r.cpuUsPerRequest.toFixed(1)} | ${ratio(r.cpuUsPerRequest, s.cpuUsPerRequest)} |`,
+      );
+    }
+    console.log(
+      `| resident memory after the runs, MB | ${rss.service.toFixed(0)} | ${rss.reference.toFixed(0)} | ${ratio(rss.service, rss.reference)} | | | | |`,
+    );
+    const errors = rows.reduce((sum, row) => sum + row.service.errors + row.reference.errors, 0);
+    await Bun.write(
+      values.results ?? join(root, 'bench', 'results', 'reference-latest.json'),
+      JSON.stringify(
+        { at: new Date().toISOString(), properties: ids.count, seconds, connections, rows, rss },
+        null,
+        2,
+      ),
+    );
+    if (errors > 0) {
+      console.error(`bench: ${errors} requests failed`);
+      process.exitCode = 1;
+    }
+  } finally {
+    for (const server of servers) server.process.kill('SIGTERM');
+    await Promise.all(servers.map((server) => server.process.exited));
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,94 @@
+/**
+ * What `bun run bench:reference` needs around its measurements: the load
+ * tools, servers started pinned to a core on a free port, their CPU time and
+ * resident memory from /proc.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dir, '..');
+
+/** wrk (installed with apt-get when missing and possible), taskset, and two CPUs. */
+export function requireLoadTools() {
+  if (!Bun.which('wrk') && process.getuid?.() === 0 && Bun.which('apt-get')) {
+    console.log('bench: wrk is missing; installing it with apt-get (Debian package "wrk")');
+    Bun.spawnSync(['apt-get', 'install', '-y', '--no-install-recommends', 'wrk'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+  }
+  const missing = [
+    Bun.which('wrk') ? '' : 'wrk (sudo apt-get install wrk)',
+    Bun.which('taskset') ? '' : 'taskset (util-linux)',
+    Bun.which('node') ? '' : 'node (the reference runs on Node)',
+    navigator.hardwareConcurrency >= 2 ? '' : 'a second CPU (servers on CPU 0, wrk on CPU 1)',
+  ].filter(Boolean);
+  if (missing.length > 0) {
+    console.error(`bench: needs ${missing.join(', ')}`);
+    process.exit(1);
+  }
+}
+
+/** A port nothing listens on right now, so no server left from another run answers instead. */
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() });
+  const { port } = probe;
+  probe.stop(true);
+  if (port === undefined) throw new Error('bench: no free port');
+  return port;
+}
+
+export interface Started {
+  name: string;
+  base: string;
+  pid: number;
+  process: ReturnType<typeof Bun.spawn>;
+}
+
+/** Starts `command` pinned to `cpu` with HOST/PORT set, and waits until `ready` answers 200. */
+export async function startServer(options: {
+  name: string;
+  command: string[];
+  cpu: number;
+  env: Record<string, string>;
+  ready: string;
+  token?: string;
+}): Promise<Started> {
+  const port = freePort();
+  const child = Bun.spawn(['taskset', '-c', String(options.cpu), ...options.command], {
+    cwd: root,
+    env: { ...process.env, ...options.env, HOST: '127.0.0.1', PORT: String(port) },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const headers: Record<string, string> = options.token
+    ? { authorization: `Bearer ${options.token}` }
+    : {};
+  for (let attempt = 0; attempt < 600; attempt++) {
+    if (child.exitCode !== null) break;
+    const ok = await fetch(`${base}${options.ready}`, { headers }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return { name: options.name, base, pid: child.pid, process: child };
+    await Bun.sleep(50);
+  }
+  child.kill();
+  throw new Error(`bench: the ${options.name} server never answered ${options.ready}`);
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS = Number(Bun.spawnSync(['getconf', 'CLK_TCK']).stdout.toString().trim()) || 100;
+
+/** CPU seconds (user + system) process `pid` has used, all its threads. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** Resident memory of `pid` in MB. */
+export function residentMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
