@@ -174,6 +174,23 @@ for (const store of storesUnderTest()) {
       expect((await page(byId._links.next!.href)).status).toBe(200);
     });
 
+    test('a walk in an order writes change answers 410 once more than 2,000 changes followed its start, so no page reads an unbounded history', async () => {
+      const app = await store.app();
+      const id = await app.makeProperty({ ownerId: OWNER, totalUnits: 1 });
+      await app.makeProperty({ ownerId: OWNER, totalUnits: 2 });
+      const page = async (path: string) =>
+        app.request<KeysetPage>('GET', path, { token: app.employee });
+      const next = (await page(`${LIST}?paging=keyset&itemsPerPage=1&sort=-totalUnits`)).body._links
+        .next!.href;
+      const change = (units: number) =>
+        app.query('UPDATE properties SET total_units = ? WHERE id = ?', units, id);
+      for (let units = 2; units <= 2001; units++) await change(units);
+      expect((await page(next)).status).toBe(200);
+      await change(2002);
+      const gone = await page(next);
+      expect([gone.status, gone.body as unknown]).toEqual([410, problemOf(410)]);
+    });
+
     test('the sort fields kept for walks go with the events they follow, a write that appends none included', async () => {
       const app = await store.app();
       const id = await app.makeProperty({ ownerId: OWNER, totalUnits: 1 });

@@ -9,7 +9,13 @@ import { type After, afterOf } from './list-cursor';
 import { countsOnly, type UsedFilter, usedFilters } from './list-filters';
 import { type ListPaging, type PropertyFilter, type SortKey, sortKeysOf } from './list-plan';
 import { conditionsOf, countedTotal, featureMatch, whereOf } from './postgres-list-filter';
-import { checkWalkKept, type RecordSql, walkOrderOf, walkPageSql } from './postgres-walk-order';
+import {
+  checkWalkBounded,
+  checkWalkKept,
+  type RecordSql,
+  walkOrderOf,
+  walkPageSql,
+} from './postgres-walk-order';
 import { type PropertyRecord, UNRENDERED_COLUMNS } from './representation';
 import { type KeyedRecord, keyedOf, walksFrozen } from './walk-order';
 
@@ -159,11 +165,11 @@ export async function listPropertiesOn(
   filter: PropertyFilter,
   paging: ListPaging,
 ): Promise<PropertyListing> {
-  const listing = await listingOn(db, filter, paging, FEED_POSITION);
   const from = paging.keyset?.from;
-  if (from !== undefined && walksFrozen(sortKeysOf(filter.query.sort))) {
-    await checkWalkKept(db, from);
-  }
+  const frozen = from !== undefined && walksFrozen(sortKeysOf(filter.query.sort));
+  if (frozen) await checkWalkBounded(db, from);
+  const listing = await listingOn(db, filter, paging, FEED_POSITION);
+  if (frozen) await checkWalkKept(db, from);
   if (listing.feedPosition !== null) return listing as PropertyListing;
   // No event in the snapshot: read again, page and position, with no append in flight.
   return (await db.transaction(async (tx) => {

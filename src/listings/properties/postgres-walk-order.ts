@@ -3,6 +3,7 @@ import type { PgDb } from '@/db/pg/client';
 import { fail } from '@/kernel/errors';
 import { type After, afterOf } from './list-cursor';
 import type { KeyValues, SortKey } from './list-plan';
+import { MOST_CHANGES_IN_A_WALK } from './walk-order';
 
 /*
  * The walk of walk-order.ts on PostgreSQL: part A, the (field, id) index
@@ -63,6 +64,15 @@ export function walkPageSql(
       WHERE properties.id = f.property_id AND ${and(...conditions) ?? sql`true`} LIMIT 1) properties) b
     WHERE ${after ? afterSql(afterOf(keyed, after)) : sql`true`} ORDER BY ${walkOrderOf(sort)} LIMIT ${limit}`;
   return sql`(${partA}) UNION ALL (${partB}) ORDER BY ${walkOrderOf(sort)} LIMIT ${limit}`;
+}
+
+/** A walk with more changes since it began than a page reads answers 410 (`MOST_CHANGES_IN_A_WALK`). */
+export async function checkWalkBounded(db: Pick<PgDb, 'execute'>, from: number): Promise<void> {
+  const [row] = (await db.execute(
+    sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM property_sort_changes
+      WHERE feed_position > ${from} LIMIT ${MOST_CHANGES_IN_A_WALK + 1}) c`,
+  )) as unknown as { n: number }[];
+  if (row!.n > MOST_CHANGES_IN_A_WALK) throw fail('events.cursor_expired');
 }
 
 /**

@@ -9,7 +9,7 @@ import { type ListPaging, type PropertyFilter, sortKeysOf } from './list-plan';
 import type { PropertyRecord } from './representation';
 import { propertyListSql } from './sqlite-list';
 import { mergeWalk } from './sqlite-walk-order';
-import { type KeyedRecord, walksFrozen } from './walk-order';
+import { type KeyedRecord, MOST_CHANGES_IN_A_WALK, walksFrozen } from './walk-order';
 
 /**
  * The change feed's position in the snapshot being read: the last event id
@@ -62,6 +62,9 @@ export function listProperties(
  */
 function walkPageOf(db: Db, filter: PropertyFilter, paging: ListPaging, feedPosition: number) {
   const from = paging.keyset!.from ?? feedPosition;
+  if (one<{ n: number }>(db, CHANGES_IN_A_WALK, from)!.n > MOST_CHANGES_IN_A_WALK) {
+    throw fail('events.cursor_expired');
+  }
   const { page, changed } = propertyListSql(filter, {
     ...paging,
     keyset: { ...paging.keyset!, from },
@@ -76,6 +79,10 @@ function walkPageOf(db: Db, filter: PropertyFilter, paging: ListPaging, feedPosi
   if (from < one<{ id: number }>(db, PRUNED_THROUGH)!.id) throw fail('events.cursor_expired');
   return merged;
 }
+
+/** A walk's changes since S, counted up to one past the bound (`MOST_CHANGES_IN_A_WALK`). */
+const CHANGES_IN_A_WALK = `SELECT count(*) AS n FROM (SELECT 1 FROM property_sort_changes
+  WHERE feed_position > ? LIMIT ${MOST_CHANGES_IN_A_WALK + 1}) c`;
 
 /** The highest event id pruning may have removed (the feed's `prunedThrough`). */
 const PRUNED_THROUGH = `SELECT coalesce((SELECT min(id) - 1 FROM events),

@@ -16,6 +16,15 @@ import type { PropertyRecord } from './representation';
  * whatever the depth). Filters and the caller's scope hold on what is now.
  */
 
+/**
+ * Most sort-field changes since a walk began that a page of it reads (part
+ * B). A page costs as much as the changes since its walk began; past this
+ * many the walk answers 410, as an expired feed cursor does, and the client
+ * lists again, so no caller can hold a walk open until its pages cost
+ * everyone the service's whole write history.
+ */
+export const MOST_CHANGES_IN_A_WALK = 2_000;
+
 /** Whether a walk in `sort` order needs the order of its first snapshot: the id never changes. */
 export const walksFrozen = (sort: SortKey[]): boolean => sort[0]!.column !== 'id';
 
