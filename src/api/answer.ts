@@ -13,6 +13,8 @@ export interface Answer {
   status: number;
   body: string | Utf8 | null;
   headers: Readonly<Record<string, string>> | Headers;
+  /** An ETag set on top of `headers`: a template shared by answers that differ only in it. */
+  etag?: string;
 }
 
 /** A response headers template: `headers` plus the security headers. */
@@ -20,8 +22,11 @@ export const answerHeaders = (headers: Readonly<Record<string, string>>): Header
   new Headers({ ...headers, ...securityHeaders });
 
 /** The answer as the `Response` an Elysia handler returns. */
-export const responseOf = ({ status, body, headers }: Answer): Response =>
-  new Response(body, { status, headers });
+export function responseOf({ status, body, headers, etag }: Answer): Response {
+  const response = new Response(body, { status, headers });
+  if (etag !== undefined) response.headers.set('etag', etag);
+  return response;
+}
 
 /** The answer with `extra` headers on top (a plain-record answer only). */
 export function withHeaders(

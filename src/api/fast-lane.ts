@@ -92,6 +92,7 @@ export function withFastLane(
       status: found.status,
       headers: headers instanceof Headers ? headers : { ...headers, ...securityHeaders },
     });
+    if (found.etag !== undefined) response.headers.set('etag', found.etag);
     response.headers.set('x-request-id', id);
     // GETs only: no request body for the debug line of a failed request.
     const routePath = route.routePath?.(rest);

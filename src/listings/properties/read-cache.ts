@@ -15,8 +15,9 @@ export interface PropertyRead {
 }
 
 /**
- * About what a cached read holds besides its JSON: its ETag and owner, and
- * what the transport keeps beside it while it lives (two header templates).
+ * About what a cached read holds besides its JSON bytes: its ETag and owner,
+ * the objects around them, its key and tags in the cache, with the heap's
+ * slack (measured: bench/memory-probe.ts).
  */
 const READ_OVERHEAD = 1500;
 
