@@ -1,0 +1,68 @@
+/**
+ * What SQLite's page cache buys a point read: GET /listings/properties/{id}
+ * through one service per `MEMORY_BUDGET_MB` (a third of it the page cache),
+ * all over one seeded file with READ_CACHE=off by default, ids uniform over
+ * the table, the services taking turns (the order flips every round). Each
+ * figure is the median round's CPU time per request through `fetch`.
+ *
+ *   bun bench/page-cache-cost.ts FILE [budgets 24,48,96,192] [requests 20000] [rounds 5] [on|off READ_CACHE]
+ */
+import { Database } from 'bun:sqlite';
+import { createService } from '@/app';
+import { parseConfig } from '@/config';
+import { openDatabase } from '@/db/client';
+import { buildDeps } from '@/deps';
+import { createLogger } from '@/logger';
+import { BASE } from '../test/support/harness';
+
+const [path, budgets = '24,48,96,192', n = '20000', rounds = '5', cache = 'off'] =
+  Bun.argv.slice(2);
+const ids = (() => {
+  const db = new Database(path!, { readonly: true });
+  const all = db.query<{ id: string }, []>('SELECT id FROM properties').all();
+  db.close();
+  return all.map((row) => row.id);
+})();
+const services = budgets.split(',').map((budget) => {
+  const config = parseConfig({
+    DATABASE_PATH: path!,
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123456789',
+    WORKERS: 'off',
+    READ_CACHE: cache,
+    MEMORY_BUDGET_MB: budget,
+    RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
+  });
+  const db = openDatabase(path!, { pageCacheKib: config.sqlitePageCacheKib });
+  return {
+    budget,
+    ...createService(buildDeps({ config, db, logger: createLogger('info', () => {}) })),
+  };
+});
+const token = await services[0]!.deps.tokens.issue('bench-employee', 'employee', 3600);
+const headers = { authorization: `Bearer ${token}` };
+async function timed(fetch: (r: Request) => Response | Promise<Response>) {
+  const started = process.cpuUsage();
+  for (let i = 0; i < Number(n); i++) {
+    const id = ids[Math.floor(Math.random() * ids.length)]!;
+    const response = await fetch(new Request(`${BASE}/listings/properties/${id}`, { headers }));
+    await response.arrayBuffer();
+  }
+  const used = process.cpuUsage(started);
+  return (used.user + used.system) / Number(n);
+}
+const results = new Map<string, number[]>();
+for (const s of services) await timed(s.fetch);
+for (let r = 0; r < Number(rounds); r++) {
+  const order = r % 2 ? [...services].reverse() : services;
+  for (const s of order) {
+    const list = results.get(s.budget) ?? [];
+    list.push(await timed(s.fetch));
+    results.set(s.budget, list);
+  }
+}
+for (const [budget, xs] of results) {
+  const sorted = [...xs].sort((a, b) => a - b);
+  console.log(
+    `budget ${budget} (page cache ${(Number(budget) / 3).toFixed(0)} MiB): median ${sorted[sorted.length >> 1]!.toFixed(1)} µs/read  [${xs.map((x) => x.toFixed(0)).join(' ')}]`,
+  );
+}
