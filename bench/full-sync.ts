@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TokenService } from '@/auth/tokens';
+import { SERVICE_COMMAND } from './service-command';
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2).filter((arg) => arg !== '--'),
@@ -89,7 +90,7 @@ async function main() {
     console.log(`seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
   const base = `http://127.0.0.1:${values.port}`;
-  const server = Bun.spawn([process.execPath, 'src/index.ts'], {
+  const server = Bun.spawn(SERVICE_COMMAND, {
     cwd: root,
     env: {
       ...process.env,

@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { type Subprocess, spawn } from 'bun';
 import { TokenService } from '@/auth/tokens';
 import { load } from './http-load';
+import { SERVICE_COMMAND } from './service-command';
 
 const { values } = parseArgs({
   options: {
@@ -51,7 +52,7 @@ function limiterEnv(setting: Setting): Record<string, string> {
 }
 
 async function startServer(port: number, limiter: Setting, dir: string) {
-  const child = spawn([process.execPath, 'src/index.ts'], {
+  const child = spawn(SERVICE_COMMAND, {
     env: {
       ...process.env,
       PORT: String(port),

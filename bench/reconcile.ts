@@ -15,6 +15,7 @@ import { TokenService } from '@/auth/tokens';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { seedProperties, withBulkLoadSettings } from '../scripts/seed';
 import { tempDir } from '../test/support/harness';
+import { SERVICE_COMMAND } from './service-command';
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2).filter((arg) => arg !== '--'),
@@ -50,7 +51,7 @@ console.log(
   `seeded ${properties.toLocaleString('en')} properties in ${((performance.now() - started) / 1000).toFixed(1)} s; counters of ${drifted} knocked off`,
 );
 
-const server = Bun.spawn(['taskset', '-c', '0', process.execPath, 'src/index.ts'], {
+const server = Bun.spawn(['taskset', '-c', '0', ...SERVICE_COMMAND], {
   cwd: root,
   env: {
     ...process.env,

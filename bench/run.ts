@@ -62,6 +62,7 @@ import {
   recreateDatabase,
   redisCommandCounter,
 } from './postgres';
+import { SERVICE_COMMAND } from './service-command';
 import { runWrk, type WrkResult } from './wrk';
 
 type Measured = WrkResult & {
@@ -356,15 +357,12 @@ async function spawnCeiling(port: number) {
 /** The server with READ_CACHE=off of `--read-cache compare`, on the one database. */
 async function spawnUncached(env: Record<string, string | undefined>) {
   const port = freePort();
-  const server = Bun.spawn(
-    ['taskset', '-c', String(SERVER_CPU), process.execPath, 'src/index.ts'],
-    {
-      cwd: root,
-      env: { ...env, PORT: String(port), READ_CACHE: 'off' },
-      stdout: 'ignore',
-      stderr: 'inherit',
-    },
-  );
+  const server = Bun.spawn(['taskset', '-c', String(SERVER_CPU), ...SERVICE_COMMAND], {
+    cwd: root,
+    env: { ...env, PORT: String(port), READ_CACHE: 'off' },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  });
   const base = `http://127.0.0.1:${port}`;
   await waitForOwn(server, `${base}/health`);
   return { server, bases: [base], pids: [server.pid] };
@@ -436,10 +434,12 @@ async function main() {
   const bases: string[] = [];
   for (let n = 0; n < instanceCount; n++) {
     const port = freePort();
-    const server = Bun.spawn(
-      ['taskset', '-c', String(SERVER_CPU), process.execPath, 'src/index.ts'],
-      { cwd: root, env: { ...env, PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' },
-    );
+    const server = Bun.spawn(['taskset', '-c', String(SERVER_CPU), ...SERVICE_COMMAND], {
+      cwd: root,
+      env: { ...env, PORT: String(port) },
+      stdout: 'ignore',
+      stderr: 'inherit',
+    });
     servers.push(server);
     bases.push(`http://127.0.0.1:${port}`);
     await waitForOwn(server, `${bases[n]}/health`);

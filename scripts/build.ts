@@ -79,7 +79,16 @@ import ${JSON.stringify(join(root, 'src', 'index.ts'))};
 
 const started = performance.now();
 const build = Bun.spawnSync(
-  [process.execPath, 'build', '--compile', join(work, 'entry.ts'), '--outfile', outfile],
+  [
+    process.execPath,
+    'build',
+    '--compile',
+    // The runtime flag `npm start` and the image use (docs/performance.md, Memory).
+    '--compile-exec-argv=--smol',
+    join(work, 'entry.ts'),
+    '--outfile',
+    outfile,
+  ],
   { cwd: root, stdout: 'inherit', stderr: 'inherit' },
 );
 rmSync(work, { recursive: true, force: true });

