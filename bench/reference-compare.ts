@@ -12,15 +12,18 @@
  * - GET /api/v1/tokens/limits;
  * - POST /listings/properties, the bodies rotating over 1 to 30 units.
  *
- * Prints each figure for both, the ratio service/reference of req/s (and
- * of CPU time per request, reference/service), the p99s, and the resident
- * memory of each server after the runs; a copy goes to
+ * The list is measured `--rounds` times (3 by default), the service first in
+ * odd rounds and the reference first in even ones, so neither always meets
+ * a machine the other has just warmed. Prints, for each measurement, the
+ * median round's figures for both (req/s, p99, CPU time a request), the
+ * ratios service/reference of req/s and reference/service of CPU time with
+ * every round's beside them, and each server's peak resident memory; a copy goes to
  * bench/results/reference-latest.json (or `--results FILE`). The reference's packages are
  * installed on first use (`npm install --prefix bench/reference`;
  * better-sqlite3 is compiled with node-gyp when no prebuilt binary can be
  * had, a few minutes).
  *
- *   bun run bench:reference [-- --properties 200000 --seconds 5 --warmup 3
+ *   bun run bench:reference [-- --properties 200000 --seconds 5 --warmup 3 --rounds 3
  *                               --units-per-property 1-30 --database /tmp/ref.db]
  *
  * `--database FILE` keeps the seeded service file (and FILE.reference
@@ -50,6 +53,7 @@ import {
   type Started,
   startServer,
 } from './reference-harness';
+import { SERVICE_COMMAND } from './service-command';
 import { runWrk, type WrkResult } from './wrk';
 
 const { values } = parseArgs({
@@ -59,6 +63,7 @@ const { values } = parseArgs({
     'units-per-property': { type: 'string', default: '1-30' },
     seconds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     database: { type: 'string' },
     results: { type: 'string' },
@@ -67,6 +72,7 @@ const { values } = parseArgs({
 
 const seconds = Number(values.seconds);
 const warmupSeconds = Number(values.warmup);
+const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 const root = join(import.meta.dir, '..');
 const workDir = join(tmpdir(), `listings-reference-${Date.now()}`);
@@ -222,7 +228,7 @@ async function measure(server: Started, m: Measurement, token: string): Promise<
     ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
   const background = await stopBackground?.();
   console.log(
-    `  ${server.name} ${m.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, CPU ${cpuUsPerRequest.toFixed(1)} µs/req, errors ${result.errors}${background ? `, background ${background.creates.perSecond.toFixed(1)} creates/s (${background.creates.failed} failed)` : ''}`,
+    `  ${server.name} ${m.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, CPU ${cpuUsPerRequest.toFixed(1)} µs/req, RSS ${residentMb(server.pid).toFixed(0)} MB (peak ${residentMb(server.pid, { peak: true }).toFixed(0)}), errors ${result.errors}${background ? `, background ${background.creates.perSecond.toFixed(1)} creates/s (${background.creates.failed} failed)` : ''}`,
   );
   return { ...result, cpuUsPerRequest, background };
 }
@@ -268,7 +274,7 @@ async function main() {
   };
   const service = await startServer({
     name: 'service',
-    command: [process.execPath, 'src/index.ts'],
+    command: SERVICE_COMMAND,
     cpu: SERVER_CPU,
     env: { ...limits, DATABASE_PATH: runPaths.service, WORKERS: 'off', READ_CACHE: 'on' },
     ready: '/health',
@@ -316,32 +322,62 @@ async function main() {
         ),
       },
     ];
-    const rows: { name: string; service: Measured; reference: Measured }[] = [];
-    for (const m of measurements) {
-      rows.push({
-        name: m.name,
-        service: await measure(service, m, token),
-        reference: await measure(reference, m, token),
-      });
+    const runs = measurements.map(() => [] as { service: Measured; reference: Measured }[]);
+    for (let round = 0; round < rounds; round++) {
+      for (const [n, m] of measurements.entries()) {
+        const order = round % 2 === 0 ? [service, reference] : [reference, service];
+        const measured = new Map<Started, Measured>();
+        for (const server of order) measured.set(server, await measure(server, m, token));
+        runs[n]!.push({ service: measured.get(service)!, reference: measured.get(reference)! });
+      }
     }
-    const rss = { service: residentMb(service.pid), reference: residentMb(reference.pid) };
+    const rss = {
+      service: residentMb(service.pid, { peak: true }),
+      reference: residentMb(reference.pid, { peak: true }),
+    };
+    const rows = measurements.map((m, n) => {
+      const byRatio = [...runs[n]!].sort(
+        (a, b) =>
+          a.service.requestsPerSecond / a.reference.requestsPerSecond -
+          b.service.requestsPerSecond / b.reference.requestsPerSecond,
+      );
+      const median = byRatio[Math.floor(byRatio.length / 2)]!;
+      const cpuRatios = runs[n]!.map(
+        (run) => run.reference.cpuUsPerRequest / run.service.cpuUsPerRequest,
+      );
+      const cpuRatio = [...cpuRatios].sort((a, b) => a - b)[Math.floor(cpuRatios.length / 2)]!;
+      return { name: m.name, ...median, cpuRatio, rounds: runs[n]! };
+    });
     console.log(
-      '\n| measurement | service req/s | reference req/s | ratio | service p99 ms | reference p99 ms | CPU µs/req service / reference | CPU ratio |',
+      `\n${rounds} rounds; each row is the round with the median req/s ratio, the CPU ratio the median of its own, every round's in brackets\n`,
+    );
+    console.log(
+      '| measurement | service req/s | reference req/s | ratio | service p99 ms | reference p99 ms | CPU µs/req service / reference | CPU ratio |',
     );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-    for (const { name, service: s, reference: r } of rows) {
+    for (const { name, service: s, reference: r, cpuRatio, rounds: all } of rows) {
+      const each = (f: (run: { service: Measured; reference: Measured }) => number) =>
+        all.map((run) => f(run).toFixed(2)).join(', ');
       console.log(
-        `| ${name} | ${s.requestsPerSecond.toFixed(0)} | ${r.requestsPerSecond.toFixed(0)} | ${ratio(s.requestsPerSecond, r.requestsPerSecond)} | ${s.p99Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${s.cpuUsPerRequest.toFixed(1)} / ${r.cpuUsPerRequest.toFixed(1)} | ${ratio(r.cpuUsPerRequest, s.cpuUsPerRequest)} |`,
+        `| ${name} | ${s.requestsPerSecond.toFixed(0)} | ${r.requestsPerSecond.toFixed(0)} | ${ratio(s.requestsPerSecond, r.requestsPerSecond)} (${each((run) => run.service.requestsPerSecond / run.reference.requestsPerSecond)}) | ${s.p99Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${s.cpuUsPerRequest.toFixed(1)} / ${r.cpuUsPerRequest.toFixed(1)} | ${cpuRatio.toFixed(2)} (${each((run) => run.reference.cpuUsPerRequest / run.service.cpuUsPerRequest)}) |`,
       );
     }
     console.log(
-      `| resident memory after the runs, MB | ${rss.service.toFixed(0)} | ${rss.reference.toFixed(0)} | ${ratio(rss.service, rss.reference)} | | | | |`,
+      `| peak resident memory, MB | ${rss.service.toFixed(0)} | ${rss.reference.toFixed(0)} | ${ratio(rss.service, rss.reference)} | | | | |`,
     );
     const errors = rows.reduce((sum, row) => sum + row.service.errors + row.reference.errors, 0);
     await Bun.write(
       values.results ?? join(root, 'bench', 'results', 'reference-latest.json'),
       JSON.stringify(
-        { at: new Date().toISOString(), properties: ids.count, seconds, connections, rows, rss },
+        {
+          at: new Date().toISOString(),
+          properties: ids.count,
+          seconds,
+          rounds,
+          connections,
+          rows,
+          rss,
+        },
         null,
         2,
       ),

@@ -87,8 +87,9 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-/** Resident memory of `pid` in MB. */
-export function residentMb(pid: number): number {
+/** Resident memory of `pid` in MB: now, or (`peak`) the most it has held since it started. */
+export function residentMb(pid: number, { peak = false } = {}): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+  const field = peak ? /VmHWM:\s+(\d+) kB/ : /VmRSS:\s+(\d+) kB/;
+  return Number(field.exec(status)?.[1] ?? 0) / 1024;
 }
