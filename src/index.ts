@@ -3,6 +3,7 @@ import { createService } from '@/app';
 import { TOKEN_CUTOFF_RELOAD_MS } from '@/auth/revocation';
 import { UpgradeError, upgradeDatabase } from '@/backups';
 import { ConfigError, parseConfig, parseDatabaseSettings } from '@/config';
+import { startCheckpointer } from '@/db/checkpointer';
 import { migrationsFolder, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
@@ -74,6 +75,11 @@ async function openPostgresDatabase(url: string) {
 
 const db = databaseUrl === undefined ? await openSqlite() : undefined;
 const postgres = databaseUrl === undefined ? undefined : await openPostgresDatabase(databaseUrl);
+// WAL checkpoints on a thread of their own, not in the COMMIT of a request (src/db/checkpointer.ts).
+const checkpointer =
+  db && config.databasePath !== ':memory:' && !config.databasePath.startsWith('file:')
+    ? await startCheckpointer(db.$client, config.databasePath)
+    : undefined;
 const deps = buildDeps({ config, db, postgres, logger });
 // Before the first request: a revoked token must not pass while they load.
 await deps.tokenCutoffs.load();
@@ -127,6 +133,7 @@ async function shutdown(signal: string) {
   if (db) {
     // Creates queued for a group commit (normally none left once requests are answered).
     flushGroupCommit(db);
+    await checkpointer?.stop();
     db.$client.close();
   }
   await postgres?.close({ timeout: 5 });
