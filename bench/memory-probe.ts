@@ -3,10 +3,12 @@
  * cache, in-process: RSS beside JavaScriptCore's heap (live, capacity and
  * the memory it was told of outside it) after each block of reads uniform
  * over the table, then after a full collection, with the most numerous
- * object types. The service's own ids list is loaded first (about 34 MB at
- * 200,000 properties, which the server does not hold).
+ * object types; then creates with 1 to 30 units, 32 in flight as wrk sends
+ * them, with the RSS after each block (creates write to FILE: use a copy).
+ * The service's own ids list is loaded first (about 34 MB at 200,000
+ * properties, which the server does not hold).
  *
- *   bun bench/memory-probe.ts FILE [on|off READ_CACHE] [MEMORY_BUDGET_MB] [reads a block]
+ *   bun bench/memory-probe.ts FILE [on|off READ_CACHE] [MEMORY_BUDGET_MB] [reads a block] [creates a block]
  */
 
 import { heapStats } from 'bun:jsc';
@@ -17,8 +19,9 @@ import { openDatabase } from '@/db/client';
 import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
 import { BASE } from '../test/support/harness';
+import { CREATE_BODY } from './fixtures';
 
-const [path, cache = 'on', budget = '128', n = '100000'] = Bun.argv.slice(2);
+const [path, cache = 'on', budget = '96', n = '100000', creates = '5000'] = Bun.argv.slice(2);
 const mb = (x: number) => (x / 1048576).toFixed(0);
 const show = (label: string) => {
   const m = process.memoryUsage();
@@ -55,6 +58,29 @@ for (let round = 1; round <= 4; round++) {
     await response.arrayBuffer();
   }
   show(`after ${round * Number(n)} reads (cache ${svc.deps.readCache.size})`);
+}
+const bodies = Array.from({ length: 30 }, (_, k) =>
+  JSON.stringify({ ...CREATE_BODY, totalUnits: k + 1, rentableUnits: Math.ceil((k + 1) / 2) }),
+);
+const createHeaders = { ...headers, 'content-type': 'application/json' };
+for (let round = 1; round <= 4; round++) {
+  let sent = 0;
+  const client = async () => {
+    while (sent < Number(creates)) {
+      const body = bodies[sent++ % bodies.length]!;
+      const response = await svc.fetch(
+        new Request(`${BASE}/listings/properties`, {
+          method: 'POST',
+          headers: createHeaders,
+          body,
+        }),
+      );
+      if (response.status !== 201) throw new Error(`create: ${response.status}`);
+      await response.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, client));
+  show(`after ${round * Number(creates)} creates`);
 }
 Bun.gc(true);
 show('after full gc');
