@@ -1,11 +1,11 @@
 /**
  * What SQLite's page cache buys a point read: GET /listings/properties/{id}
- * through one service per `MEMORY_BUDGET_MB` (a third of it the page cache),
+ * through one service per `MEMORY_BUDGET_MB` (a fifth of it the page cache),
  * all over one seeded file with READ_CACHE=off by default, ids uniform over
  * the table, the services taking turns (the order flips every round). Each
  * figure is the median round's CPU time per request through `fetch`.
  *
- *   bun bench/page-cache-cost.ts FILE [budgets 24,48,96,192] [requests 20000] [rounds 5] [on|off READ_CACHE]
+ *   bun bench/page-cache-cost.ts FILE [budgets 40,80,160,320] [requests 20000] [rounds 5] [on|off READ_CACHE]
  */
 import { Database } from 'bun:sqlite';
 import { createService } from '@/app';
@@ -15,7 +15,7 @@ import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
 import { BASE } from '../test/support/harness';
 
-const [path, budgets = '24,48,96,192', n = '20000', rounds = '5', cache = 'off'] =
+const [path, budgets = '40,80,160,320', n = '20000', rounds = '5', cache = 'off'] =
   Bun.argv.slice(2);
 const ids = (() => {
   const db = new Database(path!, { readonly: true });
@@ -63,6 +63,6 @@ for (let r = 0; r < Number(rounds); r++) {
 for (const [budget, xs] of results) {
   const sorted = [...xs].sort((a, b) => a - b);
   console.log(
-    `budget ${budget} (page cache ${(Number(budget) / 3).toFixed(0)} MiB): median ${sorted[sorted.length >> 1]!.toFixed(1)} µs/read  [${xs.map((x) => x.toFixed(0)).join(' ')}]`,
+    `budget ${budget} (page cache ${(Number(budget) / 5).toFixed(0)} MiB): median ${sorted[sorted.length >> 1]!.toFixed(1)} µs/read  [${xs.map((x) => x.toFixed(0)).join(' ')}]`,
   );
 }

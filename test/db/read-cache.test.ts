@@ -210,14 +210,15 @@ sqliteOnly.describe(
     };
 
     test("the read cache's share of MEMORY_BUDGET_MB is the bound: past it the least recently used goes", () => {
-      // 3 MiB: 1 MiB for SQLite's page cache, 2 MiB of answers.
+      // 3 MiB: 0.6 MiB for SQLite's page cache, 2.4 MiB of answers.
       const cache = createTestApp({ env: { MEMORY_BUDGET_MB: '3' } }).deps.readCache;
-      for (const key of ['a', 'b', 'c']) cache.store(key, { value: key, size: 800_000, tags: [] });
+      for (const key of ['a', 'b', 'c'])
+        cache.store(key, { value: key, size: 1_000_000, tags: [] });
       expect(cache.size).toBe(2);
     });
 
     test("SQLite's page cache is its share of MEMORY_BUDGET_MB", () => {
-      const ctx = createTestApp({ env: { MEMORY_BUDGET_MB: '30' } });
+      const ctx = createTestApp({ env: { MEMORY_BUDGET_MB: '50' } });
       const db = openDatabase(ctx.config.databasePath, {
         pageCacheKib: ctx.config.sqlitePageCacheKib,
       });
