@@ -75,8 +75,7 @@ describe('configuration (environment variables)', () => {
       return [config.sqlitePageCacheKib * 1024, config.readCacheChars];
     };
     // A fifth to the page cache, four fifths to the answers.
-    expect(shares({ MEMORY_BUDGET_MB: '80' })).toEqual([16 * MIB, 64 * MIB]);
-    expect(shares({})).toEqual(shares({ MEMORY_BUDGET_MB: '64' }));
+    expect(shares({})).toEqual([16 * MIB, 64 * MIB]);
     expect(shares({ MEMORY_BUDGET_MB: '300' })).toEqual([60 * MIB, 240 * MIB]);
     // On PostgreSQL this process has no page cache: the read cache has it all.
     const postgres = { DATABASE_URL: 'postgres://localhost/x', JWT_SECRET: 'x'.repeat(40) };

@@ -102,7 +102,7 @@ export const EnvSchema = z.object({
   STATIC_PAGES_CACHE: booleanFlag.default(true),
   READ_CACHE: booleanFlag.default(true),
   // What SQLite's page cache and the read cache hold together, in MiB (src/config/memory-budget.ts).
-  MEMORY_BUDGET_MB: z.coerce.number().int().min(2).max(65_536).default(64),
+  MEMORY_BUDGET_MB: z.coerce.number().int().min(2).max(65_536).default(80),
   METRICS: booleanFlag.default(true),
   QUOTA_PROPERTIES_PER_OWNER: quota.default(10_000),
   QUOTA_UNITS_PER_PROPERTY: quota.default(1_000),
