@@ -12,14 +12,9 @@
  */
 
 import { heapStats } from 'bun:jsc';
-import { Database } from 'bun:sqlite';
-import { createService } from '@/app';
-import { parseConfig } from '@/config';
-import { openDatabase } from '@/db/client';
-import { buildDeps } from '@/deps';
-import { createLogger } from '@/logger';
 import { BASE } from '../test/support/harness';
 import { CREATE_BODY } from './fixtures';
+import { inProcessService, propertyIdsOf } from './in-process';
 
 const [path, cache = 'on', budget = '96', n = '100000', creates = '5000'] = Bun.argv.slice(2);
 const mb = (x: number) => (x / 1048576).toFixed(0);
@@ -31,23 +26,9 @@ const show = (label: string) => {
   );
 };
 show('start');
-const config = parseConfig({
-  DATABASE_PATH: path!,
-  JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123456789',
-  WORKERS: 'off',
-  READ_CACHE: cache!,
-  MEMORY_BUDGET_MB: budget!,
-  RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
-});
-const ids = (() => {
-  const db = new Database(path!, { readonly: true });
-  const all = db.query<{ id: string }, []>('SELECT id FROM properties').all();
-  db.close();
-  return all.map((row) => row.id);
-})();
+const ids = propertyIdsOf(path!);
 show('ids loaded');
-const db = openDatabase(path!, { pageCacheKib: config.sqlitePageCacheKib });
-const svc = createService(buildDeps({ config, db, logger: createLogger('info', () => {}) }));
+const svc = inProcessService(path!, { readCache: cache!, memoryBudget: budget! });
 show('service built');
 const token = await svc.deps.tokens.issue('bench-employee', 'employee', 3600);
 const headers = { authorization: `Bearer ${token}` };

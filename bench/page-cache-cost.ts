@@ -7,37 +7,16 @@
  *
  *   bun bench/page-cache-cost.ts FILE [budgets 40,80,160,320] [requests 20000] [rounds 5] [on|off READ_CACHE]
  */
-import { Database } from 'bun:sqlite';
-import { createService } from '@/app';
-import { parseConfig } from '@/config';
-import { openDatabase } from '@/db/client';
-import { buildDeps } from '@/deps';
-import { createLogger } from '@/logger';
 import { BASE } from '../test/support/harness';
+import { inProcessService, propertyIdsOf } from './in-process';
 
 const [path, budgets = '40,80,160,320', n = '20000', rounds = '5', cache = 'off'] =
   Bun.argv.slice(2);
-const ids = (() => {
-  const db = new Database(path!, { readonly: true });
-  const all = db.query<{ id: string }, []>('SELECT id FROM properties').all();
-  db.close();
-  return all.map((row) => row.id);
-})();
-const services = budgets.split(',').map((budget) => {
-  const config = parseConfig({
-    DATABASE_PATH: path!,
-    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123456789',
-    WORKERS: 'off',
-    READ_CACHE: cache,
-    MEMORY_BUDGET_MB: budget,
-    RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
-  });
-  const db = openDatabase(path!, { pageCacheKib: config.sqlitePageCacheKib });
-  return {
-    budget,
-    ...createService(buildDeps({ config, db, logger: createLogger('info', () => {}) })),
-  };
-});
+const ids = propertyIdsOf(path!);
+const services = budgets.split(',').map((budget) => ({
+  budget,
+  ...inProcessService(path!, { readCache: cache, memoryBudget: budget }),
+}));
 const token = await services[0]!.deps.tokens.issue('bench-employee', 'employee', 3600);
 const headers = { authorization: `Bearer ${token}` };
 async function timed(fetch: (r: Request) => Response | Promise<Response>) {

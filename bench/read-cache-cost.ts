@@ -8,14 +8,9 @@
  *
  *   bun bench/read-cache-cost.ts --database FILE [--requests 20000 --rounds 5 --memory-budget 96]
  */
-import { Database } from 'bun:sqlite';
 import { parseArgs } from 'node:util';
-import { createService } from '@/app';
-import { parseConfig } from '@/config';
-import { openDatabase } from '@/db/client';
-import { buildDeps } from '@/deps';
-import { createLogger } from '@/logger';
 import { BASE } from '../test/support/harness';
+import { inProcessService, propertyIdsOf } from './in-process';
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2).filter((arg) => arg !== '--'),
@@ -30,28 +25,10 @@ if (!values.database) throw new Error('--database FILE: a seeded database (bun r
 const path = values.database;
 const requests = Number(values.requests);
 const rounds = Number(values.rounds);
-const secret = 'bench-secret-bench-secret-bench-secret-0123456789';
-const logger = createLogger('info', () => {});
 
-function serviceWith(readCache: 'on' | 'off') {
-  const config = parseConfig({
-    DATABASE_PATH: path,
-    JWT_SECRET: secret,
-    WORKERS: 'off',
-    READ_CACHE: readCache,
-    MEMORY_BUDGET_MB: values['memory-budget'],
-    RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
-  });
-  const db = openDatabase(path, { pageCacheKib: config.sqlitePageCacheKib });
-  return { db, ...createService(buildDeps({ config, db, logger })) };
-}
-
-const ids = (() => {
-  const db = new Database(path, { readonly: true });
-  const all = db.query<{ id: string }, []>('SELECT id FROM properties').all();
-  db.close();
-  return all.map((row) => row.id);
-})();
+const serviceWith = (readCache: 'on' | 'off') =>
+  inProcessService(path, { readCache, memoryBudget: values['memory-budget']! });
+const ids = propertyIdsOf(path);
 const cumulative = new Float64Array(ids.length);
 for (let k = 0, total = 0; k < ids.length; k++) cumulative[k] = total += 1 / (k + 1);
 const zipfIndex = () => {

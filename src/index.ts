@@ -4,7 +4,7 @@ import { TOKEN_CUTOFF_RELOAD_MS } from '@/auth/revocation';
 import { UpgradeError, upgradeDatabase } from '@/backups';
 import { ConfigError, parseConfig, parseDatabaseSettings } from '@/config';
 import { startCheckpointer } from '@/db/checkpointer';
-import { migrationsFolder, openDatabase } from '@/db/client';
+import { isPlainFile, migrationsFolder, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
 import { openPostgres, whereOf } from '@/db/pg/connection';
@@ -77,7 +77,7 @@ const db = databaseUrl === undefined ? await openSqlite() : undefined;
 const postgres = databaseUrl === undefined ? undefined : await openPostgresDatabase(databaseUrl);
 // WAL checkpoints on a thread of their own, not in the COMMIT of a request (src/db/checkpointer.ts).
 const checkpointer =
-  db && config.databasePath !== ':memory:' && !config.databasePath.startsWith('file:')
+  db && isPlainFile(config.databasePath)
     ? await startCheckpointer(db.$client, config.databasePath)
     : undefined;
 const deps = buildDeps({ config, db, postgres, logger });

@@ -14,6 +14,10 @@ export type DbOrTx = Db | Tx;
 
 export const migrationsFolder = join(import.meta.dir, '..', '..', 'migrations');
 
+/** A database in a file of its own (not `:memory:`, not a `file:` URI): one with a WAL and its -shm beside it. */
+export const isPlainFile = (path: string): boolean =>
+  path !== ':memory:' && !path.startsWith('file:');
+
 /**
  * Opens (creating the folder when missing) and tunes the SQLite file:
  * WAL so readers never block the writer, synchronous=NORMAL which in WAL mode
@@ -26,8 +30,7 @@ export function openDatabase(path: string, { pageCacheKib = 48 * 1024 } = {}): D
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = ownerOnly(path, () => {
     // Before SQLite opens the file and takes its locks (src/db/wal-index.ts).
-    const walIndex =
-      path === ':memory:' || path.startsWith('file:') ? undefined : mapWalIndex(path);
+    const walIndex = isPlainFile(path) ? mapWalIndex(path) : undefined;
     const opened = new Database(path, { create: true, strict: true });
     // First: a lock held for a moment by another connection (one closing,
     // a checkpoint) is waited for, already while the journal mode is set.
