@@ -26,7 +26,7 @@ export class AccessFrequency {
 
   /**
    * Sized for a cache of `capacity` entries: 4 rows of 4·capacity counters
-   * (1 MB for 50,000), halved every 32·capacity requests. Simulated over a
+   * (512 KB for the default 20,000), halved every 32·capacity requests. Simulated over a
    * million keys with 33,000 held, a period of 32 rather than TinyLFU's
    * usual 10 let in a third as many answers under uniform reads (each one
    * in pushes one out and is garbage later) and held more of the Zipf

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { AccessFrequency } from '@/db/read-cache-admission';
 
 /** A held value with what it costs to hold, what it was read from and when. */
@@ -9,44 +10,97 @@ export interface CacheEntry {
   at: number;
   /** The tick at which its tags were last found unchanged: valid without a look while it is current. */
   checked: number;
-  /** `#placed` when it was last put at the recent end of the LRU order. */
-  placed: number;
   /** The key's hash, for its frequency when it is the next to go (`admits`). */
   hash: number;
+  /** Quick to read again (one row by key): held only while such reads repeat (`heldCheap`). */
+  cheap: boolean;
 }
 
 /**
- * The values the read cache holds, bounded by count and by size, in an
- * approximate least-recently-used order (the first is the next to go), with
- * a frequency-based admission once full (`admits`). Whether a value is still
- * valid is the `ReadCache`'s business.
+ * The values the read cache holds, bounded by count and by size, in
+ * least-recently-used order, with a frequency-based admission once full
+ * (`admits`). Whether a value is still valid is the `ReadCache`'s business.
+ *
+ * The order is `lru-cache`'s (a linked list in typed arrays), not a `Map`'s
+ * insertion order: in Bun a `Map` keeps the slots of deleted keys until it
+ * grows, and finding its first live key walks past them, so a `Map` used as
+ * an LRU of 33,000 answers cost 20–40 µs to find the one to push out, more
+ * than the read it saved (docs/performance.md, "The next to go").
  */
 export class CacheEntries {
-  readonly #map = new Map<string, CacheEntry>();
+  readonly #lru: LRUCache<string, CacheEntry>;
   /** How often each key was asked for lately, held or not. */
   readonly #frequency: AccessFrequency;
   readonly #maxEntries: number;
   readonly #maxChars: number;
-  #chars = 0;
-  /** Counts insertions at the recent end of `#map`: how far an entry is from it, at most. */
-  #placed = 0;
+  /** Whether cheap answers are held: false while few of their reads repeat (`cheapAsked`). */
+  #holdsCheap = true;
+  /** Requests for cheap answers in the current window, and those for keys asked for often lately. */
+  #cheapAsked = 0;
+  #cheapHot = 0;
+  /** Cheap reads while none are held, for the sample `looksUpCheap` takes. */
+  #unsampled = 0;
+  readonly #window: number;
 
   constructor(maxEntries: number, maxChars: number) {
     this.#maxEntries = maxEntries;
     this.#maxChars = maxChars;
+    this.#lru = new LRUCache({ max: maxEntries, maxSize: maxChars });
     this.#frequency = new AccessFrequency(maxEntries);
+    this.#window = Math.max(64, maxEntries * CHEAP_WINDOW_PER_ENTRY);
+  }
+
+  /** Whether a cheap answer is held now (`cheapAsked`). */
+  get heldCheap(): boolean {
+    return this.#holdsCheap;
+  }
+
+  /**
+   * Whether a cheap read goes through the cache (`ReadCache.answerCheap`):
+   * every one while they are held, else one in `CHEAP_SAMPLE`.
+   */
+  looksUpCheap(): boolean {
+    return this.#holdsCheap || ++this.#unsampled % CHEAP_SAMPLE === 0;
+  }
+
+  /**
+   * Counts a request (hit or miss, `asked` first) for a cheap answer, one
+   * quick to read again. Every window of requests it decides whether such
+   * answers are held: only while a fair share of them are for keys asked for
+   * at least `HOT_COUNT` times lately. Held answers cost every request some
+   * time whatever is read (each one is objects the collector walks), so
+   * reads spread evenly over far more keys than fit, which hit seldom, are
+   * quicker with none held: uniform reads over 1,000,000 properties cost
+   * 55 µs of CPU with at most 2,000 held, as with the cache off, and 58–65
+   * µs with 20,000 (docs/performance.md, "Held only while they repeat"). The share is read
+   * off the admission's frequencies, not the hits, so it does not depend on
+   * what is held: it is about the share a cache of a few thousand would hit.
+   */
+  cheapAsked(hash: number): void {
+    if (this.#frequency.estimate(hash) >= HOT_COUNT) this.#cheapHot++;
+    // While none are held only a sample is asked for here: a window as long in reads.
+    const window = this.#holdsCheap ? this.#window : this.#window / CHEAP_SAMPLE;
+    if (++this.#cheapAsked < window) return;
+    const share = this.#cheapHot / this.#cheapAsked;
+    this.#cheapAsked = 0;
+    this.#cheapHot = 0;
+    if (this.#holdsCheap && share < STOP_HOLDING_BELOW) {
+      this.#holdsCheap = false;
+      this.#dropCheap();
+    } else if (!this.#holdsCheap && share >= HOLD_FROM) this.#holdsCheap = true;
   }
 
   get size(): number {
-    return this.#map.size;
+    return this.#lru.size;
   }
 
-  keys(): IterableIterator<string> {
-    return this.#map.keys();
+  keys(): Iterable<string> {
+    return this.#lru.keys();
   }
 
+  /** The entry of `key`, without making it the most recently used (`used` does). */
   get(key: string): CacheEntry | undefined {
-    return this.#map.get(key);
+    return this.#lru.peek(key);
   }
 
   /** Counts a request for `key`, held or not; answers the key's hash. */
@@ -56,16 +110,9 @@ export class CacheEntries {
     return hash;
   }
 
-  /**
-   * Moves a hit to the recent end unless it was placed among the latest half
-   * of `maxEntries` placements: an approximate LRU in which a hot entry is
-   * moved once per that many placements rather than on every hit.
-   */
-  used(key: string, entry: CacheEntry): void {
-    if (this.#placed - entry.placed < this.#maxEntries >> 1) return;
-    this.#map.delete(key);
-    this.#map.set(key, entry);
-    entry.placed = ++this.#placed;
+  /** Makes a hit the most recently used. */
+  used(key: string): void {
+    this.#lru.get(key);
   }
 
   /**
@@ -78,34 +125,65 @@ export class CacheEntries {
    * and push out the answers that are read again.
    */
   admits(hash: number, size: number): boolean {
-    if (this.#map.size < this.#maxEntries && this.#chars + size <= this.#maxChars) return true;
-    const victim = this.#map.values().next().value;
+    if (this.#lru.size < this.#maxEntries && this.#lru.calculatedSize + size <= this.#maxChars) {
+      return true;
+    }
+    const victim = this.#lru.rvalues().next().value;
     return !victim || this.#frequency.estimate(hash) > this.#frequency.estimate(victim.hash);
   }
 
-  /** Holds `entry` at the recent end, pushing out the least recently used until it fits. */
-  put(key: string, { value, size, tags, at, hash }: Omit<CacheEntry, 'checked' | 'placed'>): void {
-    if (size > this.#maxChars) return;
-    this.drop(key);
-    while (
-      this.#map.size > 0 &&
-      (this.#map.size >= this.#maxEntries || this.#chars + size > this.#maxChars)
-    ) {
-      this.drop(this.#map.keys().next().value!);
+  /**
+   * Drops every cheap entry by holding the others anew (in their order): a
+   * `Map` in Bun keeps the slots of deleted keys until it grows, so
+   * thousands deleted one by one, with no new keys coming, left every later
+   * lookup of a key not held probing past them (uniform reads at 1,000,000
+   * cost 74–84 µs of CPU instead of 65).
+   */
+  #dropCheap(): void {
+    const kept: [string, CacheEntry][] = [];
+    for (const key of this.#lru.rkeys()) {
+      const entry = this.#lru.peek(key)!;
+      if (!entry.cheap) kept.push([key, entry]);
     }
-    this.#map.set(key, { value, size, tags, at, checked: at, placed: ++this.#placed, hash });
-    this.#chars += size;
+    this.#lru.clear();
+    for (const [key, entry] of kept) this.#lru.set(key, entry, { size: sizeOf(entry.size) });
+  }
+
+  /** Holds `entry` as the most recently used, pushing out the least recently used until it fits. */
+  put(key: string, { value, size, tags, at, hash, cheap }: Omit<CacheEntry, 'checked'>): void {
+    if (size > this.#maxChars || (cheap && !this.#holdsCheap)) return;
+    this.#lru.set(key, { value, size, tags, at, checked: at, hash, cheap }, { size: sizeOf(size) });
   }
 
   drop(key: string): void {
-    const entry = this.#map.get(key);
-    if (!entry) return;
-    this.#map.delete(key);
-    this.#chars -= entry.size;
+    this.#lru.delete(key);
   }
 
   clear(): void {
-    this.#map.clear();
-    this.#chars = 0;
+    this.#lru.clear();
   }
 }
+
+/** What `lru-cache` counts an entry as: a positive integer. */
+const sizeOf = (size: number) => Math.max(1, Math.ceil(size));
+
+/** A key asked for at least this often lately (the admission's estimate) is a hot one. */
+const HOT_COUNT = 8;
+/**
+ * Cheap answers stop being held when fewer than this share of their
+ * requests are for hot keys, and are held again from `HOLD_FROM`. Simulated
+ * with the sketch of 20,000 entries, the share is 94 % for reads uniform
+ * over 30,000 keys, 39 % over 100,000, 2 % over 200,000 (where 20,000 held
+ * hit 10 %), none over 1,000,000, and 64–73 % for Zipf (s = 1) reads over
+ * 200,000 or 1,000,000 keys.
+ */
+const STOP_HOLDING_BELOW = 0.1;
+const HOLD_FROM = 0.15;
+/** A decision every this many cheap requests per entry held at most (80,000 for 20,000). */
+const CHEAP_WINDOW_PER_ENTRY = 4;
+/**
+ * While cheap answers are not held, one cheap read in this many is looked
+ * up and counted; the window is then as many times fewer of them, so that
+ * holding resumes as soon after reads start to repeat as it stopped.
+ */
+const CHEAP_SAMPLE = 16;

@@ -32,7 +32,15 @@ export interface ReadCacheOptions {
   postgres?: SQL;
   /** `false` (READ_CACHE=off): `answer` computes every time; `memo` still remembers. */
   enabled?: boolean;
-  /** Most values held. */
+  /**
+   * Most values held: 20,000 by default. Each held value is objects the
+   * collector walks and bytes in its heap whatever their size counts, so
+   * the count is bounded as well as the bytes: with 50,000 (a property's
+   * answer is about 1 KB, so the 64 MiB of the budget never bound it) a
+   * cached read uniform over a million properties cost 66–67 µs of CPU
+   * against 45–52 µs with the cache off; with 20,000, 48–54 µs
+   * (docs/performance.md, "How many answers").
+   */
   maxEntries?: number;
   /** Most characters held, all values together. */
   maxChars?: number;
@@ -74,7 +82,7 @@ export class ReadCache {
     db,
     postgres,
     enabled = true,
-    maxEntries = 50_000,
+    maxEntries = 20_000,
     maxChars = 64 * 1024 * 1024,
     admitAfterMs = 0.1,
   }: ReadCacheOptions) {
@@ -95,6 +103,22 @@ export class ReadCache {
    */
   answer<T>(key: string, compute: () => MaybePromise<Fill<T>>): MaybePromise<T> {
     return this.enabled ? this.memo(key, compute) : whenReady(compute(), filledValue);
+  }
+
+  /**
+   * `answer` for a value quick to read again (one row by key; its fill says
+   * `cheap`). While such values are not held (`CacheEntries.cheapAsked`:
+   * reads spread over far more keys than fit) fifteen reads in sixteen
+   * compute at once, as with the cache off (`CacheEntries.looksUpCheap`):
+   * the look, the key's hash and its count cost a read that cannot hit
+   * about a tenth more CPU. The sixteenth counts, so reads that start to
+   * repeat are held again.
+   */
+  answerCheap<T>(key: string, compute: () => MaybePromise<Fill<T>>): MaybePromise<T> {
+    if (this.enabled && this.#entries.looksUpCheap()) {
+      return this.memo(key, compute);
+    }
+    return whenReady(compute(), filledValue);
   }
 
   /**
@@ -152,21 +176,24 @@ export class ReadCache {
     const at = this.#tick;
     const started = performance.now();
     return whenReady(compute(), (fill) => {
+      if (fill.cheap) this.#entries.cheapAsked(hash);
       // On PostgreSQL the time includes the round trip: `cheap` says what it cannot.
       const costly = !fill.cheap && performance.now() - started >= this.#admitAfterMs;
-      if (fill.keep !== false && (costly || this.#entries.admits(hash, fill.size))) {
+      const wanted = fill.keep !== false && (!fill.cheap || this.#entries.heldCheap);
+      if (wanted && (costly || this.#entries.admits(hash, fill.size))) {
         this.store(key, fill, at, hash);
       }
       return fill.value;
     });
   }
 
-  /** A valid entry, counted as a hit and moved towards the recent end (`CacheEntries.used`). */
+  /** A valid entry, counted as a hit and made the most recently used. */
   #used(key: string): CacheEntry | undefined {
     const known = this.#valid(key);
     if (!known) return undefined;
     this.hits++;
-    this.#entries.used(key, known);
+    this.#entries.used(key);
+    if (known.cheap) this.#entries.cheapAsked(known.hash);
     return known;
   }
 
@@ -174,7 +201,7 @@ export class ReadCache {
   store<T>(key: string, fill: Fill<T>, at = this.#tick, hash = Bun.hash.cityHash32(key)): void {
     if (fill.keep === false || at < this.#clearedAt) return;
     const { value, size, tags } = fill;
-    this.#entries.put(key, { value, size, tags, at, hash });
+    this.#entries.put(key, { value, size, tags, at, hash, cheap: fill.cheap === true });
   }
 
   /**

@@ -119,19 +119,19 @@ sqliteOnly.describe(READ_CACHE, 'StaticPageCache', () => {
     expect(cache.held('c')).toEqual([]);
   });
 
-  test('a hit among the latest half of placements is not moved: approximate LRU order', () => {
+  test('every hit makes the page the most recently used: exact LRU order', () => {
     const ctx = createTestApp();
     const cache = new StaticPageCache(new ReadCache({ db: ctx.db, maxEntries: 4 }));
     for (const slug of ['a', 'b', 'c', 'd']) cache.storePage(slug, []);
-    cache.held('c'); // placed 3rd of 4: in the latest half, stays where it is
-    cache.held('a'); // placed 1st: moved to the recent end
+    cache.held('c');
+    cache.held('a');
     for (const slug of ['e', 'f']) cache.storePage(slug, []);
-    // An exact LRU would have evicted b then d and kept c; here c goes before d.
+    // Least recently used first: b, then d.
     expect(['a', 'b', 'c', 'd'].map((slug) => cache.held(slug) !== undefined)).toEqual([
       true,
       false,
-      false,
       true,
+      false,
     ]);
   });
 

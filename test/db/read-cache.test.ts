@@ -217,6 +217,14 @@ sqliteOnly.describe(
       expect(cache.size).toBe(2);
     });
 
+    test('the service holds at most 20,000 answers however small: past them the least recently used goes', () => {
+      const cache = createTestApp().deps.readCache;
+      for (let n = 0; n <= 20_000; n++) cache.store(`k${n}`, { value: n, size: 10, tags: [] });
+      expect(cache.size).toBe(20_000);
+      expect(cache.peek('k0')).toBeUndefined();
+      expect(cache.peek('k20000')).toBe(20_000);
+    });
+
     test("SQLite's page cache is its share of MEMORY_BUDGET_MB", () => {
       const ctx = createTestApp({ env: { MEMORY_BUDGET_MB: '50' } });
       const db = openDatabase(ctx.config.databasePath, {
@@ -256,6 +264,43 @@ sqliteOnly.describe(
       // Asked for a fifth time ('a' four times by now): kept, and 'a', the next to go, goes.
       expect([answer('k0'), answer('k0'), answer('k0')]).toEqual([23, 24, 25]);
       expect([answer('k0'), answer('b'), answer('a')]).toEqual([25, 2, 26]);
+    });
+
+    test('answers quick to read again are held only while reads repeat: not while spread over far more keys than fit', () => {
+      const ctx = createTestApp();
+      // 100 entries at most: a decision every 400 requests for cheap answers.
+      const cache = new ReadCache({ db: ctx.db, maxEntries: 100, maxChars: MIB, admitAfterMs: 0 });
+      let computed = 0;
+      const cheap = (key: string) =>
+        cache.answerCheap(key, () => ({
+          value: ++computed,
+          size: 10,
+          tags: [`s:${key}`],
+          cheap: true,
+        })) as number;
+      // A list page read a few times: the one other answer held, never pushed out by a one-off read.
+      for (let n = 0; n < 5; n++) {
+        expect(cache.answer('list', () => ({ value: `page ${n}`, size: 10, tags: ['P'] }))).toBe(
+          'page 0',
+        );
+      }
+      // A window of reads each for a key of its own, as ids uniform over a large table.
+      for (let n = 0; n < 399; n++) cheap(`u${n}`);
+      expect(cache.count('u')).toBe(99);
+      cheap('u399');
+      expect(cache.count('u')).toBe(0);
+      expect(cache.count('list')).toBe(1);
+      // Not held now, and only one read in 16 is looked up: the others compute as with the cache off.
+      const missed = cache.misses;
+      const first = cheap('again');
+      for (let n = 1; n < 160; n++) expect(cheap('again')).toBe(first + n);
+      expect(cache.count('again')).toBe(0);
+      expect(cache.misses - missed).toBe(10);
+      // Reads mostly of one key, again and again: held again within a window of 400 reads.
+      for (let n = 0; n < 400; n++) cheap('hot');
+      const held = cheap('hot');
+      expect(cheap('hot')).toBe(held);
+      expect(cache.count('hot')).toBe(1);
     });
 
     test('once full, an answer slow to compute is kept at once', async () => {

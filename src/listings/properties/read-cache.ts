@@ -1,25 +1,87 @@
 import type { ReadCache } from '@/db/read-cache';
 import { etagOfText } from '@/kernel/etag';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
-import { type Utf8, utf8 } from '@/kernel/utf8';
+import type { Utf8 } from '@/kernel/utf8';
 import { type PropertyRecord, toProperty } from '@/listings/properties/representation';
 import type { ListingsStore } from '@/listings/store';
 
-/** A property's representation serialised once (UTF-8), with its ETag and the owner it is scoped by. */
-export interface PropertyRead {
-  body: Utf8;
-  etag: string;
-  ownerId: string;
+const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
+/**
+ * The header of a held read: the archived flag, the ETag's length (ASCII,
+ * under 30 bytes: `etagOfText`), and the owner id's length in UTF-8 bytes on
+ * four bytes (an owner id is any text); then the ETag, the owner id and the
+ * body.
+ */
+const HEAD = 6;
+
+/**
+ * A property's representation serialised once (UTF-8), with its ETag and the
+ * owner it is scoped by, held as one buffer: the read cache keeps tens of
+ * thousands of these, and each object a held answer consists of is one more
+ * for every full collection of the heap to walk (docs/performance.md, "Held
+ * as one buffer"). The ETag and owner are read from it when asked for.
+ */
+export class PropertyRead {
+  readonly #packed: Utf8;
+
+  constructor(packed: Utf8) {
+    this.#packed = packed;
+  }
+
+  /** The held bytes of a representation (`json`) with its ETag, owner and archived flag. */
+  static pack(json: string, etag: string, ownerId: string, archived: boolean): Utf8 {
+    const owner = ENCODER.encode(ownerId);
+    const ownerAt = HEAD + etag.length;
+    const bodyAt = ownerAt + owner.byteLength;
+    const packed = new Uint8Array(bodyAt + Buffer.byteLength(json));
+    packed[0] = archived ? 1 : 0;
+    packed[1] = etag.length;
+    new DataView(packed.buffer).setUint32(2, owner.byteLength);
+    ENCODER.encodeInto(etag, packed.subarray(HEAD, ownerAt));
+    packed.set(owner, ownerAt);
+    ENCODER.encodeInto(json, packed.subarray(bodyAt));
+    return packed;
+  }
+
+  /** The held bytes: what the read cache keeps. */
+  get packed(): Utf8 {
+    return this.#packed;
+  }
+
+  get body(): Utf8 {
+    return this.#packed.subarray(this.#ownerAt() + this.#ownerLength());
+  }
+
+  get etag(): string {
+    return DECODER.decode(this.#packed.subarray(HEAD, this.#ownerAt()));
+  }
+
+  get ownerId(): string {
+    const at = this.#ownerAt();
+    return DECODER.decode(this.#packed.subarray(at, at + this.#ownerLength()));
+  }
+
   /** Archived: not shown to anonymous readers (`canSee`). */
-  archived: boolean;
+  get archived(): boolean {
+    return this.#packed[0] === 1;
+  }
+
+  #ownerAt(): number {
+    return HEAD + this.#packed[1]!;
+  }
+
+  #ownerLength(): number {
+    const p = this.#packed;
+    return ((p[2]! << 24) | (p[3]! << 16) | (p[4]! << 8) | p[5]!) >>> 0;
+  }
 }
 
 /**
- * About what a cached read holds besides its JSON bytes: its ETag and owner,
- * the objects around them, its key and tags in the cache, with the heap's
- * slack (measured: bench/memory-probe.ts).
+ * About what a cached read holds besides its bytes: the entry, its key and
+ * tags, with the heap's slack (measured: bench/memory-probe.ts).
  */
-const READ_OVERHEAD = 1500;
+const READ_OVERHEAD = 600;
 
 /**
  * GET /properties/{id} without the query and serialisation while the row is
@@ -33,22 +95,21 @@ export function readProperty(
   cache: ReadCache,
   id: string,
 ): MaybePromise<PropertyRead | null> {
-  return cache.answer<PropertyRead | null>(`p:${id}`, () =>
-    whenReady(store.propertyById(id), (row) => {
-      const loaded = readOf(row);
-      const size = loaded ? loaded.body.byteLength + READ_OVERHEAD : 0;
-      return { value: loaded, size, tags: [`p:${id}`], keep: loaded !== null, cheap: true };
-    }),
+  const key = `p:${id}`;
+  return whenReady(
+    cache.answerCheap<Utf8 | null>(key, () =>
+      whenReady(store.propertyById(id), (row) => {
+        const packed = row ? packedOf(row) : null;
+        const size = packed ? packed.byteLength + READ_OVERHEAD : 0;
+        // The key is the one tag: one string for both.
+        return { value: packed, size, tags: [key], keep: packed !== null, cheap: true };
+      }),
+    ),
+    (packed) => packed && new PropertyRead(packed),
   );
 }
 
-function readOf(row: PropertyRecord | null): PropertyRead | null {
-  if (!row) return null;
+function packedOf(row: PropertyRecord): Utf8 {
   const json = JSON.stringify(toProperty(row));
-  return {
-    body: utf8(json),
-    etag: etagOfText(json),
-    ownerId: row.owner_id,
-    archived: row.archived === 1,
-  };
+  return PropertyRead.pack(json, etagOfText(json), row.owner_id, row.archived === 1);
 }
