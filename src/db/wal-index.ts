@@ -9,6 +9,9 @@ interface Mapped {
   header: Int32Array;
 }
 
+/** Where the header's frame count (mxFrame) is, in 32-bit words: the last frame committed to the WAL. */
+export const WAL_FRAMES = 4;
+
 /** The -shm files this process has mapped, by path. */
 const mappedByPath = new Map<string, Mapped>();
 /** The header each connection's feed reads (`ChangeFeed`). */

@@ -49,6 +49,7 @@ describe('the WAL checkpointer thread', () => {
     // The serving connection's own checkpoint out of reach: only the thread can do it.
     entry.checkpointer = await startCheckpointer(db.$client, path, {
       everyMs: 5,
+      checkpointFrames: 100,
       backstopFrames: 1_000_000,
     });
     write(300);
@@ -57,6 +58,27 @@ describe('the WAL checkpointer thread', () => {
     write(1);
     expect(walIndexOf(path).frames).toBeLessThan(10);
     expect(db.$client.query('SELECT count(*) AS n FROM blobs').get()).toEqual({ n: 301 });
+  });
+
+  test('below its threshold it waits for a pause in the commits, so a steady trickle of writes does not restart the WAL at every commit', async () => {
+    const { path, db, entry, write } = fileWithRows();
+    entry.checkpointer = await startCheckpointer(db.$client, path, {
+      everyMs: 5,
+      checkpointFrames: 1000,
+      backstopFrames: 1_000_000,
+    });
+    // Ten commits 30 ms apart: six ticks between each, none of them a second without a commit.
+    for (let i = 0; i < 10; i++) {
+      write(5);
+      await Bun.sleep(30);
+    }
+    // One WAL all along: a checkpoint between them would have let the next commit restart it.
+    expect(walIndexOf(path).frames).toBeGreaterThanOrEqual(100);
+    // A second without a commit: the thread copies what is there.
+    expect(await backfilled(path)).toBe(true);
+    write(1);
+    expect(walIndexOf(path).frames).toBeLessThan(10);
+    expect(db.$client.query('SELECT count(*) AS n FROM blobs').get()).toEqual({ n: 51 });
   });
 
   test('without it the same commits stay in the WAL (the control)', async () => {
