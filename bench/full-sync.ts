@@ -9,10 +9,10 @@
  * and the last page's time over the first's. `bun run bench` runs it on its
  * seeded database at the end (`--full-sync off` skips it).
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TokenService } from '@/auth/tokens';
+import { BENCH_SECRET, seedUnlessPresent } from './seeded-file';
 import { SERVICE_COMMAND } from './service-command';
 
 const { values } = parseArgs({
@@ -27,7 +27,6 @@ const { values } = parseArgs({
 
 const root = join(import.meta.dir, '..');
 const databasePath = values.database ?? join(root, 'data', `full-sync-${values.properties}.db`);
-const secret = 'bench-secret-bench-secret-bench-secret-0123456789';
 const PAGE = 100;
 
 interface Walk {
@@ -73,29 +72,17 @@ async function walk(base: string, path: string, token: string): Promise<Walk> {
 }
 
 async function main() {
-  if (!existsSync(databasePath)) {
-    const started = performance.now();
-    const seed = Bun.spawnSync(
-      [
-        process.execPath,
-        'scripts/seed.ts',
-        '--properties',
-        values.properties!,
-        '--units-per-property',
-        values['units-per-property']!,
-      ],
-      { cwd: root, env: { ...process.env, DATABASE_PATH: databasePath, JWT_SECRET: secret } },
-    );
-    if (!seed.success) throw new Error(`seed failed: ${seed.stderr.toString()}`);
-    console.log(`seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  }
+  seedUnlessPresent(databasePath, {
+    properties: values.properties!,
+    unitsPerProperty: values['units-per-property']!,
+  });
   const base = `http://127.0.0.1:${values.port}`;
   const server = Bun.spawn(SERVICE_COMMAND, {
     cwd: root,
     env: {
       ...process.env,
       DATABASE_PATH: databasePath,
-      JWT_SECRET: secret,
+      JWT_SECRET: BENCH_SECRET,
       PORT: values.port!,
       HOST: '127.0.0.1',
       LOG_LEVEL: 'error',
@@ -119,7 +106,7 @@ async function main() {
       if (i > 600) throw new Error('the server did not start');
       await Bun.sleep(100);
     }
-    const token = await new TokenService(secret).issue('bench-employee', 'employee', 3600);
+    const token = await new TokenService(BENCH_SECRET).issue('bench-employee', 'employee', 3600);
     const list = '/listings/properties?itemsPerPage=100';
     const results = {
       pageNumbers: await walk(base, list, token),

@@ -10,8 +10,7 @@ import { parseConfig } from '@/config';
 import { openDatabase } from '@/db/client';
 import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
-
-export const BENCH_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
+import { BENCH_SECRET } from './seeded-file';
 
 /** Every property id of the file, in table order. */
 export function propertyIdsOf(path: string): string[] {

@@ -53,6 +53,7 @@ import {
   type Started,
   startServer,
 } from './reference-harness';
+import { BENCH_SECRET, seedUnlessPresent } from './seeded-file';
 import { SERVICE_COMMAND } from './service-command';
 import { runWrk, type WrkResult } from './wrk';
 
@@ -83,7 +84,6 @@ const referencePath = `${servicePath}.reference`;
 const runPaths = values.database
   ? { service: join(workDir, 'service.db'), reference: join(workDir, 'reference.db') }
   : { service: servicePath, reference: referencePath };
-const secret = 'bench-secret-bench-secret-bench-secret-0123456789';
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
 /** Units of each create of the background writes: the middle of 1..30. */
@@ -114,26 +114,10 @@ function ensureReferenceInstalled() {
 }
 
 function prepareData() {
-  if (!existsSync(servicePath)) {
-    const started = performance.now();
-    const seed = Bun.spawnSync(
-      [
-        process.execPath,
-        'scripts/seed.ts',
-        '--properties',
-        values.properties!,
-        '--units-per-property',
-        values['units-per-property']!,
-      ],
-      {
-        cwd: root,
-        env: { ...process.env, DATABASE_PATH: servicePath, JWT_SECRET: secret },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      },
-    );
-    if (seed.exitCode !== 0) throw new Error(`seeding exited ${seed.exitCode}`);
-    console.log(`seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  }
+  seedUnlessPresent(servicePath, {
+    properties: values.properties!,
+    unitsPerProperty: values['units-per-property']!,
+  });
   if (!existsSync(referencePath)) {
     const started = performance.now();
     const copied = copyToReference(servicePath, referencePath);
@@ -265,9 +249,9 @@ async function main() {
   requireLoadTools();
   ensureReferenceInstalled();
   prepareData();
-  const token = await new TokenService(secret).issue('bench-employee', 'employee', 6 * 3600);
+  const token = await new TokenService(BENCH_SECRET).issue('bench-employee', 'employee', 6 * 3600);
   const limits = {
-    JWT_SECRET: secret,
+    JWT_SECRET: BENCH_SECRET,
     LOG_LEVEL: 'info',
     RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
     RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE: '100000000',

@@ -28,8 +28,12 @@ export function requireLoadTools() {
   }
 }
 
-/** A port nothing listens on right now, so no server left from another run answers instead. */
-function freePort(): number {
+/**
+ * A port nothing listens on right now. Fixed ports let a server left over
+ * from another run answer in place of the one the bench started, and the
+ * figures then measure that process instead.
+ */
+export function freePort(): number {
   const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() });
   const { port } = probe;
   probe.stop(true);
@@ -52,13 +56,15 @@ export async function startServer(options: {
   env: Record<string, string>;
   ready: string;
   token?: string;
+  /** A file for the server's stderr (the terminal's otherwise). */
+  stderrFile?: string;
 }): Promise<Started> {
   const port = freePort();
   const child = Bun.spawn(['taskset', '-c', String(options.cpu), ...options.command], {
     cwd: root,
     env: { ...process.env, ...options.env, HOST: '127.0.0.1', PORT: String(port) },
     stdout: 'ignore',
-    stderr: 'inherit',
+    stderr: options.stderrFile ? Bun.file(options.stderrFile) : 'inherit',
   });
   const base = `http://127.0.0.1:${port}`;
   const headers: Record<string, string> = options.token
@@ -85,6 +91,23 @@ export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/**
+ * Disk reads of process `pid` so far: the bytes its threads made the disk
+ * read, and the seconds its main thread (the one that runs JavaScript and
+ * SQLite's reads) waited on block I/O, which the kernel counts only while
+ * `kernel.task_delayacct` is 1 (0 otherwise).
+ */
+export function diskReadsOf(pid: number): { bytes: number; waitSeconds: number } {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    bytes: Number(/read_bytes:\s+(\d+)/.exec(io)?.[1] ?? 0),
+    // Field 42, delayacct_blkio_ticks.
+    waitSeconds: Number(fields[39]) / CLOCK_TICKS,
+  };
 }
 
 /** Resident memory of `pid` in MB: now, or (`peak`) the most it has held since it started. */

@@ -62,6 +62,8 @@ import {
   recreateDatabase,
   redisCommandCounter,
 } from './postgres';
+import { freePort } from './reference-harness';
+import { BENCH_SECRET, seedUnlessPresent } from './seeded-file';
 import { SERVICE_COMMAND } from './service-command';
 import { runWrk, type WrkResult } from './wrk';
 
@@ -106,7 +108,6 @@ const root = join(import.meta.dir, '..');
 const workDir = join(tmpdir(), `listings-bench-${Date.now()}`);
 mkdirSync(workDir, { recursive: true });
 const databasePath = values.database ?? join(workDir, 'bench.db');
-const secret = 'bench-secret-bench-secret-bench-secret-0123456789';
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
 const readCacheOn = values['read-cache'] !== 'off';
@@ -193,8 +194,10 @@ async function measure(
     lines?: { file: string; prefix: string };
     /** Background traffic to run during the warm-up and the measurement. */
     background?: BackgroundConfig;
-    /** Measured seconds (the run's --seconds by default) after a 2-second warm-up. */
+    /** Measured seconds (the run's --seconds by default) after the warm-up. */
     duration?: number;
+    /** Seconds of warm-up (2 by default). */
+    warmup?: number;
   } = {},
 ) {
   let peakRss = 0;
@@ -206,7 +209,7 @@ async function measure(
     peakAnon = Math.max(peakAnon, sum(rss.map((r) => r.anon)));
     peakWal = Math.max(peakWal, fileMb(`${databasePath}-wal`));
   }, 250);
-  const { background: backgroundConfig, ...wrkOptions } = options;
+  const { background: backgroundConfig, warmup = 2, ...wrkOptions } = options;
   const common = {
     connections: Math.ceil(connections / urls.length),
     cpu: LOAD_CPU,
@@ -216,7 +219,7 @@ async function measure(
   const drive = async (duration: number) =>
     combined(await Promise.all(urls.map((url) => runWrk({ ...common, url, seconds: duration }))));
   const background = backgroundConfig && (await startBackground(backgroundConfig));
-  await drive(2); // warm-up: JIT, statement cache, page cache
+  await drive(warmup); // JIT, statement cache, page cache, read cache
   const cpuOf = () => sum(pids.map(cpuSeconds));
   const postgresCpuOf = () => (onPostgres ? postgresCpuSeconds(postgresUrl, CLOCK_TICKS) : 0);
   const cpuBefore = cpuOf();
@@ -326,19 +329,6 @@ function ensureTwoCores() {
   }
 }
 
-/**
- * A port nothing listens on right now. Fixed ports let a server left over
- * from another run answer in place of the one the bench started, and the
- * figures then measure that process instead.
- */
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() });
-  const { port } = probe;
-  probe.stop(true);
-  if (port === undefined) throw new Error('bench: no free port');
-  return port;
-}
-
 /** Waits for a spawned server, and fails if it exited (so nothing else answered for it). */
 async function waitForOwn(child: ReturnType<typeof Bun.spawn>, url: string) {
   await waitFor(url);
@@ -377,21 +367,10 @@ async function main() {
     `bench: backend ${values.backend}${onPostgres ? ` (${postgresUrl}, copied from ${databasePath})` : ''}, ${instanceCount} instance${instanceCount > 1 ? 's' : ''}, database ${databasePath}, read cache ${readCacheOn ? 'on' : 'off'}, mix ${mixOn ? 'on' : 'off'}, metrics ${metricsOn ? 'on' : 'off'}`,
   );
   const properties = Number(values.properties);
-  if (!existsSync(databasePath)) {
-    const started = performance.now();
-    run(
-      [
-        process.execPath,
-        'scripts/seed.ts',
-        '--properties',
-        String(properties),
-        '--units-per-property',
-        String(values['units-per-property']),
-      ],
-      { DATABASE_PATH: databasePath, JWT_SECRET: secret },
-    );
-    console.log(`seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  }
+  seedUnlessPresent(databasePath, {
+    properties: String(properties),
+    unitsPerProperty: String(values['units-per-property']),
+  });
   if (onPostgres) {
     const started = performance.now();
     await recreateDatabase(postgresUrl);
@@ -405,14 +384,14 @@ async function main() {
     ]);
     console.log(`copied to PostgreSQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
-  const token = await new TokenService(secret).issue('bench-employee', 'employee', 6 * 3600);
+  const token = await new TokenService(BENCH_SECRET).issue('bench-employee', 'employee', 6 * 3600);
   const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
 
   const env = {
     ...process.env,
     HOST: '127.0.0.1',
     DATABASE_PATH: databasePath,
-    JWT_SECRET: secret,
+    JWT_SECRET: BENCH_SECRET,
     WORKERS: 'off',
     // The default level: the per-request log line is part of what is measured.
     LOG_LEVEL: 'info',
@@ -464,7 +443,7 @@ async function main() {
         employeeToken: token,
         customerTokens: await Promise.all(
           Array.from({ length: BACKGROUND_CUSTOMERS }, (_, n) =>
-            new TokenService(secret).issue(benchCustomer(n), 'customer', 6 * 3600),
+            new TokenService(BENCH_SECRET).issue(benchCustomer(n), 'customer', 6 * 3600),
           ),
         ),
         units: unitsToEdit(databasePath),
@@ -525,6 +504,10 @@ async function main() {
       method: endpoint.method,
       paths: endpoint.paths,
       lines: endpoint.lines,
+      // A point read spread over the table is measured once the read cache is
+      // full (20,000 answers, then the collector settling): what it costs a
+      // long-running server, not the first seconds after a start.
+      warmup: endpoint.pointRead ? 10 : 2,
       // The writes and customer calls go to the server measured, so its CPU counts them.
       background: endpoint.read && background ? { ...background, base: targets[0]! } : undefined,
     });
