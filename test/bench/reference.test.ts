@@ -56,12 +56,18 @@ describe.skipIf(skipReason !== '')(`bun run bench:reference${skipReason}`, () =>
         const output = run.stdout.toString();
         expect([run.exitCode, run.stderr.toString()]).toEqual([0, expect.any(String)]);
         expect(output).toContain('reference database: 300 properties');
-        expect(output).toMatch(/\| resident memory after the runs, MB \| \d+ \| \d+ \|/);
+        expect(output).toMatch(/\| peak resident memory, MB \| \d+ \| \d+ \|/);
         const figures = JSON.parse(readFileSync(results, 'utf8')) as {
           properties: number;
+          rounds: number;
           rows: Row[];
+          rss: { service: number; reference: number };
         };
         expect(figures.properties).toBe(300);
+        // Three rounds by default, each server's peak resident memory over all of them.
+        expect(figures.rounds).toBe(3);
+        expect(figures.rss.service).toBeGreaterThan(0);
+        expect(figures.rss.reference).toBeGreaterThan(0);
         expect(figures.rows.map((row) => row.name)).toEqual([
           'GET /listings/properties/{id}, uniform',
           'the same, 20 creates/s beside it',

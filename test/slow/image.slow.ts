@@ -113,6 +113,7 @@ test('the image, replayed: production install without a second Bun, starts and a
   expect(cmd).toEqual(['bun', '--smol', 'src/index.ts']);
   // The heap sized as `npm start` sizes it (docs/performance.md, Memory).
   expect(env.BUN_JSC_forceRAMSize).toBe('268435456');
+  expect(env.BUN_JSC_criticalGCMemoryThreshold).toBe('0.9');
 
   const port = freePort();
   const data = join(tempDir('listings-image-data-'), 'data');
