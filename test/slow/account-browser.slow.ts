@@ -85,14 +85,15 @@ describe.skipIf(!present)('account page in headless Chromium', () => {
     await page.fill('#sign-up-password', 'a long enough password');
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.locator('#signed-in').waitFor({ state: 'visible' });
-    await expect(page.locator('#user-email').textContent()).resolves.toBe(email);
-    await expect(page.locator('#no-passkeys').isVisible()).resolves.toBe(true);
+    expect(await page.locator('#user-email').textContent()).toBe(email);
+    // The list comes after the signed-in view: none yet, the page says so once it has loaded.
+    await page.locator('#no-passkeys').waitFor({ state: 'visible' });
 
     // Add a passkey.
     await page.fill('#passkey-name', 'Test laptop');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.locator('.passkey .name', { hasText: 'Test laptop' }).waitFor();
-    await expect(message().textContent()).resolves.toBe('Added the passkey “Test laptop”.');
+    expect(await message().textContent()).toBe('Added the passkey “Test laptop”.');
     const stored = await credentials();
     expect(stored).toHaveLength(1);
     expect(stored[0]!.isResidentCredential).toBe(true);
@@ -101,7 +102,7 @@ describe.skipIf(!present)('account page in headless Chromium', () => {
     // mediation) on its own while presence simulation is on, so it is paused
     // for the sign-out: the autofill request the page starts then stays pending.
     await signOut({ autofill: false });
-    await expect(message().textContent()).resolves.toBe('You have signed out.');
+    expect(await message().textContent()).toBe('You have signed out.');
 
     // Sign back in with the passkey, through the button.
     const before = { ...calls };
@@ -109,10 +110,10 @@ describe.skipIf(!present)('account page in headless Chromium', () => {
     await page.locator('#signed-in').waitFor({ state: 'visible' });
     // The page shows the signed-in view, loads the passkey list, then says so.
     await page.locator('#message', { hasText: 'Signed in with a passkey' }).waitFor();
-    await expect(message().textContent()).resolves.toBe(`Signed in with a passkey as ${email}.`);
+    expect(await message().textContent()).toBe(`Signed in with a passkey as ${email}.`);
     expect(calls.options - before.options).toBe(1);
     expect(calls.authenticate - before.authenticate).toBe(1);
-    await expect(page.locator('.passkey .meta').textContent()).resolves.toContain('last used');
+    expect(await page.locator('.passkey .meta').textContent()).toContain('last used');
     expect((await credentials())[0]!.signCount).toBeGreaterThan(0);
 
     // Passkey autofill: after signing out the page offers the passkey in the
@@ -123,14 +124,14 @@ describe.skipIf(!present)('account page in headless Chromium', () => {
     await signOut({ autofill: true });
     expect((await autofillSignIn).status()).toBe(200);
     await page.locator('#message', { hasText: `Signed in with a passkey as ${email}.` }).waitFor();
-    await expect(page.locator('#signed-in').isVisible()).resolves.toBe(true);
+    expect(await page.locator('#signed-in').isVisible()).toBe(true);
 
     // Rename it.
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.getByLabel('New name for Test laptop').fill('Work laptop');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.locator('.passkey .name', { hasText: 'Work laptop' }).waitFor();
-    await expect(message().textContent()).resolves.toBe('Renamed the passkey to “Work laptop”.');
+    expect(await message().textContent()).toBe('Renamed the passkey to “Work laptop”.');
     await page.screenshot({ path: join(artifacts, 'account.png'), fullPage: true });
 
     // Delete it (with the page's own confirmation step).
@@ -138,8 +139,8 @@ describe.skipIf(!present)('account page in headless Chromium', () => {
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Yes, delete' }).click();
     await page.locator('#no-passkeys').waitFor({ state: 'visible' });
-    await expect(message().textContent()).resolves.toBe('Deleted the passkey “Work laptop”.');
-    await expect(page.locator('.passkey').count()).resolves.toBe(0);
+    expect(await message().textContent()).toBe('Deleted the passkey “Work laptop”.');
+    expect(await page.locator('.passkey').count()).toBe(0);
 
     // After the delete the page told the browser which passkeys still count
     // (signalAllAcceptedCredentials): Chromium drops the deleted one from the
@@ -153,7 +154,7 @@ describe.skipIf(!present)('account page in headless Chromium', () => {
     await signOut({ autofill: false });
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.locator('#message.error').waitFor();
-    await expect(message().textContent()).resolves.toBe(
+    expect(await message().textContent()).toBe(
       'The passkey request was cancelled or timed out, or no passkey for this site was found on this device.',
     );
     await page.screenshot({ path: join(artifacts, 'account-error.png'), fullPage: true });
@@ -174,10 +175,10 @@ describe.skipIf(!present)('account page with SIGN_UP=closed in headless Chromium
     const response = await page.goto(`${suite.origin}/account`);
     expect(response?.status()).toBe(200);
     await page.locator('#signed-out').waitFor({ state: 'visible' });
-    await expect(page.locator('#sign-in-form').isVisible()).resolves.toBe(true);
-    await expect(page.locator('#sign-up-form').count()).resolves.toBe(0);
-    await expect(page.getByRole('button', { name: 'Create account' }).count()).resolves.toBe(0);
-    await expect(page.getByText('Create an account').count()).resolves.toBe(0);
+    expect(await page.locator('#sign-in-form').isVisible()).toBe(true);
+    expect(await page.locator('#sign-up-form').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Create account' }).count()).toBe(0);
+    expect(await page.getByText('Create an account').count()).toBe(0);
 
     mkdirSync(artifacts, { recursive: true });
     const shot = join(artifacts, 'account-sign-up-closed.png');

@@ -81,11 +81,9 @@ describe.skipIf(!present)('account page: provider names, signals, security log (
       }
       await page.getByRole('button', { name: 'Add a passkey' }).click();
       await page.locator('.passkey .name', { hasText: new RegExp(`^${name}$`) }).waitFor();
-      await expect(page.locator('#message').textContent()).resolves.toBe(
-        `Added the passkey “${name}”.`,
-      );
+      expect(await page.locator('#message').textContent()).toBe(`Added the passkey “${name}”.`);
     }
-    await expect(page.locator('.passkey .name').allTextContents()).resolves.toEqual([
+    expect(await page.locator('.passkey .name').allTextContents()).toEqual([
       PROVIDER,
       `${PROVIDER} 2`,
     ]);
@@ -130,7 +128,7 @@ describe.skipIf(!present)('account page: provider names, signals, security log (
     expect(elsewhere.status).toBe(200);
     await page.reload();
     await page.locator('#session-list .session', { hasText: 'Firefox on Windows' }).waitFor();
-    await expect(page.locator('#session-list .session .name').allTextContents()).resolves.toEqual([
+    expect(await page.locator('#session-list .session .name').allTextContents()).toEqual([
       'Firefox on Windows',
       expect.stringContaining('(this browser)'),
     ]);
@@ -139,7 +137,7 @@ describe.skipIf(!present)('account page: provider names, signals, security log (
     await page
       .locator('#session-list .session', { hasText: 'Firefox on Windows' })
       .waitFor({ state: 'detached' });
-    await expect(page.locator('#session-list .session').count()).resolves.toBe(1);
+    expect(await page.locator('#session-list .session').count()).toBe(1);
     await page.locator('#security-log .event', { hasText: 'Signed out a session' }).waitFor();
     await page.screenshot({ path: join(artifacts, 'account-security-log.png'), fullPage: true });
 
@@ -221,7 +219,7 @@ describe.skipIf(!present)('account page: provider names, signals, security log (
       options: { rpId: 'localhost', credentialId: credentialId.toString('base64url') },
       outcome: 'resolved',
     });
-    await expect(page.locator('#message').textContent()).resolves.toBe(UNKNOWN_CREDENTIAL_DETAIL);
+    expect(await page.locator('#message').textContent()).toBe(UNKNOWN_CREDENTIAL_DETAIL);
     expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toEqual(
       [],
     );

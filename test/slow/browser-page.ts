@@ -95,9 +95,8 @@ export function accountBrowserSuite(options: {
 
 /**
  * The first navigation of a freshly launched Chromium, made before the tests
- * so that theirs is never the first: a one-off CI failure of the account test
- * ended within its first navigation, 0.9 s in, and did not recur in later runs.
- * Tried up to three times; a retry is logged, so it stays visible.
+ * so that theirs is never the first. Tried up to three times; a retry is
+ * logged, so it stays visible.
  */
 async function firstNavigation(page: Page, url: string) {
   for (let attempt = 1; ; attempt++) {
