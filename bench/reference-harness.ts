@@ -84,12 +84,23 @@ export async function startServer(options: {
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's CPU times. */
-const CLOCK_TICKS = Number(Bun.spawnSync(['getconf', 'CLK_TCK']).stdout.toString().trim()) || 100;
+export const CLOCK_TICKS =
+  Number(Bun.spawnSync(['getconf', 'CLK_TCK']).stdout.toString().trim()) || 100;
 
-/** CPU seconds (user + system) process `pid` has used, all its threads. */
-export function cpuSeconds(pid: number): number {
+/** The fields of /proc/<pid>/stat after the command name, from the state (field 3) on. */
+function statFieldsOf(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/**
+ * CPU seconds (user + system) process `pid` has used, all its threads.
+ * Unlike requests per second, the CPU time a request costs barely moves
+ * when other work shares the machine, so it is the figure to compare builds
+ * with on a busy host.
+ */
+export function cpuSeconds(pid: number): number {
+  const fields = statFieldsOf(pid);
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
@@ -101,8 +112,7 @@ export function cpuSeconds(pid: number): number {
  */
 export function diskReadsOf(pid: number): { bytes: number; waitSeconds: number } {
   const io = readFileSync(`/proc/${pid}/io`, 'utf8');
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFieldsOf(pid);
   return {
     bytes: Number(/read_bytes:\s+(\d+)/.exec(io)?.[1] ?? 0),
     // Field 42, delayacct_blkio_ticks.

@@ -62,7 +62,7 @@ import {
   recreateDatabase,
   redisCommandCounter,
 } from './postgres';
-import { freePort } from './reference-harness';
+import { CLOCK_TICKS, cpuSeconds, freePort } from './reference-harness';
 import { BENCH_SECRET, seedUnlessPresent } from './seeded-file';
 import { SERVICE_COMMAND } from './service-command';
 import { runWrk, type WrkResult } from './wrk';
@@ -159,20 +159,6 @@ function rssMb(pid: number): { total: number; anon: number } {
   } catch {
     return { total: 0, anon: 0 };
   }
-}
-
-/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
-const CLOCK_TICKS = Number(Bun.spawnSync(['getconf', 'CLK_TCK']).stdout.toString().trim()) || 100;
-
-/**
- * CPU seconds (user + system) process `pid` has used. Unlike requests per
- * second, the CPU time a request costs barely moves when other work shares
- * the machine, so it is the figure to compare builds with on a busy host.
- */
-function cpuSeconds(pid: number): number {
-  const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8') as string;
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 const fileMb = (path: string) => (existsSync(path) ? statSync(path).size / 1024 / 1024 : 0);

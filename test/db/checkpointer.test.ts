@@ -30,7 +30,15 @@ function fileWithRows() {
   const write = (commits: number) => {
     for (let i = 0; i < commits; i++) insert.run(new Uint8Array(3000).fill(i));
   };
-  return { path, db, entry, write };
+  /** The thread on this file, the serving connection's own checkpoint out of reach: only the thread copies. */
+  const threadOnly = async (checkpointFrames: number) => {
+    entry.checkpointer = await startCheckpointer(db.$client, path, {
+      everyMs: 5,
+      checkpointFrames,
+      backstopFrames: 1_000_000,
+    });
+  };
+  return { path, db, write, threadOnly };
 }
 
 /** Waits (at most `tries` × 10 ms) until every committed frame is in the database file. */
@@ -45,13 +53,8 @@ async function backfilled(path: string, tries = 500): Promise<boolean> {
 
 describe('the WAL checkpointer thread', () => {
   test("copies the serving connection's commits into the file, so the next write restarts the WAL instead of growing it", async () => {
-    const { path, db, entry, write } = fileWithRows();
-    // The serving connection's own checkpoint out of reach: only the thread can do it.
-    entry.checkpointer = await startCheckpointer(db.$client, path, {
-      everyMs: 5,
-      checkpointFrames: 100,
-      backstopFrames: 1_000_000,
-    });
+    const { path, db, write, threadOnly } = fileWithRows();
+    await threadOnly(100);
     write(300);
     expect(walIndexOf(path).frames).toBeGreaterThanOrEqual(300);
     expect(await backfilled(path)).toBe(true);
@@ -61,12 +64,8 @@ describe('the WAL checkpointer thread', () => {
   });
 
   test('below its threshold it waits for a pause in the commits, so a steady trickle of writes does not restart the WAL at every commit', async () => {
-    const { path, db, entry, write } = fileWithRows();
-    entry.checkpointer = await startCheckpointer(db.$client, path, {
-      everyMs: 5,
-      checkpointFrames: 1000,
-      backstopFrames: 1_000_000,
-    });
+    const { path, db, write, threadOnly } = fileWithRows();
+    await threadOnly(1000);
     // Ten commits 30 ms apart: six ticks between each, none of them a second without a commit.
     for (let i = 0; i < 10; i++) {
       write(5);
