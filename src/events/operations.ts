@@ -7,6 +7,15 @@ import { nextAnnouncement, waitsReleased } from './signal';
 import type { FeedTables, NewEvent, NewEventRow, ReadEvents, StoredEvent } from './store';
 
 export const DEFAULT_EVENTS_PER_PAGE = 100;
+/**
+ * The most bytes of JSON one feed page answers (one event more than this is
+ * still answered alone): events are small (docs/events-and-webhooks.md), so
+ * this only bites on events written before they were, and it bounds what a
+ * reader holds and sends per request whatever `limit` asks.
+ */
+export const MAX_EVENT_PAGE_BYTES = 1024 * 1024;
+/** `{"data":[`, `],"next_cursor":` with a cursor or null, `,"has_more":false}`: with room to spare. */
+const PAGE_ENVELOPE_BYTES = 128;
 
 export const toEvent = (row: StoredEvent): Event => ({
   id: cursorOf(row.id),
@@ -40,13 +49,35 @@ export function* feedPage(tables: FeedTables, caller: Caller, query: EventQuery)
   if (query.after !== undefined && after < (yield* step(tables.prunedThrough()))) {
     throw fail('events.cursor_expired');
   }
-  const page = rows.slice(0, limit).map(toEvent);
+  const page = pageWithin(rows.slice(0, limit), MAX_EVENT_PAGE_BYTES - PAGE_ENVELOPE_BYTES);
   return {
     data: page,
     next_cursor: page.at(-1)?.id ?? query.after ?? null,
-    has_more: rows.length > limit,
+    has_more: rows.length > page.length,
   };
 }
+
+/**
+ * The first of `rows` whose JSON, with the commas between them, fits in
+ * `budget` bytes; always the first row, however large. An event's JSON is
+ * its envelope around its stored `data`, which is already JSON: measured
+ * without serialising `data` again.
+ */
+function pageWithin(rows: readonly StoredEvent[], budget: number): Event[] {
+  const page: Event[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const event = toEvent(row);
+    bytes += eventBytes(event, row.data) + (page.length > 0 ? 1 : 0);
+    if (bytes > budget && page.length > 0) break;
+    page.push(event);
+  }
+  return page;
+}
+
+/** Bytes of `JSON.stringify(event)`, given `data`'s stored JSON. */
+const eventBytes = (event: Event, data: string) =>
+  Buffer.byteLength(JSON.stringify({ ...event, data: 0 })) - 1 + Buffer.byteLength(data);
 
 /**
  * A page of the feed, holding on for up to `query.wait` seconds while it is
