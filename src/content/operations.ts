@@ -24,7 +24,11 @@ const pageEvent = (row: StaticPageRow): NewEvent => ({
   type: row.published ? 'static_page.published' : 'static_page.unpublished',
   resource: { kind: 'static_page', id: String(row.id) },
   ownerId: null,
-  data: { id: String(row.id), slug: row.slug, language: row.language } satisfies StaticPageEventData,
+  data: {
+    id: String(row.id),
+    slug: row.slug,
+    language: row.language,
+  } satisfies StaticPageEventData,
 });
 
 /**

@@ -43,7 +43,9 @@ export type ResourceKind = z.infer<typeof ResourceKind>;
  */
 export const AdditionalDataEventData = z
   .object({ id: z.string() })
-  .describe('`additional_data.updated`: the property; GET /properties/{id}/additional-data reads it');
+  .describe(
+    '`additional_data.updated`: the property; GET /properties/{id}/additional-data reads it',
+  );
 export type AdditionalDataEventData = z.infer<typeof AdditionalDataEventData>;
 
 export const UnitEventData = z

@@ -34,8 +34,12 @@ sqliteOnly.test(
       /** Bytes of the database file once the WAL is folded into it. */
       const fileBytes = () => {
         app.db.$client.query('PRAGMA wal_checkpoint(TRUNCATE)').run();
-        const { pages } = app.db.$client.query('SELECT page_count AS pages FROM pragma_page_count()').get() as { pages: number };
-        const { size } = app.db.$client.query('SELECT page_size AS size FROM pragma_page_size()').get() as { size: number };
+        const { pages } = app.db.$client
+          .query('SELECT page_count AS pages FROM pragma_page_count()')
+          .get() as { pages: number };
+        const { size } = app.db.$client
+          .query('SELECT page_size AS size FROM pragma_page_size()')
+          .get() as { size: number };
         return pages * size;
       };
       const before = fileBytes();
@@ -44,7 +48,9 @@ sqliteOnly.test(
       // A copy of the document in each event would be 250 × 64 KiB = 15.6 MiB.
       expect(grown).toBeLessThanOrEqual(4 * MiB);
       const events = app.db.$client
-        .query("SELECT count(*) AS n, max(length(data)) AS longest FROM events WHERE type = 'additional_data.updated'")
+        .query(
+          "SELECT count(*) AS n, max(length(data)) AS longest FROM events WHERE type = 'additional_data.updated'",
+        )
         .get() as { n: number; longest: number };
       expect(events).toEqual({ n: 251, longest: JSON.stringify({ id }).length });
     } finally {
