@@ -1,5 +1,6 @@
 import { Database } from 'bun:sqlite';
 import { afterAll, describe, expect, test } from 'bun:test';
+import type { Event } from '@/events/schemas';
 import { deliverWebhooks } from '@/webhooks/deliver';
 import { DeliveryList, Webhook, WebhookWithSecret } from '@/webhooks/schemas';
 import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
@@ -134,8 +135,9 @@ describe('webhook delivery', () => {
       expect(await deliver(ctx)).toMatchObject({ queued: 4, succeeded: 4 });
       const { events } = await readAll(ctx, ctx.employee);
       const pageId = events.at(-1)!.resource.id;
-      const sent = receiver.received.map((received) =>
-        verify(received, endpoint.secret, ctx.clock()),
+      const sent = receiver.received.map(
+        (received) =>
+          verify(received, endpoint.secret, ctx.clock()) as Pick<Event, 'type' | 'data'>,
       );
       // Different resources go out side by side: told apart by type.
       const byType = Object.fromEntries(sent.map((body) => [body.type, body.data]));
