@@ -8,10 +8,11 @@ import type { FeedTables, NewEvent, NewEventRow, ReadEvents, StoredEvent } from 
 
 export const DEFAULT_EVENTS_PER_PAGE = 100;
 /**
- * The most bytes of JSON one feed page answers (one event more than this is
- * still answered alone): events are small (docs/events-and-webhooks.md), so
- * this only bites on events written before they were, and it bounds what a
- * reader holds and sends per request whatever `limit` asks.
+ * The most bytes of JSON one feed page answers (a single event larger than
+ * this is answered alone). Events are a few KiB at most
+ * (docs/events-and-webhooks.md, "Event sizes"), so a page of them is cut
+ * only at 150 and more; the cap bounds what one read holds and sends
+ * whatever `limit` asks, and whatever a future event type carries.
  */
 export const MAX_EVENT_PAGE_BYTES = 1024 * 1024;
 /** `{"data":[`, `],"next_cursor":` with a cursor or null, `,"has_more":false}`: with room to spare. */
@@ -31,7 +32,8 @@ export const toEvent = (row: StoredEvent): Event => ({
  * properties only, an employee everything. Ids commit in order (see
  * `appendEvent`, `appendEventRows`), so what a read sees is a prefix of the
  * ids and a later read from the last cursor misses nothing. A cursor whose
- * successors were pruned is a 410.
+ * successors were pruned is a 410. A page ends at `limit` events or before
+ * `MAX_EVENT_PAGE_BYTES`, whichever comes first, and says `has_more` either way.
  */
 export function* feedPage(tables: FeedTables, caller: Caller, query: EventQuery): Steps<EventPage> {
   const after = query.after === undefined ? 0 : idOfCursor(query.after);
@@ -67,17 +69,18 @@ function pageWithin(rows: readonly StoredEvent[], budget: number): Event[] {
   const page: Event[] = [];
   let bytes = 0;
   for (const row of rows) {
-    const event = toEvent(row);
-    bytes += eventBytes(event, row.data) + (page.length > 0 ? 1 : 0);
+    bytes += eventBytes(row) + (page.length > 0 ? 1 : 0);
     if (bytes > budget && page.length > 0) break;
-    page.push(event);
+    page.push(toEvent(row));
   }
   return page;
 }
 
-/** Bytes of `JSON.stringify(event)`, given `data`'s stored JSON. */
-const eventBytes = (event: Event, data: string) =>
-  Buffer.byteLength(JSON.stringify({ ...event, data: 0 })) - 1 + Buffer.byteLength(data);
+/** Bytes of the event of `row` as JSON: its envelope with `data` as `0`, and `data` in its place. */
+const eventBytes = (row: StoredEvent) =>
+  Buffer.byteLength(JSON.stringify(toEvent({ ...row, data: '0' }))) -
+  1 +
+  Buffer.byteLength(row.data);
 
 /**
  * A page of the feed, holding on for up to `query.wait` seconds while it is

@@ -65,9 +65,9 @@ for (const store of storesUnderTest()) {
     test('happy: a page stops at MAX_EVENT_PAGE_BYTES of JSON whatever the limit, one event however large, and the walk still sees every event', async () => {
       const app = await store.app();
       const { owner } = await tokensOf(app);
-      // Events as large as those written before events named large resources: 60..240 KiB,
+      // Events as large as those written before events named large resources: 40..160 KiB,
       // and one of 1.5 MiB, larger than a page.
-      const sizes = Array.from({ length: 40 }, (_, i) => (60 + ((i * 37) % 181)) * 1024);
+      const sizes = Array.from({ length: 30 }, (_, i) => (40 + ((i * 37) % 121)) * 1024);
       sizes.splice(17, 0, 1.5 * 1024 * 1024);
       await app.appendEvents(
         ...sizes.map((size, i) => ({
