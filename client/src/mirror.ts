@@ -7,6 +7,7 @@ import type {
   Property,
   PropertyKeysetPage,
   PropertyListQuery,
+  UnitEventData,
 } from './types.js';
 
 /** Filters a mirror may keep to: any list filter but ids, paging and sort. */
@@ -135,8 +136,8 @@ export async function* mirrorListings(
     const held = new Map<string, Property | null>();
     const reread = new Set<string>();
     for (const event of events) {
-      const data = event.data as Partial<Property> & { propertyId?: string };
-      if (event.resource.kind === 'unit') reread.add(data.propertyId!);
+      const data = event.data as Partial<Property>;
+      if (event.resource.kind === 'unit') reread.add((event.data as UnitEventData).propertyId);
       else if (Object.keys(data).length === 1) held.set(event.resource.id, null);
       else if (filtered) reread.add(event.resource.id);
       else held.set(event.resource.id, data as Property);

@@ -476,7 +476,7 @@ export type Event = {
   };
   /** Owner of the property concerned; null for neighbourhood and static page events */
   ownerId: string | null;
-  /** The resource as its GET answers it after the change, or `{id}` once removed */
+  /** What changed. Property, multi-listing counter and neighbourhood events: the resource as its GET answers it after the change (`{id}` alone to the previous owner of an owner change). Unit events: the unit without `features`. `additional_data.updated`: `{id}`. Static page events: `{id, slug, language}`. Read the resource for what an event leaves out: it may be newer than the event */
   data: {
     [key: string]: unknown;
   };
@@ -495,7 +495,7 @@ export type EventPage = {
     };
     /** Owner of the property concerned; null for neighbourhood and static page events */
     ownerId: string | null;
-    /** The resource as its GET answers it after the change, or `{id}` once removed */
+    /** What changed. Property, multi-listing counter and neighbourhood events: the resource as its GET answers it after the change (`{id}` alone to the previous owner of an owner change). Unit events: the unit without `features`. `additional_data.updated`: `{id}`. Static page events: `{id, slug, language}`. Read the resource for what an event leaves out: it may be newer than the event */
     data: {
       [key: string]: unknown;
     };
@@ -503,6 +503,28 @@ export type EventPage = {
   /** Pass as `after` for the next page: the last event here, else the `after` given */
   next_cursor: string | null;
   has_more: boolean;
+};
+
+/** AdditionalDataEventData: as answered (output of its schema). */
+export type AdditionalDataEventData = {
+  id: string;
+};
+
+/** UnitEventData: as answered (output of its schema). */
+export type UnitEventData = {
+  id: string;
+  propertyId: string;
+  rentable: boolean;
+  published: boolean;
+  deleted: boolean;
+  deletedAt: string | null;
+};
+
+/** StaticPageEventData: as answered (output of its schema). */
+export type StaticPageEventData = {
+  id: string;
+  slug: string;
+  language: string;
 };
 
 /** EventQueryText: as sent (input of its schema). */

@@ -1,10 +1,11 @@
 import type { AuditContext } from '@/audit/record';
 import type { StaticPageRow } from '@/db/schema';
+import type { StaticPageEventData } from '@/events/schemas';
 import type { NewEvent } from '@/events/store';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
-import { notFoundDetail, toStaticPage } from './representation';
+import { notFoundDetail } from './representation';
 import type {
   AcceptedFile,
   ContentStore,
@@ -15,12 +16,19 @@ import type {
   WrittenPage,
 } from './store';
 
-/** The event of a page write: the page as its GET answers it (even while unpublished). */
+/**
+ * The event of a page write: which page, never its body (up to 512 KiB and
+ * two 16 KiB objects); a published page is read with its GET.
+ */
 const pageEvent = (row: StaticPageRow): NewEvent => ({
   type: row.published ? 'static_page.published' : 'static_page.unpublished',
   resource: { kind: 'static_page', id: String(row.id) },
   ownerId: null,
-  data: toStaticPage(row),
+  data: {
+    id: String(row.id),
+    slug: row.slug,
+    language: row.language,
+  } satisfies StaticPageEventData,
 });
 
 /**
@@ -93,7 +101,7 @@ export function* removePage(
           type: 'static_page.deleted',
           resource: { kind: 'static_page', id: String(id) },
           ownerId: null,
-          data: { id: String(id), slug, language },
+          data: { id: String(id), slug, language } satisfies StaticPageEventData,
         },
         audit.at,
       ),

@@ -7,6 +7,16 @@ import { nextAnnouncement, waitsReleased } from './signal';
 import type { FeedTables, NewEvent, NewEventRow, ReadEvents, StoredEvent } from './store';
 
 export const DEFAULT_EVENTS_PER_PAGE = 100;
+/**
+ * The most bytes of JSON one feed page answers (a single event larger than
+ * this is answered alone). Events are a few KiB at most
+ * (docs/events-and-webhooks.md, "Event sizes"), so a page of them is cut
+ * only at 150 and more; the cap bounds what one read holds and sends
+ * whatever `limit` asks, and whatever a future event type carries.
+ */
+export const MAX_EVENT_PAGE_BYTES = 1024 * 1024;
+/** `{"data":[`, `],"next_cursor":` with a cursor or null, `,"has_more":false}`: with room to spare. */
+const PAGE_ENVELOPE_BYTES = 128;
 
 export const toEvent = (row: StoredEvent): Event => ({
   id: cursorOf(row.id),
@@ -22,7 +32,8 @@ export const toEvent = (row: StoredEvent): Event => ({
  * properties only, an employee everything. Ids commit in order (see
  * `appendEvent`, `appendEventRows`), so what a read sees is a prefix of the
  * ids and a later read from the last cursor misses nothing. A cursor whose
- * successors were pruned is a 410.
+ * successors were pruned is a 410. A page ends at `limit` events or before
+ * `MAX_EVENT_PAGE_BYTES`, whichever comes first, and says `has_more` either way.
  */
 export function* feedPage(tables: FeedTables, caller: Caller, query: EventQuery): Steps<EventPage> {
   const after = query.after === undefined ? 0 : idOfCursor(query.after);
@@ -40,13 +51,36 @@ export function* feedPage(tables: FeedTables, caller: Caller, query: EventQuery)
   if (query.after !== undefined && after < (yield* step(tables.prunedThrough()))) {
     throw fail('events.cursor_expired');
   }
-  const page = rows.slice(0, limit).map(toEvent);
+  const page = pageWithin(rows.slice(0, limit), MAX_EVENT_PAGE_BYTES - PAGE_ENVELOPE_BYTES);
   return {
     data: page,
     next_cursor: page.at(-1)?.id ?? query.after ?? null,
-    has_more: rows.length > limit,
+    has_more: rows.length > page.length,
   };
 }
+
+/**
+ * The first of `rows` whose JSON, with the commas between them, fits in
+ * `budget` bytes; always the first row, however large. An event's JSON is
+ * its envelope around its stored `data`, which is already JSON: measured
+ * without serialising `data` again.
+ */
+function pageWithin(rows: readonly StoredEvent[], budget: number): Event[] {
+  const page: Event[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    bytes += eventBytes(row) + (page.length > 0 ? 1 : 0);
+    if (bytes > budget && page.length > 0) break;
+    page.push(toEvent(row));
+  }
+  return page;
+}
+
+/** Bytes of the event of `row` as JSON: its envelope with `data` as `0`, and `data` in its place. */
+const eventBytes = (row: StoredEvent) =>
+  Buffer.byteLength(JSON.stringify(toEvent({ ...row, data: '0' }))) -
+  1 +
+  Buffer.byteLength(row.data);
 
 /**
  * A page of the feed, holding on for up to `query.wait` seconds while it is

@@ -34,6 +34,39 @@ export const RESOURCE_KINDS = [
 export const ResourceKind = z.enum(RESOURCE_KINDS);
 export type ResourceKind = z.infer<typeof ResourceKind>;
 
+/**
+ * The `data` of the events whose resource can be large (additional data up
+ * to 64 KiB, a unit's features up to ~50 KiB, a static page's body up to
+ * 512 KiB): what changed, by the ids its GET takes, never the large part.
+ * Every other event carries its resource whole, and each of those is bounded
+ * to a few KiB (docs/events-and-webhooks.md, "Event sizes").
+ */
+export const AdditionalDataEventData = z
+  .object({ id: z.string() })
+  .describe(
+    '`additional_data.updated`: the property; GET /properties/{id}/additional-data reads it',
+  );
+export type AdditionalDataEventData = z.infer<typeof AdditionalDataEventData>;
+
+export const UnitEventData = z
+  .object({
+    id: z.string(),
+    propertyId: z.string(),
+    rentable: z.boolean(),
+    published: z.boolean(),
+    deleted: z.boolean(),
+    deletedAt: z.iso.datetime().nullable(),
+  })
+  .describe('`unit.*`: the unit as its GET answers it without `features`');
+export type UnitEventData = z.infer<typeof UnitEventData>;
+
+export const StaticPageEventData = z
+  .object({ id: z.string(), slug: z.string(), language: z.string() })
+  .describe(
+    '`static_page.*`: the page; once published, GET /content/static-pages/{slug}?language= reads it',
+  );
+export type StaticPageEventData = z.infer<typeof StaticPageEventData>;
+
 /** One event as the feed answers it. */
 export const Event = z.object({
   id: z.string().describe('Opaque cursor of this event: pass it as `after` to read what follows'),
@@ -46,7 +79,9 @@ export const Event = z.object({
     .describe('Owner of the property concerned; null for neighbourhood and static page events'),
   data: z
     .record(z.string(), z.unknown())
-    .describe('The resource as its GET answers it after the change, or `{id}` once removed'),
+    .describe(
+      'What changed. Property, multi-listing counter and neighbourhood events: the resource as its GET answers it after the change (`{id}` alone to the previous owner of an owner change). Unit events: the unit without `features`. `additional_data.updated`: `{id}`. Static page events: `{id, slug, language}`. Read the resource for what an event leaves out: it may be newer than the event',
+    ),
 });
 export type Event = z.infer<typeof Event>;
 

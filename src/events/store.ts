@@ -8,7 +8,11 @@ export interface NewEvent {
   resource: { kind: ResourceKind; id: string };
   /** The owner of the property concerned; null when no customer may see the event. */
   ownerId: string | null;
-  /** The resource as its GET answers it after the change, or `{id}` once removed. */
+  /**
+   * The resource as its GET answers it after the change, `{id}` once removed,
+   * or, for a resource that can be large, what names it (`UnitEventData`, …):
+   * a few KiB at most, since every delivery and feed page carries it.
+   */
   data: object;
 }
 

@@ -18,6 +18,7 @@ import type * as neighbourhoods from '@/listings/neighbourhoods/schemas';
 import type * as properties from '@/listings/properties/schemas';
 import type * as units from '@/listings/units/schemas';
 import type * as webhooks from '@/webhooks/schemas';
+import type * as client from '../../client/src';
 import { type ListingsServiceClient, queryString, type RateLimitError } from '../../client/src';
 
 /** True only when A and B are the same type (not merely assignable). */
@@ -70,6 +71,9 @@ describe('the client uses the server schemas', () => {
   test('events and webhooks', () => {
     const e = {} as C['listings']['events'];
     same<Answer<typeof e.list>, z.output<typeof events.EventPage>>(true);
+    same<client.UnitEventData, z.output<typeof events.UnitEventData>>(true);
+    same<client.AdditionalDataEventData, z.output<typeof events.AdditionalDataEventData>>(true);
+    same<client.StaticPageEventData, z.output<typeof events.StaticPageEventData>>(true);
     const w = {} as C['webhooks'];
     same<Arg<typeof w.create, 0>, z.input<typeof webhooks.WebhookCreate>>(true);
     same<Answer<typeof w.create>, z.output<typeof webhooks.WebhookWithSecret>>(true);

@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test';
 import { cursorOf } from '@/events/cursor';
+import { MAX_EVENT_PAGE_BYTES } from '@/events/operations';
 import { EventPage } from '@/events/schemas';
 import * as eventsPrune from '@/workers/events-prune';
 import { createTestApp, manualClock, problemOf } from '../support/harness';
@@ -59,6 +60,46 @@ for (const store of storesUnderTest()) {
         const res = await readFeed(app, employee, query);
         expect(res.body.data.map((event) => event.type)).toEqual(['property.converted']);
       }
+    });
+
+    test('happy: a page stops at MAX_EVENT_PAGE_BYTES of JSON whatever the limit, one event however large, and the walk still sees every event', async () => {
+      const app = await store.app();
+      const { owner } = await tokensOf(app);
+      // Events as large as those written before events named large resources: 40..160 KiB,
+      // and one of 1.5 MiB, larger than a page.
+      const sizes = Array.from({ length: 30 }, (_, i) => (40 + ((i * 37) % 121)) * 1024);
+      sizes.splice(17, 0, 1.5 * 1024 * 1024);
+      await app.appendEvents(
+        ...sizes.map((size, i) => ({
+          ...propertyEvent(`p${i}`),
+          data: { id: `p${i}`, fill: 'é'.repeat(size / 2) },
+        })),
+      );
+      const seen: string[] = [];
+      let after = '';
+      let pages = 0;
+      for (;;) {
+        const res = await readFeed(app, owner, `?limit=500${after}`);
+        expect(res.status).toBe(200);
+        const page = EventPage.parse(res.body);
+        pages++;
+        const bytes = Buffer.byteLength(res.text);
+        if (page.data.length > 1) expect(bytes).toBeLessThanOrEqual(MAX_EVENT_PAGE_BYTES);
+        else expect(page.data[0]?.resource.id).toBe('p17');
+        expect(page.next_cursor).toBe(page.data.at(-1)!.id);
+        seen.push(...page.data.map((event) => event.resource.id));
+        if (!page.has_more) break;
+        // A page is cut only where the next event would not fit.
+        const next = await readFeed(app, owner, `?limit=1&after=${page.next_cursor}`);
+        expect(bytes + Buffer.byteLength(JSON.stringify(next.body.data[0])) + 1).toBeGreaterThan(
+          MAX_EVENT_PAGE_BYTES - 128,
+        );
+        after = `&after=${page.next_cursor}`;
+      }
+      expect(seen).toEqual(sizes.map((_, i) => `p${i}`));
+      expect(pages).toBeGreaterThanOrEqual(
+        Math.ceil(sizes.reduce((a, b) => a + b) / MAX_EVENT_PAGE_BYTES),
+      );
     });
 
     test("happy: a customer reads its own properties' events only; an employee all", async () => {

@@ -1,8 +1,10 @@
 import { Database } from 'bun:sqlite';
 import { afterAll, describe, expect, test } from 'bun:test';
+import type { Event } from '@/events/schemas';
 import { deliverWebhooks } from '@/webhooks/deliver';
 import { DeliveryList, Webhook, WebhookWithSecret } from '@/webhooks/schemas';
 import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
+import { fullPage } from '../content/factory';
 import { readAll } from '../events/support';
 import { OTHER_OWNER, postProperty } from '../listings/support';
 import { deliver, startReceiver, verify, webhooksContext } from './support';
@@ -102,6 +104,55 @@ describe('webhook delivery', () => {
         error: null,
         eventType: 'multi_listing_counter.updated',
       });
+    });
+
+    test('a large resource is named, never sent: additional data as {id}, a unit without features, a static page as {id, slug, language}', async () => {
+      const { ctx, endpoint } = await setUp();
+      const id = await postProperty(ctx);
+      const fill = 'x'.repeat(60 * 1024);
+      const put = await ctx.request('PUT', `/listings/properties/${id}/additional-data`, {
+        body: { data: { fill } },
+        token: ctx.employee,
+      });
+      expect(put.status).toBe(200);
+      const feature = {
+        applicability: 'unit',
+        category: 'notes',
+        name: 'long',
+        value: 'y'.repeat(255),
+      };
+      const unit = await ctx.request('POST', `/listings/properties/${id}/units`, {
+        body: { features: Array(50).fill(feature) },
+        token: ctx.employee,
+      });
+      expect(unit.status).toBe(201);
+      const unitId = unit.headers.get('location')!.split('/').pop()!;
+      const page = await ctx.request('PUT', '/content/static-pages/about', {
+        body: { ...fullPage(), content: 'z'.repeat(400 * 1024) },
+        token: ctx.employee,
+      });
+      expect(page.status).toBe(201);
+      expect(await deliver(ctx)).toMatchObject({ queued: 4, succeeded: 4 });
+      const { events } = await readAll(ctx, ctx.employee);
+      const pageId = events.at(-1)!.resource.id;
+      const sent = receiver.received.map(
+        (received) =>
+          verify(received, endpoint.secret, ctx.clock()) as Pick<Event, 'type' | 'data'>,
+      );
+      // Different resources go out side by side: told apart by type.
+      const byType = Object.fromEntries(sent.map((body) => [body.type, body.data]));
+      expect(byType).toEqual({
+        'property.created': events[0]!.data,
+        'additional_data.updated': { id },
+        'unit.created': {
+          ...{ id: unitId, propertyId: id, rentable: true, published: false },
+          ...{ deleted: false, deletedAt: null },
+        },
+        'static_page.published': { id: pageId, slug: 'about', language: 'en' },
+      });
+      // The feed answers the same data.
+      expect(Object.fromEntries(events.map((event) => [event.type, event.data]))).toEqual(byType);
+      for (const received of receiver.received) expect(received.body.length).toBeLessThan(1024);
     });
 
     test('an idle run takes no write lock: it finishes while another connection holds one', async () => {

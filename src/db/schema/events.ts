@@ -17,7 +17,7 @@ export const events = sqliteTable(
     resourceId: text().notNull(),
     /** The property owner the event belongs to; null for catalogue and page events (employees only). */
     ownerId: text(),
-    /** The resource as its GET answers after the change, or `{id}` once removed (JSON). */
+    /** JSON: the resource as its GET answers after the change, `{id}` once removed, or what names a large one. */
     data: text().notNull(),
   },
   (table) => [

@@ -1,18 +1,23 @@
 import type { Caller } from '@/auth/tokens';
+import type { AdditionalDataEventData } from '@/events/schemas';
 import { fail, fieldError, isDomainError } from '@/kernel/errors';
 import { type Steps, step } from '@/kernel/steps';
 import { ensureVisible } from '@/listings/access';
 import type { Data } from '@/listings/additional-data/schemas';
 import type { PropertyTables } from '@/listings/properties/operations';
 
-/** Additional data created or replaced: `{id, data}` as its GET answers, to the property's owner. */
+/**
+ * Additional data created or replaced, with an event to the property's owner
+ * naming the property, never the data (up to 64 KiB): the data is stored
+ * once, and a consumer reads it with its GET.
+ */
 function* save(t: PropertyTables, id: string, data: Data, ownerId: string, now: number) {
   yield* step(t.saveData(id, JSON.stringify(data), now));
   const event = {
     type: 'additional_data.updated' as const,
     resource: { kind: 'additional_data' as const, id },
     ownerId,
-    data: { id, data },
+    data: { id } satisfies AdditionalDataEventData,
   };
   yield* step(t.appendEvents([{ event, now }]));
 }

@@ -1,6 +1,6 @@
 import type { Caller } from '@/auth/tokens';
 import { uuidv7 } from '@/db/ids';
-import type { EventType } from '@/events/schemas';
+import type { EventType, UnitEventData } from '@/events/schemas';
 import type { NewEvent } from '@/events/store';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
@@ -65,7 +65,14 @@ function* writableProperty(t: UnitTables, id: string, caller: Caller | null) {
   return property.owner_id;
 }
 
-/** One event per unit written, `data` the unit as GET answers it after the write. */
+/** A unit's event data: the unit without its features. */
+const unitEventData = ({ features: _, ...unit }: Unit): UnitEventData => unit;
+
+/**
+ * One event per unit written, `data` the unit as GET answers it after the
+ * write without its `features` (up to 50 × 4 texts of 255 characters): the
+ * event stays small, and a consumer that mirrors features reads the unit.
+ */
 export function* unitEvents(
   t: UnitTables,
   type: EventType,
@@ -75,7 +82,12 @@ export function* unitEvents(
 ) {
   const units = yield* step(t.units(unitIds));
   const batch = units.map((unit) => ({
-    event: { type, resource: { kind: 'unit' as const, id: unit.id }, ownerId, data: unit },
+    event: {
+      type,
+      resource: { kind: 'unit' as const, id: unit.id },
+      ownerId,
+      data: unitEventData(unit),
+    },
     now,
   }));
   yield* step(t.appendEvents(batch));
