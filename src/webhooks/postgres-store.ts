@@ -4,33 +4,26 @@ import { alias } from 'drizzle-orm/pg-core';
 import { changedRows, type PgTx, pgDatabase } from '@/db/pg/client';
 import { events, webhookDeliveries, webhookEndpoints } from '@/db/pg/schema';
 import { runLater, type Steps } from '@/kernel/steps';
-import { deliveryBody, EVENT_NOT_KEPT } from './deliveries';
+import { deliveryBody, EVENT_NOT_KEPT, settleGivenUp } from './deliveries';
 import { fanOutAll, fanOutBatchOf } from './fan-out';
 import { webhookOperations } from './operations';
 import { eventKept, impossible, postgresWebhookTables, trimFinished } from './postgres-tables';
 import type { WebhookStore, WebhookTables } from './store';
 import { type SummaryRow, summaryQuery } from './summary';
 
-const earlier = alias(webhookDeliveries, 'p');
-
 /**
- * A delivery that may go: its resource has no earlier pending delivery at
- * its endpoint, so the events of one resource go in order.
+ * An endpoint's next delivery with its event's fields: of its due pending
+ * deliveries that are not blocked, the one due longest ago, then the
+ * oldest. The query repeats the predicate of `webhook_deliveries_next`
+ * and orders by its columns, so that index answers it with its first
+ * entry; no other index gives that order.
  */
-const firstOfResource = (query: Pick<PgTx, 'select'>) =>
-  sql`NOT ${exists(
-    query
-      .select({ one: sql`1` })
-      .from(earlier)
-      .where(
-        and(
-          eq(earlier.endpointId, webhookDeliveries.endpointId),
-          eq(earlier.resource, webhookDeliveries.resource),
-          eq(earlier.status, 'pending'),
-          lt(earlier.id, webhookDeliveries.id),
-        ),
-      ),
-  )}`;
+export const nextDelivery = (endpointId: string, now: number) =>
+  sql`SELECT d.id, ev.type, ev.occurred_at AS "occurredAt", ev.data
+    FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
+    WHERE d.endpoint_id = ${endpointId} AND d.status = 'pending' AND NOT d.blocked
+      AND d.next_attempt_at <= ${now}
+    ORDER BY d.next_attempt_at, d.id LIMIT 1`;
 
 /** No attempt to the endpoint is in flight: its claim is free or has lapsed. */
 const claimFree = (now: number) =>
@@ -83,23 +76,24 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
         ),
       );
     },
-    async dueEndpoints(now, limit) {
+    async dueEndpoints(now, limit, slow) {
+      // A range of `webhook_endpoints_due`: endpoints only, never their deliveries.
       return db
-        .select({ endpointId: webhookEndpoints.id, ownerId: webhookEndpoints.ownerId })
-        .from(webhookDeliveries)
-        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-        .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+        .select({
+          endpointId: webhookEndpoints.id,
+          ownerId: webhookEndpoints.ownerId,
+          slow: webhookEndpoints.slow,
+        })
+        .from(webhookEndpoints)
         .where(
           and(
-            eq(webhookDeliveries.status, 'pending'),
-            lte(webhookDeliveries.nextAttemptAt, new Date(now)),
             eq(webhookEndpoints.enabled, true),
+            eq(webhookEndpoints.slow, slow),
+            lte(webhookEndpoints.nextAttemptAt, new Date(now)),
             claimFree(now),
-            firstOfResource(db),
           ),
         )
-        .groupBy(webhookEndpoints.id)
-        .orderBy(sql`min(${webhookDeliveries.nextAttemptAt})`, asc(webhookEndpoints.id))
+        .orderBy(asc(webhookEndpoints.nextAttemptAt))
         .limit(limit);
     },
     claimDelivery(endpointId, now, until) {
@@ -120,26 +114,15 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
           )
           .returning();
         if (!endpoint) return null;
-        // A delivery whose event was pruned is never due (`pruneDeliveries` fails it).
-        const [next] = await tx
-          .select({
-            delivery: webhookDeliveries,
-            type: events.type,
-            occurredAt: events.occurredAt,
-            data: events.data,
-          })
-          .from(webhookDeliveries)
-          .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-          .where(
-            and(
-              eq(webhookDeliveries.endpointId, endpointId),
-              eq(webhookDeliveries.status, 'pending'),
-              lte(webhookDeliveries.nextAttemptAt, new Date(now)),
-              firstOfResource(tx),
-            ),
-          )
-          .orderBy(asc(webhookDeliveries.id))
-          .limit(1);
+        // Its first entry of `webhook_deliveries_next` that is due, the index
+        // whose predicate the query repeats. A delivery whose event was
+        // pruned is never sent (`pruneDeliveries` fails it).
+        const [next] = await tx.execute<{
+          id: number;
+          type: string;
+          occurredAt: number;
+          data: string;
+        }>(nextDelivery(endpointId, now));
         if (!next) {
           await tx
             .update(webhookEndpoints)
@@ -147,8 +130,20 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
             .where(eq(webhookEndpoints.id, endpointId));
           return null;
         }
-        const { delivery, ...event } = next;
-        return { delivery, endpoint, body: deliveryBody(event) };
+        const [delivery] = await tx
+          .select()
+          .from(webhookDeliveries)
+          .where(eq(webhookDeliveries.id, Number(next.id)));
+        if (!delivery) return null;
+        return {
+          delivery,
+          endpoint,
+          body: deliveryBody({
+            type: next.type,
+            occurredAt: Number(next.occurredAt),
+            data: next.data,
+          }),
+        };
       });
     },
     async releaseEndpoint(endpointId, until) {
@@ -175,10 +170,16 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
               ),
             ),
         );
-        await tx
+        const givenUp = await tx
           .update(webhookDeliveries)
           .set({ status: 'failed', nextAttemptAt: null, error: EVENT_NOT_KEPT })
-          .where(and(eq(webhookDeliveries.status, 'pending'), sql`NOT ${eventKept}`));
+          .where(and(eq(webhookDeliveries.status, 'pending'), sql`NOT ${eventKept}`))
+          .returning({
+            endpointId: webhookDeliveries.endpointId,
+            resource: webhookDeliveries.resource,
+            blocked: webhookDeliveries.blocked,
+          });
+        await runLater(settleGivenUp(postgresWebhookTables(tx), givenUp));
         const endpoints = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints);
         for (const { id } of endpoints) {
           deleted += changedRows(await tx.execute(trimFinished(id, keptPerEndpoint)));

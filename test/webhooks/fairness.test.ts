@@ -205,9 +205,10 @@ describe('fair webhook delivery', () => {
 });
 
 describe('the order in which endpoints get a slot', () => {
-  const endpoint = (owner: string | null, i: number) => ({
+  const endpoint = (owner: string | null, i: number, slow = false) => ({
     endpointId: `${owner ?? 'staff'}-${i}`,
     ownerId: owner,
+    slow,
   });
 
   test('round-robin across owners whatever their number of endpoints, each owner at most its share, one attempt per endpoint', () => {
