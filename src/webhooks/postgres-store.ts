@@ -1,14 +1,13 @@
 import type { SQL } from 'bun';
-import { and, asc, eq, exists, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
-import { changedRows, type PgTx, pgDatabase } from '@/db/pg/client';
+import { and, asc, eq, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
+import { changedRows, pgDatabase } from '@/db/pg/client';
 import { events, webhookDeliveries, webhookEndpoints } from '@/db/pg/schema';
 import { runLater, type Steps } from '@/kernel/steps';
 import { deliveryBody, EVENT_NOT_KEPT, settleGivenUp } from './deliveries';
 import { fanOutAll, fanOutBatchOf } from './fan-out';
 import { webhookOperations } from './operations';
 import { eventKept, impossible, postgresWebhookTables, trimFinished } from './postgres-tables';
-import type { WebhookStore, WebhookTables } from './store';
+import type { DueEndpoint, WebhookStore, WebhookTables } from './store';
 import { type SummaryRow, summaryQuery } from './summary';
 
 /**
@@ -24,6 +23,17 @@ export const nextDelivery = (endpointId: string, now: number) =>
     WHERE d.endpoint_id = ${endpointId} AND d.status = 'pending' AND NOT d.blocked
       AND d.next_attempt_at <= ${now}
     ORDER BY d.next_attempt_at, d.id LIMIT 1`;
+
+/**
+ * Enabled endpoints of one lane whose next delivery is due and that no
+ * attempt holds, the longest waiting first: a range of
+ * `webhook_endpoints_due`, endpoints only, never their deliveries.
+ */
+export const dueEndpoints = (now: number, limit: number, slow: boolean) =>
+  sql`SELECT id AS "endpointId", owner_id AS "ownerId", slow FROM webhook_endpoints
+    WHERE enabled = true AND slow = ${slow} AND next_attempt_at <= ${now}
+      AND (delivery_claimed_until IS NULL OR delivery_claimed_until <= ${now})
+    ORDER BY next_attempt_at LIMIT ${limit}`;
 
 /** No attempt to the endpoint is in flight: its claim is free or has lapsed. */
 const claimFree = (now: number) =>
@@ -77,24 +87,8 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
       );
     },
     async dueEndpoints(now, limit, slow) {
-      // A range of `webhook_endpoints_due`: endpoints only, never their deliveries.
-      return db
-        .select({
-          endpointId: webhookEndpoints.id,
-          ownerId: webhookEndpoints.ownerId,
-          slow: webhookEndpoints.slow,
-        })
-        .from(webhookEndpoints)
-        .where(
-          and(
-            eq(webhookEndpoints.enabled, true),
-            eq(webhookEndpoints.slow, slow),
-            lte(webhookEndpoints.nextAttemptAt, new Date(now)),
-            claimFree(now),
-          ),
-        )
-        .orderBy(asc(webhookEndpoints.nextAttemptAt))
-        .limit(limit);
+      // drizzle's bun-sql types its rows as records; the query's columns are DueEndpoint's.
+      return [...(await db.execute(dueEndpoints(now, limit, slow)))] as DueEndpoint[];
     },
     claimDelivery(endpointId, now, until) {
       if (impossible(endpointId)) return Promise.resolve(null);
