@@ -6,12 +6,17 @@ import { cursorOf } from '@/events/cursor';
 import { BACKLOG_GIVEN_UP } from '@/webhooks/deliveries';
 import { dueEndpoints, nextDelivery } from '@/webhooks/postgres-store';
 import { DeliveryList, Webhook, WebhookWithSecret } from '@/webhooks/schemas';
+import * as eventsPrune from '@/workers/events-prune';
 import { type EventsTestApp, propertyEvent, storesUnderTest, tokensOf } from '../events/stores';
 import { manualClock } from '../support/harness';
 import { deliver, LOCAL_WEBHOOKS, startReceiver } from './support';
 
 const receiver = startReceiver();
 afterAll(() => receiver.stop());
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Whether a pending delivery `d` has an earlier pending one of its resource: it must wait (`blocked`). */
+const EARLIER = `EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id
+  AND p.resource = d.resource AND p.status = 'pending' AND p.id < d.id)`;
 
 /** Endpoints and deliveries of one customer's backlog in the plan tests. */
 const ENDPOINTS = 20;
@@ -130,6 +135,82 @@ for (const store of storesUnderTest()) {
       } finally {
         receiver.answerWith(null);
       }
+    });
+
+    test('each endpoint’s count of pending deliveries, next due time and blocked deliveries follow every change: queued, failed, retried, sent, redelivered, their event pruned', async () => {
+      const app = await setUp();
+      const rows = async (sql: string) =>
+        app.client ? [...(await app.client.unsafe(sql))] : app.db!.$client.query(sql).all();
+      /** Each endpoint's columns against what its deliveries say. */
+      const drift = async () =>
+        (
+          (await rows(`SELECT e.id, e.pending_deliveries AS pending, e.next_attempt_at AS next,
+            (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'pending') AS counted,
+            (SELECT min(d.next_attempt_at) FROM webhook_deliveries d WHERE d.endpoint_id = e.id
+              AND d.status = 'pending' AND NOT ${EARLIER}) AS due,
+            (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id
+              AND d.status = 'pending' AND d.blocked <> ${EARLIER}) AS wrong
+          FROM webhook_endpoints e`)) as Record<string, unknown>[]
+        ).filter(
+          (row) =>
+            Number(row.pending) !== Number(row.counted) ||
+            (row.next === null ? null : Number(row.next)) !==
+              (row.due === null ? null : Number(row.due)) ||
+            Number(row.wrong) !== 0,
+        );
+      let { owner } = await tokensOf(app);
+      const hook = WebhookWithSecret.parse(
+        (
+          await app.request('POST', '/listings/webhooks', {
+            body: { url: receiver.url('/drift') },
+            token: owner,
+          })
+        ).body,
+      );
+      receiver.statuses.push(500);
+      await app.appendEvents(
+        propertyEvent('p1'),
+        propertyEvent('p1', 'owner-1', 'property.archived'),
+        propertyEvent('p2'),
+      );
+      await app.deps.stores.webhooks.fanOut(app.clock(), app.config.webhookQuotas);
+      expect(await drift()).toEqual([]);
+      // p1's first attempt fails: its archive waits behind it; p2 goes.
+      expect(await deliver(app)).toMatchObject({ attempted: 2, failed: 1, succeeded: 1 });
+      expect(await drift()).toEqual([]);
+      app.clock.advance(30_000);
+      expect(await deliver(app)).toMatchObject({ attempted: 2, succeeded: 2 });
+      expect(await drift()).toEqual([]);
+      const log = DeliveryList.parse(
+        (await app.request('GET', `/listings/webhooks/${hook.id}/deliveries`, { token: owner }))
+          .body,
+      ).data;
+      // The first of p1 again: it goes before nothing pending, so it may go at once.
+      await app.request(
+        'POST',
+        `/listings/webhooks/${hook.id}/deliveries/${log.at(-1)!.id}/redeliver`,
+        { token: owner },
+      );
+      expect(await drift()).toEqual([]);
+      await app.request('PATCH', `/listings/webhooks/${hook.id}`, {
+        body: { enabled: false },
+        token: owner,
+      });
+      app.clock.advance(31 * DAY_MS);
+      owner = (await tokensOf(app)).owner;
+      await app.request('PATCH', `/listings/webhooks/${hook.id}`, {
+        body: { enabled: true },
+        token: owner,
+      });
+      // A new event of p1 waits behind the redelivered one, whose event is then pruned.
+      await app.appendEvents(propertyEvent('p1', 'owner-1', 'property.unarchived'));
+      await app.deps.stores.webhooks.fanOut(app.clock(), app.config.webhookQuotas);
+      expect(await drift()).toEqual([]);
+      expect(await app.deps.stores.events.pruneEvents(app.clock() - 30 * DAY_MS)).toBe(3);
+      await eventsPrune.run(app.deps);
+      expect(await drift()).toEqual([]);
+      expect(await deliver(app)).toMatchObject({ attempted: 1, succeeded: 1 });
+      expect(await drift()).toEqual([]);
     });
 
     if (store.name === 'SQLite') {
