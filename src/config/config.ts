@@ -42,10 +42,11 @@ export interface Config {
    * addresses; how many attempts one process has in flight at once.
    */
   webhooks: { allowHttp: boolean; allowPrivate: boolean; concurrency: number };
-  /** What webhooks may make the service store: endpoints per customer, deliveries per endpoint. */
+  /** What webhooks may make the service store: endpoints per customer, deliveries per endpoint and per customer. */
   webhookQuotas: {
     endpointsPerCustomer: number;
     pendingDeliveriesPerEndpoint: number;
+    pendingDeliveriesPerOwner: number;
     finishedDeliveriesKeptPerEndpoint: number;
   };
   /** Days the security and audit log keeps an event. */

@@ -124,6 +124,7 @@ export const EnvSchema = z.object({
   // What one party may make the service store for webhooks (docs/events-and-webhooks.md).
   WEBHOOK_ENDPOINTS_PER_CUSTOMER: quota.default(20),
   WEBHOOK_PENDING_DELIVERIES_PER_ENDPOINT: quota.default(10_000),
+  WEBHOOK_PENDING_DELIVERIES_PER_OWNER: quota.default(20_000),
   WEBHOOK_FINISHED_DELIVERIES_KEPT_PER_ENDPOINT: quota.default(1_000),
   // Webhook attempts in flight at once in one process; an owner gets a quarter of them.
   WEBHOOK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),

@@ -152,6 +152,7 @@ export function parseConfig(
     webhookQuotas: {
       endpointsPerCustomer: e.WEBHOOK_ENDPOINTS_PER_CUSTOMER,
       pendingDeliveriesPerEndpoint: e.WEBHOOK_PENDING_DELIVERIES_PER_ENDPOINT,
+      pendingDeliveriesPerOwner: e.WEBHOOK_PENDING_DELIVERIES_PER_OWNER,
       finishedDeliveriesKeptPerEndpoint: e.WEBHOOK_FINISHED_DELIVERIES_KEPT_PER_ENDPOINT,
     },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,

@@ -1,6 +1,6 @@
 import type { Clock } from '@/kernel/clock';
 import { ATTEMPT_TIMEOUT_MS, type AttemptOptions, attempt, messageOf } from './attempt';
-import { FairQueue, ownerShareOf } from './fair-queue';
+import { FairQueue, ownerShareOf, slowLaneShareOf } from './fair-queue';
 import type { DueDelivery, DueEndpoint, WebhookQuotas, WebhookStore } from './store';
 
 /** Attempts in flight at once in one process, by default (WEBHOOK_DELIVERY_CONCURRENCY). */
@@ -13,7 +13,7 @@ export const DEFAULT_CONCURRENCY = 32;
 export const claimMsOf = (timeoutMs: number): number => 6 * timeoutMs;
 /** While attempts are in flight, the run queues new events and looks for due work this often. */
 const LOOK_AGAIN_MS = 1000;
-/** Endpoints read per look for due work; the rest come in a later look. */
+/** Endpoints read per lane and look for due work; the rest come in a later look. */
 const CANDIDATES = 1000;
 
 export interface DeliveryContext extends AttemptOptions {
@@ -21,7 +21,10 @@ export interface DeliveryContext extends AttemptOptions {
   clock: Clock;
   /** What an endpoint may have queued and kept (WEBHOOK_*_PER_ENDPOINT). */
   quotas: WebhookQuotas;
-  /** Attempts in flight at once; an owner gets a quarter of them (`ownerShareOf`). */
+  /**
+   * Attempts in flight at once; an owner gets a quarter of them
+   * (`ownerShareOf`), and so does the slow lane (`slowLaneShareOf`).
+   */
   concurrency?: number;
   /** Shutdown: no new attempt starts; the ones in flight finish and are recorded. */
   signal?: AbortSignal;
@@ -79,7 +82,7 @@ export async function deliverWebhooks(ctx: DeliveryContext): Promise<DeliveryRun
   const run: DeliveryRun = { queued: 0, attempted: 0, succeeded: 0, failed: 0 };
   const slots = Math.max(1, ctx.concurrency ?? DEFAULT_CONCURRENCY);
   const claimMs = claimMsOf(ctx.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
-  const queue = new FairQueue(ownerShareOf(slots));
+  const queue = new FairQueue(ownerShareOf(slots), slowLaneShareOf(slots));
   /** The attempts in flight, by endpoint. */
   const inFlight = new Map<string, Promise<void>>();
   const wakeUp = waker();
@@ -94,12 +97,13 @@ export async function deliverWebhooks(ctx: DeliveryContext): Promise<DeliveryRun
 
   const start = (endpoint: DueEndpoint, due: DueDelivery, until: number) => {
     queue.started(endpoint);
+    let slow = endpoint.slow;
     const task = (async () => {
       // The attempt's start is its time: a refusal and a request look alike in the log.
       const now = ctx.clock();
       try {
         const outcome = await attempt(ctx, due, now);
-        await ctx.store.recordAttempt(due.delivery.id, outcome, now);
+        slow = await ctx.store.recordAttempt(due.delivery.id, outcome, now);
         run.attempted++;
         if (outcome.ok) run.succeeded++;
         else run.failed++;
@@ -111,7 +115,7 @@ export async function deliverWebhooks(ctx: DeliveryContext): Promise<DeliveryRun
           error: messageOf(error),
         });
       } finally {
-        queue.finished(endpoint);
+        queue.finished({ ...endpoint, slow });
         inFlight.delete(endpoint.endpointId);
         wakeUp.poke();
       }
@@ -128,7 +132,10 @@ export async function deliverWebhooks(ctx: DeliveryContext): Promise<DeliveryRun
         looked = true;
         lastLook = performance.now();
         run.queued += await ctx.store.fanOut(ctx.clock(), ctx.quotas);
-        queue.offer(await ctx.store.dueEndpoints(ctx.clock(), CANDIDATES));
+        // Each lane read on its own: endpoints waiting in the slow lane never
+        // keep the others out of the candidates.
+        queue.offer(await ctx.store.dueEndpoints(ctx.clock(), CANDIDATES, false));
+        queue.offer(await ctx.store.dueEndpoints(ctx.clock(), CANDIDATES, true));
       }
       while (inFlight.size < slots && !stopped()) {
         const endpoint = queue.next();

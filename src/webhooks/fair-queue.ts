@@ -9,14 +9,24 @@ const ownerKeyOf = (candidate: DueEndpoint) => candidate.ownerId ?? EMPLOYEES;
 export const ownerShareOf = (slots: number): number => Math.max(1, Math.floor(slots / 4));
 
 /**
+ * Attempts the slow lane (endpoints whose attempts keep failing, whoever
+ * owns them) may have in flight: a quarter of the pool, at least one. The
+ * rest always serve the other endpoints, however many accounts the failing
+ * ones belong to.
+ */
+export const slowLaneShareOf = (slots: number): number => Math.max(1, Math.floor(slots / 4));
+
+/**
  * Which endpoint's delivery starts next when a slot of the pool frees
  * (docs/events-and-webhooks.md, "Delivery"):
  * 1. an endpoint with an attempt in flight is never picked (one at a time);
- * 2. an owner already at its share of the pool (`ownerShareOf`) is skipped;
- * 3. of the others, the owner with the fewest attempts in flight goes first,
+ * 2. a slow-lane endpoint is skipped while the slow lane has its share of
+ *    the pool (`slowLaneShareOf`) in flight;
+ * 3. an owner already at its share of the pool (`ownerShareOf`) is skipped;
+ * 4. of the others, the owner with the fewest attempts in flight goes first,
  *    ties to the owner whose last start is the oldest (never started first):
  *    round-robin across owners, whatever their number of endpoints;
- * 4. within that owner, its endpoint started least recently (round-robin
+ * 5. within that owner, its endpoint started least recently (round-robin
  *    across its endpoints), ties to the one waiting longest.
  */
 export class FairQueue {
@@ -25,22 +35,24 @@ export class FairQueue {
   private readonly ownerLoad = new Map<string, number>();
   private readonly ownerTurn = new Map<string, number>();
   private readonly endpointTurn = new Map<string, number>();
-  private readonly busy = new Set<string>();
+  /** Endpoints with an attempt in flight, and whether it counts in the slow lane. */
+  private readonly busy = new Map<string, boolean>();
+  private slowLoad = 0;
   private turns = 0;
 
-  constructor(private readonly ownerShare: number) {}
+  constructor(
+    private readonly ownerShare: number,
+    private readonly slowShare = Number.POSITIVE_INFINITY,
+  ) {}
 
   get size(): number {
     return this.candidates.size;
   }
 
-  /** Adds endpoints that may have work (already known ones keep their place). */
+  /** Adds endpoints that may have work (already known ones keep their place, their lane updated). */
   offer(endpoints: readonly DueEndpoint[]): void {
-    for (const endpoint of endpoints) {
-      if (!this.candidates.has(endpoint.endpointId)) {
-        this.candidates.set(endpoint.endpointId, endpoint);
-      }
-    }
+    // Setting a key a Map has keeps its place in the order.
+    for (const endpoint of endpoints) this.candidates.set(endpoint.endpointId, endpoint);
   }
 
   /** The next endpoint to claim from, taken out of the candidates; null when none may start. */
@@ -49,6 +61,7 @@ export class FairQueue {
     let bestRank: readonly number[] = [];
     for (const candidate of this.candidates.values()) {
       if (this.busy.has(candidate.endpointId)) continue;
+      if (candidate.slow && this.slowLoad >= this.slowShare) continue;
       const owner = ownerKeyOf(candidate);
       const load = this.ownerLoad.get(owner) ?? 0;
       if (load >= this.ownerShare) continue;
@@ -66,19 +79,24 @@ export class FairQueue {
     return best;
   }
 
-  /** An attempt to `endpoint` started: it and its owner count as in flight. */
+  /** An attempt to `endpoint` started: it, its owner and its lane count as in flight. */
   started(endpoint: DueEndpoint): void {
     const owner = ownerKeyOf(endpoint);
-    this.busy.add(endpoint.endpointId);
+    this.busy.set(endpoint.endpointId, endpoint.slow);
+    if (endpoint.slow) this.slowLoad++;
     this.ownerLoad.set(owner, (this.ownerLoad.get(owner) ?? 0) + 1);
     this.turns++;
     this.ownerTurn.set(owner, this.turns);
     this.endpointTurn.set(endpoint.endpointId, this.turns);
   }
 
-  /** The attempt ended; the endpoint goes to the back as a candidate (its next delivery may be due). */
+  /**
+   * The attempt ended; the endpoint goes to the back as a candidate (its
+   * next delivery may be due), in the lane its outcome put it in.
+   */
   finished(endpoint: DueEndpoint): void {
     const owner = ownerKeyOf(endpoint);
+    if (this.busy.get(endpoint.endpointId)) this.slowLoad--;
     this.busy.delete(endpoint.endpointId);
     this.ownerLoad.set(owner, (this.ownerLoad.get(owner) ?? 1) - 1);
     this.candidates.delete(endpoint.endpointId);

@@ -37,8 +37,12 @@ function* createEndpoint(
 ) {
   const at = new Date(now);
   const owner = ownerOf(caller);
-  if (owner !== null && (yield* step(t.countOwned(owner))) >= endpointsPerCustomer) {
-    throw fail('webhook.limit_reached');
+  if (owner !== null) {
+    // Creates of one owner run one after the other, so two at once cannot both pass the limit.
+    yield* step(t.lockOwner(owner));
+    if ((yield* step(t.countOwned(owner))) >= endpointsPerCustomer) {
+      throw fail('webhook.limit_reached');
+    }
   }
   const row = yield* step(
     t.insertEndpoint({
@@ -79,7 +83,13 @@ function* patchEndpoint(
       ...(patch.description === undefined ? {} : { description: patch.description }),
       ...(patch.enabled === undefined ? {} : { enabled: patch.enabled }),
       ...(enabling
-        ? { disabledReason: null, failingSince: null, cursor: yield* step(t.lastEventId()) }
+        ? {
+            disabledReason: null,
+            failingSince: null,
+            consecutiveFailures: 0,
+            slow: false,
+            cursor: yield* step(t.lastEventId()),
+          }
         : {}),
       updatedAt: new Date(now),
     }),
@@ -118,7 +128,8 @@ function* listDeliveries(t: WebhookTables, caller: Caller, endpointId: string) {
 /**
  * POST …/deliveries/{deliveryId}/redeliver: due now again, with a new 24-hour
  * window of retries (attempts keep counting). Same `webhook-id`: a receiver
- * that saw it already can tell.
+ * that saw it already can tell. A finished delivery pending again goes
+ * before the later pending deliveries of its resource, after earlier ones.
  */
 function* redeliver(
   t: WebhookTables,
@@ -127,16 +138,30 @@ function* redeliver(
   deliveryId: number,
   now: number,
 ) {
-  yield* findEndpoint(t, caller, endpointId);
+  const endpoint = yield* findEndpoint(t, caller, endpointId, true);
   const found = yield* step(t.delivery(deliveryId));
   if (found?.endpointId !== endpointId) throw fail('webhook.delivery_not_found');
+  let blocked = found.blocked;
+  if (found.status !== 'pending') {
+    const first = yield* step(t.firstPending(endpointId, found.resource));
+    blocked = first !== null && first < deliveryId;
+    // It goes first now: the one that went first waits behind it.
+    if (first !== null && first > deliveryId) {
+      yield* step(t.updateDelivery(first, { blocked: true }));
+    }
+    yield* step(
+      t.updateEndpoint(endpointId, { pendingDeliveries: endpoint.pendingDeliveries + 1 }),
+    );
+  }
   const row = yield* step(
     t.updateDelivery(deliveryId, {
       status: 'pending',
+      blocked,
       nextAttemptAt: new Date(now),
       firstAttemptAt: null,
     }),
   );
+  yield* step(t.refreshDue(endpointId));
   return toDelivery(row);
 }
 

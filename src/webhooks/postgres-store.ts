@@ -1,36 +1,39 @@
 import type { SQL } from 'bun';
-import { and, asc, eq, exists, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
-import { changedRows, type PgTx, pgDatabase } from '@/db/pg/client';
+import { and, asc, eq, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
+import { changedRows, pgDatabase } from '@/db/pg/client';
 import { events, webhookDeliveries, webhookEndpoints } from '@/db/pg/schema';
 import { runLater, type Steps } from '@/kernel/steps';
-import { deliveryBody, EVENT_NOT_KEPT } from './deliveries';
+import { deliveryBody, EVENT_NOT_KEPT, settleGivenUp } from './deliveries';
 import { fanOutAll, fanOutBatchOf } from './fan-out';
 import { webhookOperations } from './operations';
 import { eventKept, impossible, postgresWebhookTables, trimFinished } from './postgres-tables';
-import type { WebhookStore, WebhookTables } from './store';
+import type { DueEndpoint, WebhookStore, WebhookTables } from './store';
 import { type SummaryRow, summaryQuery } from './summary';
 
-const earlier = alias(webhookDeliveries, 'p');
+/**
+ * An endpoint's next delivery with its event's fields: of its due pending
+ * deliveries that are not blocked, the one due longest ago, then the
+ * oldest. The query repeats the predicate of `webhook_deliveries_next`
+ * and orders by its columns, so that index answers it with its first
+ * entry; no other index gives that order.
+ */
+export const nextDelivery = (endpointId: string, now: number) =>
+  sql`SELECT d.id, ev.type, ev.occurred_at AS "occurredAt", ev.data
+    FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
+    WHERE d.endpoint_id = ${endpointId} AND d.status = 'pending' AND NOT d.blocked
+      AND d.next_attempt_at <= ${now}
+    ORDER BY d.next_attempt_at, d.id LIMIT 1`;
 
 /**
- * A delivery that may go: its resource has no earlier pending delivery at
- * its endpoint, so the events of one resource go in order.
+ * Enabled endpoints of one lane whose next delivery is due and that no
+ * attempt holds, the longest waiting first: a range of
+ * `webhook_endpoints_due`, endpoints only, never their deliveries.
  */
-const firstOfResource = (query: Pick<PgTx, 'select'>) =>
-  sql`NOT ${exists(
-    query
-      .select({ one: sql`1` })
-      .from(earlier)
-      .where(
-        and(
-          eq(earlier.endpointId, webhookDeliveries.endpointId),
-          eq(earlier.resource, webhookDeliveries.resource),
-          eq(earlier.status, 'pending'),
-          lt(earlier.id, webhookDeliveries.id),
-        ),
-      ),
-  )}`;
+export const dueEndpoints = (now: number, limit: number, slow: boolean) =>
+  sql`SELECT id AS "endpointId", owner_id AS "ownerId", slow FROM webhook_endpoints
+    WHERE enabled = true AND slow = ${slow} AND next_attempt_at <= ${now}
+      AND (delivery_claimed_until IS NULL OR delivery_claimed_until <= ${now})
+    ORDER BY next_attempt_at LIMIT ${limit}`;
 
 /** No attempt to the endpoint is in flight: its claim is free or has lapsed. */
 const claimFree = (now: number) =>
@@ -83,24 +86,9 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
         ),
       );
     },
-    async dueEndpoints(now, limit) {
-      return db
-        .select({ endpointId: webhookEndpoints.id, ownerId: webhookEndpoints.ownerId })
-        .from(webhookDeliveries)
-        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-        .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-        .where(
-          and(
-            eq(webhookDeliveries.status, 'pending'),
-            lte(webhookDeliveries.nextAttemptAt, new Date(now)),
-            eq(webhookEndpoints.enabled, true),
-            claimFree(now),
-            firstOfResource(db),
-          ),
-        )
-        .groupBy(webhookEndpoints.id)
-        .orderBy(sql`min(${webhookDeliveries.nextAttemptAt})`, asc(webhookEndpoints.id))
-        .limit(limit);
+    async dueEndpoints(now, limit, slow) {
+      // drizzle's bun-sql types its rows as records; the query's columns are DueEndpoint's.
+      return [...(await db.execute(dueEndpoints(now, limit, slow)))] as DueEndpoint[];
     },
     claimDelivery(endpointId, now, until) {
       if (impossible(endpointId)) return Promise.resolve(null);
@@ -120,26 +108,15 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
           )
           .returning();
         if (!endpoint) return null;
-        // A delivery whose event was pruned is never due (`pruneDeliveries` fails it).
-        const [next] = await tx
-          .select({
-            delivery: webhookDeliveries,
-            type: events.type,
-            occurredAt: events.occurredAt,
-            data: events.data,
-          })
-          .from(webhookDeliveries)
-          .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-          .where(
-            and(
-              eq(webhookDeliveries.endpointId, endpointId),
-              eq(webhookDeliveries.status, 'pending'),
-              lte(webhookDeliveries.nextAttemptAt, new Date(now)),
-              firstOfResource(tx),
-            ),
-          )
-          .orderBy(asc(webhookDeliveries.id))
-          .limit(1);
+        // Its first entry of `webhook_deliveries_next` that is due, the index
+        // whose predicate the query repeats. A delivery whose event was
+        // pruned is never sent (`pruneDeliveries` fails it).
+        const [next] = await tx.execute<{
+          id: number;
+          type: string;
+          occurredAt: number;
+          data: string;
+        }>(nextDelivery(endpointId, now));
         if (!next) {
           await tx
             .update(webhookEndpoints)
@@ -147,8 +124,20 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
             .where(eq(webhookEndpoints.id, endpointId));
           return null;
         }
-        const { delivery, ...event } = next;
-        return { delivery, endpoint, body: deliveryBody(event) };
+        const [delivery] = await tx
+          .select()
+          .from(webhookDeliveries)
+          .where(eq(webhookDeliveries.id, Number(next.id)));
+        if (!delivery) return null;
+        return {
+          delivery,
+          endpoint,
+          body: deliveryBody({
+            type: next.type,
+            occurredAt: Number(next.occurredAt),
+            data: next.data,
+          }),
+        };
       });
     },
     async releaseEndpoint(endpointId, until) {
@@ -175,10 +164,16 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
               ),
             ),
         );
-        await tx
+        const givenUp = await tx
           .update(webhookDeliveries)
           .set({ status: 'failed', nextAttemptAt: null, error: EVENT_NOT_KEPT })
-          .where(and(eq(webhookDeliveries.status, 'pending'), sql`NOT ${eventKept}`));
+          .where(and(eq(webhookDeliveries.status, 'pending'), sql`NOT ${eventKept}`))
+          .returning({
+            endpointId: webhookDeliveries.endpointId,
+            resource: webhookDeliveries.resource,
+            blocked: webhookDeliveries.blocked,
+          });
+        await runLater(settleGivenUp(postgresWebhookTables(tx), givenUp));
         const endpoints = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints);
         for (const { id } of endpoints) {
           deleted += changedRows(await tx.execute(trimFinished(id, keptPerEndpoint)));

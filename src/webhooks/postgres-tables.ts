@@ -19,6 +19,19 @@ export const trimFinished = (endpointId: string, keep: number) =>
     AND id < coalesce((SELECT id FROM webhook_deliveries WHERE endpoint_id = ${endpointId}
       AND status <> 'pending' ORDER BY id DESC LIMIT 1 OFFSET ${keep - 1}), 0)`;
 
+/**
+ * Sets an endpoint's `next_attempt_at` to the due time of its next
+ * delivery, due or not: the first entry of the partial index
+ * `webhook_deliveries_next`, the one index whose predicate the query
+ * repeats.
+ */
+export const refreshDue = (endpointId: string) =>
+  sql`UPDATE webhook_endpoints SET next_attempt_at = (
+      SELECT d.next_attempt_at FROM webhook_deliveries d
+      WHERE d.endpoint_id = ${endpointId} AND d.status = 'pending' AND NOT d.blocked
+      ORDER BY d.next_attempt_at LIMIT 1)
+    WHERE id = ${endpointId}`;
+
 /** Whether a delivery's event is still kept. */
 export const eventKept = sql`EXISTS (SELECT 1 FROM events WHERE events.id = webhook_deliveries.event_id)`;
 
@@ -30,9 +43,10 @@ export const postgresWebhookTables = (tx: PgTx): WebhookTables => ({
     const [row] = await (forUpdate ? query.for('update') : query);
     return row;
   },
-  async countOwned(owner) {
-    // Creates of one owner run one after the other, so two at once cannot both pass the limit.
+  async lockOwner(owner) {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${OWNER_LOCK_CLASS}, hashtext(${owner}))`);
+  },
+  async countOwned(owner) {
     const [row] = await tx
       .select({ n: sql<number>`count(*)::int` })
       .from(webhookEndpoints)
@@ -81,14 +95,36 @@ export const postgresWebhookTables = (tx: PgTx): WebhookTables => ({
       await tx.insert(webhookDeliveries).values(rows.slice(i, i + CHUNK));
     }
   },
-  async pendingCount(endpointId) {
+  async pendingResources(endpointId, resources) {
+    if (resources.length === 0) return new Set();
+    // One probe of `webhook_deliveries_resource` per resource, however many are pending.
+    const rows = await tx.execute<{ resource: string }>(
+      sql`SELECT r.resource FROM unnest(ARRAY[${sql.join(
+        resources.map((resource) => sql`${resource}`),
+        sql`, `,
+      )}]::text[]) AS r(resource)
+        WHERE EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = ${endpointId}
+          AND d.resource = r.resource AND d.status = 'pending')`,
+    );
+    return new Set([...rows].map((row) => row.resource));
+  },
+  async firstPending(endpointId, resource) {
     const [row] = await tx
-      .select({ n: sql<number>`count(*)::int` })
+      .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
       .where(
-        and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, 'pending')),
-      );
-    return row?.n ?? 0;
+        and(
+          eq(webhookDeliveries.endpointId, endpointId),
+          eq(webhookDeliveries.resource, resource),
+          eq(webhookDeliveries.status, 'pending'),
+        ),
+      )
+      .orderBy(asc(webhookDeliveries.id))
+      .limit(1);
+    return row?.id ?? null;
+  },
+  async refreshDue(endpointId) {
+    await tx.execute(refreshDue(endpointId));
   },
   async giveUpPending(endpointId, error) {
     const pending = and(

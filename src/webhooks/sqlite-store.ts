@@ -4,26 +4,47 @@ import type { Db, Tx } from '@/db/client';
 import { events, webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import type { StoredEvent } from '@/events/store';
 import { runNow, type Steps } from '@/kernel/steps';
-import { deliveryBody, EVENT_NOT_KEPT } from './deliveries';
+import { deliveryBody, EVENT_NOT_KEPT, settleGivenUp } from './deliveries';
 import { fanOutAll, fanOutBatchOf } from './fan-out';
 import { webhookOperations } from './operations';
-import type { DueEndpoint, WebhookStore, WebhookTables } from './store';
+import type { WebhookStore, WebhookTables } from './store';
 import { type SummaryRow, summaryQuery } from './summary';
 
 /**
- * A delivery that may go: its resource has no earlier pending delivery at
- * its endpoint, so the events of one resource go in order. An endpoint's
- * next delivery is the oldest due one of those.
+ * An endpoint's next delivery: of its pending ones that are not blocked
+ * (the first of their resource) and due, the one due longest ago, then the
+ * oldest. With its event's fields, the body's source; a delivery whose
+ * event was pruned is never sent (`pruneDeliveries` fails it). Pinned to
+ * `webhook_deliveries_next`, whose first entry it is: on a database never
+ * analysed, SQLite would otherwise pick an index that walks the endpoint's
+ * whole backlog.
  */
-const FIRST_OF_RESOURCE = `NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-  WHERE p.endpoint_id = d.endpoint_id AND p.resource = d.resource AND p.status = 'pending'
-    AND p.id < d.id)`;
-/** With its event's fields, the body's source; a delivery whose event was pruned is never due (`pruneDeliveries` fails it). */
-const NEXT_DELIVERY = `SELECT d.id, ev.type, ev.occurred_at AS occurredAt, ev.data
-  FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
-  WHERE d.endpoint_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
-    AND ${FIRST_OF_RESOURCE}
-  ORDER BY d.id LIMIT 1`;
+export const NEXT_DELIVERY = `SELECT d.id, ev.type, ev.occurred_at AS occurredAt, ev.data
+  FROM webhook_deliveries d INDEXED BY webhook_deliveries_next JOIN events ev ON ev.id = d.event_id
+  WHERE d.endpoint_id = ?1 AND d.status = 'pending' AND d.blocked = 0 AND d.next_attempt_at <= ?2
+  ORDER BY d.next_attempt_at, d.id LIMIT 1`;
+
+/** The due time of an endpoint's next delivery, due or not: the first entry of `webhook_deliveries_next`. */
+const REFRESH_DUE = `UPDATE webhook_endpoints SET next_attempt_at = (
+    SELECT d.next_attempt_at FROM webhook_deliveries d INDEXED BY webhook_deliveries_next
+    WHERE d.endpoint_id = ?1 AND d.status = 'pending' AND d.blocked = 0
+    ORDER BY d.next_attempt_at LIMIT 1)
+  WHERE id = ?1`;
+
+/**
+ * Enabled endpoints of one lane whose next delivery is due and that no
+ * attempt holds: a range of `webhook_endpoints_due`, pinned like
+ * `NEXT_DELIVERY`, whatever the number of pending deliveries.
+ */
+export const DUE_ENDPOINTS = `SELECT id AS endpointId, owner_id AS ownerId, slow
+  FROM webhook_endpoints INDEXED BY webhook_endpoints_due
+  WHERE enabled = 1 AND slow = ?3 AND next_attempt_at <= ?1
+    AND (delivery_claimed_until IS NULL OR delivery_claimed_until <= ?1)
+  ORDER BY next_attempt_at LIMIT ?2`;
+
+/** The first pending delivery of a resource at an endpoint (`webhook_deliveries_resource`, then the rowid). */
+const FIRST_PENDING = `SELECT id FROM webhook_deliveries
+  WHERE endpoint_id = ?1 AND resource = ?2 AND status = 'pending' ORDER BY id LIMIT 1`;
 
 /**
  * An endpoint's finished deliveries older than its newest `keep` finished
@@ -38,6 +59,8 @@ const TRIM_FINISHED = `DELETE FROM webhook_deliveries WHERE endpoint_id = ?1 AND
 const tablesOf = (db: Db, tx: Tx): WebhookTables => ({
   // The write transaction (BEGIN IMMEDIATE) already holds SQLite's only write lock.
   endpoint: (id) => tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get(),
+  // The write transaction (BEGIN IMMEDIATE) already runs alone.
+  lockOwner: () => {},
   countOwned: (owner) =>
     tx
       .select({ n: sql<number>`count(*)` })
@@ -70,14 +93,16 @@ const tablesOf = (db: Db, tx: Tx): WebhookTables => ({
   insertDeliveries: (rows) => {
     tx.insert(webhookDeliveries).values(rows).run();
   },
-  pendingCount: (endpointId) =>
-    (
-      db.$client
-        .query(
-          "SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending'",
-        )
-        .get(endpointId) as { n: number }
-    ).n,
+  pendingResources: (endpointId, resources) => {
+    const first = db.$client.query(FIRST_PENDING);
+    return new Set(resources.filter((resource) => first.get(endpointId, resource) !== null));
+  },
+  firstPending: (endpointId, resource) =>
+    (db.$client.query(FIRST_PENDING).get(endpointId, resource) as { id: number } | null)?.id ??
+    null,
+  refreshDue: (endpointId) => {
+    db.$client.query(REFRESH_DUE).run(endpointId);
+  },
   giveUpPending(endpointId, error) {
     const pending = "FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending'";
     const oldest = db.$client.query(`SELECT min(event_id) AS id ${pending}`).get(endpointId) as {
@@ -142,7 +167,7 @@ export function sqliteWebhookStore(db: Db) {
         ),
       );
     },
-    dueEndpoints(now, limit) {
+    dueEndpoints(now, limit, slow) {
       if (!claimsCleared) {
         // One process delivers from a SQLite file, and it has claimed nothing
         // yet: a claim left in the file is a crashed process's, its attempt
@@ -152,17 +177,13 @@ export function sqliteWebhookStore(db: Db) {
         );
         claimsCleared = true;
       }
-      return db.$client
-        .query(
-          `SELECT e.id AS endpointId, e.owner_id AS ownerId
-           FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-             JOIN events ev ON ev.id = d.event_id
-           WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND e.enabled = 1
-             AND (e.delivery_claimed_until IS NULL OR e.delivery_claimed_until <= ?1)
-             AND ${FIRST_OF_RESOURCE}
-           GROUP BY e.id ORDER BY min(d.next_attempt_at), e.id LIMIT ?2`,
-        )
-        .all(now, limit) as DueEndpoint[];
+      return (
+        db.$client.query(DUE_ENDPOINTS).all(now, limit, slow ? 1 : 0) as {
+          endpointId: string;
+          ownerId: string | null;
+          slow: number;
+        }[]
+      ).map((row) => ({ ...row, slow: row.slow === 1 }));
     },
     claimDelivery: (endpointId, now, until) =>
       db.transaction(
@@ -212,7 +233,7 @@ export function sqliteWebhookStore(db: Db) {
     },
     pruneDeliveries: (cutoff, keptPerEndpoint) =>
       db.transaction(
-        () => {
+        (tx) => {
           const client = db.$client;
           let deleted = client
             .query(
@@ -220,12 +241,19 @@ export function sqliteWebhookStore(db: Db) {
                  AND (created_at < ? OR NOT EXISTS (SELECT 1 FROM events WHERE id = event_id))`,
             )
             .run(cutoff).changes;
-          client
+          const givenUp = client
             .query(
               `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = ?
-               WHERE status = 'pending' AND NOT EXISTS (SELECT 1 FROM events WHERE id = event_id)`,
+               WHERE status = 'pending' AND NOT EXISTS (SELECT 1 FROM events WHERE id = event_id)
+               RETURNING endpoint_id AS endpointId, resource, blocked`,
             )
-            .run(EVENT_NOT_KEPT);
+            .all(EVENT_NOT_KEPT) as { endpointId: string; resource: string; blocked: number }[];
+          runNow(
+            settleGivenUp(
+              tablesOf(db, tx),
+              givenUp.map((row) => ({ ...row, blocked: row.blocked === 1 })),
+            ),
+          );
           const endpoints = client.query('SELECT id FROM webhook_endpoints').all() as {
             id: string;
           }[];

@@ -34,9 +34,13 @@ export interface WebhookTables {
    */
   endpoint(id: string, forUpdate: boolean): MaybePromise<WebhookEndpointRow | undefined>;
   /**
-   * How many endpoints `owner` has; before it, concurrent creates of that
-   * owner are made to run one after the other, so the limit holds.
+   * Makes the rest of the transaction run after any other holding `owner`
+   * (PostgreSQL: an advisory lock; SQLite's write transaction already does),
+   * so its creates and fan-outs hold its limits. Taken before any endpoint
+   * row is locked.
    */
+  lockOwner(owner: string): MaybePromise<void>;
+  /** How many endpoints `owner` has (after `lockOwner`, so the limit holds). */
   countOwned(owner: string): MaybePromise<number>;
   /** The highest event id committed (0 with none). */
   lastEventId(): MaybePromise<number>;
@@ -48,8 +52,16 @@ export interface WebhookTables {
   /** Events after `after`, in id order, at most `limit`. */
   eventsAfter(after: number, limit: number): MaybePromise<StoredEvent[]>;
   insertDeliveries(rows: NewDelivery[]): MaybePromise<void>;
-  /** How many of an endpoint's deliveries are pending (not yet succeeded or given up). */
-  pendingCount(endpointId: string): MaybePromise<number>;
+  /** Which of `resources` have a pending delivery to the endpoint. */
+  pendingResources(endpointId: string, resources: string[]): MaybePromise<Set<string>>;
+  /** The id of the endpoint's first (lowest id) pending delivery of `resource`; null with none. */
+  firstPending(endpointId: string, resource: string): MaybePromise<number | null>;
+  /**
+   * Sets the endpoint's `nextAttemptAt` to the earliest due time of its
+   * pending deliveries that are not blocked (null with none): one read of
+   * the first entry of `webhook_deliveries_next`.
+   */
+  refreshDue(endpointId: string): MaybePromise<void>;
   /**
    * Marks an endpoint's pending deliveries failed with `error`; answers the
    * oldest event id among them (null: none was pending).
@@ -69,6 +81,15 @@ export interface DueEndpoint {
   endpointId: string;
   /** The customer it belongs to; null for an employee's. */
   ownerId: string | null;
+  /** In the slow lane: its last attempts failed (`SLOW_LANE_AFTER_FAILURES`). */
+  slow: boolean;
+}
+
+/** A pending delivery given up outside `recordAttempt` (its event pruned). */
+export interface GivenUp {
+  endpointId: string;
+  resource: string;
+  blocked: boolean;
 }
 
 export interface DueDelivery {
@@ -84,6 +105,12 @@ export interface WebhookQuotas {
   endpointsPerCustomer: number;
   /** An endpoint's pending deliveries at most: past it the fan-out gives them up and disables the endpoint. */
   pendingDeliveriesPerEndpoint: number;
+  /**
+   * A customer's pending deliveries at most, all its endpoints together:
+   * past it the fan-out gives up the largest backlog of its endpoints and
+   * disables that endpoint. Employees' endpoints have only the per-endpoint quota.
+   */
+  pendingDeliveriesPerOwner: number;
   /** An endpoint's finished deliveries kept, the newest; older ones are deleted. */
   finishedDeliveriesKeptPerEndpoint: number;
 }
@@ -137,21 +164,25 @@ export interface WebhookStore {
    */
   fanOut(now: number, quotas: WebhookQuotas): MaybePromise<number>;
   /**
-   * Enabled endpoints with a delivery due at `now` and no attempt in flight
-   * (their claim free or lapsed), the longest waiting first, at most `limit`.
+   * Enabled endpoints of one lane (`slow`) whose `nextAttemptAt` has come
+   * and with no attempt in flight (their claim free or lapsed), the longest
+   * waiting first, at most `limit`: a range of `webhook_endpoints_due`,
+   * whatever the number of pending deliveries.
    */
-  dueEndpoints(now: number, limit: number): MaybePromise<DueEndpoint[]>;
+  dueEndpoints(now: number, limit: number, slow: boolean): MaybePromise<DueEndpoint[]>;
   /**
-   * Claims `endpointId` until `until` and answers its next delivery: the
-   * oldest due one whose resource has no earlier pending delivery (the
-   * events of a resource go in order). Null, claiming nothing, when it has
-   * none due or is claimed already: one attempt per endpoint at a time, on
-   * every instance.
+   * Claims `endpointId` until `until` and answers its next delivery: of its
+   * due ones whose resource has no earlier pending delivery (not `blocked`:
+   * the events of a resource go in order), the one due longest ago, then
+   * the oldest; the first entry of `webhook_deliveries_next`. Null,
+   * claiming nothing, when it has none due or is claimed already: one
+   * attempt per endpoint at a time, on every instance.
    */
   claimDelivery(endpointId: string, now: number, until: number): MaybePromise<DueDelivery | null>;
   /** Ends the claim `claimDelivery` took until `until` (a later claimer's is left alone). */
   releaseEndpoint(endpointId: string, until: number): MaybePromise<void>;
-  recordAttempt(id: number, outcome: AttemptOutcome, now: number): MaybePromise<void>;
+  /** Records an attempt; answers whether its endpoint is now in the slow lane. */
+  recordAttempt(id: number, outcome: AttemptOutcome, now: number): MaybePromise<boolean>;
   /**
    * Deletes the finished deliveries older than `cutoff` (the events'
    * retention), those whose event was pruned, and each endpoint's beyond the

@@ -196,7 +196,7 @@ sqliteOnly.test(
       app.deps.stores.events.pruneEvents(0),
       app.deps.stores.webhooks.listEndpoints(employee),
       app.deps.stores.webhooks.fanOut(app.clock(), app.config.webhookQuotas),
-      app.deps.stores.webhooks.dueEndpoints(app.clock(), 10),
+      app.deps.stores.webhooks.dueEndpoints(app.clock(), 10, false),
       app.deps.stores.webhooks.claimDelivery('none', app.clock(), app.clock() + 1),
       app.deps.stores.webhooks.releaseEndpoint('none', app.clock() + 1),
       app.deps.stores.audit.searchAudit({}),

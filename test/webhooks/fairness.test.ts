@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { onEvents } from '@/events/signal';
 import { createLogger } from '@/logger';
 import { type DeliveryContext, deliverWebhooks } from '@/webhooks/deliver';
-import { FairQueue, ownerShareOf } from '@/webhooks/fair-queue';
+import { SLOW_LANE_AFTER_FAILURES } from '@/webhooks/deliveries';
+import { FairQueue, ownerShareOf, slowLaneShareOf } from '@/webhooks/fair-queue';
 import { propertyEvent } from '../events/stores';
 import { attemptsOf, customer, hangingReceiver, STAFF } from './fairness-support';
 import { startReceiver, webhooksContext } from './support';
@@ -134,6 +135,80 @@ describe('fair webhook delivery', () => {
     expect(await attemptsOf(store, a)).toEqual({ attempts: 1, untouched: 19 });
   });
 
+  test('the slow lane: 5 customers × 20 endpoints that never answer hold at most a quarter of the slots; another customer’s delivery starts while they all still hang, and a success brings an endpoint back', async () => {
+    const ctx = await webhooksContext();
+    const store = ctx.deps.stores.webhooks;
+    hanging.reset();
+    quick.received.length = 0;
+    quick.answerWith(null);
+    const create = async (owner: string, url: string) =>
+      (
+        await store.createEndpoint(
+          customer(owner),
+          { url },
+          ctx.clock(),
+          ctx.config.webhookQuotas.endpointsPerCustomer,
+        )
+      ).id;
+    const hung: string[] = [];
+    for (let o = 0; o < 5; o++) {
+      for (let i = 0; i < 20; i++) hung.push(await create(`hung-${o}`, hanging.url(`/h${o}-${i}`)));
+    }
+    const healthy = await create('healthy', quick.url('/healthy'));
+    const append = (owner: string, count: number) =>
+      ctx.deps.stores.events.appendEvents(
+        Array.from({ length: count }, (_, i) => ({
+          event: propertyEvent(`${owner}-${i}-${crypto.randomUUID()}`, owner),
+          now: ctx.clock(),
+        })),
+      );
+    // Each hung endpoint fails SLOW_LANE_AFTER_FAILURES attempts in a row (a short timeout).
+    for (let o = 0; o < 5; o++) await append(`hung-${o}`, SLOW_LANE_AFTER_FAILURES);
+    const delivery = (timeoutMs: number, options: Partial<DeliveryContext> = {}) =>
+      ({
+        store,
+        clock: ctx.clock,
+        quotas: ctx.config.webhookQuotas,
+        policy: ctx.config.webhooks,
+        timeoutMs,
+        concurrency: 8,
+        ...options,
+      }) satisfies DeliveryContext;
+    const failing = SLOW_LANE_AFTER_FAILURES * hung.length;
+    expect(await deliverWebhooks(delivery(50, { concurrency: 32 }))).toMatchObject({
+      attempted: failing,
+      failed: failing,
+    });
+    hanging.release();
+    hanging.reset();
+    // Their retries fall due; each of them hangs now until released.
+    ctx.clock.advance(30_000);
+    const stop = new AbortController();
+    const run = deliverWebhooks(delivery(60_000, { onEvents, signal: stop.signal }));
+    const breaker = setTimeout(hanging.release, DEADLOCK_BREAKER_MS);
+    const lane = slowLaneShareOf(8);
+    await hanging.until(() => hanging.holding() === lane);
+    await append('healthy', 1);
+    await quick.receivedCount(1);
+    const holdingWhenHealthyArrived = hanging.holding();
+    const startedWhenHealthyArrived = hanging.arrived.length;
+    stop.abort();
+    hanging.release();
+    clearTimeout(breaker);
+    // The slow lane was full and every attempt in it still hanging: the
+    // healthy delivery took one of the other slots at once. (Without the
+    // lane, four of the five customers' shares fill all 8 slots.)
+    expect(holdingWhenHealthyArrived).toBe(lane);
+    expect(startedWhenHealthyArrived).toBe(lane);
+    expect(await run).toMatchObject({ queued: 1, attempted: lane + 1, succeeded: lane + 1 });
+    expect((await store.listDeliveries(STAFF, healthy))[0]).toMatchObject({ status: 'succeeded' });
+    // The two answered at last left the slow lane; the others are still in it.
+    const answered = await store.dueEndpoints(ctx.clock(), 1000, false);
+    expect(answered).toHaveLength(lane);
+    expect(answered.every((one) => hung.includes(one.endpointId))).toBe(true);
+    expect(await store.dueEndpoints(ctx.clock(), 1000, true)).toHaveLength(hung.length - lane);
+  }, 60_000);
+
   test('a refused address reads the same whatever is behind it: no status, no duration, one reason; the operator log has the cause', async () => {
     const ctx = await webhooksContext();
     const store = ctx.deps.stores.webhooks;
@@ -205,9 +280,10 @@ describe('fair webhook delivery', () => {
 });
 
 describe('the order in which endpoints get a slot', () => {
-  const endpoint = (owner: string | null, i: number) => ({
+  const endpoint = (owner: string | null, i: number, slow = false) => ({
     endpointId: `${owner ?? 'staff'}-${i}`,
     ownerId: owner,
+    slow,
   });
 
   test('round-robin across owners whatever their number of endpoints, each owner at most its share, one attempt per endpoint', () => {
@@ -238,5 +314,20 @@ describe('the order in which endpoints get a slot', () => {
 
   test('an owner’s share is a quarter of the pool, at least one', () => {
     expect([1, 3, 4, 8, 32, 100].map(ownerShareOf)).toEqual([1, 1, 1, 2, 8, 25]);
+  });
+
+  test('the slow lane takes at most its share, whoever owns its endpoints; the other endpoints take the rest', () => {
+    const queue = new FairQueue(8, 2);
+    const slow = Array.from({ length: 5 }, (_, o) => endpoint(`owner-${o}`, 0, true));
+    queue.offer([...slow, endpoint('owner-x', 0), endpoint('owner-y', 0)]);
+    const started = [];
+    for (let next = queue.next(); next; next = queue.next()) {
+      queue.started(next);
+      started.push(next.endpointId);
+    }
+    expect(started).toEqual(['owner-0-0', 'owner-1-0', 'owner-x-0', 'owner-y-0']);
+    // A slow attempt that succeeded frees the lane; its endpoint is back among the others.
+    queue.finished({ ...slow[0]!, slow: false });
+    expect(queue.next()?.endpointId).toBe('owner-2-0');
   });
 });

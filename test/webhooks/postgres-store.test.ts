@@ -41,7 +41,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL webhook store'), () => {
       Array.from({ length: 8 }, (_, i) => ({ event: propertyEvent(`p${i}`), now: NOW })),
     );
     expect(await a.fanOut(NOW, quotas)).toBe(32);
-    const due = await b.dueEndpoints(NOW, 100);
+    const due = await b.dueEndpoints(NOW, 100, false);
     expect(due.map((row) => row.endpointId).sort()).toEqual(endpoints.map((e) => e.id).sort());
     expect(due.every((row) => row.ownerId === 'owner-1')).toBe(true);
     // Each instance tries every endpoint twice at once: each endpoint is claimed exactly once.
@@ -57,18 +57,18 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL webhook store'), () => {
       endpoints.map((e) => e.id).sort(),
     );
     // Claimed: no endpoint is due for anyone, nor claimable, before the claim lapses.
-    expect(await a.dueEndpoints(NOW + CLAIM - 1, 100)).toEqual([]);
+    expect(await a.dueEndpoints(NOW + CLAIM - 1, 100, false)).toEqual([]);
     expect(await b.claimDelivery(endpoints[0]!.id, NOW + CLAIM - 1, NOW + 2 * CLAIM)).toBeNull();
     // Recorded and released: the endpoint's next delivery may go, on any instance.
     const [first, ...rest] = claimed;
     await a.recordAttempt(first!.delivery.id, ok, NOW);
     await b.releaseEndpoint(first!.endpoint.id, NOW + 1); // not its claim: nothing changes
-    expect(await a.dueEndpoints(NOW, 100)).toEqual([]);
+    expect(await a.dueEndpoints(NOW, 100, false)).toEqual([]);
     await a.releaseEndpoint(first!.endpoint.id, NOW + CLAIM);
     const next = await b.claimDelivery(first!.endpoint.id, NOW, NOW + CLAIM);
     expect(next!.delivery.id).not.toBe(first!.delivery.id);
     // The claimers died: every endpoint is due again once the claims lapse.
-    const lapsed = await b.dueEndpoints(NOW + CLAIM, 100);
+    const lapsed = await b.dueEndpoints(NOW + CLAIM, 100, false);
     expect(lapsed.map((row) => row.endpointId).sort()).toEqual(endpoints.map((e) => e.id).sort());
     const again = await b.claimDelivery(rest[0]!.endpoint.id, NOW + CLAIM, NOW + 2 * CLAIM);
     expect(again!.delivery.id).toBe(rest[0]!.delivery.id);
@@ -88,7 +88,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL webhook store'), () => {
     await a.releaseEndpoint(endpoint.id, NOW + CLAIM);
     // The created event retries in 30 s: the archived one waits behind it.
     expect(await b.claimDelivery(endpoint.id, NOW, NOW + CLAIM)).toBeNull();
-    expect(await b.dueEndpoints(NOW, 10)).toEqual([]);
+    expect(await b.dueEndpoints(NOW, 10, false)).toEqual([]);
     const retry = await b.claimDelivery(endpoint.id, NOW + 30_000, NOW + 30_000 + CLAIM);
     expect(retry!.delivery.eventType).toBe('property.created');
     await b.recordAttempt(retry!.delivery.id, ok, NOW + 30_000);

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
@@ -28,10 +29,25 @@ export const webhookEndpoints = sqliteTable(
      * instance (one at a time per endpoint); past it, the claimer is presumed dead.
      */
     deliveryClaimedUntil: integer({ mode: 'timestamp_ms' }),
+    /**
+     * When its next delivery is due: the earliest of its pending deliveries
+     * not waiting behind another of their resource; null with none. The
+     * scheduler reads endpoints by it, never the deliveries.
+     */
+    nextAttemptAt: integer({ mode: 'timestamp_ms' }),
+    /** Its pending deliveries (the quotas read it instead of counting them). */
+    pendingDeliveries: integer().notNull().default(0),
+    /** Its attempts that failed since its last success. */
+    consecutiveFailures: integer().notNull().default(0),
+    /** In the slow lane: its last attempts all failed (`SLOW_LANE_AFTER_FAILURES`); a success ends it. */
+    slow: integer({ mode: 'boolean' }).notNull().default(false),
     createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer({ mode: 'timestamp_ms' }).notNull(),
   },
-  (table) => [index('webhook_endpoints_owner_id').on(table.ownerId)],
+  (table) => [
+    index('webhook_endpoints_owner_id').on(table.ownerId),
+    index('webhook_endpoints_due').on(table.enabled, table.slow, table.nextAttemptAt),
+  ],
 );
 
 /**
@@ -50,6 +66,8 @@ export const webhookDeliveries = sqliteTable(
     eventType: text().notNull(),
     /** `kind:id` of the event's resource: deliveries of one resource go out in id order. */
     resource: text().notNull(),
+    /** An earlier delivery of its resource to its endpoint is pending: this one waits for it. */
+    blocked: integer({ mode: 'boolean' }).notNull().default(false),
     status: text({ enum: ['pending', 'succeeded', 'failed'] }).notNull(),
     attempts: integer().notNull(),
     nextAttemptAt: integer({ mode: 'timestamp_ms' }),
@@ -62,8 +80,17 @@ export const webhookDeliveries = sqliteTable(
   },
   (table) => [
     index('webhook_deliveries_endpoint_id').on(table.endpointId, table.id),
-    index('webhook_deliveries_due').on(table.status, table.nextAttemptAt),
-    index('webhook_deliveries_resource').on(table.endpointId, table.resource, table.status),
+    // An endpoint's next delivery is the first entry: a point read, whatever its backlog.
+    index('webhook_deliveries_next')
+      .on(table.endpointId, table.nextAttemptAt, table.id)
+      .where(sql`status = 'pending' AND blocked = 0`),
+    // `id` last as on PostgreSQL; SQLite's index ends in the rowid anyway.
+    index('webhook_deliveries_resource').on(
+      table.endpointId,
+      table.resource,
+      table.status,
+      table.id,
+    ),
   ],
 );
 

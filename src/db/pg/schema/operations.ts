@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
@@ -83,10 +84,18 @@ export const webhookEndpoints = pgTable(
      * instance (one at a time per endpoint); past it, the claimer is presumed dead.
      */
     deliveryClaimedUntil: epochMs(),
+    /** src/db/schema/webhooks.ts: the earliest due of its deliveries that may go; null with none. */
+    nextAttemptAt: epochMs(),
+    pendingDeliveries: integer().notNull().default(0),
+    consecutiveFailures: integer().notNull().default(0),
+    slow: boolean().notNull().default(false),
     createdAt: epochMs().notNull(),
     updatedAt: epochMs().notNull(),
   },
-  (table) => [index('webhook_endpoints_owner_id').on(table.ownerId)],
+  (table) => [
+    index('webhook_endpoints_owner_id').on(table.ownerId),
+    index('webhook_endpoints_due').on(table.enabled, table.slow, table.nextAttemptAt),
+  ],
 );
 
 export const webhookDeliveries = pgTable(
@@ -99,6 +108,7 @@ export const webhookDeliveries = pgTable(
     eventId: bigint({ mode: 'number' }).notNull(),
     eventType: text().notNull(),
     resource: text().notNull(),
+    blocked: boolean().notNull().default(false),
     status: text({ enum: ['pending', 'succeeded', 'failed'] }).notNull(),
     attempts: integer().notNull(),
     nextAttemptAt: epochMs(),
@@ -111,8 +121,16 @@ export const webhookDeliveries = pgTable(
   },
   (table) => [
     index('webhook_deliveries_endpoint_id').on(table.endpointId, table.id),
-    index('webhook_deliveries_due').on(table.status, table.nextAttemptAt),
-    index('webhook_deliveries_resource').on(table.endpointId, table.resource, table.status),
+    index('webhook_deliveries_next')
+      .on(table.endpointId, table.nextAttemptAt, table.id)
+      .where(sql`status = 'pending' AND NOT blocked`),
+    // With the id: the first pending delivery of a resource is its first entry.
+    index('webhook_deliveries_resource').on(
+      table.endpointId,
+      table.resource,
+      table.status,
+      table.id,
+    ),
   ],
 );
 
