@@ -1,8 +1,8 @@
 import type { Db } from '@/db/client';
 import { runNow } from '@/kernel/steps';
 import { feedPage } from './operations';
-import { appendEvents } from './sqlite-outbox';
 import type { Appended } from './signal';
+import { appendEvents } from './sqlite-outbox';
 import type { EventScope, EventStore, FeedTables, StoredEvent } from './store';
 
 const COLUMNS = `id, type, occurred_at AS occurredAt, resource_kind AS resourceKind,
@@ -70,9 +70,7 @@ export function sqliteEventStore(db: Db) {
         .id,
     appendedBetween: (after, through) =>
       db.$client
-        .query(
-          'SELECT DISTINCT owner_id AS ownerId, type FROM events WHERE id > ? AND id <= ?',
-        )
+        .query('SELECT DISTINCT owner_id AS ownerId, type FROM events WHERE id > ? AND id <= ?')
         .all(after, through) as Appended[],
   } satisfies EventStore;
 }

@@ -75,7 +75,8 @@ export class FeedWaits {
   #seen: number | undefined;
   /** The first look's read of the last id, which each new waiter awaits before its first read. */
   #baseline: Promise<void> | undefined;
-  #looking = false;
+  /** The look running now, if any. */
+  #look: Promise<void> | undefined;
 
   constructor(feed: Feed, limits: WaitLimits) {
     this.#feed = feed;
@@ -85,6 +86,13 @@ export class FeedWaits {
   /** Long polls open now: in all, or of one caller. */
   openPolls(caller?: Caller): number {
     return caller ? (this.#byCaller.get(keyOf(caller))?.size ?? 0) : this.#all.size;
+  }
+
+  /** Long polls waiting now (read, found nothing, paused): what tests wait for before a write. */
+  pausedPolls(): number {
+    let paused = 0;
+    for (const waiter of this.#all) if (waiter.resume) paused++;
+    return paused;
   }
 
   /**
@@ -113,10 +121,19 @@ export class FeedWaits {
    * when it moved one read of whom the new events concern. Runs every
    * `LOOK_AGAIN_MS` while a waiter is open; tests call it to look at once.
    */
-  async lookAgain(): Promise<void> {
+  lookAgain(): Promise<void> {
+    // One look at a time: a call during one runs after it (the timer's is skipped instead).
+    const look = (this.#look ?? Promise.resolve()).then(() => this.#lookOnce());
+    this.#look = look;
+    void look.finally(() => {
+      if (this.#look === look) this.#look = undefined;
+    });
+    return look;
+  }
+
+  async #lookOnce(): Promise<void> {
     const seen = this.#seen;
-    if (seen === undefined || this.#looking) return;
-    this.#looking = true;
+    if (seen === undefined) return;
     try {
       const last = await this.#feed.lastEventId();
       if (last <= seen) return;
@@ -136,8 +153,6 @@ export class FeedWaits {
     } catch {
       // The database did not answer: each waiter reads, and answers what its read gives.
       this.#wakeAll();
-    } finally {
-      this.#looking = false;
     }
   }
 
@@ -195,7 +210,9 @@ export class FeedWaits {
       hear: (announced) => this.#hear(announced),
       release: () => this.#wakeAll(),
     });
-    this.#timer = setInterval(() => void this.lookAgain(), LOOK_AGAIN_MS);
+    this.#timer = setInterval(() => {
+      if (!this.#look) void this.lookAgain();
+    }, LOOK_AGAIN_MS);
     this.#timer.unref?.();
     // Events committed before this read are in every waiter's first read, which follows it.
     const from = (last: number) => {

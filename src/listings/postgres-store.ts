@@ -141,8 +141,7 @@ export function postgresListingsStore(client: SQL): ListingsStore {
           isolationLevel: 'repeatable read',
           accessMode: 'read only',
         }),
-      (operation) =>
-        announcedAfter(db, (tx) => runLater(operation(postgresUnitTables(tx, true)))),
+      (operation) => announcedAfter(db, (tx) => runLater(operation(postgresUnitTables(tx, true)))),
     ),
     listNeighbourhoods: (cityId) => listNeighbourhoodsOn(db, cityId),
     async putNeighbourhood(id, body, now) {
