@@ -12,7 +12,6 @@ import { readFeed } from './support';
  */
 
 const OWNER: Caller = { sub: 'owner-1', aud: 'customer' };
-const OTHER: Caller = { sub: 'owner-2', aud: 'customer' };
 
 /** Runs what the announcement of a write (a later macrotask) and the reads it wakes set off. */
 async function settle(): Promise<void> {
@@ -105,7 +104,7 @@ for (const store of storesUnderTest()) {
       );
       await until(() => waits.openPolls(OWNER) === 1, 'the poll to abort open');
       controller.abort();
-      await gone.catch(() => undefined);
+      await Promise.resolve(gone).catch(() => undefined);
       await until(() => waits.openPolls(OWNER) === 0, 'the aborted poll to leave');
 
       // Ended: a poll answered empty after its wait leaves too.
