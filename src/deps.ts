@@ -17,6 +17,7 @@ import type { Config } from '@/config';
 import { StaticPageCache } from '@/content/cache';
 import type { Db } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
+import { FeedWaits } from '@/events/waits';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
 import { RateLimiter } from '@/rate-limit/limiter';
@@ -74,6 +75,8 @@ export interface AppDeps {
   staticPages: StaticPageCache;
   /** The account routes' bounds: hashing at once, sign-ups and passkey options per address. */
   accounts: AccountGuards;
+  /** The change feed's long polls in this process: their caps, and what wakes each. */
+  feedWaits: FeedWaits;
 }
 
 /** The part of the deps a function uses: the services `K` and the stores `S`. */
@@ -210,8 +213,12 @@ export function buildDeps({
       60_000,
     ),
   };
+  const feedWaits = new FeedWaits(stores.events, {
+    perCaller: config.events.longPollsPerCaller,
+    total: config.events.longPollsTotal,
+  });
   const deps: AppDeps = {
-    ...{ config, db, postgres, stores, logger, clock, tokens, tokenCutoffs },
+    ...{ config, db, postgres, stores, logger, clock, tokens, tokenCutoffs, feedWaits },
     ...{ sessions: sessionResolver(stores.accounts, clock), limiter, writeLimiter, usage },
     ...{ instance, redis, notices, instances, readCache, staticPages, accounts },
   };

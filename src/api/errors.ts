@@ -40,6 +40,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   'multi_listing_unit.not_found': 404,
   'events.cursor_invalid': 400,
   'events.cursor_expired': 410,
+  'events.too_many_waits': 429,
   'webhook.not_found': 404,
   'webhook.delivery_not_found': 404,
   'webhook.limit_reached': 409,

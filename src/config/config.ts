@@ -35,8 +35,11 @@ export interface Config {
     databaseBackup: string;
     auditRetention: string;
   };
-  /** Days the change feed keeps an event. */
-  events: { retentionDays: number };
+  /**
+   * Days the change feed keeps an event; the long polls (`wait`) one process
+   * holds open at once, per caller and in all.
+   */
+  events: { retentionDays: number; longPollsPerCaller: number; longPollsTotal: number };
   /**
    * Whether webhook URLs may be plain http, and may reach loopback or private
    * addresses; how many attempts one process has in flight at once.

@@ -118,6 +118,9 @@ export const EnvSchema = z.object({
   HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).optional(),
   // Events older than this many days are pruned from the feed (a cursor before them: 410).
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  // Long polls of the feed (`wait`) one process holds open at once: per caller, and in all.
+  EVENTS_LONG_POLLS_PER_CALLER: z.coerce.number().int().min(1).max(10_000).default(5),
+  EVENTS_LONG_POLLS_TOTAL: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   // Webhook URLs: plain http, and private or loopback addresses, only for local use and tests.
   WEBHOOKS_ALLOW_HTTP: booleanFlag.default(false),
   WEBHOOKS_ALLOW_PRIVATE: booleanFlag.default(false),

@@ -143,7 +143,11 @@ export function parseConfig(
       databaseBackup: e.BACKUP_CRON,
       auditRetention: e.JOB_AUDIT_RETENTION_CRON,
     },
-    events: { retentionDays: e.EVENTS_RETENTION_DAYS },
+    events: {
+      retentionDays: e.EVENTS_RETENTION_DAYS,
+      longPollsPerCaller: e.EVENTS_LONG_POLLS_PER_CALLER,
+      longPollsTotal: e.EVENTS_LONG_POLLS_TOTAL,
+    },
     webhooks: {
       allowHttp: e.WEBHOOKS_ALLOW_HTTP,
       allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE,

@@ -85,7 +85,7 @@ const pageTablesOf = (tx: PgTx): PageTables => ({
 export function postgresContentStore(client: SQL): ContentStore {
   const db = pgDatabase(client);
   const run = <T>(operation: (tables: PageTables) => Steps<T>): Promise<T> =>
-    announcedAfter(db.transaction((tx) => runLater(operation(pageTablesOf(tx)))));
+    announcedAfter(db, (tx) => runLater(operation(pageTablesOf(tx))));
 
   // Built once: a page missed by the read cache is read without drizzle building its SQL again.
   const variantsOf = db

@@ -3,8 +3,7 @@ import { fail } from '@/kernel/errors';
 import { type Steps, step } from '@/kernel/steps';
 import { cursorOf, idOfCursor } from './cursor';
 import type { Event, EventPage, EventQuery, EventType, ResourceKind } from './schemas';
-import { nextAnnouncement, waitsReleased } from './signal';
-import type { FeedTables, NewEvent, NewEventRow, ReadEvents, StoredEvent } from './store';
+import type { FeedTables, NewEvent, NewEventRow, StoredEvent } from './store';
 
 export const DEFAULT_EVENTS_PER_PAGE = 100;
 /**
@@ -81,27 +80,6 @@ const eventBytes = (row: StoredEvent) =>
   Buffer.byteLength(JSON.stringify(toEvent({ ...row, data: '0' }))) -
   1 +
   Buffer.byteLength(row.data);
-
-/**
- * A page of the feed, holding on for up to `query.wait` seconds while it is
- * empty: woken by every event this process appends, and looking again every
- * second for those of other processes. `abort` (the client went away) and
- * shutdown (`releaseWaits`) answer at once.
- */
-export async function waitForEvents(
-  readEvents: ReadEvents,
-  caller: Caller,
-  query: EventQuery,
-  abort?: AbortSignal,
-): Promise<EventPage> {
-  const deadline = performance.now() + (query.wait ?? 0) * 1000;
-  for (;;) {
-    const page = await readEvents(caller, query);
-    const left = deadline - performance.now();
-    if (page.data.length > 0 || left <= 0 || abort?.aborted || waitsReleased()) return page;
-    await nextAnnouncement(Math.min(left, 1000), abort);
-  }
-}
 
 /** The row of `event`, happening at `now` (ms): shared by every store's append. */
 export const eventRowOf = (event: NewEvent, now: number): NewEventRow => ({

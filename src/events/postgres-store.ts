@@ -1,11 +1,40 @@
 import type { SQL } from 'bun';
-import { and, asc, eq, gt, inArray, lt, max, min, sql } from 'drizzle-orm';
-import { changedRows, pgDatabase } from '@/db/pg/client';
+import { and, asc, eq, gt, lt, lte, max, min, sql } from 'drizzle-orm';
+import { changedRows, type PgDb, pgDatabase } from '@/db/pg/client';
 import { events } from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
 import { eventRowOf, feedPage } from './operations';
 import { announcedAfter, appendEventRows } from './postgres-outbox';
-import type { EventStore, FeedTables } from './store';
+import type { EventScope, EventStore, FeedTables } from './store';
+
+/**
+ * One page of `scope` in id order. With `types`, one index scan a type
+ * (`events_owner_type`, or `events_type` for everyone's), each stopped at
+ * the limit, merged by id: the read costs at most the limit a type, however
+ * many events of other types it skips. Exported for the test that bounds
+ * the rows it visits (EXPLAIN ANALYZE), with and without ANALYZE.
+ */
+export function pageQueryOf(db: PgDb, { after, owner, types, limit }: EventScope) {
+  const ofOwner = owner === null ? undefined : eq(events.ownerId, owner);
+  const page = db.select().from(events);
+  if (!types) {
+    return page
+      .where(and(gt(events.id, after), ofOwner))
+      .orderBy(asc(events.id))
+      .limit(limit);
+  }
+  const arms = [...new Set(types)].map(
+    (type) =>
+      sql`(${db
+        .select({ id: events.id })
+        .from(events)
+        .where(and(ofOwner, eq(events.type, type), gt(events.id, after)))
+        .orderBy(asc(events.id))
+        .limit(limit)})`,
+  );
+  const ids = sql`SELECT id FROM (${sql.join(arms, sql` UNION ALL `)}) AS arms ORDER BY id LIMIT ${limit}`;
+  return page.where(sql`${events.id} IN (${ids})`).orderBy(asc(events.id));
+}
 
 /**
  * The feed on PostgreSQL: the same pages, cursors and errors as
@@ -17,21 +46,10 @@ export function postgresEventStore(client: SQL): EventStore {
   const db = pgDatabase(client);
   const tables: FeedTables = {
     // async: a drizzle query is a thenable, not a Promise, and callers tell them apart.
-    async eventsAfter({ after, owner, types, limit }) {
+    async eventsAfter(scope) {
       // PostgreSQL text cannot hold NUL: no stored owner has one, and binding it would fail.
-      if (owner?.includes('\u0000')) return [];
-      return db
-        .select()
-        .from(events)
-        .where(
-          and(
-            gt(events.id, after),
-            owner === null ? undefined : eq(events.ownerId, owner),
-            types ? inArray(events.type, [...types]) : undefined,
-          ),
-        )
-        .orderBy(asc(events.id))
-        .limit(limit);
+      if (scope.owner?.includes('\u0000')) return [];
+      return pageQueryOf(db, scope);
     },
     async prunedThrough() {
       const [oldest] = await db.select({ id: min(events.id) }).from(events);
@@ -46,12 +64,10 @@ export function postgresEventStore(client: SQL): EventStore {
   return {
     readEvents: (caller, query) => runLater(feedPage(tables, caller, query)),
     async appendEvents(batch) {
-      await announcedAfter(
-        db.transaction((tx) =>
-          appendEventRows(
-            tx,
-            batch.map(({ event, now }) => eventRowOf(event, now)),
-          ),
+      await announcedAfter(db, (tx) =>
+        appendEventRows(
+          tx,
+          batch.map(({ event, now }) => eventRowOf(event, now)),
         ),
       );
     },
@@ -63,5 +79,14 @@ export function postgresEventStore(client: SQL): EventStore {
       const removed = await db.delete(events).where(sql`${events.id} <= (${newest})`);
       return changedRows(removed);
     },
+    async lastEventId() {
+      const [last] = await db.select({ id: max(events.id) }).from(events);
+      return last?.id ?? 0;
+    },
+    appendedBetween: async (after, through) =>
+      db
+        .selectDistinct({ ownerId: events.ownerId, type: events.type })
+        .from(events)
+        .where(and(gt(events.id, after), lte(events.id, through))),
   };
 }

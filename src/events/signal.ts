@@ -1,26 +1,61 @@
 /**
- * Wakes the long polls of GET /listings/events when an event may have been
- * committed. A write calls `announceEvent` inside its transaction; the
- * waiters run on a later macrotask, after the synchronous transaction has
- * committed (or rolled back: they then find nothing and wait again). Writes
- * of other processes are not announced: waiters also look again every second.
+ * Tells this process's long polls of GET /listings/events (`FeedWaits`) and
+ * the delivery kick that events may have been committed, and whose. A write
+ * calls `announceEvent` with what it appended: on SQLite inside its
+ * transaction, on PostgreSQL once it committed (`announcedAfter`). The
+ * audiences hear on a later macrotask, after the synchronous transaction
+ * has committed (or rolled back: a waiter then finds nothing and waits
+ * again). Writes of other processes are not announced: `FeedWaits` looks
+ * for them once a second.
  */
-const waiters = new Set<() => void>();
+
+/** Of one appended event, what tells who may see it. */
+export interface Appended {
+  /** The owner of the property concerned; null: employees only. */
+  ownerId: string | null;
+  type: string;
+}
+
+/** What was announced: the types appended for each owner (null: events no customer sees). */
+export type Announced = ReadonlyMap<string | null, ReadonlySet<string>>;
+
+/** Who hears the announcements, and the stop that ends every wait at once. */
+export interface Audience {
+  hear(announced: Announced): void;
+  release(): void;
+}
+
+const audiences = new Set<Audience>();
 /** Told of every announcement, for as long as they are subscribed (the delivery kick). */
 const listeners = new Set<() => void>();
+let pending = new Map<string | null, Set<string>>();
 let scheduled = false;
 let released = false;
 
-export function announceEvent(): void {
-  if (scheduled || (waiters.size === 0 && listeners.size === 0)) return;
+/** Adds `appended` to the next announcement (one a macrotask, however many writes). */
+export function announceEvent(appended: Iterable<Appended>): void {
+  if (audiences.size === 0 && listeners.size === 0) return;
+  for (const { ownerId, type } of appended) {
+    const types = pending.get(ownerId);
+    if (types) types.add(type);
+    else pending.set(ownerId, new Set([type]));
+  }
+  if (scheduled) return;
   scheduled = true;
   setImmediate(() => {
     scheduled = false;
-    const woken = [...waiters];
-    waiters.clear();
-    for (const wake of woken) wake();
+    const announced = pending;
+    pending = new Map();
+    if (announced.size === 0) return;
+    for (const audience of audiences) audience.hear(announced);
     for (const listener of listeners) listener();
   });
+}
+
+/** Subscribes `audience` to the announcements and the stop; answers the unsubscribe. */
+export function listenForEvents(audience: Audience): () => void {
+  audiences.add(audience);
+  return () => audiences.delete(audience);
 }
 
 /** Calls `listener` after commits that appended events; answers the unsubscribe. */
@@ -35,25 +70,7 @@ export function onEvents(listener: () => void): () => void {
  */
 export function releaseWaits(): void {
   released = true;
-  const woken = [...waiters];
-  waiters.clear();
-  for (const wake of woken) wake();
+  for (const audience of [...audiences]) audience.release();
 }
 
 export const waitsReleased = (): boolean => released;
-
-/** Resolves at the next announcement or after `ms`, whichever comes first. */
-export function nextAnnouncement(ms: number, abort?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (released) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      waiters.delete(done);
-      abort?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    waiters.add(done);
-    abort?.addEventListener('abort', done, { once: true });
-  });
-}

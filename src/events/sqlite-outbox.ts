@@ -22,7 +22,7 @@ export function appendEvent(db: DbOrTx, event: NewEvent, now: number): void {
     return;
   }
   db.insert(events).values(eventRowOf(event, now)).run();
-  announceEvent();
+  announceEvent([event]);
 }
 
 /**
@@ -37,5 +37,5 @@ export function appendEvents(db: Db, batch: readonly { event: NewEvent; now: num
     return [row.type, now, row.resourceKind, row.resourceId, row.ownerId, row.data];
   });
   insertRows(db.$client, INSERT_HEAD, INSERT_VALUES, 6, params);
-  announceEvent();
+  announceEvent(batch.map(({ event }) => event));
 }

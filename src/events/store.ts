@@ -2,6 +2,7 @@ import type { Caller } from '@/auth/tokens';
 import type { EventRow } from '@/db/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { EventPage, EventQuery, EventType, ResourceKind } from './schemas';
+import type { Appended } from './signal';
 
 export interface NewEvent {
   type: EventType;
@@ -67,4 +68,8 @@ export interface EventStore {
   appendEvents(batch: readonly { event: NewEvent; now: number }[]): MaybePromise<void>;
   /** Removes events older than `cutoff` (ms), oldest first, so the kept ids stay a suffix. */
   pruneEvents(cutoff: number): MaybePromise<number>;
+  /** The highest id kept (0 with none): the long polls' look for other processes' writes. */
+  lastEventId(): MaybePromise<number>;
+  /** Whom the events with ids in (`after`, `through`] concern: each owner and type once. */
+  appendedBetween(after: number, through: number): MaybePromise<Appended[]>;
 }

@@ -44,6 +44,7 @@ export type ErrorCode =
   // Events and webhooks
   | 'events.cursor_invalid'
   | 'events.cursor_expired'
+  | 'events.too_many_waits'
   | 'webhook.not_found'
   | 'webhook.delivery_not_found'
   | 'webhook.limit_reached'

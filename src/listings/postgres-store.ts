@@ -87,9 +87,7 @@ export function postgresListingsStore(client: SQL): ListingsStore {
   let scheduled = false;
 
   const createAll = (inputs: readonly QuotaCreate[], quota: number) =>
-    announcedAfter(
-      db.transaction((tx) => runLater(createProperties(createTablesOf(tx), inputs, quota))),
-    );
+    announcedAfter(db, (tx) => runLater(createProperties(createTablesOf(tx), inputs, quota)));
 
   async function commit(batch: Pending[]): Promise<void> {
     try {
@@ -143,19 +141,16 @@ export function postgresListingsStore(client: SQL): ListingsStore {
           isolationLevel: 'repeatable read',
           accessMode: 'read only',
         }),
-      (operation) =>
-        announcedAfter(db.transaction((tx) => runLater(operation(postgresUnitTables(tx, true))))),
+      (operation) => announcedAfter(db, (tx) => runLater(operation(postgresUnitTables(tx, true)))),
     ),
     listNeighbourhoods: (cityId) => listNeighbourhoodsOn(db, cityId),
     async putNeighbourhood(id, body, now) {
-      await announcedAfter(
-        db.transaction((tx) =>
-          runLater(putNeighbourhood(postgresNeighbourhoodTables(tx), id, body, now)),
-        ),
+      await announcedAfter(db, (tx) =>
+        runLater(putNeighbourhood(postgresNeighbourhoodTables(tx), id, body, now)),
       );
     },
     writeProperty: (operation) =>
-      announcedAfter(db.transaction((tx) => runLater(operation(postgresPropertyTables(tx))))),
+      announcedAfter(db, (tx) => runLater(operation(postgresPropertyTables(tx)))),
     readProperty: (operation) =>
       db.transaction((tx) => runLater(operation(postgresPropertyTables(tx, false))), {
         isolationLevel: 'repeatable read',
@@ -166,14 +161,12 @@ export function postgresListingsStore(client: SQL): ListingsStore {
       db.transaction((tx) => runLater(reconcileChunk(postgresReconcileTables(tx), chunk))),
     async insertProperties(rows) {
       const planned = planCreates(rows, Date.now());
-      await announcedAfter(
-        db.transaction(async (tx) => {
-          await insertPlanned(tx, planned);
-          const records = await recordsIn(tx, planned.ids);
-          const batch = createdEventsOf(planned.created, records);
-          await insertEvents(tx, batch);
-        }),
-      );
+      await announcedAfter(db, async (tx) => {
+        await insertPlanned(tx, planned);
+        const records = await recordsIn(tx, planned.ids);
+        const batch = createdEventsOf(planned.created, records);
+        await insertEvents(tx, batch);
+      });
       return planned.ids;
     },
   };

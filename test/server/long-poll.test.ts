@@ -27,10 +27,14 @@ async function start() {
     IDLE_TIMEOUT_SECONDS: String(IDLE_TIMEOUT_SECONDS),
   });
   running.push(service.proc);
-  const token = await new TokenService(JWT_SECRET).issue('ops', 'employee', 600);
-  const poll = (wait: number) =>
+  const tokens = new TokenService(JWT_SECRET);
+  // One caller a poll: a caller may hold only EVENTS_LONG_POLLS_PER_CALLER open at once.
+  let callers = 0;
+  const poll = async (wait: number) =>
     fetch(`${service.url}/listings/events?wait=${wait}`, {
-      headers: { authorization: `Bearer ${token}` },
+      headers: {
+        authorization: `Bearer ${await tokens.issue(`ops-${callers++}`, 'employee', 600)}`,
+      },
     });
   return { ...service, poll };
 }
