@@ -271,8 +271,12 @@ for (const store of storesUnderTest()) {
       const cache = app.deps.readCache;
       await cache.synced();
       const first = `${LIST}?paging=keyset&itemsPerPage=1&sort=-totalUnits&cityIds=madrid`;
-      const read = async () =>
-        (await app.request<KeysetPage>('GET', first, { token: app.employee })).body;
+      const read = async () => {
+        const res = await app.request<KeysetPage>('GET', first, { token: app.employee });
+        // The page is written around its properties' bytes: the same as the whole stringified.
+        expect(JSON.stringify(res.body)).toBe(res.text);
+        return res.body;
+      };
       const before = await read();
       expect(cache.size).toBeGreaterThan(0);
       // 2,100 changes in the walk's scope (an employee's: every owner), none in Madrid, then an

@@ -105,9 +105,9 @@ function bodyOf(
   listing: PropertyListing,
   cursorKey: Buffer,
 ): ListAnswer {
-  const feedCursor = cursorOf(listing.feedPosition);
   if (!paging.binding) {
     const items = listing.rows.map(toProperty);
+    const feedCursor = cursorOf(listing.feedPosition);
     return utf8(
       JSON.stringify(
         halCollection(PATH, search, paging, listing.total!, 'svc:properties', items, feedCursor),
@@ -120,14 +120,15 @@ function bodyOf(
     listing.rows.length > rows.length && last
       ? (listing.sortKeys?.[rows.length - 1] ?? keyValuesOf(last, sortKeysOf(query.sort)))
       : null;
-  const pageAt = (from: number) => ({
+  /** The page read at feed position `read`, in the walk from feed position `from`. */
+  const pageAt = (read: number, from: number) => ({
     total: listing.total,
-    feedCursor: cursorOf(from),
+    feedCursor: cursorOf(read),
     next: after && sealCursor(cursorKey, paging.binding!, { after, from }),
   });
   const from = paging.keyset?.from;
   if (from !== undefined) {
-    const page = pageAt(from);
+    const page = pageAt(listing.feedPosition, from);
     return utf8(
       JSON.stringify(keysetCollection(PATH, search, page, 'svc:properties', rows.map(toProperty))),
     );
@@ -139,7 +140,7 @@ function bodyOf(
   return {
     feedPosition: listing.feedPosition,
     at(position) {
-      const page = keysetCollection(PATH, search, pageAt(position), 'svc:properties', []);
+      const page = keysetCollection(PATH, search, pageAt(position, position), 'svc:properties', []);
       const text = JSON.stringify({ ...page, count });
       const head = utf8(text.slice(0, -'[]}}'.length));
       const body = new Uint8Array(head.length + items.length + EMBEDDED_END.length);
@@ -157,8 +158,8 @@ const PATH = '/listings/properties';
  * The body of GET /listings/properties for a query string and the owner a
  * customer is confined to (null: every owner), remembered in `cache` until
  * a write touches a property it can contain (`membershipTags`); the page
- * keeps the feed cursor it was read with. `cursorKey` seals keyset cursors.
- * Throws the 400/422 of an invalid query.
+ * keeps the feed cursor it was read with, but a keyset walk's first page.
+ * `cursorKey` seals keyset cursors. Throws the 400/422 of an invalid query.
  *
  * A keyset walk's first page starts the walk (its feed cursor and the
  * position its `next` carries) where the feed is at the time of the
