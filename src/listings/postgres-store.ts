@@ -14,7 +14,12 @@ import {
 } from './neighbourhoods/postgres-tables';
 import { type PlannedCreates, planCreates } from './properties/bulk';
 import { type CreateTables, createProperties } from './properties/create';
-import { hasNul, listPropertiesOn, selectRecords } from './properties/postgres-list';
+import {
+  feedPositionOn,
+  hasNul,
+  listPropertiesOn,
+  selectRecords,
+} from './properties/postgres-list';
 import { postgresReconcileTables } from './properties/postgres-reconcile';
 import { postgresPropertyTables } from './properties/postgres-tables';
 import { reconcileChunk } from './properties/reconcile';
@@ -126,6 +131,7 @@ export function postgresListingsStore(client: SQL): ListingsStore {
       return row ?? null;
     },
     listProperties: (filter, paging) => listPropertiesOn(db, filter, paging),
+    feedPosition: () => feedPositionOn(db),
     createProperty(create, quota) {
       const { promise, resolve, reject } = Promise.withResolvers<string>();
       queue.push({ create, quota, resolve, reject });

@@ -8,7 +8,7 @@ import { listNeighbourhoods, putNeighbourhoodOnSqlite } from './neighbourhoods/s
 import { type CreateTables, createProperties } from './properties/create';
 import type { PropertyRecord } from './properties/representation';
 import { insertPlanned, insertPropertiesBulk } from './properties/sqlite-bulk';
-import { listProperties } from './properties/sqlite-list-page';
+import { feedPositionOf, listProperties } from './properties/sqlite-list-page';
 import { reconcileUnitCounters } from './properties/sqlite-reconcile';
 import { PROPERTY_BY_ID, PROPERTY_COLUMNS } from './properties/sqlite-record';
 import { sqlitePropertyTables } from './properties/sqlite-tables';
@@ -68,6 +68,7 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
     propertyById: (id: string) => one<PropertyRecord>(db, PROPERTY_BY_ID, id),
     listProperties: (...args: Parameters<ListingsStore['listProperties']>) =>
       listProperties(db, cache, ...args),
+    feedPosition: () => feedPositionOf(db),
     // One kind per quota, so consecutive creates are combined by the group commit.
     createProperty: (create, quota) => creates.submit(kindFor(quota), create),
     insertProperties: (rows) => insertPropertiesBulk(db, rows).ids,

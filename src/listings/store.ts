@@ -50,6 +50,11 @@ export interface ListingsStore {
    */
   listProperties(filter: PropertyFilter, paging: ListPaging): MaybePromise<PropertyListing>;
   /**
+   * The change feed's position now, as a listing's `feedPosition` is read:
+   * the last event id committed (or, with none kept, the last assigned).
+   */
+  feedPosition(): MaybePromise<number>;
+  /**
    * POST /properties: creates one property checked against `quota`
    * (`createProperties`), committed with the creates submitted alongside it
    * (one transaction, one multi-row statement per table); answers its id

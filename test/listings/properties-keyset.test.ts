@@ -191,6 +191,113 @@ for (const store of storesUnderTest()) {
       expect([gone.status, gone.body as unknown]).toEqual([410, problemOf(410)]);
     });
 
+    /** The `next` of the first page, one property a page, of `query` for `token`. */
+    const nextOf = async (app: ListingsTestApp, query: string, token: string) =>
+      (
+        await app.request<KeysetPage>('GET', `${LIST}?paging=keyset&itemsPerPage=1&${query}`, {
+          token,
+        })
+      ).body._links.next!.href;
+    /** Sets `total_units` of every property of `owner` to 2, 3, … `upTo`: a change of each a statement. */
+    const changeAll = async (app: ListingsTestApp, owner: string, upTo: number) => {
+      for (let units = 2; units <= upTo; units++) {
+        await app.query('UPDATE properties SET total_units = ? WHERE owner_id = ?', units, owner);
+      }
+    };
+
+    test("another owner's changes count neither towards a walk confined to one owner nor in its pages", async () => {
+      const app = await store.app();
+      for (let i = 1; i <= 2; i++) await app.makeProperty({ ownerId: OWNER, totalUnits: i });
+      for (let i = 0; i < 30; i++) await app.makeProperty({ ownerId: OTHER_OWNER, totalUnits: 1 });
+      const customers = await nextOf(app, 'sort=-totalUnits', app.customer);
+      const byOwner = await nextOf(app, `sort=-totalUnits&ownerId=${OWNER}`, app.employee);
+      const everyones = await nextOf(app, 'sort=-totalUnits', app.employee);
+      // 2,100 changes to another owner's 30 properties.
+      await changeAll(app, OTHER_OWNER, 71);
+      const customerPage = await app.request<KeysetPage>('GET', customers, { token: app.customer });
+      expect(customerPage.status).toBe(200);
+      expect(customerPage.body._embedded['svc:properties'][0]!.totalUnits).toBe(1);
+      expect((await app.request('GET', byOwner, { token: app.employee })).status).toBe(200);
+      // A walk over every owner's properties counts them all.
+      const everyone = await app.request('GET', everyones, { token: app.employee });
+      expect([everyone.status, everyone.body as unknown]).toEqual([410, problemOf(410)]);
+    });
+
+    test("a walk confined to one owner answers 410 past 2,000 of that owner's changes, a property moved to it counted", async () => {
+      const app = await store.app();
+      for (let i = 0; i < 20; i++) await app.makeProperty({ ownerId: OWNER, totalUnits: 1 });
+      const moved = await app.makeProperty({ ownerId: OTHER_OWNER, totalUnits: 1 });
+      const next = await nextOf(app, 'sort=totalUnits', app.customer);
+      await changeAll(app, OWNER, 101);
+      expect((await app.request('GET', next, { token: app.customer })).status).toBe(200);
+      // The 2,001st: a move to the owner, kept under the owner it left.
+      await app.query('UPDATE properties SET owner_id = ? WHERE id = ?', OWNER, moved);
+      const gone = await app.request('GET', next, { token: app.customer });
+      expect([gone.status, gone.body as unknown]).toEqual([410, problemOf(410)]);
+    });
+
+    test('a property moved to the owner during its walk is found from the change naming the owner it went to', async () => {
+      const app = await store.app();
+      for (let i = 2; i <= 4; i++) await app.makeProperty({ ownerId: OWNER, totalUnits: i });
+      const moved = await app.makeProperty({ ownerId: OTHER_OWNER, totalUnits: 1 });
+      const walk = `${LIST}?paging=keyset&itemsPerPage=2&sort=-totalUnits`;
+      const first = await app.request<KeysetPage>('GET', walk, { token: app.customer });
+      // Changed by the owner it had, then moved: no change of it is kept under the owner now.
+      await app.query('UPDATE properties SET total_units = 5 WHERE id = ?', moved);
+      await app.query('UPDATE properties SET owner_id = ? WHERE id = ?', OWNER, moved);
+      const second = await app.request<KeysetPage>('GET', first.body._links.next!.href, {
+        token: app.customer,
+      });
+      expect(second.status).toBe(200);
+      // Placed by its one unit at the walk's start, shown as it is now.
+      const properties = second.body._embedded['svc:properties'];
+      expect(properties.map((p) => [p.id === moved, p.totalUnits])).toEqual([
+        [false, 2],
+        [true, 5],
+      ]);
+      expect(second.body._links.next).toBeUndefined();
+    });
+
+    test('a first page served from the cache starts the walk at the feed position of its request', async () => {
+      const app = await store.app();
+      const at = (city: string, cityId: 'madrid' | 'paris') => ({
+        ...{ addressLine1: '1 Main St', city, cityId, postalCode: '1000' },
+        ...{ latitude: 1, longitude: 1 },
+      });
+      const [madrid, paris] = [at('Madrid', 'madrid'), at('Paris', 'paris')];
+      for (let i = 1; i <= 2; i++) await app.makeProperty({ totalUnits: i, location: madrid });
+      for (let i = 0; i < 30; i++)
+        await app.makeProperty({ ownerId: OTHER_OWNER, location: paris });
+      const cache = app.deps.readCache;
+      await cache.synced();
+      const first = `${LIST}?paging=keyset&itemsPerPage=1&sort=-totalUnits&cityIds=madrid`;
+      const read = async () => {
+        const res = await app.request<KeysetPage>('GET', first, { token: app.employee });
+        // The page is written around its properties' bytes: the same as the whole stringified.
+        expect(JSON.stringify(res.body)).toBe(res.text);
+        return res.body;
+      };
+      const before = await read();
+      expect(cache.size).toBeGreaterThan(0);
+      // 2,100 changes in the walk's scope (an employee's: every owner), none in Madrid, then an
+      // event that places them before the feed's position.
+      await changeAll(app, OTHER_OWNER, 71);
+      await app.makeProperty({ ownerId: OTHER_OWNER, location: paris });
+      const hits = cache.hits;
+      const again = await read();
+      expect(cache.hits).toBeGreaterThan(hits);
+      expect(again._embedded).toEqual(before._embedded);
+      const second = await app.request<KeysetPage>('GET', again._links.next!.href, {
+        token: app.employee,
+      });
+      expect(second.status).toBe(200);
+      expect(second.body._embedded['svc:properties'][0]!.totalUnits).toBe(1);
+      expect(again.feedCursor).not.toBe(before.feedCursor);
+      // The page remembered from before starts its walk where it was read: past the bound.
+      const old = await app.request('GET', before._links.next!.href, { token: app.employee });
+      expect(old.status).toBe(410);
+    });
+
     test('the sort fields kept for walks go with the events they follow, a write that appends none included', async () => {
       const app = await store.app();
       const id = await app.makeProperty({ ownerId: OWNER, totalUnits: 1 });

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
@@ -7,7 +8,10 @@ import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
  * (src/listings/properties/walk-order.ts). `feedPosition` places the write
  * in the change feed: greater than the feed position of every snapshot that
  * does not see it. Rows at or before the oldest kept event are pruned with
- * the feed.
+ * the feed. `newOwnerId` is the owner a write moved the property to (null
+ * when it kept the owner): a walk confined to one owner counts and reads
+ * the changes of that owner's properties, those moved to it included, on
+ * the two owner indexes.
  */
 export const propertySortChanges = sqliteTable(
   'property_sort_changes',
@@ -19,9 +23,14 @@ export const propertySortChanges = sqliteTable(
     ownerId: text().notNull(),
     totalUnits: integer().notNull(),
     rentableUnits: integer().notNull(),
+    newOwnerId: text(),
   },
   (table) => [
     index('property_sort_changes_property_idx').on(table.propertyId, table.feedPosition),
     index('property_sort_changes_position_idx').on(table.feedPosition),
+    index('property_sort_changes_owner_idx').on(table.ownerId, table.feedPosition),
+    index('property_sort_changes_new_owner_idx')
+      .on(table.newOwnerId, table.feedPosition)
+      .where(sql`${table.newOwnerId} IS NOT NULL`),
   ],
 );

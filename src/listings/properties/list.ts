@@ -1,4 +1,4 @@
-import type { ReadCache } from '@/db/read-cache';
+import type { Fill, ReadCache } from '@/db/read-cache';
 import { cursorOf } from '@/events/cursor';
 import { fail } from '@/kernel/errors';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
@@ -80,16 +80,34 @@ function listPagingOf(
   };
 }
 
+/**
+ * A keyset walk's first page as the cache holds it: its properties (the
+ * `_embedded` array's bytes) as read at feed position `feedPosition`, and
+ * the page around them at a position from then on (`at`), its feed cursor
+ * and its `next` starting the walk there.
+ */
+interface WalkStart {
+  feedPosition: number;
+  at(position: number): Utf8;
+}
+
+type ListAnswer = Utf8 | WalkStart;
+
+const isWalkStart = (answer: ListAnswer): answer is WalkStart => !(answer instanceof Uint8Array);
+
+/** The body's end after its `_embedded` array. */
+const EMBEDDED_END = utf8('}}');
+
 function bodyOf(
   search: string,
   query: PropertyListQuery,
   paging: ListPaging & { binding?: Buffer },
   listing: PropertyListing,
   cursorKey: Buffer,
-): Utf8 {
-  const feedCursor = cursorOf(listing.feedPosition);
+): ListAnswer {
   if (!paging.binding) {
     const items = listing.rows.map(toProperty);
+    const feedCursor = cursorOf(listing.feedPosition);
     return utf8(
       JSON.stringify(
         halCollection(PATH, search, paging, listing.total!, 'svc:properties', items, feedCursor),
@@ -98,17 +116,40 @@ function bodyOf(
   }
   const rows = listing.rows.slice(0, paging.itemsPerPage - 1);
   const last = rows.at(-1);
-  const next =
+  const after =
     listing.rows.length > rows.length && last
-      ? sealCursor(cursorKey, paging.binding, {
-          after: listing.sortKeys?.[rows.length - 1] ?? keyValuesOf(last, sortKeysOf(query.sort)),
-          from: paging.keyset?.from ?? listing.feedPosition,
-        })
+      ? (listing.sortKeys?.[rows.length - 1] ?? keyValuesOf(last, sortKeysOf(query.sort)))
       : null;
-  const page = { total: listing.total, feedCursor, next };
-  return utf8(
-    JSON.stringify(keysetCollection(PATH, search, page, 'svc:properties', rows.map(toProperty))),
-  );
+  /** The page read at feed position `read`, in the walk from feed position `from`. */
+  const pageAt = (read: number, from: number) => ({
+    total: listing.total,
+    feedCursor: cursorOf(read),
+    next: after && sealCursor(cursorKey, paging.binding!, { after, from }),
+  });
+  const from = paging.keyset?.from;
+  if (from !== undefined) {
+    const page = pageAt(listing.feedPosition, from);
+    return utf8(
+      JSON.stringify(keysetCollection(PATH, search, page, 'svc:properties', rows.map(toProperty))),
+    );
+  }
+  // A first page: the page's JSON with an empty array, then the array's own. `_embedded`
+  // closes the object, so the bytes are those of the whole object stringified.
+  const items = utf8(JSON.stringify(rows.map(toProperty)));
+  const count = rows.length;
+  return {
+    feedPosition: listing.feedPosition,
+    at(position) {
+      const page = keysetCollection(PATH, search, pageAt(position, position), 'svc:properties', []);
+      const text = JSON.stringify({ ...page, count });
+      const head = utf8(text.slice(0, -'[]}}'.length));
+      const body = new Uint8Array(head.length + items.length + EMBEDDED_END.length);
+      body.set(head);
+      body.set(items, head.length);
+      body.set(EMBEDDED_END, head.length + items.length);
+      return body;
+    },
+  };
 }
 
 const PATH = '/listings/properties';
@@ -117,8 +158,19 @@ const PATH = '/listings/properties';
  * The body of GET /listings/properties for a query string and the owner a
  * customer is confined to (null: every owner), remembered in `cache` until
  * a write touches a property it can contain (`membershipTags`); the page
- * keeps the feed cursor it was read with. `cursorKey` seals keyset cursors.
- * Throws the 400/422 of an invalid query.
+ * keeps the feed cursor it was read with, but a keyset walk's first page.
+ * `cursorKey` seals keyset cursors. Throws the 400/422 of an invalid query.
+ *
+ * A keyset walk's first page starts the walk (its feed cursor and the
+ * position its `next` carries) where the feed is at the time of the
+ * request, remembered or not: a page remembered from an older position
+ * would start a walk whose next page counts every change since then
+ * towards its bound (`MOST_CHANGES_IN_A_WALK`) and whose feed cursor may
+ * be older than the feed keeps, both a 410 for a walk just begun. The
+ * position is read first, then the cache is looked at again: a remembered
+ * page still valid then was changed by no write committed before the
+ * position was read (the look sees every such write), so it is the page as
+ * read at that position, byte for byte.
  */
 export function propertyListBody(
   store: ListingsStore,
@@ -127,17 +179,34 @@ export function propertyListBody(
   scopeOwner: string | null,
   cursorKey: Buffer,
 ): MaybePromise<Utf8> {
-  return cache.answer(`l:${scopeOwner ?? ''}\u0000${search}`, () => {
+  const key = `l:${scopeOwner ?? ''}\u0000${search}`;
+  let read = false;
+  const compute = (): MaybePromise<Fill<ListAnswer>> => {
+    read = true;
     const query = parseListQuery(search, PROPERTY_LIST_SHAPE, PropertyListQuery);
     const paging = listPagingOf(query, scopeOwner, cursorKey);
     const filter = { query, scopeOwner };
     return whenReady(store.listProperties(filter, paging), (listing) => {
-      const body = bodyOf(search, query, paging, listing, cursorKey);
+      const answer = bodyOf(search, query, paging, listing, cursorKey);
       const tags = membershipTags(filter) ?? [
         ...featureOnlyTags(filter),
         ...listing.rows.map((row) => `p:${row.id}`),
       ];
-      return { value: body, size: body.byteLength, tags };
+      const size = isWalkStart(answer)
+        ? answer.at(listing.feedPosition).byteLength
+        : answer.byteLength;
+      return { value: answer, size, tags };
     });
+  };
+  return whenReady(cache.answer(key, compute), (answer) => {
+    if (!isWalkStart(answer)) return answer;
+    if (read) return answer.at(answer.feedPosition);
+    return whenReady(store.feedPosition(), (now) =>
+      now <= answer.feedPosition
+        ? answer.at(answer.feedPosition)
+        : whenReady(cache.answer(key, compute), (again) =>
+            isWalkStart(again) ? again.at(Math.max(now, again.feedPosition)) : again,
+          ),
+    );
   });
 }

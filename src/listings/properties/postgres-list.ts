@@ -17,7 +17,7 @@ import {
   walkPageSql,
 } from './postgres-walk-order';
 import { type PropertyRecord, UNRENDERED_COLUMNS } from './representation';
-import { type KeyedRecord, keyedOf, walksFrozen } from './walk-order';
+import { type KeyedRecord, keyedOf, walkOwnerOf, walksFrozen } from './walk-order';
 
 export { hasNul } from './postgres-list-filter';
 
@@ -167,7 +167,7 @@ export async function listPropertiesOn(
 ): Promise<PropertyListing> {
   const from = paging.keyset?.from;
   const frozen = from !== undefined && walksFrozen(sortKeysOf(filter.query.sort));
-  if (frozen) await checkWalkBounded(db, from);
+  if (frozen) await checkWalkBounded(db, from, walkOwnerOf(filter));
   const listing = await listingOn(db, filter, paging, FEED_POSITION);
   if (frozen) await checkWalkKept(db, from);
   if (listing.feedPosition !== null) return listing as PropertyListing;
@@ -176,6 +176,24 @@ export async function listPropertiesOn(
     await tx.execute(sql`SELECT pg_advisory_xact_lock_shared(${EVENTS_APPEND_LOCK})`);
     return listingOn(tx, filter, paging, LOCKED_FEED_POSITION);
   })) as PropertyListing;
+}
+
+/**
+ * The change feed's position now (`ListingsStore.feedPosition`), read as
+ * `listPropertiesOn` reads a page's: the last event id committed, or with
+ * none kept the last assigned, read with no append in flight.
+ */
+export async function feedPositionOn(db: PgDb): Promise<number> {
+  const read = async (on: Pick<PgDb, 'execute'>, position: SQL) =>
+    (
+      (await on.execute(sql`SELECT ${position} AS feed`)) as unknown as { feed: number | null }[]
+    )[0]!.feed;
+  const kept = await read(db, FEED_POSITION);
+  if (kept !== null) return kept;
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock_shared(${EVENTS_APPEND_LOCK})`);
+    return (await read(tx, LOCKED_FEED_POSITION))!;
+  });
 }
 
 async function listingOn(
@@ -205,6 +223,7 @@ async function listingOn(
   const walk = paging.keyset &&
     walksFrozen(sort) && {
       ...{ sort, after: paging.keyset.after, limit: paging.itemsPerPage },
+      owner: walkOwnerOf(filter),
       from: paging.keyset.from === undefined ? position : sql`${paging.keyset.from}`,
     };
   const head = counted

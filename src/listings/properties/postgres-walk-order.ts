@@ -13,11 +13,30 @@ import { MOST_CHANGES_IN_A_WALK } from './walk-order';
  * the one of the index and of the position's comparison.
  */
 
-/** Each property's first change after `from`, its fields before it. */
-const firstChangesAfter = (from: SQL) =>
-  sql`SELECT DISTINCT ON (property_id) property_id, type AS was_type, owner_id AS was_owner_id,
-    total_units AS was_total_units, rentable_units AS was_rentable_units
-    FROM property_sort_changes WHERE feed_position > ${from} ORDER BY property_id, id`;
+const WAS_COLUMNS = sql.raw(`type AS was_type, owner_id AS was_owner_id,
+  total_units AS was_total_units, rentable_units AS was_rentable_units`);
+
+/**
+ * Each property's first change after `from`, its fields before it: of every
+ * property, or (`owner`, walkOwnerOf) of those one owner's changes name,
+ * before or after a move, each one's first found by a probe of its
+ * (property_id, feed_position) range. A property's changes are placed in
+ * the order they were written, so the first by position (then id) is the
+ * one with the least id.
+ */
+function firstChangesAfter(from: SQL, owner: string | null): SQL {
+  if (owner === null) {
+    return sql`SELECT DISTINCT ON (property_id) property_id, ${WAS_COLUMNS}
+      FROM property_sort_changes WHERE feed_position > ${from} ORDER BY property_id, id`;
+  }
+  return sql`SELECT k.property_id, ${WAS_COLUMNS} FROM (
+      SELECT property_id FROM property_sort_changes WHERE owner_id = ${owner} AND feed_position > ${from}
+      UNION SELECT property_id FROM property_sort_changes
+        WHERE new_owner_id = ${owner} AND feed_position > ${from}) k
+    CROSS JOIN LATERAL (SELECT type, owner_id, total_units, rentable_units FROM property_sort_changes c
+      WHERE c.property_id = k.property_id AND c.feed_position > ${from}
+      ORDER BY c.feed_position, c.id LIMIT 1) f`;
+}
 
 /** The key columns `walk_0`… of a part: `expression` gives each sort column's value. */
 const keysOf = (sort: SortKey[], expression: (column: string) => string) =>
@@ -33,6 +52,8 @@ export interface WalkPage {
   after: KeyValues | null;
   /** The cursor's position, or on a walk's first page the statement's own. */
   from: SQL;
+  /** The one owner the list is confined to (`walkOwnerOf`), or null. */
+  owner: string | null;
   limit: number;
 }
 
@@ -45,7 +66,7 @@ export interface RecordSql {
 /** The first `limit` of parts A and B in the walk's order, each row with its key. */
 export function walkPageSql(
   conditions: Condition[],
-  { sort, after, from, limit }: WalkPage,
+  { sort, after, from, owner, limit }: WalkPage,
   { columns, afterSql }: RecordSql,
 ): SQL {
   const unchanged = sql`NOT EXISTS (SELECT 1 FROM property_sort_changes c
@@ -60,17 +81,29 @@ export function walkPageSql(
   // Each changed property found by id (LIMIT 1 keeps the join a loop over the changes,
   // never a scan of every property however the statistics go).
   const partB = sql`SELECT * FROM (SELECT ${columns}, ${keysOf(sort, asOf)}
-    FROM (${firstChangesAfter(from)}) f CROSS JOIN LATERAL (SELECT * FROM properties
+    FROM (${firstChangesAfter(from, owner)}) f CROSS JOIN LATERAL (SELECT * FROM properties
       WHERE properties.id = f.property_id AND ${and(...conditions) ?? sql`true`} LIMIT 1) properties) b
     WHERE ${after ? afterSql(afterOf(keyed, after)) : sql`true`} ORDER BY ${walkOrderOf(sort)} LIMIT ${limit}`;
   return sql`(${partA}) UNION ALL (${partB}) ORDER BY ${walkOrderOf(sort)} LIMIT ${limit}`;
 }
 
-/** A walk with more changes since it began than a page reads answers 410 (`MOST_CHANGES_IN_A_WALK`). */
-export async function checkWalkBounded(db: Pick<PgDb, 'execute'>, from: number): Promise<void> {
+/**
+ * A walk with more changes in its scope since it began than a page reads
+ * answers 410 (`MOST_CHANGES_IN_A_WALK`): with `owner`, that owner's
+ * changes (the owner indexes), else everyone's.
+ */
+export async function checkWalkBounded(
+  db: Pick<PgDb, 'execute'>,
+  from: number,
+  owner: string | null,
+): Promise<void> {
+  const upTo = (where: SQL) =>
+    sql`(SELECT count(*)::int FROM (SELECT 1 FROM property_sort_changes
+      WHERE ${where} AND feed_position > ${from} LIMIT ${MOST_CHANGES_IN_A_WALK + 1}) c)`;
   const [row] = (await db.execute(
-    sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM property_sort_changes
-      WHERE feed_position > ${from} LIMIT ${MOST_CHANGES_IN_A_WALK + 1}) c`,
+    owner === null
+      ? sql`SELECT ${upTo(sql`true`)} AS n`
+      : sql`SELECT ${upTo(sql`owner_id = ${owner}`)} + ${upTo(sql`new_owner_id = ${owner}`)} AS n`,
   )) as unknown as { n: number }[];
   if (row!.n > MOST_CHANGES_IN_A_WALK) throw fail('events.cursor_expired');
 }

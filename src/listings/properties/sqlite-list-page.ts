@@ -8,8 +8,8 @@ import { countsOnly, usedFilters } from './list-filters';
 import { type ListPaging, type PropertyFilter, sortKeysOf } from './list-plan';
 import type { PropertyRecord } from './representation';
 import { propertyListSql } from './sqlite-list';
-import { mergeWalk } from './sqlite-walk-order';
-import { type KeyedRecord, MOST_CHANGES_IN_A_WALK, walksFrozen } from './walk-order';
+import { changesInAWalkSql, mergeWalk } from './sqlite-walk-order';
+import { type KeyedRecord, MOST_CHANGES_IN_A_WALK, walkOwnerOf, walksFrozen } from './walk-order';
 
 /**
  * The change feed's position in the snapshot being read: the last event id
@@ -18,6 +18,9 @@ import { type KeyedRecord, MOST_CHANGES_IN_A_WALK, walksFrozen } from './walk-or
  */
 const FEED_POSITION = `SELECT coalesce((SELECT max(id) FROM events),
   (SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS id`;
+
+/** The change feed's position now (`ListingsStore.feedPosition`). */
+export const feedPositionOf = (db: Db): number => one<{ id: number }>(db, FEED_POSITION)!.id;
 
 /** One page of properties, the number matching and the feed position of the page (GET /properties). */
 export function listProperties(
@@ -62,7 +65,8 @@ export function listProperties(
  */
 function walkPageOf(db: Db, filter: PropertyFilter, paging: ListPaging, feedPosition: number) {
   const from = paging.keyset!.from ?? feedPosition;
-  if (one<{ n: number }>(db, CHANGES_IN_A_WALK, from)!.n > MOST_CHANGES_IN_A_WALK) {
+  const changes = changesInAWalkSql(from, walkOwnerOf(filter));
+  if (one<{ n: number }>(db, changes.sql, ...changes.params)!.n > MOST_CHANGES_IN_A_WALK) {
     throw fail('events.cursor_expired');
   }
   const { page, changed } = propertyListSql(filter, {
@@ -79,10 +83,6 @@ function walkPageOf(db: Db, filter: PropertyFilter, paging: ListPaging, feedPosi
   if (from < one<{ id: number }>(db, PRUNED_THROUGH)!.id) throw fail('events.cursor_expired');
   return merged;
 }
-
-/** A walk's changes since S, counted up to one past the bound (`MOST_CHANGES_IN_A_WALK`). */
-const CHANGES_IN_A_WALK = `SELECT count(*) AS n FROM (SELECT 1 FROM property_sort_changes
-  WHERE feed_position > ? LIMIT ${MOST_CHANGES_IN_A_WALK + 1}) c`;
 
 /** The highest event id pruning may have removed (the feed's `prunedThrough`). */
 const PRUNED_THROUGH = `SELECT coalesce((SELECT min(id) - 1 FROM events),

@@ -12,7 +12,7 @@ import {
   sortKeysOf,
 } from './list-plan';
 import { changedSinceSql, UNCHANGED_SINCE } from './sqlite-walk-order';
-import { walksFrozen } from './walk-order';
+import { walkOwnerOf, walksFrozen } from './walk-order';
 
 const IN_JSON = 'IN (SELECT value FROM json_each(?))';
 const FEATURE_COLUMNS = ['applicability', 'category', 'name', 'value'] as const;
@@ -172,7 +172,13 @@ export function propertyListSql(filter: PropertyFilter, paging: ListPaging): Pro
   const changed =
     walkFrom === undefined
       ? undefined
-      : changedSinceSql(where, sort, paging.keyset!.after, walkFrom, paging.itemsPerPage);
+      : changedSinceSql(
+          where,
+          sort,
+          paging.keyset!.after,
+          { from: walkFrom, owner: walkOwnerOf(filter) },
+          paging.itemsPerPage,
+        );
   // The position is a condition of the page only: the total counts the whole list.
   if (after) where.add(after.sql, ...after.params);
   if (walkFrom !== undefined) where.add(UNCHANGED_SINCE, walkFrom);

@@ -1,3 +1,4 @@
+import { type PropertyFilter, usedFilters } from './list-filters';
 import type { KeyValues, SortKey } from './list-plan';
 import type { PropertyRecord } from './representation';
 
@@ -14,16 +15,37 @@ import type { PropertyRecord } from './representation';
  * properties unchanged since S, and the properties changed since S with
  * their keys as of S (as many as writes changed since the walk started,
  * whatever the depth). Filters and the caller's scope hold on what is now.
+ *
+ * A walk confined to one owner (`walkOwnerOf`) reads only the changes of
+ * that owner's properties: those a change row names as its owner before
+ * (`owner_id`) or after (`new_owner_id`, a move). A property the owner has
+ * now and changed since S has such a row (kept by the owner all along, or
+ * moved to it), so part B finds every one; its key is still its first
+ * change after S, whoever owned it then. Other owners' writes then cost
+ * the walk nothing and do not count towards its bound.
  */
 
 /**
- * Most sort-field changes since a walk began that a page of it reads (part
- * B). A page costs as much as the changes since its walk began; past this
- * many the walk answers 410, as an expired feed cursor does, and the client
- * lists again, so no caller can hold a walk open until its pages cost
- * everyone the service's whole write history.
+ * Most sort-field changes in a walk's scope since it began that a page of
+ * it reads (part B): a walk confined to one owner counts that owner's
+ * changes, any other walk every change. A page costs as much as those
+ * changes; past this many the walk answers 410, as an expired feed cursor
+ * does, and the client lists again, so no caller can hold a walk open
+ * until its pages cost everyone the service's whole write history, and no
+ * owner's writes expire another owner's walks.
  */
 export const MOST_CHANGES_IN_A_WALK = 2_000;
+
+/**
+ * The one owner a list is confined to: a customer's own properties, or an
+ * `ownerId` filter (a customer's filter naming another owner matches
+ * nothing, so either serves). Null: every owner's properties (an
+ * employee's or an anonymous reader's list without the filter).
+ */
+export function walkOwnerOf(filter: PropertyFilter): string | null {
+  const owner = usedFilters(filter).find((used) => used.name === 'ownerId');
+  return owner?.on === 'column' ? String(owner.values[0]) : null;
+}
 
 /** Whether a walk in `sort` order needs the order of its first snapshot: the id never changes. */
 export const walksFrozen = (sort: SortKey[]): boolean => sort[0]!.column !== 'id';

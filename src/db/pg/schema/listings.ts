@@ -132,10 +132,15 @@ export const propertySortChanges = pgTable(
     ownerId: text().notNull(),
     totalUnits: integer().notNull(),
     rentableUnits: integer().notNull(),
+    newOwnerId: text(),
   },
   (table) => [
     index('property_sort_changes_property_idx').on(table.propertyId, table.feedPosition),
     index('property_sort_changes_position_idx').on(table.feedPosition),
+    index('property_sort_changes_owner_idx').on(table.ownerId, table.feedPosition),
+    index('property_sort_changes_new_owner_idx')
+      .on(table.newOwnerId, table.feedPosition)
+      .where(sql`${table.newOwnerId} IS NOT NULL`),
   ],
 );
 
