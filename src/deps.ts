@@ -8,6 +8,7 @@ import {
   boundedHasher,
   type PasswordHasher,
 } from '@/accounts/hashing';
+import type { HashingLimits } from '@/accounts/hashing-limits';
 import { RedisAddressLimit } from '@/accounts/redis-address-limit';
 import { redisFailureLedger } from '@/accounts/redis-guessing';
 import { sessionResolver } from '@/accounts/sessions';
@@ -85,8 +86,10 @@ export type DepsPart<K extends keyof AppDeps, S extends keyof Stores = never> = 
 };
 
 export interface AccountGuards {
-  /** Every password hash and verification of the server goes through it. */
+  /** Every password hash and verification of the server goes through it, its capacity shared by caller. */
   hasher: BoundedHasher;
+  /** Requests that hash a password, per account and per address (in memory, or in Redis). */
+  limits: HashingLimits;
   /** Sign-ups per address (in memory, or in Redis when instances share it). */
   signUps: AddressBound;
   /** Sign-in failures counted against guessing (the account store, or Redis when instances share it). */
@@ -206,6 +209,14 @@ export function buildDeps({
   const accounts = {
     hasher: boundedHasher(hasher, config.hashing),
     failures: redis ? redisFailureLedger(stores.accounts, redis) : stores.accounts.failures,
+    limits: {
+      perAddress: addressBound('hash-ip', config.accounts.passwordHashesPerIpPerMinute, 60_000),
+      perAccount: addressBound(
+        'hash-account',
+        config.accounts.passwordHashesPerAccountPerMinute,
+        60_000,
+      ),
+    },
     signUps: addressBound('signup', config.accounts.signUpsPerIpPerHour, HOUR_MS),
     passkeyOptions: addressBound(
       'passkey-options',

@@ -50,6 +50,9 @@ describe('configuration (environment variables)', () => {
       signUp: 'open',
       signUpsPerIpPerHour: 10,
       passkeyOptionsPerIpPerMinute: 30,
+      passwordHashesPerAccountPerMinute: 5,
+      passwordHashesPerIpPerMinute: 30,
+      sessionsPerAccount: 50,
     });
     expect(config.hashing).toEqual({ concurrency: 3, queue: 6 });
     expect(parseConfig({ DATABASE_PATH: ':memory:', SIGN_UP: 'closed' }).accounts.signUp).toBe(
@@ -58,6 +61,9 @@ describe('configuration (environment variables)', () => {
     for (const [name, value] of [
       ['SIGN_UP', 'maybe'],
       ['SIGN_UP_PER_IP_PER_HOUR', '0'],
+      ['PASSWORD_HASHES_PER_ACCOUNT_PER_MINUTE', '0'],
+      ['PASSWORD_HASHES_PER_IP_PER_MINUTE', 'many'],
+      ['SESSIONS_PER_ACCOUNT', '0'],
       ['PASSKEY_OPTIONS_PER_IP_PER_MINUTE', 'many'],
       ['HASH_CONCURRENCY', '0'],
       ['HASH_QUEUE', '-1'],

@@ -9,7 +9,13 @@ import {
   forgiveAttempt,
   ipCounter,
 } from './guessing';
-import type { PasswordHasher } from './hashing';
+import type { CallerHasher } from './hashing';
+import {
+  admitHashing,
+  type HashingLimits,
+  type HashingRequest,
+  signedInAccount,
+} from './hashing-limits';
 import type { AccountChange, Revoked } from './lifecycle-operations';
 import type { AccountSummary } from './schemas';
 import { hashOf } from './session-ids';
@@ -20,7 +26,8 @@ export type { AccountChange } from './lifecycle-operations';
 
 /** What the lifecycle changes need besides the store. */
 export interface LifecycleGuards {
-  hasher: PasswordHasher;
+  hasher: CallerHasher;
+  limits: HashingLimits;
   failures: FailureLedger;
   revocation: TokenRevocation;
 }
@@ -37,16 +44,18 @@ async function revoked<T>(
 }
 
 /**
- * The signed-in user changes their password. The current one is checked
- * under sign-in's guessing limits (the same counters: guesses here and at
- * sign-in add up); a wrong one is the 401 of a wrong sign-in. Then every
+ * The signed-in user changes their password. The request is under the
+ * hashing limits (the account's, wherever it comes from, and the
+ * address's); the current password is checked under sign-in's guessing
+ * limits (the same counters: guesses here and at sign-in add up); a wrong
+ * one is the 401 of a wrong sign-in. Then every
  * other session ends and every bearer token issued until now is refused —
  * a bearer caller's own token included (nothing tells it apart from a
  * stolen copy); `sessionToken`, the caller's own session cookie, continues.
  */
 export async function changePassword(
   store: AccountStore,
-  { hasher, failures, revocation }: LifecycleGuards,
+  { hasher, limits, failures, revocation }: LifecycleGuards,
   user: User,
   input: {
     currentPassword: string;
@@ -56,6 +65,8 @@ export async function changePassword(
   },
   audit: AuditContext,
 ): Promise<void> {
+  const hashing = signedInAccount(user.id, input.address);
+  await admitHashing(limits, hashing);
   const account = accountCounter(user.email, input.address);
   const event = { subject: user.id, details: { method: 'password', purpose: 'password_change' } };
   const refusal = { audit, entry: { action: 'sign_in.refused' as const, ...event } };
@@ -67,7 +78,7 @@ export async function changePassword(
   );
   let ok: boolean;
   try {
-    ok = await hasher.verify(input.currentPassword, user.passwordHash);
+    ok = await hasher.verify(input.currentPassword, user.passwordHash, hashing.caller);
   } catch (error) {
     // Refused for lack of capacity (503): nothing was checked, so nothing counts.
     await forgiveAttempt(failures, attempt);
@@ -78,7 +89,7 @@ export async function changePassword(
     throw fail('credentials.invalid');
   }
   await forgiveAttempt(failures, attempt, [account.key]);
-  const passwordHash = await hasher.hash(input.newPassword);
+  const passwordHash = await hasher.hash(input.newPassword, hashing.caller);
   const keep = input.sessionToken === undefined ? undefined : hashOf(input.sessionToken);
   await revoked(revocation, user.id, store.changePassword(user.id, passwordHash, keep, audit));
 }
@@ -129,16 +140,28 @@ export const changeAccount = async (
     await revoked(revocation, input.id, store.changeAccount(input.id, input.change, audit)),
   );
 
-/** An employee (or an operator's command) sets an account's password; every credential but passkeys is revoked. */
+/**
+ * An employee (or an operator's command) sets an account's password; every
+ * credential but passkeys is revoked. An employee's request (`by`: their
+ * account and address) is under the hashing limits; a command's is not.
+ */
 export async function setAccountPassword(
   store: AccountStore,
-  { hasher, revocation }: Pick<LifecycleGuards, 'hasher' | 'revocation'>,
-  input: { id: string; password: string },
+  {
+    hasher,
+    limits,
+    revocation,
+  }: Pick<LifecycleGuards, 'hasher' | 'revocation'> & {
+    limits?: HashingLimits;
+  },
+  input: { id: string; password: string; by?: HashingRequest },
   audit: AuditContext,
 ): Promise<void> {
+  const caller = input.by?.caller ?? { address: 'local' };
+  if (limits && input.by) await admitHashing(limits, input.by);
   // Not found before the hash is paid for.
   if (!(await store.findUserById(input.id))) throw fail('account.not_found');
-  const passwordHash = await hasher.hash(input.password);
+  const passwordHash = await hasher.hash(input.password, caller);
   await revoked(revocation, input.id, store.setAccountPassword(input.id, passwordHash, audit));
 }
 

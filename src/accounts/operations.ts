@@ -15,6 +15,9 @@ import type { AccountRunner, NewChallenge, NewPasskey, NewSession, NewUser } fro
  * PostgreSQL. The security-log event of each is written in that transaction.
  */
 
+/** Live sessions an account keeps unless told otherwise (`SESSIONS_PER_ACCOUNT`). */
+export const SESSIONS_PER_ACCOUNT_DEFAULT = 50;
+
 /** How an account came to be, for its security-log event (command-line tools log none). */
 export interface AccountCreation {
   action: 'sign_up' | 'account.created';
@@ -42,12 +45,25 @@ export function accountOperations(run: AccountRunner) {
         return user;
       }),
 
-    /** A new session with its sign-in event; expired sessions are dropped on the way. */
-    startSession: (session: NewSession, audit: AuditContext, entry: AuditEntry) =>
+    /**
+     * A new session with its sign-in event; expired sessions are dropped on
+     * the way, and the account's oldest live ones past `perAccount` with the
+     * new one (the event counts them), so sign-ins cannot store rows without end.
+     */
+    startSession: (
+      session: NewSession,
+      audit: AuditContext,
+      entry: AuditEntry,
+      perAccount = SESSIONS_PER_ACCOUNT_DEFAULT,
+    ) =>
       run(function* (tables) {
         yield* step(tables.deleteExpiredSessions(session.createdAt.getTime()));
+        // Two sign-ins at once would each count the other's session as not there yet.
+        yield* step(tables.lockSessionsOf(session.userId));
+        const ended = yield* step(tables.trimSessions(session.userId, perAccount - 1));
         yield* step(tables.insertSession(session));
-        yield* step(tables.recordAudit(audit, entry));
+        const details = ended > 0 ? { ...entry.details, sessionsEnded: ended } : entry.details;
+        yield* step(tables.recordAudit(audit, { ...entry, details }));
       }),
 
     /** Sign-out: ends the session of this hash (nothing when it is gone already). */

@@ -1,4 +1,17 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull, lte, ne, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNull,
+  lte,
+  ne,
+  notInArray,
+  sql,
+} from 'drizzle-orm';
 import type { AuditLimits } from '@/audit/operations';
 import { recordAuditLater } from '@/audit/postgres-store';
 import type { PgDb, PgTx } from '@/db/pg/client';
@@ -57,6 +70,23 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
   },
   async insertSession(values) {
     await tx.insert(sessions).values(values);
+  },
+  async lockSessionsOf(userId) {
+    // As `lockPasskeysOf`: the user's row, without conflicting with the FK checks of its rows.
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update');
+  },
+  async trimSessions(userId, keep) {
+    const kept = tx
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(eq(sessions.userId, userId))
+      .orderBy(desc(sessions.createdAt), desc(sessions.id))
+      .limit(keep);
+    const ended = await tx
+      .delete(sessions)
+      .where(and(eq(sessions.userId, userId), notInArray(sessions.id, kept)))
+      .returning({ id: sessions.id });
+    return ended.length;
   },
   async deleteSession(id) {
     const [ended] = await tx

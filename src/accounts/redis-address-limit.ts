@@ -6,7 +6,7 @@ import { takeSlidingWindow } from '@/redis/sliding-window';
 import { type AddressBound, AddressLimit } from './address-limit';
 
 export interface RedisAddressLimitOptions {
-  /** Names the bound in its Redis keys (`signup`, `passkey-options`). */
+  /** Names the bound in its Redis keys (`signup`, `passkey-options`, `hash-ip`, `hash-account`). */
   name: string;
   limit: number;
   windowMs: number;

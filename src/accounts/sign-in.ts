@@ -13,7 +13,8 @@ import {
   type Refusal,
   refusalCounter,
 } from './guessing';
-import type { PasswordHasher } from './hashing';
+import type { CallerHasher, HashingCaller } from './hashing';
+import { admitHashing, type HashingLimits, typedAccount } from './hashing-limits';
 import { finishAuthentication } from './passkey-authentication';
 import { newSession } from './sessions';
 import type { AccountStore } from './store';
@@ -35,12 +36,12 @@ const refusalOf = (
   entry: { action: 'sign_in.refused', ...event, counter: refusalCounter(event.subject, address) },
 });
 
-const dummyHashes = new WeakMap<PasswordHasher, Promise<string>>();
+const dummyHashes = new WeakMap<CallerHasher, Promise<string>>();
 /** A real hash to verify against when the email is unknown (same cost, same time). */
-function dummyHashOf(hasher: PasswordHasher): Promise<string> {
+function dummyHashOf(hasher: CallerHasher, caller: HashingCaller): Promise<string> {
   let hash = dummyHashes.get(hasher);
   if (!hash) {
-    hash = hasher.hash(crypto.randomUUID());
+    hash = hasher.hash(crypto.randomUUID(), caller);
     // A refused (busy) attempt is made again next time rather than remembered.
     hash.catch(() => dummyHashes.delete(hasher));
     dummyHashes.set(hasher, hash);
@@ -49,18 +50,25 @@ function dummyHashOf(hasher: PasswordHasher): Promise<string> {
 }
 
 /**
- * Checks an email and password under the guessing limits (per account from
- * this address, even unknown accounts, and per address). An unknown email
- * costs the same hash as a wrong password, and both answer the same 401, as
- * does the right password of a disabled account.
+ * Checks an email and password under the hashing limits (every attempt,
+ * per account from this address and per address) and the guessing limits
+ * (failures, per account from this address, even unknown accounts, and per
+ * address). An unknown email costs the same hash as a wrong password, and
+ * both answer the same 401, as does the right password of a disabled account.
  */
 export async function verifyPasswordSignIn(
   store: AccountStore,
-  { hasher, failures }: { hasher: PasswordHasher; failures: FailureLedger },
+  {
+    hasher,
+    failures,
+    limits,
+  }: { hasher: CallerHasher; failures: FailureLedger; limits: HashingLimits },
   input: { email: string; password: string; address: string },
   audit: AuditContext,
 ): Promise<User> {
   const now = audit.at;
+  const hashing = typedAccount(input.email, input.address);
+  await admitHashing(limits, hashing);
   const account = accountCounter(input.email, input.address);
   const user = await store.findUserByEmail(input.email);
   // What was typed for an unknown account is not kept: people type passwords
@@ -73,7 +81,8 @@ export async function verifyPasswordSignIn(
   const attempt = await beginAttempt(failures, [account, ipCounter(input.address)], now, refusal);
   let ok: boolean;
   try {
-    ok = await hasher.verify(input.password, user?.passwordHash ?? (await dummyHashOf(hasher)));
+    const hash = user?.passwordHash ?? (await dummyHashOf(hasher, hashing.caller));
+    ok = await hasher.verify(input.password, hash, hashing.caller);
   } catch (error) {
     // Refused for lack of capacity (503): nothing was checked, so nothing counts.
     await forgiveAttempt(failures, attempt);
@@ -106,17 +115,22 @@ export async function signIn(
   store: AccountStore,
   tokens: TokenService,
   user: User,
-  input: { method: SignInMethod; audit: AuditContext },
+  input: { method: SignInMethod; audit: AuditContext; sessionsPerAccount?: number },
 ): Promise<SignedIn> {
   const accessToken = await tokens.issue(user.id, user.role, ACCESS_TOKEN_TTL_SECONDS);
   const audit = actingAs(input.audit, user.id);
   const session = newSession(user.id, audit);
-  await store.startSession(session.row, audit, {
-    action: 'sign_in.succeeded',
-    subject: user.id,
-    target: session.id,
-    details: { method: input.method },
-  });
+  await store.startSession(
+    session.row,
+    audit,
+    {
+      action: 'sign_in.succeeded',
+      subject: user.id,
+      target: session.id,
+      details: { method: input.method },
+    },
+    input.sessionsPerAccount,
+  );
   return {
     body: {
       accessToken,

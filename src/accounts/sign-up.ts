@@ -1,5 +1,6 @@
 import type { AuditContext } from '@/audit/record';
-import type { PasswordHasher } from './hashing';
+import type { CallerHasher } from './hashing';
+import { admitHashing, type HashingLimits, typedAccount } from './hashing-limits';
 import type { AccountStore } from './store';
 import { insertUser } from './users';
 
@@ -9,16 +10,25 @@ import { insertUser } from './users';
  * the same password hash, so neither the answer nor its timing tells
  * whether someone has an account here. Two sign-ups for one email at once
  * make one account (the store's unique email decides, the other stores nothing).
+ * Under the hashing limits, checked before the store is asked about the email.
  */
 export async function signUpCustomer(
   store: AccountStore,
-  hasher: PasswordHasher,
-  input: { email: string; password: string },
+  { hasher, limits }: { hasher: CallerHasher; limits: HashingLimits },
+  input: { email: string; password: string; address: string },
   audit: AuditContext,
 ): Promise<void> {
-  if (await store.findUserByEmail(input.email)) {
-    await hasher.hash(input.password);
+  const hashing = typedAccount(input.email, input.address);
+  await admitHashing(limits, hashing);
+  const { email, password } = input;
+  if (await store.findUserByEmail(email)) {
+    await hasher.hash(password, hashing.caller);
     return;
   }
-  await insertUser(store, { ...input, role: 'customer' }, hasher, { action: 'sign_up', audit });
+  await insertUser(
+    store,
+    { email, password, role: 'customer' },
+    { hasher, caller: hashing.caller },
+    { action: 'sign_up', audit },
+  );
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull, lte, ne } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, isNull, lte, ne, notInArray } from 'drizzle-orm';
 import type { AuditLimits } from '@/audit/operations';
 import { recordAudit } from '@/audit/sqlite-store';
 import type { Db, Tx } from '@/db/client';
@@ -44,6 +44,21 @@ export const accountTablesOf = (tx: Tx, limits: AuditLimits): AccountTables => (
   },
   insertSession: (values) => {
     tx.insert(sessions).values(values).run();
+  },
+  // SQLite admits one writer at a time: the transaction already excludes other sign-ins.
+  lockSessionsOf: () => {},
+  trimSessions: (userId, keep) => {
+    const kept = tx
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(eq(sessions.userId, userId))
+      .orderBy(desc(sessions.createdAt), desc(sessions.id))
+      .limit(keep);
+    return tx
+      .delete(sessions)
+      .where(and(eq(sessions.userId, userId), notInArray(sessions.id, kept)))
+      .returning({ id: sessions.id })
+      .all().length;
   },
   deleteSession: (id) =>
     tx

@@ -20,6 +20,13 @@ export interface AccountTables {
   recordAudit(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
   deleteExpiredSessions(now: number): MaybePromise<void>;
   insertSession(values: NewSession): MaybePromise<void>;
+  /**
+   * Holds off other session starts of this user until this transaction
+   * ends. SQLite's single writer already does; PostgreSQL locks the user's row.
+   */
+  lockSessionsOf(userId: string): MaybePromise<void>;
+  /** Ends the user's sessions but the `keep` newest (by sign-in); how many ended. */
+  trimSessions(userId: string, keep: number): MaybePromise<number>;
   deleteSession(id: string): MaybePromise<{ id: string; userId: string } | undefined>;
   /** The user's sessions expiring after `now`, newest sign-in first. */
   liveSessions(userId: string, now: number): MaybePromise<Session[]>;

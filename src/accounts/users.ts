@@ -4,7 +4,12 @@ import type { User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
 import { normalizeEmail } from './email';
-import { argon2idHasher, type PasswordHasher } from './hashing';
+import {
+  argon2idHasher,
+  type CallerHasher,
+  type HashingCaller,
+  type PasswordHasher,
+} from './hashing';
 import type { AccountCreation } from './operations';
 import { sqliteAccountStore } from './sqlite-store';
 import type { AccountStore } from './store';
@@ -15,6 +20,15 @@ export type Role = User['role'];
 
 export { normalizeEmail } from './email';
 
+/** The server's bounded hasher and whom the hash is for; command-line tools hash directly. */
+export interface HashingFor {
+  hasher: CallerHasher;
+  caller: HashingCaller;
+}
+
+/** Command-line tools and scripts: argon2id at once, no capacity to share. */
+const direct: HashingFor = { hasher: argon2idHasher, caller: { address: 'local' } };
+
 /**
  * Hashes the password (through the server's bounded hasher when given) and
  * stores the user, with its security-log event in the same transaction when
@@ -24,10 +38,10 @@ export { normalizeEmail } from './email';
 export async function insertUser(
   store: AccountStore,
   input: { email: string; password: string; role: Role },
-  hasher: PasswordHasher = argon2idHasher,
+  { hasher, caller }: HashingFor = direct,
   creation?: AccountCreation,
 ): Promise<User | undefined> {
-  const passwordHash = await hasher.hash(input.password);
+  const passwordHash = await hasher.hash(input.password, caller);
   const values = {
     id: uuidv7(),
     email: normalizeEmail(input.email),
@@ -43,7 +57,7 @@ export async function createUser(
   input: { email: string; password: string; role: Role },
   hasher: PasswordHasher = argon2idHasher,
 ): Promise<User> {
-  const user = await insertUser(sqliteAccountStore(db), input, hasher);
+  const user = await insertUser(sqliteAccountStore(db), input, { hasher, caller: direct.caller });
   if (!user) throw fail('account.email_taken');
   return user;
 }

@@ -85,6 +85,11 @@ export interface Config {
     signUp: 'open' | 'closed';
     signUpsPerIpPerHour: number;
     passkeyOptionsPerIpPerMinute: number;
+    /** Requests that hash a password, per account (from one address when not signed in) and per address. */
+    passwordHashesPerAccountPerMinute: number;
+    passwordHashesPerIpPerMinute: number;
+    /** Live browser sessions kept per account; the oldest ends when a new one starts past it. */
+    sessionsPerAccount: number;
   };
   /** Password hashes and verifications at once (argon2id), and how many may wait. */
   hashing: { concurrency: number; queue: number };

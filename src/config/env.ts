@@ -112,6 +112,11 @@ export const EnvSchema = z.object({
   SIGN_UP: z.enum(['open', 'closed']).default('open'),
   SIGN_UP_PER_IP_PER_HOUR: perMinute.default(10),
   PASSKEY_OPTIONS_PER_IP_PER_MINUTE: perMinute.default(30),
+  // Requests that hash a password (sign-in, sign-up, password changes), successes included.
+  PASSWORD_HASHES_PER_ACCOUNT_PER_MINUTE: perMinute.default(5),
+  PASSWORD_HASHES_PER_IP_PER_MINUTE: perMinute.default(30),
+  // Live browser sessions per account; a new sign-in past it ends the oldest.
+  SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(50),
   // A JSON file of AAGUID → provider name, over the vendored list (src/accounts/providers).
   PASSKEY_PROVIDERS_FILE: z.string().min(1).optional(),
   HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),

@@ -1,52 +1,9 @@
 import { describe, expect, test } from 'bun:test';
-import type { PasswordHasher } from '@/accounts/hashing';
 import { SIGN_UP_ACCEPTED_MESSAGE, SIGN_UP_CLOSED_DETAIL } from '@/accounts/messages';
 import { UserSummary } from '@/api/accounts/schemas';
 import { problemOf } from '../support/harness';
 import { accountStoresUnderTest } from './stores';
-import { accountsSetup, PASSWORD } from './support';
-
-/**
- * Lets the requests already sent run until they wait on something (no
- * timers involved), and on until `reached` holds: on PostgreSQL a request
- * waits on the database's answers before it reaches the hasher.
- */
-async function settle(reached: () => boolean = () => true, rounds = 20) {
-  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-  // Database answers arrive as I/O, which a chain of immediates never lets in.
-  for (let i = 0; i < 5000 && !reached(); i++) await Bun.sleep(1);
-}
-
-/**
- * A password hash the test drives: each call waits until released (or not,
- * once `auto` is set), and every call is counted.
- */
-function controllableHasher() {
-  const waiting: (() => void)[] = [];
-  const state = { calls: 0, auto: false };
-  const gate = async () => {
-    state.calls++;
-    if (!state.auto) await new Promise<void>((resolve) => waiting.push(resolve));
-  };
-  const hasher: PasswordHasher = {
-    async hash(password) {
-      await gate();
-      return `stub:${password}`;
-    },
-    async verify(password, hash) {
-      await gate();
-      return hash === `stub:${password}`;
-    },
-  };
-  return {
-    hasher,
-    state,
-    get waiting() {
-      return waiting.length;
-    },
-    release: () => waiting.shift()?.(),
-  };
-}
+import { accountsSetup, controllableHasher, PASSWORD, settle } from './support';
 
 const signUpBody = (email: string) => ({ body: { email, password: PASSWORD } });
 
@@ -169,16 +126,33 @@ for (const under of accountStoresUnderTest()) {
 // earlier, that one could take the queue's place and wait forever.
 describe('hashing capacity (concurrency 1, queue 1)', () => {
   const stub = controllableHasher();
-  const ctx = accountsSetup({ HASH_CONCURRENCY: '1', HASH_QUEUE: '1' }, stub);
+  // From addresses of their own: one address holds at most a share of the capacity (test/accounts/fair-hashing.test.ts).
+  const ctx = accountsSetup({ HASH_CONCURRENCY: '1', HASH_QUEUE: '1', TRUST_PROXY: 'true' }, stub);
+  const from = (ip: string, options: { body: unknown }) => ({
+    ...options,
+    headers: { 'x-forwarded-for': ip },
+  });
 
   test('one hashes, one waits, the next → 503 with Retry-After at once; the admitted two finish', async () => {
-    const first = ctx.request('POST', '/auth/sign-up', signUpBody('one@example.com'));
-    const second = ctx.request('POST', '/auth/sign-up', signUpBody('two@example.com'));
+    const first = ctx.request(
+      'POST',
+      '/auth/sign-up',
+      from('192.0.2.1', signUpBody('one@example.com')),
+    );
+    const second = ctx.request(
+      'POST',
+      '/auth/sign-up',
+      from('192.0.2.2', signUpBody('two@example.com')),
+    );
     const bounded = ctx.deps.accounts.hasher;
     await settle(() => stub.state.calls === 1 && bounded.waiting === 1);
     expect(stub.state.calls).toBe(1);
     expect(bounded.waiting).toBe(1);
-    const third = await ctx.request('POST', '/auth/sign-up', signUpBody('three@example.com'));
+    const third = await ctx.request(
+      'POST',
+      '/auth/sign-up',
+      from('192.0.2.3', signUpBody('three@example.com')),
+    );
     expect(third.status).toBe(503);
     expect(third.body).toEqual(problemOf(503));
     expect(third.headers.get('retry-after')).toBe('1');
@@ -215,11 +189,13 @@ describe('hashing capacity (concurrency 1, queue 1)', () => {
   test('a sign-in refused for capacity → 503 and does not count as a failed guess', async () => {
     stub.state.auto = true;
     await ctx.signUp('four@example.com');
+    // One account holds at most a share of the capacity: the blockers are two accounts.
+    await ctx.signUp('six@example.com');
     stub.state.auto = false;
     const before = stub.state.calls;
     const blockers = [
-      ctx.request('POST', '/auth/sign-in', signUpBody('four@example.com')),
-      ctx.request('POST', '/auth/sign-in', signUpBody('four@example.com')),
+      ctx.request('POST', '/auth/sign-in', from('192.0.2.4', signUpBody('four@example.com'))),
+      ctx.request('POST', '/auth/sign-in', from('192.0.2.5', signUpBody('six@example.com'))),
     ];
     const bounded = ctx.deps.accounts.hasher;
     await settle(() => stub.state.calls === before + 1 && bounded.waiting === 1);

@@ -1,4 +1,5 @@
 import { expect } from 'bun:test';
+import type { PasswordHasher } from '@/accounts/hashing';
 import type { PasskeySummary } from '@/accounts/passkeys';
 import { uuidv7 } from '@/db/ids';
 import type { AuditAction } from '@/db/schema';
@@ -36,16 +37,61 @@ export const UNKNOWN_PASSKEY_ASSERTION = {
   clientExtensionResults: {},
 };
 
+/**
+ * A password hash the test drives: each call waits until released (or not,
+ * once `auto` is set), and every call is counted.
+ */
+export function controllableHasher() {
+  const waiting: (() => void)[] = [];
+  const state = { calls: 0, auto: false };
+  const gate = async () => {
+    state.calls++;
+    if (!state.auto) await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const hasher: PasswordHasher = {
+    async hash(password) {
+      await gate();
+      return `stub:${password}`;
+    },
+    async verify(password, hash) {
+      await gate();
+      return hash === `stub:${password}`;
+    },
+  };
+  return {
+    hasher,
+    state,
+    get waiting() {
+      return waiting.length;
+    },
+    release: () => waiting.shift()?.(),
+  };
+}
+
+/**
+ * Lets the requests already sent run until they wait on something (no
+ * timers involved), and on until `reached` holds: on PostgreSQL a request
+ * waits on the database's answers before it reaches the hasher.
+ */
+export async function settle(reached: () => boolean = () => true, rounds = 20) {
+  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+  // Database answers arrive as I/O, which a chain of immediates never lets in.
+  for (let i = 0; i < 5000 && !reached(); i++) await Bun.sleep(1);
+}
+
 export const cookieOf = (setCookie: string | null) => setCookie?.split(';')[0] ?? '';
 
 /**
- * The per-address bounds on sign-ups and passkey options and the hashing
- * queue are lifted here (every request of a test file comes from one
- * address, some tests send many at once); the tests of those bounds set them.
+ * The per-address bounds on sign-ups and passkey options, the hashing
+ * limits and the hashing queue are lifted here (every request of a test
+ * file comes from one address, some tests send many at once); the tests of
+ * those bounds set them.
  */
 export const UNBOUNDED = {
   SIGN_UP_PER_IP_PER_HOUR: '1000000',
   PASSKEY_OPTIONS_PER_IP_PER_MINUTE: '1000000',
+  PASSWORD_HASHES_PER_ACCOUNT_PER_MINUTE: '1000000',
+  PASSWORD_HASHES_PER_IP_PER_MINUTE: '1000000',
   HASH_QUEUE: '1000',
 };
 

@@ -14,8 +14,14 @@ import {
 /** Hashes at no cost: these tests are about the counting. */
 const cheap: PasswordHasher = {
   hash: async (password) => `cheap:${password}`,
-  verify: async () => false,
+  verify: async (password, hash) => hash === `cheap:${password}`,
 };
+
+const signIn = (ctx: TestContext, ip: string, email: string) =>
+  ctx.request('POST', '/auth/sign-in', {
+    body: { email, password: 'correct horse battery' },
+    headers: { 'x-forwarded-for': ip },
+  });
 
 const options = (ctx: TestContext, ip: string) =>
   ctx.request('POST', '/auth/passkey/authenticate/options', {
@@ -29,12 +35,14 @@ const signUp = (ctx: TestContext, ip: string, email: string) =>
     headers: { 'x-forwarded-for': ip },
   });
 
-/** Two instances on one Redis (one prefix) and one clock. */
+/** Two instances on one Redis (one prefix), one database and one clock. */
 function twoInstances(env: Record<string, string>) {
   const shared = { PUBLIC_ORIGIN: ORIGIN, ...UNBOUNDED, TRUST_PROXY: 'true', ...env };
   const clock = manualClock();
-  const [a, b] = [0, 1].map(() => createTestApp({ env: shared, clock, hasher: cheap }));
-  return { a: a!, b: b!, clock };
+  const a = createTestApp({ env: shared, clock, hasher: cheap });
+  // On one database, as instances are: an account signed up on one signs in on the other.
+  const b = createTestApp({ env: shared, clock, hasher: cheap, databaseOf: a });
+  return { a, b, clock };
 }
 
 describe.skipIf(redisSkipReason !== undefined)(
@@ -75,6 +83,35 @@ describe.skipIf(redisSkipReason !== undefined)(
       expect((await signUp(b, ip, 'four@example.com')).status).toBe(429);
       expect(await b.deps.stores.accounts.findUserByEmail('four@example.com')).toBeUndefined();
       expect((await signUp(b, '198.51.100.24', 'five@example.com')).status).toBe(202);
+    });
+
+    test('password hashing: correct sign-ins of one account, 2 a minute between two instances, then 429 on either', async () => {
+      const { a, b, clock } = twoInstances({
+        ...redisEnv(),
+        PASSWORD_HASHES_PER_ACCOUNT_PER_MINUTE: '2',
+      });
+      expect((await signUp(a, '198.51.100.26', 'six@example.com')).status).toBe(202);
+      const ip = '198.51.100.27';
+      expect((await signIn(a, ip, 'six@example.com')).status).toBe(200);
+      clock.advance(30_000);
+      expect((await signIn(b, ip, 'six@example.com')).status).toBe(200);
+      for (const instance of [a, b]) {
+        const refused = await signIn(instance, ip, 'six@example.com');
+        expect(refused.status).toBe(429);
+        expect(refused.body).toEqual(problemOf(429));
+        expect(refused.headers.get('retry-after')).toBe('30');
+      }
+    });
+
+    test('password hashing: one address, 3 a minute between two instances, sign-ups and sign-ins together', async () => {
+      const { a, b } = twoInstances({ ...redisEnv(), PASSWORD_HASHES_PER_IP_PER_MINUTE: '3' });
+      const ip = '198.51.100.28';
+      expect((await signUp(a, ip, 'seven@example.com')).status).toBe(202);
+      expect((await signIn(b, ip, 'seven@example.com')).status).toBe(200);
+      expect((await signIn(a, ip, 'nobody@example.com')).status).toBe(401);
+      expect((await signIn(b, ip, 'seven@example.com')).status).toBe(429);
+      expect((await signUp(a, ip, 'eight@example.com')).status).toBe(429);
+      expect((await signIn(b, '198.51.100.29', 'seven@example.com')).status).toBe(200);
     });
   },
 );

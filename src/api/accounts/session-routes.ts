@@ -29,8 +29,8 @@ export const sessionRoutes = (deps: ApiDeps) => {
         // attempts: given back, a flood would keep the hashing queue full.
         await signUpCustomer(
           store,
-          accounts.hasher,
-          body,
+          accounts,
+          { ...body, address: clientAddressOf(request, config) },
           auditContextOf(request, config, clock()),
         );
         return status(202, {
@@ -48,8 +48,8 @@ export const sessionRoutes = (deps: ApiDeps) => {
         },
         writes: { exempt: 'anonymous: bounded per address (SIGN_UP_PER_IP_PER_HOUR)' },
         body: SignUpBody,
-        // 403 when sign-up is closed, 429 past the address's hourly bound, 503 while
-        // every password-hashing slot and the queue are taken (Retry-After).
+        // 403 when sign-up is closed, 429 past the address's hourly bound or the
+        // hashing limits, 503 while the hasher has no room for this caller (Retry-After).
         response: { 202: SignUpAccepted, 403: Problem, 429: Problem, 503: Problem },
         detail: {
           operationId: 'signUp',
@@ -68,7 +68,8 @@ export const sessionRoutes = (deps: ApiDeps) => {
       },
       {
         writes: {
-          exempt: 'anonymous: bounded by guessing protection and the password-hashing capacity',
+          exempt:
+            'anonymous: bounded per account and address (PASSWORD_HASHES_PER_*), by guessing protection and the hashing capacity',
         },
         body: SignInBody,
         response: { 200: SignedIn, 401: Problem, 429: Problem, 503: Problem },

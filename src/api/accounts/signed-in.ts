@@ -28,7 +28,10 @@ export async function signedInResponse(
   user: User,
   sign: { method: SignInMethod; audit: AuditContext },
 ) {
-  const { body, session } = await signIn(accountStore, tokens, user, sign);
+  const { body, session } = await signIn(accountStore, tokens, user, {
+    ...sign,
+    sessionsPerAccount: config.accounts.sessionsPerAccount,
+  });
   const now = sign.audit.at;
   const maxAge = Math.floor((session.expiresAt - now) / 1000);
   set.headers['set-cookie'] = sessionCookie(config, session.token, maxAge);

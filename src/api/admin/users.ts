@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { admitHashing, signedInAccount } from '@/accounts/hashing-limits';
 import {
   changeAccount,
   deleteAccount,
@@ -17,6 +18,7 @@ import { insertUser, userSummaryOf } from '@/accounts/users';
 import { NewUserBody, SetPasswordBody, UserSummary } from '@/api/accounts/schemas';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
+import { clientAddressOf } from '@/api/request/peer';
 import { parsedQuery } from '@/api/request/query';
 import { fail } from '@/kernel/errors';
 import { bodyRules } from '../plugins/body-rules';
@@ -50,7 +52,14 @@ export const adminUserRoutes = (deps: ApiDeps) => {
           action: 'account.created' as const,
           audit: auditOf(request, caller.sub),
         };
-        const user = await insertUser(accountStore, body, accounts.hasher, creation);
+        const hashing = signedInAccount(caller.sub, clientAddressOf(request, config));
+        await admitHashing(accounts.limits, hashing);
+        const user = await insertUser(
+          accountStore,
+          body,
+          { hasher: accounts.hasher, caller: hashing.caller },
+          creation,
+        );
         // Two creates for one email raced past the check above: the first one made it.
         if (!user) throw fail('account.email_taken');
         return status(201, userSummaryOf(user));
@@ -60,7 +69,8 @@ export const adminUserRoutes = (deps: ApiDeps) => {
         writes: 1,
         badBody: 'unprocessable',
         body: NewUserBody,
-        response: { 201: UserSummary, 409: Problem, 503: Problem },
+        // 429 past the hashing limits (per employee and address), 503 while the hasher has no room.
+        response: { 201: UserSummary, 409: Problem, 429: Problem, 503: Problem },
         detail: {
           operationId: 'createUser',
           summary: 'Create an account (employee only; works while sign-up is closed)',
@@ -125,8 +135,12 @@ export const adminUserRoutes = (deps: ApiDeps) => {
       async ({ params, body, caller, request, set }) => {
         await setAccountPassword(
           accountStore,
-          { hasher: accounts.hasher, revocation: tokenCutoffs },
-          { id: params.id, password: body.password },
+          { ...accounts, revocation: tokenCutoffs },
+          {
+            id: params.id,
+            password: body.password,
+            by: signedInAccount(caller.sub, clientAddressOf(request, config)),
+          },
           auditOf(request, caller.sub),
         );
         set.status = 204;
@@ -138,7 +152,7 @@ export const adminUserRoutes = (deps: ApiDeps) => {
         badBody: 'unprocessable',
         params: AccountParams,
         body: SetPasswordBody,
-        response: { 204: NoBody, ...problems(401, 403, 404, 422, 503) },
+        response: { 204: NoBody, ...problems(401, 403, 404, 422, 429, 503) },
         detail: {
           operationId: 'setUserPassword',
           summary: "Set an account's password (employees): ends its sessions, revokes its tokens",
