@@ -141,6 +141,10 @@ const count = (tally: Tally, status: number) => {
 };
 
 export interface Target {
+  /** What the slow suite looks it up by. */
+  key: 'victim-2xx' | 'delivery-within-target' | 'delivery-arrives' | 'growth' | 'page' | 'walk';
+  /** Whether it is a wall-clock timing (the slow suite asserts only those that are not). */
+  timing?: true;
   name: string;
   met: boolean;
   /** The figure measured, in words. */
@@ -426,7 +430,12 @@ async function hasherHog(d: Deployment, sizes: Sizes): Promise<PatternResult> {
     hostile,
     figures: {},
     targets: [
-      { name: 'every victim sign-in answered 200', met: a.success === 1, value: failuresText(a) },
+      {
+        key: 'victim-2xx',
+        name: 'every victim sign-in answered 200',
+        met: a.success === 1,
+        value: failuresText(a),
+      },
     ],
   };
 }
@@ -484,7 +493,12 @@ async function longPolls(d: Deployment, sizes: Sizes): Promise<PatternResult> {
     hostile,
     figures: { 'hostile events': String(sizes.hostileEvents), 'polls open': String(sizes.polls) },
     targets: [
-      { name: 'every victim request answered 2xx', met: a.success === 1, value: failuresText(a) },
+      {
+        key: 'victim-2xx',
+        name: 'every victim request answered 2xx',
+        met: a.success === 1,
+        value: failuresText(a),
+      },
     ],
   };
 }
@@ -614,6 +628,7 @@ async function webhookBacklog(d: Deployment, sizes: Sizes): Promise<PatternResul
     const hostile: Tally = { 'attempts arrived (held)': hanging.arrived.length };
 
     const worst = Math.max(...attacked.result.times);
+    const victimAll = summarize([...attacked.samples, ...attacked.result.writes]);
     const lost = attacked.result.times.filter((t) => !Number.isFinite(t)).length;
     const ms = (t: number) => (Number.isFinite(t) ? `${(t / 1000).toFixed(2)} s` : 'lost');
     return {
@@ -632,11 +647,20 @@ async function webhookBacklog(d: Deployment, sizes: Sizes): Promise<PatternResul
       },
       targets: [
         {
+          key: 'victim-2xx',
+          name: 'every victim request (its writes, /health) answered 2xx',
+          met: victimAll.success === 1,
+          value: failuresText(victimAll),
+        },
+        {
+          key: 'delivery-within-target',
+          timing: true,
           name: `every victim delivery within ${TARGETS.webhookDeliveryMs / 1000} s`,
           met: worst <= TARGETS.webhookDeliveryMs,
           value: `worst ${ms(worst)}`,
         },
         {
+          key: 'delivery-arrives',
           name: `every victim delivery arrives (within ${DELIVERY_GIVE_UP_MS / 1000} s)`,
           met: lost === 0,
           value: `${sizes.deliveriesTimed - lost} of ${sizes.deliveriesTimed}`,
@@ -657,62 +681,63 @@ async function payloadOverwrites(d: Deployment, sizes: Sizes): Promise<PatternRe
   const hostileSub = 'noisy-data-hostile';
   const hostileToken = await tokenOf(hostileSub);
   const propertyId = await createProperty(d, hostileSub);
-  // The largest document allowed: 64 KiB of JSON.
+  // The largest document allowed, 64 KiB of JSON, random so that no store can compress it away.
   const filler = (i: number) => {
-    const head = JSON.stringify({ n: i, blob: '' });
-    return { n: i, blob: 'x'.repeat(64 * 1024 - head.length) };
+    const room = 64 * 1024 - JSON.stringify({ n: i, blob: '' }).length;
+    const random = Buffer.from(crypto.getRandomValues(new Uint8Array(room))).toString('base64');
+    return { n: i, blob: random.slice(0, room) };
   };
   const quiet = await victim(sizes.seconds);
 
   const sizeBefore = await d.sizeBytes();
   const hostile: Tally = {};
   let largestPage = 0;
-  let writing = true;
   let overwritesDone = 0;
   const writer = (async () => {
-    try {
-      while (overwritesDone < sizes.overwrites) {
-        const res = await timed(`${d.url}/listings/properties/${propertyId}/additional-data`, {
-          method: 'PUT',
-          headers: bearer(hostileToken, true),
-          body: JSON.stringify({ data: filler(overwritesDone) }),
-        });
-        count(hostile, res.status);
-        if (res.status === 200) overwritesDone++;
-        else if (res.status === 429) await Bun.sleep(1000);
-        else if (hostile[res.status]! > 20) break;
-      }
-    } finally {
-      writing = false;
+    while (overwritesDone < sizes.overwrites) {
+      const res = await timed(`${d.url}/listings/properties/${propertyId}/additional-data`, {
+        method: 'PUT',
+        headers: bearer(hostileToken, true),
+        body: JSON.stringify({ data: filler(overwritesDone) }),
+      });
+      count(hostile, res.status);
+      if (res.status === 200) overwritesDone++;
+      else if (res.status === 429) await Bun.sleep(1000);
+      else if (hostile[res.status]! > 20) break;
     }
   })();
-  /** Walks the whole feed from its start, `limit=500` a page; once more after the writer is done. */
-  const reader = async () => {
-    let lastPass = false;
-    for (let pass = 0; pass < 1000 && !lastPass; pass++) {
-      lastPass = !writing;
-      let after = '';
-      for (let page = 0; page < 10_000; page++) {
-        const res = await timed(`${d.url}/listings/events?limit=500${after}`, {
-          headers: bearer(hostileToken),
-        });
-        count(hostile, res.status);
-        largestPage = Math.max(largestPage, Buffer.byteLength(res.body));
-        if (res.status !== 200) {
-          await Bun.sleep(200);
-          break;
-        }
-        const body = JSON.parse(res.body) as { next_cursor: string | null; has_more: boolean };
-        if (!body.has_more || body.next_cursor === null) break;
-        after = `&after=${encodeURIComponent(body.next_cursor)}`;
+  /** Walks the whole feed from its start, `limit=500` a page. */
+  const readFeed = async () => {
+    let after = '';
+    for (let page = 0; page < 10_000; page++) {
+      const res = await timed(`${d.url}/listings/events?limit=500${after}`, {
+        headers: bearer(hostileToken),
+      });
+      count(hostile, res.status);
+      largestPage = Math.max(largestPage, Buffer.byteLength(res.body));
+      if (res.status !== 200) {
+        await Bun.sleep(200);
+        return;
       }
-      if (!lastPass) await Bun.sleep(200);
+      const body = JSON.parse(res.body) as { next_cursor: string | null; has_more: boolean };
+      if (!body.has_more || body.next_cursor === null) return;
+      after = `&after=${encodeURIComponent(body.next_cursor)}`;
     }
   };
-  const readers = Promise.all(Array.from({ length: sizes.feedReaders }, reader));
+  // The readers read again and again while the victim is measured (on a
+  // loaded machine they would otherwise hold the writer back for minutes),
+  // then once more each when every overwrite is in.
+  let victimDone = false;
+  const readers = Promise.all(
+    Array.from({ length: sizes.feedReaders }, async () => {
+      while (!victimDone) await readFeed();
+    }),
+  );
   const attacked = await victim(sizes.seconds);
-  await writer;
+  victimDone = true;
   await readers;
+  await writer;
+  await Promise.all(Array.from({ length: sizes.feedReaders }, readFeed));
   const growth = (await d.sizeBytes()) - sizeBefore;
   const a = summarize(attacked);
   const mib = (n: number) => `${(n / 1024 / 1024).toFixed(2)} MiB`;
@@ -729,13 +754,20 @@ async function payloadOverwrites(d: Deployment, sizes: Sizes): Promise<PatternRe
       'largest feed page': mib(largestPage),
     },
     targets: [
-      { name: 'every victim request answered 2xx', met: a.success === 1, value: failuresText(a) },
       {
+        key: 'victim-2xx',
+        name: 'every victim request answered 2xx',
+        met: a.success === 1,
+        value: failuresText(a),
+      },
+      {
+        key: 'growth',
         name: `database growth ≤ ${mib(TARGETS.growthBytes)}`,
         met: growth <= TARGETS.growthBytes,
         value: mib(growth),
       },
       {
+        key: 'page',
         name: `no feed page over ${mib(TARGETS.pageBytes)}`,
         met: largestPage <= TARGETS.pageBytes,
         value: mib(largestPage),
@@ -839,6 +871,7 @@ async function walkBesideWrites(d: Deployment, sizes: Sizes): Promise<PatternRes
     },
     targets: [
       {
+        key: 'walk',
         name: 'the walk completes without 410',
         met: attacked.completed && gone === 0 && attacked.seen === perPage * pages,
         value: attacked.completed ? `completed, ${attacked.seen} seen` : failuresText(walked),
