@@ -1,7 +1,7 @@
 import type { AuditContext } from '@/audit/record';
 import type { Config } from '@/config';
-import { requestIdOf } from './meta';
 import { limiterKeyOf } from '@/kernel/addresses';
+import { requestIdOf } from './meta';
 import { clientAddressOf } from './peer';
 
 /**
