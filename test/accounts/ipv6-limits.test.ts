@@ -52,18 +52,17 @@ const addressesIn = (network: string, count: number) =>
       : `[2001:DB8:${network}::${(i + 1).toString(16).toUpperCase()}]`,
   );
 
-/** The same rules whichever store or Redis counts (`env`: none, or a Redis). */
-function ipv6LimitTests(env: Record<string, string>, under: AccountStoreUnderTest) {
+/** The same rules whichever store or Redis counts (`env`: none, or a Redis under a prefix of its own). */
+function ipv6LimitTests(env: () => Record<string, string>, under: AccountStoreUnderTest) {
   const limits = {
     TRUST_PROXY: 'true',
     SIGN_UP_PER_IP_PER_HOUR: '3',
     PASSKEY_OPTIONS_PER_IP_PER_MINUTE: '3',
-    ...env,
   };
   // Built as the store's describe is collected: a PostgreSQL app belongs to it.
-  const ctx = accountsSetup(limits, { hasher: cheap }, under);
+  const ctx = accountsSetup({ ...limits, ...env() }, { hasher: cheap }, under);
   const full = accountsSetup(
-    { ...limits, RATE_LIMIT_IPV6_PREFIX: '128' },
+    { ...limits, RATE_LIMIT_IPV6_PREFIX: '128', ...env() },
     { hasher: cheap },
     under,
   );
@@ -194,10 +193,10 @@ function ipv6LimitTests(env: Record<string, string>, under: AccountStoreUnderTes
 }
 
 for (const under of accountStoresUnderTest()) {
-  under.describe('per-address limits and IPv6 networks', () => ipv6LimitTests({}, under));
+  under.describe('per-address limits and IPv6 networks', () => ipv6LimitTests(() => ({}), under));
 }
 
 const skip = redisSkipReason !== undefined;
 describe.skipIf(skip)(redisTitle('per-address limits and IPv6 networks, counted in Redis'), () =>
-  ipv6LimitTests(skip ? {} : redisEnv(), sqliteAccounts),
+  ipv6LimitTests(skip ? () => ({}) : redisEnv, sqliteAccounts),
 );
