@@ -191,6 +191,8 @@ export const MAX_IPV6_LIMIT_PREFIX = 128;
  * own key.
  */
 export function limiterKeyOf(written: string, ipv6Prefix: number): string {
+  // The usual case, already in its one spelling (`isIPv4` refuses leading zeros): no parsing.
+  if (isIPv4(written)) return written;
   const address = parseAddress(written.replace(/%[^\]]*/, ''));
   if (!address) return written;
   if (address.version === 4 || ipv6Prefix >= 128) return canonical(address);
