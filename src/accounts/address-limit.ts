@@ -6,7 +6,8 @@ import { fail } from '@/kernel/errors';
 const MAX_ADDRESSES = 50_000;
 
 /**
- * A bound on requests per client address: `take` admits one, or throws
+ * A bound on requests per client address, as the routes count it (an IPv6
+ * client by its network, RATE_LIMIT_IPV6_PREFIX): `take` admits one, or throws
  * 429 (`auth.too_many_requests`) with the seconds until a slot frees. A
  * promise only where the count is kept outside the process (Redis).
  */

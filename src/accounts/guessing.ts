@@ -4,7 +4,9 @@ import { normalizeEmail } from './email';
 
 /**
  * Sign-in failures are counted over a sliding 15 minutes: 10 per account
- * from one address, 50 per address.
+ * from one address, 50 per address. An address here is the client as the
+ * per-address limits count it: an IPv6 client by its network
+ * (RATE_LIMIT_IPV6_PREFIX), so one customer's /64 is one address.
  */
 export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 export const ACCOUNT_FAILURE_LIMIT = 10;

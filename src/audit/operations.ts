@@ -42,7 +42,7 @@ export interface Counting {
 /**
  * The counting of an event: a refusal by its own counter and window from
  * the first event; another caller action by the account it concerns (the
- * client address when none) per hour after `rowsPerHour` rows; an
+ * client address as the limits count it when none) per hour after `rowsPerHour` rows; an
  * employee's or a tool's action is never counted.
  */
 export function countingOf(
@@ -54,7 +54,9 @@ export function countingOf(
     ? { counter: entry.counter.key, windowMs: entry.counter.windowMs, rows: 0 }
     : CALLER_ACTIONS.has(entry.action)
       ? {
-          counter: entry.subject ? `account ${entry.subject}` : `address ${context.ip}`,
+          counter: entry.subject
+            ? `account ${entry.subject}`
+            : `address ${context.limitAddress ?? context.ip}`,
           windowMs: HOUR_MS,
           rows: limits.rowsPerHour,
         }

@@ -8,7 +8,13 @@ import type { AuditAction, auditEvents } from '@/db/schema';
 export interface AuditContext {
   /** The caller's `sub`; null when anonymous. */
   actor: string | null;
+  /** The client's full address, as its events record it. */
   ip: string | null;
+  /**
+   * The client as the per-address limits count it (an IPv6 client by its
+   * network), which bounds an anonymous caller's rows; `ip` when unset.
+   */
+  limitAddress?: string | null;
   userAgent: string | null;
   requestId: string | null;
   /** The time of the action (ms since the epoch, from the injected clock). */

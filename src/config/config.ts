@@ -16,6 +16,8 @@ export interface Config {
   trustProxy: boolean;
   /** With TRUST_PROXY: the proxies whose X-Forwarded-For entries are believed. */
   trustedProxies: readonly AddressRange[];
+  /** Leading bits of an IPv6 client address a per-address limit counts it by (RATE_LIMIT_IPV6_PREFIX). */
+  ipv6LimitPrefix: number;
   rateLimits: {
     enabled: boolean;
     anonymous: number;

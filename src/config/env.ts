@@ -1,6 +1,11 @@
 import { CronPattern } from 'croner';
 import { z } from 'zod';
-import { parseRanges } from '@/kernel/addresses';
+import {
+  DEFAULT_IPV6_LIMIT_PREFIX,
+  MAX_IPV6_LIMIT_PREFIX,
+  MIN_IPV6_LIMIT_PREFIX,
+  parseRanges,
+} from '@/kernel/addresses';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'])
@@ -67,6 +72,13 @@ export const EnvSchema = z.object({
       'not a comma-separated list of IP addresses and CIDR ranges (e.g. "10.0.0.0/8, fc00::/7")',
     )
     .optional(),
+  // Per-address limits count an IPv6 client by this many leading bits (128: its full address).
+  RATE_LIMIT_IPV6_PREFIX: z.coerce
+    .number()
+    .int()
+    .min(MIN_IPV6_LIMIT_PREFIX)
+    .max(MAX_IPV6_LIMIT_PREFIX)
+    .default(DEFAULT_IPV6_LIMIT_PREFIX),
   // `off` disables the customer API limiter (no counting, no 429, no headers): benchmarks only.
   RATE_LIMITS: booleanFlag.default(true),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinute.default(60),

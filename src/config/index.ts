@@ -120,6 +120,7 @@ export function parseConfig(
         : undefined,
     trustProxy: e.TRUST_PROXY,
     trustedProxies: trustedProxiesOf(e.TRUSTED_PROXIES),
+    ipv6LimitPrefix: e.RATE_LIMIT_IPV6_PREFIX,
     rateLimits: {
       enabled: e.RATE_LIMITS,
       anonymous: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE,

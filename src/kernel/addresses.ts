@@ -173,6 +173,33 @@ export function clientAddress(
   return leftMost ?? peer;
 }
 
+/** IPv6 clients are counted by their /64 unless RATE_LIMIT_IPV6_PREFIX says otherwise. */
+export const DEFAULT_IPV6_LIMIT_PREFIX = 64;
+/** The prefixes RATE_LIMIT_IPV6_PREFIX accepts: 128 is the full address. */
+export const MIN_IPV6_LIMIT_PREFIX = 32;
+export const MAX_IPV6_LIMIT_PREFIX = 128;
+
+/**
+ * The key a per-address limit counts a client under. An IPv4 client is its
+ * address; an IPv6 client is the network of its first `ipv6Prefix` bits,
+ * written `2001:db8:1:2::/64` (its address alone at 128): one customer of an
+ * ISP is handed a whole /64, and counted by its full address would spread
+ * its attempts over 2^64 counters. One key per network whatever the
+ * spelling: lower case, zeros compressed, brackets and a port dropped, a
+ * zone id dropped (it names the server's interface, not the client), an
+ * IPv4-mapped address as its IPv4 address. Text that is no address is its
+ * own key.
+ */
+export function limiterKeyOf(written: string, ipv6Prefix: number): string {
+  // The usual case, already in its one spelling (`isIPv4` refuses leading zeros): no parsing.
+  if (isIPv4(written)) return written;
+  const address = parseAddress(written.replace(/%[^\]]*/, ''));
+  if (!address) return written;
+  if (address.version === 4 || ipv6Prefix >= 128) return canonical(address);
+  const host = (1n << BigInt(128 - ipv6Prefix)) - 1n;
+  return `${canonical({ version: 6, value: address.value & ~host })}/${ipv6Prefix}`;
+}
+
 /** One spelling per address (a port and brackets dropped, mapped IPv4 as IPv4). */
 function canonical(address: Address): string {
   if (address.version === 4) {

@@ -70,4 +70,25 @@ describe('the anonymous per-IP limit behind a proxy', () => {
     }
     expect((await anonymous(ctx, '198.51.100.99')).status).toBe(429);
   });
+
+  test('without a proxy the socket peer is counted the same way: an IPv6 peer by its /64, a mapped IPv4 peer as IPv4', async () => {
+    const ctx = createTestApp({ env: LIMIT, clock: manualClock() });
+    const fromPeer = (peer: string) => {
+      const request = new Request(`${BASE}${TRANSACTIONS}`, {
+        headers: { accept: 'application/json' },
+      });
+      recordPeerAddress(request, peer);
+      return ctx.fetch(request);
+    };
+    for (const peer of ['2001:db8:9::1', '2001:db8:9:0:aa::2', '2001:DB8:9::3']) {
+      expect((await fromPeer(peer)).status).toBe(401);
+    }
+    expect((await fromPeer('2001:db8:9::4')).status).toBe(429);
+    expect((await fromPeer('2001:db8:9:1::1')).status).toBe(401);
+    // A dual-stack socket reports an IPv4 client in its mapped form.
+    for (const peer of ['::ffff:192.0.2.9', '192.0.2.9', '::ffff:192.0.2.9']) {
+      expect((await fromPeer(peer)).status).toBe(401);
+    }
+    expect((await fromPeer('192.0.2.9')).status).toBe(429);
+  });
 });

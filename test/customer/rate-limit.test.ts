@@ -199,6 +199,28 @@ function limiterTests() {
       expect((await direct.http.call('GET', TRANSACTIONS, from('203.0.113.2'))).status).toBe(429);
     });
 
+    test('an IPv6 client is counted by its /64, however written; RATE_LIMIT_IPV6_PREFIX=128 by each address', async () => {
+      const env = { TRUST_PROXY: 'true', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '2' };
+      const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
+      const network = await start(env);
+      for (const ip of ['2001:db8:7::1', '[2001:0DB8:7:0:0:0:0:2]:443']) {
+        expect((await network.http.call('GET', TRANSACTIONS, from(ip))).status).toBe(401);
+      }
+      const refused = await network.http.call('GET', TRANSACTIONS, from('2001:db8:7::ffff:3'));
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual(tooMany('minute', 2, 2, 60, NEXT_MINUTE));
+      expect((await network.http.call('GET', TRANSACTIONS, from('2001:db8:7:1::1'))).status).toBe(
+        401,
+      );
+
+      const each = await start({ ...env, RATE_LIMIT_IPV6_PREFIX: '128' });
+      for (let i = 0; i < 2; i++) {
+        expect((await each.http.call('GET', TRANSACTIONS, from('2001:db8:7::1'))).status).toBe(401);
+      }
+      expect((await each.http.call('GET', TRANSACTIONS, from('2001:DB8:7:0::1'))).status).toBe(429);
+      expect((await each.http.call('GET', TRANSACTIONS, from('2001:db8:7::2'))).status).toBe(401);
+    });
+
     test('RATE_LIMITS=off neither counts nor adds headers', async () => {
       const ctx = await start({ RATE_LIMITS: 'off', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' });
       const statuses = await burst(3, 1, () => ctx.http.call('GET', TRANSACTIONS));

@@ -5,6 +5,7 @@ import {
   defaultTrustedRanges,
   forwardedEntries,
   isTrusted,
+  limiterKeyOf,
   parseRanges,
 } from '@/kernel/addresses';
 
@@ -150,5 +151,55 @@ describe('TRUSTED_PROXIES', () => {
     expect(parse).toThrow(
       'TRUSTED_PROXIES: not a comma-separated list of IP addresses and CIDR ranges (e.g. "10.0.0.0/8, fc00::/7") (got "10.0.0.0/8, 10.0.0.0/40")',
     );
+  });
+});
+
+describe('the key a per-address limit counts a client by', () => {
+  test('an IPv6 client by its /64: one key whatever the spelling, another /64 its own', () => {
+    const oneNetwork = [
+      '2001:db8::1',
+      '2001:0db8:0:0::2',
+      '2001:DB8:0:0:FFFF:FFFF:FFFF:FFFF',
+      '2001:db8:0:0:1:2:3:4',
+      '[2001:db8::5]:443',
+      '[2001:db8::6]',
+      '2001:db8::7%eth0',
+      '[2001:db8::8%25en0]:80',
+    ];
+    for (const written of oneNetwork) expect(limiterKeyOf(written, 64)).toBe('2001:db8::/64');
+    expect(limiterKeyOf('2001:db8:0:1::1', 64)).toBe('2001:db8:0:1::/64');
+    expect(limiterKeyOf('fe80::1%eth0', 64)).toBe('fe80::/64');
+  });
+
+  test('the prefix chooses the network; 128 is the full address, one spelling of it', () => {
+    expect(limiterKeyOf('2001:db8:abcd:12ff::1', 48)).toBe('2001:db8:abcd::/48');
+    expect(limiterKeyOf('2001:db8:abcd:12ff::1', 56)).toBe('2001:db8:abcd:1200::/56');
+    expect(limiterKeyOf('2001:db8:ffff:ffff::1', 32)).toBe('2001:db8::/32');
+    expect(limiterKeyOf('2001:0DB8:0:0::1', 128)).toBe('2001:db8::1');
+    expect(limiterKeyOf('[2001:db8::1%eth0]:8080', 128)).toBe('2001:db8::1');
+    expect(limiterKeyOf('2001:db8::2', 128)).not.toBe(limiterKeyOf('2001:db8::1', 128));
+  });
+
+  test('IPv4 is its full address, an IPv4-mapped IPv6 address its IPv4 address', () => {
+    for (const prefix of [32, 64, 128]) {
+      expect(limiterKeyOf('198.51.100.9', prefix)).toBe('198.51.100.9');
+      expect(limiterKeyOf('::ffff:198.51.100.9', prefix)).toBe('198.51.100.9');
+      expect(limiterKeyOf('::FFFF:c633:6409', prefix)).toBe('198.51.100.9');
+      expect(limiterKeyOf('198.51.100.9:5000', prefix)).toBe('198.51.100.9');
+    }
+    expect(limiterKeyOf('198.51.100.10', 64)).toBe('198.51.100.10');
+  });
+
+  test('RATE_LIMIT_IPV6_PREFIX: 64 by default, 32 to 128, anything else refused naming it', () => {
+    expect(parseConfig({ DATABASE_PATH: ':memory:' }).ipv6LimitPrefix).toBe(64);
+    for (const prefix of ['32', '56', '128']) {
+      const config = parseConfig({ DATABASE_PATH: ':memory:', RATE_LIMIT_IPV6_PREFIX: prefix });
+      expect(config.ipv6LimitPrefix).toBe(Number(prefix));
+    }
+    for (const bad of ['31', '129', '64.5', 'sixty-four']) {
+      const parse = () => parseConfig({ DATABASE_PATH: ':memory:', RATE_LIMIT_IPV6_PREFIX: bad });
+      expect(parse).toThrow(ConfigError);
+      expect(parse).toThrow('RATE_LIMIT_IPV6_PREFIX');
+    }
   });
 });

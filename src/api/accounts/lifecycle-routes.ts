@@ -4,7 +4,7 @@ import { accountOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { sessionCookieOf } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
-import { clientAddressOf } from '@/api/request/peer';
+import { limitAddressOf } from '@/api/request/peer';
 import { NoBody, problems } from '../responses';
 import { clearedSessionCookie } from './http';
 import { ChangePasswordBody } from './schemas';
@@ -29,7 +29,7 @@ export const lifecycleRoutes = (deps: ApiDeps) => {
           store,
           { ...accounts, revocation: tokenCutoffs },
           user,
-          { ...body, address: clientAddressOf(request, config), sessionToken },
+          { ...body, address: limitAddressOf(request, config), sessionToken },
           auditContextOf(request, config, clock(), caller.sub),
         );
         set.status = 204;

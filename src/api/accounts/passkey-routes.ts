@@ -11,7 +11,7 @@ import { accountOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { identify, sessionCookieNameOf, sessionCookieOf } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
-import { clientAddressOf } from '@/api/request/peer';
+import { limitAddressOf } from '@/api/request/peer';
 import { derivedKey } from '@/auth/keys';
 import { fail } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
@@ -73,7 +73,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
   };
   /** Options are cheap to ask for: bounded per address before any work. */
   const takeOptionsSlot = (request: Request) =>
-    accounts.passkeyOptions.take(clientAddressOf(request, config));
+    accounts.passkeyOptions.take(limitAddressOf(request, config));
 
   return new Elysia({ name: 'accounts-passkeys' })
     .use(auth)
@@ -159,7 +159,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
       async ({ body, request, set }) => {
         const audit = auditContextOf(request, config, clock());
         const response = body.response as AuthenticationResponseJSON;
-        const input = { response, address: clientAddressOf(request, config) };
+        const input = { response, address: limitAddressOf(request, config) };
         const user = await verifyPasskeySignIn(
           store,
           { rp, failures: accounts.failures },

@@ -7,7 +7,7 @@ import { accountOf, normalizeEmail, userSummaryOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { assertSameOrigin, sessionCookieOf } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
-import { clientAddressOf } from '@/api/request/peer';
+import { limitAddressOf } from '@/api/request/peer';
 import { fail } from '@/kernel/errors';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { Problem } from '../problem';
@@ -44,7 +44,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
           if (config.accounts.signUp === 'closed') {
             throw fail('sign_up.closed', { detail: SIGN_UP_CLOSED_DETAIL });
           }
-          await accounts.signUps.take(clientAddressOf(request, config));
+          await accounts.signUps.take(limitAddressOf(request, config));
         },
         writes: { exempt: 'anonymous: bounded per address (SIGN_UP_PER_IP_PER_HOUR)' },
         body: SignUpBody,
@@ -62,7 +62,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
       '/sign-in',
       async ({ body, request, set }) => {
         const audit = auditContextOf(request, config, clock());
-        const input = { ...body, address: clientAddressOf(request, config) };
+        const input = { ...body, address: limitAddressOf(request, config) };
         const user = await verifyPasswordSignIn(store, accounts, input, audit);
         return signedInResponse(deps, set, user, { method: 'password', audit });
       },

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
-import { clientAddressOf } from '@/api/request/peer';
+import { limitAddressOf } from '@/api/request/peer';
 import { pathOf } from '@/api/request/url';
 import type { Caller } from '@/auth/tokens';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
@@ -76,7 +76,7 @@ export const rateLimit = ({ limiter, tokens, sessions, config }: ApiDeps, mount:
     const path = pathOf(request.url);
     if (!isUnder(path, mount)) return;
     const anonymous = () =>
-      apply(limiter.limitKeyOf(null, clientAddressOf(request, config)), false, set.headers);
+      apply(limiter.limitKeyOf(null, limitAddressOf(request, config)), false, set.headers);
     const counted = (caller: Caller) =>
       apply(limiter.limitKeyOf(caller, ''), isFree(request.method, path), set.headers);
     if (!request.headers.has('authorization')) {

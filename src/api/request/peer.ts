@@ -1,5 +1,5 @@
 import type { Config } from '@/config';
-import { clientAddress, isTrusted } from '@/kernel/addresses';
+import { clientAddress, isTrusted, limiterKeyOf } from '@/kernel/addresses';
 
 /** Socket peer addresses, recorded by the server's fetch handler before routing. */
 const peers = new WeakMap<Request, string>();
@@ -60,3 +60,15 @@ export function clientAddressOf(
   if (!trustProxy) return peer;
   return clientAddress(request.headers.get('x-forwarded-for'), peer, trustedProxies);
 }
+
+/**
+ * The key every per-address limit counts the request's client under: its
+ * address (`clientAddressOf`), an IPv6 client by its RATE_LIMIT_IPV6_PREFIX
+ * network (`limiterKeyOf`). A limit keyed by the client takes this one, never
+ * the bare address; what records who did something (the security log) keeps
+ * the full address.
+ */
+export const limitAddressOf = (
+  request: Request,
+  config: Pick<Config, 'trustProxy' | 'trustedProxies' | 'ipv6LimitPrefix'>,
+): string => limiterKeyOf(clientAddressOf(request, config), config.ipv6LimitPrefix);
