@@ -30,7 +30,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
         await signUpCustomer(
           store,
           accounts,
-          { ...body, address: clientAddressOf(request, config) },
+          { ...body, address: limitAddressOf(request, config) },
           auditContextOf(request, config, clock()),
         );
         return status(202, {

@@ -18,7 +18,7 @@ import { insertUser, userSummaryOf } from '@/accounts/users';
 import { NewUserBody, SetPasswordBody, UserSummary } from '@/api/accounts/schemas';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
-import { clientAddressOf } from '@/api/request/peer';
+import { limitAddressOf } from '@/api/request/peer';
 import { parsedQuery } from '@/api/request/query';
 import { fail } from '@/kernel/errors';
 import { bodyRules } from '../plugins/body-rules';
@@ -52,7 +52,7 @@ export const adminUserRoutes = (deps: ApiDeps) => {
           action: 'account.created' as const,
           audit: auditOf(request, caller.sub),
         };
-        const hashing = signedInAccount(caller.sub, clientAddressOf(request, config));
+        const hashing = signedInAccount(caller.sub, limitAddressOf(request, config));
         await admitHashing(accounts.limits, hashing);
         const user = await insertUser(
           accountStore,
@@ -139,7 +139,7 @@ export const adminUserRoutes = (deps: ApiDeps) => {
           {
             id: params.id,
             password: body.password,
-            by: signedInAccount(caller.sub, clientAddressOf(request, config)),
+            by: signedInAccount(caller.sub, limitAddressOf(request, config)),
           },
           auditOf(request, caller.sub),
         );
