@@ -675,9 +675,16 @@ async function webhookBacklog(d: Deployment, sizes: Sizes): Promise<PatternResul
          WHERE e.owner_id LIKE 'noisy-hook-hostile-%'`,
         [now, now],
       );
-      // Fanned out already: the service does not queue these events again.
+      // Fanned out already: the service does not queue these events again. Each
+      // endpoint's next-due time and pending count, as fan-out keeps them (every
+      // seeded delivery is of a resource of its own, so none waits behind another).
       await run(
-        `UPDATE webhook_endpoints SET cursor = (SELECT max(id) FROM events) WHERE owner_id LIKE 'noisy-hook-hostile-%'`,
+        `UPDATE webhook_endpoints SET cursor = (SELECT max(id) FROM events),
+           pending_deliveries = (SELECT count(*) FROM webhook_deliveries d
+             WHERE d.endpoint_id = webhook_endpoints.id AND d.status = 'pending'),
+           next_attempt_at = CAST(? AS BIGINT)
+         WHERE owner_id LIKE 'noisy-hook-hostile-%'`,
+        [now],
       );
     });
     const queued = await d.scalar(

@@ -1,6 +1,6 @@
 import type { Clock } from '@/kernel/clock';
 import { ATTEMPT_TIMEOUT_MS, type AttemptOptions, attempt, messageOf } from './attempt';
-import { FairQueue, ownerShareOf, slowLaneShareOf } from './fair-queue';
+import { FairQueue, ownerShareOf, reserveOf, slowLaneShareOf } from './fair-queue';
 import type { DueDelivery, DueEndpoint, WebhookQuotas, WebhookStore } from './store';
 
 /** Attempts in flight at once in one process, by default (WEBHOOK_DELIVERY_CONCURRENCY). */
@@ -82,7 +82,11 @@ export async function deliverWebhooks(ctx: DeliveryContext): Promise<DeliveryRun
   const run: DeliveryRun = { queued: 0, attempted: 0, succeeded: 0, failed: 0 };
   const slots = Math.max(1, ctx.concurrency ?? DEFAULT_CONCURRENCY);
   const claimMs = claimMsOf(ctx.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
-  const queue = new FairQueue(ownerShareOf(slots), slowLaneShareOf(slots));
+  const queue = new FairQueue(
+    ownerShareOf(slots),
+    slowLaneShareOf(slots),
+    slots - reserveOf(slots),
+  );
   /** The attempts in flight, by endpoint. */
   const inFlight = new Map<string, Promise<void>>();
   const wakeUp = waker();

@@ -17,12 +17,23 @@ export const ownerShareOf = (slots: number): number => Math.max(1, Math.floor(sl
 export const slowLaneShareOf = (slots: number): number => Math.max(1, Math.floor(slots / 4));
 
 /**
+ * Slots of the pool kept for owners with nothing in flight: a quarter, at
+ * least one. However many accounts keep attempts hanging (an endpoint is
+ * slow only after failures, and a new one has none), an owner whose first
+ * delivery comes finds a slot at once.
+ */
+export const reserveOf = (slots: number): number => Math.max(1, Math.floor(slots / 4));
+
+/**
  * Which endpoint's delivery starts next when a slot of the pool frees
  * (docs/events-and-webhooks.md, "Delivery"):
  * 1. an endpoint with an attempt in flight is never picked (one at a time);
  * 2. a slow-lane endpoint is skipped while the slow lane has its share of
  *    the pool (`slowLaneShareOf`) in flight;
- * 3. an owner already at its share of the pool (`ownerShareOf`) is skipped;
+ * 3. an owner already at its share of the pool (`ownerShareOf`) is skipped,
+ *    and so is an owner with any attempt in flight while the pool's
+ *    reserve (`reserveOf`) is all that is free: the reserve serves owners
+ *    with nothing in flight;
  * 4. of the others, the owner with the fewest attempts in flight goes first,
  *    ties to the owner whose last start is the oldest (never started first):
  *    round-robin across owners, whatever their number of endpoints;
@@ -38,11 +49,14 @@ export class FairQueue {
   /** Endpoints with an attempt in flight, and whether it counts in the slow lane. */
   private readonly busy = new Map<string, boolean>();
   private slowLoad = 0;
+  private inFlight = 0;
   private turns = 0;
 
+  /** `busyOwnersCap`: attempts in flight past which only owners with none in flight start one. */
   constructor(
     private readonly ownerShare: number,
     private readonly slowShare = Number.POSITIVE_INFINITY,
+    private readonly busyOwnersCap = Number.POSITIVE_INFINITY,
   ) {}
 
   get size(): number {
@@ -65,6 +79,7 @@ export class FairQueue {
       const owner = ownerKeyOf(candidate);
       const load = this.ownerLoad.get(owner) ?? 0;
       if (load >= this.ownerShare) continue;
+      if (load > 0 && this.inFlight >= this.busyOwnersCap) continue;
       const rank = [
         load,
         this.ownerTurn.get(owner) ?? -1,
@@ -84,6 +99,7 @@ export class FairQueue {
     const owner = ownerKeyOf(endpoint);
     this.busy.set(endpoint.endpointId, endpoint.slow);
     if (endpoint.slow) this.slowLoad++;
+    this.inFlight++;
     this.ownerLoad.set(owner, (this.ownerLoad.get(owner) ?? 0) + 1);
     this.turns++;
     this.ownerTurn.set(owner, this.turns);
@@ -97,7 +113,7 @@ export class FairQueue {
   finished(endpoint: DueEndpoint): void {
     const owner = ownerKeyOf(endpoint);
     if (this.busy.get(endpoint.endpointId)) this.slowLoad--;
-    this.busy.delete(endpoint.endpointId);
+    if (this.busy.delete(endpoint.endpointId)) this.inFlight--;
     this.ownerLoad.set(owner, (this.ownerLoad.get(owner) ?? 1) - 1);
     this.candidates.delete(endpoint.endpointId);
     this.candidates.set(endpoint.endpointId, endpoint);

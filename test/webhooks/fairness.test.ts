@@ -3,7 +3,7 @@ import { onEvents } from '@/events/signal';
 import { createLogger } from '@/logger';
 import { type DeliveryContext, deliverWebhooks } from '@/webhooks/deliver';
 import { SLOW_LANE_AFTER_FAILURES } from '@/webhooks/deliveries';
-import { FairQueue, ownerShareOf, slowLaneShareOf } from '@/webhooks/fair-queue';
+import { FairQueue, ownerShareOf, reserveOf, slowLaneShareOf } from '@/webhooks/fair-queue';
 import { propertyEvent } from '../events/stores';
 import { attemptsOf, customer, hangingReceiver, STAFF } from './fairness-support';
 import { startReceiver, webhooksContext } from './support';
@@ -310,6 +310,24 @@ describe('the order in which endpoints get a slot', () => {
     expect(queue.next()?.endpointId).toBe('owner-b-0');
     queue.started(endpoint('owner-b', 0));
     expect(queue.next()?.endpointId).toBe('owner-c-0');
+  });
+
+  test('past the reserve only owners with nothing in flight start: four owners with hanging attempts leave a slot for a fifth', () => {
+    // The pool of 32: an owner 8, the reserve 8, so owners with attempts in flight fill 24.
+    const queue = new FairQueue(8, 8, 32 - reserveOf(32));
+    const hostile = ['a', 'b', 'c', 'd', 'e'].flatMap((o) =>
+      Array.from({ length: 20 }, (_, i) => endpoint(`hostile-${o}`, i)),
+    );
+    queue.offer(hostile);
+    let inFlight = 0;
+    for (let next = queue.next(); next && inFlight < 32; next = queue.next()) {
+      queue.started(next);
+      inFlight++;
+    }
+    // Every hostile owner has attempts in flight: they stop at 24 and leave 8 slots free.
+    expect(inFlight).toBe(24);
+    queue.offer([endpoint('victim', 0)]);
+    expect(queue.next()?.endpointId).toBe('victim-0');
   });
 
   test('an owner’s share is a quarter of the pool, at least one', () => {
