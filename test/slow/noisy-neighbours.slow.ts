@@ -66,7 +66,7 @@ async function run(store: StoreName, pattern: Pattern) {
 
 function suite(store: StoreName) {
   test(
-    'hasher hog: 8 loops signing in to their own account; the victim signs in with 200 every time',
+    'hasher hog: 8 loops on throw-away accounts from one address; other people signing in get 200 every time',
     async () => {
       const r = await run(store, 'hasher');
       expect(r.attacked.requests).toBeGreaterThan(0);
