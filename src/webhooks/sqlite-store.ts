@@ -19,7 +19,7 @@ import { type SummaryRow, summaryQuery } from './summary';
  * analysed, SQLite would otherwise pick an index that walks the endpoint's
  * whole backlog.
  */
-export const NEXT_DELIVERY = `SELECT d.id, ev.type, ev.occurred_at AS occurredAt, ev.data
+const NEXT_DELIVERY = `SELECT d.id, ev.type, ev.occurred_at AS occurredAt, ev.data
   FROM webhook_deliveries d INDEXED BY webhook_deliveries_next JOIN events ev ON ev.id = d.event_id
   WHERE d.endpoint_id = ?1 AND d.status = 'pending' AND d.blocked = 0 AND d.next_attempt_at <= ?2
   ORDER BY d.next_attempt_at, d.id LIMIT 1`;
@@ -36,7 +36,7 @@ const REFRESH_DUE = `UPDATE webhook_endpoints SET next_attempt_at = (
  * attempt holds: a range of `webhook_endpoints_due`, pinned like
  * `NEXT_DELIVERY`, whatever the number of pending deliveries.
  */
-export const DUE_ENDPOINTS = `SELECT id AS endpointId, owner_id AS ownerId, slow
+const DUE_ENDPOINTS = `SELECT id AS endpointId, owner_id AS ownerId, slow
   FROM webhook_endpoints INDEXED BY webhook_endpoints_due
   WHERE enabled = 1 AND slow = ?3 AND next_attempt_at <= ?1
     AND (delivery_claimed_until IS NULL OR delivery_claimed_until <= ?1)
