@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
 import { BackupError, createBackup, pruneBackups } from '@/backups';
 import { openDatabase } from '@/db/client';
-import { cli, fail } from './cli';
+import { command, fail, loadConfig } from './cli';
+import { backupCommand } from './commands';
 import { refuseOnPostgres } from './database';
 
-const usage = 'usage: bun run backup [-- --out FILE]   (default: a new file in BACKUP_DIR)';
+const { values } = command(backupCommand);
 // Before the configuration, whose other demands (JWT_SECRET with DATABASE_URL) are beside the point.
 refuseOnPostgres('backup');
-const { values, config } = cli(usage, { out: { type: 'string' } });
+const config = loadConfig();
 
 const path = config.databasePath;
 if (path === ':memory:' || !existsSync(path)) fail(`no database at DATABASE_PATH (${path})`);

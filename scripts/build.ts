@@ -1,5 +1,5 @@
 /**
- * `bun run build`: the whole service as one executable, dist/listings-service
+ * `npm run build`: the whole service as one executable, dist/listings-service
  * (`bun build --compile`: the Bun runtime, the code and its dependencies).
  * What the service reads from disk when run from the source tree goes inside
  * it: the migrations (journal and SQL), the account page (HTML, CSS and
@@ -10,6 +10,11 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { command } from './cli';
+import { buildCommand } from './commands';
+
+// `--help` answers before anything is built.
+command(buildCommand);
 
 const root = join(import.meta.dir, '..');
 const work = join(root, 'dist', '.build');

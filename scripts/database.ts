@@ -7,13 +7,13 @@
  * (docs/postgresql.md).
  */
 import type { SQL } from 'bun';
-import { ConfigError, parseDatabaseSettings } from '@/config';
+import { parseDatabaseSettings } from '@/config';
 import { type Db, migrateDatabase, openDatabase } from '@/db/client';
 import { openPostgres, whereOf } from '@/db/pg/connection';
 import { preparePostgres } from '@/db/pg/migrate';
 import { ReadCache } from '@/db/read-cache';
 import { postgresStores, type Stores, sqliteStores } from '@/stores';
-import { fail } from './cli';
+import { configOrFail, fail } from './cli';
 
 export interface ScriptDatabase {
   stores: Stores;
@@ -33,11 +33,7 @@ export const sqliteScriptStores = (db: Db): Stores =>
 
 /** DATABASE_URL when set (it is validated with the rest of the configuration). */
 export function databaseUrlOf(env: Record<string, string | undefined>): string | undefined {
-  try {
-    return parseDatabaseSettings(env).databaseUrl;
-  } catch (error) {
-    fail(error instanceof ConfigError ? `Invalid configuration: ${error.message}` : String(error));
-  }
+  return configOrFail(() => parseDatabaseSettings(env).databaseUrl);
 }
 
 function withFail(database: Omit<ScriptDatabase, 'fail'>): ScriptDatabase {

@@ -1,5 +1,5 @@
 /**
- * The demo data set of `bun run demo` (scripts/demo.ts), written through the
+ * The demo data set of `npm run demo` (scripts/demo.ts), written through the
  * stores the server uses (SQLite or PostgreSQL). Each part is skipped when it is there already, so a
  * second run adds nothing: the accounts are found by email, the properties
  * and transactions by their owner (the demo customer), plans by slug; the

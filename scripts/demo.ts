@@ -1,5 +1,5 @@
 /**
- * `bun run demo [-- --reset]`: fills the database (PostgreSQL at
+ * `npm run demo [-- --reset]`: fills the database (PostgreSQL at
  * DATABASE_URL when it is set, else SQLite at DATABASE_PATH; migrated first)
  * with a small realistic data set (scripts/demo-data.ts), prints the demo
  * accounts' credentials (once, when created), a 24 h token for each and
@@ -13,12 +13,13 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { TokenService } from '@/auth/tokens';
-import { cli, fail } from './cli';
+import { command, fail, loadConfig } from './cli';
+import { demoCommand } from './commands';
 import { databaseUrlOf, openStores } from './database';
 import { countRows, type DemoAccount, fillDemo } from './demo-data';
 
-const usage = 'usage: bun run demo [-- --reset]   (--reset deletes the database file first)';
-const { values, config } = cli(usage, { reset: { type: 'boolean' } });
+const { values } = command(demoCommand);
+const config = loadConfig();
 const path = config.databasePath;
 const onPostgres = databaseUrlOf(process.env) !== undefined;
 if (onPostgres && values.reset) {
@@ -48,9 +49,12 @@ const customerToken = await tokens.issue(demo.customer.id, 'customer', DAY_SECON
 
 const account = (label: string, { email, id, password }: DemoAccount) =>
   `  ${label}  ${email}  id ${id}\n    password: ${
-    password ?? '(set when it was created; `bun run demo -- --reset` starts over)'
+    password ?? '(set when it was created; `npm run demo -- --reset` starts over)'
   }`;
-const base = `${config.tls ? 'https' : 'http'}://localhost:${config.port}`;
+// Where the server answers: PUBLIC_ORIGIN when set, else this machine at PORT.
+const base = process.env.PUBLIC_ORIGIN
+  ? config.publicOrigins[0]!
+  : `${config.tls ? 'https' : 'http'}://localhost:${config.port}`;
 const bearer = (token: string) => `-H 'Authorization: Bearer ${token}'`;
 
 console.log(`demo data in ${database.where}:`);
@@ -66,7 +70,7 @@ console.log(account('customer', demo.customer));
 console.log('\ntokens (valid 24 h):');
 console.log(`  employee  ${employeeToken}`);
 console.log(`  customer  ${customerToken}`);
-console.log('\ntry (with `npm start` or `bun run dev` running):');
+console.log('\ntry (with `npm start` or `npm run dev` running):');
 console.log(`curl ${bearer(customerToken)} '${base}/listings/properties?itemsPerPage=5'`);
 console.log(`curl '${base}/listings/properties/${demo.sampleProperty}'`);
 console.log(`curl ${bearer(customerToken)} '${base}/api/v1/tokens/limits'`);

@@ -1,35 +1,27 @@
 /**
- * `bun run migrate-to-postgres -- --from FILE --to URL`: copies a SQLite
+ * `npm run migrate-to-postgres -- --from FILE --to URL`: copies a SQLite
  * database (default DATABASE_PATH) into an empty PostgreSQL database (default
  * DATABASE_URL), migrating it first, in one transaction; prints the rows of
  * every table on both sides and exits 1, with nothing kept, when any differ
  * (docs/postgresql.md).
  */
-import { parseArgs } from 'node:util';
-import { ConfigError, parseDatabaseSettings, shownValue } from '@/config';
+import { parseDatabaseSettings, shownValue } from '@/config';
 import { CopyError, copySqliteToPostgres, type TableCount } from '@/db/pg/copy';
-import { fail } from './cli';
+import { command, configOrFail, fail } from './cli';
+import { migrateToPostgresCommand } from './commands';
 
-const usage =
-  'usage: bun run migrate-to-postgres -- [--from SQLITE_FILE] [--to postgres://…]   (defaults: DATABASE_PATH, DATABASE_URL)';
+const isPostgresUrl = (url: string) =>
+  URL.canParse(url) && ['postgres:', 'postgresql:'].includes(new URL(url).protocol);
 
-let values: { from?: string; to?: string };
-try {
-  ({ values } = parseArgs({
-    args: Bun.argv.slice(2).filter((arg) => arg !== '--'),
-    options: { from: { type: 'string' }, to: { type: 'string' } },
-    strict: true,
-  }));
-} catch {
-  fail(usage);
+const { values, refuse } = command(migrateToPostgresCommand);
+if (values.to !== undefined && !isPostgresUrl(values.to)) {
+  // Its password is not echoed.
+  refuse(
+    `--to must be a postgres:// or postgresql:// URL (got ${shownValue('DATABASE_URL', values.to)})`,
+  );
 }
-
-let settings: ReturnType<typeof parseDatabaseSettings>;
-try {
-  settings = parseDatabaseSettings(process.env);
-} catch (error) {
-  fail(error instanceof ConfigError ? `Invalid configuration: ${error.message}` : String(error));
-}
+// DATABASE_PATH and DATABASE_URL alone: the copy needs no JWT secret.
+const settings = configOrFail(() => parseDatabaseSettings(process.env));
 
 const from = values.from ?? settings.databasePath;
 const fromName = values.from ? '--from' : 'DATABASE_PATH';
@@ -37,9 +29,6 @@ const to = values.to ?? settings.databaseUrl;
 // Named the way the operator gave it, so the one line says what to fix.
 const toName = values.to ? '--to' : 'DATABASE_URL';
 if (!to) fail('DATABASE_URL: not set; set it or pass --to postgres://…');
-if (!URL.canParse(to) || !['postgres:', 'postgresql:'].includes(new URL(to).protocol)) {
-  fail(`${toName}: not a postgres:// or postgresql:// URL (got ${shownValue('DATABASE_URL', to)})`);
-}
 
 const number = (n: number) => n.toLocaleString('en-US');
 

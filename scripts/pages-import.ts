@@ -1,21 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
-import { ConfigError, parseConfig } from '@/config';
 import { importStaticPages } from '@/content/import';
-import { fail } from './cli';
+import { command, fail, loadConfig } from './cli';
+import { pagesImportCommand } from './commands';
 import { openStores } from './database';
 
-const usage = 'usage: bun run pages:import -- DIR   (imports DIR/*.json and DIR/*.md)';
-const args = Bun.argv.slice(2).filter((arg) => arg !== '--');
-const [dir] = args;
-if (args.length !== 1 || !dir || dir.startsWith('-')) fail(usage);
-if (!existsSync(dir) || !statSync(dir).isDirectory()) fail(`${dir}: not a directory\n${usage}`);
-
-let config: ReturnType<typeof parseConfig>;
-try {
-  config = parseConfig(process.env);
-} catch (error) {
-  fail(error instanceof ConfigError ? `Invalid configuration: ${error.message}` : String(error));
-}
+const [dir] = command(pagesImportCommand).operands as [string];
+if (!existsSync(dir) || !statSync(dir).isDirectory()) fail(`${dir}: not a directory`);
+const config = loadConfig();
 
 const database = await openStores(config.databasePath);
 const report = await importStaticPages(database.stores.content, dir, Date.now());

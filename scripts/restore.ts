@@ -1,23 +1,13 @@
 import { BackupError, restoreDatabase, UpgradeError, upgradeDatabase } from '@/backups';
-import { ConfigError, parseConfig } from '@/config';
 import { migrationsFolder, openDatabase } from '@/db/client';
 import { readMigrations } from '@/db/migrate';
-import { fail } from './cli';
+import { command, fail, loadConfig } from './cli';
+import { restoreCommand } from './commands';
 import { refuseOnPostgres } from './database';
 
-const usage =
-  'usage: bun run restore -- FILE   (a backup .db.gz, or a SQLite file; server stopped)';
-const args = Bun.argv.slice(2).filter((arg) => arg !== '--');
-const [file] = args;
-if (args.length !== 1 || !file || file.startsWith('-')) fail(usage);
+const [file] = command(restoreCommand).operands as [string];
 refuseOnPostgres('restore');
-
-let config: ReturnType<typeof parseConfig>;
-try {
-  config = parseConfig(process.env);
-} catch (error) {
-  fail(error instanceof ConfigError ? `Invalid configuration: ${error.message}` : String(error));
-}
+const config = loadConfig();
 const path = config.databasePath;
 if (path === ':memory:') fail('DATABASE_PATH is :memory:; nothing to restore into');
 

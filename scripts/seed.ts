@@ -1,5 +1,5 @@
 /**
- * `bun run seed -- --properties N --units-per-property K`: loads N properties
+ * `npm run seed -- --properties N --units-per-property K`: loads N properties
  * with K units each (`--units-per-property 1-30`: from 1 to 30, uniformly) into DATABASE_PATH (migrated first) through
  * `insertPropertiesBulk`, in batches of one transaction each, with a progress
  * bar on stderr. The data is varied and reproducible (a seeded generator):
@@ -15,7 +15,8 @@ import { CITY_IDS, type CityId } from '@/listings/cities';
 import type { BulkPropertyInput, BulkUnitFeature, BulkUnitInput } from '@/listings/properties/bulk';
 import { MAX_UNITS, type PropertyType } from '@/listings/properties/schemas';
 import { insertPropertiesBulk } from '@/listings/properties/sqlite-bulk';
-import { cli, fail } from './cli';
+import { command, loadConfig } from './cli';
+import { seedCommand, unitRangeOf } from './commands';
 
 /** mulberry32: a small, fast, seeded generator (the same seed gives the same database). */
 export function random(seed: number): () => number {
@@ -291,22 +292,13 @@ export async function withBulkLoadSettings<T>(db: Db, load: () => Promise<T>): P
 }
 
 if (import.meta.main) {
-  const usage =
-    'usage: bun run seed -- --properties N --units-per-property K|MIN-MAX [--batch 20000] [--seed 1]';
-  const { values, config } = cli(usage, {
-    properties: { type: 'string' },
-    'units-per-property': { type: 'string' },
-    batch: { type: 'string' },
-    seed: { type: 'string' },
-  });
-  const count = (value: string | undefined, fallback: number) => {
-    const n = value === undefined ? fallback : Number(value);
-    return Number.isInteger(n) && n >= 0 ? n : fail(usage);
-  };
+  // The values are checked by seedCommand: whole numbers, a unit count or range within bounds.
+  const { values } = command(seedCommand);
+  const config = loadConfig();
+  const count = (value: string | undefined, fallback: number) =>
+    value === undefined ? fallback : Number(value);
   const properties = count(values.properties, 1000);
-  const unitRange = /^(\d+)-(\d+)$/.exec(values['units-per-property'] ?? '');
-  const unitsPerProperty = count(unitRange?.[1] ?? values['units-per-property'], 5);
-  const maxUnitsPerProperty = unitRange ? count(unitRange[2], 5) : undefined;
+  const units = unitRangeOf(values['units-per-property'] ?? '5')!;
   let stopping = false;
   const stop = () => {
     if (stopping) process.exit(130);
@@ -326,9 +318,9 @@ if (import.meta.main) {
   const result = await withBulkLoadSettings(db, () =>
     seedProperties(db, {
       properties,
-      unitsPerProperty,
-      maxUnitsPerProperty,
-      batch: count(values.batch, 20_000) || 20_000,
+      unitsPerProperty: units.min,
+      maxUnitsPerProperty: units.max,
+      batch: count(values.batch, 20_000),
       seed: count(values.seed, 1),
       onProgress: progressBar(properties, 'properties'),
       shouldStop: () => stopping,

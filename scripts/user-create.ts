@@ -1,16 +1,13 @@
 import { z } from 'zod';
 import { insertUser } from '@/accounts/users';
-import { cli, fail } from './cli';
+import { command, fail, loadConfig } from './cli';
+import { userCreateCommand } from './commands';
 import { openStores } from './database';
 import { ARGV_PASSWORD_WARNING, readPassword } from './read-password';
 
-const usage =
-  'usage: bun run user:create -- --email E [--role customer|employee] (password on stdin or at the prompt)';
-const { values, config } = cli(usage, {
-  email: { type: 'string' },
-  password: { type: 'string' },
-  role: { type: 'string' },
-});
+// Every option is checked before the password is asked for.
+const { values } = command(userCreateCommand);
+const config = loadConfig();
 
 /** `--password` still works, with a warning: prefer stdin or the prompt. */
 async function passwordOf(given: string | undefined): Promise<string> {
@@ -26,7 +23,7 @@ const input = z
     role: z.enum(['customer', 'employee']).default('customer'),
   })
   .safeParse({ ...values, password: await passwordOf(values.password) });
-if (!input.success) fail(`${input.error.issues[0]?.message}\n${usage}`);
+if (!input.success) fail(input.error.issues[0]!.message);
 
 const database = await openStores(config.databasePath);
 const taken = `a user with email ${input.data.email} exists`;

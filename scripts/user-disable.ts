@@ -1,20 +1,14 @@
-import { z } from 'zod';
 import { changeAccount } from '@/accounts/lifecycle';
 import { accountByEmail, commandAudit, orFail, storedOnly } from './account-command';
-import { cli, fail } from './cli';
+import { command, loadConfig } from './cli';
+import { userDisableCommand } from './commands';
 import { openStores } from './database';
 
-const usage = 'usage: bun run user:disable -- --email E [--enable]';
-const { values, config } = cli(usage, {
-  email: { type: 'string' },
-  enable: { type: 'boolean' },
-});
-
-const input = z.object({ email: z.email() }).safeParse(values);
-if (!input.success) fail(`${input.error.issues[0]?.message}\n${usage}`);
+const { values } = command(userDisableCommand);
+const config = loadConfig();
 
 const database = await openStores(config.databasePath);
-const user = await accountByEmail(database, input.data.email);
+const user = await accountByEmail(database, values.email);
 // Disabling ends every session and refuses every token; the last active employee stays (exit 1).
 const account = await orFail(database, () =>
   changeAccount(

@@ -2,30 +2,28 @@ import { z } from 'zod';
 import { argon2idHasher } from '@/accounts/hashing';
 import { accountSummaryOf, setAccountPassword } from '@/accounts/lifecycle';
 import { accountByEmail, commandAudit, orFail, storedOnly } from './account-command';
-import { cli, fail } from './cli';
+import { command, fail, loadConfig } from './cli';
+import { userPasswordCommand } from './commands';
 import { openStores } from './database';
 import { readPassword } from './read-password';
 
-const usage =
-  'usage: bun run user:password -- --email E (the new password on stdin or at the prompt)';
-const { values, config } = cli(usage, { email: { type: 'string' } });
+const { values } = command(userPasswordCommand);
+const config = loadConfig();
 
-const input = z
-  .object({
-    email: z.email(),
-    password: z.string().min(8, 'password must be at least 8 characters'),
-  })
-  .safeParse({ ...values, password: values.email === undefined ? '' : await readPassword() });
-if (!input.success) fail(`${input.error.issues[0]?.message}\n${usage}`);
+const password = z
+  .string()
+  .min(8, 'password must be at least 8 characters')
+  .safeParse(await readPassword());
+if (!password.success) fail(password.error.issues[0]!.message);
 
 const database = await openStores(config.databasePath);
-const user = await accountByEmail(database, input.data.email);
+const user = await accountByEmail(database, values.email);
 // Every session of the account ends; its bearer tokens issued until now are refused.
 await orFail(database, () =>
   setAccountPassword(
     database.stores.accounts,
     { hasher: argon2idHasher, revocation: storedOnly },
-    { id: user.id, password: input.data.password },
+    { id: user.id, password: password.data },
     commandAudit(),
   ),
 );

@@ -21,7 +21,7 @@ export interface BackupOptions {
   /** The instant written into the name. */
   now: number;
   label?: BackupLabel;
-  /** Write here instead of a new name in `dir` (`bun run backup -- --out FILE`); never replaces a file. */
+  /** Write here instead of a new name in `dir` (`npm run backup -- --out FILE`); never replaces a file. */
   out?: string;
 }
 

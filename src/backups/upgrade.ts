@@ -59,7 +59,7 @@ export async function upgradeDatabase(
   } catch (error) {
     if (!(error instanceof MigrationError)) throw error;
     const restore = backup
-      ? `a backup taken just before: ${backup} (bun run restore -- ${backup})`
+      ? `a backup taken just before: ${backup} (npm run restore -- ${backup})`
       : 'the database was new: no backup needed';
     throw new UpgradeError(
       `Upgrade failed: migration ${error.tag} failed: ${error.reason}; no migration was applied, the database is as it was; ${restore}`,

@@ -100,7 +100,7 @@ export interface ImportReport {
 }
 
 /**
- * `bun run pages:import -- DIR`: every *.json and *.md file directly in DIR,
+ * `npm run pages:import -- DIR`: every *.json and *.md file directly in DIR,
  * in name order, upserted by slug and language. Bad files are refused with
  * their reason and the good ones are still imported, together in one
  * transaction (re-running after a fix is harmless: it is an upsert).

@@ -101,7 +101,7 @@ const fields = {
 export const StaticPageInput = z.strictObject({ ...fields, slug: Slug.optional() });
 export type StaticPageInput = z.infer<typeof StaticPageInput>;
 
-/** One file of `bun run pages:import`: the PUT body with its slug required. */
+/** One file of `npm run pages:import`: the PUT body with its slug required. */
 export const StaticPageFile = z.strictObject({ ...fields, slug: Slug });
 export type StaticPageFile = z.infer<typeof StaticPageFile>;
 

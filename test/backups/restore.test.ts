@@ -191,15 +191,18 @@ sqliteOnly.describe(BACKUPS_COPY_THE_FILE, 'error: refusals leave the database a
     );
   }, 30_000);
 
-  test('a missing file, no argument, two arguments → exit 1', async () => {
+  test('a missing file → exit 1; no argument, two arguments → exit 2', async () => {
     const { database } = await databaseWithBackup(1, 0);
     const missing = await command('restore', ['/nonexistent/backup.db.gz'], database);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe('restore refused: /nonexistent/backup.db.gz: no such file\n');
-    for (const args of [[], ['a', 'b']]) {
-      const usage = await command('restore', args, database);
-      expect(usage.code).toBe(1);
-      expect(usage.stderr).toStartWith('usage: bun run restore -- FILE');
+    for (const [args, says] of [
+      [[], 'missing FILE'],
+      [['a', 'b'], 'unexpected argument "b"'],
+    ] as const) {
+      const usage = await command('restore', [...args], database);
+      expect(usage.code).toBe(2);
+      expect(usage.stderr).toBe(`restore: ${says}\ntry: npm run restore -- --help\n`);
     }
   }, 30_000);
 

@@ -140,7 +140,7 @@ for (const target of COMMAND_DATABASES) {
       expect(again.stdout).toContain('imported terms.json → terms (en), replaced');
     });
 
-    test('no directory → usage and exit 1', async () => {
+    test('no directory → exit 1 naming it', async () => {
       const run = await pagesImport((await target.fresh()).env, '/no/such/dir');
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('/no/such/dir: not a directory');

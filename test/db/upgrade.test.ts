@@ -123,7 +123,7 @@ describe('error: a failing migration changes nothing', () => {
     const backup = join(backupDir, 'backup-20261122T030000123Z-pre-upgrade.db.gz');
     expect(error).toBeInstanceOf(UpgradeError);
     expect((error as Error).message).toBe(
-      `Upgrade failed: migration ${BROKEN} failed: no such table: no_such_table; no migration was applied, the database is as it was; a backup taken just before: ${backup} (bun run restore -- ${backup})`,
+      `Upgrade failed: migration ${BROKEN} failed: no such table: no_such_table; no migration was applied, the database is as it was; a backup taken just before: ${backup} (npm run restore -- ${backup})`,
     );
     expect(schemaOf(db.$client)).toEqual(schema);
     expect(countOf(db.$client, 'users')).toBe(1);
@@ -167,7 +167,7 @@ describe('error: a failing migration changes nothing', () => {
     const [backup] = readdirSync(backupDir);
     expect(backup).toMatch(/^backup-\d{8}T\d{9}Z-pre-upgrade\.db\.gz$/);
     expect(stderr).toBe(
-      `Upgrade failed: migration ${BROKEN} failed: no such table: no_such_table; no migration was applied, the database is as it was; a backup taken just before: ${join(backupDir, backup!)} (bun run restore -- ${join(backupDir, backup!)})\n`,
+      `Upgrade failed: migration ${BROKEN} failed: no such table: no_such_table; no migration was applied, the database is as it was; a backup taken just before: ${join(backupDir, backup!)} (npm run restore -- ${join(backupDir, backup!)})\n`,
     );
     const reopened = openDatabase(path);
     expect(schemaOf(reopened.$client)).toEqual(schema);

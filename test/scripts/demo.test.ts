@@ -9,7 +9,7 @@ import { countRows } from '../../scripts/demo-data';
 import { runScript } from '../support/script';
 import { COMMAND_DATABASES, type FreshDatabase } from './databases';
 
-/** `bun run demo` as a developer runs it, on the database of `env`. */
+/** `npm run demo` as a developer runs it, on the database of `env`. */
 const demo = (env: Record<string, string>, ...args: string[]) =>
   runScript('demo.ts', args, { ...env, PORT: '', TLS_CERT_PATH: '' });
 
@@ -43,7 +43,7 @@ function serviceOn({ env, databasePath, databaseUrl }: FreshDatabase) {
 }
 
 for (const target of COMMAND_DATABASES) {
-  target.describe('bun run demo', () => {
+  target.describe('npm run demo', () => {
     test('fills the database once; a second run adds nothing', async () => {
       const fresh = await target.fresh();
       const first = await demo(fresh.env);
@@ -111,7 +111,26 @@ for (const target of COMMAND_DATABASES) {
   });
 }
 
-COMMAND_DATABASES[0]!.describe('bun run demo -- --reset', () => {
+COMMAND_DATABASES[0]!.describe('npm run demo: where the curl commands point', () => {
+  test.each([
+    [{ PORT: '4567' }, 'http://localhost:4567/'],
+    [
+      { PORT: '4567', PUBLIC_ORIGIN: 'https://listings.example.com' },
+      'https://listings.example.com/',
+    ],
+  ])('%j → %s', async (settings, prefix) => {
+    const fresh = await COMMAND_DATABASES[0]!.fresh();
+    const run = await runScript('demo.ts', [], { ...fresh.env, TLS_CERT_PATH: '', ...settings });
+    expect(run.code).toBe(0);
+    const urls = curlsOf(run.stdout).map(({ url }) => url);
+    expect(urls).toHaveLength(3);
+    expect(urls.filter((url) => !url.startsWith(prefix))).toEqual([]);
+    expect(run.stdout).toContain('(with `npm start` or `npm run dev` running)');
+    expect(run.stdout).not.toContain('bun run');
+  });
+});
+
+COMMAND_DATABASES[0]!.describe('npm run demo -- --reset', () => {
   test('deletes the file and starts over', async () => {
     const fresh = await COMMAND_DATABASES[0]!.fresh();
     expect((await demo(fresh.env)).code).toBe(0);
@@ -124,7 +143,7 @@ COMMAND_DATABASES[0]!.describe('bun run demo -- --reset', () => {
   });
 });
 
-COMMAND_DATABASES[1]!.describe('bun run demo -- --reset', () => {
+COMMAND_DATABASES[1]!.describe('npm run demo -- --reset', () => {
   test('is refused in one line, and the data is kept', async () => {
     const fresh = await COMMAND_DATABASES[1]!.fresh();
     expect((await demo(fresh.env)).code).toBe(0);

@@ -14,7 +14,7 @@ import {
 } from '../support/postgres';
 import { runScript } from '../support/script';
 
-/** `bun run migrate-to-postgres -- …` with `env` over a clean environment. */
+/** `npm run migrate-to-postgres -- …` with `env` over a clean environment. */
 const migrateToPostgres = (args: string[], env: Record<string, string> = {}) =>
   runScript('migrate-to-postgres.ts', args, {
     PATH: process.env.PATH ?? '',
@@ -70,11 +70,11 @@ describe('COPY text fields', () => {
 });
 
 describe('migrate-to-postgres refuses bad arguments in one line', () => {
-  test('error: --to that is not a PostgreSQL URL', async () => {
+  test('error: --to that is not a PostgreSQL URL is bad usage (exit 2), not echoed', async () => {
     const run = await migrateToPostgres(['--from', 'nowhere.db', '--to', 'mysql://x/y']);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      '--to: not a postgres:// or postgresql:// URL (got 11 characters, not shown)',
+      'migrate-to-postgres: --to must be a postgres:// or postgresql:// URL (got 11 characters, not shown)\ntry: npm run migrate-to-postgres -- --help',
     );
   });
 

@@ -5,7 +5,7 @@ import { parseConfig } from '@/config';
 import { runScript } from '../support/script';
 import { COMMAND_DATABASES, type FreshDatabase } from './databases';
 
-/** `bun run token -- …` on the database of `env`. */
+/** `npm run token -- …` on the database of `env`. */
 const token = (env: Record<string, string>, ...args: string[]) => runScript('token.ts', args, env);
 
 /** A database with one employee; answers it, the user and the token verifier. */
@@ -22,7 +22,7 @@ async function withAccount(fresh: FreshDatabase) {
 }
 
 for (const target of COMMAND_DATABASES) {
-  target.describe('bun run token', () => {
+  target.describe('npm run token', () => {
     describe('happy', () => {
       test('--email looks the account up: its id as sub, its role as aud by default', async () => {
         const { env, user, tokens } = await withAccount(await target.fresh());
@@ -33,10 +33,23 @@ for (const target of COMMAND_DATABASES) {
         expect(caller!.exp - Math.floor(Date.now() / 1000)).toBeGreaterThan(7000);
       });
 
-      test('--email with --aud issues that audience', async () => {
+      test('--email with --aud of its role issues that audience', async () => {
         const { env, user, tokens } = await withAccount(await target.fresh());
-        const run = await token(env, '--email', 'ops@example.com', '--aud', 'customer');
+        const run = await token(env, '--email', 'ops@example.com', '--aud', 'employee');
+        expect(run).toMatchObject({ code: 0, stderr: '' });
+        expect(await tokens.verify(run.stdout)).toMatchObject({ sub: user.id, aud: 'employee' });
+      });
+
+      test('--allow-role-mismatch mints another audience, with a warning', async () => {
+        const { env, user, tokens } = await withAccount(await target.fresh());
+        const run = await token(
+          env,
+          ...['--sub', user.id, '--aud', 'customer', '--allow-role-mismatch'],
+        );
         expect(run.code).toBe(0);
+        expect(run.stderr).toBe(
+          `token: WARNING: --allow-role-mismatch: ops@example.com (${user.id}) is an employee, and this token grants it customer access until it expires`,
+        );
         expect(await tokens.verify(run.stdout)).toMatchObject({ sub: user.id, aud: 'customer' });
       });
 
@@ -60,21 +73,41 @@ for (const target of COMMAND_DATABASES) {
       });
 
       test.each([
-        [['--sub', 'x', '--email', 'ops@example.com', '--aud', 'customer']],
-        [['--aud', 'customer']],
-        [['--sub', 'x']],
-      ])('%j is refused with the usage', async (args) => {
+        [['--sub', 'x', '--email', 'ops@example.com', '--aud', 'customer'], 'give one of --sub'],
+        [['--aud', 'customer'], 'give one of --sub'],
+        [['--sub', 'x'], '--aud is required with --sub'],
+        [['--sub', 'x', '--aud', 'admin'], '--aud must be customer or employee (got "admin")'],
+        [['--sub', 'x', '--aud', 'customer', '--ttl', 'soon'], '--ttl must be a duration'],
+      ])('%j: exit 2, one line naming the option, then where the help is', async (args, says) => {
         const { env } = await withAccount(await target.fresh());
         const run = await token(env, ...args);
-        expect(run.code).toBe(1);
+        expect(run.code).toBe(2);
         expect(run.stdout).toBe('');
-        expect(run.stderr).toStartWith('usage: bun run token');
+        const [line, hint, ...rest] = run.stderr.split('\n');
+        expect(line).toStartWith(`token: ${says}`);
+        expect([hint, rest]).toEqual(['try: npm run token -- --help', []]);
       });
+
+      test.each([
+        ['--email', 'ops@example.com'],
+        ['--sub', '<id>'],
+      ])(
+        'an --aud other than the role of the account of %s: exit 2 saying its role',
+        async (flag, value) => {
+          const { env, user } = await withAccount(await target.fresh());
+          const run = await token(env, flag, value.replace('<id>', user.id), '--aud', 'customer');
+          expect(run).toEqual({
+            code: 2,
+            stdout: '',
+            stderr: `token: --aud customer is not the account's role: ops@example.com (${user.id}) is an employee; add --allow-role-mismatch to mint it anyway\ntry: npm run token -- --help`,
+          });
+        },
+      );
     });
   });
 }
 
-describe('bun run token, database by database', () => {
+describe('npm run token, database by database', () => {
   test('SQLite: no database file yet: exit 1, one line, and no file created', async () => {
     const { env, databasePath } = await COMMAND_DATABASES[0]!.fresh();
     const run = await token(env, '--email', 'ops@example.com');

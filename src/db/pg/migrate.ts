@@ -3,7 +3,7 @@ import { SQL } from 'bun';
 import { type Migration, MigrationError, readMigrations } from '../migrate';
 import { postgresProblem } from './connection';
 
-/** The drizzle-kit migrations of the PostgreSQL schema (`bun run db:generate:pg`). */
+/** The drizzle-kit migrations of the PostgreSQL schema (`npm run db:generate:pg`). */
 export const pgMigrationsFolder = join(import.meta.dir, '..', '..', '..', 'migrations-pg');
 
 /** drizzle's bookkeeping table for PostgreSQL, where its own migrator keeps it. */
