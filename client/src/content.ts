@@ -1,5 +1,5 @@
-import type { ApiResponse, CallOptions, Transport } from './http.js';
-import { segment } from './http.js';
+import type { CallOptions, ConditionalReadOptions, Transport } from './http.js';
+import { conditional, segment } from './http.js';
 import type { StaticPage, StaticPageInput, StaticPageList } from './types.js';
 
 const BASE = '/content/static-pages';
@@ -10,22 +10,13 @@ export interface PageReadOptions extends CallOptions {
   acceptLanguage?: string;
 }
 
-export interface ConditionalOptions extends PageReadOptions {
-  /** The ETag of a copy held: a 304 answer means it is still current. */
-  ifNoneMatch?: string;
-}
+export interface ConditionalOptions extends PageReadOptions, ConditionalReadOptions {}
 
-/** A conditional read: the page and its ETag, or 304 `notModified`. */
-export type Conditional<T> =
-  | { notModified: false; etag: string | null; body: T }
-  | { notModified: true; etag: string | null };
-
-function conditional<T>(response: ApiResponse<T>): Conditional<T> {
-  const etag = response.headers.get('etag');
-  return response.status === 304
-    ? { notModified: true, etag }
-    : { notModified: false, etag, body: response.body };
-}
+const callOptionsOf = ({ signal, retry, timeoutMs }: CallOptions): CallOptions => ({
+  signal,
+  retry,
+  timeoutMs,
+});
 
 const readHeaders = (options: ConditionalOptions = {}) => ({
   ...options.headers,
@@ -37,13 +28,13 @@ const readHeaders = (options: ConditionalOptions = {}) => ({
 export function staticPagesApi(http: Transport) {
   const read = (slug: string, options: ConditionalOptions = {}) =>
     http.request<StaticPage>('GET', `${BASE}/${segment(slug)}`, {
-      signal: options.signal,
+      ...callOptionsOf(options),
       headers: readHeaders(options),
       query: { language: options.language },
     });
   const readList = (options: ConditionalOptions = {}) =>
     http.request<StaticPageList>('GET', `${BASE}/`, {
-      signal: options.signal,
+      ...callOptionsOf(options),
       headers: readHeaders(options),
     });
 

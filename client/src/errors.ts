@@ -77,11 +77,32 @@ export class RateLimitError extends HttpError {
 export class NetworkError extends Error {
   override name = 'NetworkError';
   constructor(
+    /** Requests sent, the first one included. */
     readonly attempts: number,
+    /** Milliseconds waited before each retry. */
     readonly delays: readonly number[],
     cause: unknown,
+    message = `Network error after ${attempts} attempt(s): ${String(cause)}`,
   ) {
-    super(`Network error after ${attempts} attempt(s): ${String(cause)}`, { cause });
+    super(message, { cause });
+  }
+}
+
+/**
+ * No complete answer within the request timeout (`timeoutMs`), on the last
+ * attempt. A `NetworkError` too: either way the service's answer, if any, is
+ * unknown, and a call is retried after one only when repeating it is safe.
+ */
+export class TimeoutError extends NetworkError {
+  override name = 'TimeoutError';
+  constructor(
+    attempts: number,
+    delays: readonly number[],
+    /** The limit each attempt had, in milliseconds. */
+    readonly timeoutMs: number,
+    cause: unknown,
+  ) {
+    super(attempts, delays, cause, `No answer within ${timeoutMs} ms, ${attempts} attempt(s)`);
   }
 }
 
@@ -104,7 +125,8 @@ function rateLimitMessage(
   const window = record
     ? `; ${record.window} window: ${record.used}/${record.limit} used, resets in ${record.resets_in_seconds} s at ${record.resets_at}`
     : '';
-  return `Rate limited: gave up after ${attempts} attempts${waited}${window}`;
+  const sent = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
+  return `Rate limited: gave up after ${sent}${waited}${window}`;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -1,6 +1,8 @@
-import { errorOf, HttpError, NetworkError, RateLimitError } from './errors.js';
+import { errorOf, HttpError, NetworkError, RateLimitError, TimeoutError } from './errors.js';
 import {
   DEFAULT_JITTER,
+  DEFAULT_MAX_RETRY_DELAY,
+  DEFAULT_RATE_LIMIT_DELAYS,
   DEFAULT_RETRY_DELAYS,
   type RetryPolicy,
   realSleep,
@@ -27,12 +29,45 @@ export interface ClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** A number in [0, 1) for the jitter; defaults to `Math.random`. */
   random?: () => number;
-  /** Retry schedule in ms (default 30 s, 60 s, 2 min, 5 min); `false` turns retries off. */
+  /**
+   * Waits in ms before the retries of a network error, a timeout, 502, 503 or
+   * 504 (default 200 ms, 500 ms, 1 s: three retries); `false` turns every
+   * retry off, 429s included.
+   */
   retryDelays?: readonly number[] | false;
+  /** Waits in ms before the retries of a 429 (default 30 s, 60 s, 2 min, 5 min: the service's guidance). */
+  rateLimitDelays?: readonly number[];
+  /**
+   * The longest wait before a retry (default 5 min). A `Retry-After` asking
+   * for more is not waited for: the error is thrown at once with its `retryAfter`.
+   */
+  maxRetryDelayMs?: number;
   /** Jitter as a fraction of each delay (default 0.1). */
   jitter?: number;
+  /**
+   * How long each attempt may take, until its whole answer is read (default
+   * 30 s); past it the attempt is aborted and counts as a network error
+   * (`TimeoutError`). `false`: no limit.
+   */
+  timeoutMs?: number | false;
+  /** Called before each wait for a retry, e.g. to log it; what it throws ends the call. */
+  onRetry?: (retry: RetryEvent) => void;
   /** Send an Idempotency-Key with every POST the service accepts one on (see `idempotent`). */
   idempotentPosts?: boolean;
+}
+
+/** What `onRetry` is told before the client waits and sends a request again. */
+export interface RetryEvent {
+  /** The attempt that failed: 1 for the first request. */
+  attempt: number;
+  /** How long the client waits before the next attempt. */
+  delayMs: number;
+  /** The answer's status (429, 502, 503, 504); absent after a network error or timeout. */
+  status?: number;
+  /** The `NetworkError` or `TimeoutError` of the failed attempt; absent when an answer came. */
+  error?: NetworkError;
+  method: string;
+  url: string;
 }
 
 /** Per-call options every method takes. */
@@ -41,12 +76,21 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** `false`: no retries for this call (e.g. an interactive sign-in that should fail fast). */
   retry?: boolean;
+  /** This call's limit per attempt, instead of the client's `timeoutMs`. */
+  timeoutMs?: number | false;
+}
+
+/** Per-call options of a read that can answer 304. */
+export interface ConditionalReadOptions extends CallOptions {
+  /** The ETag of a copy held: a 304 answer means it is still current. */
+  ifNoneMatch?: string;
 }
 
 /**
  * Per-call options of a POST under /listings or /api/v1/admin, where the
  * service replays the first answer to a repeated Idempotency-Key: with a key
- * such a POST is retried after a network error or 503 like a GET.
+ * such a POST is retried after a network error, a timeout, 502, 503 or 504
+ * like a GET.
  */
 export interface IdempotentCallOptions extends CallOptions {
   /** Generate an Idempotency-Key for this call (a fresh UUID, reused by its retries). */
@@ -60,6 +104,8 @@ export interface RequestOptions extends IdempotentCallOptions {
   body?: unknown;
   /** A 404 that still carries a `data` array is the documented empty result, not an error. */
   emptyOn404?: boolean;
+  /** A success answers the `Response` itself, its body unread (a file download). */
+  raw?: boolean;
 }
 
 export interface ApiResponse<T> {
@@ -69,10 +115,38 @@ export interface ApiResponse<T> {
 }
 
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+/**
+ * A gateway or the service could not handle the request just now. A write
+ * behind a 502 or 504 may still have been done: only safe requests repeat.
+ */
+const TRANSIENT_STATUSES = new Set([502, 503, 504]);
+const DEFAULT_TIMEOUT = 30_000;
 
 /** POSTs the service stores and replays by Idempotency-Key (src/api/idempotency.ts). */
 export const acceptsIdempotencyKey = (method: string, path: string) =>
   method === 'POST' && (path.startsWith('/listings/') || path.startsWith('/api/v1/admin/'));
+
+/** A conditional read: the answer and its ETag, or 304 `notModified` (the copy held is current). */
+export type Conditional<T> =
+  | { notModified: false; etag: string | null; body: T }
+  | { notModified: true; etag: string | null };
+
+/** A conditional GET of `path`: `ifNoneMatch` sent as If-None-Match. */
+export async function conditionalRead<T>(
+  http: Transport,
+  path: string,
+  { ifNoneMatch, ...options }: ConditionalReadOptions & Pick<RequestOptions, 'query'> = {},
+): Promise<Conditional<T>> {
+  const headers = { ...options.headers, ...(ifNoneMatch ? { 'if-none-match': ifNoneMatch } : {}) };
+  return conditional(await http.request<T>('GET', path, { ...options, headers }));
+}
+
+export function conditional<T>(response: ApiResponse<T>): Conditional<T> {
+  const etag = response.headers.get('etag');
+  return response.status === 304
+    ? { notModified: true, etag }
+    : { notModified: false, etag, body: response.body };
+}
 
 /**
  * Query string of the list conventions: arrays as repeated keys
@@ -120,6 +194,8 @@ const rateLimitOf = (body: unknown): RateLimitRecord | null => {
   return typeof record === 'object' && record !== null ? (record as RateLimitRecord) : null;
 };
 
+type Attempt = { response: Response; body: unknown } | { failure: unknown };
+
 const hasData = (body: unknown) =>
   typeof body === 'object' && body !== null && Array.isArray((body as { data?: unknown }).data);
 
@@ -129,25 +205,43 @@ const hasData = (body: unknown) =>
  */
 export class Transport {
   readonly baseUrl: string;
+  /** The client's limit per attempt (`ClientOptions.timeoutMs`). */
+  readonly timeoutMs: number | false;
   private token: TokenSource | undefined;
   private readonly fetch: (input: Request) => Promise<Response>;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  private readonly policy: RetryPolicy;
+  private readonly policies: Record<'transient' | 'rateLimit', RetryPolicy>;
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.token = options.token;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT;
     this.fetch = options.fetch ?? ((request) => globalThis.fetch(request));
     this.sleep = options.sleep ?? realSleep;
-    this.policy = {
-      delays: options.retryDelays === false ? [] : (options.retryDelays ?? DEFAULT_RETRY_DELAYS),
+    const transient =
+      options.retryDelays === false ? [] : (options.retryDelays ?? DEFAULT_RETRY_DELAYS);
+    const off = options.retryDelays === false;
+    const shared = {
       jitter: options.jitter ?? DEFAULT_JITTER,
       random: options.random ?? Math.random,
+      maxDelay: options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY,
+    };
+    this.policies = {
+      transient: { ...shared, delays: transient },
+      rateLimit: {
+        ...shared,
+        delays: off ? [] : (options.rateLimitDelays ?? DEFAULT_RATE_LIMIT_DELAYS),
+      },
     };
   }
 
   setToken(token: TokenSource | undefined): void {
     this.token = token;
+  }
+
+  /** The limit of a long poll held open `waitSeconds` by the service: the usual one on top. */
+  longPollTimeout(waitSeconds: number, timeoutMs = this.timeoutMs): number | false {
+    return timeoutMs === false ? false : timeoutMs + waitSeconds * 1000;
   }
 
   private async bearer(): Promise<string | undefined> {
@@ -176,9 +270,25 @@ export class Transport {
   }
 
   /**
+   * One attempt: the answer and its body read, or what went wrong on the
+   * way. The body is read under the same signal, so the timeout also covers
+   * an answer that stalls halfway.
+   */
+  private async attempt(request: Request, raw: boolean | undefined): Promise<Attempt> {
+    try {
+      const response = await this.fetch(request);
+      const body = raw && response.ok ? response : await bodyOf(response);
+      return { response, body };
+    } catch (failure) {
+      return { failure };
+    }
+  }
+
+  /**
    * One call with its retries: a 429 is always retried (the service did not
-   * act on it); a network error or 503 only when repeating the call is safe —
-   * GET/PUT/DELETE, or a POST carrying an Idempotency-Key.
+   * act on it); a network error, a timeout, 502, 503 or 504 only when
+   * repeating the call is safe — GET/HEAD/PUT/DELETE, or a POST carrying an
+   * Idempotency-Key.
    */
   async request<T>(
     method: string,
@@ -189,43 +299,60 @@ export class Transport {
     const headers = await this.headersFor(method, path, init);
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
     const safeToRepeat = IDEMPOTENT_METHODS.has(method) || headers.has('idempotency-key');
+    const timeoutMs = init.timeoutMs === undefined ? this.timeoutMs : init.timeoutMs;
     const delays: number[] = [];
+    const retries = { transient: 0, rateLimit: 0 };
 
-    const backOff = async (retryAfter: number | null) => {
-      const delay = retryDelay(delays.length + 1, retryAfter, this.policy);
-      delays.push(delay);
-      await this.sleep(delay, init.signal);
+    /** Waits before the next attempt when the schedule allows one; false when it does not. */
+    const retried = async (
+      kind: keyof Transport['policies'],
+      retryAfter: number | null,
+      event: Omit<RetryEvent, 'delayMs' | 'method' | 'url'>,
+    ) => {
+      const policy = this.policies[kind];
+      if (init.retry === false || retries[kind] >= policy.delays.length) return false;
+      const delayMs = retryDelay(++retries[kind], retryAfter, policy);
+      if (delayMs === null) return false;
+      delays.push(delayMs);
+      this.options.onRetry?.({ ...event, delayMs, method, url });
+      await this.sleep(delayMs, init.signal);
+      return true;
     };
-    const canRetry = () => init.retry !== false && delays.length < this.policy.delays.length;
 
-    for (;;) {
-      let response: Response;
-      try {
-        response = await this.fetch(
-          new Request(url, { method, headers, body, signal: init.signal }),
-        );
-      } catch (error) {
-        if (init.signal?.aborted || !safeToRepeat || !canRetry()) {
-          if (init.signal?.aborted) throw error;
-          throw new NetworkError(delays.length + 1, delays, error);
-        }
-        await backOff(null);
-        continue;
+    for (let attempt = 1; ; attempt++) {
+      const timer = timeoutMs === false ? undefined : AbortSignal.timeout(timeoutMs);
+      const signal =
+        timer && init.signal ? AbortSignal.any([init.signal, timer]) : (timer ?? init.signal);
+      const outcome = await this.attempt(
+        new Request(url, { method, headers, body, signal }),
+        init.raw,
+      );
+      if ('failure' in outcome) {
+        // The caller's own abort is not a failure to report or retry.
+        if (init.signal?.aborted) throw outcome.failure;
+        const error =
+          timer?.aborted && timeoutMs !== false
+            ? new TimeoutError(attempt, [...delays], timeoutMs, outcome.failure)
+            : new NetworkError(attempt, [...delays], outcome.failure);
+        if (safeToRepeat && (await retried('transient', null, { attempt, error }))) continue;
+        throw error;
       }
-      const status = response.status;
-      const retryable = status === 429 || (status === 503 && safeToRepeat);
-      if (retryable && canRetry()) {
-        await response.body?.cancel();
-        await backOff(retryAfterSeconds(response.headers.get('retry-after')));
-        continue;
-      }
-      const parsed = await bodyOf(response);
+      const { response, body: parsed } = outcome;
+      const { status } = response;
+      const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
+      const kind =
+        status === 429
+          ? 'rateLimit'
+          : TRANSIENT_STATUSES.has(status) && safeToRepeat
+            ? 'transient'
+            : null;
+      if (kind && (await retried(kind, retryAfter, { attempt, status }))) continue;
       if (status === 429) {
         throw new RateLimitError(
-          delays.length + 1,
+          attempt,
           delays,
           rateLimitOf(parsed),
-          retryAfterSeconds(response.headers.get('retry-after')),
+          retryAfter,
           parsed,
           response.headers,
         );

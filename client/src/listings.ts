@@ -1,4 +1,11 @@
-import { type CallOptions, type IdempotentCallOptions, segment, type Transport } from './http.js';
+import {
+  type CallOptions,
+  type ConditionalReadOptions,
+  conditionalRead,
+  type IdempotentCallOptions,
+  segment,
+  type Transport,
+} from './http.js';
 import { type MirrorFilters, type MirrorOptions, mirrorListings } from './mirror.js';
 import { halItems, halPages } from './pagination.js';
 import type {
@@ -32,6 +39,25 @@ import type {
   UnitPatch,
 } from './types.js';
 
+/** Options of a property write: `ifMatch` makes it conditional. */
+export interface PropertyWriteOptions extends CallOptions {
+  /**
+   * The ETag of the property as last read (`getIfChanged`), sent as
+   * If-Match: the write is refused with a 412 `ProblemError` when the
+   * property has changed since.
+   */
+  ifMatch?: string;
+}
+
+/** The request options of a write, `ifMatch` as its header. */
+const ifMatched = ({
+  ifMatch,
+  ...options
+}: PropertyWriteOptions & IdempotentCallOptions = {}): IdempotentCallOptions => ({
+  ...options,
+  headers: { ...options.headers, ...(ifMatch ? { 'if-match': ifMatch } : {}) },
+});
+
 const BASE = '/listings';
 const property = (id: string) => `${BASE}/properties/${segment(id)}`;
 const unit = (id: string, unitId: string) => `${property(id)}/units/${segment(unitId)}`;
@@ -55,21 +81,31 @@ export function listingsApi(http: Transport) {
     createPublic: (body: PublicPropertyCreate, options?: IdempotentCallOptions): Promise<Created> =>
       http.create('POST', `${BASE}/public/properties`, { ...options, body }),
     get: (id: string, options?: CallOptions) => http.json<Property>('GET', property(id), options),
+    /**
+     * The property and its ETag (`{notModified: false, etag, body}`), or
+     * `{notModified: true, etag}` on 304 when `ifNoneMatch` is its current
+     * tag. The ETag is also what the writes take as If-Match.
+     */
+    getIfChanged: (id: string, options?: ConditionalReadOptions) =>
+      conditionalRead<Property>(http, property(id), options),
     /** `DELETE /properties/{id}`: archives (409 when already archived). */
-    archive: (id: string, body?: ArchiveBody, options?: CallOptions) =>
-      http.send('DELETE', property(id), { ...options, body }),
-    unarchive: (id: string, options?: IdempotentCallOptions) =>
-      http.send('POST', `${property(id)}/unarchive`, options),
-    convert: (id: string, body: ConvertBody, options?: CallOptions) =>
-      http.send('PUT', `${property(id)}/convert`, { ...options, body }),
-    move: (id: string, body: LocationUpdate, options?: CallOptions) =>
-      http.send('PUT', `${property(id)}/location`, { ...options, body }),
-    assignNeighbourhood: (id: string, body: NeighbourhoodAssignment, options?: CallOptions) =>
-      http.send('PUT', `${property(id)}/neighbourhood`, { ...options, body }),
-    changeOwner: (id: string, body: OwnerChange, options?: CallOptions) =>
-      http.send('PUT', `${property(id)}/owner`, { ...options, body }),
-    changeInformation: (id: string, body: InformationBody, options?: CallOptions) =>
-      http.send('PUT', `${property(id)}/information`, { ...options, body }),
+    archive: (id: string, body?: ArchiveBody, options?: PropertyWriteOptions) =>
+      http.send('DELETE', property(id), { ...ifMatched(options), body }),
+    unarchive: (id: string, options?: PropertyWriteOptions & IdempotentCallOptions) =>
+      http.send('POST', `${property(id)}/unarchive`, ifMatched(options)),
+    convert: (id: string, body: ConvertBody, options?: PropertyWriteOptions) =>
+      http.send('PUT', `${property(id)}/convert`, { ...ifMatched(options), body }),
+    move: (id: string, body: LocationUpdate, options?: PropertyWriteOptions) =>
+      http.send('PUT', `${property(id)}/location`, { ...ifMatched(options), body }),
+    assignNeighbourhood: (
+      id: string,
+      body: NeighbourhoodAssignment,
+      options?: PropertyWriteOptions,
+    ) => http.send('PUT', `${property(id)}/neighbourhood`, { ...ifMatched(options), body }),
+    changeOwner: (id: string, body: OwnerChange, options?: PropertyWriteOptions) =>
+      http.send('PUT', `${property(id)}/owner`, { ...ifMatched(options), body }),
+    changeInformation: (id: string, body: InformationBody, options?: PropertyWriteOptions) =>
+      http.send('PUT', `${property(id)}/information`, { ...ifMatched(options), body }),
   };
 
   const units = {

@@ -1,4 +1,5 @@
 import { ProblemError } from './errors.js';
+import { WAIT } from './events.js';
 import type { Transport } from './http.js';
 import type {
   Event,
@@ -67,8 +68,8 @@ const IDS_PER_READ = 100;
  * kept exact. Lists every page in keyset order, then follows the change
  * feed from the FIRST page's `feedCursor` (docs/mirroring.md says why that
  * is exact); a feed answering 410 (the cursor outlived the feed's retention)
- * lists again by itself. Requests go through the client's transport, so 429
- * and 503 are retried on its schedule.
+ * lists again by itself. Requests go through the client's transport, so they
+ * are retried and timed out as every other call.
  */
 export async function* mirrorListings(
   http: Transport,
@@ -115,8 +116,10 @@ export async function* mirrorListings(
       if (page.data.length === 0 && !page.has_more) {
         if (!follow || signal?.aborted) return cursor;
         page = await http.json<EventPage>('GET', '/listings/events', {
-          query: { ...query, wait: 30 },
+          query: { ...query, wait: WAIT },
           signal,
+          // The service holds the poll open up to WAIT s: the timeout starts after it.
+          timeoutMs: http.longPollTimeout(WAIT),
         });
       }
       cursor = page.next_cursor ?? cursor;

@@ -19,6 +19,7 @@ export type {
   AuditEvent,
   AuditPage,
   AuthenticationOptions,
+  BackupList,
   ChangePasswordBody,
   CityId,
   ConvertBody,
@@ -88,6 +89,7 @@ export type {
   WebhookDeliveryList,
   WebhookList,
   WebhookPatch,
+  WebhookSummary,
   WebhookWithSecret,
 } from './schema-types.js';
 
@@ -130,6 +132,7 @@ export type EventQuery = QueryOf<generated.EventQueryText>;
 export type SecurityLogQuery = QueryOf<generated.SecurityLogQueryText>;
 export type AuditQuery = QueryOf<generated.AuditQueryText>;
 export type AccountSearchQuery = QueryOf<generated.AccountSearchQueryText>;
+export type WebhookSummaryQuery = QueryOf<generated.WebhookSummaryQueryText>;
 export type RegistrationOptionsBody = NonNullable<generated.RegistrationOptionsBodyInput>;
 export type RegisterBody = Closed<generated.RegisterBodyInput>;
 export type AuthenticateBody = Closed<generated.AuthenticateBodyInput>;

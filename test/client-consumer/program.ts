@@ -4,7 +4,8 @@
  * catches typed errors. Type-checked with TypeScript 5 and run with Node
  * against a started service (test/slow/client-package.slow.ts).
  *
- * Environment: BASE_URL, EMPLOYEE_TOKEN, CUSTOMER_TOKEN, CUSTOMER_ID.
+ * Environment: BASE_URL, EMPLOYEE_TOKEN, CUSTOMER_TOKEN, CUSTOMER_ID, and
+ * SILENT_URL (a server that never answers).
  */
 import {
   ApiError,
@@ -12,6 +13,8 @@ import {
   ProblemError,
   type Property,
   type PropertyCreate,
+  type RetryEvent,
+  TimeoutError,
 } from '@listings-service/client';
 
 declare const process: { env: Record<string, string | undefined>; exitCode?: number };
@@ -109,7 +112,34 @@ try {
 }
 check(refused === '422 per_page', `expected a 422 ApiError naming per_page, got "${refused}"`);
 
+// A conditional read: the ETag, then 304 while the property is unchanged.
+const read = await customer.listings.properties.getIfChanged(ids[0]!);
+const again = await customer.listings.properties.getIfChanged(ids[0]!, {
+  ifNoneMatch: read.etag ?? undefined,
+});
+check(!read.notModified && again.notModified, 'the second read was not a 304');
+
+// A timeout per attempt and the retry hook, against a server that takes
+// requests and never answers them.
+const retries: RetryEvent[] = [];
+const hasty = createClient({
+  baseUrl: env('SILENT_URL'),
+  timeoutMs: 100,
+  retryDelays: [0],
+  onRetry: (retry) => retries.push(retry),
+});
+let timedOut = '';
+try {
+  await hasty.health();
+} catch (error) {
+  if (error instanceof TimeoutError) timedOut = `${error.name} after ${error.attempts}`;
+}
+check(
+  timedOut === 'TimeoutError after 2' && retries.length === 1,
+  `expected a TimeoutError after one retry, got "${timedOut}"`,
+);
+
 console.log(
   `client package OK: created ${ids.length}, iterated ${seen.length}, ` +
-    `transactions ${transactions}, ${problem}, ${refused}`,
+    `transactions ${transactions}, ${problem}, ${refused}, 304, ${timedOut}`,
 );

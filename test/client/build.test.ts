@@ -8,13 +8,13 @@ const SOURCE = join(import.meta.dir, '..', '..', 'client', 'src');
 /**
  * The published client carries its own types, generated from the service's
  * zod schemas (client/scripts/generate-types.ts). Regenerated here: a schema change
- * without `bun run client:types` fails, so the built types cannot drift.
+ * without `npm run client:types` fails, so the built types cannot drift.
  * (test/client/types.test.ts proves each type equal to its schema.)
  */
 test('client/src/schema-types.ts is what the schemas generate today', () => {
   const committed = readFileSync(CLIENT_TYPES_FILE, 'utf8');
   const fresh = clientTypesSource();
-  expect(committed === fresh ? 'up to date' : 'stale: run `bun run client:types`').toBe(
+  expect(committed === fresh ? 'up to date' : 'stale: run `npm run client:types`').toBe(
     'up to date',
   );
 });

@@ -55,6 +55,40 @@ export async function serviceUnderTest(env: Record<string, string> = {}, startAt
   };
 }
 
+/**
+ * A real HTTP server on a loopback socket in front of `upstream`: `answer`
+ * sees each request (numbered from 1) and answers it itself, or with null
+ * lets it through to `upstream` unchanged. `requests` counts what arrived.
+ * Stopped after the file's tests.
+ */
+export function faultyProxy(
+  upstream: string,
+  answer: (request: Request, n: number) => Response | Promise<Response> | null,
+) {
+  const seen: { method: string; path: string }[] = [];
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: async (request) => {
+      const url = new URL(request.url);
+      seen.push({ method: request.method, path: url.pathname });
+      const own = answer(request, seen.length);
+      if (own) return own;
+      const body =
+        request.method === 'GET' || request.method === 'HEAD'
+          ? undefined
+          : await request.arrayBuffer();
+      return fetch(`${upstream}${url.pathname}${url.search}`, {
+        method: request.method,
+        headers: request.headers,
+        body,
+      });
+    },
+  });
+  afterAll(() => server.stop(true));
+  return { baseUrl: `http://127.0.0.1:${server.port}`, seen, requests: () => seen.length };
+}
+
 /** A valid POST /properties body. */
 export const propertyBody = <O extends object = object>(
   ownerId: string,

@@ -43,6 +43,11 @@ describe('the client uses the server schemas', () => {
     same<Arg<typeof p.create, 0>, z.input<typeof properties.PropertyCreate>>(true);
     same<Arg<typeof p.createPublic, 0>, z.input<typeof properties.PublicPropertyCreate>>(true);
     same<Answer<typeof p.get>, z.output<typeof properties.Property>>(true);
+    same<
+      Answer<typeof p.getIfChanged>,
+      | { notModified: false; etag: string | null; body: z.output<typeof properties.Property> }
+      | { notModified: true; etag: string | null }
+    >(true);
     same<Answer<typeof p.list>, z.output<typeof PropertyList>>(true);
     same<Arg<typeof p.convert, 1>, z.input<typeof properties.ConvertBody>>(true);
     same<Arg<typeof p.move, 1>, z.input<typeof properties.LocationUpdate>>(true);
@@ -127,6 +132,14 @@ describe('the client uses the server schemas', () => {
     same<Answer<typeof auth.sessions.list>, z.output<typeof sessions.SessionList>>(true);
     same<Answer<typeof auth.securityLog>, z.output<typeof audit.AuditPage>>(true);
     same<Answer<C['admin']['audit']>, z.output<typeof audit.AuditPage>>(true);
+    const backups = {} as C['admin']['backups'];
+    same<Answer<typeof backups.list>, z.output<typeof admin.BackupList>>(true);
+    same<Answer<typeof backups.create>, z.output<typeof admin.JobRunResult>>(true);
+    same<Answer<typeof backups.download>, Response>(true);
+    same<Answer<C['admin']['webhookSummary']>, z.output<typeof webhooks.WebhookSummary>>(true);
+    accepts<z.input<typeof webhooks.WebhookSummaryQuery>, Arg<C['admin']['webhookSummary'], 0>>(
+      true,
+    );
     same<Arg<typeof auth.changePassword, 0>, z.input<typeof accounts.ChangePasswordBody>>(true);
     const users = {} as C['admin']['users'];
     same<Arg<typeof users.create, 0>, z.input<typeof accounts.NewUserBody>>(true);

@@ -46,6 +46,12 @@ test('the packed client installs, type-checks and runs in a fresh project', asyn
       return ctx.fetch(request);
     },
   });
+  // Takes every request and never answers: the program's timeout meets it.
+  const silent = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: () => new Promise<Response>(() => {}),
+  });
   try {
     const customerId = 'packed-client-customer';
     const program = await runCommand(['node', join('build', 'program.js')], project, {
@@ -53,11 +59,13 @@ test('the packed client installs, type-checks and runs in a fresh project', asyn
       EMPLOYEE_TOKEN: await ctx.tokenFor('packed-client-employee', 'employee'),
       CUSTOMER_TOKEN: await ctx.tokenFor(customerId, 'customer'),
       CUSTOMER_ID: customerId,
+      SILENT_URL: `http://127.0.0.1:${silent.port}`,
     });
     console.log(program.output.trim());
     ok('run', program);
     expect(program.output).toContain('client package OK');
   } finally {
     server.stop(true);
+    silent.stop(true);
   }
 }, 300_000);
