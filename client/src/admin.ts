@@ -1,5 +1,5 @@
 import { type CallOptions, segment, type Transport } from './http.js';
-import type { AuditPage, AuditQuery, Health, JobList, JobRunResult } from './types.js';
+import type { AdminAuditPage, AuditQuery, Health, JobList, JobRunResult } from './types.js';
 
 /** Operator endpoints (`/admin`, employees: the worker jobs, the audit log) and the health check (`/health`). */
 export function operationsApi(http: Transport) {
@@ -11,8 +11,8 @@ export function operationsApi(http: Transport) {
       run: (name: string, options?: CallOptions) =>
         http.json<JobRunResult>('POST', `/admin/jobs/${segment(name)}/run`, options),
     },
-    /** The audit log, newest first, filtered by actor, subject, action and time range. */
+    /** The audit log, newest first, filtered by actor, subject, action and time range; with the email of each account it names. */
     audit: (query?: AuditQuery, options?: CallOptions) =>
-      http.json<AuditPage>('GET', '/admin/audit', { ...options, query }),
+      http.json<AdminAuditPage>('GET', '/admin/audit', { ...options, query }),
   };
 }

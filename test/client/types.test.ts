@@ -126,7 +126,7 @@ describe('the client uses the server schemas', () => {
     same<Answer<typeof jobs.run>, z.output<typeof admin.JobRunResult>>(true);
     same<Answer<typeof auth.sessions.list>, z.output<typeof sessions.SessionList>>(true);
     same<Answer<typeof auth.securityLog>, z.output<typeof audit.AuditPage>>(true);
-    same<Answer<C['admin']['audit']>, z.output<typeof audit.AuditPage>>(true);
+    same<Answer<C['admin']['audit']>, z.output<typeof audit.AdminAuditPage>>(true);
     same<Arg<typeof auth.changePassword, 0>, z.input<typeof accounts.ChangePasswordBody>>(true);
     const users = {} as C['admin']['users'];
     same<Arg<typeof users.create, 0>, z.input<typeof accounts.NewUserBody>>(true);
