@@ -23,6 +23,7 @@ import { withRoutableTarget } from './api/request/target';
 import { routeTable } from './api/route-table';
 import { withHsts, withHtmlPolicy } from './api/security-policy';
 import { usageRoutes } from './api/usage/routes';
+import { landingPage } from './web/landing/routes';
 
 /** Routes mounted after the service's own (tests add probes through these). */
 export type ExtraRoutes = (deps: ApiDeps) => AnyElysia;
@@ -54,6 +55,7 @@ export function createApp(source: ServiceSource, extraRoutes?: ExtraRoutes) {
     )
     .use(jsonBody((request, route) => credentialsFirst(request, route)))
     .use(docsRoutes(() => routes))
+    .use(landingPage())
     .use(healthRoutes(deps))
     .use(listingsRoutes(deps))
     .use(contentRoutes(deps))

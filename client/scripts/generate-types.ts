@@ -110,6 +110,7 @@ const TYPES: [name: string, schema: z.ZodType, io: Io][] = [
   ['AccountChangeBody', accountSessions.AccountChangeBody, 'input'],
   ['AuditEvent', audit.AuditEvent, 'output'],
   ['AuditPage', audit.AuditPage, 'output'],
+  ['AdminAuditPage', audit.AdminAuditPage, 'output'],
   ['SecurityLogQueryText', audit.SecurityLogQuery, 'input'],
   ['AuditQueryText', audit.AuditQuery, 'input'],
   ['RateLimitRecord', customer.WindowRecord, 'output'],

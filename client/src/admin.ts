@@ -1,6 +1,6 @@
 import { type CallOptions, segment, type Transport } from './http.js';
 import type {
-  AuditPage,
+  AdminAuditPage,
   AuditQuery,
   BackupList,
   Health,
@@ -43,9 +43,9 @@ export function operationsApi(http: Transport) {
           raw: true,
         }),
     },
-    /** The audit log, newest first, filtered by actor, subject, action and time range. */
+    /** The audit log, newest first, filtered by actor, subject, action and time range; with the email of each account it names. */
     audit: (query?: AuditQuery, options?: CallOptions) =>
-      http.json<AuditPage>('GET', '/admin/audit', { ...options, query }),
+      http.json<AdminAuditPage>('GET', '/admin/audit', { ...options, query }),
     /** Every webhook endpoint's deliveries over the last `hours` (default 24, at most 168). */
     webhookSummary: (query?: WebhookSummaryQuery, options?: CallOptions) =>
       http.json<WebhookSummary>('GET', '/admin/webhooks/summary', { ...options, query }),

@@ -1026,6 +1026,37 @@ export type AuditPage = {
   nextCursor: string | null;
 };
 
+/** AdminAuditPage: as answered (output of its schema). */
+export type AdminAuditPage = {
+  events: {
+    /** increasing with the order the events were written */
+    id: string;
+    at: string;
+    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled";
+    /** the caller's id; null when anonymous */
+    actor: string | null;
+    /** the account the event concerns */
+    subject: string | null;
+    /** the object acted on */
+    target: string | null;
+    ip: string | null;
+    userAgent: string | null;
+    requestId: string | null;
+    details: {
+      [key: string]: unknown;
+    };
+    /** how many times it happened: past a limit, repeats within a window are counted into one event (docs/accounts.md) */
+    count: number;
+    /** the latest of the repeats counted into it; null when it happened once */
+    lastAt: string | null;
+  }[];
+  nextCursor: string | null;
+  /** the email of each account named as an event's actor or subject on this page, by id; an id that is no account (deleted, or a token's own subject) is left out */
+  emails?: {
+    [key: string]: string;
+  };
+};
+
 /** SecurityLogQueryText: as sent (input of its schema). */
 export type SecurityLogQueryText = {
   /** the nextCursor of the previous page */

@@ -16,6 +16,7 @@ export type {
   AdditionalDataEventData,
   AdditionalDataPut,
   AdditionalDataWritten,
+  AdminAuditPage,
   AuditEvent,
   AuditPage,
   AuthenticationOptions,

@@ -1,4 +1,5 @@
 import type { AuditContext } from '@/audit/record';
+import type { AdminAuditPage, AuditPage } from '@/audit/schemas';
 import type { TokenRevocation } from '@/auth/revocation';
 import type { User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
@@ -120,6 +121,20 @@ export async function searchAccounts(
   const limit = query.limit ?? USER_PAGE_DEFAULT;
   const page = userPageOf(await store.searchUsers({ ...query, limit }), limit);
   return { users: page.users.map(accountSummaryOf), nextCursor: page.nextCursor };
+}
+
+/** A page of the audit log with the email of each account its events name (one query). */
+export async function withAccountEmails(
+  store: AccountStore,
+  page: AuditPage,
+): Promise<AdminAuditPage> {
+  const ids = new Set<string>();
+  for (const { actor, subject } of page.events) {
+    if (actor !== null) ids.add(actor);
+    if (subject !== null) ids.add(subject);
+  }
+  const found = await store.emailsOf([...ids]);
+  return { ...page, emails: Object.fromEntries(found.map(({ id, email }) => [id, email])) };
 }
 
 /** One account; 404 when there is none of this id. */

@@ -1,5 +1,5 @@
 import type { SQL } from 'bun';
-import { asc, count, eq, isNotNull } from 'drizzle-orm';
+import { asc, count, eq, inArray, isNotNull } from 'drizzle-orm';
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/operations';
 import type { TokenCutoff } from '@/auth/tokens';
 import { pgDatabase } from '@/db/pg/client';
@@ -41,6 +41,14 @@ export function postgresAccountStore(
           ),
     findUserById: async (id) =>
       hasNul(id) ? undefined : first(db.select().from(users).where(eq(users.id, id))),
+    async emailsOf(ids) {
+      const wanted = ids.filter((id) => !hasNul(id));
+      if (wanted.length === 0) return [];
+      return db
+        .select({ id: users.id, email: users.email })
+        .from(users)
+        .where(inArray(users.id, wanted));
+    },
     hasAnyUser: async () => (await db.select({ id: users.id }).from(users).limit(1)).length > 0,
     sessionOf: (id) =>
       first(

@@ -1,4 +1,4 @@
-import { asc, count, eq, isNotNull, sql } from 'drizzle-orm';
+import { asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/operations';
 import type { TokenCutoff } from '@/auth/tokens';
 import type { Db } from '@/db/client';
@@ -42,6 +42,14 @@ export function sqliteAccountStore(db: Db, limits: AuditLimits = DEFAULT_AUDIT_L
         .where(eq(users.email, normalizeEmail(email)))
         .get(),
     findUserById: (id: string) => db.select().from(users).where(eq(users.id, id)).get(),
+    emailsOf: (ids: readonly string[]) =>
+      ids.length === 0
+        ? []
+        : db
+            .select({ id: users.id, email: users.email })
+            .from(users)
+            .where(inArray(users.id, [...ids]))
+            .all(),
     hasAnyUser: () => db.select({ id: users.id }).from(users).limit(1).get() !== undefined,
     sessionOf: (id: string) => sessionQuery.get({ id }),
     touchSession: (id: string, at: number) => {

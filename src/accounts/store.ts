@@ -39,6 +39,8 @@ export interface SessionLookup {
 export interface AccountStore extends AccountOperations, LifecycleOperations {
   findUserByEmail(email: string): MaybePromise<User | undefined>;
   findUserById(id: string): MaybePromise<User | undefined>;
+  /** The email of each of `ids` that is an account (at most a page's worth: one query). */
+  emailsOf(ids: readonly string[]): MaybePromise<{ id: string; email: string }[]>;
   hasAnyUser(): MaybePromise<boolean>;
   /** The session by the hash of its cookie value, with its user's role. */
   sessionOf(id: string): MaybePromise<SessionLookup | undefined>;

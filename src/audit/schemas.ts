@@ -31,6 +31,15 @@ export const AuditPage = z.object({
 });
 export type AuditPage = z.infer<typeof AuditPage>;
 
+/** `GET /admin/audit`'s page: the events, and the emails of the accounts they name. */
+export const AdminAuditPage = AuditPage.extend({
+  emails: z.record(z.string(), z.string()).optional().meta({
+    description:
+      "the email of each account named as an event's actor or subject on this page, by id; an id that is no account (deleted, or a token's own subject) is left out",
+  }),
+});
+export type AdminAuditPage = z.infer<typeof AdminAuditPage>;
+
 const cursor = z
   .string()
   .regex(/^[1-9]\d{0,15}$/)

@@ -99,6 +99,7 @@ function showSignedIn(user: User) {
   ui.signedOut.hidden = true;
   ui.signedIn.hidden = false;
   ui.userEmail.textContent = user.email;
+  ui.consoleLink.hidden = user.role !== 'employee';
   // Password managers pair the new password with this account.
   ui.passwordUsername.value = user.email;
 }
@@ -108,6 +109,7 @@ function showSignedOut() {
   ui.loading.hidden = true;
   ui.signedIn.hidden = true;
   ui.signedOut.hidden = false;
+  ui.consoleLink.hidden = true;
   void withPasskey.offerAutofill();
 }
 

@@ -54,15 +54,24 @@ const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
   css: 'text/css; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
+  svg: 'image/svg+xml',
 };
 
-/** An asset's answer with its page's policy; every page's files are revalidated (`no-cache`). */
-export function assetResponse(name: string, body: string, csp: string): Response {
+/**
+ * An asset's answer with its page's policy; a page's files are revalidated
+ * (`no-cache`) unless `cacheControl` says otherwise (the favicon).
+ */
+export function assetResponse(
+  name: string,
+  body: string,
+  csp: string,
+  cacheControl = 'no-cache',
+): Response {
   return new Response(body, {
     headers: {
       'content-type': TYPES[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream',
       'content-security-policy': csp,
-      'cache-control': 'no-cache',
+      'cache-control': cacheControl,
     },
   });
 }

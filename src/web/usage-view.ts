@@ -4,6 +4,7 @@
  * browser module, bundled into each page's script).
  */
 import uPlot from 'uplot';
+import { yAxis } from './plot';
 
 /** GET /auth/me/usage and GET /admin/usage/customers/{sub} (src/api/usage/routes.ts). */
 export interface CustomerUsage {
@@ -53,6 +54,7 @@ export function drawCallsPlot(target: HTMLElement, usage: CustomerUsage, height 
       width: Math.max(280, target.clientWidth || 600),
       height,
       legend: { show: true },
+      axes: [{}, yAxis()],
       series: [
         {},
         { label: 'calls', stroke: CALLS, width: 2 },

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { DOCS_PAGE_CSP, FALLBACK_HTML_CSP, HSTS } from '@/api/security-policy';
 import { CONSOLE_PAGE_CSP } from '@/web/console/routes';
+import { LANDING_PAGE_CSP } from '@/web/landing/routes';
 import { ACCOUNT_PAGE_CSP } from '@/web/routes';
 import { createTestApp } from '../support/harness';
 
@@ -94,9 +95,13 @@ describe('Content-Security-Policy on every HTML page', () => {
       const res = await ctx.request('GET', path, { headers: { accept: 'text/html' } });
       if (!res.headers.get('content-type')?.startsWith('text/html')) continue;
       html++;
-      expect([ACCOUNT_PAGE_CSP, DOCS_PAGE_CSP, CONSOLE_PAGE_CSP, FALLBACK_HTML_CSP]).toContain(
-        res.headers.get('content-security-policy')!,
-      );
+      expect([
+        ACCOUNT_PAGE_CSP,
+        DOCS_PAGE_CSP,
+        CONSOLE_PAGE_CSP,
+        LANDING_PAGE_CSP,
+        FALLBACK_HTML_CSP,
+      ]).toContain(res.headers.get('content-security-policy')!);
     }
     expect(html).toBeGreaterThanOrEqual(2);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { toolContext } from '@/audit/record';
-import { AuditPage } from '@/audit/schemas';
+import { AdminAuditPage, AuditPage } from '@/audit/schemas';
 import { run as pruneAuditLog } from '@/workers/audit-retention';
 import { fullPage } from '../content/factory';
 import { addProperty } from '../listings/support';
@@ -202,6 +202,31 @@ describe('GET /admin/audit', () => {
     expect(actions(await search(ctx, '?action=plan.changed'))).toEqual(['plan.changed']);
     const range = '?from=2026-01-02T00:00:00Z&to=2026-01-03T00:00:00%2B00:00&actor=ana';
     expect(actions(await search(ctx, range))).toEqual(['customer_plan.set']);
+  });
+
+  test('happy: the page gives the email of each account its events name, and only those', async () => {
+    const ctx = await withEvents();
+    const made = await ctx.request<{ id: string }>('POST', '/admin/users', {
+      token: ctx.employee,
+      body: { email: 'Named@Example.com', password: 'a long enough password', role: 'customer' },
+    });
+    expect(made.status).toBe(201);
+    const res = await ctx.request<AdminAuditPage>('GET', '/admin/audit', { token: ctx.employee });
+    expect(res.status).toBe(200);
+    const page = AdminAuditPage.parse(res.body);
+    expect(page.events[0]).toMatchObject({
+      action: 'account.created',
+      actor: EMPLOYEE,
+      subject: made.body.id,
+    });
+    // The employee's token and 'ana', 'bob', 'c1' name no account: no email for them.
+    expect(page.emails).toEqual({ [made.body.id]: 'named@example.com' });
+    // A page naming no account has an empty map, not a missing one.
+    const none = await ctx.request<AdminAuditPage>('GET', '/admin/audit?actor=bob', {
+      token: ctx.employee,
+    });
+    expect(none.body.emails).toEqual({});
+    expect(none.body.events).toHaveLength(1);
   });
 
   test('happy: keyset pages follow nextCursor to the end', async () => {

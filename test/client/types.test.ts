@@ -131,7 +131,7 @@ describe('the client uses the server schemas', () => {
     same<Answer<typeof jobs.run>, z.output<typeof admin.JobRunResult>>(true);
     same<Answer<typeof auth.sessions.list>, z.output<typeof sessions.SessionList>>(true);
     same<Answer<typeof auth.securityLog>, z.output<typeof audit.AuditPage>>(true);
-    same<Answer<C['admin']['audit']>, z.output<typeof audit.AuditPage>>(true);
+    same<Answer<C['admin']['audit']>, z.output<typeof audit.AdminAuditPage>>(true);
     const backups = {} as C['admin']['backups'];
     same<Answer<typeof backups.list>, z.output<typeof admin.BackupList>>(true);
     same<Answer<typeof backups.create>, z.output<typeof admin.JobRunResult>>(true);

@@ -36,7 +36,7 @@ export async function launchAccountBrowser(
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error' && !message.location().url.includes('favicon')) {
+    if (message.type() === 'error') {
       problems.push(`console: ${message.text()}`);
     }
   });

@@ -1,15 +1,20 @@
 /**
  * The operator console in Debian's headless Chromium (playwright-core): an
- * employee signs in and walks every console page after some traffic —
- * each plot drawn, a customer looked up by email and its plan changed —
+ * employee signs in and walks every console page after traffic to more
+ * route groups than the plots' palette has colours — each plot drawn with
+ * its y axes labelled and every value whole inside its axis (test/slow/plot-axes.ts
+ * reads what the canvas drew), every group's colour its own, a customer
+ * looked up by email and its plan changed —
  * with no request leaving the origin and no axe-core WCAG 2.1 AA
  * violation, at 1280 px and 360 px; a failing webhook found, one of its
  * deliveries redelivered and the endpoint disabled and enabled again; an
  * account's role changed, its password set and the account deleted, the
  * change found in the audit log, a backup taken and downloaded; a
  * customer is refused and an anonymous
- * visitor sent to sign in. Leaves docs/screenshots/console*.png for the
- * README and test/artifacts/console-customer-360.png.
+ * visitor sent to sign in; from / to the console and /account and back,
+ * and signed out of the console. Leaves docs/screenshots/console*.png,
+ * landing.png and account-usage.png for the README and
+ * test/artifacts/console-360.png.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -20,12 +25,28 @@ import { freePort, startServer } from '../accounts/server-process';
 import { propertyBody } from '../listings/support';
 import { axeViolations, watchPage } from './axe';
 import { CHROMIUM, chromiumPresent } from './browser-page';
+import { type DrawnChart, drawnChart, recordDrawnText, valuesOf } from './plot-axes';
 
 const root = join(import.meta.dir, '..', '..');
 const artifacts = join(import.meta.dir, '..', 'artifacts');
 const screenshots = join(root, 'docs', 'screenshots');
 const present = chromiumPresent('console browser test');
 const PASSWORD = 'a long enough password';
+/** Paths of as many route groups, on top of those the suite's own traffic makes. */
+const GROUP_PATHS = [
+  '/',
+  '/favicon.ico',
+  '/favicon.svg',
+  '/site/app.css',
+  '/docs',
+  '/account',
+  '/console',
+  '/content/static-pages',
+  '/listings/properties',
+  '/no-such-page',
+  '/health',
+  '/auth/me',
+];
 
 describe.skipIf(!present)('/console in headless Chromium', () => {
   const dir = mkdtempSync(join(tmpdir(), 'console-browser-'));
@@ -95,7 +116,26 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
       expect(res.status).toBe(200);
     }
     for (let i = 0; i < 5; i++) expect((await fetch(`${origin}/health`)).status).toBe(200);
+    // More route groups than the plots' palette has colours: each needs one of its own.
+    for (const path of GROUP_PATHS) await (await fetch(`${origin}${path}`)).arrayBuffer();
+    await groupsRecorded(GROUP_PATHS.length);
   });
+
+  /**
+   * Waits until the minute figures have `least` route groups (usage is
+   * written behind, within seconds of a request).
+   */
+  async function groupsRecorded(least: number) {
+    for (let tries = 0; tries < 200; tries++) {
+      const res = await fetch(`${origin}/admin/usage/requests?resolution=minute&hours=1`, {
+        headers: { authorization: `Bearer ${opsToken}` },
+      });
+      const figures = (await res.json()) as { groups: unknown[] };
+      if (figures.groups.length >= least) return;
+      await Bun.sleep(50);
+    }
+    throw new Error(`fewer than ${least} route groups were recorded`);
+  }
 
   afterAll(async () => {
     await browser?.close();
@@ -108,6 +148,7 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
   /** A page signed in as `email` (or anonymous), recording errors and any request elsewhere. */
   async function openPage(width: number, email?: string) {
     const context = await browser.newContext({ viewport: { width, height: 900 } });
+    await recordDrawnText(context);
     if (email) {
       const res = await context.request.post(`${origin}/auth/sign-in`, {
         data: { email, password: PASSWORD },
@@ -144,19 +185,76 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
   const plotsDrawn = (page: Page, section: string) =>
     page.locator(`#${section} .plot canvas`).count();
 
+  /**
+   * Each y axis has at least two values, every one of them drawn whole
+   * inside its axis's box (none cut at the canvas's edge); answers the
+   * values of each axis.
+   */
+  function valuesFit(chart: DrawnChart): string[][] {
+    return chart.yAxes.map((axis) => {
+      const values = valuesOf(chart, axis);
+      expect(values.length).toBeGreaterThanOrEqual(2);
+      for (const value of values) {
+        expect({ value: value.text, fits: value.left >= axis.left - 0.5 }).toEqual({
+          value: value.text,
+          fits: true,
+        });
+        expect({ value: value.text, fits: value.right <= axis.right + 0.5 }).toEqual({
+          value: value.text,
+          fits: true,
+        });
+        expect(value.left).toBeGreaterThanOrEqual(0);
+      }
+      return values.map((value) => value.text);
+    });
+  }
+
+  /** A plan made through the API as the employee signed in on `page`; its id. */
+  async function createPlan(page: Page, name: string, limits: Record<string, number>) {
+    const plan = await page.request.post(`${origin}/api/v1/admin/plans`, {
+      data: { name, slug: name.toLowerCase(), limits },
+      headers: { origin, 'idempotency-key': `console-plan-${name}` },
+    });
+    expect(plan.status()).toBe(201);
+    return ((await plan.json()) as { id: number }).id;
+  }
+
+  /** The axis labels a chart drew turned, as y axes' labels are. */
+  const axisLabels = (chart: DrawnChart) =>
+    chart.texts.filter((text) => text.turned).map((text) => text.text);
+
   test('an employee walks Overview and Customers, changes a plan; axe finds nothing', async () => {
     const { page, problems, elsewhere } = await openPage(1280, 'ops@example.com');
     // A plan to change to, made through the API as an employee.
-    const plan = await page.request.post(`${origin}/api/v1/admin/plans`, {
-      data: { name: 'Pro', slug: 'pro', limits: { minute: 300, hour: 5000 } },
-      headers: { origin, 'idempotency-key': 'console-plan' },
-    });
-    expect(plan.status()).toBe(201);
+    await createPlan(page, 'Pro', { minute: 300, hour: 5000 });
 
     const response = await page.goto(`${origin}/console`);
     expect(response?.status()).toBe(200);
     await page.locator('#overview-status', { hasText: 'Updated' }).waitFor();
     expect(await plotsDrawn(page, 'overview')).toBe(3);
+    // Requests per route group: one y axis, and a colour of its own for every group.
+    const requests = await drawnChart(page, '#plot-requests');
+    const day = await drawnChart(page, '#plot-day');
+    for (const chart of [requests, day]) {
+      expect(chart.yAxes).toHaveLength(1);
+      valuesFit(chart);
+      const colours = chart.legend.map((entry) => entry.colour);
+      expect(new Set(colours).size).toBe(colours.length);
+    }
+    expect(requests.legend.length).toBeGreaterThanOrEqual(GROUP_PATHS.length);
+    // A group has the same colour in both plots.
+    const colourOf = new Map(requests.legend.map((entry) => [entry.label, entry.colour]));
+    for (const entry of day.legend) {
+      if (colourOf.has(entry.label))
+        expect(entry).toEqual({ ...entry, colour: colourOf.get(entry.label)! });
+    }
+    // Error rate on the left, p99 latency on the right, each axis labelled and with values.
+    const latency = await drawnChart(page, '#plot-latency');
+    expect(latency.yAxes).toHaveLength(2);
+    expect(latency.yAxes[0]!.right).toBeLessThan(latency.width / 2);
+    expect(latency.yAxes[1]!.left).toBeGreaterThan(latency.width / 2);
+    valuesFit(latency);
+    expect(axisLabels(latency).sort()).toEqual(['error rate %', 'p99 ms']);
     expect(await page.locator('#jobs tbody tr').count()).toBeGreaterThan(0);
     expect(await page.locator('#service').textContent()).toContain('sqlite: ok');
     // GET /admin/status: the SQLite file and its log, and this one server as the only instance.
@@ -193,6 +291,85 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     expect(elsewhere).toEqual([]);
     expect(problems).toEqual([]);
   }, 120_000);
+
+  test("a customer's calls per hour: the y axis fits its widest value (six digits)", async () => {
+    const { page, problems, elsewhere } = await openPage(1280, 'ops@example.com');
+    const id = await createPlan(page, 'Bulk', { minute: 5000, hour: 250_000 });
+    const set = await page.request.put(`${origin}/api/v1/admin/customers/${customerId}/plan`, {
+      data: { planId: id },
+      headers: { origin },
+    });
+    expect(set.status()).toBe(204);
+
+    await page.goto(`${origin}/console#customers`);
+    await page.getByLabel('Customer id or email').fill(customerId);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.locator('#customer-status', { hasText: `Showing ${customerId}` }).waitFor();
+    const calls = await drawnChart(page, '#plot-calls');
+    expect(calls.yAxes).toHaveLength(1);
+    // The hourly limit is drawn across at 250,000: the values run to six digits, each whole.
+    const [values = []] = valuesFit(calls);
+    expect(values.some((value) => /^\d{3},000$/.test(value))).toBe(true);
+    expect(problems).toEqual([]);
+    expect(elsewhere).toEqual([]);
+  }, 60_000);
+
+  test('an employee goes from / to the console and /account, and signs out of the console', async () => {
+    const anonymous = await openPage(1280);
+    const landing = await anonymous.page.goto(`${origin}/`);
+    expect(landing?.status()).toBe(200);
+    expect(await anonymous.page.locator('h1').textContent()).toBe('Listings service');
+    for (const [name, href] of [
+      ['API reference', '/docs'],
+      ['Sign in or open your account', '/account'],
+      ['Operator console', '/console'],
+    ] as const) {
+      expect(
+        await anonymous.page.getByRole('link', { name, exact: true }).first().getAttribute('href'),
+      ).toBe(href);
+    }
+    expect(await axeViolations(anonymous.page)).toEqual([]);
+    await anonymous.page.setViewportSize({ width: 1280, height: 400 });
+    await anonymous.page.screenshot({ path: join(screenshots, 'landing.png') });
+    await anonymous.page.setViewportSize({ width: 360, height: 900 });
+    expect(
+      await anonymous.page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      ),
+    ).toBeLessThanOrEqual(0);
+    expect(await axeViolations(anonymous.page)).toEqual([]);
+    expect(anonymous.problems).toEqual([]);
+
+    const { page, problems, elsewhere } = await openPage(1280, 'ops@example.com');
+    await page.goto(`${origin}/`);
+    await page.getByRole('link', { name: 'Operator console' }).first().click();
+    await page.locator('#overview-status', { hasText: 'Updated' }).waitFor();
+    // The console leads back to / and to /docs and /account.
+    const pages = page.getByRole('navigation', { name: 'Pages' });
+    for (const [name, href] of [
+      ['Home', '/'],
+      ['API reference', '/docs'],
+      ['Your account', '/account'],
+    ] as const) {
+      expect(await pages.getByRole('link', { name }).getAttribute('href')).toBe(href);
+    }
+    await pages.getByRole('link', { name: 'Your account' }).click();
+    await page.locator('#user-email', { hasText: 'ops@example.com' }).waitFor();
+    // An employee's account page leads to the console.
+    await page.getByRole('link', { name: 'Operator console' }).click();
+    await page.locator('#overview-status', { hasText: 'Updated' }).waitFor();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${origin}/account`);
+    await page.locator('#signed-out').waitFor();
+    expect(await page.getByRole('link', { name: 'Operator console' }).isHidden()).toBe(true);
+    // The session is over: the console asks to sign in.
+    await page.goto(`${origin}/console`);
+    expect(await page.getByText('Sign in first').count()).toBe(1);
+    // The signed-out account page's first look at /auth/me answers 401, as it should.
+    expect(problems.filter((problem) => !problem.includes('401'))).toEqual([]);
+    expect([...elsewhere, ...anonymous.elsewhere]).toEqual([]);
+  }, 60_000);
 
   test('an employee finds a failing webhook, redelivers, disables and enables it; axe finds nothing', async () => {
     const { page, problems, elsewhere } = await openPage(1280, 'ops@example.com');
@@ -270,7 +447,10 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     await page.getByLabel('Action').fill('account.role_changed');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.locator('#audit-status', { hasText: '1 event shown' }).waitFor();
-    expect(await page.locator('#audit-table tbody').textContent()).toContain(tempId);
+    // The account changed is shown by its email beside its id.
+    expect(await page.locator('#audit-table tbody').textContent()).toContain(
+      `temp@example.com (${tempId})`,
+    );
     expect(await axeViolations(page)).toEqual([]);
 
     // Deleting asks for the confirmation box first: without it nothing is sent.
@@ -350,6 +530,11 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     await page.goto(`${origin}/account`);
     await page.locator('#usage-plot canvas').waitFor();
     expect(await page.locator('#plan-name').textContent()).toMatch(/\S/);
+    // The plan set above has 250,000 calls an hour: the y axis still shows every value whole.
+    const [values = []] = valuesFit(await drawnChart(page, '#usage-plot'));
+    expect(values.some((value) => /^\d{3},000$/.test(value))).toBe(true);
+    // A customer is not led to the console.
+    expect(await page.getByRole('link', { name: 'Operator console' }).isHidden()).toBe(true);
     const minute = page.locator('#usage-windows tbody tr', { hasText: 'minute' });
     expect(await minute.locator('td').nth(2).textContent()).toMatch(/^\d+$/);
     const endpoint = page.locator('#webhook-list section', { hasText: `${hookUrl}/buyer` });

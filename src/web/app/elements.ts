@@ -17,6 +17,8 @@ export const ui = {
   signUpPassword: element<HTMLInputElement>('sign-up-password'),
   userEmail: element('user-email'),
   signOut: element<HTMLButtonElement>('sign-out-button'),
+  /** Shown to employees only. */
+  consoleLink: element<HTMLAnchorElement>('console-link'),
   passkeyList: element<HTMLUListElement>('passkey-list'),
   noPasskeys: element('no-passkeys'),
   addPasskeyForm: element<HTMLFormElement>('add-passkey-form'),

@@ -5,14 +5,12 @@
  * bundled into this script; everything comes from this origin.
  */
 import uPlot from 'uplot';
+import { distinctColours, yAxis } from '../plot';
 import { showAccounts, wireAccounts } from './accounts';
 import { wireCustomers } from './customers';
 import { api, byId, cell, type Json, time } from './dom';
 import { showAudit, showBackups, wireRecords } from './records';
 import { showWebhooks, wireWebhooks } from './webhooks';
-
-/** Colours with at least 3:1 contrast on white (WCAG non-text contrast). */
-const COLOURS = ['#1f5fa8', '#b3261e', '#1f7a4d', '#8a5100', '#5b3fa0', '#00695c', '#4f5663'];
 
 interface Point {
   start: number;
@@ -43,23 +41,46 @@ function starts({ from, to, bucketMs }: { from: number; to: number; bucketMs: nu
   return all;
 }
 
-function plot(target: HTMLElement, series: uPlot.Series[], data: uPlot.AlignedData): void {
+function plot(
+  target: HTMLElement,
+  series: uPlot.Series[],
+  data: uPlot.AlignedData,
+  axes: uPlot.Axis[] = [{}, yAxis()],
+  scales: uPlot.Scales = {},
+): void {
   target.replaceChildren();
   const width = Math.max(280, target.clientWidth || 600);
-  new uPlot({ width, height: 220, series, legend: { show: true } }, data, target);
+  new uPlot({ width, height: 220, series, axes, scales, legend: { show: true } }, data, target);
 }
 
-function requestPlot(target: HTMLElement, figures: RequestFigures): void {
+/** One colour per route group, the same in every plot of the page. */
+function groupColours(...figures: RequestFigures[]): Map<string, string> {
+  const groups = [...new Set(figures.flatMap(({ groups }) => groups.map(({ group }) => group)))];
+  groups.sort();
+  const colours = distinctColours(groups.length);
+  return new Map(groups.map((group, i) => [group, colours[i]!]));
+}
+
+function requestPlot(
+  target: HTMLElement,
+  figures: RequestFigures,
+  colours: Map<string, string>,
+): void {
   const xs = starts(figures);
   const series: uPlot.Series[] = [{}];
   const data: (number | null)[][] = [xs.map((t) => t / 1000)];
-  figures.groups.forEach(({ group, points }, i) => {
+  for (const { group, points } of figures.groups) {
     const byStart = new Map(points.map((point) => [point.start, point.requests]));
-    series.push({ label: group, stroke: COLOURS[i % COLOURS.length]!, width: 2 });
+    series.push({ label: group, stroke: colours.get(group), width: 2 });
     data.push(xs.map((t) => byStart.get(t) ?? 0));
-  });
+  }
   plot(target, series, data as uPlot.AlignedData);
 }
+
+/** From 0 to at least `least`, so that a quiet hour still has an axis to read. */
+const fromZero =
+  (least: number): uPlot.Range.Function =>
+  (_plot, _min, max) => [0, Math.max(least, max)];
 
 function latencyPlot(target: HTMLElement, figures: RequestFigures): void {
   const xs = starts(figures);
@@ -74,12 +95,13 @@ function latencyPlot(target: HTMLElement, figures: RequestFigures): void {
         p99.set(point.start, Math.max(p99.get(point.start) ?? 0, point.p99Ms));
     }
   }
+  const [latencyColour, errorColour] = distinctColours(2);
   plot(
     target,
     [
       {},
-      { label: '5xx %', stroke: COLOURS[1]!, width: 2, scale: '%' },
-      { label: 'p99 ms (worst group)', stroke: COLOURS[0]!, width: 2, scale: 'ms' },
+      { label: '5xx %', stroke: errorColour, width: 2, scale: '%' },
+      { label: 'p99 ms (worst group)', stroke: latencyColour, width: 2, scale: 'ms' },
     ],
     [
       xs.map((t) => t / 1000),
@@ -89,6 +111,18 @@ function latencyPlot(target: HTMLElement, figures: RequestFigures): void {
       }),
       xs.map((t) => p99.get(t) ?? null),
     ] as uPlot.AlignedData,
+    [
+      {},
+      yAxis({ scale: '%', side: 3, label: 'error rate %', stroke: errorColour }),
+      yAxis({
+        scale: 'ms',
+        side: 1,
+        label: 'p99 ms',
+        stroke: latencyColour,
+        grid: { show: false },
+      }),
+    ],
+    { '%': { range: fromZero(1) }, ms: { range: fromZero(1) } },
   );
 }
 
@@ -109,9 +143,10 @@ async function overview(): Promise<void> {
     }>('/admin/jobs'),
     api<{ backups: { name: string; size: number; createdAt: string }[] }>('/admin/backups'),
   ]);
-  requestPlot(byId('plot-requests'), minutes);
+  const colours = groupColours(minutes, hours);
+  requestPlot(byId('plot-requests'), minutes, colours);
   latencyPlot(byId('plot-latency'), minutes);
-  requestPlot(byId('plot-day'), hours);
+  requestPlot(byId('plot-day'), hours, colours);
 
   const facts = byId<HTMLDListElement>('service');
   facts.replaceChildren();
@@ -179,6 +214,21 @@ function showTab(): void {
   LOADS[tab as (typeof TABS)[number]]?.();
 }
 
+/** Ends this browser's session (as the account page's Sign out does), then goes to /account. */
+function wireSignOut(): void {
+  const button = byId<HTMLButtonElement>('sign-out');
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    api('/auth/sign-out', { method: 'POST' })
+      .then(() => location.assign('/account'))
+      .catch((error: unknown) => {
+        button.disabled = false;
+        byId('overview-status').textContent = `Could not sign out: ${String(error)}`;
+      });
+  });
+}
+
+wireSignOut();
 wireCustomers();
 wireWebhooks();
 wireAccounts();

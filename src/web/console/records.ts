@@ -3,7 +3,7 @@
  * (GET /admin/audit, older pages on request), and the backups with a
  * backup taken now and each one's download link.
  */
-import type { AuditPage } from '@/audit/schemas';
+import type { AdminAuditPage } from '@/audit/schemas';
 import { api, byId, cell, time } from './dom';
 
 let auditFilters = new URLSearchParams();
@@ -23,19 +23,26 @@ function filtersOfForm(): URLSearchParams {
   return query;
 }
 
+/** An account as the audit table shows it: its email beside its id, when it still has one. */
+function account(id: string | null, emails: AdminAuditPage['emails'] = {}): string {
+  if (id === null) return '—';
+  const email = Object.hasOwn(emails, id) ? emails[id] : undefined;
+  return email ? `${email} (${id})` : id;
+}
+
 async function loadAudit(more: boolean): Promise<void> {
   const query = new URLSearchParams(auditFilters);
   if (more && nextCursor) query.set('cursor', nextCursor);
   const search = query.toString();
-  const page = await api<AuditPage>(search ? `/admin/audit?${search}` : '/admin/audit');
+  const page = await api<AdminAuditPage>(search ? `/admin/audit?${search}` : '/admin/audit');
   const body = byId<HTMLTableElement>('audit-table').tBodies[0]!;
   if (!more) body.replaceChildren();
   for (const event of page.events) {
     const row = body.insertRow();
     cell(row, time(event.at));
     cell(row, event.action);
-    cell(row, event.actor ?? '—');
-    cell(row, event.subject ?? '—');
+    cell(row, account(event.actor, page.emails));
+    cell(row, account(event.subject, page.emails));
     cell(row, event.target ?? '—');
     cell(row, event.count > 1 ? `${event.count}×` : '1');
   }
