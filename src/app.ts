@@ -14,7 +14,7 @@ import { withFastLane } from './api/fast-lane';
 import { fastRoutes } from './api/fast-routes';
 import { healthRoutes } from './api/health/routes';
 import { withIdempotency } from './api/idempotency';
-import { listingsRoutes } from './api/listings/routes';
+import { createdPropertyRoutes, listingsRoutes } from './api/listings/routes';
 import { metricsRoutes } from './api/metrics/routes';
 import { credentialChecksOf } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
@@ -58,6 +58,7 @@ export function createApp(source: ServiceSource, extraRoutes?: ExtraRoutes) {
     .use(landingPage())
     .use(healthRoutes(deps))
     .use(listingsRoutes(deps))
+    .use(createdPropertyRoutes(deps))
     .use(contentRoutes(deps))
     .use(customerRoutes(deps))
     .use(accountsRoutes(deps))

@@ -74,7 +74,7 @@ export function listingsApi(http: Transport) {
     /** Every property matching the filters, page after page. */
     all: (query?: PropertyListQuery, options?: CallOptions) =>
       halItems<Property>(properties.pages(query, options), 'svc:properties'),
-    /** 201; the new id from `Location: /properties/<id>`. */
+    /** 201; the new id from `Location: /properties/<id>` (a root path the service reads as `GET /listings/properties/{id}`). */
     create: (body: PropertyCreate, options?: IdempotentCallOptions): Promise<Created> =>
       http.create('POST', `${BASE}/properties`, { ...options, body }),
     /** `POST /public/properties`: on behalf of a public user (unit counts required). */

@@ -3,6 +3,7 @@ import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
 import { type BackupEntry as Entry, findBackup, listBackups, parseBackupName } from '@/backups';
 import { fail, isDomainError } from '@/kernel/errors';
+import { withLocation } from '../docs/headers';
 import { problems } from '../listings/schemas';
 import { problemResponses } from '../raw-responses';
 import { BackupList, BackupParams, JobRunResult } from './schemas';
@@ -64,7 +65,10 @@ export const backupRoutes = ({
       {
         auth: 'employee',
         writes: 1,
-        response: { 201: JobRunResult, ...problems(401, 403, 409, 500, 503) },
+        response: {
+          201: withLocation(JobRunResult, 'The path of the new backup file'),
+          ...problems(401, 403, 409, 500, 503),
+        },
         detail: {
           operationId: 'createBackup',
           summary: 'Take a backup now; answers its run record once the file is complete',

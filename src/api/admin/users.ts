@@ -21,6 +21,7 @@ import { auditContextOf } from '@/api/request/audit';
 import { limitAddressOf } from '@/api/request/peer';
 import { parsedQuery } from '@/api/request/query';
 import { fail } from '@/kernel/errors';
+import { withLocation } from '../docs/headers';
 import { bodyRules } from '../plugins/body-rules';
 import { Problem } from '../problem';
 import { NoBody, problems } from '../responses';
@@ -46,7 +47,7 @@ export const adminUserRoutes = (deps: ApiDeps) => {
     .use(bodyRules)
     .post(
       '/users',
-      async ({ body, caller, request, status }) => {
+      async ({ body, caller, request, set, status }) => {
         if (await accountStore.findUserByEmail(body.email)) throw fail('account.email_taken');
         const creation = {
           action: 'account.created' as const,
@@ -62,6 +63,7 @@ export const adminUserRoutes = (deps: ApiDeps) => {
         );
         // Two creates for one email raced past the check above: the first one made it.
         if (!user) throw fail('account.email_taken');
+        set.headers.location = `/admin/users/${user.id}`;
         return status(201, userSummaryOf(user));
       },
       {
@@ -70,7 +72,10 @@ export const adminUserRoutes = (deps: ApiDeps) => {
         badBody: 'unprocessable',
         body: NewUserBody,
         // 429 past the hashing limits (per employee and address), 503 while the hasher has no room.
-        response: { 201: UserSummary, 409: Problem, 429: Problem, 503: Problem },
+        response: {
+          201: withLocation(UserSummary, 'The path of the new account'),
+          ...{ 409: Problem, 429: Problem, 503: Problem },
+        },
         detail: {
           operationId: 'createUser',
           summary: 'Create an account (employee only; works while sign-up is closed)',

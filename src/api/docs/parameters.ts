@@ -11,12 +11,15 @@ const sentence = (description: unknown, encoding: string) =>
  * How list parameters are written in the URL: an array as repeated keys
  * (`style: form, explode: true`), an array of criteria as `name[i][part]`
  * (`style: deepObject`, schema keyed by index). The service also reads the
- * other encodings named in each description (docs/listings.md).
+ * other encodings named in each description (docs/listings.md). A parameter
+ * with a default is optional.
  */
 export function describeQueryEncodings(operation: { parameters?: Json[] }): void {
   for (const parameter of operation.parameters ?? []) {
     if (parameter.in !== 'query') continue;
     const schema = (parameter.schema ?? {}) as Json;
+    // A parameter with a default may be left out (the schema generator marks it required).
+    if (schema.default !== undefined) parameter.required = false;
     if (schema.type === 'array') {
       const items = (schema.items ?? {}) as Json;
       if (items.type === 'object') {
@@ -29,6 +32,10 @@ export function describeQueryEncodings(operation: { parameters?: Json[] }): void
           additionalProperties: items,
           maxProperties: schema.maxItems,
         };
+        // Swagger UI's try-it writes one level of a deepObject (a nested criterion
+        // goes out as JSON, which the service refuses) and, with no example, fills
+        // in `additionalProp1`: an empty example sends no criteria.
+        parameter.example = {};
         const written = `Written ${String(parameter.name)}[i][part]=value, i from 0.`;
         parameter.description ??= sentence(schema.description, written);
         continue;

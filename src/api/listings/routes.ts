@@ -4,7 +4,7 @@ import { additionalDataRoutes } from './additional-data/routes';
 import { eventRoutes } from './events/routes';
 import { multiListingUnitRoutes } from './multi-listing-units/routes';
 import { neighbourhoodRoutes } from './neighbourhoods/routes';
-import { propertyRoutes } from './properties/routes';
+import { propertyReadRoutes, propertyRoutes } from './properties/routes';
 import { propertyUpdateRoutes } from './properties/update-routes';
 import { unitRoutes } from './units/routes';
 import { webhookRoutes } from './webhooks/routes';
@@ -20,3 +20,15 @@ export const listingsRoutes = (deps: ApiDeps) =>
     .use(additionalDataRoutes(deps))
     .use(eventRoutes(deps))
     .use(webhookRoutes(deps));
+
+/**
+ * The one listings path outside /listings: GET /properties/{id}, where the
+ * `Location` of POST /listings/properties points.
+ */
+export const createdPropertyRoutes = (deps: ApiDeps) =>
+  propertyReadRoutes(deps, {
+    path: '/properties/:id',
+    operationId: 'getCreatedProperty',
+    summary:
+      'Read a property at the Location POST /listings/properties answers (as GET /listings/properties/{id})',
+  });

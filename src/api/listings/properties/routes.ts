@@ -39,7 +39,7 @@ export const PropertyKeysetPage = z.object({
   _embedded: z.object({ 'svc:properties': z.array(Property) }),
 });
 
-/** GET/POST /properties, POST /public/properties, GET /properties/{id}. */
+/** GET/POST /properties, POST /public/properties. */
 export const propertyRoutes = (deps: ApiDeps) => {
   const {
     stores: { listings },
@@ -127,8 +127,31 @@ export const propertyRoutes = (deps: ApiDeps) => {
         },
       },
     )
+    .use(
+      propertyReadRoutes(deps, {
+        path: '/properties/:id',
+        operationId: 'getProperty',
+        summary: 'Read a property (no token needed)',
+      }),
+    );
+};
+
+interface ReadRoute {
+  path: string;
+  operationId: string;
+  summary: string;
+}
+
+/**
+ * GET /properties/{id}: mounted under /listings, and at the root as the
+ * `Location` POST /listings/properties answers (the path its clients were
+ * promised), so both read the same property.
+ */
+export const propertyReadRoutes = (deps: ApiDeps, { path, operationId, summary }: ReadRoute) =>
+  new Elysia({ name: `listings-property-read ${operationId}` })
+    .use(deps.auth)
     .get(
-      '/properties/:id',
+      path,
       ({ params, caller, headers }) =>
         whenReady(
           propertyReadAnswer(deps, caller, params.id, headers['if-none-match']),
@@ -144,8 +167,8 @@ export const propertyRoutes = (deps: ApiDeps) => {
           ...problems(401, 404),
         },
         detail: {
-          operationId: 'getProperty',
-          summary: 'Read a property (no token needed)',
+          operationId,
+          summary,
           description:
             'Carries a strong ETag; send it back as If-Match on the property writes (412 when ' +
             'stale), or as If-None-Match here (304 when unchanged).',
@@ -153,4 +176,3 @@ export const propertyRoutes = (deps: ApiDeps) => {
         },
       },
     );
-};
