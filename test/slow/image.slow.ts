@@ -92,7 +92,10 @@ test('the image, replayed: production install without a second Bun, starts and a
   for (const { keyword, args } of stages[1]!.instructions) {
     if (keyword === 'COPY') replayCopy(args, app, stageDirs);
     if (keyword === 'ENV') {
-      for (const [, key, value] of args.matchAll(/(\w+)=(\S+)/g)) env[key!] = value!;
+      // A value is one word or in double quotes (LISTINGS_COMMAND_PREFIX="bun run").
+      for (const [, key, quoted, word] of args.matchAll(/(\w+)=(?:"([^"]*)"|(\S+))/g)) {
+        env[key!] = quoted ?? word!;
+      }
     }
     if (keyword === 'CMD') cmd = JSON.parse(args) as string[];
   }
