@@ -50,7 +50,8 @@ export function lineOf(failure: StartupFailure): string {
     case 'postgresql':
       return `DATABASE_URL: ${failure.problem}; check that PostgreSQL runs there and DATABASE_URL names it (docs/postgresql.md)`;
     case 'redis':
-      return `REDIS_URL: ${failure.problem}; check that Redis runs there and REDIS_URL names it, or unset it to run one instance alone`;
+      // The problem says what to do when there is something to do (src/redis/handshake.ts).
+      return `REDIS_URL: ${failure.problem}`;
     case 'unexpected':
       return `cannot start: ${firstLineOf(failure.error)}; LOG_LEVEL=debug prints where it failed`;
   }

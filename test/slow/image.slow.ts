@@ -129,7 +129,7 @@ test('the image, replayed: production install without a second Bun, starts and a
       DATABASE_PATH: join(data, 'app.db'),
       WORKERS: 'off',
     },
-    stdout: 'ignore',
+    stdout: 'pipe',
     stderr: 'inherit',
   });
   try {
@@ -151,4 +151,7 @@ test('the image, replayed: production install without a second Bun, starts and a
     server.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   }
+  // The image has no npm: its first-account hint says bun run (LISTINGS_COMMAND_PREFIX).
+  const log = await new Response(server.stdout).text();
+  expect(log).toContain('`bun run user:create -- --email you@example.com --role employee`');
 }, 180_000);
