@@ -14,8 +14,10 @@ FROM oven/bun:1-slim
 WORKDIR /app
 # BUN_JSC_forceRAMSize: the JavaScript heap is collected as if the machine had
 # 256 MiB, so it stays near what it holds; collecting everything each time
-# only past 90 % of that (docs/performance.md, Memory).
+# only past 90 % of that (docs/performance.md, Memory). LISTINGS_COMMAND_PREFIX:
+# the image has no npm, so hints the server prints write `bun run user:create …`.
 ENV NODE_ENV=production \
+    LISTINGS_COMMAND_PREFIX="bun run" \
     BUN_JSC_forceRAMSize=268435456 \
     BUN_JSC_criticalGCMemoryThreshold=0.9 \
     PORT=3000 \

@@ -11,109 +11,149 @@ import { openPostgres, whereOf } from '@/db/pg/connection';
 import { preparePostgres } from '@/db/pg/migrate';
 import { buildDeps } from '@/deps';
 import { releaseWaits } from '@/events/signal';
+import { embedded } from '@/kernel/embedded';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
 import { RedisConnection } from '@/redis/connection';
+import { helpText, invocationOf, version } from '@/startup/command-line';
+import {
+  databaseFolderFailureOf,
+  failStartup,
+  listenFailureOf,
+  StartupError,
+  type StartupFailure,
+  step,
+} from '@/startup/failure';
+import { firstAccountHint } from '@/startup/operator-commands';
 import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
 
-function loadConfig() {
-  try {
-    return parseConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Invalid configuration: ${error.message}`);
-      process.exit(1);
-    }
-    throw error;
-  }
+const invocation = invocationOf(process.argv.slice(2));
+if (invocation.kind === 'help') {
+  console.log(helpText());
+  process.exit(0);
+}
+if (invocation.kind === 'version') {
+  console.log(version);
+  process.exit(0);
 }
 
-const config = loadConfig();
-if (config.redis) {
-  // Without the shared state the instance would count and lead on its own: refuse to start.
-  const problem = await RedisConnection.check(config.redis);
-  if (problem) {
-    console.error(`REDIS_URL: ${problem}`);
-    process.exit(1);
-  }
-}
-const logger = createLogger(config.logLevel, undefined, config.logFormat);
-const { databaseUrl } = parseDatabaseSettings(process.env);
-
-/** SQLite at DATABASE_PATH: pending migrations after a backup when there is data. */
-async function openSqlite() {
-  const db = openDatabase(config.databasePath, { pageCacheKib: config.sqlitePageCacheKib });
-  try {
-    // Pending migrations: a backup first when there is data, then all of them in one transaction.
-    const upgrade = await upgradeDatabase(db.$client, serviceMigrations(migrationsFolder), {
-      backupDir: config.backups.dir,
-      now: Date.now(),
-    });
-    if (upgrade.applied.length > 0) logger.info('migrated', { ...upgrade });
-  } catch (error) {
-    if (!(error instanceof UpgradeError)) throw error;
-    console.error(error.message);
-    process.exit(1);
-  }
-  return db;
+/** The configuration; the secret file it may create is the first write to the database folder. */
+function configFailureOf(error: unknown): StartupFailure {
+  if (error instanceof ConfigError) return { kind: 'configuration', message: error.message };
+  return databaseFolderFailureOf(error, parseDatabaseSettings(process.env).databasePath);
 }
 
 /**
- * PostgreSQL at DATABASE_URL: one line and exit 1 when it cannot be
- * reached; pending migrations under an advisory lock, so instances that
- * start together migrate once.
+ * Everything up to listening, each step's errors named by the failure they
+ * stand for (src/startup/failure.ts); answers what `shutdown` stops.
  */
-async function openPostgresDatabase(url: string) {
-  const prepared = await preparePostgres(url);
-  if ('problem' in prepared) {
-    console.error(`DATABASE_URL: ${prepared.problem}`);
-    process.exit(1);
+async function start() {
+  if (invocation.kind === 'unknown') {
+    throw new StartupError({ kind: 'usage', argument: invocation.argument });
   }
-  if (prepared.applied.length > 0) logger.info('migrated', { applied: prepared.applied });
-  return openPostgres(url, { max: config.postgresPoolSize });
-}
+  const config = await step(() => parseConfig(process.env), configFailureOf);
+  const redisSettings = config.redis;
+  if (redisSettings) {
+    // Without the shared state the instance would count and lead on its own: refuse to start.
+    const problem = await RedisConnection.check(redisSettings);
+    if (problem) throw new StartupError({ kind: 'redis', problem });
+  }
+  const logger = createLogger(config.logLevel, undefined, config.logFormat);
+  const { databaseUrl } = parseDatabaseSettings(process.env);
 
-const db = databaseUrl === undefined ? await openSqlite() : undefined;
-const postgres = databaseUrl === undefined ? undefined : await openPostgresDatabase(databaseUrl);
-// WAL checkpoints on a thread of their own, not in the COMMIT of a request (src/db/checkpointer.ts).
-const checkpointer =
-  db && isPlainFile(config.databasePath)
-    ? await startCheckpointer(db.$client, config.databasePath)
-    : undefined;
-const deps = buildDeps({ config, db, postgres, logger });
-// Before the first request: a revoked token must not pass while they load.
-await deps.tokenCutoffs.load();
-// Revocations by a command-line tool (which announces none) reach this instance on a reload.
-deps.tokenCutoffs.start(TOKEN_CUTOFF_RELOAD_MS);
-const service = createService(deps);
-if (config.workers) {
-  deps.jobs?.start();
-  // New events go out to webhooks at once, not at the delivery job's next tick.
-  kickDeliveriesOnEvents(deps);
-}
+  /** SQLite at DATABASE_PATH: pending migrations after a backup when there is data. */
+  async function openSqlite() {
+    const db = await step(
+      () => openDatabase(config.databasePath, { pageCacheKib: config.sqlitePageCacheKib }),
+      (error) => databaseFolderFailureOf(error, config.databasePath),
+    );
+    // Pending migrations: a backup first when there is data, then all of them in one transaction.
+    const upgrade = await step(
+      () =>
+        upgradeDatabase(db.$client, serviceMigrations(migrationsFolder), {
+          backupDir: config.backups.dir,
+          now: Date.now(),
+          commandPrefix: config.commandPrefix,
+        }),
+      (error): StartupFailure =>
+        error instanceof UpgradeError
+          ? { kind: 'database-upgrade', message: error.message }
+          : { kind: 'unexpected', error },
+    );
+    if (upgrade.applied.length > 0) logger.info('migrated', { ...upgrade });
+    return db;
+  }
 
-const server = Bun.serve({
-  port: config.port,
-  hostname: config.host,
-  // Bodies are checked at 1 MiB by the JSON parser (413 problem body); this is the backstop.
-  maxRequestBodySize: MAX_BODY_BYTES * 2,
-  tls: config.tls
-    ? { cert: Bun.file(config.tls.certPath), key: Bun.file(config.tls.keyPath) }
-    : undefined,
-  // Bounds a connection that sends nothing (slowloris); long polls ask for more (allowSilence).
-  idleTimeout: config.idleTimeoutSeconds,
-  fetch: service.fetch,
-});
-lookUpPeersOn(server);
-logger.info('listening', {
-  url: `${config.tls ? 'https' : 'http'}://${config.host}:${server.port}`,
-  database: databaseUrl === undefined ? config.databasePath : whereOf(databaseUrl),
-});
-if (!(await deps.stores.accounts.hasAnyUser())) {
-  logger.info(
-    'no account yet: create the first employee with `bun run user:create -- --email you@example.com --role employee`, or fill the database with demo data: `bun run demo`',
+  /**
+   * PostgreSQL at DATABASE_URL: a failure when it cannot be reached;
+   * pending migrations under an advisory lock, so instances that start
+   * together migrate once.
+   */
+  async function openPostgresDatabase(url: string) {
+    const prepared = await preparePostgres(url);
+    if ('problem' in prepared) {
+      throw new StartupError({ kind: 'postgresql', problem: prepared.problem });
+    }
+    if (prepared.applied.length > 0) logger.info('migrated', { applied: prepared.applied });
+    return openPostgres(url, { max: config.postgresPoolSize });
+  }
+
+  const db = databaseUrl === undefined ? await openSqlite() : undefined;
+  const postgres = databaseUrl === undefined ? undefined : await openPostgresDatabase(databaseUrl);
+  // WAL checkpoints on a thread of their own, not in the COMMIT of a request (src/db/checkpointer.ts).
+  const checkpointer =
+    db && isPlainFile(config.databasePath)
+      ? await startCheckpointer(db.$client, config.databasePath)
+      : undefined;
+  const deps = buildDeps({ config, db, postgres, logger });
+  // Before the first request: a revoked token must not pass while they load.
+  await deps.tokenCutoffs.load();
+  // Revocations by a command-line tool (which announces none) reach this instance on a reload.
+  deps.tokenCutoffs.start(TOKEN_CUTOFF_RELOAD_MS);
+  const service = createService(deps);
+  if (config.workers) {
+    deps.jobs?.start();
+    // New events go out to webhooks at once, not at the delivery job's next tick.
+    kickDeliveriesOnEvents(deps);
+  }
+
+  const server = await step(
+    () =>
+      Bun.serve({
+        port: config.port,
+        hostname: config.host,
+        // Bodies are checked at 1 MiB by the JSON parser (413 problem body); this is the backstop.
+        maxRequestBodySize: MAX_BODY_BYTES * 2,
+        tls: config.tls
+          ? { cert: Bun.file(config.tls.certPath), key: Bun.file(config.tls.keyPath) }
+          : undefined,
+        // Bounds a connection that sends nothing (slowloris); long polls ask for more (allowSilence).
+        idleTimeout: config.idleTimeoutSeconds,
+        fetch: service.fetch,
+      }),
+    (error) => listenFailureOf(error, config),
   );
+  lookUpPeersOn(server);
+  logger.info('listening', {
+    url: `${config.tls ? 'https' : 'http'}://${config.host}:${server.port}`,
+    database: databaseUrl === undefined ? config.databasePath : whereOf(databaseUrl),
+    // The process a stop signal goes to, whatever started it (npm, a shell, systemd).
+    pid: process.pid,
+  });
+  if (!(await deps.stores.accounts.hasAnyUser())) {
+    // The single binary carries the migrations and no operator command.
+    const commands = embedded.migrations
+      ? ({ kind: 'none' } as const)
+      : ({ kind: 'prefix', prefix: config.commandPrefix } as const);
+    logger.info(firstAccountHint(commands));
+  }
+  return { server, deps, logger, db, postgres, checkpointer };
 }
+
+// One line on stderr and exit 1 (2: a bad argument); the stack only at LOG_LEVEL=debug.
+const { server, deps, logger, db, postgres, checkpointer } = await start().catch((error: unknown) =>
+  failStartup(error, process.env.LOG_LEVEL === 'debug'),
+);
 
 let stopping = false;
 async function shutdown(signal: string) {

@@ -12,6 +12,11 @@ export interface UpgradeOptions {
   /** BACKUP_DIR: where the backup taken before pending migrations goes. */
   backupDir: string;
   now: number;
+  /**
+   * How this installation runs the operator commands, for the restore hint of
+   * a failed upgrade: `npm run` (the default) or `bun run` in the image.
+   */
+  commandPrefix?: string;
 }
 
 export interface UpgradeResult {
@@ -59,7 +64,7 @@ export async function upgradeDatabase(
   } catch (error) {
     if (!(error instanceof MigrationError)) throw error;
     const restore = backup
-      ? `a backup taken just before: ${backup} (npm run restore -- ${backup})`
+      ? `a backup taken just before: ${backup} (${options.commandPrefix ?? 'npm run'} restore -- ${backup})`
       : 'the database was new: no backup needed';
     throw new UpgradeError(
       `Upgrade failed: migration ${error.tag} failed: ${error.reason}; no migration was applied, the database is as it was; ${restore}`,

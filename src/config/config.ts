@@ -65,6 +65,8 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   /** `pretty`: one coloured human-readable line per request (a terminal); `json`: one object per line. */
   logFormat: NonNullable<Env['LOG_FORMAT']>;
+  /** What runs an operator command here, as printed hints write it: `npm run`, or `bun run` in the image. */
+  commandPrefix: string;
   corsOrigins: string[];
   /** In-process cache of the static-page reads; off for benchmarks. */
   staticPagesCache: boolean;

@@ -110,6 +110,8 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   // Unset: `pretty` when stdout is a terminal, else `json`.
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+  // How printed hints write the operator commands: `npm run` from a checkout, `bun run` in the image (no npm there).
+  LISTINGS_COMMAND_PREFIX: z.string().trim().min(1).default('npm run'),
   CORS_ORIGINS: z.string().optional(),
   STATIC_PAGES_CACHE: booleanFlag.default(true),
   READ_CACHE: booleanFlag.default(true),

@@ -169,6 +169,7 @@ export function parseConfig(
     },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT ?? (terminal ? 'pretty' : 'json'),
+    commandPrefix: e.LISTINGS_COMMAND_PREFIX,
     corsOrigins: list(e.CORS_ORIGINS),
     staticPagesCache: e.STATIC_PAGES_CACHE,
     readCache: e.READ_CACHE,

@@ -63,7 +63,7 @@ export class RedisConnection {
 
   /**
    * Connects, signs in and sends PING; resolves to undefined, or to one
-   * phrase saying why not (`cannot connect to 127.0.0.1:6390 (ECONNREFUSED)`,
+   * phrase saying why not (`cannot connect to 127.0.0.1:6390 (ECONNREFUSED: nothing listens there; …)`,
    * `127.0.0.1:6390 refused: WRONGPASS …`), never showing the password, for
    * the start-up check.
    */

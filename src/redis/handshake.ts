@@ -107,9 +107,11 @@ export function handshake(
     });
     // In plain text, a TLS port closes the connection at the first bytes.
     const plainHint = target.tls ? '' : ': a TLS port? use rediss://';
+    const refusedHint = ': nothing listens there; start Redis or correct REDIS_URL';
     socket.once('error', (error: Error & { code?: string }) => {
       const code = error.code ?? error.message;
-      if (!connected) transport(code);
+      // Refused: the address is right or wrong, Redis is not up; both are the operator's to fix.
+      if (!connected) transport(code === 'ECONNREFUSED' ? `${code}${refusedHint}` : code);
       else if (target.tls) transport(`TLS: ${code}, ${error.message}${tlsHint(code)}`);
       else transport(`${code}, closed without a reply${plainHint}`);
     });

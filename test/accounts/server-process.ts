@@ -11,6 +11,25 @@ export function freePort(): number {
 }
 
 /**
+ * The environment of a real server started by a test: 127.0.0.1:`port`,
+ * SQLite at `databasePath`, a generated secret, no workers, JSON log lines
+ * at info; `env` overrides any of them.
+ */
+export function serverEnv(port: number, databasePath: string, env: Record<string, string> = {}) {
+  return {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_PATH: databasePath,
+    JWT_SECRET: '',
+    WORKERS: 'off',
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+    ...env,
+  };
+}
+
+/**
  * Spawns the real service (`bun src/index.ts`) on 127.0.0.1:`port` with the
  * given environment and resolves once `/health` answers 200.
  */

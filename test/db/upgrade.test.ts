@@ -109,6 +109,17 @@ describe('happy', () => {
 });
 
 describe('error: a failing migration changes nothing', () => {
+  test('the restore hint is written the way the installation runs commands (the image: bun run)', async () => {
+    const { db, backupDir } = await databaseAt(migrationsFolder);
+    const error = await upgradeDatabase(
+      db.$client,
+      readMigrations(migrationsCopy(ALL.length, true)),
+      { backupDir, now: AT, commandPrefix: 'bun run' },
+    ).catch((caught: unknown) => caught);
+    const backup = join(backupDir, 'backup-20261122T030000123Z-pre-upgrade.db.gz');
+    expect((error as Error).message).toEndWith(`(bun run restore -- ${backup})`);
+  });
+
   test('the one pending migration fails: rolled back, UpgradeError names it and the backup', async () => {
     const { db, backupDir } = await databaseAt(migrationsFolder);
     const schema = schemaOf(db.$client);

@@ -293,6 +293,8 @@ describe('error: no Redis at a rediss:// address', () => {
     const port = freePort();
     expect(
       await refusedAtStart({ REDIS_URL: signedIn(`rediss://127.0.0.1:${port}`, '', PASSWORD) }),
-    ).toBe(`REDIS_URL: cannot connect to 127.0.0.1:${port} (ECONNREFUSED)`);
+    ).toBe(
+      `REDIS_URL: cannot connect to 127.0.0.1:${port} (ECONNREFUSED: nothing listens there; start Redis or correct REDIS_URL)`,
+    );
   });
 });

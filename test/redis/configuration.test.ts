@@ -105,7 +105,9 @@ describe('error: a bad REDIS_URL or REDIS_PREFIX', () => {
     const port = freePort();
     const { code, lines } = await startFails({ REDIS_URL: `redis://127.0.0.1:${port}` });
     expect(code).toBe(1);
-    expect(lines).toEqual([`REDIS_URL: cannot connect to 127.0.0.1:${port} (ECONNREFUSED)`]);
+    expect(lines).toEqual([
+      `REDIS_URL: cannot connect to 127.0.0.1:${port} (ECONNREFUSED: nothing listens there; start Redis or correct REDIS_URL)`,
+    ]);
   });
 });
 

@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { createUser } from '@/accounts/users';
 import { migrateDatabase, openDatabase } from '@/db/client';
-import { freePort } from '../accounts/server-process';
+import { firstAccountHint } from '@/startup/operator-commands';
+import { freePort, serverEnv } from '../accounts/server-process';
 import { tempDir } from '../support/harness';
 
 const root = join(import.meta.dir, '..', '..');
@@ -15,17 +16,7 @@ async function startAndStop(databasePath: string, env: Record<string, string> = 
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'inherit',
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_PATH: databasePath,
-      JWT_SECRET: '',
-      WORKERS: 'off',
-      LOG_LEVEL: 'info',
-      LOG_FORMAT: 'json',
-      ...env,
-    },
+    env: serverEnv(port, databasePath, env),
   });
   const deadline = Date.now() + 20_000;
   let up = false;
@@ -47,16 +38,31 @@ async function startAndStop(databasePath: string, env: Record<string, string> = 
 }
 
 describe('start-up without any account', () => {
-  test('one info line says how to create the first employee or load the demo', async () => {
+  test('one info line says how to create the first employee or load the demo, as npm runs them', async () => {
     const databasePath = join(tempDir(), 'app.db');
     const hints = (await startAndStop(databasePath)).filter((line) =>
       line.msg.startsWith('no account yet'),
     );
     expect(hints).toHaveLength(1);
     expect(hints[0]!.level).toBe('info');
-    expect(hints[0]!.msg).toContain('bun run user:create -- --email');
-    expect(hints[0]!.msg).toContain('--role employee');
-    expect(hints[0]!.msg).toContain('bun run demo');
+    expect(hints[0]!.msg).toBe(
+      'no account yet: create the first employee with `npm run user:create -- --email you@example.com --role employee`, or fill the database with demo data: `npm run demo`',
+    );
+  });
+
+  test('in the image (LISTINGS_COMMAND_PREFIX=bun run, no npm there) the commands are bun run', async () => {
+    const databasePath = join(tempDir(), 'app.db');
+    const lines = await startAndStop(databasePath, { LISTINGS_COMMAND_PREFIX: 'bun run' });
+    const hint = lines.find((line) => line.msg.startsWith('no account yet'));
+    expect(hint?.msg).toBe(
+      'no account yet: create the first employee with `bun run user:create -- --email you@example.com --role employee`, or fill the database with demo data: `bun run demo`',
+    );
+  });
+
+  test('the single binary, which has no operator commands, points at a checkout and the docs', () => {
+    expect(firstAccountHint({ kind: 'none' })).toBe(
+      'no account yet: this binary has no operator commands; create the first employee from a checkout with `npm run user:create -- --email you@example.com --role employee` and the same DATABASE_PATH (docs/operations.md, The binary)',
+    );
   });
 
   test('with an account, no such line', async () => {

@@ -1,6 +1,7 @@
 import { expect, test } from 'bun:test';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
+import packageJson from '../../package.json' with { type: 'json' };
 import { tempDir } from '../support/harness';
 import { employeeToken, freePort, JWT_SECRET, randomProperty, seeded } from './support';
 
@@ -19,6 +20,21 @@ test('the single-file binary runs without Bun or the source tree', async () => {
   const binary = join(dir, 'listings-service');
   copyFileSync(join(root, 'dist', 'listings-service'), binary);
   const size = Bun.file(binary).size;
+
+  // Its arguments are the command line's, as `bun src/index.ts` sees them: --version, --help, exit 2 else.
+  const version = Bun.spawnSync([binary, '--version'], {
+    cwd: dir,
+    env: { PATH: '/usr/bin:/bin' },
+  });
+  expect([version.exitCode, version.stdout.toString()]).toEqual([0, `${packageJson.version}\n`]);
+  const help = Bun.spawnSync([binary, '--help'], { cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+  expect(help.exitCode).toBe(0);
+  expect(help.stdout.toString()).toContain('./dist/listings-service');
+  const unknown = Bun.spawnSync([binary, '--port', '1'], {
+    cwd: dir,
+    env: { PATH: '/usr/bin:/bin' },
+  });
+  expect(unknown.exitCode).toBe(2);
 
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;

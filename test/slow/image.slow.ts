@@ -92,7 +92,10 @@ test('the image, replayed: production install without a second Bun, starts and a
   for (const { keyword, args } of stages[1]!.instructions) {
     if (keyword === 'COPY') replayCopy(args, app, stageDirs);
     if (keyword === 'ENV') {
-      for (const [, key, value] of args.matchAll(/(\w+)=(\S+)/g)) env[key!] = value!;
+      // A value is one word or in double quotes (LISTINGS_COMMAND_PREFIX="bun run").
+      for (const [, key, quoted, word] of args.matchAll(/(\w+)=(?:"([^"]*)"|(\S+))/g)) {
+        env[key!] = quoted ?? word!;
+      }
     }
     if (keyword === 'CMD') cmd = JSON.parse(args) as string[];
   }
@@ -126,7 +129,7 @@ test('the image, replayed: production install without a second Bun, starts and a
       DATABASE_PATH: join(data, 'app.db'),
       WORKERS: 'off',
     },
-    stdout: 'ignore',
+    stdout: 'pipe',
     stderr: 'inherit',
   });
   try {
@@ -148,4 +151,7 @@ test('the image, replayed: production install without a second Bun, starts and a
     server.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   }
+  // The image has no npm: its first-account hint says bun run (LISTINGS_COMMAND_PREFIX).
+  const log = await new Response(server.stdout).text();
+  expect(log).toContain('`bun run user:create -- --email you@example.com --role employee`');
 }, 180_000);
