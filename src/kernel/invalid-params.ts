@@ -124,6 +124,9 @@ export function paramName(path: readonly PropertyKey[], source: ParamSource): st
 export const notAParameter = (source: ParamSource) =>
   source === 'body' ? 'is not a field of this body' : 'is not a parameter of this operation';
 
+/** The reason of a path parameter whose percent-encoding is not UTF-8 (`%ZZ`, `%E0%A4%A`). */
+const UNDECODABLE = 'must be valid percent-encoded UTF-8';
+
 /** The reason of a query parameter that takes one value and was given more. */
 export const GIVEN_TWICE = 'is given more than once';
 
@@ -150,10 +153,13 @@ export function invalidParamsOf(
       continue;
     }
     const value = valueAt(input, issue.path);
-    params.push({
-      name: paramName([...prefix, ...issue.path], source),
-      reason: `${requirementOf(issue, value)}${echo(value, source)}`,
-    });
+    // A matched route always has its path parameters as text: no text means
+    // the router could not decode it.
+    const reason =
+      source === 'path' && issue.code === 'invalid_type'
+        ? UNDECODABLE
+        : `${requirementOf(issue, value)}${echo(value, source)}`;
+    params.push({ name: paramName([...prefix, ...issue.path], source), reason });
   }
   return params.slice(0, MAX_INVALID_PARAMS);
 }

@@ -139,6 +139,12 @@ describe('error model (problem bodies; Laravel bodies under /api/v1)', () => {
     expect(res.body).toEqual(badRequest(['id', 'must be digits (got "abc")']));
   });
 
+  test('a path parameter that does not decode → 400 saying so', async () => {
+    const res = await ctx.request('GET', '/listings/probe/%ZZ');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(badRequest(['id', 'must be valid percent-encoded UTF-8']));
+  });
+
   test('a query checked by the route → 400 naming each bad parameter', async () => {
     const res = await ctx.request('GET', '/listings/probe/7?colour=green&size=9');
     expect(res.status).toBe(400);
