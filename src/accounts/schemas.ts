@@ -44,14 +44,14 @@ export const AccountSearchQuery = z.strictObject({
   state: z.enum(['active', 'disabled']).optional(),
   cursor: z
     .string()
-    .regex(ACCOUNT_ID)
+    .regex(ACCOUNT_ID, 'must be the nextCursor of the previous page')
     .optional()
     .meta({ description: 'the nextCursor of the previous page' }),
   limit: z
     .string()
-    .regex(/^[1-9]\d{0,2}$/)
+    .regex(/^[1-9]\d{0,2}$/, 'must be an integer from 1 to 100')
     .transform(Number)
-    .pipe(z.int().max(100))
+    .pipe(z.int().max(100, 'must be an integer from 1 to 100'))
     .optional()
     .meta({ description: 'accounts per page, 1 to 100 (default 20)' }),
 });

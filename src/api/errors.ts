@@ -81,10 +81,11 @@ function json(body: unknown, status: number, contentType: string, extra?: Record
 /**
  * The response of an error: its status, body (docs/errors.md) in the family
  * the route group declared (`errorFamiliesOf`), and Allow / Retry-After headers.
+ * The customer API's `{message}` has no `invalidParams`: its 400 stays Laravel's.
  */
 export function renderError(error: DomainError, family: Family): Response {
   const status = statusOf(error);
-  const { detail, fields, retryAfterSeconds, rateLimit, allow } = error.details;
+  const { detail, fields, invalidParams, retryAfterSeconds, rateLimit, allow } = error.details;
   const headers: Record<string, string> = {};
   if (allow) headers.allow = allow.join(', ');
   if (retryAfterSeconds !== undefined)
@@ -99,7 +100,7 @@ export function renderError(error: DomainError, family: Family): Response {
     return json(body, status, 'application/json', headers);
   }
   const messages = fields ? validationMessagesOf(fields) : undefined;
-  const problem = problemOf(status, fields ? undefined : detail, messages);
+  const problem = problemOf(status, fields ? undefined : detail, messages, invalidParams);
   return json(problem, status, 'application/problem+json', headers);
 }
 

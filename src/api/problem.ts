@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { InvalidParam } from '@/kernel/errors';
 import type { ValidationMessages } from './field-failures';
 
 /** The problem `type`: RFC 2616 §10, the definitions of the HTTP status codes. */
@@ -64,13 +65,40 @@ export const ValidationProblem = Problem.extend({
     .describe('One key per failed field (nested for nested objects): rule name → message'),
 });
 
-/** A problem body as rendered: `validationMessages` only on a 422. */
-export type Problem = z.infer<typeof Problem> & { validationMessages?: ValidationMessages };
+/**
+ * A 400's problem body: the same, with the parameters it refused when the
+ * service can name them (an RFC 9457 extension member, camelCase like
+ * `validationMessages`).
+ */
+export const BadRequestProblem = Problem.extend({
+  invalidParams: z
+    .array(
+      z.object({
+        name: z
+          .string()
+          .describe(
+            'The parameter as written: `itemsPerPage`, `features[0][name]`, or a body field dotted (`location.latitude`)',
+          ),
+        reason: z
+          .string()
+          .describe('What it must be, with the value received when it came in the URL'),
+      }),
+    )
+    .optional()
+    .describe('Each refused parameter and why, in the order its schema declares them (at most 20)'),
+});
+
+/** A problem body as rendered: `validationMessages` only on a 422, `invalidParams` on a 400. */
+export type Problem = z.infer<typeof Problem> & {
+  validationMessages?: ValidationMessages;
+  invalidParams?: readonly InvalidParam[];
+};
 
 export function problemOf(
   status: number,
   detail?: string,
   validationMessages?: ValidationMessages,
+  invalidParams?: readonly InvalidParam[],
 ): Problem {
   const fixed = PROBLEMS[status] ?? PROBLEMS[500]!;
   return {
@@ -79,6 +107,7 @@ export function problemOf(
     status,
     detail: detail ?? fixed.detail,
     ...(validationMessages ? { validationMessages } : {}),
+    ...(invalidParams?.length ? { invalidParams } : {}),
   };
 }
 

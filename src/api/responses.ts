@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Problem, ValidationProblem } from './problem';
+import { BadRequestProblem, Problem, ValidationProblem } from './problem';
 
 /** 201 and 204 answers carry no body. */
 export const NoBody = z.null().describe('No body');
@@ -10,9 +10,15 @@ export const NoBody = z.null().describe('No body');
  * outside /api/v1, the customer API's own JSON inside.
  */
 export function problems<const S extends readonly number[]>(...statuses: S) {
-  return Object.fromEntries(
-    statuses.map((status) => [status, status === 422 ? ValidationProblem : Problem]),
-  ) as { [K in S[number]]: K extends 422 ? typeof ValidationProblem : typeof Problem };
+  const schemaOf = (status: number) =>
+    status === 422 ? ValidationProblem : status === 400 ? BadRequestProblem : Problem;
+  return Object.fromEntries(statuses.map((status) => [status, schemaOf(status)])) as {
+    [K in S[number]]: K extends 422
+      ? typeof ValidationProblem
+      : K extends 400
+        ? typeof BadRequestProblem
+        : typeof Problem;
+  };
 }
 
 interface ResponseSet {

@@ -21,7 +21,11 @@ function ruleOf(issue: Issue, input: unknown): [rule: string, message: string] {
       ];
     case 'invalid_value':
       if (input === undefined) return ['isEmpty', "Value is required and can't be empty"];
-      return ['notInArray', 'The input was not found in the haystack'];
+      // The sentence clients may match on, then what would have been accepted.
+      return [
+        'notInArray',
+        `The input was not found in the haystack; allowed: ${issue.values.map(String).join(', ')}`,
+      ];
     case 'too_small':
       if (issue.origin === 'string' && Number(issue.minimum) <= 1)
         return ['isEmpty', "Value is required and can't be empty"];

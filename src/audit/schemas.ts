@@ -42,14 +42,14 @@ export type AdminAuditPage = z.infer<typeof AdminAuditPage>;
 
 const cursor = z
   .string()
-  .regex(/^[1-9]\d{0,15}$/)
+  .regex(/^[1-9]\d{0,15}$/, 'must be the nextCursor of the previous page')
   .optional()
   .meta({ description: 'the nextCursor of the previous page' });
 const limit = z
   .string()
-  .regex(/^[1-9]\d{0,2}$/)
+  .regex(/^[1-9]\d{0,2}$/, 'must be an integer from 1 to 100')
   .transform(Number)
-  .pipe(z.int().max(100))
+  .pipe(z.int().max(100, 'must be an integer from 1 to 100'))
   .optional()
   .meta({ description: 'events per page, 1 to 100 (default 20)' });
 const id = z.string().min(1).max(200);

@@ -15,7 +15,11 @@ export function idOfCursor(cursor: string): number {
   const match = /^ev1:(0|[1-9]\d{0,14})$/.exec(text);
   // Re-encoding catches the many base64url spellings of one cursor and stray characters.
   if (!match || cursorOf(Number(match[1])) !== cursor) {
-    throw fail('events.cursor_invalid');
+    throw fail('events.cursor_invalid', {
+      invalidParams: [
+        { name: 'after', reason: 'must be an event `id` or a `next_cursor` of this feed' },
+      ],
+    });
   }
   return Number(match[1]);
 }

@@ -98,12 +98,14 @@ export type EventPage = z.infer<typeof EventPage>;
 export const MAX_EVENTS_PER_PAGE = 500;
 export const MAX_WAIT_SECONDS = 30;
 
-const wholeNumber = (min: number, max: number) =>
-  z
+const wholeNumber = (min: number, max: number) => {
+  const reason = `must be an integer from ${min} to ${max}`;
+  return z
     .string()
-    .regex(/^\d{1,4}$/)
+    .regex(/^\d{1,4}$/, reason)
     .transform(Number)
-    .pipe(z.int().min(min).max(max));
+    .pipe(z.int().min(min, reason).max(max, reason));
+};
 
 /** GET /listings/events. */
 export const EventQuery = z.strictObject({

@@ -87,6 +87,16 @@ export interface FieldFailure {
   message: string;
 }
 
+/**
+ * One request parameter a 400 refused and why, worded to follow its name:
+ * `{name: 'itemsPerPage', reason: 'must be an integer from 1 to 100 (got "abc")'}`.
+ * The problem body lists them as `invalidParams` (docs/errors.md).
+ */
+export interface InvalidParam {
+  name: string;
+  reason: string;
+}
+
 /** A rate-limit window as the customer API reports it in a 429. */
 export interface RateLimitWindow {
   window: string;
@@ -101,6 +111,8 @@ export interface ErrorDetails {
   /** Replaces the fixed detail of the status (e.g. a page naming its slug). */
   detail?: string;
   fields?: readonly FieldFailure[];
+  /** The parameters a 400 refused (src/kernel/invalid-params.ts words them from zod issues). */
+  invalidParams?: readonly InvalidParam[];
   retryAfterSeconds?: number;
   /** The exhausted window of a customer-API 429. */
   rateLimit?: RateLimitWindow;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { writtenAs } from './query';
+import { integerText } from './query';
 
 export const DEFAULT_ITEMS_PER_PAGE = 30;
 export const MAX_ITEMS_PER_PAGE = 100;
@@ -9,11 +9,11 @@ export const MAX_PAGE = 999_999_999;
 
 /** `page` ≥ 1 and `itemsPerPage` 1..100, as digits (docs/listings.md); documented as integers. */
 export const pagingFields = {
-  page: writtenAs(z.string().regex(/^[1-9]\d{0,8}$/), z.int().min(1).max(MAX_PAGE))
+  page: integerText(/^[1-9]\d{0,8}$/, z.int().min(1).max(MAX_PAGE))
     .optional()
     .describe('Page number, from 1 (default 1)'),
-  itemsPerPage: writtenAs(
-    z.string().regex(/^(100|[1-9]\d?)$/),
+  itemsPerPage: integerText(
+    /^(100|[1-9]\d?)$/,
     z.int().min(1).max(MAX_ITEMS_PER_PAGE),
     `Page size (default ${DEFAULT_ITEMS_PER_PAGE})`,
   )

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { fail } from '@/kernel/errors';
+import { fail, type InvalidParam } from '@/kernel/errors';
+import { GIVEN_TWICE, invalidParamsOf, notAParameter } from '@/kernel/invalid-params';
 
 /** More parameters than this in one list query is not a real client (400). */
 const MAX_PARAMETERS = 300;
@@ -47,6 +48,17 @@ export function writtenAs<T extends z.ZodType>(text: T, form: z.ZodType, descrip
   return text;
 }
 
+/**
+ * Digits matching `pattern` (which holds `form`'s bounds), documented as the
+ * integer `form`; a refusal says the bounds (docs/errors.md#bad-requests).
+ */
+export const integerText = (pattern: RegExp, form: z.ZodNumber, description?: string) =>
+  writtenAs(
+    z.string().regex(pattern, `must be an integer from ${form.minValue} to ${form.maxValue}`),
+    form,
+    description,
+  );
+
 /** Text `true` or `false`, documented as a boolean. */
 export const Flag = writtenAs(z.enum(['true', 'false']), z.boolean());
 
@@ -71,6 +83,10 @@ export function parametersOf<S extends z.ZodObject>(schema: S): z.ZodObject {
   return z.strictObject(fields);
 }
 
+const refused = (...invalidParams: InvalidParam[]) =>
+  fail('listings.query_invalid', { invalidParams });
+const notTaken = (name: string) => refused({ name, reason: notAParameter('query') });
+
 const ARRAY_KEY = /^([A-Za-z_]\w*)(?:\[(\d{0,3})\])?$/;
 const FEATURE_KEY = /^features\[(\d{1,3})\]\[(\w+)\]$/;
 
@@ -91,25 +107,29 @@ export function parseListQuery<S extends z.ZodType>(
   const features = new Map<number, FeatureCriterion>();
   let seen = 0;
   for (const [key, value] of params) {
-    if (++seen > MAX_PARAMETERS) throw fail('listings.query_invalid');
+    if (++seen > MAX_PARAMETERS)
+      throw refused({
+        name: key,
+        reason: `is past the limit of ${MAX_PARAMETERS} parameters of a list query`,
+      });
     if (shape.scalars.includes(key)) {
-      if (key in out) throw fail('listings.query_invalid');
+      if (key in out) throw refused({ name: key, reason: GIVEN_TWICE });
       if (value !== '') out[key] = value;
       continue;
     }
     const feature = shape.features ? FEATURE_KEY.exec(key) : null;
     if (feature) {
       const part = feature[2] as FeaturePart;
-      if (!FEATURE_PARTS.includes(part)) throw fail('listings.query_invalid');
+      if (!FEATURE_PARTS.includes(part)) throw notTaken(key);
       const index = Number(feature[1]);
       const criterion = features.get(index) ?? {};
-      if (part in criterion) throw fail('listings.query_invalid');
+      if (part in criterion) throw refused({ name: key, reason: GIVEN_TWICE });
       if (value !== '') criterion[part] = value;
       features.set(index, criterion);
       continue;
     }
     const array = ARRAY_KEY.exec(key);
-    if (!array || !shape.arrays.includes(array[1]!)) throw fail('listings.query_invalid');
+    if (!array || !shape.arrays.includes(array[1]!)) throw notTaken(key);
     const values = arrays.get(array[1]!) ?? [];
     for (const item of value.split(',')) if (item !== '') values.push(item);
     arrays.set(array[1]!, values);
@@ -121,6 +141,6 @@ export function parseListQuery<S extends z.ZodType>(
     .filter((criterion) => Object.keys(criterion).length > 0);
   if (criteria.length > 0) out.features = criteria;
   const parsed = schema.safeParse(out);
-  if (!parsed.success) throw fail('listings.query_invalid');
+  if (!parsed.success) throw refused(...invalidParamsOf(parsed.error.issues, out, 'query'));
   return parsed.data;
 }

@@ -64,7 +64,7 @@ export type SecretRotation = z.infer<typeof SecretRotation>;
 export const WebhookParams = z.object({ id: z.string().max(64) });
 export const DeliveryParams = z.object({
   id: z.string().max(64),
-  deliveryId: z.string().regex(/^[1-9]\d{0,14}$/),
+  deliveryId: z.string().regex(/^[1-9]\d{0,14}$/, 'must be a delivery id: digits, not 0'),
 });
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

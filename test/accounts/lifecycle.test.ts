@@ -2,7 +2,7 @@ import { expect, test } from 'bun:test';
 import { ACCOUNT_FAILURE_LIMIT } from '@/accounts/guessing';
 import { LAST_EMPLOYEE_DETAIL } from '@/accounts/messages';
 import { SessionList } from '@/accounts/schemas';
-import { problemOf } from '../support/harness';
+import { badRequest, problemOf } from '../support/harness';
 import { accountStoresUnderTest } from './stores';
 import { accountsSetup, PASSWORD, type SignedIn } from './support';
 
@@ -379,7 +379,9 @@ for (const under of accountStoresUnderTest()) {
         expect(bad.status).toBe(422);
         expect(bad.body).toEqual(
           problemOf(422, undefined, {
-            role: { notInArray: 'The input was not found in the haystack' },
+            role: {
+              notInArray: 'The input was not found in the haystack; allowed: customer, employee',
+            },
             disabled: { invalidType: 'The input must be of type boolean' },
           }),
         );
@@ -405,17 +407,17 @@ for (const under of accountStoresUnderTest()) {
           expect(missing.status).toBe(404);
           expect(missing.body).toEqual(problemOf(404));
         }
-        for (const query of [
-          'state=gone',
-          'cursor=x',
-          'limit=101',
-          'role=admin',
-          'email=a&email=b',
-          'page=2',
+        for (const [query, name, reason] of [
+          ['state=gone', 'state', 'must be active or disabled (got "gone")'],
+          ['cursor=x', 'cursor', 'must be the nextCursor of the previous page (got "x")'],
+          ['limit=101', 'limit', 'must be an integer from 1 to 100 (got "101")'],
+          ['role=admin', 'role', 'must be customer or employee (got "admin")'],
+          ['email=a&email=b', 'email', 'is given more than once'],
+          ['page=2', 'page', 'is not a parameter of this operation'],
         ]) {
           const res = await admin(staff, 'GET', `/admin/users?${query}`);
           expect(res.status).toBe(400);
-          expect(res.body).toEqual(problemOf(400));
+          expect(res.body).toEqual(badRequest([name!, reason!]));
         }
       });
       expect(events).toEqual([]);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { AuditPage } from '@/audit/schemas';
-import { problemOf } from '../support/harness';
+import { badRequest, problemOf } from '../support/harness';
 import { accountsSetup, PASSWORD } from './support';
 
 describe('GET /auth/security-log', () => {
@@ -77,17 +77,21 @@ describe('GET /auth/security-log', () => {
     expect(res.status).toBe(404);
   });
 
-  test.each(['?limit=0', '?limit=101', '?cursor=abc', '?cursor=0', '?other=1', '?limit=1&limit=2'])(
-    'error: %s → 400 problem',
-    async (query) => {
-      const me = await ctx.newUser();
-      const res = await ctx.request('GET', `/auth/security-log${query}`, {
-        headers: { cookie: me.cookie },
-      });
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual(problemOf(400));
-    },
-  );
+  test.each([
+    ['?limit=0', 'limit', 'must be an integer from 1 to 100 (got "0")'],
+    ['?limit=101', 'limit', 'must be an integer from 1 to 100 (got "101")'],
+    ['?cursor=abc', 'cursor', 'must be the nextCursor of the previous page (got "abc")'],
+    ['?cursor=0', 'cursor', 'must be the nextCursor of the previous page (got "0")'],
+    ['?other=1', 'other', 'is not a parameter of this operation'],
+    ['?limit=1&limit=2', 'limit', 'is given more than once'],
+  ])('error: %s → 400 problem naming %s', async (query, name, reason) => {
+    const me = await ctx.newUser();
+    const res = await ctx.request('GET', `/auth/security-log${query}`, {
+      headers: { cookie: me.cookie },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(badRequest([name, reason]));
+  });
 
   test('auth: no credential → 401 before the query is looked at; a bearer token works', async () => {
     const res = await ctx.request('GET', '/auth/security-log?limit=0');

@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
 import { SessionList } from '@/accounts/schemas';
 import { LAST_SEEN_RESOLUTION_MS } from '@/accounts/sessions';
-import { problemOf } from '../support/harness';
+import { badRequest, problemOf } from '../support/harness';
 import { accountStoresUnderTest } from './stores';
 import { accountsSetup, cookieOf, ORIGIN, PASSWORD } from './support';
 
@@ -91,7 +91,9 @@ for (const under of accountStoresUnderTest()) {
       const alice = await ctx.newUser();
       const res = await ctx.browser(alice, 'DELETE', `/auth/sessions/${'x'.repeat(65)}`);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual(problemOf(400));
+      expect(res.body).toEqual(
+        badRequest(['id', `must have at most 64 characters (got "${'x'.repeat(64)}…")`]),
+      );
     });
 
     test('auth: no credential → 401; a cookie from a foreign Origin → 403; a bearer token lists (none current)', async () => {

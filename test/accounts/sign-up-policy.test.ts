@@ -71,7 +71,9 @@ for (const under of accountStoresUnderTest()) {
         problemOf(422, undefined, {
           email: { emailInvalidFormat: 'The input is not a valid email' },
           password: { stringLengthTooShort: 'The input is less than 8 characters long' },
-          role: { notInArray: 'The input was not found in the haystack' },
+          role: {
+            notInArray: 'The input was not found in the haystack; allowed: customer, employee',
+          },
         }),
       );
     });

@@ -5,7 +5,7 @@ import { PROBLEMS_ONLY } from '@/api/error-family';
 import { bodyRules } from '@/api/plugins/body-rules';
 import { errorHandler, withBackstop } from '@/api/plugins/error-handler';
 import { createLogger } from '@/logger';
-import { createTestApp, problemOf } from '../support/harness';
+import { badRequest, createTestApp, problemOf } from '../support/harness';
 
 const Probe = z.strictObject({
   name: z.string().min(1).max(5),
@@ -23,6 +23,10 @@ function probeContext() {
         .post('/listings/probe', ({ body }) => body, { body: Probe })
         .post('/listings/probe-422', ({ body }) => body, { body: Probe, badBody: 'unprocessable' })
         .post('/api/v1/probe', ({ body }) => body, { body: Probe, badBody: 'unprocessable' })
+        .get('/listings/probe/:id', ({ params }) => params, {
+          params: z.object({ id: z.string().regex(/^\d{1,9}$/, 'must be digits') }),
+          query: z.strictObject({ colour: z.enum(['red', 'blue']).optional() }),
+        })
         .get('/listings/boom', () => {
           throw new Error('secret internals /etc/passwd');
         })
@@ -56,7 +60,7 @@ describe('error model (problem bodies; Laravel bodies under /api/v1)', () => {
     });
   });
 
-  test('malformed JSON → 400 with the fixed problem body', async () => {
+  test('malformed JSON → 400 with the fixed problem body, naming the body', async () => {
     const res = await ctx.request('POST', '/listings/probe', {
       raw: '{"name": ',
       headers: { 'content-type': 'application/json' },
@@ -67,6 +71,7 @@ describe('error model (problem bodies; Laravel bodies under /api/v1)', () => {
       title: 'Bad Request',
       status: 400,
       detail: 'The request could not be understood by the server due to malformed syntax',
+      invalidParams: [{ name: 'body', reason: 'is not valid JSON' }],
     });
   });
 
@@ -78,7 +83,7 @@ describe('error model (problem bodies; Laravel bodies under /api/v1)', () => {
         headers: { 'content-type': 'application/json' },
       });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual(problemOf(400));
+      expect(res.body).toEqual(badRequest(['body', 'must be an object']));
     },
   );
 
@@ -118,12 +123,65 @@ describe('error model (problem bodies; Laravel bodies under /api/v1)', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBe(400);
+    expect(res.body).toEqual(badRequest(['body', 'nests deeper than 32 levels']));
   });
 
   test('body failing validation on a route without 422 → 400', async () => {
     const res = await ctx.request('POST', '/listings/probe', { body: { name: 7 } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(problemOf(400));
+    // Every failed field, dotted; a body's values are never echoed.
+    expect(res.body).toEqual(badRequest(['name', 'must be a string'], ['location', 'is required']));
+  });
+
+  test('a bad path parameter → 400 naming it, with the value received', async () => {
+    const res = await ctx.request('GET', '/listings/probe/abc');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(badRequest(['id', 'must be digits (got "abc")']));
+  });
+
+  test('a path parameter that does not decode → 400 saying so', async () => {
+    const res = await ctx.request('GET', '/listings/probe/%ZZ');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(badRequest(['id', 'must be valid percent-encoded UTF-8']));
+  });
+
+  test('a query checked by the route → 400 naming each bad parameter', async () => {
+    const res = await ctx.request('GET', '/listings/probe/7?colour=green&size=9');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(
+      badRequest(
+        ['colour', 'must be red or blue (got "green")'],
+        ['size', 'is not a parameter of this operation'],
+      ),
+    );
+  });
+
+  test('a body of many unknown fields names the first 20', async () => {
+    const body = {
+      ...valid,
+      ...Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}`, i])),
+    };
+    const res = await ctx.request('POST', '/listings/probe', { body });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(
+      badRequest(
+        ...Array.from({ length: 20 }, (_, i): [string, string] => [
+          `f${i}`,
+          'is not a field of this body',
+        ]),
+      ),
+    );
+  });
+
+  test('under /api/v1 a 400 keeps the Laravel body, with no invalidParams', async () => {
+    const res = await ctx.request('POST', '/api/v1/probe', {
+      raw: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      message: 'The request could not be understood by the server due to malformed syntax.',
+    });
   });
 
   test('body failing validation on a 422 route → nested validationMessages', async () => {
@@ -144,7 +202,7 @@ describe('error model (problem bodies; Laravel bodies under /api/v1)', () => {
         name: { stringLengthTooLong: 'The input is more than 5 characters long' },
         location: {
           latitude: { notBetween: 'not between' },
-          cityId: { notInArray: 'The input was not found in the haystack' },
+          cityId: { notInArray: 'The input was not found in the haystack; allowed: madrid, paris' },
         },
         country: { notAllowed: 'The field is not allowed' },
       },

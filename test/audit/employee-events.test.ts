@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'bun:test';
 import { toolContext } from '@/audit/record';
 import { AdminAuditPage, AuditPage } from '@/audit/schemas';
+import { AUDIT_ACTIONS } from '@/db/schema';
 import { run as pruneAuditLog } from '@/workers/audit-retention';
 import { fullPage } from '../content/factory';
 import { addProperty } from '../listings/support';
-import { createTestApp, manualClock, problemOf } from '../support/harness';
+import { badRequest, createTestApp, manualClock, problemOf } from '../support/harness';
 import { BACKUPS_COPY_THE_FILE, sqliteOnly } from '../support/postgres-mode';
 import { appAuditRows, eventsWrittenBy } from './support';
 
@@ -240,20 +241,28 @@ describe('GET /admin/audit', () => {
   });
 
   test.each([
-    '?limit=0',
-    '?limit=101',
-    '?limit=ten',
-    '?cursor=-1',
-    '?action=nothing',
-    '?from=yesterday',
-    '?to=2026-01-01',
-    '?unknown=1',
-    '?actor=a&actor=b',
-  ])('error: %s → 400 problem', async (query) => {
+    ['?limit=0', 'limit', 'must be an integer from 1 to 100 (got "0")'],
+    ['?limit=101', 'limit', 'must be an integer from 1 to 100 (got "101")'],
+    ['?limit=ten', 'limit', 'must be an integer from 1 to 100 (got "ten")'],
+    ['?cursor=-1', 'cursor', 'must be the nextCursor of the previous page (got "-1")'],
+    ['?action=nothing', 'action', `must be one of ${AUDIT_ACTIONS.join(', ')} (got "nothing")`],
+    [
+      '?from=yesterday',
+      'from',
+      `must be an ISO-8601 date-time with seconds and a zone, e.g. 2026-01-31T09:00:00Z (got "yesterday")`,
+    ],
+    [
+      '?to=2026-01-01',
+      'to',
+      `must be an ISO-8601 date-time with seconds and a zone, e.g. 2026-01-31T09:00:00Z (got "2026-01-01")`,
+    ],
+    ['?unknown=1', 'unknown', 'is not a parameter of this operation'],
+    ['?actor=a&actor=b', 'actor', 'is given more than once'],
+  ])('error: %s → 400 problem naming %s', async (query, name, reason) => {
     const ctx = await withEvents();
     const res = await ctx.request('GET', `/admin/audit${query}`, { token: ctx.employee });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(problemOf(400));
+    expect(res.body).toEqual(badRequest([name, reason]));
   });
 
   test('auth: no token → 401, a customer → 403, whatever the query', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { StaticPage, StaticPageList } from '@/content/schemas';
-import { problemOf } from '../support/harness';
+import { badRequest, problemOf } from '../support/harness';
 import { type ContentTestApp, storesUnderTest } from './stores';
 
 const PAGE_FIELDS = [
@@ -203,7 +203,12 @@ for (const store of storesUnderTest()) {
           await ctx.makePage('about');
           const res = await ctx.request('GET', `/content/static-pages/about?language=${language}`);
           expect(res.status).toBe(400);
-          expect(res.body).toEqual(problemOf(400));
+          expect(res.body).toEqual(
+            badRequest([
+              'language',
+              `must be a language code such as en or es-ES (got ${JSON.stringify(language)})`,
+            ]),
+          );
         },
       );
 

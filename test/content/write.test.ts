@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { StaticPage } from '@/content/schemas';
-import { createTestApp, problemOf } from '../support/harness';
+import { badRequest, createTestApp, problemOf } from '../support/harness';
 import { fullPage } from './factory';
 import { storesUnderTest } from './stores';
 
@@ -159,21 +159,42 @@ for (const store of storesUnderTest()) {
     });
 
     describe('error', () => {
-      test.each<[string, Record<string, unknown>]>([
-        ['no title', { title: undefined }],
-        ['empty title', { title: '' }],
-        ['title over 200 characters', { title: 'x'.repeat(201) }],
-        ['no content', { content: undefined }],
-        ['no language', { language: undefined }],
-        ['a bad language', { language: 'english' }],
-        ['no published flag', { published: undefined }],
-        ['published not a boolean', { published: 'yes' }],
-        ['accounting not an object', { accounting: [1, 2] }],
-        ['seoMetaData over 16 KiB', { seoMetaData: { blob: 'x'.repeat(17_000) } }],
-        ['an unknown field', { author: 'me' }],
-        ['an id', { id: 3 }],
-        ['another slug in the body', { slug: 'terms' }],
-      ])('%s → 400 problem', async (_, overrides) => {
+      // Body values are never echoed in a reason, only the URL's.
+      test.each<[string, Record<string, unknown>, string, string]>([
+        ['no title', { title: undefined }, 'title', 'is required'],
+        ['empty title', { title: '' }, 'title', 'must not be empty'],
+        [
+          'title over 200 characters',
+          { title: 'x'.repeat(201) },
+          'title',
+          'must have at most 200 characters',
+        ],
+        ['no content', { content: undefined }, 'content', 'is required'],
+        ['no language', { language: undefined }, 'language', 'is required'],
+        [
+          'a bad language',
+          { language: 'english' },
+          'language',
+          'must be a language code such as en or es-ES',
+        ],
+        ['no published flag', { published: undefined }, 'published', 'is required'],
+        ['published not a boolean', { published: 'yes' }, 'published', 'must be true or false'],
+        ['accounting not an object', { accounting: [1, 2] }, 'accounting', 'must be an object'],
+        [
+          'seoMetaData over 16 KiB',
+          { seoMetaData: { blob: 'x'.repeat(17_000) } },
+          'seoMetaData',
+          'The object is more than 16384 characters long once serialized',
+        ],
+        ['an unknown field', { author: 'me' }, 'author', 'is not a field of this body'],
+        ['an id', { id: 3 }, 'id', 'is not a field of this body'],
+        [
+          'another slug in the body',
+          { slug: 'terms' },
+          'slug',
+          'must be the slug of the path, "about", or left out',
+        ],
+      ])('%s → 400 problem', async (_, overrides, name, reason) => {
         const ctx = await employee();
         const res = await ctx.request('PUT', '/content/static-pages/about', {
           token: ctx.token,
@@ -181,21 +202,25 @@ for (const store of storesUnderTest()) {
         });
         expect(res.status).toBe(400);
         expect(res.headers.get('content-type')).toBe('application/problem+json');
-        expect(res.body).toEqual(problemOf(400));
+        expect(res.body).toEqual(badRequest([name, reason]));
       });
 
-      test.each([['About'], ['about_us'], ['-about'], ['about--us'], ['a'.repeat(101)]])(
-        'slug %p → 400',
-        async (slug) => {
-          const ctx = await employee();
-          const res = await ctx.request('PUT', `/content/static-pages/${slug}`, {
-            token: ctx.token,
-            body: body(),
-          });
-          expect(res.status).toBe(400);
-          expect(res.body).toEqual(problemOf(400));
-        },
-      );
+      const SLUG = 'must be lower-case letters, digits and single hyphens';
+      test.each([
+        ['About', `${SLUG} (got "About")`],
+        ['about_us', `${SLUG} (got "about_us")`],
+        ['-about', `${SLUG} (got "-about")`],
+        ['about--us', `${SLUG} (got "about--us")`],
+        ['a'.repeat(101), `must have at most 100 characters (got "${'a'.repeat(64)}…")`],
+      ])('slug %p → 400', async (slug, reason) => {
+        const ctx = await employee();
+        const res = await ctx.request('PUT', `/content/static-pages/${slug}`, {
+          token: ctx.token,
+          body: body(),
+        });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual(badRequest(['slug', reason]));
+      });
 
       test('a body that is not JSON, or no body → 415 / 400', async () => {
         const ctx = await employee();
@@ -270,12 +295,16 @@ for (const store of storesUnderTest()) {
 
     test('no or bad language → 400', async () => {
       const ctx = await employee();
-      for (const query of ['', '?language=', '?language=english']) {
+      for (const [query, reason] of [
+        ['', 'is required'],
+        ['?language=', 'must be a language code such as en or es-ES (got "")'],
+        ['?language=english', 'must be a language code such as en or es-ES (got "english")'],
+      ]) {
         const res = await ctx.request('DELETE', `/content/static-pages/about${query}`, {
           token: ctx.token,
         });
         expect(res.status).toBe(400);
-        expect(res.body).toEqual(problemOf(400));
+        expect(res.body).toEqual(badRequest(['language', reason!]));
       }
     });
 

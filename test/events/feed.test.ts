@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { cursorOf } from '@/events/cursor';
-import { EventPage } from '@/events/schemas';
+import { EVENT_TYPES, EventPage } from '@/events/schemas';
 import * as eventsPrune from '@/workers/events-prune';
 import {
   addProperty,
@@ -10,7 +10,7 @@ import {
   OWNER,
   postProperty,
 } from '../listings/support';
-import { createTestApp, problemOf } from '../support/harness';
+import { badRequest, createTestApp, problemOf } from '../support/harness';
 import { readAll, readFeed } from './support';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -204,28 +204,35 @@ describe('GET /listings/events', () => {
   });
 
   describe('error', () => {
-    test('400 for each bad query, with the problem body', async () => {
-      const cases = [
-        '?limit=0',
-        '?limit=501',
-        '?limit=ten',
-        '?limit=1.5',
-        '?limit=1&limit=2',
-        '?wait=0',
-        '?wait=31',
-        '?types=property.exploded',
-        '?after=nonsense',
-        `?after=${cursorOf(1)}=`,
-        `?after=${Buffer.from('ev1:01').toString('base64url')}`,
-        `?after=${cursorOf(1)}&after=${cursorOf(2)}`,
-        '?cursor=abc',
-        '?page=2',
+    test('400 for each bad query, with the problem body naming the parameter', async () => {
+      const LIMIT = 'must be an integer from 1 to 500';
+      const WAIT = 'must be an integer from 1 to 30';
+      const AFTER = 'must be an event `id` or a `next_cursor` of this feed';
+      const cases: [string, string, string][] = [
+        ['?limit=0', 'limit', `${LIMIT} (got "0")`],
+        ['?limit=501', 'limit', `${LIMIT} (got "501")`],
+        ['?limit=ten', 'limit', `${LIMIT} (got "ten")`],
+        ['?limit=1.5', 'limit', `${LIMIT} (got "1.5")`],
+        ['?limit=1&limit=2', 'limit', 'is given more than once'],
+        ['?wait=0', 'wait', `${WAIT} (got "0")`],
+        ['?wait=31', 'wait', `${WAIT} (got "31")`],
+        [
+          '?types=property.exploded',
+          'types',
+          `must be one of ${EVENT_TYPES.join(', ')} (got "property.exploded")`,
+        ],
+        ['?after=nonsense', 'after', AFTER],
+        [`?after=${cursorOf(1)}=`, 'after', AFTER],
+        [`?after=${Buffer.from('ev1:01').toString('base64url')}`, 'after', AFTER],
+        [`?after=${cursorOf(1)}&after=${cursorOf(2)}`, 'after', 'is given more than once'],
+        ['?cursor=abc', 'cursor', 'is not a parameter of this operation'],
+        ['?page=2', 'page', 'is not a parameter of this operation'],
       ];
-      for (const query of cases) {
+      for (const [query, name, reason] of cases) {
         const res = await readFeed(ctx, employee, query);
         expect([query, res.status]).toEqual([query, 400]);
         expect(res.headers.get('content-type')).toBe('application/problem+json');
-        expect(res.body).toEqual(problemOf(400) as never);
+        expect(res.body).toEqual(badRequest([name, reason]) as never);
       }
     });
   });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { problemOf } from '../support/harness';
+import { badRequestNaming, problemOf } from '../support/harness';
 import { type ListingsTestApp, storesUnderTest } from './stores';
 import { OTHER_OWNER, postProperty } from './support';
 
@@ -143,17 +143,17 @@ for (const store of storesUnderTest()) {
         test('PUT 400 for an array, a string, null, a missing data or oversized data; nothing changes', async () => {
           const id = await postProperty(ctx);
           await put(id, { data: rich });
-          for (const body of [
-            { data: [1] },
-            { data: 'x' },
-            { data: null },
-            {},
-            { data: { k: 'x'.repeat(64 * 1024) } },
-            { data: {}, id },
-          ]) {
+          for (const [body, name] of [
+            [{ data: [1] }, 'data'],
+            [{ data: 'x' }, 'data'],
+            [{ data: null }, 'data'],
+            [{}, 'data'],
+            [{ data: { k: 'x'.repeat(64 * 1024) } }, 'data'],
+            [{ data: {}, id }, 'id'],
+          ] as const) {
             const res = await put(id, body);
             expect(res.status).toBe(400);
-            expect(res.body).toEqual(problemOf(400));
+            expect(res.body).toEqual(badRequestNaming(name));
           }
           expect((await read(id)).body).toEqual({ id, data: rich });
         });

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { MultiListingUnitList } from '@/listings/multi-listing-units/schemas';
 import type { HalCollection } from '@/listings/paging';
-import { problemOf } from '../support/harness';
+import { badRequest, badRequestNaming, problemOf } from '../support/harness';
 import { type ListingsTestApp, storesUnderTest } from './stores';
 import { OTHER_OWNER, postProperty } from './support';
 
@@ -110,17 +110,17 @@ for (const store of storesUnderTest()) {
 
       describe('error', () => {
         test('400 for a counter outside 0..10000, not an integer, missing or an extra field', async () => {
-          for (const body of [
-            { counter: -1 },
-            { counter: 10_001 },
-            { counter: 1.5 },
-            { counter: '3' },
-            {},
-            { counter: 1, extra: true },
-          ]) {
+          for (const [body, name] of [
+            [{ counter: -1 }, 'counter'],
+            [{ counter: 10_001 }, 'counter'],
+            [{ counter: 1.5 }, 'counter'],
+            [{ counter: '3' }, 'counter'],
+            [{}, 'counter'],
+            [{ counter: 1, extra: true }, 'extra'],
+          ] as const) {
             const res = await put(theirs, body);
             expect(res.status).toBe(400);
-            expect(res.body).toEqual(problemOf(400));
+            expect(res.body).toEqual(badRequestNaming(name));
           }
           const read = await ctx.request('GET', `/listings/multi-listing-units/${theirs}`, {
             token: ctx.employee,
@@ -129,23 +129,31 @@ for (const store of storesUnderTest()) {
         });
 
         test('400 for an id that cannot be a property id, or a bad list query', async () => {
-          for (const res of [
-            await ctx.request('GET', '/listings/multi-listing-units/not%20an%20id', {
-              token: ctx.employee,
-            }),
-            await put('x'.repeat(65), { counter: 1 }),
-            await ctx.request('GET', '/listings/multi-listing-units?itemsPerPage=101', {
-              token: ctx.employee,
-            }),
-            await ctx.request('GET', '/listings/multi-listing-units?sort=_id', {
-              token: ctx.employee,
-            }),
-            await ctx.request('GET', '/listings/multi-listing-units?page=x', {
-              token: ctx.employee,
-            }),
-          ]) {
+          const get = (path: string) => ctx.request('GET', path, { token: ctx.employee });
+          for (const [res, param] of [
+            [
+              await get('/listings/multi-listing-units/not%20an%20id'),
+              ['id', 'must be 1 to 64 letters, digits, _ and - (got "not an id")'],
+            ],
+            [
+              await put('x'.repeat(65), { counter: 1 }),
+              ['id', `must be 1 to 64 letters, digits, _ and - (got "${'x'.repeat(64)}…")`],
+            ],
+            [
+              await get('/listings/multi-listing-units?itemsPerPage=101'),
+              ['itemsPerPage', 'must be an integer from 1 to 100 (got "101")'],
+            ],
+            [
+              await get('/listings/multi-listing-units?sort=_id'),
+              ['sort', 'is not a parameter of this operation'],
+            ],
+            [
+              await get('/listings/multi-listing-units?page=x'),
+              ['page', 'must be an integer from 1 to 999999999 (got "x")'],
+            ],
+          ] as const) {
             expect(res.status).toBe(400);
-            expect(res.body).toEqual(problemOf(400));
+            expect(res.body).toEqual(badRequest(param));
           }
         });
 

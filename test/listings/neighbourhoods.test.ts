@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { problemOf } from '../support/harness';
+import { badRequest, badRequestNaming, problemOf } from '../support/harness';
 import { type ListingsTestApp, storesUnderTest } from './stores';
 import { postProperty } from './support';
 
@@ -47,18 +47,28 @@ for (const store of storesUnderTest()) {
 
       describe('error', () => {
         test('400 for a bad body, id or cityId', async () => {
-          for (const res of [
-            await put('x', { cityId: 'atlantis', name: 'X' }),
-            await put('x', { cityId: 'madrid' }),
-            await put('x', { cityId: 'madrid', name: 'X', extra: 1 }),
-            await put('bad%20id', { cityId: 'madrid', name: 'X' }),
-            await ctx.request('GET', '/listings/neighbourhoods?cityId=atlantis', {
-              token: ctx.employee,
-            }),
-          ]) {
+          for (const [res, name] of [
+            [await put('x', { cityId: 'atlantis', name: 'X' }), 'cityId'],
+            [await put('x', { cityId: 'madrid' }), 'name'],
+            [await put('x', { cityId: 'madrid', name: 'X', extra: 1 }), 'extra'],
+            [await put('bad%20id', { cityId: 'madrid', name: 'X' }), 'id'],
+            [
+              await ctx.request('GET', '/listings/neighbourhoods?cityId=atlantis', {
+                token: ctx.employee,
+              }),
+              'cityId',
+            ],
+          ] as const) {
             expect(res.status).toBe(400);
-            expect(res.body).toEqual(problemOf(400));
+            expect(res.body).toEqual(badRequestNaming(name));
           }
+          const res = await put('bad%20id', { cityId: 'madrid', name: 'X' });
+          expect(res.body).toEqual(
+            badRequest([
+              'id',
+              'must be 1 to 64 letters, digits, _ and -, not first _ or - (got "bad id")',
+            ]),
+          );
         });
 
         test('409 moving a neighbourhood in use to another city', async () => {

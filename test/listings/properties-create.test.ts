@@ -1,11 +1,16 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
+import { CITY_IDS } from '@/listings/cities';
 import { Property } from '@/listings/properties/schemas';
-import { problemOf } from '../support/harness';
+import { badRequest, problemOf } from '../support/harness';
 import { type ListingsTestApp, storesUnderTest } from './stores';
 import { OTHER_OWNER, OWNER, propertyBody } from './support';
 
 const REQUIRED = { isEmpty: "Value is required and can't be empty" };
-const NOT_IN_ARRAY = { notInArray: 'The input was not found in the haystack' };
+/** The fixed sentence, then every value that would have been accepted. */
+const notInArray = (allowed: readonly string[]) => ({
+  notInArray: `The input was not found in the haystack; allowed: ${allowed.join(', ')}`,
+});
+const TYPE_NOT_IN_ARRAY = notInArray(['apartment', 'studio', 'roomShared', 'residence']);
 const between = (min: number, max: number) => ({
   notBetween: `The input is not between '${min}' and '${max}', inclusively`,
 });
@@ -202,11 +207,11 @@ for (const store of storesUnderTest()) {
           expect(res.status).toBe(422);
           expect(res.body).toEqual(
             unprocessable({
-              type: NOT_IN_ARRAY,
+              type: TYPE_NOT_IN_ARRAY,
               location: {
                 latitude: between(-90, 90),
                 longitude: between(-180, 180),
-                cityId: NOT_IN_ARRAY,
+                cityId: notInArray(CITY_IDS),
                 country: NOT_ALLOWED,
               },
             }),
@@ -258,7 +263,9 @@ for (const store of storesUnderTest()) {
             body: propertyBody({ type: 'castle', totalUnits: 2, rentableUnits: 3 }),
             token: ctx.employee,
           });
-          expect(res.body).toEqual(unprocessable({ type: NOT_IN_ARRAY, rentableUnits: GREATER }));
+          expect(res.body).toEqual(
+            unprocessable({ type: TYPE_NOT_IN_ARRAY, rentableUnits: GREATER }),
+          );
         });
 
         test('422 for wrong types and unknown fields', async () => {
@@ -308,18 +315,20 @@ for (const store of storesUnderTest()) {
           expect(await fresh.count('units')).toBe(0);
         });
 
-        test.each([['{"type": '], ['[]'], ['null'], ['"x"']])(
-          '400 for the body %s',
-          async (raw) => {
-            const res = await ctx.request('POST', path, {
-              raw,
-              token: ctx.employee,
-              headers: { 'content-type': 'application/json' },
-            });
-            expect(res.status).toBe(400);
-            expect(res.body).toEqual(problemOf(400));
-          },
-        );
+        test.each([
+          ['{"type": ', 'is not valid JSON'],
+          ['[]', 'must be an object'],
+          ['null', 'must be an object'],
+          ['"x"', 'must be an object'],
+        ])('400 for the body %s', async (raw, reason) => {
+          const res = await ctx.request('POST', path, {
+            raw,
+            token: ctx.employee,
+            headers: { 'content-type': 'application/json' },
+          });
+          expect(res.status).toBe(400);
+          expect(res.body).toEqual(badRequest(['body', reason]));
+        });
       });
 
       describe('media type', () => {

@@ -2,7 +2,7 @@ import { beforeAll, expect, test } from 'bun:test';
 import type { z } from 'zod';
 import { PropertyKeysetPage, type PropertyList } from '@/api/listings/properties/routes';
 import { cursorOf } from '@/events/cursor';
-import { problemOf } from '../support/harness';
+import { badRequest, problemOf } from '../support/harness';
 import { type ListingsTestApp, storesUnderTest } from './stores';
 import { OTHER_OWNER, OWNER } from './support';
 
@@ -317,21 +317,38 @@ for (const store of storesUnderTest()) {
       expect(Buffer.from(cursor, 'base64url').toString('latin1')).not.toContain(lastId);
       expect(Buffer.from(cursor, 'base64url').toString('latin1')).not.toContain(lastId.slice(0, 8));
       const tampered = `${cursor.slice(0, -2)}${cursor.endsWith('A') ? 'B' : 'A'}A`;
-      for (const [path, token] of [
-        [`${LIST}?paging=keyset&itemsPerPage=2&sort=-type&cursor=${cursor}`, ctx.employee],
+      const FOREIGN = ['cursor', 'must be the cursor of a `_links.next` of this query'] as [
+        string,
+        string,
+      ];
+      for (const [path, token, param] of [
+        [`${LIST}?paging=keyset&itemsPerPage=2&sort=-type&cursor=${cursor}`, ctx.employee, FOREIGN],
         [
           `${LIST}?paging=keyset&itemsPerPage=2&sort=type&cityIds=madrid&cursor=${cursor}`,
           ctx.employee,
+          FOREIGN,
         ],
-        [`${LIST}?paging=keyset&itemsPerPage=2&sort=type&cursor=${cursor}`, ctx.customer],
-        [`${LIST}?paging=keyset&sort=type&cursor=${tampered}`, ctx.employee],
-        [`${LIST}?paging=keyset&sort=type&cursor=abc`, ctx.employee],
-        [`${LIST}?sort=type&cursor=${cursor}`, ctx.employee],
-        [`${LIST}?paging=keyset&page=2`, ctx.employee],
-        [`${LIST}?paging=cursor`, ctx.employee],
+        [`${LIST}?paging=keyset&itemsPerPage=2&sort=type&cursor=${cursor}`, ctx.customer, FOREIGN],
+        [`${LIST}?paging=keyset&sort=type&cursor=${tampered}`, ctx.employee, FOREIGN],
+        [`${LIST}?paging=keyset&sort=type&cursor=abc`, ctx.employee, FOREIGN],
+        [
+          `${LIST}?sort=type&cursor=${cursor}`,
+          ctx.employee,
+          ['cursor', 'is taken only with paging=keyset'],
+        ],
+        [
+          `${LIST}?paging=keyset&page=2`,
+          ctx.employee,
+          ['page', 'is not taken with paging=keyset: follow `_links.next`'],
+        ],
+        [
+          `${LIST}?paging=cursor`,
+          ctx.employee,
+          ['paging', 'must be page or keyset (got "cursor")'],
+        ],
       ] as const) {
         const res = await ctx.request('GET', path, { token });
-        expect([path, res.status, res.body]).toEqual([path, 400, problemOf(400)]);
+        expect([path, res.status, res.body]).toEqual([path, 400, badRequest(param)]);
       }
       // Another page size or total=true keep the cursor valid.
       const other = await get(

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
+import { CITY_IDS } from '@/listings/cities';
 import type { Property } from '@/listings/properties/schemas';
-import { problemOf } from '../support/harness';
+import { badRequest, problemOf } from '../support/harness';
 import { type ListingsTestApp, storesUnderTest } from './stores';
 import { OWNER, postProperty } from './support';
 
@@ -130,13 +131,16 @@ for (const store of storesUnderTest()) {
 
       test('400 for a bad body, and nothing changes', async () => {
         const id = await postProperty(ctx);
-        for (const body of [{ reasonToUnpublish: 5 }, { other: 'x' }]) {
+        for (const [body, name, reason] of [
+          [{ reasonToUnpublish: 5 }, 'reasonToUnpublish', 'must be a string'],
+          [{ other: 'x' }, 'other', 'is not a field of this body'],
+        ] as const) {
           const res = await ctx.request('DELETE', `/listings/properties/${id}`, {
             body,
             token: ctx.employee,
           });
           expect(res.status).toBe(400);
-          expect(res.body).toEqual(problemOf(400));
+          expect(res.body).toEqual(badRequest([name, reason]));
         }
         expect((await read(id)).archived).toBe(false);
       });
@@ -205,13 +209,16 @@ for (const store of storesUnderTest()) {
 
       test('400 for a missing or unknown type', async () => {
         const id = await postProperty(ctx);
-        for (const body of [{}, { type: 'castle' }]) {
+        for (const [body, reason] of [
+          [{}, 'is required'],
+          [{ type: 'castle' }, 'must be one of apartment, studio, roomShared, residence'],
+        ] as const) {
           const res = await ctx.request('PUT', `/listings/properties/${id}/convert`, {
             body,
             token: ctx.employee,
           });
           expect(res.status).toBe(400);
-          expect(res.body).toEqual(problemOf(400));
+          expect(res.body).toEqual(badRequest(['type', reason]));
         }
       });
 
@@ -277,20 +284,29 @@ for (const store of storesUnderTest()) {
 
       test('400 for a country, a bad coordinate, an unknown city or a missing field', async () => {
         const id = await postProperty(ctx);
-        const bodies = [
-          { ...paris, country: 'FR' },
-          { ...paris, latitude: 90.0001 },
-          { ...paris, longitude: -180.0001 },
-          { ...paris, cityId: 'atlantis' },
-          { ...paris, addressLine1: undefined },
+        // A schema's own sentence (the 422's notBetween) is the reason as it stands.
+        const cases: [Record<string, unknown>, string, string][] = [
+          [{ ...paris, country: 'FR' }, 'country', 'is not a field of this body'],
+          [
+            { ...paris, latitude: 90.0001 },
+            'latitude',
+            "The input is not between '-90' and '90', inclusively",
+          ],
+          [
+            { ...paris, longitude: -180.0001 },
+            'longitude',
+            "The input is not between '-180' and '180', inclusively",
+          ],
+          [{ ...paris, cityId: 'atlantis' }, 'cityId', `must be one of ${CITY_IDS.join(', ')}`],
+          [{ ...paris, addressLine1: undefined }, 'addressLine1', 'is required'],
         ];
-        for (const body of bodies) {
+        for (const [body, name, reason] of cases) {
           const res = await ctx.request('PUT', `/listings/properties/${id}/location`, {
             body,
             token: ctx.employee,
           });
           expect(res.status).toBe(400);
-          expect(res.body).toEqual(problemOf(400));
+          expect(res.body).toEqual(badRequest([name, reason]));
         }
         expect((await read(id)).location.cityId).toBe('madrid');
       });
@@ -357,7 +373,7 @@ for (const store of storesUnderTest()) {
           token: ctx.employee,
         });
         expect(res.status).toBe(400);
-        expect(res.body).toEqual(problemOf(400));
+        expect(res.body).toEqual(badRequest(['neighbourhoodId', 'is required']));
       });
 
       authCases('PUT', '/neighbourhood', { neighbourhoodId: 'sol' });
@@ -426,13 +442,20 @@ for (const store of storesUnderTest()) {
 
       test('400 for a missing isVisitable or a bad year', async () => {
         const id = await postProperty(ctx);
-        for (const body of [{}, { isVisitable: true, yearOfConstruction: 'old' }]) {
+        for (const [body, name, reason] of [
+          [{}, 'isVisitable', 'is required'],
+          [
+            { isVisitable: true, yearOfConstruction: 'old' },
+            'yearOfConstruction',
+            'must be a number',
+          ],
+        ] as const) {
           const res = await ctx.request('PUT', `/listings/properties/${id}/information`, {
             body,
             token: ctx.employee,
           });
           expect(res.status).toBe(400);
-          expect(res.body).toEqual(problemOf(400));
+          expect(res.body).toEqual(badRequest([name, reason]));
         }
       });
 

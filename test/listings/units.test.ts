@@ -3,7 +3,7 @@ import { UnitList } from '@/api/listings/units/routes';
 import type { HalCollection } from '@/listings/paging';
 import type { Property } from '@/listings/properties/schemas';
 import type { Unit } from '@/listings/units/schemas';
-import { problemOf } from '../support/harness';
+import { badRequest, problemOf } from '../support/harness';
 import { type ListingsTestApp, storesUnderTest } from './stores';
 import { postProperty } from './support';
 
@@ -189,15 +189,23 @@ for (const store of storesUnderTest()) {
         const id = await postProperty(ctx);
         const [unit] = (await units(id))._embedded['svc:units'];
         const feature = { applicability: 'a', category: 'c', name: 'n' };
-        for (const res of [
-          await add(id, { rentable: 'yes' }),
-          await add(id, { features: [feature] }),
-          await patch(id, unit!.id, { deleted: true }),
-          await ctx.request('GET', `${base(id)}?itemsPerPage=0`, { token: ctx.employee }),
-          await ctx.request('GET', `${base(id)}?includeDeleted=1`, { token: ctx.employee }),
-        ]) {
+        for (const [res, name, reason] of [
+          [await add(id, { rentable: 'yes' }), 'rentable', 'must be true or false'],
+          [await add(id, { features: [feature] }), 'features.0.value', 'is required'],
+          [await patch(id, unit!.id, { deleted: true }), 'deleted', 'is not a field of this body'],
+          [
+            await ctx.request('GET', `${base(id)}?itemsPerPage=0`, { token: ctx.employee }),
+            'itemsPerPage',
+            'must be an integer from 1 to 100 (got "0")',
+          ],
+          [
+            await ctx.request('GET', `${base(id)}?includeDeleted=1`, { token: ctx.employee }),
+            'includeDeleted',
+            'must be true or false (got "1")',
+          ],
+        ] as const) {
           expect(res.status).toBe(400);
-          expect(res.body).toEqual(problemOf(400));
+          expect(res.body).toEqual(badRequest([name, reason]));
         }
       });
 

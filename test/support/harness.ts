@@ -1,3 +1,4 @@
+import { expect } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -213,4 +214,24 @@ function openTestDatabase(
 export type TestContext = ReturnType<typeof createTestApp>;
 
 /** The exact problem body for a status (fixed title and detail). */
-export { problemOf } from '@/api/problem';
+import { problemOf } from '@/api/problem';
+
+export { problemOf };
+
+/**
+ * The 400 problem naming `names` in order, whatever their reasons (the
+ * reasons are checked where the parameter is the subject of the test).
+ */
+export const badRequestNaming = (...names: string[]) => ({
+  ...problemOf(400),
+  invalidParams: names.map((name) => ({ name, reason: expect.any(String) })),
+});
+
+/** The 400 problem naming what it refused: `badRequest(['itemsPerPage', 'must be …'])`. */
+export const badRequest = (...params: (readonly [name: string, reason: string])[]) =>
+  problemOf(
+    400,
+    undefined,
+    undefined,
+    params.map(([name, reason]) => ({ name, reason })),
+  );

@@ -9,7 +9,7 @@ import { Elysia } from 'elysia';
 import { CustomerUsage } from '@/api/usage/routes';
 import { RequestFigures } from '@/usage/schemas';
 import { HOUR_MS, MINUTE_MS } from '@/usage/store';
-import { createTestApp, manualClock, problemOf } from '../support/harness';
+import { badRequest, createTestApp, manualClock, problemOf } from '../support/harness';
 
 /** 10:00:30 UTC: half a minute into a minute, in the first minute of an hour. */
 const START = Date.UTC(2026, 4, 1, 10, 0, 30);
@@ -149,17 +149,17 @@ describe('happy', () => {
 
 describe('error', () => {
   test.each([
-    ['?resolution=day'],
-    ['?hours=0'],
-    ['?hours=721'],
-    ['?hours=1.5'],
-    ['?hours=1&hours=2'],
-    ['?since=0'],
-  ])('GET /admin/usage/requests%s is a 400 problem', async (query) => {
+    ['?resolution=day', 'resolution', 'must be minute or hour (got "day")'],
+    ['?hours=0', 'hours', 'must be at least 1 (got "0")'],
+    ['?hours=721', 'hours', 'must be at most 720 (got "721")'],
+    ['?hours=1.5', 'hours', 'must be an integer (got "1.5")'],
+    ['?hours=1&hours=2', 'hours', 'is given more than once'],
+    ['?since=0', 'since', 'is not a parameter of this operation'],
+  ])('GET /admin/usage/requests%s is a 400 problem naming %s', async (query, name, reason) => {
     const app = createTestApp();
     const token = await app.tokenFor('ops', 'employee');
     const res = await app.request('GET', `/admin/usage/requests${query}`, { token });
-    expect([res.status, res.body]).toEqual([400, problemOf(400)]);
+    expect([res.status, res.body]).toEqual([400, badRequest([name, reason])]);
   });
 
   test('GET /auth/me/usage?hours=0 is a 400 problem', async () => {
@@ -167,7 +167,10 @@ describe('error', () => {
     const res = await app.request('GET', '/auth/me/usage?hours=0', {
       token: await app.tokenFor('c1'),
     });
-    expect([res.status, res.body]).toEqual([400, problemOf(400)]);
+    expect([res.status, res.body]).toEqual([
+      400,
+      badRequest(['hours', 'must be at least 1 (got "0")']),
+    ]);
   });
 });
 

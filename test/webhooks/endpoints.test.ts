@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test';
+import { EVENT_TYPES } from '@/events/schemas';
 import { Webhook, WebhookList, WebhookWithSecret } from '@/webhooks/schemas';
 import { vetTarget } from '@/webhooks/url-policy';
 import { countRows, listingsContext } from '../listings/support';
-import { problemOf } from '../support/harness';
+import { badRequest, problemOf } from '../support/harness';
 import { expectHiddenFrom } from './support';
 
 const ctx = await listingsContext();
@@ -210,7 +211,13 @@ describe('webhook endpoints', () => {
         [{}, { url: { isEmpty: "Value is required and can't be empty" } }],
         [
           { url: URL_OK, types: ['property.exploded'] },
-          { types: { 0: { notInArray: 'The input was not found in the haystack' } } },
+          {
+            types: {
+              0: {
+                notInArray: `The input was not found in the haystack; allowed: ${EVENT_TYPES.join(', ')}`,
+              },
+            },
+          },
         ],
         [{ url: URL_OK, extra: 1 }, { extra: { notAllowed: 'The field is not allowed' } }],
         [{ url: 5 }, { url: { invalidType: 'The input must be of type string' } }],
@@ -234,7 +241,7 @@ describe('webhook endpoints', () => {
         token: customer,
       });
       expect(malformed.status).toBe(400);
-      expect(malformed.body).toEqual(problemOf(400));
+      expect(malformed.body).toEqual(badRequest(['body', 'is not valid JSON']));
       expect(await countRows(ctx, 'webhook_endpoints')).toBe(before);
     });
 
@@ -291,7 +298,9 @@ describe('webhook endpoints', () => {
         },
       );
       expect(bad.status).toBe(400);
-      expect(bad.body).toEqual(problemOf(400));
+      expect(bad.body).toEqual(
+        badRequest(['deliveryId', 'must be a delivery id: digits, not 0 (got "x")']),
+      );
     });
   });
 

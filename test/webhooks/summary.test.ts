@@ -5,7 +5,7 @@
 import { afterAll, expect, test } from 'bun:test';
 import { DeliveryList, WebhookSummary, WebhookWithSecret } from '@/webhooks/schemas';
 import { propertyEvent, storesUnderTest, tokensOf } from '../events/stores';
-import { manualClock, problemOf } from '../support/harness';
+import { badRequest, manualClock, problemOf } from '../support/harness';
 import { deliver, LOCAL_WEBHOOKS, startReceiver } from './support';
 
 const receiver = startReceiver();
@@ -99,14 +99,20 @@ for (const store of storesUnderTest()) {
       expect(wider.endpoints.find((one) => one.id === working.id)?.attempted).toBe(2);
     });
 
-    test.each([['?hours=0'], ['?hours=169'], ['?hours=1.5'], ['?hours=1&hours=2'], ['?since=0']])(
-      'error: GET /admin/webhooks/summary%s is a 400 problem',
-      async (query) => {
+    test.each([
+      ['?hours=0', 'hours', 'must be at least 1 (got "0")'],
+      ['?hours=169', 'hours', 'must be at most 168 (got "169")'],
+      ['?hours=1.5', 'hours', 'must be an integer (got "1.5")'],
+      ['?hours=1&hours=2', 'hours', 'is given more than once'],
+      ['?since=0', 'since', 'is not a parameter of this operation'],
+    ])(
+      'error: GET /admin/webhooks/summary%s is a 400 problem naming %s',
+      async (query, name, reason) => {
         const { app, employee } = await setUp();
         const res = await app.request('GET', `/admin/webhooks/summary${query}`, {
           token: employee,
         });
-        expect([res.status, res.body]).toEqual([400, problemOf(400)]);
+        expect([res.status, res.body]).toEqual([400, badRequest([name, reason])]);
       },
     );
 

@@ -14,10 +14,11 @@ import {
   StaticPageList,
 } from '@/content/schemas';
 import { fail } from '@/kernel/errors';
+import { invalidParamsOf, type ParamSource } from '@/kernel/invalid-params';
 import { whenReady } from '@/kernel/maybe-promise';
 import { type Answer, responseOf } from '../answer';
 import { withETag, withLocation } from '../docs/headers';
-import { Problem } from '../problem';
+import { BadRequestProblem, Problem } from '../problem';
 import { NoBody } from '../responses';
 import { staticPageAnswer, staticPageListAnswer } from './read';
 
@@ -35,9 +36,18 @@ function respond(answer: Answer, set: SetHeaders): Response {
   return response;
 }
 
-function parsed<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+/** `value` read by `schema`; a failure is a 400 naming what was refused (`root` names a scalar). */
+function parsed<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  source: ParamSource,
+  root?: string,
+): z.output<T> {
   const result = schema.safeParse(value);
-  if (!result.success) throw fail('page.query_invalid');
+  if (!result.success) {
+    const invalidParams = invalidParamsOf(result.error.issues, value, source, root);
+    throw fail('page.query_invalid', { invalidParams });
+  }
   return result.data;
 }
 
@@ -106,7 +116,7 @@ export const contentRoutes = ({
         response: {
           200: tagged(StaticPage),
           304: notModified,
-          400: Problem,
+          400: BadRequestProblem,
           404: Problem,
           500: Problem,
         },
@@ -122,9 +132,12 @@ export const contentRoutes = ({
     .put(
       '/static-pages/:slug',
       ({ params, body, caller, request, set }) => {
-        const slug = parsed(Slug, params.slug);
-        const page = parsed(StaticPageInput, body);
-        if (page.slug !== undefined && page.slug !== slug) throw fail('page.slug_mismatch');
+        const slug = parsed(Slug, params.slug, 'path', 'slug');
+        const page = parsed(StaticPageInput, body, 'body');
+        if (page.slug !== undefined && page.slug !== slug) {
+          const reason = `must be the slug of the path, ${JSON.stringify(slug)}, or left out`;
+          throw fail('page.slug_mismatch', { invalidParams: [{ name: 'slug', reason }] });
+        }
         const audit = auditContextOf(request, config, clock(), caller.sub);
         return whenReady(content.writePage(slug, page, audit), ({ row, created }) => {
           set.status = created ? 201 : 200;
@@ -139,7 +152,7 @@ export const contentRoutes = ({
         response: {
           200: StaticPage,
           201: withLocation(StaticPage, 'The page in its language'),
-          400: Problem,
+          400: BadRequestProblem,
           401: Problem,
           403: Problem,
         },
@@ -158,8 +171,8 @@ export const contentRoutes = ({
     .delete(
       '/static-pages/:slug',
       ({ params, query, caller, request }) => {
-        const slug = parsed(Slug, params.slug);
-        const { language } = parsed(DeleteQuery, query);
+        const slug = parsed(Slug, params.slug, 'path', 'slug');
+        const { language } = parsed(DeleteQuery, query, 'query');
         const audit = auditContextOf(request, config, clock(), caller.sub);
         return whenReady(
           content.removePage(slug, language, audit),
@@ -170,7 +183,7 @@ export const contentRoutes = ({
         auth: 'employee',
         writes: 1,
         query: DeleteQueryDoc,
-        response: { 204: NoBody, 400: Problem, 401: Problem, 403: Problem, 404: Problem },
+        response: { 204: NoBody, 400: BadRequestProblem, 401: Problem, 403: Problem, 404: Problem },
         detail: {
           operationId: 'deleteStaticPage',
           summary: 'Delete one language version of a static page',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Message, RateLimited, ValidationFailed } from '../customer/schemas';
-import { PROBLEMS, Problem, ValidationProblem } from '../problem';
+import { BadRequestProblem, PROBLEMS, Problem, ValidationProblem } from '../problem';
 
 type Json = Record<string, unknown>;
 
@@ -17,6 +17,7 @@ const schemaOf = (schema: z.ZodType): Json => {
 /** The error bodies, once each (docs/errors.md). */
 export const SCHEMAS: Record<string, Json> = {
   Problem: schemaOf(Problem),
+  BadRequestProblem: schemaOf(BadRequestProblem),
   ValidationProblem: schemaOf(ValidationProblem),
   Message: schemaOf(Message),
   ValidationFailed: schemaOf(ValidationFailed),
@@ -131,7 +132,7 @@ export const responseName = (family: Family, status: number): string | undefined
 };
 
 const WHY: Record<number, string> = {
-  400: 'Malformed request: bad JSON, a wrong query parameter, a body that is not an object, or a URL the service cannot route.',
+  400: 'Malformed request: bad JSON, a wrong query parameter, a body that is not an object, or a URL the service cannot route. `invalidParams` names each refused parameter and why, when there is one to name.',
   401: 'No valid credential, or one that is present but invalid.',
   403: 'The caller may not do this: an employee-only route, a session cookie on a state-changing request from a foreign Origin, or a passkey route over plain HTTP off loopback.',
   404: 'No such resource (or one the caller may not see).',
@@ -147,8 +148,11 @@ const WHY: Record<number, string> = {
   503: 'The service is stopping, its database does not answer, or it is at capacity for password hashing or passkey ceremonies; retry after Retry-After seconds.',
 };
 
-const problemSchema = (status: number) =>
-  refTo('schemas', status === 422 ? 'ValidationProblem' : 'Problem');
+const PROBLEM_SCHEMAS: Record<number, string> = {
+  400: 'BadRequestProblem',
+  422: 'ValidationProblem',
+};
+const problemSchema = (status: number) => refTo('schemas', PROBLEM_SCHEMAS[status] ?? 'Problem');
 const customerSchema = (status: number) =>
   refTo(
     'schemas',
@@ -174,7 +178,7 @@ function sharedResponse(family: Family, status: number): Json {
   }
   const content: Json = { 'application/json': { schema: customerSchema(status) } };
   // The front door refuses an unroutable URL before it knows which API was meant.
-  if (status === 400) content['application/problem+json'] = { schema: refTo('schemas', 'Problem') };
+  if (status === 400) content['application/problem+json'] = { schema: problemSchema(400) };
   return {
     description: `${title}: ${WHY[status]}`,
     headers: { ...headers, ...RATE_LIMIT_HEADERS },

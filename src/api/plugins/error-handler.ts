@@ -9,6 +9,7 @@ import {
   POSTGRES_RETRY_AFTER_SECONDS,
 } from '@/db/pg/connection';
 import { DomainError, fail } from '@/kernel/errors';
+import { invalidParamsOf, type ParamSource } from '@/kernel/invalid-params';
 import type { Logger } from '@/logger';
 import type { ErrorFamilyOf } from '../error-family';
 import { INTERNAL, renderError, statusOf } from '../errors';
@@ -28,14 +29,27 @@ function issuesOf(error: ValidationError): Issue[] {
   return result?.issues ?? [];
 }
 
+/** Where each kind of Elysia validation reads its input, for naming what it refused. */
+const SOURCES: Record<string, ParamSource | undefined> = {
+  body: 'body',
+  query: 'query',
+  params: 'path',
+};
+
 /** Turns Elysia's validation failure into the domain error it means. */
 function fromValidation(error: ValidationError, request: Request) {
-  if (error.type !== 'body') return fail('request.malformed');
-  const mapped = mapIssues(issuesOf(error), error.value);
-  if (mapped.rootInvalid) return fail('request.malformed');
+  const issues = issuesOf(error);
+  const source = SOURCES[error.type];
+  const malformed = () =>
+    fail('request.malformed', {
+      invalidParams: source && invalidParamsOf(issues, error.value, source),
+    });
+  if (error.type !== 'body') return malformed();
+  const mapped = mapIssues(issues, error.value);
+  if (mapped.rootInvalid) return malformed();
   // 422 or 400 is the matched route's declaration (`badBody`, src/api/plugins/body-rules.ts).
   if (answersUnprocessable(request)) return fail('request.invalid', { fields: mapped.failures });
-  return fail('request.malformed');
+  return malformed();
 }
 
 /**

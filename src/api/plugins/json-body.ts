@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import { fail } from '@/kernel/errors';
+import { WHOLE_BODY } from '@/kernel/invalid-params';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 
 /** Deeper JSON than this is refused: no legitimate body here nests further. */
@@ -37,15 +38,19 @@ function depthOf(value: unknown, depth = 0): number {
   return max;
 }
 
+const bodyRefused = (reason: string) =>
+  fail('request.malformed', { invalidParams: [{ name: WHOLE_BODY, reason }] });
+
 /** Parses a JSON text (already size-checked); throws 400 on bad syntax or depth. */
 export function parseJson(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw fail('request.malformed');
+    throw bodyRefused('is not valid JSON');
   }
-  if (depthOf(value) > MAX_JSON_DEPTH) throw fail('request.malformed');
+  if (depthOf(value) > MAX_JSON_DEPTH)
+    throw bodyRefused(`nests deeper than ${MAX_JSON_DEPTH} levels`);
   return value;
 }
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { fail } from '@/kernel/errors';
+import { GIVEN_TWICE, invalidParamsOf } from '@/kernel/invalid-params';
 
 /**
  * The query string checked against a strict schema once the caller is known
@@ -8,10 +9,18 @@ import { fail } from '@/kernel/errors';
  */
 export function parsedQuery<T extends z.ZodType>(schema: T, url: string): z.output<T> {
   const params = new URL(url).searchParams;
-  const entries = [...params];
-  const fields = Object.fromEntries(entries);
-  if (Object.keys(fields).length !== entries.length) throw fail('request.malformed');
+  const seen = new Set<string>();
+  for (const name of params.keys()) {
+    if (seen.has(name))
+      throw fail('request.malformed', { invalidParams: [{ name, reason: GIVEN_TWICE }] });
+    seen.add(name);
+  }
+  // fromEntries defines own properties: a parameter `__proto__` is a field like any other.
+  const fields = Object.fromEntries(params);
   const result = schema.safeParse(fields);
-  if (!result.success) throw fail('request.malformed');
+  if (!result.success) {
+    const invalidParams = invalidParamsOf(result.error.issues, fields, 'query');
+    throw fail('request.malformed', { invalidParams });
+  }
   return result.data;
 }

@@ -15,7 +15,7 @@ export const MultiListingUnitList = halCollectionSchema(
 export const MultiListingUnitParams = z.object({
   id: z
     .string()
-    .regex(/^[\w-]{1,64}$/)
+    .regex(/^[\w-]{1,64}$/, 'must be 1 to 64 letters, digits, _ and -')
     .describe('Property id'),
 });
 

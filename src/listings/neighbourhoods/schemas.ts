@@ -9,7 +9,7 @@ export const NeighbourhoodList = z.object({ neighbourhoods: z.array(Neighbourhoo
 export const NeighbourhoodParams = z.object({
   id: z
     .string()
-    .regex(/^[A-Za-z0-9][\w-]{0,63}$/)
+    .regex(/^[A-Za-z0-9][\w-]{0,63}$/, 'must be 1 to 64 letters, digits, _ and -, not first _ or -')
     .describe('Catalogue id: letters, digits, _ and -, at most 64'),
 });
 

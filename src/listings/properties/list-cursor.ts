@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac } from 'node:crypto';
 import { fail } from '@/kernel/errors';
 import type { KeyValues, SortKey } from './list-plan';
-import type { PropertyListQuery } from './list-query';
+import { CURSOR_REASON, type PropertyListQuery } from './list-query';
 import type { PropertyRecord } from './representation';
 
 /** Parameters that may change between the pages of one walk: not part of what a cursor is bound to. */
@@ -49,6 +49,11 @@ export function sealCursor(key: Buffer, binding: Buffer, position: WalkPosition)
   return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
 }
 
+const foreignCursor = () =>
+  fail('listings.query_invalid', {
+    invalidParams: [{ name: 'cursor', reason: CURSOR_REASON }],
+  });
+
 /** The position of a cursor this service sealed for `binding`; anything else is a 400. */
 export function openCursor(
   key: Buffer,
@@ -57,7 +62,7 @@ export function openCursor(
   sort: SortKey[],
 ): WalkPosition {
   const bytes = Buffer.from(cursor, 'base64url');
-  if (bytes.length <= IV + TAG) throw fail('listings.query_invalid');
+  if (bytes.length <= IV + TAG) throw foreignCursor();
   let values: unknown;
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV))
@@ -66,7 +71,7 @@ export function openCursor(
     const text = Buffer.concat([decipher.update(bytes.subarray(IV + TAG)), decipher.final()]);
     values = JSON.parse(text.toString('utf8'));
   } catch {
-    throw fail('listings.query_invalid');
+    throw foreignCursor();
   }
   if (
     !Array.isArray(values) ||
@@ -74,7 +79,7 @@ export function openCursor(
     !values.every((v) => typeof v === 'string' || typeof v === 'number') ||
     !Number.isSafeInteger(values.at(-1))
   ) {
-    throw fail('listings.query_invalid');
+    throw foreignCursor();
   }
   return { after: values.slice(0, -1) as KeyValues, from: values.at(-1) as number };
 }

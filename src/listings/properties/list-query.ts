@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pagingFields } from '@/listings/paging';
 import { CityId, PropertyType } from '@/listings/properties/schemas';
-import { Flag, shapeOf, writtenAs } from '@/listings/query';
+import { Flag, integerText, shapeOf } from '@/listings/query';
 
 const Value = z.string().max(255);
 const values = <T extends z.ZodType>(item: T) => z.array(item).min(1).max(100);
@@ -14,6 +14,9 @@ export const SORT_FIELDS = {
 } as const;
 export type SortField = keyof typeof SORT_FIELDS;
 const SORT_ITEM = `-?(${Object.keys(SORT_FIELDS).join('|')})`;
+
+/** What a `cursor` must be, whichever check refuses it. */
+export const CURSOR_REASON = 'must be the cursor of a `_links.next` of this query';
 
 export const FeatureCriterionSchema = z.strictObject({
   applicability: Value.optional(),
@@ -35,7 +38,7 @@ export const PropertyListQuery = z.strictObject({
   cityIds: values(CityId).optional().describe('Match any of the city ids'),
   ownerId: Value.optional().describe('Match by owner id'),
   type: PropertyType.optional(),
-  numRentableUnits: writtenAs(z.string().regex(/^\d{1,4}$/), z.int().min(0).max(9999))
+  numRentableUnits: integerText(/^\d{1,4}$/, z.int().min(0).max(9999))
     .optional()
     .describe('Number of rentable units'),
   features: z
@@ -54,7 +57,7 @@ export const PropertyListQuery = z.strictObject({
   address: z
     .string()
     .max(255)
-    .regex(/^\P{Cc}*$/u)
+    .regex(/^\P{Cc}*$/u, 'must not contain control characters')
     .optional()
     .describe('Case-insensitive substring of addressLine1, addressLine2, city or postalCode'),
   updatedSince: z.iso
@@ -65,7 +68,10 @@ export const PropertyListQuery = z.strictObject({
   sort: z
     .string()
     .max(255)
-    .regex(new RegExp(`^${SORT_ITEM}(,${SORT_ITEM})*$`))
+    .regex(
+      new RegExp(`^${SORT_ITEM}(,${SORT_ITEM})*$`),
+      `must be ${Object.keys(SORT_FIELDS).join(', ')}, comma-separated, each optionally after -`,
+    )
     .optional()
     .describe(
       'Comma-separated _id, type, ownerId, totalUnits, rentableUnits; prefix - = descending',
@@ -81,7 +87,7 @@ export const PropertyListQuery = z.strictObject({
   cursor: z
     .string()
     .max(1024)
-    .regex(/^[\w-]+$/)
+    .regex(/^[\w-]+$/, CURSOR_REASON)
     .optional()
     .describe('With paging=keyset: the cursor of `_links.next` (bound to the query it came from)'),
   total: Flag.optional().describe(

@@ -59,10 +59,18 @@ function listPagingOf(
   cursorKey: Buffer,
 ): ListPaging & { binding?: Buffer } {
   if (query.paging !== 'keyset') {
-    if (query.cursor !== undefined) throw fail('listings.query_invalid');
+    if (query.cursor !== undefined)
+      throw fail('listings.query_invalid', {
+        invalidParams: [{ name: 'cursor', reason: 'is taken only with paging=keyset' }],
+      });
     return pagingOf(query);
   }
-  if (query.page !== undefined) throw fail('listings.query_invalid');
+  if (query.page !== undefined)
+    throw fail('listings.query_invalid', {
+      invalidParams: [
+        { name: 'page', reason: 'is not taken with paging=keyset: follow `_links.next`' },
+      ],
+    });
   const binding = bindingOf(query, scopeOwner);
   const sort = sortKeysOf(query.sort);
   const { itemsPerPage } = pagingOf(query);
