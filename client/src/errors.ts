@@ -22,6 +22,8 @@ export class ProblemError extends HttpError {
   readonly type: string | undefined;
   /** On 422: one key per failed field (nested for nested objects), rule name → message. */
   readonly validationMessages: Record<string, unknown> | undefined;
+  /** On 400: each refused parameter (query, path or body field) and why, when the service could name one. */
+  readonly invalidParams: readonly InvalidParam[] | undefined;
 
   constructor(status: number, body: ProblemBody, headers: Headers) {
     super(status, body, headers, `${status} ${body.title}: ${body.detail}`);
@@ -29,6 +31,7 @@ export class ProblemError extends HttpError {
     this.detail = body.detail;
     this.type = body.type;
     this.validationMessages = body.validationMessages;
+    this.invalidParams = body.invalidParams;
   }
 }
 
@@ -112,6 +115,13 @@ export interface ProblemBody {
   status: number;
   detail: string;
   validationMessages?: Record<string, unknown>;
+  invalidParams?: InvalidParam[];
+}
+
+/** One entry of a 400's `invalidParams`: the parameter as the request wrote it and the reason. */
+export interface InvalidParam {
+  name: string;
+  reason: string;
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;

@@ -173,6 +173,17 @@ describe('error', () => {
     });
   });
 
+  test('400 is a ProblemError naming the refused parameter (invalidParams)', async () => {
+    const error = await listings.properties
+      .list({ itemsPerPage: 'abc' } as unknown as Parameters<typeof listings.properties.list>[0])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProblemError);
+    const problem = error as ProblemError;
+    expect(problem.status).toBe(400);
+    expect(problem.invalidParams?.map((entry) => entry.name)).toEqual(['itemsPerPage']);
+    expect(problem.invalidParams?.[0]?.reason).toContain('"abc"');
+  });
+
   test('404 and 409 carry the exact problem body', async () => {
     const missing = await listings.properties.get('nope').catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(ProblemError);
