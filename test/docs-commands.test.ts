@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { type Command, commandsOf, nodeOnlyPath, withoutAssignments } from './support/doc-commands';
 import { tempDir } from './support/harness';
 
 /**
@@ -12,22 +13,6 @@ import { tempDir } from './support/harness';
  */
 
 const root = join(import.meta.dir, '..');
-
-interface Command {
-  file: string;
-  line: number;
-  text: string;
-  /** Runs inside the image: `docker exec …`, or prose about the container. */
-  inContainer: boolean;
-}
-
-/** A command line that runs in a container, where Bun is on the PATH and npm is not. */
-const CONTAINER_COMMAND = /\b(docker|podman)(-compose| compose)?( -f \S+)? (exec|run)\b/;
-/** Prose about the image or a container, where `bun run …` is the right spelling. */
-const CONTAINER_PROSE = /\b(docker|podman)\b|\bthe image\b|\bin the image\b|Dockerfile|container/i;
-const SHELL_BLOCKS = new Set(['sh', 'bash', 'console', 'shell']);
-/** The words a command starts with that this test knows how to judge. */
-const COMMAND_WORDS = new Set(['bun', 'bunx', 'npm', 'npx']);
 
 /** The documents whose commands a reader copies; of the changelog, only what is not yet released. */
 function documents(): { file: string; text: string }[] {
@@ -42,80 +27,6 @@ function documents(): { file: string; text: string }[] {
     ...files.map((file) => ({ file, text: read(file) })),
     { file: 'CHANGELOG.md', text: released === -1 ? changelog : changelog.slice(0, released) },
   ];
-}
-
-/** The commands of one document: the lines of its shell blocks, and the inline code spans that are commands. */
-function commandsOf(file: string, text: string): Command[] {
-  const commands: Command[] = [];
-  const lines = text.split('\n');
-  let fence: string | undefined;
-  let paragraph: number[] = [];
-  const spans: { line: number; text: string; paragraphStart: number }[] = [];
-  const paragraphs = new Map<number, string>();
-  const closeParagraph = () => {
-    if (paragraph.length > 0) {
-      paragraphs.set(paragraph[0]!, paragraph.map((i) => lines[i]).join(' '));
-    }
-    paragraph = [];
-  };
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index]!;
-    const opening = /^\s*```(\w*)/.exec(line);
-    if (opening) {
-      closeParagraph();
-      fence = fence === undefined ? opening[1] : undefined;
-      continue;
-    }
-    if (fence !== undefined) {
-      if (!SHELL_BLOCKS.has(fence) || /^\s*#/.test(line) || line.trim() === '') continue;
-      let command = line;
-      let last = index;
-      while (command.endsWith('\\') && last + 1 < lines.length) {
-        last++;
-        command = `${command.slice(0, -1)} ${lines[last]!.trim()}`;
-      }
-      index = last;
-      if (fence === 'console') {
-        if (!command.startsWith('$ ')) continue; // output
-        command = command.slice(2);
-      }
-      command = command.replace(/\s+#\s.*$/, '');
-      commands.push({
-        file,
-        line: index + 1,
-        text: command,
-        inContainer: CONTAINER_COMMAND.test(command),
-      });
-      continue;
-    }
-    // A paragraph ends at a blank line; each table row is one of its own.
-    if (line.trim() === '' || line.startsWith('|')) closeParagraph();
-    if (line.trim() !== '') paragraph.push(index);
-    const start = paragraph[0] ?? index;
-    for (const [, span] of line.matchAll(/`([^`]+)`/g)) {
-      spans.push({ line: index + 1, text: span!.replaceAll('\\|', '|'), paragraphStart: start });
-    }
-    if (line.startsWith('|')) closeParagraph();
-  }
-  closeParagraph();
-  for (const span of spans) {
-    const words = withoutAssignments(span.text).split(/\s+/);
-    // A lone `bun` or `npm` names the program; a command has arguments.
-    if (!COMMAND_WORDS.has(words[0]!) || words.length < 2) continue;
-    const prose = paragraphs.get(span.paragraphStart) ?? '';
-    commands.push({
-      file,
-      line: span.line,
-      text: span.text,
-      inContainer: CONTAINER_COMMAND.test(span.text) || CONTAINER_PROSE.test(prose),
-    });
-  }
-  return commands;
-}
-
-/** A command without the `NAME=value` assignments before it. */
-function withoutAssignments(command: string): string {
-  return command.trim().replace(/^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+/, '');
 }
 
 /** The simple commands of a command line: split at pipes, `&&`, `||`, `;`, `&` and `$(`. */
@@ -162,14 +73,6 @@ const OPERATOR_SCRIPTS = [
 ] as const;
 /** Scripts of `scripts/` that are not operator commands (checks, the binary build). */
 const OTHER_SCRIPT_FILES = ['build', 'check:layers', 'check:references'];
-
-/** Node's and npm's folder plus the system's, without node_modules/.bin: what a reader's shell has. */
-function nodeOnlyPath(): string {
-  const node = Bun.which('node');
-  if (node === null) throw new Error('node is not on the PATH');
-  const folders = [dirname(node), dirname(Bun.which('npm') ?? node), '/usr/bin', '/bin'];
-  return [...new Set(folders)].join(':');
-}
 
 /** Runs `command` with sh on a Node-only PATH from the repository root, the database in `dir`. */
 function runOnNodeOnlyPath(command: string, dir: string, stdin?: string) {

@@ -8,6 +8,7 @@ import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { freePort, serverEnv } from '../accounts/server-process';
 import { tempDir } from '../support/harness';
+import { accepting } from './support';
 
 const root = join(import.meta.dir, '..', '..');
 const npm = Bun.which('npm');
@@ -21,16 +22,6 @@ function alive(pid: number): boolean {
     return false;
   }
 }
-
-/** Whether anything accepts a connection on 127.0.0.1:`port`. */
-const accepting = (port: number) =>
-  Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {} } }).then(
-    (socket) => {
-      socket.end();
-      return true;
-    },
-    () => false,
-  );
 
 describe.skipIf(!npm)('npm start: a signal to npm stops the server', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

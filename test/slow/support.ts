@@ -10,6 +10,16 @@ export const JWT_SECRET = 'slow-suite-secret-0123456789-abcdefghijklmnop';
 export const employeeToken = (sub = 'slow-employee') =>
   new TokenService(JWT_SECRET).issue(sub, 'employee', 3600);
 
+/** Whether anything accepts a connection on 127.0.0.1:`port`. */
+export const accepting = (port: number) =>
+  Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {} } }).then(
+    (socket) => {
+      socket.end();
+      return true;
+    },
+    () => false,
+  );
+
 /** A deterministic pseudo-random generator (mulberry32), so a failing run can be replayed. */
 export function seeded(seed: number) {
   let state = seed >>> 0;
