@@ -3,7 +3,7 @@ import { createService } from '@/app';
 import { TOKEN_CUTOFF_RELOAD_MS } from '@/auth/revocation';
 import { UpgradeError, upgradeDatabase } from '@/backups';
 import { ConfigError, parseConfig, parseDatabaseSettings } from '@/config';
-import { startCheckpointer } from '@/db/checkpointer';
+import { leaveCheckpointsToLitestream, startCheckpointer } from '@/db/checkpointer';
 import { isPlainFile, migrationsFolder, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
@@ -14,6 +14,7 @@ import { releaseWaits } from '@/events/signal';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
 import { RedisConnection } from '@/redis/connection';
+import { runUnderLitestream, UNDER_LITESTREAM } from '@/replication';
 import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
 
 function loadConfig() {
@@ -29,6 +30,10 @@ function loadConfig() {
 }
 
 const config = loadConfig();
+if (config.replica && !process.argv.includes(UNDER_LITESTREAM)) {
+  // This process only starts Litestream, which starts the server (src/replication/launch.ts).
+  process.exit(await runUnderLitestream(config.databasePath, config.replica));
+}
 if (config.redis) {
   // Without the shared state the instance would count and lead on its own: refuse to start.
   const problem = await RedisConnection.check(config.redis);
@@ -75,9 +80,11 @@ async function openPostgresDatabase(url: string) {
 
 const db = databaseUrl === undefined ? await openSqlite() : undefined;
 const postgres = databaseUrl === undefined ? undefined : await openPostgresDatabase(databaseUrl);
-// WAL checkpoints on a thread of their own, not in the COMMIT of a request (src/db/checkpointer.ts).
+// WAL checkpoints on a thread of their own, not in the COMMIT of a request
+// (src/db/checkpointer.ts); under Litestream, by Litestream.
+if (db && config.replica) leaveCheckpointsToLitestream(db.$client);
 const checkpointer =
-  db && isPlainFile(config.databasePath)
+  db && isPlainFile(config.databasePath) && !config.replica
     ? await startCheckpointer(db.$client, config.databasePath)
     : undefined;
 const deps = buildDeps({ config, db, postgres, logger });
