@@ -185,7 +185,7 @@ describe('replication settings (REPLICA_*)', () => {
       parseConfig({ DATABASE_PATH: file(), REPLICA_URL: 's3://bucket/listings' }).replica,
     ).toEqual({
       url: 's3://bucket/listings',
-      syncInterval: '1s',
+      syncInterval: '500ms',
       retention: '72h',
       s3Endpoint: undefined,
       sftpKeyPath: undefined,

@@ -189,7 +189,8 @@ export const EnvSchema = z.object({
       'not a file:///path, sftp://user@host[:port]/path or s3://bucket/path URL without a password',
     )
     .optional(),
-  REPLICA_SYNC_INTERVAL: duration.default('1s'),
+  // Litestream looks at the WAL every 250 ms besides: a write reaches the replica within both.
+  REPLICA_SYNC_INTERVAL: duration.default('500ms'),
   REPLICA_RETENTION: duration.default('72h'),
   // An S3-compatible store (MinIO, Backblaze B2, Cloudflare R2…): its API's URL.
   REPLICA_S3_ENDPOINT: z

@@ -1,5 +1,5 @@
 export {
-  LITESTREAM_CHECKPOINTS,
+  LITESTREAM_DATABASE_SETTINGS,
   litestreamConfigPath,
   renderLitestreamConfig,
   writeLitestreamConfig,

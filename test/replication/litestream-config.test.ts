@@ -44,6 +44,7 @@ describe('litestream.yml, rendered from the settings', () => {
     expect(text).toContain('sync-interval: 1s');
     expect(text).toContain('retention: 72h');
     expect(text).toContain('max-checkpoint-page-count: 10000');
+    expect(text).toContain('monitor-interval: 250ms');
   });
 
   test('an sftp replica: host with its port (22 unless given), user, path, key', () => {

@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/harness';
 import { employeeToken, freePort, JWT_SECRET, pool, randomProperty, seeded } from './support';
@@ -21,7 +21,7 @@ const root = join(import.meta.dir, '..', '..');
  * up to 30 units), for `WRITE_MS`. Unpaced, 4 clients reach ~400 creates/s
  * here (~22 MB of WAL a second), more than Litestream ships on 2 cores.
  */
-const WRITE_EVERY_MS = Number(process.env.REPLICATION_TEST_EVERY_MS ?? 10);
+const WRITE_EVERY_MS = Number(process.env.REPLICATION_TEST_EVERY_MS ?? 20);
 const WRITE_MS = 5000;
 const MAX_WRITES = WRITE_MS / WRITE_EVERY_MS;
 const CLIENTS = 4;
@@ -83,6 +83,15 @@ async function groupGone(child: ChildProcess) {
   throw new Error('the process group outlived SIGKILL');
 }
 
+/** Resolves once Litestream has written the replica's first generation (its first sync). */
+async function replicating(replicaDir: string) {
+  for (let tries = 0; tries < 200; tries++) {
+    if (existsSync(join(replicaDir, 'generations'))) return;
+    await Bun.sleep(50);
+  }
+  throw new Error('Litestream wrote no generation to the replica');
+}
+
 const sizeOf = (path: string) => (existsSync(path) ? statSync(path).size : 0);
 
 test('kill -9 and a deleted database folder: a start on the empty folder restores every write acknowledged a second before the kill', async () => {
@@ -102,6 +111,7 @@ test('kill -9 and a deleted database folder: a start on the empty folder restore
 
   // 1. The steady stream of creates under replication, then kill -9 of the whole group.
   let group = await startGroup(port, env);
+  await replicating(replicaDir);
   const writes: Write[] = [];
   const started = Date.now();
   let walPeak = 0;
@@ -130,7 +140,6 @@ test('kill -9 and a deleted database folder: a start on the empty folder restore
   const killedAt = Date.now();
   killGroup(group, 'SIGKILL');
   await groupGone(group);
-  expect(readdirSync(replicaDir)).toContain('generations');
 
   // 2. The disk is gone: a start on an empty folder restores from the replica.
   rmSync(dataDir, { recursive: true, force: true });
@@ -158,6 +167,57 @@ test('kill -9 and a deleted database folder: a start on the empty folder restore
     expect(settled.length).toBeGreaterThan(0);
     expect(settled.filter((w) => !found.has(w.id))).toEqual([]);
     expect(walPeak).toBeLessThan(WAL_BOUND_BYTES);
+  } finally {
+    killGroup(group, 'SIGTERM');
+    await groupGone(group);
+  }
+});
+
+test('SIGTERM to the started process: the server stops, Litestream syncs a last time, every acknowledged write is in the replica', async () => {
+  const dataDir = join(tempDir('listings-replicated-'), 'data');
+  const replicaDir = join(tempDir('listings-replica-'), 'replica');
+  const env = {
+    DATABASE_PATH: join(dataDir, 'app.db'),
+    JWT_SECRET,
+    REPLICA_URL: `file://${replicaDir}`,
+  };
+  const port = freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const token = await employeeToken();
+  const random = seeded(4646);
+  let group = await startGroup(port, env);
+  await replicating(replicaDir);
+  const ids: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    const res = await fetch(`${base}/listings/properties`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(randomProperty(random, `Last sync street ${i}`)),
+    });
+    expect(res.status).toBe(201);
+    ids.push(res.headers.get('location')!.split('/').pop()!);
+  }
+  // At once after the last 201, within the sync interval: those writes reach the
+  // replica by Litestream's last sync. The signal goes to the started process
+  // alone, as `docker stop` sends it to PID 1.
+  // Not its exit code: Litestream 0.3.13 answers 1 when the PASSIVE checkpoint
+  // it tries while closing, after the last sync, meets its own cancelled context.
+  group.kill('SIGTERM');
+  await groupGone(group);
+
+  rmSync(dataDir, { recursive: true, force: true });
+  group = await startGroup(port, env);
+  try {
+    const statuses = await Promise.all(
+      ids.map(async (id) => {
+        const res = await fetch(`${base}/listings/properties/${id}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
   } finally {
     killGroup(group, 'SIGTERM');
     await groupGone(group);
