@@ -11,3 +11,4 @@ export {
   serverCommand,
   UNDER_LITESTREAM,
 } from './launch';
+export { copyFromReplica, forgetReplicationState, type ReplicaCopy } from './restore';
