@@ -55,7 +55,8 @@ async function run(args: string[], forwardSignals: boolean): Promise<number> {
   const child = Bun.spawn(args, { stdio: ['inherit', 'inherit', 'inherit'] });
   const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
   const handlers = forwardSignals
-    ? (['SIGTERM', 'SIGINT', 'SIGHUP'] as const).map((signal) => {
+    ? // Not SIGHUP: Litestream 0.3.13 would die of it and leave the server running alone.
+      (['SIGTERM', 'SIGINT'] as const).map((signal) => {
         const handler = forward(signal);
         process.on(signal, handler);
         return [signal, handler] as const;
