@@ -6,6 +6,8 @@ COPY package.json package-lock.json ./
 # package is a devDependency (it serves `npm start` where only Node is
 # installed). Packages that hold nothing but TypeScript types or the compiler
 # (installed as peers of elysia and drizzle) are never loaded at run time.
+# Optional dependencies stay: @flydotio/litestream-linux-x64 carries the
+# litestream binary the server starts under when REPLICA_URL is set.
 RUN bun install --production --ignore-scripts \
  && rm -rf node_modules/.bin node_modules/typescript node_modules/@typescript \
       node_modules/@types node_modules/bun-types node_modules/undici-types
@@ -40,4 +42,7 @@ VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
   CMD bun -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+# With REPLICA_URL set, this process restores a missing database from the
+# replica and runs the server under `litestream replicate -exec`
+# (docs/operations.md, Replication with Litestream); without it, the server.
 CMD ["bun", "--smol", "src/index.ts"]

@@ -24,6 +24,8 @@ export interface OptionSpec {
 /** What the environment variables mean to most commands; a command may say more. */
 const VARIABLE_MEANINGS = {
   DATABASE_PATH: 'the SQLite database file (default ./data/app.db)',
+  REPLICA_URL:
+    'the Litestream replica of the SQLite file (file://, sftp:// or s3://) and its REPLICA_* companions',
   DATABASE_URL:
     'a postgres:// URL: when set, the rows are in PostgreSQL instead of DATABASE_PATH (JWT_SECRET must then be set too)',
   JWT_SECRET: 'the token signing key (default: the jwt-secret file beside DATABASE_PATH)',
@@ -42,7 +44,7 @@ export interface CommandSpec<O extends Record<string, OptionSpec> = Record<strin
   /** One sentence: what the command does. */
   summary: string;
   options: O;
-  /** Arguments without a dash, by name, in order: each one required. */
+  /** Arguments without a dash, by name, in order: each one required, but one named `[NAME]`. */
   operands?: Readonly<Record<string, string>>;
   /** What follows `npm run <name> --`, when the options alone do not say it. */
   usage?: string;
@@ -192,7 +194,7 @@ export function command<const O extends Record<string, OptionSpec>>(
   if (positionals.length > operands.length) {
     refuse(`unexpected argument "${positionals[operands.length]}"`);
   }
-  const missingOperand = operands[positionals.length];
+  const missingOperand = operands.filter((name) => !name.startsWith('['))[positionals.length];
   if (missingOperand) refuse(`missing ${missingOperand}`);
   for (const [name, option] of Object.entries(spec.options)) {
     const value = values[name];

@@ -154,12 +154,30 @@ export const backupCommand = defineCommand({
 export const restoreCommand = defineCommand({
   name: 'restore',
   summary:
-    'Replaces the SQLite database with a backup or a SQLite file, after checking it, and applies pending migrations; stop the server first.',
-  options: {},
-  operands: { FILE: 'a backup (.db.gz) or a SQLite database of this service' },
+    "Replaces the SQLite database with a backup, a SQLite file or the replica's state, after checking it, and applies pending migrations; stop the server first.",
+  options: {
+    'from-replica': {
+      type: 'boolean',
+      meaning: 'restore from the Litestream replica of REPLICA_URL instead of a FILE',
+    },
+    timestamp: {
+      type: 'string',
+      value: 'TIME',
+      meaning:
+        'with --from-replica: the state at this instant (RFC 3339, e.g. 2026-11-22T03:00:00Z) within REPLICA_RETENTION; default the latest',
+      accepts: {
+        what: 'an RFC 3339 time such as 2026-11-22T03:00:00Z',
+        test: (value) =>
+          /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+          !Number.isNaN(Date.parse(value)),
+      },
+    },
+  },
+  operands: { '[FILE]': 'a backup (.db.gz) or a SQLite database of this service' },
   variables: {
     DATABASE_PATH: 'the database replaced (the old one is kept as <DATABASE_PATH>.before-restore)',
     BACKUP_DIR: 'where a backup is written before migrations are applied',
+    REPLICA_URL: 'with --from-replica: the replica restored from (and its REPLICA_* companions)',
     DATABASE_URL: SQLITE_ONLY,
   },
 });

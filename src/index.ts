@@ -3,7 +3,7 @@ import { createService } from '@/app';
 import { TOKEN_CUTOFF_RELOAD_MS } from '@/auth/revocation';
 import { UpgradeError, upgradeDatabase } from '@/backups';
 import { ConfigError, parseConfig, parseDatabaseSettings } from '@/config';
-import { startCheckpointer } from '@/db/checkpointer';
+import { leaveCheckpointsToLitestream, startCheckpointer } from '@/db/checkpointer';
 import { isPlainFile, migrationsFolder, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
@@ -15,6 +15,7 @@ import { embedded } from '@/kernel/embedded';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { createLogger } from '@/logger';
 import { RedisConnection } from '@/redis/connection';
+import { runUnderLitestream, UNDER_LITESTREAM } from '@/replication';
 import { helpText, invocationOf, version } from '@/startup/command-line';
 import {
   databaseFolderFailureOf,
@@ -27,7 +28,9 @@ import {
 import { firstAccountHint } from '@/startup/operator-commands';
 import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
 
-const invocation = invocationOf(process.argv.slice(2));
+// The launcher passes UNDER_LITESTREAM to the server it starts (src/replication/launch.ts).
+const underLitestream = process.argv.includes(UNDER_LITESTREAM);
+const invocation = invocationOf(process.argv.slice(2).filter((arg) => arg !== UNDER_LITESTREAM));
 if (invocation.kind === 'help') {
   console.log(helpText());
   process.exit(0);
@@ -52,6 +55,10 @@ async function start() {
     throw new StartupError({ kind: 'usage', argument: invocation.argument });
   }
   const config = await step(() => parseConfig(process.env), configFailureOf);
+  if (config.replica && !underLitestream) {
+    // This process only starts Litestream, which starts the server (src/replication/launch.ts).
+    process.exit(await runUnderLitestream(config.databasePath, config.replica));
+  }
   const redisSettings = config.redis;
   if (redisSettings) {
     // Without the shared state the instance would count and lead on its own: refuse to start.
@@ -100,9 +107,11 @@ async function start() {
 
   const db = databaseUrl === undefined ? await openSqlite() : undefined;
   const postgres = databaseUrl === undefined ? undefined : await openPostgresDatabase(databaseUrl);
-  // WAL checkpoints on a thread of their own, not in the COMMIT of a request (src/db/checkpointer.ts).
+  // WAL checkpoints on a thread of their own, not in the COMMIT of a request
+  // (src/db/checkpointer.ts); under Litestream, by Litestream.
+  if (db && config.replica) leaveCheckpointsToLitestream(db.$client);
   const checkpointer =
-    db && isPlainFile(config.databasePath)
+    db && isPlainFile(config.databasePath) && !config.replica
       ? await startCheckpointer(db.$client, config.databasePath)
       : undefined;
   const deps = buildDeps({ config, db, postgres, logger });

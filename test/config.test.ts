@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, parseConfig } from '@/config';
 import { tempDir } from './support/harness';
@@ -173,5 +173,79 @@ describe('start-up with a bad value', () => {
     const lines = stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`${name}:`);
+  });
+});
+
+describe('replication settings (REPLICA_*)', () => {
+  const file = () => join(tempDir(), 'app.db');
+
+  test('off by default; on with REPLICA_URL, with the default interval and retention', () => {
+    expect(parseConfig({ DATABASE_PATH: file() }).replica).toBeUndefined();
+    expect(
+      parseConfig({ DATABASE_PATH: file(), REPLICA_URL: 's3://bucket/listings' }).replica,
+    ).toEqual({
+      url: 's3://bucket/listings',
+      syncInterval: '500ms',
+      retention: '72h',
+      s3Endpoint: undefined,
+      sftpKeyPath: undefined,
+    });
+  });
+
+  test('an sftp replica takes a readable key file', () => {
+    const key = join(tempDir(), 'id_ed25519');
+    writeFileSync(key, 'key');
+    const env = { DATABASE_PATH: file(), REPLICA_URL: 'sftp://backup@nas:2222/srv/listings' };
+    expect(parseConfig({ ...env, REPLICA_SFTP_KEY_PATH: key }).replica?.sftpKeyPath).toBe(key);
+  });
+
+  test.each([
+    [{ REPLICA_URL: 'http://example.com/x' }, 'REPLICA_URL: not a file:///path'],
+    [{ REPLICA_URL: 'file://relative' }, 'REPLICA_URL: not a file:///path'],
+    [{ REPLICA_URL: 'sftp://nas/srv' }, 'REPLICA_URL: not a file:///path'],
+    [{ REPLICA_URL: 'sftp://u:secret@nas/srv' }, 'REPLICA_URL: not a file:///path'],
+    [{ REPLICA_URL: 'sftp://u@nas/srv' }, 'REPLICA_SFTP_KEY_PATH: required with an sftp://'],
+    [
+      { REPLICA_URL: 'sftp://u@nas/srv', REPLICA_SFTP_KEY_PATH: '/no/such/key' },
+      'REPLICA_SFTP_KEY_PATH: "/no/such/key" cannot be read',
+    ],
+    [{ REPLICA_SYNC_INTERVAL: '1 second' }, 'REPLICA_SYNC_INTERVAL: not a duration'],
+    [{ REPLICA_SYNC_INTERVAL: '0s' }, 'REPLICA_SYNC_INTERVAL: must be longer than zero'],
+    [{ REPLICA_RETENTION: '3d' }, 'REPLICA_RETENTION: not a duration'],
+    [
+      { REPLICA_URL: 'file:///replica', REPLICA_S3_ENDPOINT: 'http://minio:9000' },
+      'REPLICA_S3_ENDPOINT: is set, but REPLICA_URL is not an s3:// URL',
+    ],
+    [
+      { REPLICA_URL: 's3://bucket/x', REPLICA_S3_ENDPOINT: 'minio:9000' },
+      'REPLICA_S3_ENDPOINT: not an http:// or https:// URL',
+    ],
+    [
+      { REPLICA_URL: 's3://bucket/x', REPLICA_SFTP_KEY_PATH: '/key' },
+      'REPLICA_SFTP_KEY_PATH: is set, but REPLICA_URL is not an sftp:// URL',
+    ],
+    [
+      { REPLICA_URL: 'file:///replica', DATABASE_PATH: ':memory:' },
+      'REPLICA_URL: DATABASE_PATH must be a plain file to replicate (got ":memory:")',
+    ],
+    [
+      {
+        REPLICA_URL: 'file:///replica',
+        DATABASE_URL: 'postgres://localhost/x',
+        JWT_SECRET: 'x'.repeat(40),
+      },
+      "REPLICA_URL: replicates the SQLite file only; with DATABASE_URL use PostgreSQL's own replication",
+    ],
+  ])('%p is refused in one line naming the variable', (env, message) => {
+    let thrown: unknown;
+    try {
+      parseConfig({ DATABASE_PATH: file(), ...env });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as Error).message).toStartWith(message);
+    expect((thrown as Error).message).not.toContain('\n');
+    expect((thrown as Error).message).not.toContain('secret');
   });
 });

@@ -108,6 +108,7 @@ export async function restoreDatabase(file: string, databasePath: string): Promi
     return { previous };
   } finally {
     held?.close();
-    if (existsSync(candidate)) unlinkSync(candidate);
+    // The checks opened the candidate: a WAL-mode file (a replica's copy) leaves its -wal and -shm.
+    for (const file of databaseFiles(candidate)) if (existsSync(file)) unlinkSync(file);
   }
 }

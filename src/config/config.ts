@@ -101,6 +101,8 @@ export interface Config {
   metricsToken?: string;
   /** The shared Redis of several instances (REDIS_URL); absent: all state stays in this process. */
   redis?: RedisSettings;
+  /** Continuous replication of the SQLite file by Litestream (REPLICA_URL); absent: off. */
+  replica?: ReplicaSettings;
 }
 
 export interface RedisSettings {
@@ -109,4 +111,18 @@ export interface RedisSettings {
   prefix: string;
   /** PEM certificates (REDIS_TLS_CA_FILE) trusted for a rediss:// server instead of the system's. */
   tlsCa?: string;
+}
+
+/** Where and how Litestream replicates the SQLite file (the REPLICA_* variables). */
+export interface ReplicaSettings {
+  /** `file:///path`, `sftp://user@host[:port]/path` or `s3://bucket/path`. */
+  url: string;
+  /** How often Litestream ships new WAL frames to the replica, a Go duration ("1s"). */
+  syncInterval: string;
+  /** How long the replica keeps snapshots and WAL, a Go duration ("72h"). */
+  retention: string;
+  /** The API of an S3-compatible store, for an s3:// replica. */
+  s3Endpoint?: string;
+  /** The private key for an sftp:// replica. */
+  sftpKeyPath?: string;
 }

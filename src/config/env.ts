@@ -40,6 +40,27 @@ function isRedisUrl(value: string): boolean {
   return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
 }
 
+/**
+ * A Litestream replica: `file:///path`, `sftp://user@host[:port]/path` or
+ * `s3://bucket[/path]`; no password in it (an sftp key is a file of its own,
+ * S3 keys come from the AWS variables Litestream reads itself).
+ */
+export function isReplicaUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  if (url.password !== '' || url.search !== '' || url.hash !== '') return false;
+  if (url.protocol === 'file:') return url.hostname === '' && url.pathname.length > 1;
+  if (url.protocol === 'sftp:')
+    return url.username !== '' && url.hostname !== '' && url.pathname.length > 1;
+  return url.protocol === 's3:' && url.hostname !== '' && url.username === '';
+}
+
+/** A Go duration as Litestream reads it: "1s", "500ms", "72h", "1h30m". */
+const duration = z
+  .string()
+  .regex(/^(\d+(ms|s|m|h))+$/, 'not a duration such as "1s", "500ms", "72h" or "1h30m"')
+  .refine((value) => /[1-9]/.test(value), 'must be longer than zero');
+
 const cron = z.string().refine(isCronPattern, 'not a valid cron pattern (e.g. "*/5 * * * *")');
 
 /** The environment variables (README, Configuration), each validated once at start-up. */
@@ -162,6 +183,26 @@ export const EnvSchema = z.object({
     .default('listings:'),
   // A PEM file of the CA that signed a rediss:// server's certificate, when not a public one.
   REDIS_TLS_CA_FILE: z.string().min(1).optional(),
+  // Continuous replication of the SQLite file by Litestream (docs/operations.md); unset: off.
+  REPLICA_URL: z
+    .string()
+    .refine(
+      isReplicaUrl,
+      'not a file:///path, sftp://user@host[:port]/path or s3://bucket/path URL without a password',
+    )
+    .optional(),
+  // Litestream looks at the WAL every 250 ms besides: a write reaches the replica within both.
+  REPLICA_SYNC_INTERVAL: duration.default('500ms'),
+  REPLICA_RETENTION: duration.default('72h'),
+  // An S3-compatible store (MinIO, Backblaze B2, Cloudflare R2…): its API's URL.
+  REPLICA_S3_ENDPOINT: z
+    .string()
+    .refine((url) => /^https?:\/\/[^/]/.test(url) && URL.canParse(url), {
+      message: 'not an http:// or https:// URL',
+    })
+    .optional(),
+  // The private key Litestream signs in to an sftp:// replica with.
+  REPLICA_SFTP_KEY_PATH: z.string().min(1).optional(),
   METRICS_TOKEN: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),
 });
 

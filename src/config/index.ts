@@ -1,15 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type AddressRange, defaultTrustedRanges, parseRanges } from '@/kernel/addresses';
-import type { Config, RedisSettings } from './config';
+import type { Config, RedisSettings, ReplicaSettings } from './config';
 import { type Env, EnvSchema } from './env';
 import { ConfigError, configErrorOf } from './error';
 import { splitMemoryBudget } from './memory-budget';
 import { readPasskeyProviders } from './passkey-providers';
 import { loadOrCreateSecret } from './secret-file';
 
-export type { Config, RedisSettings } from './config';
+export type { Config, RedisSettings, ReplicaSettings } from './config';
 export { type Env, EnvSchema, isCronPattern, MIN_SECRET_LENGTH } from './env';
 export { ConfigError, shownValue } from './error';
 export { loadOrCreateSecret } from './secret-file';
@@ -60,6 +60,47 @@ function redisOf(e: Env): RedisSettings | undefined {
   return { url: e.REDIS_URL, prefix: e.REDIS_PREFIX, tlsCa };
 }
 
+/** REPLICA_URL and its companions; each one that cannot apply is refused rather than ignored. */
+function replicaOf(e: Env): ReplicaSettings | undefined {
+  const scheme = e.REPLICA_URL ? new URL(e.REPLICA_URL).protocol : undefined;
+  if (e.REPLICA_S3_ENDPOINT !== undefined && scheme !== 's3:') {
+    throw new ConfigError('REPLICA_S3_ENDPOINT: is set, but REPLICA_URL is not an s3:// URL');
+  }
+  if (e.REPLICA_SFTP_KEY_PATH !== undefined && scheme !== 'sftp:') {
+    throw new ConfigError('REPLICA_SFTP_KEY_PATH: is set, but REPLICA_URL is not an sftp:// URL');
+  }
+  if (!e.REPLICA_URL) return undefined;
+  if (e.DATABASE_URL) {
+    throw new ConfigError(
+      "REPLICA_URL: replicates the SQLite file only; with DATABASE_URL use PostgreSQL's own replication and backups (docs/postgresql.md)",
+    );
+  }
+  if (e.DATABASE_PATH === ':memory:' || e.DATABASE_PATH.startsWith('file:')) {
+    throw new ConfigError(
+      `REPLICA_URL: DATABASE_PATH must be a plain file to replicate (got "${e.DATABASE_PATH}")`,
+    );
+  }
+  if (scheme === 'sftp:') {
+    if (e.REPLICA_SFTP_KEY_PATH === undefined) {
+      throw new ConfigError(
+        'REPLICA_SFTP_KEY_PATH: required with an sftp:// REPLICA_URL (the private key Litestream signs in with)',
+      );
+    }
+    try {
+      accessSync(e.REPLICA_SFTP_KEY_PATH, constants.R_OK);
+    } catch {
+      throw new ConfigError(`REPLICA_SFTP_KEY_PATH: "${e.REPLICA_SFTP_KEY_PATH}" cannot be read`);
+    }
+  }
+  return {
+    url: e.REPLICA_URL,
+    syncInterval: e.REPLICA_SYNC_INTERVAL,
+    retention: e.REPLICA_RETENTION,
+    s3Endpoint: e.REPLICA_S3_ENDPOINT,
+    sftpKeyPath: e.REPLICA_SFTP_KEY_PATH,
+  };
+}
+
 /**
  * DATABASE_PATH and DATABASE_URL alone, for the commands that copy between
  * the two stores: they need no JWT secret, so none is generated beside the file.
@@ -98,6 +139,7 @@ export function parseConfig(
   }
   // A secret generated beside DATABASE_PATH would be one per host: tokens
   // signed by one instance would not pass on another.
+  const replica = replicaOf(e);
   if (e.DATABASE_URL && !e.JWT_SECRET) {
     throw new ConfigError(
       'JWT_SECRET: must be set with DATABASE_URL, to the same value on every instance',
@@ -192,5 +234,6 @@ export function parseConfig(
     metrics: e.METRICS,
     metricsToken: e.METRICS_TOKEN,
     redis: redisOf(e),
+    replica,
   });
 }

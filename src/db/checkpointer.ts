@@ -149,3 +149,24 @@ function checkpointDue(header: Int32Array | undefined, checkpointFrames: number)
     return true;
   };
 }
+
+/**
+ * Pages in the WAL at which the serving connection checkpoints itself
+ * (PASSIVE) while Litestream replicates: twice Litestream's own RESTART
+ * threshold (max-checkpoint-page-count, src/replication/config-file.ts), so
+ * only when Litestream has stopped checkpointing, and the WAL still has a bound.
+ */
+export const REPLICATED_BACKSTOP_FRAMES = 20_000;
+
+/**
+ * Under Litestream the service starts no checkpointer thread: Litestream
+ * checkpoints itself, between holding read transactions that keep the WAL
+ * from being reset under it, and ships every frame before copying it back.
+ * A checkpoint by the service that took the whole WAL while Litestream is
+ * between two of them would make Litestream lose its place and start a new
+ * generation (a full snapshot to the replica). Never a RESTART or TRUNCATE
+ * from here; PASSIVE ones only as the backstop above.
+ */
+export function leaveCheckpointsToLitestream(client: Database): void {
+  client.exec(`PRAGMA wal_autocheckpoint = ${REPLICATED_BACKSTOP_FRAMES}`);
+}

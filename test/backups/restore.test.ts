@@ -197,7 +197,7 @@ sqliteOnly.describe(BACKUPS_COPY_THE_FILE, 'error: refusals leave the database a
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe('restore refused: /nonexistent/backup.db.gz: no such file\n');
     for (const [args, says] of [
-      [[], 'missing FILE'],
+      [[], 'give a FILE or --from-replica, one of them'],
       [['a', 'b'], 'unexpected argument "b"'],
     ] as const) {
       const usage = await command('restore', [...args], database);
