@@ -32,8 +32,8 @@ export interface CheckOptions {
   strict?: boolean;
 }
 
-/** The API docs UI (/docs) and the account page (/account). */
-export const DEFAULT_PAGES = /^\/(?:docs|account)(?:\/|$)/;
+/** The front page (/), the API docs UI (/docs) and the account page (/account). */
+export const DEFAULT_PAGES = /^\/(?:(?:docs|account)(?:\/|$)|$)/;
 
 export interface CheckedOperation {
   key: string;
@@ -117,7 +117,15 @@ export class ResponseSchemas {
 const mediaTypeOf = (headers: Headers) =>
   (headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 const isCustomerApi = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
-const pathOf = (url: string) => url.split('?')[0]!;
+/** The path the service resolves (`/properties/..` is `/`), as a URL parser removes dot segments. */
+function pathOf(url: string): string {
+  const sent = url.split('?')[0]!;
+  try {
+    return new URL(`http://fuzz.invalid${sent}`).pathname;
+  } catch {
+    return sent;
+  }
+}
 
 /** Things no response may contain (a stack frame, a file path, a hash, SQL, a secret). */
 function leaks(text: string, secrets: readonly string[]): string | undefined {
