@@ -186,6 +186,7 @@ describe('the image', () => {
         'account-command.ts',
         'backup.ts',
         'cli.ts',
+        'commands.ts',
         'database.ts',
         'demo-data.ts',
         'demo.ts',
