@@ -99,7 +99,9 @@ export class ReplicationMonitor {
   #lastSyncAt: number | null = null;
   #lagBytes: number | null = null;
   #syncErrors = 0;
-  #lastError: string | null = null;
+  /** Why the last read of the figures failed; null once one succeeds. */
+  #readError: string | null = null;
+  #syncErrorNote: string | null = null;
   #degraded = false;
   #timer: ReturnType<typeof setInterval> | undefined;
   #polling: Promise<void> | undefined;
@@ -137,8 +139,9 @@ export class ReplicationMonitor {
     const now = this.#options.clock();
     const reading = await this.#read();
     if (typeof reading === 'string') {
-      this.#lastError = reading;
+      this.#readError = reading;
     } else {
+      this.#readError = null;
       const lag = lagOf(reading);
       const previous = this.#last;
       const advanced =
@@ -149,7 +152,7 @@ export class ReplicationMonitor {
       this.#last = reading;
       this.#lagBytes = lag;
       if (reading.syncErrors > this.#syncErrors) {
-        this.#lastError = `Litestream failed ${reading.syncErrors - this.#syncErrors} sync(s) of the database; its log says why`;
+        this.#syncErrorNote = `Litestream failed ${reading.syncErrors - this.#syncErrors} sync(s) of the database; its log says why`;
       }
       this.#syncErrors = reading.syncErrors;
     }
@@ -165,8 +168,13 @@ export class ReplicationMonitor {
       lastSyncAgeSeconds: Math.max(0, (now - (this.#lastSyncAt ?? this.#startedAt)) / 1000),
       lagBytes: this.#lagBytes,
       syncErrors: this.#syncErrors,
-      lastError: this.#lastError,
+      lastError: this.#lastError(),
     };
+  }
+
+  /** A failed read while it lasts, else the last sync failures Litestream counted. */
+  #lastError(): string | null {
+    return this.#readError ?? this.#syncErrorNote;
   }
 
   async #read(): Promise<Reading | string> {
@@ -197,7 +205,7 @@ export class ReplicationMonitor {
     const details = {
       lastSyncAt: this.#lastSyncAt === null ? null : new Date(this.#lastSyncAt).toISOString(),
       lagBytes: this.#lagBytes,
-      ...(degraded ? { lastError: this.#lastError } : {}),
+      ...(degraded ? { lastError: this.#lastError() } : {}),
     };
     (degraded ? logger.warn : logger.info).call(
       logger,
