@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import type { SQL } from 'bun';
 import { type AddressBound, AddressLimit } from '@/accounts/address-limit';
 import type { FailureLedger } from '@/accounts/guessing';
@@ -27,6 +28,7 @@ import { WriteLimiter } from '@/rate-limit/writes';
 import { RedisConnection } from '@/redis/connection';
 import { LiveInstances } from '@/redis/instances';
 import { RedisNotices } from '@/redis/notices';
+import { ReplicationMonitor } from '@/replication';
 import { postgresStores, type Stores, sqliteStores } from '@/stores';
 import { UsageRecorder } from '@/usage/recorder';
 import { createWorkers } from '@/workers';
@@ -46,6 +48,8 @@ export interface AppDeps {
   stores: Stores;
   logger: Logger;
   clock: Clock;
+  /** The replication's state from Litestream's figures, when the server runs under Litestream. */
+  replication?: ReplicationMonitor;
   tokens: TokenService;
   /** The tokens' cut-offs by subject, kept current here and announced to the other instances. */
   tokenCutoffs: TokenCutoffs;
@@ -127,6 +131,12 @@ export interface CreateAppOptions {
    * remembers nothing (no feed here hears of that store's writes).
    */
   readCache?: ReadCache;
+  /**
+   * Where Litestream serves its metrics, when the server runs under it with
+   * REPLICA_URL: the replication's state is then read from them for /health
+   * and /metrics (src/replication/status.ts).
+   */
+  replicationMetricsUrl?: string;
 }
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -149,6 +159,7 @@ export function buildDeps({
   clock = Date.now,
   hasher = argon2idHasher,
   redis = config.redis ? new RedisConnection(config.redis) : undefined,
+  replicationMetricsUrl,
   ...chosen
 }: CreateAppOptions): AppDeps {
   if (!db === !postgres) throw new Error('buildDeps: give either db (SQLite) or postgres');
@@ -228,8 +239,16 @@ export function buildDeps({
     perCaller: config.events.longPollsPerCaller,
     total: config.events.longPollsTotal,
   });
+  const replication =
+    config.replica && replicationMetricsUrl
+      ? new ReplicationMonitor({
+          ...{ replica: config.replica, databasePath: resolve(config.databasePath) },
+          ...{ metricsUrl: replicationMetricsUrl, audit: stores.audit, logger, clock },
+        })
+      : undefined;
   const deps: AppDeps = {
     ...{ config, db, postgres, stores, logger, clock, tokens, tokenCutoffs, feedWaits },
+    replication,
     ...{ sessions: sessionResolver(stores.accounts, clock), limiter, writeLimiter, usage },
     ...{ instance, redis, notices, instances, readCache, staticPages, accounts },
   };

@@ -189,6 +189,8 @@ describe('replication settings (REPLICA_*)', () => {
       retention: '72h',
       s3Endpoint: undefined,
       sftpKeyPath: undefined,
+      metricsPort: 9090,
+      maxLagMs: 60_000,
     });
   });
 

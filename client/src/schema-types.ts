@@ -980,7 +980,7 @@ export type AuditEvent = {
   /** increasing with the order the events were written */
   id: string;
   at: string;
-  action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled";
+  action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered";
   /** the caller's id; null when anonymous */
   actor: string | null;
   /** the account the event concerns */
@@ -1005,7 +1005,7 @@ export type AuditPage = {
     /** increasing with the order the events were written */
     id: string;
     at: string;
-    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled";
+    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered";
     /** the caller's id; null when anonymous */
     actor: string | null;
     /** the account the event concerns */
@@ -1032,7 +1032,7 @@ export type AdminAuditPage = {
     /** increasing with the order the events were written */
     id: string;
     at: string;
-    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled";
+    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered";
     /** the caller's id; null when anonymous */
     actor: string | null;
     /** the account the event concerns */
@@ -1075,7 +1075,7 @@ export type AuditQueryText = {
   limit?: string;
   actor?: string;
   subject?: string;
-  action?: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled";
+  action?: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered";
   /** ISO 8601 time with offset, inclusive */
   from?: string;
   /** ISO 8601 time with offset, inclusive */
@@ -1352,7 +1352,8 @@ export type WebhookSummaryQueryText = {
 
 /** Health: as answered (output of its schema). */
 export type Health = {
-  status: "ok";
+  /** `degraded`: the instance serves, but the replication is degraded (`replication`) */
+  status: "ok" | "degraded";
   database: "ok";
   backends: {
     sqlite?: "ok";
@@ -1360,4 +1361,21 @@ export type Health = {
     redis?: "ok";
   };
   uptimeSeconds: number;
+  /** Present only when the server runs under Litestream (REPLICA_URL) */
+  replication?: {
+    /** The replica's URL (REPLICA_URL), without a password */
+    replica: string;
+    /** `degraded`: no sync for REPLICA_MAX_LAG while writes wait to be shipped, or no figures from Litestream for as long */
+    state: "ok" | "degraded";
+    /** When the replica last advanced or was seen caught up with the local WAL; null: not yet since the server started */
+    lastSyncAt: string | null;
+    /** Seconds since `lastSyncAt`, or since the server started when it is null */
+    lastSyncAgeSeconds: number;
+    /** WAL bytes Litestream has copied aside and not yet shipped (at least); null until its figures were read */
+    lagBytes: number | null;
+    /** Litestream's failed syncs of the database since it started */
+    syncErrors: number;
+    /** The last problem seen, or null */
+    lastError: string | null;
+  };
 };

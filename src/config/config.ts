@@ -125,4 +125,8 @@ export interface ReplicaSettings {
   s3Endpoint?: string;
   /** The private key for an sftp:// replica. */
   sftpKeyPath?: string;
+  /** The port of Litestream's metrics on 127.0.0.1 (its `addr`). */
+  metricsPort: number;
+  /** Milliseconds without a sync, while writes wait, before replication counts as degraded. */
+  maxLagMs: number;
 }

@@ -203,6 +203,12 @@ export const EnvSchema = z.object({
     .optional(),
   // The private key Litestream signs in to an sftp:// replica with.
   REPLICA_SFTP_KEY_PATH: z.string().min(1).optional(),
+  // Litestream serves its figures on 127.0.0.1 at this port; the server reads them for /health and /metrics.
+  REPLICA_METRICS_PORT: port
+    .refine((value) => value > 0, 'must be a port from 1 to 65535')
+    .default(9090),
+  // No sync for this long while writes wait: /health says degraded, and the audit log records it.
+  REPLICA_MAX_LAG: duration.default('60s'),
   METRICS_TOKEN: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),
 });
 

@@ -60,6 +60,15 @@ function redisOf(e: Env): RedisSettings | undefined {
   return { url: e.REDIS_URL, prefix: e.REDIS_PREFIX, tlsCa };
 }
 
+/** Milliseconds of a duration as Litestream writes it ("1h30m", "500ms"), already validated. */
+function durationMs(text: string): number {
+  const unitMs: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  for (const [, amount, unit] of text.matchAll(/(\d+)(ms|s|m|h)/g))
+    total += Number(amount) * unitMs[unit!]!;
+  return total;
+}
+
 /** REPLICA_URL and its companions; each one that cannot apply is refused rather than ignored. */
 function replicaOf(e: Env): ReplicaSettings | undefined {
   const scheme = e.REPLICA_URL ? new URL(e.REPLICA_URL).protocol : undefined;
@@ -98,6 +107,8 @@ function replicaOf(e: Env): ReplicaSettings | undefined {
     retention: e.REPLICA_RETENTION,
     s3Endpoint: e.REPLICA_S3_ENDPOINT,
     sftpKeyPath: e.REPLICA_SFTP_KEY_PATH,
+    metricsPort: e.REPLICA_METRICS_PORT,
+    maxLagMs: durationMs(e.REPLICA_MAX_LAG),
   };
 }
 

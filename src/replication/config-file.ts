@@ -58,6 +58,8 @@ export function renderLitestreamConfig(databasePath: string, replica: ReplicaSet
     LITESTREAM_DATABASE_SETTINGS;
   return [
     '# Written by the listings service at each start from REPLICA_*; edits are overwritten.',
+    // Its figures, read by the server for /health and /metrics; loopback only.
+    `addr: ${scalar(metricsAddress(replica))}`,
     'dbs:',
     `  - path: ${scalar(databasePath)}`,
     `    monitor-interval: ${monitorInterval}`,
@@ -73,6 +75,9 @@ export function renderLitestreamConfig(databasePath: string, replica: ReplicaSet
     '',
   ].join('\n');
 }
+
+/** Where Litestream serves its Prometheus metrics: loopback, REPLICA_METRICS_PORT. */
+export const metricsAddress = (replica: ReplicaSettings) => `127.0.0.1:${replica.metricsPort}`;
 
 /** Where litestream.yml is written: beside the database. */
 export const litestreamConfigPath = (databasePath: string) =>

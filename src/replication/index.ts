@@ -1,6 +1,7 @@
 export {
   LITESTREAM_DATABASE_SETTINGS,
   litestreamConfigPath,
+  metricsAddress,
   renderLitestreamConfig,
   writeLitestreamConfig,
 } from './config-file';
@@ -12,3 +13,9 @@ export {
   UNDER_LITESTREAM,
 } from './launch';
 export { copyFromReplica, forgetReplicationState, type ReplicaCopy } from './restore';
+export {
+  ReplicationMonitor,
+  type ReplicationMonitorOptions,
+  type ReplicationStatus,
+  readingOf,
+} from './status';

@@ -15,6 +15,9 @@ const replicaOf = (url: string, more: Partial<ReplicaSettings> = {}): ReplicaSet
   url,
   syncInterval: '1s',
   retention: '72h',
+  // Not Litestream's default port: a test beside a running service would miss its metrics.
+  metricsPort: 19_090,
+  maxLagMs: 60_000,
   ...more,
 });
 

@@ -19,7 +19,13 @@ test("npm run restore -- --from-replica: the replica's state, checked, replaces 
   const dir = tempDir();
   const replicaDir = join(tempDir(), 'replica');
   const databasePath = join(dir, 'app.db');
-  const replica = { url: `file://${replicaDir}`, syncInterval: '500ms', retention: '72h' };
+  const replica = {
+    url: `file://${replicaDir}`,
+    syncInterval: '500ms',
+    retention: '72h',
+    metricsPort: 19_091,
+    maxLagMs: 60_000,
+  };
   const db = openDatabase(databasePath);
   migrateDatabase(db);
   db.$client.exec("CREATE TABLE marker (v TEXT); INSERT INTO marker VALUES ('replicated')");

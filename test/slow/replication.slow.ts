@@ -32,6 +32,12 @@ const CLIENTS = 4;
  */
 const WAL_BOUND_BYTES = 64 * 1024 * 1024;
 
+interface ReplicationSeen {
+  replica: string;
+  state: string;
+  lastSyncAt: string | null;
+}
+
 interface Write {
   id: string;
   /** When the 201 came back (ms since the epoch). */
@@ -102,6 +108,7 @@ test('kill -9 and a deleted database folder: a start on the empty folder restore
     DATABASE_PATH: databasePath,
     JWT_SECRET,
     REPLICA_URL: `file://${replicaDir}`,
+    REPLICA_METRICS_PORT: String(freePort()),
     RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE: '1000000',
   };
   const port = freePort();
@@ -118,6 +125,14 @@ test('kill -9 and a deleted database folder: a start on the empty folder restore
   const sampler = setInterval(() => {
     walPeak = Math.max(walPeak, sizeOf(`${databasePath}-wal`));
   }, 100);
+  // What /health says of the replication during the load (the server reads Litestream every second).
+  const seen: ReplicationSeen[] = [];
+  const healthSampler = setInterval(() => {
+    void fetch(`${base}/health`)
+      .then((res) => res.json() as Promise<{ status: string; replication?: ReplicationSeen }>)
+      .then((body) => body.replication && seen.push(body.replication))
+      .catch(() => {});
+  }, 250);
   await pool(
     MAX_WRITES,
     CLIENTS,
@@ -135,11 +150,22 @@ test('kill -9 and a deleted database folder: a start on the empty folder restore
     () => Date.now() - started >= WRITE_MS + 1000,
   );
   clearInterval(sampler);
+  clearInterval(healthSampler);
+  const synced = seen.filter(
+    (r) => r.state === 'ok' && r.lastSyncAt !== null && Date.parse(r.lastSyncAt) >= started,
+  );
+  console.log(
+    `replication in /health: ${seen.length} answers during the load, ${synced.length} with a sync since it began; last: ${JSON.stringify(seen.at(-1))}`,
+  );
   const walAtEnd = sizeOf(`${databasePath}-wal`);
   walPeak = Math.max(walPeak, walAtEnd);
   const killedAt = Date.now();
   killGroup(group, 'SIGKILL');
   await groupGone(group);
+
+  // Asserted once the group is gone, so that a failure leaves no server running.
+  expect(seen.at(-1)?.replica).toBe(`file://${replicaDir}`);
+  expect(synced.length).toBeGreaterThan(0);
 
   // 2. The disk is gone: a start on an empty folder restores from the replica.
   rmSync(dataDir, { recursive: true, force: true });
@@ -180,6 +206,7 @@ test('SIGTERM to the started process: the server stops, Litestream syncs a last 
     DATABASE_PATH: join(dataDir, 'app.db'),
     JWT_SECRET,
     REPLICA_URL: `file://${replicaDir}`,
+    REPLICA_METRICS_PORT: String(freePort()),
   };
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;

@@ -100,6 +100,8 @@ export interface TestAppOptions {
   readCache?: ReadCache;
   /** An app on the database of another (a restart, a second instance; close a restarted SQLite file first). */
   databaseOf?: TestContext;
+  /** Litestream's metrics, for an app with REPLICA_URL that reads the replication's state. */
+  replicationMetricsUrl?: string;
   /** The whole service on this PostgreSQL database (`postgresForTestApp`), whatever TEST_DATABASE says. */
   postgresUrl?: string;
 }
@@ -119,6 +121,7 @@ export function createTestApp({
   readCache,
   databaseOf,
   postgresUrl,
+  replicationMetricsUrl,
 }: TestAppOptions = {}) {
   const dir = tempDir();
   const config = parseConfig({
@@ -131,7 +134,7 @@ export function createTestApp({
   const { db, postgres } = opened;
   const shared = buildDeps({
     ...{ config, db, postgres, logger: createLogger('silent'), clock },
-    ...{ hasher, stores, readCache },
+    ...{ hasher, stores, readCache, replicationMetricsUrl },
   });
   if (shared.redis) closeAtEnd(shared.redis);
   if (shared.notices) closeAtEnd(shared.notices);

@@ -45,11 +45,22 @@ export const healthRoutes = (deps: ApiDeps) =>
         }
         const backends: z.infer<typeof Health>['backends'] = {};
         for (const { name } of states) backends[name] = 'ok';
+        const replication = deps.replication?.status();
         return {
-          status: 'ok' as const,
+          status: replication?.state ?? 'ok',
           database: 'ok' as const,
           backends,
           uptimeSeconds: Math.round((performance.now() - startedAt) / 1000),
+          ...(replication && {
+            replication: {
+              ...replication,
+              lastSyncAt:
+                replication.lastSyncAt === null
+                  ? null
+                  : new Date(replication.lastSyncAt).toISOString(),
+              lastSyncAgeSeconds: Math.round(replication.lastSyncAgeSeconds),
+            },
+          }),
         };
       },
       {

@@ -1,11 +1,43 @@
 import { z } from 'zod';
 
+/** The replication of the SQLite file by Litestream, as its last figures showed it. */
+export const ReplicationHealth = z
+  .object({
+    replica: z
+      .string()
+      .meta({ description: "The replica's URL (REPLICA_URL), without a password" }),
+    state: z.enum(['ok', 'degraded']).meta({
+      description:
+        '`degraded`: no sync for REPLICA_MAX_LAG while writes wait to be shipped, or no figures from Litestream for as long',
+    }),
+    lastSyncAt: z.iso.datetime().nullable().meta({
+      description:
+        'When the replica last advanced or was seen caught up with the local WAL; null: not yet since the server started',
+    }),
+    lastSyncAgeSeconds: z.number().meta({
+      description: 'Seconds since `lastSyncAt`, or since the server started when it is null',
+    }),
+    lagBytes: z.int().nullable().meta({
+      description:
+        'WAL bytes Litestream has copied aside and not yet shipped (at least); null until its figures were read',
+    }),
+    syncErrors: z
+      .int()
+      .meta({ description: "Litestream's failed syncs of the database since it started" }),
+    lastError: z.string().nullable().meta({ description: 'The last problem seen, or null' }),
+  })
+  .meta({ description: 'Present only when the server runs under Litestream (REPLICA_URL)' });
+
 /**
  * GET /health once every backend answers: the database (SQLite, or
- * PostgreSQL with DATABASE_URL), and Redis when REDIS_URL is set.
+ * PostgreSQL with DATABASE_URL), and Redis when REDIS_URL is set. A lagging
+ * replica makes it `degraded`, still 200: the instance serves, and a
+ * container's health check must not restart it for a replica target that is down.
  */
 export const Health = z.object({
-  status: z.literal('ok'),
+  status: z.enum(['ok', 'degraded']).meta({
+    description: '`degraded`: the instance serves, but the replication is degraded (`replication`)',
+  }),
   database: z.literal('ok'),
   backends: z.object({
     sqlite: z.literal('ok').optional(),
@@ -13,6 +45,7 @@ export const Health = z.object({
     redis: z.literal('ok').optional(),
   }),
   uptimeSeconds: z.number(),
+  replication: ReplicationHealth.optional(),
 });
 
 /** GET /admin/status: what the console's Overview shows beside its plots. */

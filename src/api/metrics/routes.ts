@@ -73,6 +73,37 @@ export function renderMetrics(deps: ApiDeps, size: DatabaseSize | undefined): st
     "Size of the SQLite write-ahead log (PostgreSQL's WAL is the whole server's: none).",
   );
   if (size?.wal !== undefined) out.sample('listings_database_wal_size_bytes', undefined, size.wal);
+
+  // Samples only when the server runs under Litestream (REPLICA_URL).
+  const replication = deps.replication?.status();
+  out.family(
+    'listings_replication_last_sync_age_seconds',
+    'gauge',
+    'Seconds since the replica last advanced or was caught up (since the start before the first).',
+  );
+  if (replication) {
+    out.sample(
+      'listings_replication_last_sync_age_seconds',
+      undefined,
+      replication.lastSyncAgeSeconds,
+    );
+  }
+  out.family(
+    'listings_replication_lag_bytes',
+    'gauge',
+    'WAL bytes Litestream has copied aside and not yet shipped to the replica.',
+  );
+  if (replication?.lagBytes != null) {
+    out.sample('listings_replication_lag_bytes', undefined, replication.lagBytes);
+  }
+  out.family(
+    'listings_replication_sync_errors_total',
+    'counter',
+    "Litestream's failed syncs of the database since it started.",
+  );
+  if (replication) {
+    out.sample('listings_replication_sync_errors_total', undefined, replication.syncErrors);
+  }
   return out.text();
 }
 

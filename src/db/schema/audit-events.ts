@@ -34,6 +34,8 @@ export const AUDIT_ACTIONS = [
   'job.run',
   'backup.created',
   'webhook.disabled',
+  'replication.degraded',
+  'replication.recovered',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -33,6 +33,8 @@ const labels: Record<string, string> = {
   'employee_limit.set': 'Rate limit changed by an administrator',
   'property.owner_changed': 'A property was assigned to you',
   'webhook.disabled': 'A webhook endpoint was disabled by the service',
+  'replication.degraded': 'The replica of the database fell behind',
+  'replication.recovered': 'The replica of the database caught up',
 };
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
