@@ -22,6 +22,7 @@ import { ReadCache } from '@/db/read-cache';
 import { FeedWaits } from '@/events/waits';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
+import { type MailTransport, mailTransportOf } from '@/mail/transport';
 import { RateLimiter } from '@/rate-limit/limiter';
 import { RedisRateLimitStore } from '@/rate-limit/redis-store';
 import { WriteLimiter } from '@/rate-limit/writes';
@@ -82,6 +83,8 @@ export interface AppDeps {
   accounts: AccountGuards;
   /** The change feed's long polls in this process: their caps, and what wakes each. */
   feedWaits: FeedWaits;
+  /** Where the mail-delivery job sends the outbox's messages: the SMTP server, or the log. */
+  mailer: MailTransport;
 }
 
 /** The part of the deps a function uses: the services `K` and the stores `S`. */
@@ -117,6 +120,8 @@ export interface CreateAppOptions {
   hasher?: PasswordHasher;
   /** The shared Redis; by default a new connection when the configuration names one. */
   redis?: RedisConnection;
+  /** Where mail goes; by default the SMTP server of the configuration, or the log without one. */
+  mailer?: MailTransport;
   /**
    * Stores in place of the ones on `db` or `postgres`. Only tests pass any
    * (a PostgreSQL store, to run a domain's suites on it): src/index.ts never
@@ -160,6 +165,7 @@ export function buildDeps({
   hasher = argon2idHasher,
   redis = config.redis ? new RedisConnection(config.redis) : undefined,
   replicationMetricsUrl,
+  mailer = mailTransportOf(config.mail, logger),
   ...chosen
 }: CreateAppOptions): AppDeps {
   if (!db === !postgres) throw new Error('buildDeps: give either db (SQLite) or postgres');
@@ -250,7 +256,7 @@ export function buildDeps({
     ...{ config, db, postgres, stores, logger, clock, tokens, tokenCutoffs, feedWaits },
     replication,
     ...{ sessions: sessionResolver(stores.accounts, clock), limiter, writeLimiter, usage },
-    ...{ instance, redis, notices, instances, readCache, staticPages, accounts },
+    ...{ instance, redis, notices, instances, readCache, staticPages, accounts, mailer },
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
   deps.jobs = createWorkers(deps);
