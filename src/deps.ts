@@ -10,6 +10,7 @@ import {
   type PasswordHasher,
 } from '@/accounts/hashing';
 import type { HashingLimits } from '@/accounts/hashing-limits';
+import type { PasswordResetLimits } from '@/accounts/password-reset';
 import { RedisAddressLimit } from '@/accounts/redis-address-limit';
 import { redisFailureLedger } from '@/accounts/redis-guessing';
 import { sessionResolver } from '@/accounts/sessions';
@@ -103,6 +104,8 @@ export interface AccountGuards {
   failures: FailureLedger;
   /** Passkey ceremony options per address (in memory, or in Redis). */
   passkeyOptions: AddressBound;
+  /** Password reset requests per address and per typed email (in memory, or in Redis). */
+  resets: PasswordResetLimits;
 }
 
 export interface CreateAppOptions {
@@ -240,6 +243,14 @@ export function buildDeps({
       config.accounts.passkeyOptionsPerIpPerMinute,
       60_000,
     ),
+    resets: {
+      perAddress: addressBound('reset-ip', config.accounts.passwordResetsPerIpPerHour, HOUR_MS),
+      perAccount: addressBound(
+        'reset-account',
+        config.accounts.passwordResetsPerAccountPerHour,
+        HOUR_MS,
+      ),
+    },
   };
   const feedWaits = new FeedWaits(stores.events, {
     perCaller: config.events.longPollsPerCaller,

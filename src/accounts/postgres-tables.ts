@@ -10,6 +10,7 @@ import {
   lte,
   ne,
   notInArray,
+  or,
   sql,
 } from 'drizzle-orm';
 import type { AuditLimits } from '@/audit/operations';
@@ -19,6 +20,7 @@ import {
   authFailures,
   employeeLimits,
   passkeys,
+  passwordResets,
   planAssignments,
   sessions,
   tokenCutoffs,
@@ -252,5 +254,25 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
     await tx.delete(employeeLimits).where(eq(employeeLimits.employeeSub, id));
     await tx.delete(users).where(eq(users.id, id));
     return { webhooks: webhooks.length };
+  },
+  async deletePasswordResets(now, userId) {
+    await tx
+      .delete(passwordResets)
+      .where(
+        or(
+          lte(passwordResets.expiresAt, new Date(now)),
+          userId === undefined ? undefined : eq(passwordResets.userId, userId),
+        ),
+      );
+  },
+  async insertPasswordReset(values) {
+    await tx.insert(passwordResets).values(values);
+  },
+  async takePasswordReset(id, now) {
+    const [taken] = await tx
+      .delete(passwordResets)
+      .where(and(eq(passwordResets.id, id), gt(passwordResets.expiresAt, new Date(now))))
+      .returning({ userId: passwordResets.userId });
+    return taken?.userId;
   },
 });

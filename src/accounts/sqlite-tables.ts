@@ -1,4 +1,17 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull, lte, ne, notInArray } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNull,
+  lte,
+  ne,
+  notInArray,
+  or,
+} from 'drizzle-orm';
 import type { AuditLimits } from '@/audit/operations';
 import { recordAudit } from '@/audit/sqlite-store';
 import type { Db, Tx } from '@/db/client';
@@ -6,6 +19,7 @@ import {
   authFailures,
   employeeLimits,
   passkeys,
+  passwordResets,
   planAssignments,
   sessions,
   tokenCutoffs,
@@ -184,4 +198,23 @@ export const accountTablesOf = (tx: Tx, limits: AuditLimits): AccountTables => (
     tx.delete(users).where(eq(users.id, id)).run();
     return { webhooks: webhooks.length };
   },
+  deletePasswordResets: (now, userId) => {
+    tx.delete(passwordResets)
+      .where(
+        or(
+          lte(passwordResets.expiresAt, new Date(now)),
+          userId === undefined ? undefined : eq(passwordResets.userId, userId),
+        ),
+      )
+      .run();
+  },
+  insertPasswordReset: (values) => {
+    tx.insert(passwordResets).values(values).run();
+  },
+  takePasswordReset: (id, now) =>
+    tx
+      .delete(passwordResets)
+      .where(and(eq(passwordResets.id, id), gt(passwordResets.expiresAt, new Date(now))))
+      .returning({ userId: passwordResets.userId })
+      .get()?.userId,
 });

@@ -1,5 +1,5 @@
 import type { AuditContext, AuditEntry } from '@/audit/record';
-import type { Passkey, Session, User, users, webauthnChallenges } from '@/db/schema';
+import type { Passkey, PasswordReset, Session, User, users, webauthnChallenges } from '@/db/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { Steps } from '@/kernel/steps';
 
@@ -93,6 +93,14 @@ export interface AccountTables {
    * webhook endpoints went.
    */
   deleteUser(id: string): MaybePromise<{ webhooks: number }>;
+  /** Deletes the password reset links expired at `now`, and every one of `userId` when given. */
+  deletePasswordResets(now: number, userId?: string): MaybePromise<void>;
+  insertPasswordReset(values: PasswordReset): MaybePromise<void>;
+  /**
+   * Deletes the link and answers its account, when it is stored and not
+   * expired at `now`; two uses at once: one of them gets it.
+   */
+  takePasswordReset(id: string, now: number): MaybePromise<string | undefined>;
 }
 
 /** One accounts operation, run by a store inside one of its transactions. */

@@ -93,6 +93,9 @@ export interface Config {
     /** Requests that hash a password, per account (from one address when not signed in) and per address. */
     passwordHashesPerAccountPerMinute: number;
     passwordHashesPerIpPerMinute: number;
+    /** Password reset requests an hour, per client address and per typed email. */
+    passwordResetsPerIpPerHour: number;
+    passwordResetsPerAccountPerHour: number;
     /** Live browser sessions kept per account; the oldest ends when a new one starts past it. */
     sessionsPerAccount: number;
   };

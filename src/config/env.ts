@@ -158,6 +158,9 @@ export const EnvSchema = z.object({
   // Requests that hash a password (sign-in, sign-up, password changes), successes included.
   PASSWORD_HASHES_PER_ACCOUNT_PER_MINUTE: perMinute.default(5),
   PASSWORD_HASHES_PER_IP_PER_MINUTE: perMinute.default(30),
+  // Password reset requests an hour: per client address, and per typed email (docs/accounts.md#password-reset).
+  PASSWORD_RESETS_PER_IP_PER_HOUR: perMinute.default(10),
+  PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR: perMinute.default(3),
   // Live browser sessions per account; a new sign-in past it ends the oldest.
   SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(50),
   // A JSON file of AAGUID → provider name, over the vendored list (src/accounts/providers).

@@ -308,6 +308,8 @@ export function parseConfig(
       passwordHashesPerAccountPerMinute: e.PASSWORD_HASHES_PER_ACCOUNT_PER_MINUTE,
       passwordHashesPerIpPerMinute: e.PASSWORD_HASHES_PER_IP_PER_MINUTE,
       sessionsPerAccount: e.SESSIONS_PER_ACCOUNT,
+      passwordResetsPerIpPerHour: e.PASSWORD_RESETS_PER_IP_PER_HOUR,
+      passwordResetsPerAccountPerHour: e.PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR,
     },
     hashing: { concurrency: hashConcurrency, queue: e.HASH_QUEUE ?? 2 * hashConcurrency },
     metrics: e.METRICS,

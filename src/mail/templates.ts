@@ -46,6 +46,49 @@ export const MAIL_TEMPLATES = {
       ].join('\n'),
     },
   },
+  /** The link of a password reset (docs/accounts.md#password-reset). */
+  'password-reset': {
+    en: {
+      subject: 'Reset your {{service}} password',
+      text: [
+        'Someone asked to reset the password of your {{service}} account.',
+        '',
+        'To choose a new password, open this link within {{minutes}} minutes:',
+        '',
+        '{{link}}',
+        '',
+        'The link works once. Setting a new password signs you out everywhere.',
+        'If you did not ask for this, ignore this message: your password stays as it is.',
+      ].join('\n'),
+      html: [
+        '<p>Someone asked to reset the password of your {{service}} account.</p>',
+        '<p>To choose a new password, open this link within {{minutes}} minutes:</p>',
+        '<p><a href="{{link}}">Choose a new password</a></p>',
+        '<p>The link works once. Setting a new password signs you out everywhere.</p>',
+        '<p>If you did not ask for this, ignore this message: your password stays as it is.</p>',
+      ].join('\n'),
+    },
+    es: {
+      subject: 'Restablece tu contraseña de {{service}}',
+      text: [
+        'Alguien pidió restablecer la contraseña de tu cuenta de {{service}}.',
+        '',
+        'Para elegir una contraseña nueva, abre este enlace en los próximos {{minutes}} minutos:',
+        '',
+        '{{link}}',
+        '',
+        'El enlace sirve una sola vez. Al poner una contraseña nueva se cierran todas tus sesiones.',
+        'Si no lo pediste, ignora este mensaje: tu contraseña no cambia.',
+      ].join('\n'),
+      html: [
+        '<p>Alguien pidió restablecer la contraseña de tu cuenta de {{service}}.</p>',
+        '<p>Para elegir una contraseña nueva, abre este enlace en los próximos {{minutes}} minutos:</p>',
+        '<p><a href="{{link}}">Elegir una contraseña nueva</a></p>',
+        '<p>El enlace sirve una sola vez. Al poner una contraseña nueva se cierran todas tus sesiones.</p>',
+        '<p>Si no lo pediste, ignora este mensaje: tu contraseña no cambia.</p>',
+      ].join('\n'),
+    },
+  },
 } as const satisfies Record<string, Record<MailLanguage, MailText>>;
 
 export type MailTemplate = keyof typeof MAIL_TEMPLATES;

@@ -18,6 +18,8 @@ export const AUDIT_ACTIONS = [
   'session.revoked',
   'sessions.ended_all',
   'password.changed',
+  'password_reset.requested',
+  'password.reset',
   'account.role_changed',
   'account.disabled',
   'account.enabled',
