@@ -1,11 +1,12 @@
 import type { SQL } from 'bun';
-import { asc, count, eq, inArray, sql } from 'drizzle-orm';
+import { asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import { pgDatabase } from '@/db/pg/client';
 import { mailOutbox } from '@/db/pg/schema';
 import type { MailOutboxStore } from './store';
 import {
   claimedColumns,
   dueWhere,
+  entryColumns,
   failedChange,
   finishedWhere,
   outboxCountsOf,
@@ -67,6 +68,13 @@ export function postgresMailOutbox(client: SQL): MailOutboxStore {
           .groupBy(mailOutbox.status),
       );
     },
+    // async: a drizzle query is a thenable, not a Promise, and callers tell them apart.
+    recent: async (limit) =>
+      db
+        .select(entryColumns(mailOutbox))
+        .from(mailOutbox)
+        .orderBy(desc(mailOutbox.id))
+        .limit(limit),
     async find(id) {
       const [row] = await db.select().from(mailOutbox).where(eq(mailOutbox.id, id));
       return row;

@@ -1,10 +1,11 @@
-import { asc, count, eq, inArray, sql } from 'drizzle-orm';
+import { asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { mailOutbox } from '@/db/schema';
 import type { MailOutboxStore } from './store';
 import {
   claimedColumns,
   dueWhere,
+  entryColumns,
   failedChange,
   finishedWhere,
   outboxCountsOf,
@@ -62,5 +63,12 @@ export const sqliteMailOutbox = (db: Db): MailOutboxStore => ({
         .groupBy(mailOutbox.status)
         .all(),
     ),
+  recent: (limit) =>
+    db
+      .select(entryColumns(mailOutbox))
+      .from(mailOutbox)
+      .orderBy(desc(mailOutbox.id))
+      .limit(limit)
+      .all(),
   find: (id) => db.select().from(mailOutbox).where(eq(mailOutbox.id, id)).get(),
 });

@@ -28,6 +28,36 @@ export const claimedColumns = <T extends OutboxTable>(
   attempts: table.attempts,
 });
 
+/** The columns the console lists: all but the bodies and the claim. */
+export const entryColumns = <T extends OutboxTable>(
+  table: T,
+): Pick<
+  T,
+  | 'id'
+  | 'recipient'
+  | 'template'
+  | 'language'
+  | 'subject'
+  | 'status'
+  | 'attempts'
+  | 'nextAttemptAt'
+  | 'lastResponse'
+  | 'createdAt'
+  | 'finishedAt'
+> => ({
+  id: table.id,
+  recipient: table.recipient,
+  template: table.template,
+  language: table.language,
+  subject: table.subject,
+  status: table.status,
+  attempts: table.attempts,
+  nextAttemptAt: table.nextAttemptAt,
+  lastResponse: table.lastResponse,
+  createdAt: table.createdAt,
+  finishedAt: table.finishedAt,
+});
+
 /** A finished message keeps its address, subject and the server's answer, never its bodies. */
 const finished = (response: string, now: Date) => ({
   lastResponse: response,

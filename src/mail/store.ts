@@ -13,6 +13,9 @@ export type ClaimedMail = Pick<
   'id' | 'recipient' | 'subject' | 'textBody' | 'htmlBody' | 'attempts'
 >;
 
+/** A message as the console lists it: never its bodies (a link may be in them). */
+export type OutboxEntry = Omit<MailOutboxRow, 'textBody' | 'htmlBody' | 'claimedUntil'>;
+
 /** What the outbox holds, for the console and /metrics. */
 export interface OutboxCounts {
   pending: number;
@@ -41,6 +44,8 @@ export interface MailOutboxStore {
   /** Deletes the messages sent or given up on before `before`; how many. */
   pruneFinished(before: Date): MaybePromise<number>;
   counts(): MaybePromise<OutboxCounts>;
+  /** The newest `limit` messages (highest id first) without their bodies, for the console. */
+  recent(limit: number): MaybePromise<OutboxEntry[]>;
   /** One message as stored. */
   find(id: number): MaybePromise<MailOutboxRow | undefined>;
 }

@@ -6,6 +6,7 @@ import { unknownJob } from '@/workers/scheduler';
 import { Problem } from '../problem';
 import { auditRoutes } from './audit';
 import { backupRoutes } from './backups';
+import { mailOutboxRoutes } from './mail';
 import { JobList, JobParams, JobRunResult } from './schemas';
 import { adminUserRoutes } from './users';
 import { webhookSummaryRoutes } from './webhooks';
@@ -27,6 +28,7 @@ export const adminRoutes = (deps: ApiDeps) => {
     .use(backupRoutes(deps))
     .use(auditRoutes(deps))
     .use(webhookSummaryRoutes(deps))
+    .use(mailOutboxRoutes(deps))
     .get('/jobs', () => whenReady(jobs?.status() ?? [], (list) => ({ jobs: list })), {
       auth: 'employee',
       response: { 200: JobList },
