@@ -3,6 +3,7 @@ import type { PasswordReset } from '@/db/schema';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { step } from '@/kernel/steps';
+import type { NewMail } from '@/mail/store';
 import type { Revoked } from './lifecycle-operations';
 import type { AccountRunner } from './tables';
 
@@ -15,19 +16,27 @@ export function passwordResetOperations(run: AccountRunner) {
   return {
     /**
      * Stores a new link for its account (the account's earlier links go:
-     * only the newest works) with the security-log event; `null`, for an
-     * address with no usable account, records the event alone. Expired
-     * links of every account are deleted on the way.
+     * only the newest works) and queues its message, with the security-log
+     * event, in one transaction. For an address with no usable account
+     * (`link` null) the message is queued and taken out again in the same
+     * transaction: the answer costs the same work, and nothing is sent.
+     * Expired links of every account are deleted on the way.
      */
-    startPasswordReset: (reset: PasswordReset | null, audit: AuditContext): MaybePromise<void> =>
+    startPasswordReset: (
+      reset: { link: PasswordReset | null; mail: NewMail },
+      audit: AuditContext,
+    ): MaybePromise<void> =>
       run(function* (tables) {
-        yield* step(tables.deletePasswordResets(audit.at, reset?.userId));
-        if (reset) yield* step(tables.insertPasswordReset(reset));
+        const { link, mail } = reset;
+        yield* step(tables.deletePasswordResets(audit.at, link?.userId));
+        if (link) yield* step(tables.insertPasswordReset(link));
+        const queued = yield* step(tables.queueMail(mail, audit.at));
+        if (!link) yield* step(tables.unqueueMail(queued));
         yield* step(
           tables.recordAudit(audit, {
             action: 'password_reset.requested',
-            subject: reset?.userId ?? null,
-            details: { mailed: reset !== null },
+            subject: link?.userId ?? null,
+            details: { mailed: link !== null },
           }),
         );
       }),

@@ -19,6 +19,7 @@ import type { PgDb, PgTx } from '@/db/pg/client';
 import {
   authFailures,
   employeeLimits,
+  mailOutbox,
   passkeys,
   passwordResets,
   planAssignments,
@@ -28,6 +29,7 @@ import {
   webauthnChallenges,
   webhookEndpoints,
 } from '@/db/pg/schema';
+import { queuedMailOf } from '@/mail/store';
 import type { AccountTables } from './tables';
 
 /**
@@ -267,6 +269,16 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
   },
   async insertPasswordReset(values) {
     await tx.insert(passwordResets).values(values);
+  },
+  async queueMail(mail, now) {
+    const [queued] = await tx
+      .insert(mailOutbox)
+      .values(queuedMailOf(mail, now))
+      .returning({ id: mailOutbox.id });
+    return queued!.id;
+  },
+  async unqueueMail(id) {
+    await tx.delete(mailOutbox).where(eq(mailOutbox.id, id));
   },
   async takePasswordReset(id, now) {
     const [taken] = await tx

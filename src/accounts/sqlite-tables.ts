@@ -18,6 +18,7 @@ import type { Db, Tx } from '@/db/client';
 import {
   authFailures,
   employeeLimits,
+  mailOutbox,
   passkeys,
   passwordResets,
   planAssignments,
@@ -27,6 +28,7 @@ import {
   webauthnChallenges,
   webhookEndpoints,
 } from '@/db/schema';
+import { queuedMailOf } from '@/mail/store';
 import type { AccountTables } from './tables';
 
 export const liveSessionsOf = (db: Db | Tx, userId: string, now: number) =>
@@ -210,6 +212,12 @@ export const accountTablesOf = (tx: Tx, limits: AuditLimits): AccountTables => (
   },
   insertPasswordReset: (values) => {
     tx.insert(passwordResets).values(values).run();
+  },
+  queueMail: (mail, now) =>
+    tx.insert(mailOutbox).values(queuedMailOf(mail, now)).returning({ id: mailOutbox.id }).get()!
+      .id,
+  unqueueMail: (id) => {
+    tx.delete(mailOutbox).where(eq(mailOutbox.id, id)).run();
   },
   takePasswordReset: (id, now) =>
     tx

@@ -2,6 +2,7 @@ import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { Passkey, PasswordReset, Session, User, users, webauthnChallenges } from '@/db/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { Steps } from '@/kernel/steps';
+import type { NewMail } from '@/mail/store';
 
 export type NewUser = typeof users.$inferInsert;
 export type NewSession = Session;
@@ -96,6 +97,10 @@ export interface AccountTables {
   /** Deletes the password reset links expired at `now`, and every one of `userId` when given. */
   deletePasswordResets(now: number, userId?: string): MaybePromise<void>;
   insertPasswordReset(values: PasswordReset): MaybePromise<void>;
+  /** Queues a message in the mail outbox (`src/mail`), due at `now`, in this transaction; its id. */
+  queueMail(mail: NewMail, now: number): MaybePromise<number>;
+  /** Takes a message queued in this transaction out of the outbox again. */
+  unqueueMail(id: number): MaybePromise<void>;
   /**
    * Deletes the link and answers its account, when it is stored and not
    * expired at `now`; two uses at once: one of them gets it.

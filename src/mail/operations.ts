@@ -1,7 +1,8 @@
 import type { Clock } from '@/kernel/clock';
+import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { Logger } from '@/logger';
 import { type MailData, renderMail } from './render';
-import type { MailOutboxStore } from './store';
+import type { MailOutboxStore, NewMail } from './store';
 import type { MailLanguage, MailTemplate } from './templates';
 import { LONGEST_ATTEMPT_MS, type MailTransport } from './transport';
 
@@ -24,29 +25,29 @@ export interface MailRequest {
   data: MailData;
 }
 
+/** A message rendered into the row the outbox keeps. */
+export function outboxRowOf(request: MailRequest): NewMail {
+  const rendered = renderMail(request.template, request.language, request.data);
+  return {
+    recipient: request.to,
+    template: request.template,
+    language: request.language,
+    subject: rendered.subject,
+    textBody: rendered.text,
+    htmlBody: rendered.html,
+  };
+}
+
 /**
  * Renders a message and queues it; the mail-delivery job sends it. The
  * caller never waits on a mail server: a request that sends mail only
  * writes this row.
  */
-export async function queueMail(
+export const queueMail = (
   store: MailOutboxStore,
   clock: Clock,
   request: MailRequest,
-): Promise<number> {
-  const rendered = renderMail(request.template, request.language, request.data);
-  return store.enqueue(
-    {
-      recipient: request.to,
-      template: request.template,
-      language: request.language,
-      subject: rendered.subject,
-      textBody: rendered.text,
-      htmlBody: rendered.html,
-    },
-    new Date(clock()),
-  );
-}
+): MaybePromise<number> => store.enqueue(outboxRowOf(request), new Date(clock()));
 
 /** The wait before attempt `attempts + 1`, after `attempts` failed ones. */
 export const retryDelayMs = (attempts: number) =>

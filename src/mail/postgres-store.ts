@@ -2,7 +2,7 @@ import type { SQL } from 'bun';
 import { asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import { pgDatabase } from '@/db/pg/client';
 import { mailOutbox } from '@/db/pg/schema';
-import type { MailOutboxStore } from './store';
+import { type MailOutboxStore, queuedMailOf } from './store';
 import {
   claimedColumns,
   dueWhere,
@@ -24,7 +24,7 @@ export function postgresMailOutbox(client: SQL): MailOutboxStore {
     async enqueue(mail, now) {
       const [row] = await db
         .insert(mailOutbox)
-        .values({ ...mail, status: 'pending', nextAttemptAt: now, createdAt: now })
+        .values(queuedMailOf(mail, now.getTime()))
         .returning({ id: mailOutbox.id });
       return row!.id;
     },

@@ -1,7 +1,7 @@
 import { asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { mailOutbox } from '@/db/schema';
-import type { MailOutboxStore } from './store';
+import { type MailOutboxStore, queuedMailOf } from './store';
 import {
   claimedColumns,
   dueWhere,
@@ -17,7 +17,7 @@ export const sqliteMailOutbox = (db: Db): MailOutboxStore => ({
   enqueue: (mail, now) =>
     db
       .insert(mailOutbox)
-      .values({ ...mail, status: 'pending', nextAttemptAt: now, createdAt: now })
+      .values(queuedMailOf(mail, now.getTime()))
       .returning({ id: mailOutbox.id })
       .get()!.id,
   claimDue: (now, claimUntil, limit) =>

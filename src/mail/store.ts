@@ -7,6 +7,14 @@ export type NewMail = Pick<
   'recipient' | 'template' | 'language' | 'subject' | 'textBody' | 'htmlBody'
 >;
 
+/** The outbox row of a message queued at `now` (epoch ms): pending, due at once. */
+export const queuedMailOf = (mail: NewMail, now: number) => ({
+  ...mail,
+  status: 'pending' as const,
+  nextAttemptAt: new Date(now),
+  createdAt: new Date(now),
+});
+
 /** A message claimed for one attempt; `attempts` already counts it. */
 export type ClaimedMail = Pick<
   MailOutboxRow,

@@ -25,7 +25,7 @@ export const passwordResetRoutes = (deps: ApiDeps) => {
       '/password-reset',
       async ({ body, request, status }) => {
         await requestPasswordReset(
-          { store, mail: deps.stores.mail, clock, limits: accounts.resets },
+          { store, limits: accounts.resets },
           {
             email: body.email,
             address: limitAddressOf(request, config),
