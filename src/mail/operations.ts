@@ -1,3 +1,5 @@
+import { cutText, toolContext } from '@/audit/record';
+import type { AuditLogStore } from '@/audit/store';
 import type { Clock } from '@/kernel/clock';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { Logger } from '@/logger';
@@ -13,6 +15,8 @@ export const MAIL_RETRY_FIRST_MS = 30_000;
 export const MAIL_RETRY_MAX_MS = 3_600_000;
 /** Messages sent or given up on are kept this long (the console shows them), then deleted. */
 export const MAIL_KEPT_MS = 30 * 86_400_000;
+/** Characters of the server's answer a `mail.failed` event keeps (the outbox keeps it whole). */
+const MAIL_FAILED_RESPONSE_MAX = 200;
 /** Messages claimed at once; a run claims again until none is due. */
 const CLAIM_BATCH = 20;
 /** A claim outlasts the longest attempt, so only a dead sender's claim ever runs out. */
@@ -73,9 +77,11 @@ export async function deliverMail(deps: {
   transport: MailTransport;
   clock: Clock;
   logger: Logger;
+  /** Where a message given up on is recorded (`mail.failed`). */
+  audit: Pick<AuditLogStore, 'record'>;
   signal?: AbortSignal;
 }): Promise<MailDeliveryRun> {
-  const { store, transport, clock, logger, signal } = deps;
+  const { store, transport, clock, logger, audit, signal } = deps;
   const run: MailDeliveryRun = { sent: 0, retried: 0, failed: 0, pruned: 0 };
   for (;;) {
     if (signal?.aborted) break;
@@ -100,10 +106,12 @@ export async function deliverMail(deps: {
       await store.markFailed(mail.id, outcome.response, new Date(at), retryAt);
       if (final) {
         run.failed++;
-        logger.warn('mail given up on', {
-          id: mail.id,
-          attempts: mail.attempts,
-          response: outcome.response,
+        const details = { template: mail.template, attempts: mail.attempts };
+        logger.warn('mail given up on', { id: mail.id, ...details, response: outcome.response });
+        await audit.record(toolContext(at), {
+          action: 'mail.failed',
+          target: String(mail.id),
+          details: { ...details, response: cutText(outcome.response, MAIL_FAILED_RESPONSE_MAX) },
         });
       } else run.retried++;
     }

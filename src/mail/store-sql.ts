@@ -19,9 +19,10 @@ export const finishedWhere = (table: OutboxTable, before: Date) =>
 
 export const claimedColumns = <T extends OutboxTable>(
   table: T,
-): Pick<T, 'id' | 'recipient' | 'subject' | 'textBody' | 'htmlBody' | 'attempts'> => ({
+): Pick<T, 'id' | 'recipient' | 'template' | 'subject' | 'textBody' | 'htmlBody' | 'attempts'> => ({
   id: table.id,
   recipient: table.recipient,
+  template: table.template,
   subject: table.subject,
   textBody: table.textBody,
   htmlBody: table.htmlBody,

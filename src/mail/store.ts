@@ -18,7 +18,7 @@ export const queuedMailOf = (mail: NewMail, now: number) => ({
 /** A message claimed for one attempt; `attempts` already counts it. */
 export type ClaimedMail = Pick<
   MailOutboxRow,
-  'id' | 'recipient' | 'subject' | 'textBody' | 'htmlBody' | 'attempts'
+  'id' | 'recipient' | 'template' | 'subject' | 'textBody' | 'htmlBody' | 'attempts'
 >;
 
 /** A message as the console lists it: never its bodies (a link may be in them). */

@@ -179,6 +179,20 @@ describe('mail delivery: error', () => {
       lastResponse: expect.stringContaining('ECONNREFUSED'),
     });
     expect(await app.deps.stores.mail.counts()).toEqual({ pending: 0, failed: 1 });
+    // Given up on: one audit event; the nine attempts before it wrote none.
+    const audit = await app.deps.stores.audit.searchAudit({ action: 'mail.failed' });
+    expect(audit.events).toEqual([
+      expect.objectContaining({
+        action: 'mail.failed',
+        actor: null,
+        target: String(id),
+        details: {
+          template: 'test',
+          attempts: MAIL_MAX_ATTEMPTS,
+          response: expect.stringContaining('ECONNREFUSED'),
+        },
+      }),
+    ]);
     expect(retryDelayMs(1)).toBe(30_000);
     expect(retryDelayMs(20)).toBe(3_600_000);
   });
@@ -194,6 +208,10 @@ describe('mail delivery: error', () => {
         attempts: 1,
         lastResponse: expect.stringMatching(/^550/),
       });
+      const audit = await app.deps.stores.audit.searchAudit({ action: 'mail.failed' });
+      expect(audit.events.map((event) => [event.target, event.details])).toEqual([
+        [String(id), { template: 'test', attempts: 1, response: expect.stringMatching(/^550 /) }],
+      ]);
     } finally {
       await refusing.stop();
     }

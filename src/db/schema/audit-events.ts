@@ -38,6 +38,7 @@ export const AUDIT_ACTIONS = [
   'webhook.disabled',
   'replication.degraded',
   'replication.recovered',
+  'mail.failed',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
