@@ -35,6 +35,9 @@ import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
  */
 const REPLICATION_POLL_MS = 1000;
 
+/** How often the free space of the watched file systems is read: two system calls each. */
+const DISK_READ_MS = 2000;
+
 // The launcher passes UNDER_LITESTREAM to the server it starts (src/replication/launch.ts).
 const underLitestream = process.argv.includes(UNDER_LITESTREAM);
 const invocation = invocationOf(process.argv.slice(2).filter((arg) => arg !== UNDER_LITESTREAM));
@@ -128,6 +131,7 @@ async function start() {
       : undefined;
   const deps = buildDeps({ config, db, postgres, logger, replicationMetricsUrl });
   deps.replication?.start(REPLICATION_POLL_MS);
+  deps.disk.start(DISK_READ_MS);
   // Before the first request: a revoked token must not pass while they load.
   await deps.tokenCutoffs.load();
   // Revocations by a command-line tool (which announces none) reach this instance on a reload.
@@ -193,6 +197,7 @@ async function shutdown(signal: string) {
   // The others count one instance fewer at once, not after the heartbeat timeout.
   await deps.instances?.leave();
   await deps.replication?.stop();
+  await deps.disk.stop();
   if (db) {
     // Creates queued for a group commit (normally none left once requests are answered).
     flushGroupCommit(db);

@@ -62,6 +62,8 @@ export interface Config {
   passkeyProviders: Readonly<Record<string, string>>;
   /** Where the database-backup job writes (default `backups/` beside the database) and how many it keeps. */
   backups: { dir: string; keep: number };
+  /** Free bytes below which a watched file system counts as low (DISK_FREE_THRESHOLD_MB). */
+  diskFreeThresholdBytes: number;
   logLevel: Env['LOG_LEVEL'];
   /** `pretty`: one coloured human-readable line per request (a terminal); `json`: one object per line. */
   logFormat: NonNullable<Env['LOG_FORMAT']>;

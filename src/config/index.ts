@@ -220,6 +220,7 @@ export function parseConfig(
       dir: e.BACKUP_DIR ?? join(dirname(e.DATABASE_PATH), 'backups'),
       keep: e.BACKUP_KEEP,
     },
+    diskFreeThresholdBytes: e.DISK_FREE_THRESHOLD_MB * 1024 * 1024,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT ?? (terminal ? 'pretty' : 'json'),
     commandPrefix: e.LISTINGS_COMMAND_PREFIX,
