@@ -101,7 +101,6 @@ export class DiskMonitor {
 
   /** Reads every volume now and updates the state; never throws. */
   read(): void {
-    if (this.#state !== 'ok') this.#options.whenLow?.();
     this.#readings = this.#options.volumes.map(readVolume);
     const refusal = this.#refusal;
     if (refusal) {
@@ -115,6 +114,8 @@ export class DiskMonitor {
       if (recovered) this.#refusal = undefined;
     }
     this.#change(this.#judge());
+    // What it gives back shows at the next reading.
+    if (this.#state !== 'ok') this.#options.whenLow?.();
   }
 
   /**
