@@ -1,5 +1,5 @@
-import { accessSync, constants, existsSync, statfsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, existsSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 /** A folder whose file system the service watches, by the role it plays. */
 export interface Volume {
@@ -23,12 +23,33 @@ function existingFolderOf(path: string): string {
   return folder;
 }
 
-/** Reads a volume's free space and writability now: two system calls, no file written. */
-export function readVolume(volume: Volume): VolumeReading {
+/**
+ * Whether a file can be made in `folder`: an ext4 turned read-only by an
+ * error still passes access(2), only a write says EROFS. A full disk
+ * (ENOSPC) is writable, only full.
+ */
+function acceptsFiles(folder: string): boolean {
+  const probe = join(folder, `.write-probe-${process.pid}`);
+  try {
+    writeFileSync(probe, '');
+    rmSync(probe, { force: true });
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'EROFS';
+  }
+}
+
+/**
+ * Reads a volume's free space and writability now: two system calls; with
+ * `probe`, an empty file made and deleted too (a write refused for want of
+ * storage, or while one keeps being refused as read-only).
+ */
+export function readVolume(volume: Volume, probe = false): VolumeReading {
   const folder = existingFolderOf(volume.path);
   let writable = true;
   try {
     accessSync(folder, constants.W_OK);
+    if (probe) writable = acceptsFiles(folder);
   } catch (error) {
     writable = (error as NodeJS.ErrnoException).code !== 'EROFS';
   }

@@ -82,7 +82,7 @@ export class DiskMonitor {
 
   constructor(options: DiskMonitorOptions) {
     this.#options = options;
-    this.#readings = options.volumes.map(readVolume);
+    this.#readings = options.volumes.map((volume) => readVolume(volume));
     this.#state = this.#judge();
   }
 
@@ -101,8 +101,12 @@ export class DiskMonitor {
 
   /** Reads every volume now and updates the state; never throws. */
   read(): void {
-    this.#readings = this.#options.volumes.map(readVolume);
     const refusal = this.#refusal;
+    // While writes are refused as read-only, only a write tells when the file system takes them again.
+    const probe = refusal?.reason === 'read-only';
+    this.#readings = this.#options.volumes.map((v) =>
+      readVolume(v, probe && v.name === 'database'),
+    );
     if (refusal) {
       const database = this.#volume('database');
       const recovered = database
@@ -132,7 +136,8 @@ export class DiskMonitor {
       return this.#refusal.reason;
     }
     // The first refusal reads the disk again: the figure to recover from, and the reason.
-    const database = this.#volume('database') && readVolume(this.#volume('database')!);
+    const watched = this.#options.volumes.find((v) => v.name === 'database');
+    const database = watched && readVolume(watched, true);
     if (database)
       this.#readings = this.#readings.map((r) => (r.name === 'database' ? database : r));
     const reason = database && !database.writable ? 'read-only' : failure;
@@ -146,7 +151,7 @@ export class DiskMonitor {
   roomFor(name: Volume['name'], bytes: number): Room {
     const volume = this.#options.volumes.find((v) => v.name === name);
     if (!volume) return { room: true };
-    const reading = readVolume(volume);
+    const reading = readVolume(volume, true);
     if (!reading.writable)
       return { room: false, freeBytes: reading.freeBytes ?? 0, reason: 'read-only' };
     if (reading.freeBytes === null) return { room: true };
