@@ -72,8 +72,10 @@ describe.skipIf(!canMount || onPostgres)(
           expect(property.body).toEqual(problemOf(507, FULL_DETAIL));
           expect(property.body).toMatchObject({ title: 'Insufficient Storage' });
         }
+        // With an Idempotency-Key: its claim and its freeing are writes too.
         const plan = await ctx.request('POST', '/api/v1/admin/plans', {
           token: employee,
+          headers: { 'idempotency-key': `plan-${i}` },
           body: { name: `Plan ${i}`, slug: `plan-${i}`, limits: { minute: 500 } },
         });
         if (plan.status === 201) plans.push((plan.body as { id: number }).id);
