@@ -16,13 +16,13 @@
  *   server has every acknowledged write (synced before the error: an ext4
  *   error drops unwritten pages as a power cut does).
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, expect, test } from 'bun:test';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { spawnService } from '../support/service-process';
-import { canMount, NO_MOUNT, smallDisk } from '../support/small-disk';
+import { describeOnSmallDisk, smallDisk } from '../support/small-disk';
 import { employeeToken, JWT_SECRET } from './support';
 
 const PROBLEM_TYPE = 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html';
@@ -114,16 +114,16 @@ const logLines = (log: string) =>
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as { level: string; msg: string });
 
-describe.skipIf(!canMount)(
-  `a full disk under the real server${canMount ? '' : ` (skipped: ${NO_MOUNT})`}`,
+describeOnSmallDisk(
+  'a full disk under the real server',
   () => {
-    const disk = canMount ? smallDisk(12) : undefined;
-    afterAll(() => disk?.unmount());
+    const disk = smallDisk(12);
+    afterAll(() => disk.unmount());
 
     test('refused writes are 507, reads answer, /health and /metrics show it, one warning; freed: back by itself', async () => {
       const service = await spawnService({
-        DATABASE_PATH: join(disk!.dir, 'app.db'),
-        BACKUP_DIR: join(disk!.dir, 'backups'),
+        DATABASE_PATH: join(disk.dir, 'app.db'),
+        BACKUP_DIR: join(disk.dir, 'backups'),
         DISK_FREE_THRESHOLD_MB: '2',
         JWT_SECRET,
         LOG_FORMAT: 'json',
@@ -135,13 +135,13 @@ describe.skipIf(!canMount)(
         expect(before).toEqual([]);
         await healthUntil(client, (status, body) => status === 200 && body.status === 'ok');
 
-        disk!.fill(1024 * 1024);
+        disk.fill(1024 * 1024);
         const low = await healthUntil(client, (_, body) => body.status === 'degraded');
         expect(low.status).toBe(200);
         expect((low.body.disk as { state: string }).state).toBe('low');
 
         // Once a write is refused, not a byte is left: nothing a rollback gave back lets one slip in.
-        const acknowledged = await createUntilRefused(client, 0, 30, FULL, () => disk!.fill(0));
+        const acknowledged = await createUntilRefused(client, 0, 30, FULL, () => disk.fill(0));
         expect(acknowledged.length).toBeGreaterThan(0);
         for (const id of acknowledged.slice(-5)) expect((await client.read(id)).status).toBe(200);
 
@@ -154,7 +154,7 @@ describe.skipIf(!canMount)(
         expect(metrics).toContain('listings_disk_writes_refused 1\n');
         expect(metrics).toMatch(/listings_disk_refused_writes_total (3\d|[4-9]\d|\d{3})\n/);
 
-        disk!.free();
+        disk.free();
         const back = await healthUntil(
           client,
           (status, body) => status === 200 && body.status === 'ok',
@@ -178,6 +178,8 @@ describe.skipIf(!canMount)(
       expect(messages('unhandled error')).toBe(0);
     }, 120_000);
   },
+  // The server it starts is on SQLite whatever TEST_DATABASE says.
+  { postgres: true },
 );
 
 const run = (...command: string[]) => {
@@ -186,8 +188,8 @@ const run = (...command: string[]) => {
   return result.stdout.trim();
 };
 
-describe.skipIf(!canMount)(
-  `a file system turned read-only under the real server${canMount ? '' : ` (skipped: ${NO_MOUNT})`}`,
+describeOnSmallDisk(
+  'a file system turned read-only under the real server',
   () => {
     const work = mkdtempSync(join(tmpdir(), 'listings-ext4-'));
     const image = join(work, 'disk.img');
@@ -259,4 +261,6 @@ describe.skipIf(!canMount)(
       }
     }, 120_000);
   },
+  // The server it starts is on SQLite whatever TEST_DATABASE says.
+  { postgres: true },
 );

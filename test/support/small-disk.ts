@@ -1,7 +1,9 @@
+import { describe, test } from 'bun:test';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onPostgres } from './postgres-mode';
 
 const run = (...command: string[]) => {
   const result = spawnSync(command[0]!, command.slice(1), { encoding: 'utf8' });
@@ -27,7 +29,23 @@ export const canMount = (() => {
   }
 })();
 
-export const NO_MOUNT = 'needs root to mount a small tmpfs (run as root, as CI does)';
+const NO_MOUNT = 'needs root to mount a small file system (run as root, as CI does)';
+
+/**
+ * A describe whose tests mount a small file system (root only), about the
+ * SQLite file's disk unless `postgres` says it runs under TEST_DATABASE=postgres
+ * too; elsewhere one skipped test that says why (its body never runs: it
+ * would mount at once).
+ */
+export function describeOnSmallDisk(title: string, body: () => void, { postgres = false } = {}) {
+  const why = !canMount
+    ? NO_MOUNT
+    : onPostgres && !postgres
+      ? "the SQLite file's disk (TEST_DATABASE=postgres)"
+      : undefined;
+  if (why === undefined) describe(title, body);
+  else describe(title, () => test.skip(`skipped: ${why}`, () => {}));
+}
 
 /**
  * A tmpfs of `sizeMiB` mounted on a new temp folder, and what a test does to
