@@ -109,11 +109,12 @@ export class DiskMonitor {
     );
     if (refusal) {
       const database = this.#volume('database');
+      const roomAgain = (free: number) =>
+        refusal.reason === 'read-only' ||
+        free >= this.#options.thresholdBytes ||
+        free >= (refusal.freeBytes ?? 0) + RECOVERY_MARGIN_BYTES;
       const recovered = database
-        ? database.writable &&
-          database.freeBytes !== null &&
-          (database.freeBytes >= this.#options.thresholdBytes ||
-            database.freeBytes >= (refusal.freeBytes ?? 0) + RECOVERY_MARGIN_BYTES)
+        ? database.writable && database.freeBytes !== null && roomAgain(database.freeBytes)
         : this.#options.clock() - refusal.at >= (this.#options.refusalHoldMs ?? 30_000);
       if (recovered) this.#refusal = undefined;
     }
