@@ -3,8 +3,16 @@ import { createBackup, pruneBackups } from '@/backups';
 import type { Config } from '@/config';
 import type { Db } from '@/db/client';
 import type { Clock } from '@/kernel/clock';
-import type { DiskMonitor } from '@/storage/monitor';
 import type { JobDetails } from './job';
+
+/** What the job asks of the disk monitor (src/storage/monitor.ts): room, and telling of a skip. */
+interface DiskRoom {
+  roomFor(
+    volume: 'backups',
+    bytes: number,
+  ): { room: true } | { room: false; freeBytes: number; reason: string };
+  skipped(job: string, reason: string): void;
+}
 
 const fileSize = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 
@@ -21,7 +29,7 @@ export async function run(deps: {
   db?: Db;
   clock: Clock;
   config: Config;
-  disk?: Pick<DiskMonitor, 'roomFor' | 'skipped'>;
+  disk?: DiskRoom;
 }): Promise<JobDetails> {
   const { databasePath, backups } = deps.config;
   // PostgreSQL keeps its own data: its backups are pg_dump's or the server's (docs/postgresql.md).
