@@ -2,8 +2,10 @@ import { Database } from 'bun:sqlite';
 import { afterAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { SQL } from 'bun';
+import { withBackstop } from '@/api/plugins/error-handler';
 import { migratePostgres } from '@/db/pg/migrate';
 import { storageFailureOf } from '@/db/storage-failure';
+import { createLogger } from '@/logger';
 import { propertyBody } from '../listings/support';
 import { createTestApp, problemOf, tempDir } from '../support/harness';
 import {
@@ -49,6 +51,36 @@ describe('storageFailureOf: SQLite', () => {
     expect(storageFailureOf(await errorOf(() => db.run('INSERT INTO')))).toBe(undefined);
     expect(storageFailureOf(new Error('SQLITE_FULL'))).toBe(undefined);
     db.close();
+  });
+});
+
+describe('a storage failure escaping the error handler', () => {
+  test('is still its 507 in the family of the path, not a logged 500', async () => {
+    const path = join(tempDir(), 'read-only.db');
+    new Database(path, { create: true }).run('CREATE TABLE t (x)');
+    const reader = new Database(path, { readonly: true });
+    const refused = await errorOf(() => reader.run('INSERT INTO t VALUES (1)'));
+    reader.close();
+    const lines: string[] = [];
+    const logger = createLogger('silent');
+    logger.error = (message) => lines.push(message);
+    const families = (url: string) => (url.startsWith('/api/v1') ? 'customer' : 'problem');
+    const fetch = withBackstop(() => Promise.reject(refused), logger, families);
+    const problem = await fetch(
+      new Request('http://localhost/listings/properties', { method: 'POST' }),
+    );
+    expect(problem.status).toBe(507);
+    expect(problem.headers.get('retry-after')).toBe('30');
+    expect(problem.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await problem.json()).toEqual(problemOf(507, READ_ONLY_DETAIL));
+    const customer = await fetch(
+      new Request('http://localhost/api/v1/admin/plans', { method: 'POST' }),
+    );
+    expect(customer.status).toBe(507);
+    expect(await customer.json()).toEqual({
+      message: 'Insufficient Storage: the change was not stored; retry later.',
+    });
+    expect(lines).toEqual([]);
   });
 });
 

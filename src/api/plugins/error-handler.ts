@@ -77,7 +77,7 @@ export interface ErrorHandlerOptions {
 }
 
 /** Seconds a caller is asked to wait after a write refused for want of storage. */
-export const STORAGE_RETRY_AFTER_SECONDS = 30;
+const STORAGE_RETRY_AFTER_SECONDS = 30;
 
 const STORAGE_DETAILS: Record<StorageFailure, string> = {
   full: 'Storage is full: the change was not stored and nothing of it was written; retry after Retry-After seconds',
@@ -91,7 +91,7 @@ const STORAGE_DETAILS: Record<StorageFailure, string> = {
  * the disk monitor hears of it (its state, one log line per change, not one
  * per request).
  */
-export function storageFull(
+function storageFull(
   failure: StorageFailure,
   refused: (failure: StorageFailure) => StorageFailure = (reason) => reason,
 ) {
@@ -180,7 +180,10 @@ export function withBackstop(
   };
 }
 
-/** The logged 500 problem for a failure nothing else caught, with the security headers. */
+/**
+ * The logged 500 problem for a failure nothing else caught (a storage
+ * failure: its 507), with the security headers.
+ */
 export function unhandled(
   error: unknown,
   request: Request,
@@ -188,14 +191,18 @@ export function unhandled(
   errorFamilyOf: ErrorFamilyOf,
 ): Response {
   const pathname = pathOf(request.url);
-  logger.error('unhandled error', {
-    requestId: requestIdOf(request),
-    method: request.method,
-    path: pathname,
-    code: 'ESCAPED',
-    error: describeUnhandled(error),
-  });
-  const response = renderError(INTERNAL, errorFamilyOf(pathname));
+  // A write refused for want of storage that escaped a hook is still its 507, not a failure to log.
+  const storage = storageFailureOf(error);
+  if (!storage) {
+    logger.error('unhandled error', {
+      requestId: requestIdOf(request),
+      method: request.method,
+      path: pathname,
+      code: 'ESCAPED',
+      error: describeUnhandled(error),
+    });
+  }
+  const response = renderError(storage ? storageFull(storage) : INTERNAL, errorFamilyOf(pathname));
   for (const [name, value] of Object.entries(securityHeaders)) response.headers.set(name, value);
   return response;
 }
