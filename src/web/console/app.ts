@@ -180,9 +180,10 @@ async function overview(): Promise<void> {
   };
   fact('Disk', DISK_STATES[disk.state]);
   for (const volume of disk.volumes) {
+    const free = bytes(volume.freeBytes);
     fact(
-      `Free on ${volume.name} (${volume.path})`,
-      volume.writable ? bytes(volume.freeBytes) : `read-only, ${bytes(volume.freeBytes)}`,
+      `Free on ${volume.name}`,
+      `${volume.writable ? free : `read-only, ${free}`} in ${volume.path}`,
     );
   }
   if (disk.refusedWrites > 0)
