@@ -3,8 +3,14 @@
  * replica's state, its generations with the span each can restore and
  * their snapshots, and the restore command for an instant chosen in it.
  */
-import type { ReplicaGeneration } from '@/replication';
 import { api, byId, cell } from './dom';
+
+interface ReplicaGeneration {
+  id: string;
+  start: string;
+  end: string;
+  snapshots: { index: number; size: number; createdAt: string }[];
+}
 
 interface ReplicationHealth {
   state: 'ok' | 'degraded';
