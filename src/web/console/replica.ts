@@ -85,8 +85,8 @@ function drawGenerations(): void {
     );
     const pick = document.createElement('button');
     pick.type = 'button';
-    pick.textContent = 'Restore its latest';
-    pick.setAttribute('aria-label', `Restore generation ${generation.id} at its latest`);
+    pick.textContent = 'Use its latest';
+    pick.setAttribute('aria-label', `Use its latest (generation ${generation.id})`);
     pick.addEventListener('click', () => {
       byId<HTMLInputElement>('restore-at').value = timestampOf(new Date(generation.end));
       showCommand();
