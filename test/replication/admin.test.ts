@@ -57,6 +57,50 @@ sqliteOnly.describe(REPLICATION, 'happy', () => {
     });
   });
 
+  test("under Litestream's watch: the status as /health shows it", async () => {
+    const db = JSON.stringify(join(tempDir(), 'app.db'));
+    const replicaUrl = `file://${join(tempDir(), 'replica')}`;
+    const metrics = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      // Litestream 0.3.13's figures: 120 WAL bytes copied aside, 100 shipped.
+      fetch: () =>
+        new Response(
+          [
+            `litestream_replica_wal_index{db=${db},name="file"} 0`,
+            `litestream_replica_wal_offset{db=${db},name="file"} 100`,
+            `litestream_shadow_wal_index{db=${db}} 0`,
+            `litestream_shadow_wal_size{db=${db}} 120`,
+            `litestream_sync_error_count{db=${db}} 0`,
+            '',
+          ].join('\n'),
+        ),
+    });
+    try {
+      const ctx = createTestApp({
+        clock: manualClock(Date.UTC(2026, 10, 29, 15, 0, 0)),
+        env: { DATABASE_PATH: JSON.parse(db), REPLICA_URL: replicaUrl },
+        replicationMetricsUrl: `http://127.0.0.1:${metrics.port}/metrics`,
+      });
+      await ctx.deps.replication!.poll();
+      const res = await ctx.request('GET', '/admin/replication', {
+        token: await ctx.tokenFor('ops', 'employee'),
+      });
+      const overview = ReplicationOverview.parse(res.body);
+      expect(overview.enabled && overview.status).toEqual({
+        replica: replicaUrl,
+        state: 'ok',
+        lastSyncAt: null,
+        lastSyncAgeSeconds: 0,
+        lagBytes: 20,
+        syncErrors: 0,
+        lastError: null,
+      });
+    } finally {
+      metrics.stop(true);
+    }
+  });
+
   test('the restore command follows LISTINGS_COMMAND_PREFIX (the image: bun run)', async () => {
     const replicaDir = join(tempDir(), 'replica');
     const ctx = await employee({
