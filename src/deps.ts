@@ -28,7 +28,7 @@ import { WriteLimiter } from '@/rate-limit/writes';
 import { RedisConnection } from '@/redis/connection';
 import { LiveInstances } from '@/redis/instances';
 import { RedisNotices } from '@/redis/notices';
-import { ReplicationMonitor } from '@/replication';
+import { ReplicaListing, ReplicationMonitor } from '@/replication';
 import { postgresStores, type Stores, sqliteStores } from '@/stores';
 import { UsageRecorder } from '@/usage/recorder';
 import { createWorkers } from '@/workers';
@@ -50,6 +50,8 @@ export interface AppDeps {
   clock: Clock;
   /** The replication's state from Litestream's figures, when the server runs under Litestream. */
   replication?: ReplicationMonitor;
+  /** The replica's generations and snapshots, asked of Litestream on demand (REPLICA_URL). */
+  replicaListing?: ReplicaListing;
   tokens: TokenService;
   /** The tokens' cut-offs by subject, kept current here and announced to the other instances. */
   tokenCutoffs: TokenCutoffs;
@@ -246,9 +248,14 @@ export function buildDeps({
           ...{ metricsUrl: replicationMetricsUrl, audit: stores.audit, logger, clock },
         })
       : undefined;
+  const replicaListing = config.replica
+    ? new ReplicaListing({
+        ...{ replica: config.replica, databasePath: config.databasePath, clock },
+      })
+    : undefined;
   const deps: AppDeps = {
     ...{ config, db, postgres, stores, logger, clock, tokens, tokenCutoffs, feedWaits },
-    replication,
+    ...{ replication, replicaListing },
     ...{ sessions: sessionResolver(stores.accounts, clock), limiter, writeLimiter, usage },
     ...{ instance, redis, notices, instances, readCache, staticPages, accounts },
   };

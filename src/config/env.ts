@@ -128,6 +128,8 @@ export const EnvSchema = z.object({
   AUDIT_ROWS_PER_CALLER_PER_HOUR: z.coerce.number().int().min(0).max(100_000).default(20),
   BACKUP_DIR: z.string().min(1).optional(),
   BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
+  // Each database-backup run is copied into backups/ of a file:// REPLICA_URL too.
+  BACKUP_TO_REPLICA: booleanFlag.default(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   // Unset: `pretty` when stdout is a terminal, else `json`.
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),

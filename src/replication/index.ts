@@ -6,16 +6,26 @@ export {
   writeLitestreamConfig,
 } from './config-file';
 export {
+  litestreamErrorOf,
+  parseGenerations,
+  parseHistory,
+  parseSnapshots,
+  type ReplicaGeneration,
+  type ReplicaSnapshot,
+} from './history';
+export {
   findLitestream,
   LITESTREAM_MISSING,
   runUnderLitestream,
   serverCommand,
   UNDER_LITESTREAM,
 } from './launch';
+export { type ReplicaHistory, ReplicaListing, type ReplicaListingOptions } from './listing';
 export { copyFromReplica, forgetReplicationState, type ReplicaCopy } from './restore';
 export {
   ReplicationMonitor,
   type ReplicationMonitorOptions,
   type ReplicationStatus,
   readingOf,
+  shownReplicaUrl,
 } from './status';

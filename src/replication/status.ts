@@ -22,6 +22,15 @@ export interface ReplicationStatus {
   lastError: string | null;
 }
 
+/** The replica's URL as operators see it: no password, query or fragment. */
+export function shownReplicaUrl(replicaUrl: string): string {
+  const url = new URL(replicaUrl);
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  return url.href;
+}
+
 /** One reading of Litestream's figures for one database. */
 interface Reading {
   replicaIndex: number;
@@ -109,9 +118,7 @@ export class ReplicationMonitor {
   constructor(options: ReplicationMonitorOptions) {
     this.#options = options;
     this.#metricsUrl = options.metricsUrl ?? `http://${metricsAddress(options.replica)}/metrics`;
-    const url = new URL(options.replica.url);
-    url.password = '';
-    this.#replica = url.href;
+    this.#replica = shownReplicaUrl(options.replica.url);
     this.#startedAt = options.clock();
   }
 
