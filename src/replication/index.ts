@@ -9,6 +9,7 @@ export {
   findLitestream,
   LITESTREAM_MISSING,
   runUnderLitestream,
+  SFTP_RESTORE_HINT,
   serverCommand,
   UNDER_LITESTREAM,
 } from './launch';
