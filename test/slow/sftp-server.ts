@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { tempDir } from '../support/harness';
 import { accepting, freePort } from './support';
 
@@ -70,4 +70,45 @@ export async function ownSftpServer() {
   throw new Error(
     `sshd did not start on port ${port}: ${said}${await new Response(server.stderr).text()}`,
   );
+}
+
+/** Whether `bytes` hold a whole LZ4 frame: every block as long as its header says, then the end mark. */
+function wholeLz4Frame(bytes: Uint8Array): boolean {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < 7 || view.getUint32(0, true) !== 0x184d2204) return false;
+  const flags = bytes[4]!;
+  const blockChecksum = flags & 0x10 ? 4 : 0;
+  // Magic, FLG, BD, the content size and dictionary id when flagged, the header checksum.
+  let at = 4 + 2 + (flags & 0x08 ? 8 : 0) + (flags & 0x01 ? 4 : 0) + 1;
+  while (at + 4 <= bytes.length) {
+    const block = view.getUint32(at, true);
+    at += 4;
+    if (block === 0) return at + (flags & 0x04 ? 4 : 0) === bytes.length;
+    at += (block & 0x7fffffff) + blockChecksum;
+  }
+  return false;
+}
+
+/**
+ * Litestream 0.3.13 writes each file on an SFTP server in place, not to a
+ * temporary name first: killed during an upload, it leaves that WAL segment
+ * cut short, and `litestream restore` then fails. Removes such segments from
+ * the replica at `replicaDir` (the step docs/operations.md gives operators);
+ * answers their paths within it.
+ */
+export function removeTruncatedWalSegments(replicaDir: string): string[] {
+  const generations = join(replicaDir, 'generations');
+  if (!existsSync(generations)) return [];
+  const removed: string[] = [];
+  for (const generation of readdirSync(generations)) {
+    const wal = join(generations, generation, 'wal');
+    if (!existsSync(wal)) continue;
+    for (const name of readdirSync(wal)) {
+      const path = join(wal, name);
+      if (wholeLz4Frame(readFileSync(path))) continue;
+      rmSync(path);
+      removed.push(relative(replicaDir, path));
+    }
+  }
+  return removed;
 }
