@@ -19,6 +19,10 @@ export const LITESTREAM_MISSING =
 export const SFTP_RESTORE_HINT =
   "; after a crash during an upload the newest file in the replica's generations/<generation>/wal/ may be cut short: delete it and start again (docs/operations.md, Replication with Litestream)";
 
+/** What a failed restore's line adds for `replica`: SFTP_RESTORE_HINT for an sftp:// one, else nothing. */
+export const restoreHintFor = (replica: ReplicaSettings) =>
+  new URL(replica.url).protocol === 'sftp:' ? SFTP_RESTORE_HINT : '';
+
 /**
  * The litestream binary: the one the npm package ships for this platform
  * (@flydotio/litestream-<platform>-<arch>), else one on PATH. The package's
@@ -113,9 +117,7 @@ export async function runUnderLitestream(
     const code = await run(restore, false);
     if (code !== 0) {
       console.error(
-        `litestream restore from ${replica.url} failed (exit code ${code}); nothing was started${
-          new URL(replica.url).protocol === 'sftp:' ? SFTP_RESTORE_HINT : ''
-        }`,
+        `litestream restore from ${replica.url} failed (exit code ${code}); nothing was started${restoreHintFor(replica)}`,
       );
       return 1;
     }

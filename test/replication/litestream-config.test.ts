@@ -3,6 +3,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReplicaSettings } from '@/config';
 import {
+  copyFromReplica,
   findLitestream,
   LITESTREAM_MISSING,
   renderLitestreamConfig,
@@ -159,5 +160,17 @@ describe('starting under Litestream', () => {
     expect(file.errors).toEqual([
       'litestream restore from file:///mnt/r failed (exit code 1); nothing was started',
     ]);
+  });
+
+  test('a failed copy from an sftp replica (restore --from-replica): the same hint in its problem', async () => {
+    const dir = tempDir();
+    const copy = await copyFromReplica(
+      join(dir, 'app.db'),
+      replicaOf('sftp://backup@nas.lan/srv/listings', { sftpKeyPath: join(dir, 'key') }),
+      { findBinary: () => Bun.which('false') ?? undefined },
+    );
+    expect(copy).toEqual({
+      problem: `litestream restore from sftp://backup@nas.lan/srv/listings failed${SFTP_RESTORE_HINT}`,
+    });
   });
 });
