@@ -17,6 +17,7 @@ export {
   findLitestream,
   LITESTREAM_MISSING,
   runUnderLitestream,
+  SFTP_RESTORE_HINT,
   serverCommand,
   UNDER_LITESTREAM,
 } from './launch';
