@@ -14,6 +14,7 @@ export {
 } from './launch';
 export { copyFromReplica, forgetReplicationState, type ReplicaCopy } from './restore';
 export {
+  litestreamFolder,
   ReplicationMonitor,
   type ReplicationMonitorOptions,
   type ReplicationStatus,
