@@ -2,8 +2,8 @@ import { describe, expect } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findLitestream } from '@/replication';
 import type { ReplicationBenchResult } from '../../bench/replication';
-import { findLitestream } from '../../src/replication';
 import { sqliteOnly } from '../support/postgres-mode';
 
 const root = join(import.meta.dir, '..', '..');
