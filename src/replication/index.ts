@@ -24,6 +24,7 @@ export {
 export { type ReplicaHistory, ReplicaListing, type ReplicaListingOptions } from './listing';
 export { copyFromReplica, forgetReplicationState, type ReplicaCopy } from './restore';
 export {
+  litestreamFolder,
   ReplicationMonitor,
   type ReplicationMonitorOptions,
   type ReplicationStatus,
