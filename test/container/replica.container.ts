@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ok, podman, secondsSince } from './podman';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../support/harness';
+import { ok, podman, root, secondsSince } from './podman';
 import {
   ContainerRun,
   createProperty,
@@ -162,5 +165,31 @@ describe('a replica volume', () => {
     await expectEveryWrite(current.base);
     await ok(['podman', 'stop', '-t', '30', current.name]);
     expect(['0', '143']).toContain(await exitCodeOf(current.name));
+  });
+
+  test("compose.yaml's commented replica lines, uncommented, mount the replica volume and set REPLICA_URL", async () => {
+    const project = tempDir('listings-compose-replica-');
+    const lines = readFileSync(join(root, 'compose.yaml'), 'utf8').split('\n');
+    const commented = /^(\s*)# ((?:- )?listings-replica:.*|REPLICA_URL: .*)$/;
+    expect(lines.filter((line) => commented.test(line))).toHaveLength(3);
+    writeFileSync(
+      join(project, 'compose.yaml'),
+      lines.map((line) => line.replace(commented, '$1$2')).join('\n'),
+    );
+    writeFileSync(
+      join(project, '.env'),
+      `JWT_SECRET=${secret}\nPUBLIC_ORIGIN=https://listings.example.test\n`,
+    );
+    const name = `listings-ct-replica-${suffix}`;
+    // --dry-run prints the podman commands; it still creates the project's network and volumes.
+    ct.volumes.push(`${name}_listings-data`, `${name}_listings-replica`);
+    const dry = await ok(['podman-compose', '-p', name, '--dry-run', 'up', '-d'], {
+      cwd: project,
+    });
+    await podman(['network', 'rm', '-f', `${name}_default`]);
+    const run = dry.split('\n').find((line) => line.startsWith('podman run ')) ?? '';
+    expect(run).toContain('-e REPLICA_URL=file:///replica');
+    expect(run).toContain(`-v ${name}_listings-data:/data`);
+    expect(run).toContain(`-v ${name}_listings-replica:/replica`);
   });
 });
