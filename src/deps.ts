@@ -29,7 +29,7 @@ import { WriteLimiter } from '@/rate-limit/writes';
 import { RedisConnection } from '@/redis/connection';
 import { LiveInstances } from '@/redis/instances';
 import { RedisNotices } from '@/redis/notices';
-import { ReplicationMonitor } from '@/replication';
+import { ReplicaListing, ReplicationMonitor } from '@/replication';
 import { DiskMonitor } from '@/storage/monitor';
 import { watchedVolumes } from '@/storage/volumes';
 import { postgresStores, type Stores, sqliteStores } from '@/stores';
@@ -55,6 +55,8 @@ export interface AppDeps {
   replication?: ReplicationMonitor;
   /** Free space of the database's, the backups' and a local replica's file systems, and writes refused for want of it. */
   disk: DiskMonitor;
+  /** The replica's generations and snapshots, asked of Litestream on demand (REPLICA_URL). */
+  replicaListing?: ReplicaListing;
   tokens: TokenService;
   /** The tokens' cut-offs by subject, kept current here and announced to the other instances. */
   tokenCutoffs: TokenCutoffs;
@@ -256,9 +258,14 @@ export function buildDeps({
     ...{ thresholdBytes: config.diskFreeThresholdBytes, audit: stores.audit, logger, clock },
     whenLow: db && (() => truncateWal(db.$client)),
   });
+  const replicaListing = config.replica
+    ? new ReplicaListing({
+        ...{ replica: config.replica, databasePath: config.databasePath, clock },
+      })
+    : undefined;
   const deps: AppDeps = {
     ...{ config, db, postgres, stores, logger, clock, tokens, tokenCutoffs, feedWaits },
-    ...{ replication, disk },
+    ...{ replication, replicaListing, disk },
     ...{ sessions: sessionResolver(stores.accounts, clock), limiter, writeLimiter, usage },
     ...{ instance, redis, notices, instances, readCache, staticPages, accounts },
   };

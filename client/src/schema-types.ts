@@ -1371,8 +1371,10 @@ export type Health = {
     lastSyncAt: string | null;
     /** Seconds since `lastSyncAt`, or since the server started when it is null */
     lastSyncAgeSeconds: number;
-    /** WAL bytes Litestream has copied aside and not yet shipped (at least); null until its figures were read */
+    /** WAL bytes Litestream has copied aside and not yet shipped; null until its figures were read */
     lagBytes: number | null;
+    /** How long ago the oldest write waiting to be shipped was copied aside, to about a second; 0 when nothing waits; null until its figures were read */
+    lagSeconds: number | null;
     /** Litestream's failed syncs of the database since it started */
     syncErrors: number;
     /** The last problem seen, or null */

@@ -130,6 +130,8 @@ export const EnvSchema = z.object({
   // Free space (MiB) below which /health says degraded and the service's own jobs stop writing (docs/operations.md).
   DISK_FREE_THRESHOLD_MB: z.coerce.number().int().min(0).max(1_048_576).default(256),
   BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
+  // Each database-backup run is copied into backups/ of a file:// REPLICA_URL too.
+  BACKUP_TO_REPLICA: booleanFlag.default(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   // Unset: `pretty` when stdout is a terminal, else `json`.
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { createBackup, pruneBackups } from '@/backups';
+import { copyBackup, createBackup, pruneBackups } from '@/backups';
 import type { Config } from '@/config';
 import type { Db } from '@/db/client';
 import type { Clock } from '@/kernel/clock';
@@ -18,7 +18,9 @@ const fileSize = (path: string) => statSync(path, { throwIfNoEntry: false })?.si
 
 /**
  * Writes a checked, compressed snapshot of the live database into
- * BACKUP_DIR, then deletes the backups beyond the newest BACKUP_KEEP.
+ * BACKUP_DIR, then deletes the backups beyond the newest BACKUP_KEEP; with
+ * BACKUP_TO_REPLICA, copies it into the replica's folder and keeps as many
+ * there. A copy that fails fails the run, the local backup staying.
  * An in-memory database has nothing worth keeping, and a PostgreSQL one is
  * not a file of this process: the run says so. A backup that would leave
  * BACKUP_DIR's file system under DISK_FREE_THRESHOLD_MB is skipped, with a
@@ -45,11 +47,16 @@ export async function run(deps: {
   }
   const backup = await createBackup(deps.db.$client, { dir: backups.dir, now: deps.clock() });
   const pruned = pruneBackups(backups.dir, backups.keep);
+  // BACKUP_TO_REPLICA: a copy beside the replica survives the loss of this disk.
+  const copy = backups.replicaDir
+    ? copyBackup(backup.path, backups.replicaDir, backups.keep)
+    : undefined;
   return {
     name: backup.name,
     size: backup.size,
     databaseSize: backup.databaseSize,
     durationMs: backup.durationMs,
     pruned: pruned.length,
+    ...(copy && { copiedTo: copy.path, prunedInReplica: copy.pruned.length }),
   };
 }

@@ -6,6 +6,7 @@ import { unknownJob } from '@/workers/scheduler';
 import { Problem } from '../problem';
 import { auditRoutes } from './audit';
 import { backupRoutes } from './backups';
+import { replicationRoutes } from './replication';
 import { JobList, JobParams, JobRunResult } from './schemas';
 import { adminUserRoutes } from './users';
 import { webhookSummaryRoutes } from './webhooks';
@@ -25,6 +26,7 @@ export const adminRoutes = (deps: ApiDeps) => {
     .use(writes)
     .use(adminUserRoutes(deps))
     .use(backupRoutes(deps))
+    .use(replicationRoutes(deps))
     .use(auditRoutes(deps))
     .use(webhookSummaryRoutes(deps))
     .get('/jobs', () => whenReady(jobs?.status() ?? [], (list) => ({ jobs: list })), {

@@ -3,11 +3,12 @@ import type { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { fail } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
+import type { ReplicationStatus } from '@/replication';
 import { instancesSeen } from '@/usage/figures';
 import { MINUTE_MS } from '@/usage/store';
 import { Problem } from '../problem';
 import { problems } from '../responses';
-import { Health, ServiceStatus } from './schemas';
+import { Health, type ReplicationHealth, ServiceStatus } from './schemas';
 
 const startedAt = performance.now();
 /** How far back GET /admin/status looks for instances that wrote figures. */
@@ -15,6 +16,14 @@ const SEEN_MINUTES = 15;
 
 const isoOrNull = (at: number | undefined) =>
   at === undefined ? null : new Date(at).toISOString();
+/** The replication's state as /health and the console show it: instants in RFC 3339, whole seconds. */
+export const replicationHealthOf = (
+  status: ReplicationStatus,
+): z.infer<typeof ReplicationHealth> => ({
+  ...status,
+  lastSyncAt: status.lastSyncAt === null ? null : new Date(status.lastSyncAt).toISOString(),
+  lastSyncAgeSeconds: Math.round(status.lastSyncAgeSeconds),
+});
 
 type Backend = z.infer<typeof ServiceStatus>['backends'][number];
 
@@ -81,6 +90,7 @@ export const healthRoutes = (deps: ApiDeps) =>
             refusedWrites: disk.refusedWrites,
             lastRefusalAt: isoOrNull(disk.lastRefusal?.at),
           },
+          ...(replication && { replication: replicationHealthOf(replication) }),
         };
       },
       {

@@ -19,7 +19,11 @@ export const ReplicationHealth = z
     }),
     lagBytes: z.int().nullable().meta({
       description:
-        'WAL bytes Litestream has copied aside and not yet shipped (at least); null until its figures were read',
+        'WAL bytes Litestream has copied aside and not yet shipped; null until its figures were read',
+    }),
+    lagSeconds: z.number().nullable().meta({
+      description:
+        'How long ago the oldest write waiting to be shipped was copied aside, to about a second; 0 when nothing waits; null until its figures were read',
     }),
     syncErrors: z
       .int()

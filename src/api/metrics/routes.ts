@@ -128,6 +128,14 @@ export function renderMetrics(deps: ApiDeps, size: DatabaseSize | undefined): st
     out.sample('listings_replication_lag_bytes', undefined, replication.lagBytes);
   }
   out.family(
+    'listings_replication_lag_seconds',
+    'gauge',
+    'Age of the oldest write Litestream has copied aside and not yet shipped (0 when none waits).',
+  );
+  if (replication?.lagSeconds != null) {
+    out.sample('listings_replication_lag_seconds', undefined, replication.lagSeconds);
+  }
+  out.family(
     'listings_replication_sync_errors_total',
     'counter',
     "Litestream's failed syncs of the database since it started.",

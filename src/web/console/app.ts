@@ -10,6 +10,7 @@ import { showAccounts, wireAccounts } from './accounts';
 import { wireCustomers } from './customers';
 import { api, byId, cell, type Json, time } from './dom';
 import { showAudit, showBackups, wireRecords } from './records';
+import { showReplica, wireReplica } from './replica';
 import { showWebhooks, wireWebhooks } from './webhooks';
 
 interface Point {
@@ -233,7 +234,7 @@ const LOADS: Partial<Record<(typeof TABS)[number], () => Promise<void>>> = {
   webhooks: showWebhooks,
   accounts: showAccounts,
   audit: showAudit,
-  backups: showBackups,
+  backups: () => Promise.all([showBackups(), showReplica()]).then(() => undefined),
 };
 
 function showTab(): void {
@@ -271,5 +272,6 @@ wireCustomers();
 wireWebhooks();
 wireAccounts();
 wireRecords();
+wireReplica();
 window.addEventListener('hashchange', showTab);
 showTab();
