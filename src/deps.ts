@@ -17,6 +17,7 @@ import { TokenCutoffs } from '@/auth/revocation';
 import { type SessionResolver, TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { StaticPageCache } from '@/content/cache';
+import { truncateWal } from '@/db/checkpointer';
 import type { Db } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
 import { FeedWaits } from '@/events/waits';
@@ -29,6 +30,8 @@ import { RedisConnection } from '@/redis/connection';
 import { LiveInstances } from '@/redis/instances';
 import { RedisNotices } from '@/redis/notices';
 import { ReplicaListing, ReplicationMonitor } from '@/replication';
+import { DiskMonitor } from '@/storage/monitor';
+import { watchedVolumes } from '@/storage/volumes';
 import { postgresStores, type Stores, sqliteStores } from '@/stores';
 import { UsageRecorder } from '@/usage/recorder';
 import { createWorkers } from '@/workers';
@@ -50,6 +53,8 @@ export interface AppDeps {
   clock: Clock;
   /** The replication's state from Litestream's figures, when the server runs under Litestream. */
   replication?: ReplicationMonitor;
+  /** Free space of the database's, the backups' and a local replica's file systems, and writes refused for want of it. */
+  disk: DiskMonitor;
   /** The replica's generations and snapshots, asked of Litestream on demand (REPLICA_URL). */
   replicaListing?: ReplicaListing;
   tokens: TokenService;
@@ -248,6 +253,11 @@ export function buildDeps({
           ...{ metricsUrl: replicationMetricsUrl, audit: stores.audit, logger, clock },
         })
       : undefined;
+  const disk = new DiskMonitor({
+    volumes: watchedVolumes(config, db !== undefined),
+    ...{ thresholdBytes: config.diskFreeThresholdBytes, audit: stores.audit, logger, clock },
+    whenLow: db && (() => truncateWal(db.$client)),
+  });
   const replicaListing = config.replica
     ? new ReplicaListing({
         ...{ replica: config.replica, databasePath: config.databasePath, clock },
@@ -255,7 +265,7 @@ export function buildDeps({
     : undefined;
   const deps: AppDeps = {
     ...{ config, db, postgres, stores, logger, clock, tokens, tokenCutoffs, feedWaits },
-    ...{ replication, replicaListing },
+    ...{ replication, replicaListing, disk },
     ...{ sessions: sessionResolver(stores.accounts, clock), limiter, writeLimiter, usage },
     ...{ instance, redis, notices, instances, readCache, staticPages, accounts },
   };

@@ -34,6 +34,9 @@ import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
  */
 const REPLICATION_POLL_MS = 1000;
 
+/** How often the free space of the watched file systems is read: two system calls each. */
+const DISK_READ_MS = 2000;
+
 /**
  * Everything up to listening, each step's errors named by the failure they
  * stand for (src/startup/failure.ts); answers what `shutdown` stops.
@@ -101,6 +104,7 @@ async function start(config: Config, underLitestream: boolean) {
       : undefined;
   const deps = buildDeps({ config, db, postgres, logger, replicationMetricsUrl });
   deps.replication?.start(REPLICATION_POLL_MS);
+  deps.disk.start(DISK_READ_MS);
   // Before the first request: a revoked token must not pass while they load.
   await deps.tokenCutoffs.load();
   // Revocations by a command-line tool (which announces none) reach this instance on a reload.
@@ -172,6 +176,7 @@ export async function serve(config: Config, { underLitestream }: { underLitestre
     // The others count one instance fewer at once, not after the heartbeat timeout.
     await deps.instances?.leave();
     await deps.replication?.stop();
+    await deps.disk.stop();
     if (db) {
       // Creates queued for a group commit (normally none left once requests are answered).
       flushGroupCommit(db);

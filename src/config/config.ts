@@ -66,6 +66,8 @@ export interface Config {
    * too (BACKUP_TO_REPLICA: `backups/` in a file:// replica's folder).
    */
   backups: { dir: string; keep: number; replicaDir?: string };
+  /** Free bytes below which a watched file system counts as low (DISK_FREE_THRESHOLD_MB). */
+  diskFreeThresholdBytes: number;
   logLevel: Env['LOG_LEVEL'];
   /** `pretty`: one coloured human-readable line per request (a terminal); `json`: one object per line. */
   logFormat: NonNullable<Env['LOG_FORMAT']>;

@@ -243,6 +243,7 @@ export function parseConfig(
       keep: e.BACKUP_KEEP,
       replicaDir: backupsInReplicaOf(e),
     },
+    diskFreeThresholdBytes: e.DISK_FREE_THRESHOLD_MB * 1024 * 1024,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT ?? (terminal ? 'pretty' : 'json'),
     commandPrefix: e.LISTINGS_COMMAND_PREFIX,

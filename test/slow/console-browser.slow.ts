@@ -281,6 +281,9 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
       page.locator(`#service dt:text-is("${term}") + dd`).textContent();
     expect(await fact('Database size')).toMatch(/^\d+\.\d MiB \([1-9]\d* bytes\)$/);
     expect(await fact('WAL size')).toMatch(/ bytes\)$/);
+    // The disk: its state against DISK_FREE_THRESHOLD_MB, and the database file system's free space.
+    expect(await fact('Disk')).toMatch(/^(ok|low: under )/);
+    expect(await fact('Free on database')).toMatch(/ bytes\) in \//);
     expect(await fact('Instances live')).toBe('1');
     expect(await fact('Instances seen (last 15 min)')).toMatch(/^\S+-\d+-\w{4}$/);
     expect(await axeViolations(page)).toEqual([]);

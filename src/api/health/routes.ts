@@ -14,6 +14,8 @@ const startedAt = performance.now();
 /** How far back GET /admin/status looks for instances that wrote figures. */
 const SEEN_MINUTES = 15;
 
+const isoOrNull = (at: number | undefined) =>
+  at === undefined ? null : new Date(at).toISOString();
 /** The replication's state as /health and the console show it: instants in RFC 3339, whole seconds. */
 export const replicationHealthOf = (
   status: ReplicationStatus,
@@ -53,14 +55,41 @@ export const healthRoutes = (deps: ApiDeps) =>
         if (down.length > 0) {
           throw fail('service.unavailable', { detail: `Backend unavailable: ${down.join(', ')}` });
         }
+        const disk = deps.disk.status();
+        if (disk.state === 'refusing') {
+          const reason = disk.lastRefusal?.reason ?? 'full';
+          throw fail('service.unavailable', {
+            detail: `Writes refused: the database's storage is ${reason === 'full' ? 'full' : 'read-only'}; free space or make it writable (docs/operations.md)`,
+          });
+        }
         const backends: z.infer<typeof Health>['backends'] = {};
         for (const { name } of states) backends[name] = 'ok';
         const replication = deps.replication?.status();
+        const degraded = replication?.state === 'degraded' || disk.state === 'low';
         return {
-          status: replication?.state ?? 'ok',
+          status: degraded ? ('degraded' as const) : ('ok' as const),
           database: 'ok' as const,
           backends,
           uptimeSeconds: Math.round((performance.now() - startedAt) / 1000),
+          ...(replication && {
+            replication: {
+              ...replication,
+              lastSyncAt:
+                replication.lastSyncAt === null
+                  ? null
+                  : new Date(replication.lastSyncAt).toISOString(),
+              lastSyncAgeSeconds: Math.round(replication.lastSyncAgeSeconds),
+            },
+          }),
+          disk: {
+            state: disk.state,
+            thresholdBytes: disk.thresholdBytes,
+            volumes: disk.volumes.map(({ name, freeBytes, totalBytes, writable }) => ({
+              ...{ name, freeBytes, totalBytes, writable },
+            })),
+            refusedWrites: disk.refusedWrites,
+            lastRefusalAt: isoOrNull(disk.lastRefusal?.at),
+          },
           ...(replication && { replication: replicationHealthOf(replication) }),
         };
       },
@@ -87,8 +116,20 @@ export const healthRoutes = (deps: ApiDeps) =>
         const seen = await whenReady(usage.flush(), () =>
           instancesSeen(usage.store, SEEN_MINUTES * MINUTE_MS, clock()),
         );
+        const disk = deps.disk.status();
         return {
           backends,
+          disk: {
+            ...disk,
+            lastRefusal: disk.lastRefusal && {
+              ...disk.lastRefusal,
+              at: new Date(disk.lastRefusal.at).toISOString(),
+            },
+            lastSkip: disk.lastSkip && {
+              ...disk.lastSkip,
+              at: new Date(disk.lastSkip.at).toISOString(),
+            },
+          },
           database: { sizeBytes: size?.database ?? null, walSizeBytes: size?.wal ?? null },
           instance,
           instances: { live: instances?.count ?? 1, seen, seenMinutes: SEEN_MINUTES },

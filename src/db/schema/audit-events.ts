@@ -36,6 +36,10 @@ export const AUDIT_ACTIONS = [
   'webhook.disabled',
   'replication.degraded',
   'replication.recovered',
+  'disk.low',
+  'disk.full',
+  'disk.recovered',
+  'backup.skipped',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
