@@ -36,7 +36,11 @@ COPY third-party ./third-party
 # example pages `bun run demo` imports.
 COPY scripts ./scripts
 COPY content ./content
-RUN mkdir -p /data && chown -R bun:bun /data
+# /replica: where a second volume takes a file:// replica (REPLICA_URL=file:///replica).
+# A new named volume takes the ownership of the folder it is mounted on, so
+# both are the service's user's; without the folder Docker mounts the volume
+# owned by root and Litestream cannot write to it.
+RUN mkdir -p /data /replica && chown -R bun:bun /data /replica
 USER bun
 VOLUME ["/data"]
 EXPOSE 3000

@@ -47,6 +47,9 @@
  * backends and the server's shared processes) is printed beside the
  * servers', and with several instances so are Redis's commands per request
  * (docs/postgresql.md, Benchmark).
+ * Last, replication with Litestream (bench/replication.ts): creates/s with
+ * it off and on, side by side, and the WAL over a 5-minute write load under
+ * it; `--replication off` skips it, `--replication-seconds N` shortens that load.
  */
 import { Database } from 'bun:sqlite';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
@@ -99,6 +102,8 @@ const { values } = parseArgs({
     backend: { type: 'string', default: 'sqlite' },
     'postgres-url': { type: 'string', default: DEFAULT_BENCH_POSTGRES_URL },
     'full-sync': { type: 'string', default: 'on' },
+    replication: { type: 'string', default: 'on' },
+    'replication-seconds': { type: 'string', default: '300' },
   },
 });
 
@@ -611,6 +616,15 @@ async function main() {
   if (values['full-sync'] !== 'off' && !onPostgres) {
     // Keyset against page numbers over every property (bench/full-sync.ts).
     run([process.execPath, 'bench/full-sync.ts', '--database', databasePath]);
+  }
+  if (values.replication !== 'off' && !onPostgres) {
+    // Its own servers on new files: what Litestream costs the writes (bench/replication.ts).
+    run([
+      process.execPath,
+      'bench/replication.ts',
+      '--wal-seconds',
+      String(values['replication-seconds']),
+    ]);
   }
   // The wrk scripts, and the seeded database unless --database named one elsewhere.
   rmSync(workDir, { recursive: true, force: true });

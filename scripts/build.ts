@@ -74,10 +74,15 @@ embedded.accountAssets = ${JSON.stringify(accountAssets)};
 embedded.pageAssets = ${JSON.stringify(pageAssets)};
 `,
 );
-// Module order: the data is in place before src/index.ts runs.
+// Module order: the data is in place before src/index.ts runs. The bundle
+// initialises the server's modules lazily (src/index.ts imports src/server.ts
+// on demand), which would run @peculiar/x509's check for the Reflect
+// metadata polyfill before @simplewebauthn/server's own import of it: so
+// the polyfill comes first here.
 writeFileSync(
   join(work, 'entry.ts'),
-  `import './embedded-data.ts';
+  `import 'reflect-metadata';
+import './embedded-data.ts';
 import ${JSON.stringify(join(root, 'src', 'index.ts'))};
 `,
 );

@@ -47,4 +47,5 @@ mkdir -p "$work/probe/usr" && ln -s usr/bin "$work/probe/bin" && ln -s usr/lib "
 probe=$(podman run --rm --network none -v /usr:/usr:ro --rootfs "$work/probe" /usr/bin/true 2>&1) \
   || skip "podman cannot run a container here ($(echo "$probe" | tail -1))"
 
-bun test --timeout 900000 ./test/container/image.container.ts
+# image.container.ts builds the image the other files run.
+bun test --timeout 900000 ./test/container/image.container.ts ./test/container/replica.container.ts

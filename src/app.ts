@@ -51,6 +51,7 @@ export function createApp(source: ServiceSource, extraRoutes?: ExtraRoutes) {
         logger: deps.logger,
         allowedMethods: (path) => allowedMethods(path),
         errorFamilyOf,
+        storageRefused: (failure) => deps.disk.refused(failure),
       }),
     )
     .use(jsonBody((request, route) => credentialsFirst(request, route)))

@@ -18,6 +18,7 @@ import { TokenCutoffs } from '@/auth/revocation';
 import { type SessionResolver, TokenService } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { StaticPageCache } from '@/content/cache';
+import { truncateWal } from '@/db/checkpointer';
 import type { Db } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
 import { FeedWaits } from '@/events/waits';
@@ -30,7 +31,9 @@ import { WriteLimiter } from '@/rate-limit/writes';
 import { RedisConnection } from '@/redis/connection';
 import { LiveInstances } from '@/redis/instances';
 import { RedisNotices } from '@/redis/notices';
-import { ReplicationMonitor } from '@/replication';
+import { ReplicaListing, ReplicationMonitor } from '@/replication';
+import { DiskMonitor } from '@/storage/monitor';
+import { watchedVolumes } from '@/storage/volumes';
 import { postgresStores, type Stores, sqliteStores } from '@/stores';
 import { UsageRecorder } from '@/usage/recorder';
 import { createWorkers } from '@/workers';
@@ -52,6 +55,10 @@ export interface AppDeps {
   clock: Clock;
   /** The replication's state from Litestream's figures, when the server runs under Litestream. */
   replication?: ReplicationMonitor;
+  /** Free space of the database's, the backups' and a local replica's file systems, and writes refused for want of it. */
+  disk: DiskMonitor;
+  /** The replica's generations and snapshots, asked of Litestream on demand (REPLICA_URL). */
+  replicaListing?: ReplicaListing;
   tokens: TokenService;
   /** The tokens' cut-offs by subject, kept current here and announced to the other instances. */
   tokenCutoffs: TokenCutoffs;
@@ -263,9 +270,19 @@ export function buildDeps({
           ...{ metricsUrl: replicationMetricsUrl, audit: stores.audit, logger, clock },
         })
       : undefined;
+  const disk = new DiskMonitor({
+    volumes: watchedVolumes(config, db !== undefined),
+    ...{ thresholdBytes: config.diskFreeThresholdBytes, audit: stores.audit, logger, clock },
+    whenLow: db && (() => truncateWal(db.$client)),
+  });
+  const replicaListing = config.replica
+    ? new ReplicaListing({
+        ...{ replica: config.replica, databasePath: config.databasePath, clock },
+      })
+    : undefined;
   const deps: AppDeps = {
     ...{ config, db, postgres, stores, logger, clock, tokens, tokenCutoffs, feedWaits },
-    replication,
+    ...{ replication, replicaListing, disk },
     ...{ sessions: sessionResolver(stores.accounts, clock), limiter, writeLimiter, usage },
     ...{ instance, redis, notices, instances, readCache, staticPages, accounts, mailer },
   };

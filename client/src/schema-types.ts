@@ -980,7 +980,7 @@ export type AuditEvent = {
   /** increasing with the order the events were written */
   id: string;
   at: string;
-  action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed";
+  action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
   /** the caller's id; null when anonymous */
   actor: string | null;
   /** the account the event concerns */
@@ -1005,7 +1005,7 @@ export type AuditPage = {
     /** increasing with the order the events were written */
     id: string;
     at: string;
-    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed";
+    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
     /** the caller's id; null when anonymous */
     actor: string | null;
     /** the account the event concerns */
@@ -1032,7 +1032,7 @@ export type AdminAuditPage = {
     /** increasing with the order the events were written */
     id: string;
     at: string;
-    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed";
+    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
     /** the caller's id; null when anonymous */
     actor: string | null;
     /** the account the event concerns */
@@ -1075,7 +1075,7 @@ export type AuditQueryText = {
   limit?: string;
   actor?: string;
   subject?: string;
-  action?: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed";
+  action?: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
   /** ISO 8601 time with offset, inclusive */
   from?: string;
   /** ISO 8601 time with offset, inclusive */
@@ -1352,7 +1352,7 @@ export type WebhookSummaryQueryText = {
 
 /** Health: as answered (output of its schema). */
 export type Health = {
-  /** `degraded`: the instance serves, but the replication is degraded (`replication`) */
+  /** `degraded`: the instance serves, but the replication is degraded (`replication`) or free disk space is under the threshold (`disk`) */
   status: "ok" | "degraded";
   database: "ok";
   backends: {
@@ -1371,11 +1371,32 @@ export type Health = {
     lastSyncAt: string | null;
     /** Seconds since `lastSyncAt`, or since the server started when it is null */
     lastSyncAgeSeconds: number;
-    /** WAL bytes Litestream has copied aside and not yet shipped (at least); null until its figures were read */
+    /** WAL bytes Litestream has copied aside and not yet shipped; null until its figures were read */
     lagBytes: number | null;
+    /** How long ago the oldest write waiting to be shipped was copied aside, to about a second; 0 when nothing waits; null until its figures were read */
+    lagSeconds: number | null;
     /** Litestream's failed syncs of the database since it started */
     syncErrors: number;
     /** The last problem seen, or null */
     lastError: string | null;
+  };
+  /** While writes are refused, /health answers 503 instead (docs/operations.md) */
+  disk: {
+    /** `low`: a watched file system has less free space than DISK_FREE_THRESHOLD_MB */
+    state: "ok" | "low";
+    thresholdBytes: number;
+    /** None on PostgreSQL: its storage is the server’s, and its disk-full errors still answer 507 */
+    volumes: {
+      /** The file system of the SQLite file (and its WAL), of BACKUP_DIR, or of a `file://` REPLICA_URL */
+      name: "database" | "backups" | "replica";
+      /** Bytes free; null when unreadable */
+      freeBytes: number | null;
+      totalBytes: number | null;
+      /** False when the file system is read-only */
+      writable: boolean;
+    }[];
+    /** Writes answered 507 (storage full or read-only) since the server started */
+    refusedWrites: number;
+    lastRefusalAt: string | null;
   };
 };

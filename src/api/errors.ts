@@ -67,6 +67,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   'service.stopping': 503,
   'service.unavailable': 503,
   'service.busy': 503,
+  'storage.full': 507,
   internal: 500,
 };
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Elysia } from 'elysia';
 import type { Caller } from '@/auth/tokens';
+import { storageFailureOf } from '@/db/storage-failure';
 import type { IdempotencyStore } from '@/idempotency/store';
 import type { Clock } from '@/kernel/clock';
 import { fail } from '@/kernel/errors';
@@ -105,7 +106,13 @@ export const idempotency = ({ store, clock, auth, keysPerCaller }: IdempotencyOp
 /** Stores the final answer of a claimed key, or frees the key after a 5xx or 429. */
 async function finish({ store, scope, key }: Claim, response: Response, body: string) {
   if (response.status >= 500 || response.status === 429) {
-    await store.finish(scope, key, null);
+    try {
+      await store.finish(scope, key, null);
+    } catch (error) {
+      // A full disk may refuse the freeing too: the answer stays the 507, and
+      // the key stays claimed (a retry with it: 409; a new key is safe, as nothing was stored).
+      if (!storageFailureOf(error)) throw error;
+    }
     return;
   }
   const headers: Record<string, string> = {};

@@ -48,6 +48,11 @@ export const PROBLEMS: Record<number, { title: string; detail: string }> = {
   429: { title: 'Too Many Requests', detail: 'Too many requests; retry later' },
   500: { title: 'Internal Server Error', detail: 'Internal Server Error' },
   503: { title: 'Service Unavailable', detail: 'The service is temporarily unavailable' },
+  507: {
+    title: 'Insufficient Storage',
+    detail:
+      'Storage is full: the change was not stored and nothing of it was written; retry after Retry-After seconds',
+  },
 };
 
 /** The problem body of every failure outside the customer API (docs/errors.md). */
@@ -127,6 +132,7 @@ export const LARAVEL_MESSAGES: Record<number, string> = {
   429: 'Too Many Attempts.',
   500: 'Server Error',
   503: 'Service Unavailable',
+  507: 'Insufficient Storage: the change was not stored; retry later.',
 };
 
 /** Laravel's summary line: the first error, plus "(and N more errors)". */

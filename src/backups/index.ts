@@ -1,3 +1,4 @@
+export { type BackupCopy, copyBackup } from './copy';
 export { type BackupOptions, type BackupResult, createBackup } from './create';
 export { type BackupEntry, findBackup, listBackups, pruneBackups } from './folder';
 export { BACKUP_NAME, parseBackupName } from './names';

@@ -61,8 +61,14 @@ export interface Config {
   auditRowsPerCallerPerHour: number;
   /** Provider names by AAGUID (lower case) over the vendored list (PASSKEY_PROVIDERS_FILE). */
   passkeyProviders: Readonly<Record<string, string>>;
-  /** Where the database-backup job writes (default `backups/` beside the database) and how many it keeps. */
-  backups: { dir: string; keep: number };
+  /**
+   * Where the database-backup job writes (default `backups/` beside the
+   * database) and how many it keeps; `replicaDir`: where it copies each one
+   * too (BACKUP_TO_REPLICA: `backups/` in a file:// replica's folder).
+   */
+  backups: { dir: string; keep: number; replicaDir?: string };
+  /** Free bytes below which a watched file system counts as low (DISK_FREE_THRESHOLD_MB). */
+  diskFreeThresholdBytes: number;
   logLevel: Env['LOG_LEVEL'];
   /** `pretty`: one coloured human-readable line per request (a terminal); `json`: one object per line. */
   logFormat: NonNullable<Env['LOG_FORMAT']>;

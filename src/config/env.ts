@@ -135,7 +135,11 @@ export const EnvSchema = z.object({
   // Rows one account action writes per account (or client address) an hour; the rest are counted into one.
   AUDIT_ROWS_PER_CALLER_PER_HOUR: z.coerce.number().int().min(0).max(100_000).default(20),
   BACKUP_DIR: z.string().min(1).optional(),
+  // Free space (MiB) below which /health says degraded and the service's own jobs stop writing (docs/operations.md).
+  DISK_FREE_THRESHOLD_MB: z.coerce.number().int().min(0).max(1_048_576).default(256),
   BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
+  // Each database-backup run is copied into backups/ of a file:// REPLICA_URL too.
+  BACKUP_TO_REPLICA: booleanFlag.default(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   // Unset: `pretty` when stdout is a terminal, else `json`.
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),

@@ -136,6 +136,28 @@ function durationMs(text: string): number {
   return total;
 }
 
+/** The folder of a file:// replica that BACKUP_TO_REPLICA copies the backups into. */
+export const REPLICA_BACKUPS_FOLDER = 'backups';
+
+/**
+ * BACKUP_TO_REPLICA: the folder of a file:// replica the backups are copied
+ * into, beside Litestream's own `generations/`. Litestream reaches sftp://
+ * and s3:// replicas itself; the service does not, so those are refused.
+ */
+function backupsInReplicaOf(e: Env): string | undefined {
+  if (!e.BACKUP_TO_REPLICA) return undefined;
+  if (!e.REPLICA_URL) {
+    throw new ConfigError('BACKUP_TO_REPLICA: needs REPLICA_URL (a file:// replica)');
+  }
+  const url = new URL(e.REPLICA_URL);
+  if (url.protocol !== 'file:') {
+    throw new ConfigError(
+      `BACKUP_TO_REPLICA: only a file:// REPLICA_URL is supported (got ${url.protocol}//); copy the backups off the host yourself (docs/operations.md, Backups)`,
+    );
+  }
+  return join(decodeURIComponent(url.pathname), REPLICA_BACKUPS_FOLDER);
+}
+
 /** REPLICA_URL and its companions; each one that cannot apply is refused rather than ignored. */
 function replicaOf(e: Env): ReplicaSettings | undefined {
   const scheme = e.REPLICA_URL ? new URL(e.REPLICA_URL).protocol : undefined;
@@ -287,7 +309,9 @@ export function parseConfig(
     backups: {
       dir: e.BACKUP_DIR ?? join(dirname(e.DATABASE_PATH), 'backups'),
       keep: e.BACKUP_KEEP,
+      replicaDir: backupsInReplicaOf(e),
     },
+    diskFreeThresholdBytes: e.DISK_FREE_THRESHOLD_MB * 1024 * 1024,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT ?? (terminal ? 'pretty' : 'json'),
     commandPrefix: e.LISTINGS_COMMAND_PREFIX,

@@ -170,3 +170,17 @@ export const REPLICATED_BACKSTOP_FRAMES = 20_000;
 export function leaveCheckpointsToLitestream(client: Database): void {
   client.exec(`PRAGMA wal_autocheckpoint = ${REPLICATED_BACKSTOP_FRAMES}`);
 }
+
+/**
+ * Copies the whole WAL into the database and truncates the WAL file to zero
+ * bytes, giving its space back to the file system: what the disk monitor
+ * runs while free space is low (the WAL otherwise keeps its largest size).
+ * A reader holding old frames leaves it to the next try; never throws.
+ */
+export function truncateWal(client: Database): void {
+  try {
+    client.run('PRAGMA wal_checkpoint(TRUNCATE)');
+  } catch {
+    // Busy, or a disk too full for the checkpoint's own writes: the next reading tries again.
+  }
+}

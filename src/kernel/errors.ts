@@ -75,6 +75,8 @@ export type ErrorCode =
   | 'service.stopping'
   | 'service.unavailable'
   | 'service.busy'
+  // The database's storage is full or read-only: the write was not stored
+  | 'storage.full'
   | 'internal';
 
 /**

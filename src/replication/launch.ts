@@ -12,6 +12,18 @@ export const LITESTREAM_MISSING =
   'REPLICA_URL is set, but the litestream binary is not installed: run `npm install` (it comes with @flydotio/litestream for Linux and macOS), or put litestream (v0.3) on PATH';
 
 /**
+ * Added to a failed restore's line for an sftp:// replica: Litestream 0.3.13
+ * writes files there in place, so a crash during an upload leaves the newest
+ * WAL segment cut short, and every later restore fails on it.
+ */
+export const SFTP_RESTORE_HINT =
+  "; after a crash during an upload the newest file in the replica's generations/<generation>/wal/ may be cut short: delete it and start again (docs/operations.md, Replication with Litestream)";
+
+/** What a failed restore's line adds for `replica`: SFTP_RESTORE_HINT for an sftp:// one, else nothing. */
+export const restoreHintFor = (replica: ReplicaSettings) =>
+  new URL(replica.url).protocol === 'sftp:' ? SFTP_RESTORE_HINT : '';
+
+/**
  * The litestream binary: the one the npm package ships for this platform
  * (@flydotio/litestream-<platform>-<arch>), else one on PATH. The package's
  * own `litestream` bin is a Node wrapper that neither forwards signals nor
@@ -105,7 +117,7 @@ export async function runUnderLitestream(
     const code = await run(restore, false);
     if (code !== 0) {
       console.error(
-        `litestream restore from ${replica.url} failed (exit code ${code}); nothing was started`,
+        `litestream restore from ${replica.url} failed (exit code ${code}); nothing was started${restoreHintFor(replica)}`,
       );
       return 1;
     }

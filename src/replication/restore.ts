@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ReplicaSettings } from '@/config';
 import { writeLitestreamConfig } from './config-file';
-import { findLitestream, LITESTREAM_MISSING } from './launch';
+import { findLitestream, LITESTREAM_MISSING, restoreHintFor } from './launch';
 
 export type ReplicaCopy = { path: string } | { problem: string };
 
@@ -51,7 +51,9 @@ export async function copyFromReplica(
   // Its last line, e.g. `… level=ERROR msg="failed to run" error="no matching backups found"`.
   const said = `${out}\n${err}`.trim().split('\n').at(-1) ?? '';
   const reason = /error="([^"]*)"/.exec(said)?.[1] ?? said;
-  return { problem: `litestream restore from ${replica.url} failed${reason ? `: ${reason}` : ''}` };
+  return {
+    problem: `litestream restore from ${replica.url} failed${reason ? `: ${reason}` : ''}${restoreHintFor(replica)}`,
+  };
 }
 
 /**

@@ -1,3 +1,5 @@
+import { readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { toolContext } from '@/audit/record';
 import type { AuditLogStore } from '@/audit/store';
 import type { ReplicaSettings } from '@/config';
@@ -14,12 +16,26 @@ export interface ReplicationStatus {
   lastSyncAt: number | null;
   /** Seconds since then, or since the server started when there was none yet. */
   lastSyncAgeSeconds: number;
-  /** WAL bytes Litestream has copied aside but not shipped (at least these many); null: unknown. */
+  /** WAL bytes Litestream has copied aside but not shipped; null: unknown. */
   lagBytes: number | null;
+  /**
+   * How old the oldest write Litestream copied aside and has not shipped is,
+   * to a poll (about a second): 0 when nothing waits; null: unknown.
+   */
+  lagSeconds: number | null;
   /** Litestream's failed syncs of the database since it started (`litestream_sync_error_count`). */
   syncErrors: number;
   /** The last problem seen, or null. */
   lastError: string | null;
+}
+
+/** The replica's URL as operators see it: no password, query or fragment. */
+export function shownReplicaUrl(replicaUrl: string): string {
+  const url = new URL(replicaUrl);
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  return url.href;
 }
 
 /** One reading of Litestream's figures for one database. */
@@ -27,7 +43,8 @@ interface Reading {
   replicaIndex: number;
   replicaOffset: number;
   shadowIndex: number;
-  shadowSize: number;
+  /** Bytes Litestream has copied aside since it started (a counter). */
+  copiedBytes: number;
   syncErrors: number;
 }
 
@@ -35,7 +52,7 @@ const FIGURES = {
   replicaIndex: 'litestream_replica_wal_index',
   replicaOffset: 'litestream_replica_wal_offset',
   shadowIndex: 'litestream_shadow_wal_index',
-  shadowSize: 'litestream_shadow_wal_size',
+  copiedBytes: 'litestream_total_wal_bytes',
   syncErrors: 'litestream_sync_error_count',
 } as const satisfies Record<keyof Reading, string>;
 
@@ -63,13 +80,45 @@ export function readingOf(text: string, databasePath: string): Reading | undefin
   return reading as Reading;
 }
 
-/** Bytes copied aside and not yet shipped; the shadow WAL's whole size when the replica is on an older one. */
-const lagOf = (r: Reading) =>
-  r.shadowIndex === r.replicaIndex
-    ? Math.max(0, r.shadowSize - r.replicaOffset)
-    : r.shadowIndex > r.replicaIndex
-      ? r.shadowSize
-      : 0;
+/** Litestream's folder beside the database (`.<name>-litestream`): its copy of the WAL. */
+export const litestreamFolder = (databasePath: string) =>
+  join(dirname(databasePath), `.${basename(databasePath)}-litestream`);
+
+const sizeOf = (path: string) => {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+};
+
+/**
+ * Bytes copied aside and not yet shipped: the rest of the shadow WAL file
+ * the replica is in and every later one, from the files Litestream keeps in
+ * its folder (`generations/<generation>/wal/<index, 8 hex digits>.wal`).
+ * Its own `litestream_shadow_wal_size` adds up every file it still keeps,
+ * shipped ones too, so it overstates the lag several times under steady
+ * writes. Undefined before Litestream has made its first generation.
+ */
+function unshippedBytes(databasePath: string, reading: Reading): number | undefined {
+  const folder = litestreamFolder(databasePath);
+  let generation: string;
+  try {
+    generation = readFileSync(join(folder, 'generation'), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  const walFolder = join(folder, 'generations', generation, 'wal');
+  let bytes = 0;
+  for (let index = reading.replicaIndex; index <= reading.shadowIndex; index++) {
+    const size = sizeOf(join(walFolder, `${index.toString(16).padStart(8, '0')}.wal`));
+    bytes += index === reading.replicaIndex ? Math.max(0, size - reading.replicaOffset) : size;
+  }
+  return bytes;
+}
+
+/** Polls remembered to date the oldest unshipped byte: an hour at one a second. */
+const COPIED_HISTORY = 3600;
 
 export interface ReplicationMonitorOptions {
   replica: ReplicaSettings;
@@ -98,6 +147,9 @@ export class ReplicationMonitor {
   #last: Reading | undefined;
   #lastSyncAt: number | null = null;
   #lagBytes: number | null = null;
+  #lagSeconds: number | null = null;
+  /** What Litestream had copied aside at each recent poll, oldest first. */
+  readonly #copied: { at: number; bytes: number }[] = [];
   #syncErrors = 0;
   /** Why the last read of the figures failed; null once one succeeds. */
   #readError: string | null = null;
@@ -109,9 +161,7 @@ export class ReplicationMonitor {
   constructor(options: ReplicationMonitorOptions) {
     this.#options = options;
     this.#metricsUrl = options.metricsUrl ?? `http://${metricsAddress(options.replica)}/metrics`;
-    const url = new URL(options.replica.url);
-    url.password = '';
-    this.#replica = url.href;
+    this.#replica = shownReplicaUrl(options.replica.url);
     this.#startedAt = options.clock();
   }
 
@@ -142,7 +192,7 @@ export class ReplicationMonitor {
       this.#readError = reading;
     } else {
       this.#readError = null;
-      const lag = lagOf(reading);
+      const lag = unshippedBytes(this.#options.databasePath, reading) ?? null;
       const previous = this.#last;
       const advanced =
         previous !== undefined &&
@@ -151,6 +201,7 @@ export class ReplicationMonitor {
       if (advanced || lag === 0) this.#lastSyncAt = now;
       this.#last = reading;
       this.#lagBytes = lag;
+      this.#lagSeconds = this.#dateLag(now, reading.copiedBytes, lag);
       if (reading.syncErrors > this.#syncErrors) {
         this.#syncErrorNote = `Litestream failed ${reading.syncErrors - this.#syncErrors} sync(s) of the database; its log says why`;
       }
@@ -167,9 +218,33 @@ export class ReplicationMonitor {
       lastSyncAt: this.#lastSyncAt,
       lastSyncAgeSeconds: Math.max(0, (now - (this.#lastSyncAt ?? this.#startedAt)) / 1000),
       lagBytes: this.#lagBytes,
+      lagSeconds: this.#lagSeconds,
       syncErrors: this.#syncErrors,
       lastError: this.#lastError(),
     };
+  }
+
+  /**
+   * The replica holds every byte Litestream had copied aside by the last
+   * poll whose count is at most what it has shipped (the count now less the
+   * lag): the lag is the time since that poll. A replica behind every poll
+   * remembered is at least as old as the oldest.
+   */
+  #dateLag(now: number, copiedBytes: number, lag: number | null): number | null {
+    const history = this.#copied;
+    history.push({ at: now, bytes: copiedBytes });
+    if (history.length > COPIED_HISTORY) history.shift();
+    if (lag === null) return null;
+    if (lag === 0) {
+      history.splice(0, history.length - 1);
+      return 0;
+    }
+    const shipped = copiedBytes - lag;
+    let held = -1;
+    while (held + 1 < history.length && history[held + 1]!.bytes <= shipped) held++;
+    // Polls before the one the replica holds can no longer date anything.
+    if (held > 0) history.splice(0, held);
+    return Math.max(0, (now - history[0]!.at) / 1000);
   }
 
   /** A failed read while it lasts, else the last sync failures Litestream counted. */

@@ -13,6 +13,18 @@ import {
   secondsSince,
   untilHealthy,
 } from './podman';
+import {
+  ContainerRun,
+  createProperty,
+  exec,
+  exitCodeOf,
+  image,
+  propertyTotal,
+  readStatus,
+  type Started,
+  stopAndRemove,
+  suffix,
+} from './service';
 
 /**
  * The image as an operator runs it (docs/container.md): built from the
@@ -26,105 +38,20 @@ import {
  * gives podman storage of its own and removes it afterwards.
  */
 const work = tempDir('listings-container-');
-const image = 'localhost/listings-service:latest';
 const previousImage = 'localhost/listings-service:previous';
 const previousRelease = process.env.CONTAINER_PREVIOUS_RELEASE ?? 'd8f55d3';
-const suffix = String(process.pid);
+const ct = new ContainerRun();
+const { figures } = ct;
 const volume = `listings-ct-data-${suffix}`;
-const figures: Record<string, string | number> = {};
-const containers: string[] = [];
-const volumes: string[] = [volume];
+ct.volumes.push(volume);
 
-afterAll(async () => {
-  for (const name of containers) await podman(['rm', '-f', '-t', '0', name]);
-  for (const name of volumes) await podman(['volume', 'rm', '-f', name]);
-  console.log(`container figures: ${JSON.stringify(figures, null, 1)}`);
-});
+afterAll(() => ct.removeAll());
 
 const packageScripts = (
   JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   }
 ).scripts;
-
-interface Started {
-  name: string;
-  base: string;
-  secondsToHealthy: number;
-}
-
-/** `podman create` then `podman start` with the port on 127.0.0.1; waits for /health 200. */
-async function start(label: string, options: string[] = [], from = image): Promise<Started> {
-  const name = `listings-ct-${label}-${suffix}`;
-  const port = freePort();
-  containers.push(name);
-  await ok(['podman', 'create', '--name', name, '-p', `127.0.0.1:${port}:3000`, ...options, from]);
-  const started = performance.now();
-  await ok(['podman', 'start', name]);
-  const base = `http://127.0.0.1:${port}`;
-  const seconds = await untilHealthy(base, name);
-  if (seconds === undefined) {
-    const logs = await podman(['logs', name]);
-    expect({ name, healthy: false, logs: (logs.stdout + logs.stderr).slice(-3000) }).toEqual({
-      name,
-      healthy: true,
-      logs: '',
-    });
-  }
-  figures[`start to healthy, ${label} (s)`] = secondsSince(started);
-  return { name, base, secondsToHealthy: secondsSince(started) };
-}
-
-/** Stops with SIGTERM (podman's default stop signal for this image) and removes it. */
-async function stopAndRemove(name: string) {
-  await ok(['podman', 'stop', '-t', '60', name]);
-  const code = (await ok(['podman', 'inspect', '--format', '{{.State.ExitCode}}', name])).trim();
-  await ok(['podman', 'rm', name]);
-  return code;
-}
-
-const exec = (name: string, args: string[], input?: string) =>
-  podman(['exec', ...(input === undefined ? [] : ['-i']), name, ...args], { input });
-
-const property = (marker: string) => ({
-  type: 'apartment',
-  ownerId: 'owner-1',
-  totalUnits: 2,
-  location: {
-    addressLine1: marker,
-    city: 'Madrid',
-    cityId: 'madrid',
-    postalCode: '28013',
-    latitude: 40.4168,
-    longitude: -3.7038,
-  },
-});
-
-async function createProperty(base: string, token: string, marker: string) {
-  const res = await fetch(`${base}/listings/properties`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(property(marker)),
-  });
-  expect(res.status).toBe(201);
-  return res.headers.get('location')?.split('/').at(-1) ?? '';
-}
-
-/** The status of an employee's read of a property (an unpublished one is not public). */
-const readStatus = async (base: string, token: string, id: string) =>
-  (
-    await fetch(`${base}/listings/properties/${id}`, {
-      headers: { authorization: `Bearer ${token}` },
-    })
-  ).status;
-
-async function propertyTotal(base: string, token: string) {
-  const res = await fetch(`${base}/listings/properties?itemsPerPage=1`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { total: number }).total;
-}
 
 describe('the image', () => {
   test('builds from the Dockerfile on the oven/bun base, or on the stand-in where it cannot be pulled', async () => {
@@ -162,9 +89,9 @@ describe('the image', () => {
       image,
       'sh',
       '-c',
-      'id -u; echo --; ls /app; echo --; ls /app/scripts; echo --; for tool in gcc cc make g++ git npm node python3 curl; do command -v $tool; done; echo --; ls /app/node_modules/.bin /app/node_modules/typescript 2>&1 | wc -l; echo --; du -sm /usr/local/bin/bun /app/node_modules /app/src | cut -f1',
+      "id -u; echo --; ls /app; echo --; ls /app/scripts; echo --; for tool in gcc cc make g++ git npm node python3 curl; do command -v $tool; done; echo --; ls /app/node_modules/.bin /app/node_modules/typescript 2>&1 | wc -l; echo --; du -sm /usr/local/bin/bun /app/node_modules /app/src | cut -f1; echo --; stat -c '%n %u:%g' /data /replica",
     ]);
-    const [uid, top, scripts, tools, devModules, sizes] = listing
+    const [uid, top, scripts, tools, devModules, sizes, owners] = listing
       .split(/^--$/m)
       .map((part) => part.trim());
     expect(uid).toBe('1000');
@@ -205,6 +132,9 @@ describe('the image', () => {
     expect(tools).toBe('');
     // Two "No such file" lines: neither folder is there.
     expect(devModules).toBe('2');
+    // A new named volume takes the ownership of the image's folder it is mounted on (Docker):
+    // the database volume and a replica volume (docs/container.md).
+    expect(owners?.split('\n')).toEqual(['/data 1000:1000', '/replica 1000:1000']);
     const [bunMb, modulesMb, srcMb] = (sizes ?? '').split('\n');
     figures['made of (MB)'] = `bun ${bunMb}, node_modules ${modulesMb}, src ${srcMb}`;
   });
@@ -225,7 +155,7 @@ describe('one container on a volume, as an operator runs it', () => {
       '---\nslug: welcome\nlanguage: en\ntitle: Welcome\nmetaTitle: Welcome\nmetaDescription: The first page.\ncategory: company\ngroup: footer\npublished: true\n---\n\n# Welcome\n',
     );
     await ok(['podman', 'volume', 'create', volume]);
-    current = await start('first', ['-v', `${volume}:/data`, '-v', `${pages}:/import:ro`]);
+    current = await ct.start('first', ['-v', `${volume}:/data`, '-v', `${pages}:/import:ro`]);
     const logs = await ok(['podman', 'logs', current.name]);
     expect(logs).toContain('"database":"/data/app.db"');
     const hint = logs.split('\n').find((line) => line.includes('no account yet'));
@@ -344,14 +274,7 @@ describe('one container on a volume, as an operator runs it', () => {
     const answer = await held;
     expect(answer.status).toBe(200);
     expect(((await answer.json()) as { data: unknown[] }).data).toEqual([]);
-    const exitCode = await ok([
-      'podman',
-      'inspect',
-      '--format',
-      '{{.State.ExitCode}}',
-      current.name,
-    ]);
-    expect(exitCode.trim()).toBe('0');
+    expect(await exitCodeOf(current.name)).toBe('0');
     const logs = await ok(['podman', 'logs', current.name]);
     expect(logs).toContain('"msg":"shutting down","signal":"SIGTERM"');
     expect(logs).toContain('"msg":"stopped"');
@@ -359,7 +282,7 @@ describe('one container on a volume, as an operator runs it', () => {
   });
 
   test('the data survives `rm` and a new container on the same volume: rows, pages, the account and its token', async () => {
-    current = await start('second', ['-v', `${volume}:/data`]);
+    current = await ct.start('second', ['-v', `${volume}:/data`]);
     expect(await readStatus(current.base, token, kept)).toBe(200);
     expect(await readStatus(current.base, token, afterBackup)).toBe(200);
     expect((await fetch(`${current.base}/content/static-pages/welcome?language=en`)).status).toBe(
@@ -381,7 +304,7 @@ describe('one container on a volume, as an operator runs it', () => {
       ...['bun', 'run', 'restore', '--', backupPath],
     ]);
     expect([restored.code, restored.stderr]).toEqual([0, expect.not.stringContaining('refused')]);
-    current = await start('restored', ['-v', `${volume}:/data`]);
+    current = await ct.start('restored', ['-v', `${volume}:/data`]);
     expect(await readStatus(current.base, token, kept)).toBe(200);
     expect(await readStatus(current.base, token, afterBackup)).toBe(404);
   });
@@ -404,7 +327,7 @@ describe('one container on a volume, as an operator runs it', () => {
   });
 
   test('a read-only root file system, /data the only writable place: serves, writes, operator commands', async () => {
-    current = await start('read-only', [
+    current = await ct.start('read-only', [
       '--read-only',
       '--read-only-tmpfs=false',
       '-v',
@@ -445,8 +368,8 @@ describe('compose.yaml', () => {
     const compose = (args: string[]) =>
       ok(['podman-compose', '-p', `listings-ct-${suffix}`, ...args], { cwd: project });
     const name = `listings-ct-${suffix}_listings_1`;
-    containers.push(name);
-    volumes.push(`listings-ct-${suffix}_listings-data`);
+    ct.containers.push(name);
+    ct.volumes.push(`listings-ct-${suffix}_listings-data`);
     const started = performance.now();
     await compose(['up', '-d']);
     const base = `http://127.0.0.1:${port}`;
@@ -536,10 +459,10 @@ describe('an upgrade from the previous release', () => {
     const { TokenService } = await import('@/auth/tokens');
     const token = await new TokenService(secret).issue('upgrade-employee', 'employee', 600);
     const data = `listings-ct-upgrade-${suffix}`;
-    volumes.push(data);
+    ct.volumes.push(data);
     await ok(['podman', 'volume', 'create', data]);
     const options = ['-v', `${data}:/data`, '-e', `JWT_SECRET=${secret}`];
-    const previous = await start('previous', options, previousImage);
+    const previous = await ct.start('previous', options, previousImage);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++)
       ids.push(await createProperty(previous.base, token, `Calle Antigua ${i}`));
@@ -577,7 +500,7 @@ describe('an upgrade from the previous release', () => {
     expect(await stopAndRemove(previous.name)).toBe('0');
 
     started = performance.now();
-    const upgraded = await start('upgraded', options);
+    const upgraded = await ct.start('upgraded', options);
     figures['upgrade: create and start to healthy (s)'] = secondsSince(started);
     for (const id of ids) expect(await readStatus(upgraded.base, token, id)).toBe(200);
     expect(await propertyTotal(upgraded.base, token)).toBe(total);

@@ -3,10 +3,12 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReplicaSettings } from '@/config';
 import {
+  copyFromReplica,
   findLitestream,
   LITESTREAM_MISSING,
   renderLitestreamConfig,
   runUnderLitestream,
+  SFTP_RESTORE_HINT,
   writeLitestreamConfig,
 } from '@/replication';
 import { tempDir } from '../support/harness';
@@ -61,6 +63,16 @@ describe('litestream.yml, rendered from the settings', () => {
     expect(text).toContain('key-path: "/run/secrets/key"');
   });
 
+  test.each([
+    ['sftp://backup@127.0.0.1:2222/srv/listings', '127.0.0.1:2222'],
+    ['sftp://backup@[::1]/srv/listings', '[::1]:22'],
+    ['sftp://backup@[::1]:2222/srv/listings', '[::1]:2222'],
+  ])('an sftp replica at %s: Litestream dials %s', (url, host) => {
+    const text = renderLitestreamConfig('/data/app.db', replicaOf(url, { sftpKeyPath: '/k' }));
+    expect(text).toContain(`host: "${host}"`);
+    expect(text).toContain('path: "/srv/listings"');
+  });
+
   test('an s3 replica: bucket and path; an endpoint brings path-style requests; never a key', () => {
     const aws = renderLitestreamConfig('/data/app.db', replicaOf('s3://my-bucket/listings/db'));
     expect(aws).toContain('bucket: "my-bucket"');
@@ -105,26 +117,60 @@ describe('litestream.yml, rendered from the settings', () => {
   });
 });
 
+/** runUnderLitestream on a missing database with `findBinary`: its exit code and the lines it printed to stderr. */
+async function startWith(url: string, findBinary: () => string | undefined) {
+  const dir = tempDir();
+  const errors: string[] = [];
+  const error = console.error;
+  console.error = (line: string) => errors.push(line);
+  try {
+    const code = await runUnderLitestream(
+      join(dir, 'app.db'),
+      replicaOf(url, url.startsWith('sftp') ? { sftpKeyPath: join(dir, 'key') } : {}),
+      { command: ['false'], findBinary },
+    );
+    return { code, errors };
+  } finally {
+    console.error = error;
+  }
+}
+
 describe('starting under Litestream', () => {
   test('the binary ships with the npm package for this platform', () => {
     expect(litestream).toContain('@flydotio/litestream-');
   });
 
   test('where the binary is missing: one line saying how to install it, exit code 1, nothing started', async () => {
-    const dir = tempDir();
-    const errors: string[] = [];
-    const error = console.error;
-    console.error = (line: string) => errors.push(line);
-    try {
-      const code = await runUnderLitestream(join(dir, 'app.db'), replicaOf('file:///mnt/r'), {
-        command: ['false'],
-        findBinary: () => undefined,
-      });
-      expect(code).toBe(1);
-    } finally {
-      console.error = error;
-    }
+    const { code, errors } = await startWith('file:///mnt/r', () => undefined);
+    expect(code).toBe(1);
     expect(errors).toEqual([LITESTREAM_MISSING]);
     expect(LITESTREAM_MISSING).toContain('npm install');
+  });
+
+  test('a failed restore from an sftp replica: one line that names the cut-short WAL segment to delete', async () => {
+    // `false restore …`: a restore that fails, as Litestream's does on a truncated segment.
+    const failing = () => Bun.which('false') ?? undefined;
+    const sftp = await startWith('sftp://backup@nas.lan/srv/listings', failing);
+    expect(sftp.code).toBe(1);
+    expect(sftp.errors).toEqual([
+      `litestream restore from sftp://backup@nas.lan/srv/listings failed (exit code 1); nothing was started${SFTP_RESTORE_HINT}`,
+    ]);
+    expect(SFTP_RESTORE_HINT).toContain('docs/operations.md');
+    const file = await startWith('file:///mnt/r', failing);
+    expect(file.errors).toEqual([
+      'litestream restore from file:///mnt/r failed (exit code 1); nothing was started',
+    ]);
+  });
+
+  test('a failed copy from an sftp replica (restore --from-replica): the same hint in its problem', async () => {
+    const dir = tempDir();
+    const copy = await copyFromReplica(
+      join(dir, 'app.db'),
+      replicaOf('sftp://backup@nas.lan/srv/listings', { sftpKeyPath: join(dir, 'key') }),
+      { findBinary: () => Bun.which('false') ?? undefined },
+    );
+    expect(copy).toEqual({
+      problem: `litestream restore from sftp://backup@nas.lan/srv/listings failed${SFTP_RESTORE_HINT}`,
+    });
   });
 });

@@ -9,7 +9,9 @@
  * violation, at 1280 px and 360 px; a failing webhook found, one of its
  * deliveries redelivered and the endpoint disabled and enabled again; an
  * account's role changed, its password set and the account deleted, the
- * change found in the audit log, a backup taken and downloaded; a
+ * change found in the audit log, a backup taken and downloaded, replication
+ * said to be off; on a second server replicating to a file:// replica, the
+ * Backups page's replica state, generation and restore command; a
  * customer is refused and an anonymous
  * visitor sent to sign in; from / to the console and /account and back,
  * and signed out of the console. Leaves docs/screenshots/console*.png,
@@ -17,7 +19,7 @@
  * test/artifacts/console-360.png.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -61,6 +63,18 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     // The employee signs in once per page, more than the default 5 a minute.
     PASSWORD_HASHES_PER_ACCOUNT_PER_MINUTE: '60',
   };
+  // A second server, replicated by Litestream into a file:// replica.
+  const replicaDir = join(dir, 'replica');
+  const replicatedPort = freePort();
+  const replicatedOrigin = `http://localhost:${replicatedPort}`;
+  const replicatedEnv = {
+    ...env,
+    DATABASE_PATH: join(dir, 'replicated', 'app.db'),
+    PUBLIC_ORIGIN: replicatedOrigin,
+    REPLICA_URL: `file://${replicaDir}`,
+    REPLICA_METRICS_PORT: String(freePort()),
+  };
+  let replicatedServer: Awaited<ReturnType<typeof startServer>> | undefined;
   const receiver = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
@@ -72,12 +86,12 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
   let customerId = '';
   let opsToken = '';
 
-  async function userCreate(email: string, role: string) {
+  async function userCreate(email: string, role: string, environment = env) {
     const proc = Bun.spawn(
       [process.execPath, 'scripts/user-create.ts', '--email', email, '--role', role],
       {
         cwd: root,
-        env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+        env: { ...process.env, ...environment, LOG_LEVEL: 'silent' },
         stdin: new TextEncoder().encode(`${PASSWORD}\n`),
         stdout: 'pipe',
         stderr: 'pipe',
@@ -100,6 +114,9 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     await userCreate('ops@example.com', 'employee');
     await userCreate('buyer@example.com', 'customer');
     server = await startServer(port, env);
+    mkdirSync(join(dir, 'replicated'));
+    await userCreate('ops@example.com', 'employee', replicatedEnv);
+    replicatedServer = await startServer(replicatedPort, replicatedEnv);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -142,22 +159,24 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     receiver.stop(true);
     server?.kill();
     await server?.exited;
+    replicatedServer?.kill();
+    await replicatedServer?.exited;
     rmSync(dir, { recursive: true, force: true });
   });
 
   /** A page signed in as `email` (or anonymous), recording errors and any request elsewhere. */
-  async function openPage(width: number, email?: string) {
+  async function openPage(width: number, email?: string, at = origin) {
     const context = await browser.newContext({ viewport: { width, height: 900 } });
     await recordDrawnText(context);
     if (email) {
-      const res = await context.request.post(`${origin}/auth/sign-in`, {
+      const res = await context.request.post(`${at}/auth/sign-in`, {
         data: { email, password: PASSWORD },
         headers: { origin },
       });
       expect(res.status()).toBe(200);
     }
     const page = await context.newPage();
-    const { problems, elsewhere } = await watchPage(page, origin);
+    const { problems, elsewhere } = await watchPage(page, at);
     return { page, problems, elsewhere };
   }
 
@@ -262,6 +281,9 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
       page.locator(`#service dt:text-is("${term}") + dd`).textContent();
     expect(await fact('Database size')).toMatch(/^\d+\.\d MiB \([1-9]\d* bytes\)$/);
     expect(await fact('WAL size')).toMatch(/ bytes\)$/);
+    // The disk: its state against DISK_FREE_THRESHOLD_MB, and the database file system's free space.
+    expect(await fact('Disk')).toMatch(/^(ok|low: under )/);
+    expect(await fact('Free on database')).toMatch(/ bytes\) in \//);
     expect(await fact('Instances live')).toBe('1');
     expect(await fact('Instances seen (last 15 min)')).toMatch(/^\S+-\d+-\w{4}$/);
     expect(await axeViolations(page)).toEqual([]);
@@ -471,11 +493,68 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     const download = await page.request.get(`${origin}${href}`);
     expect(download.status()).toBe(200);
     expect(download.headers()['content-type']).toBe('application/gzip');
+    // This server does not replicate: the page says so and where to read how.
+    await page.locator('#replica-status', { hasText: 'Replication is off' }).waitFor();
+    expect(await page.locator('#replica-status').textContent()).toContain(
+      'docs/operations.md, Replication with Litestream',
+    );
+    expect(await page.locator('#replica-present').isHidden()).toBe(true);
     expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: join(screenshots, 'console-backups.png'), fullPage: true });
     expect(elsewhere).toEqual([]);
     expect(problems).toEqual([]);
   }, 120_000);
+
+  test('with a file:// replica: the Backups page shows its state, its generation and the restore command for an instant in it; axe finds nothing, at 360 px too', async () => {
+    // Litestream's first snapshot of the file is in the replica before the page lists it.
+    const generations = join(replicaDir, 'generations');
+    for (let tries = 0; tries < 200; tries++) {
+      const [generation] = existsSync(generations) ? readdirSync(generations) : [];
+      if (generation && existsSync(join(generations, generation, 'snapshots'))) break;
+      await Bun.sleep(50);
+    }
+    const { page, problems, elsewhere } = await openPage(1280, 'ops@example.com', replicatedOrigin);
+    await page.goto(`${replicatedOrigin}/console#backups`);
+    await page
+      .locator('#replica-status', { hasText: 'Restore points as Litestream listed them' })
+      .waitFor();
+    const facts = await page.locator('#replica-facts').textContent();
+    expect(facts).toContain(`Replicafile://${replicaDir}`);
+    expect(facts).toMatch(/Statusok/);
+    expect(facts).toContain('Last successful sync');
+    expect(facts).toContain('bytes waiting to ship');
+    const rows = page.locator('#replica-table tbody tr');
+    expect(await rows.count()).toBe(1);
+    const to = (await rows.first().locator('td').nth(2).textContent()) ?? '';
+    expect(to).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    expect(await rows.first().locator('td').nth(3).textContent()).toMatch(/ UTC \(\d+ bytes\)$/);
+    const latest = `${to.replace(' UTC', '').replace(' ', 'T')}Z`;
+    await page
+      .getByRole('button', { name: /^Use its latest \(generation [0-9a-f]{16}\)$/ })
+      .click();
+    expect(await page.locator('#restore-command').textContent()).toBe(
+      `npm run restore -- --from-replica --timestamp ${latest}`,
+    );
+    expect(await page.locator('#restore-note').textContent()).toContain('Stop the server first');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(artifacts, 'console-replica.png'), fullPage: true });
+    // An instant no generation holds: no command, and why.
+    await page.getByLabel('Restore point (UTC)').fill('2000-01-01T00:00:00Z');
+    await page.getByRole('button', { name: 'Show the command' }).click();
+    expect(await page.locator('#restore-command').textContent()).toBe('');
+    expect(await page.locator('#restore-note').textContent()).toContain(
+      "outside every generation's span",
+    );
+    await page.setViewportSize({ width: 360, height: 900 });
+    expect(
+      await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      ),
+    ).toBeLessThanOrEqual(0);
+    expect(await axeViolations(page)).toEqual([]);
+    expect(elsewhere).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 60_000);
 
   test('at 360 px: nothing wider than the screen, axe finds nothing', async () => {
     const { page, problems, elsewhere } = await openPage(360, 'ops@example.com');

@@ -32,6 +32,10 @@ describe('GET /console', () => {
     expect(script.text).toContain('/admin/usage/requests');
     expect(script.text).toContain('/admin/webhooks/summary');
     expect(script.text).toContain('/admin/status');
+    // The Backups page's replica section.
+    expect(script.text).toContain('/admin/replication');
+    expect(res.text).toContain('id="replica-table"');
+    expect(res.text).toContain('id="restore-command"');
   });
 
   test('auth: anonymous gets the sign-in page (200), not the console', async () => {

@@ -7,6 +7,7 @@ import { Problem } from '../problem';
 import { auditRoutes } from './audit';
 import { backupRoutes } from './backups';
 import { mailOutboxRoutes } from './mail';
+import { replicationRoutes } from './replication';
 import { JobList, JobParams, JobRunResult } from './schemas';
 import { adminUserRoutes } from './users';
 import { webhookSummaryRoutes } from './webhooks';
@@ -26,6 +27,7 @@ export const adminRoutes = (deps: ApiDeps) => {
     .use(writes)
     .use(adminUserRoutes(deps))
     .use(backupRoutes(deps))
+    .use(replicationRoutes(deps))
     .use(auditRoutes(deps))
     .use(webhookSummaryRoutes(deps))
     .use(mailOutboxRoutes(deps))

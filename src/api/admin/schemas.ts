@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ReplicationHealth } from '../health/schemas';
 
 export const JobRun = z.object({
   startedAt: z.iso.datetime(),
@@ -36,3 +37,54 @@ export const BackupList = z.object({
 });
 
 export const BackupParams = z.object({ name: z.string() });
+
+const RestorePoint = z.iso.datetime().meta({ description: 'RFC 3339, whole seconds' });
+
+export const ReplicaGeneration = z.object({
+  id: z.string().meta({ description: "Litestream's generation id (16 hex digits)" }),
+  start: RestorePoint.meta({ description: 'The earliest instant this generation can restore' }),
+  end: RestorePoint.meta({ description: 'The latest' }),
+  snapshots: z
+    .array(
+      z.object({
+        index: z.int().meta({ description: 'The WAL index it was taken at' }),
+        size: z.int().meta({ description: 'Bytes, compressed' }),
+        createdAt: RestorePoint,
+      }),
+    )
+    .meta({ description: 'Newest first' }),
+});
+
+/** GET /admin/replication: what the console's Backups page shows of the replica. */
+export const ReplicationOverview = z.discriminatedUnion('enabled', [
+  z.object({
+    enabled: z.literal(false),
+    docs: z.string().meta({ description: 'Where the docs say how to turn it on' }),
+  }),
+  z.object({
+    enabled: z.literal(true),
+    replica: z
+      .string()
+      .meta({ description: "The replica's URL (REPLICA_URL), without a password" }),
+    status: ReplicationHealth.nullable().meta({
+      description:
+        "As GET /health shows it; null when the server does not run under Litestream's watch",
+    }),
+    history: z.discriminatedUnion('listed', [
+      z.object({
+        listed: z.literal(true),
+        listedAt: z.iso.datetime(),
+        generations: z.array(ReplicaGeneration).meta({ description: 'Newest first' }),
+      }),
+      z.object({
+        listed: z.literal(false),
+        listedAt: z.iso.datetime(),
+        problem: z.string().meta({ description: 'Why Litestream could not list the replica' }),
+      }),
+    ]),
+    restoreCommand: z.string().meta({
+      description:
+        'The command that restores the replica at an instant, `<T>` standing for the instant (stop the server first)',
+    }),
+  }),
+]);

@@ -120,6 +120,7 @@ export const NAMES: Record<number, string> = {
   431: 'RequestHeaderFieldsTooLarge',
   500: 'InternalServerError',
   503: 'ServiceUnavailable',
+  507: 'InsufficientStorage',
 };
 
 /** The two error bodies (docs/errors.md): problem details, or the customer API's Laravel shape. */
@@ -146,6 +147,7 @@ const WHY: Record<number, string> = {
   429: 'Too many requests; retry after Retry-After seconds.',
   500: 'An unexpected failure; nothing internal is shown (it is logged with the request id).',
   503: 'The service is stopping, its database does not answer, or it is at capacity for password hashing or passkey ceremonies; retry after Retry-After seconds.',
+  507: "The database's storage is full or read-only: the change was not stored (nothing of it is written); retry after Retry-After seconds, once the operator has freed space.",
 };
 
 const PROBLEM_SCHEMAS: Record<number, string> = {
@@ -168,7 +170,7 @@ function sharedResponse(family: Family, status: number): Json {
   }
   const title = PROBLEMS[status]?.title ?? String(status);
   const headers: Json = { ...REQUEST_ID_HEADERS };
-  if (status === 429) headers['Retry-After'] = refTo('headers', 'RetryAfter');
+  if (status === 429 || status === 507) headers['Retry-After'] = refTo('headers', 'RetryAfter');
   if (family === 'problem') {
     return {
       description: `${title}: ${WHY[status]}`,

@@ -52,7 +52,7 @@ const HEADER_NAMES: Record<string, string> = {
  * a state-changing request; 413/415 with a body; 422 where a bad body is
  * unprocessable or an Idempotency-Key reused; 409 for a key still running;
  * 429 under the customer API's limiter (a counted write's 429, `WriteLimited`,
- * is added by `completeOperation`).
+ * is added by `completeOperation`); 507 on every write.
  */
 function sharedStatuses(method: string, operation: OperationLike): number[] {
   const statuses = [400, 414, 431, 500];
@@ -65,6 +65,7 @@ function sharedStatuses(method: string, operation: OperationLike): number[] {
   if (operation.requestBody && operation['x-bad-body'] === 'unprocessable') statuses.push(422);
   if (operation['x-idempotent']) statuses.push(409, 422);
   if (operation['x-customer-limit']) statuses.push(429);
+  if (!SAFE.has(method)) statuses.push(507);
   return statuses;
 }
 

@@ -3,15 +3,27 @@ import type { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
 import { fail } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
+import type { ReplicationStatus } from '@/replication';
 import { instancesSeen } from '@/usage/figures';
 import { MINUTE_MS } from '@/usage/store';
 import { Problem } from '../problem';
 import { problems } from '../responses';
-import { Health, ServiceStatus } from './schemas';
+import { Health, type ReplicationHealth, ServiceStatus } from './schemas';
 
 const startedAt = performance.now();
 /** How far back GET /admin/status looks for instances that wrote figures. */
 const SEEN_MINUTES = 15;
+
+const isoOrNull = (at: number | undefined) =>
+  at === undefined ? null : new Date(at).toISOString();
+/** The replication's state as /health and the console show it: instants in RFC 3339, whole seconds. */
+export const replicationHealthOf = (
+  status: ReplicationStatus,
+): z.infer<typeof ReplicationHealth> => ({
+  ...status,
+  lastSyncAt: status.lastSyncAt === null ? null : new Date(status.lastSyncAt).toISOString(),
+  lastSyncAgeSeconds: Math.round(status.lastSyncAgeSeconds),
+});
 
 type Backend = z.infer<typeof ServiceStatus>['backends'][number];
 
@@ -43,11 +55,19 @@ export const healthRoutes = (deps: ApiDeps) =>
         if (down.length > 0) {
           throw fail('service.unavailable', { detail: `Backend unavailable: ${down.join(', ')}` });
         }
+        const disk = deps.disk.status();
+        if (disk.state === 'refusing') {
+          const reason = disk.lastRefusal?.reason ?? 'full';
+          throw fail('service.unavailable', {
+            detail: `Writes refused: the database's storage is ${reason === 'full' ? 'full' : 'read-only'}; free space or make it writable (docs/operations.md)`,
+          });
+        }
         const backends: z.infer<typeof Health>['backends'] = {};
         for (const { name } of states) backends[name] = 'ok';
         const replication = deps.replication?.status();
+        const degraded = replication?.state === 'degraded' || disk.state === 'low';
         return {
-          status: replication?.state ?? 'ok',
+          status: degraded ? ('degraded' as const) : ('ok' as const),
           database: 'ok' as const,
           backends,
           uptimeSeconds: Math.round((performance.now() - startedAt) / 1000),
@@ -61,6 +81,16 @@ export const healthRoutes = (deps: ApiDeps) =>
               lastSyncAgeSeconds: Math.round(replication.lastSyncAgeSeconds),
             },
           }),
+          disk: {
+            state: disk.state,
+            thresholdBytes: disk.thresholdBytes,
+            volumes: disk.volumes.map(({ name, freeBytes, totalBytes, writable }) => ({
+              ...{ name, freeBytes, totalBytes, writable },
+            })),
+            refusedWrites: disk.refusedWrites,
+            lastRefusalAt: isoOrNull(disk.lastRefusal?.at),
+          },
+          ...(replication && { replication: replicationHealthOf(replication) }),
         };
       },
       {
@@ -86,8 +116,20 @@ export const healthRoutes = (deps: ApiDeps) =>
         const seen = await whenReady(usage.flush(), () =>
           instancesSeen(usage.store, SEEN_MINUTES * MINUTE_MS, clock()),
         );
+        const disk = deps.disk.status();
         return {
           backends,
+          disk: {
+            ...disk,
+            lastRefusal: disk.lastRefusal && {
+              ...disk.lastRefusal,
+              at: new Date(disk.lastRefusal.at).toISOString(),
+            },
+            lastSkip: disk.lastSkip && {
+              ...disk.lastSkip,
+              at: new Date(disk.lastSkip.at).toISOString(),
+            },
+          },
           database: { sizeBytes: size?.database ?? null, walSizeBytes: size?.wal ?? null },
           instance,
           instances: { live: instances?.count ?? 1, seen, seenMinutes: SEEN_MINUTES },

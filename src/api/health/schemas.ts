@@ -19,7 +19,11 @@ export const ReplicationHealth = z
     }),
     lagBytes: z.int().nullable().meta({
       description:
-        'WAL bytes Litestream has copied aside and not yet shipped (at least); null until its figures were read',
+        'WAL bytes Litestream has copied aside and not yet shipped; null until its figures were read',
+    }),
+    lagSeconds: z.number().nullable().meta({
+      description:
+        'How long ago the oldest write waiting to be shipped was copied aside, to about a second; 0 when nothing waits; null until its figures were read',
     }),
     syncErrors: z
       .int()
@@ -27,6 +31,39 @@ export const ReplicationHealth = z
     lastError: z.string().nullable().meta({ description: 'The last problem seen, or null' }),
   })
   .meta({ description: 'Present only when the server runs under Litestream (REPLICA_URL)' });
+
+const VolumeName = z.enum(['database', 'backups', 'replica']).meta({
+  description:
+    'The file system of the SQLite file (and its WAL), of BACKUP_DIR, or of a `file://` REPLICA_URL',
+});
+
+/** One watched file system as the last reading (every 2 s) found it. */
+const VolumeHealth = z.object({
+  name: VolumeName,
+  freeBytes: z.int().nullable().meta({ description: 'Bytes free; null when unreadable' }),
+  totalBytes: z.int().nullable(),
+  writable: z.boolean().meta({ description: 'False when the file system is read-only' }),
+});
+
+/** The disks the service writes to: free space, and writes refused for want of it. */
+export const DiskHealth = z
+  .object({
+    state: z.enum(['ok', 'low']).meta({
+      description: '`low`: a watched file system has less free space than DISK_FREE_THRESHOLD_MB',
+    }),
+    thresholdBytes: z.int(),
+    volumes: z.array(VolumeHealth).meta({
+      description:
+        'None on PostgreSQL: its storage is the server’s, and its disk-full errors still answer 507',
+    }),
+    refusedWrites: z.int().meta({
+      description: 'Writes answered 507 (storage full or read-only) since the server started',
+    }),
+    lastRefusalAt: z.iso.datetime().nullable(),
+  })
+  .meta({
+    description: 'While writes are refused, /health answers 503 instead (docs/operations.md)',
+  });
 
 /**
  * GET /health once every backend answers: the database (SQLite, or
@@ -36,7 +73,8 @@ export const ReplicationHealth = z
  */
 export const Health = z.object({
   status: z.enum(['ok', 'degraded']).meta({
-    description: '`degraded`: the instance serves, but the replication is degraded (`replication`)',
+    description:
+      '`degraded`: the instance serves, but the replication is degraded (`replication`) or free disk space is under the threshold (`disk`)',
   }),
   database: z.literal('ok'),
   backends: z.object({
@@ -46,6 +84,7 @@ export const Health = z.object({
   }),
   uptimeSeconds: z.number(),
   replication: ReplicationHealth.optional(),
+  disk: DiskHealth,
 });
 
 /** GET /admin/status: what the console's Overview shows beside its plots. */
@@ -64,6 +103,24 @@ export const ServiceStatus = z.object({
     walSizeBytes: z.int().nullable().meta({
       description: "The SQLite write-ahead log; null on PostgreSQL (its WAL is the server's)",
     }),
+  }),
+  disk: z.object({
+    state: z.enum(['ok', 'low', 'refusing']).meta({
+      description:
+        '`refusing`: the database refuses writes (storage full or read-only; they answer 507)',
+    }),
+    thresholdBytes: z.int(),
+    volumes: z.array(VolumeHealth.extend({ path: z.string() })),
+    refusedWrites: z.int(),
+    lastRefusal: z
+      .object({ at: z.iso.datetime(), reason: z.enum(['full', 'read-only']) })
+      .nullable(),
+    lastSkip: z
+      .object({ job: z.string(), at: z.iso.datetime(), reason: z.string() })
+      .nullable()
+      .meta({
+        description: 'The last time a job of the service skipped a write to keep the disk free',
+      }),
   }),
   instance: z.string().meta({ description: 'The name of the instance that answered' }),
   instances: z.object({

@@ -74,6 +74,37 @@ export function renderMetrics(deps: ApiDeps, size: DatabaseSize | undefined): st
   );
   if (size?.wal !== undefined) out.sample('listings_database_wal_size_bytes', undefined, size.wal);
 
+  const disk = deps.disk.status();
+  out.family(
+    'listings_disk_free_bytes',
+    'gauge',
+    "Free bytes of the database's, the backups' and a file:// replica's file systems.",
+  );
+  for (const { name, freeBytes } of disk.volumes)
+    if (freeBytes !== null) out.sample('listings_disk_free_bytes', { volume: name }, freeBytes);
+  out.family('listings_disk_total_bytes', 'gauge', 'Size of each watched file system.');
+  for (const { name, totalBytes } of disk.volumes)
+    if (totalBytes !== null) out.sample('listings_disk_total_bytes', { volume: name }, totalBytes);
+  out
+    .family(
+      'listings_disk_free_threshold_bytes',
+      'gauge',
+      'DISK_FREE_THRESHOLD_MB in bytes: below it /health says degraded.',
+    )
+    .sample('listings_disk_free_threshold_bytes', undefined, disk.thresholdBytes)
+    .family(
+      'listings_disk_writes_refused',
+      'gauge',
+      '1 while the database refuses writes (storage full or read-only), else 0.',
+    )
+    .sample('listings_disk_writes_refused', undefined, disk.state === 'refusing' ? 1 : 0)
+    .family(
+      'listings_disk_refused_writes_total',
+      'counter',
+      'Writes answered 507 (storage full or read-only) since the start.',
+    )
+    .sample('listings_disk_refused_writes_total', undefined, disk.refusedWrites);
+
   // Samples only when the server runs under Litestream (REPLICA_URL).
   const replication = deps.replication?.status();
   out.family(
@@ -95,6 +126,14 @@ export function renderMetrics(deps: ApiDeps, size: DatabaseSize | undefined): st
   );
   if (replication?.lagBytes != null) {
     out.sample('listings_replication_lag_bytes', undefined, replication.lagBytes);
+  }
+  out.family(
+    'listings_replication_lag_seconds',
+    'gauge',
+    'Age of the oldest write Litestream has copied aside and not yet shipped (0 when none waits).',
+  );
+  if (replication?.lagSeconds != null) {
+    out.sample('listings_replication_lag_seconds', undefined, replication.lagSeconds);
   }
   out.family(
     'listings_replication_sync_errors_total',

@@ -8,6 +8,7 @@ import {
   isUnstorableText,
   POSTGRES_RETRY_AFTER_SECONDS,
 } from '@/db/pg/connection';
+import { type StorageFailure, storageFailureOf } from '@/db/storage-failure';
 import { DomainError, fail } from '@/kernel/errors';
 import { invalidParamsOf, type ParamSource } from '@/kernel/invalid-params';
 import type { Logger } from '@/logger';
@@ -71,14 +72,48 @@ export interface ErrorHandlerOptions {
   allowedMethods: (path: string) => string[];
   /** The error family of a path, as the route groups declared it (filled once routes exist). */
   errorFamilyOf: ErrorFamilyOf;
+  /** Told of every write a database refused for want of storage; answers the reason the disk shows. */
+  storageRefused?: (failure: StorageFailure) => StorageFailure;
+}
+
+/** Seconds a caller is asked to wait after a write refused for want of storage. */
+const STORAGE_RETRY_AFTER_SECONDS = 30;
+
+const STORAGE_DETAILS: Record<StorageFailure, string> = {
+  full: 'Storage is full: the change was not stored and nothing of it was written; retry after Retry-After seconds',
+  'read-only':
+    "Storage is read-only: the database's file system refuses writes, so the change was not stored and nothing of it was written; retry after Retry-After seconds",
+};
+
+/**
+ * The answer to a write a database refused for want of storage: 507, in the
+ * route's error family, never a 500. The transaction was rolled back whole;
+ * the disk monitor hears of it (its state, one log line per change, not one
+ * per request).
+ */
+function storageFull(
+  failure: StorageFailure,
+  refused: (failure: StorageFailure) => StorageFailure = (reason) => reason,
+) {
+  const reason = refused(failure);
+  return fail('storage.full', {
+    detail: STORAGE_DETAILS[reason],
+    retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS,
+  });
 }
 
 /** The one place that turns every failure into its error body (docs/errors.md). */
-export const errorHandler = ({ logger, allowedMethods, errorFamilyOf }: ErrorHandlerOptions) =>
+export const errorHandler = ({
+  logger,
+  allowedMethods,
+  errorFamilyOf,
+  storageRefused,
+}: ErrorHandlerOptions) =>
   new Elysia({ name: 'error-handler' }).onError(
     { as: 'global' },
     ({ code, error, request, path, set }) => {
       let known: DomainError | undefined;
+      const storage = storageFailureOf(error);
       if (error instanceof DomainError) known = error;
       else if (code === 'PARSE') {
         const cause = (error as Error).cause;
@@ -97,6 +132,7 @@ export const errorHandler = ({ logger, allowedMethods, errorFamilyOf }: ErrorHan
           allow.length > 0 ? fail('route.method_not_allowed', { allow }) : fail('route.not_found');
       } else if (code === 'INVALID_COOKIE_SIGNATURE') known = fail('request.malformed');
       else if (isUnstorableText(error)) known = fail('request.malformed');
+      else if (storage) known = storageFull(storage, storageRefused);
       else if (isPostgresUnavailable(error)) {
         // The transaction, if one began, is rolled back: nothing is half-written.
         logger.warn('postgresql unavailable', {
@@ -144,7 +180,10 @@ export function withBackstop(
   };
 }
 
-/** The logged 500 problem for a failure nothing else caught, with the security headers. */
+/**
+ * The logged 500 problem for a failure nothing else caught (a storage
+ * failure: its 507), with the security headers.
+ */
 export function unhandled(
   error: unknown,
   request: Request,
@@ -152,14 +191,18 @@ export function unhandled(
   errorFamilyOf: ErrorFamilyOf,
 ): Response {
   const pathname = pathOf(request.url);
-  logger.error('unhandled error', {
-    requestId: requestIdOf(request),
-    method: request.method,
-    path: pathname,
-    code: 'ESCAPED',
-    error: describeUnhandled(error),
-  });
-  const response = renderError(INTERNAL, errorFamilyOf(pathname));
+  // A write refused for want of storage that escaped a hook is still its 507, not a failure to log.
+  const storage = storageFailureOf(error);
+  if (!storage) {
+    logger.error('unhandled error', {
+      requestId: requestIdOf(request),
+      method: request.method,
+      path: pathname,
+      code: 'ESCAPED',
+      error: describeUnhandled(error),
+    });
+  }
+  const response = renderError(storage ? storageFull(storage) : INTERNAL, errorFamilyOf(pathname));
   for (const [name, value] of Object.entries(securityHeaders)) response.headers.set(name, value);
   return response;
 }

@@ -42,9 +42,11 @@ export function openPostgres(
   });
 }
 
-const codeOf = (error: unknown) =>
+/** The `code` of a driver's error (`ERR_POSTGRES_SERVER_ERROR`, `SQLITE_FULL`), or ''. */
+export const codeOf = (error: unknown) =>
   error instanceof Error && 'code' in error ? String(error.code) : '';
-const sqlStateOf = (error: unknown) =>
+/** The SQLSTATE of a PostgreSQL server error (Bun puts it in `errno`), or ''. */
+export const sqlStateOf = (error: unknown) =>
   error instanceof Error && 'errno' in error ? String(error.errno) : '';
 
 /**
@@ -65,7 +67,7 @@ export const isPostgresUnavailable = (error: unknown): boolean =>
   someCause(error, isUnavailableCode);
 
 /** `error` or one of its causes: drizzle wraps the driver's error (DrizzleQueryError). */
-function someCause(error: unknown, test: (error: Error) => boolean): boolean {
+export function someCause(error: unknown, test: (error: Error) => boolean): boolean {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 4; depth++) {
     if (test(cause)) return true;
     cause = cause.cause;

@@ -39,6 +39,10 @@ export const AUDIT_ACTIONS = [
   'replication.degraded',
   'replication.recovered',
   'mail.failed',
+  'disk.low',
+  'disk.full',
+  'disk.recovered',
+  'backup.skipped',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -35,6 +35,10 @@ const labels: Record<string, string> = {
   'webhook.disabled': 'A webhook endpoint was disabled by the service',
   'replication.degraded': 'The replica of the database fell behind',
   'replication.recovered': 'The replica of the database caught up',
+  'disk.low': 'Free disk space fell under the threshold',
+  'disk.full': 'Writes were refused: the disk is full or read-only',
+  'disk.recovered': 'Free disk space is back over the threshold',
+  'backup.skipped': 'A backup was skipped for want of disk space',
 };
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });

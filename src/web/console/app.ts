@@ -11,6 +11,7 @@ import { wireCustomers } from './customers';
 import { api, byId, cell, type Json, time } from './dom';
 import { showMail, wireMail } from './mail';
 import { showAudit, showBackups, wireRecords } from './records';
+import { showReplica, wireReplica } from './replica';
 import { showWebhooks, wireWebhooks } from './webhooks';
 
 interface Point {
@@ -28,6 +29,14 @@ interface RequestFigures {
 
 interface ServiceStatus {
   backends: { name: string; state: string }[];
+  disk: {
+    state: 'ok' | 'low' | 'refusing';
+    thresholdBytes: number;
+    volumes: { name: string; path: string; freeBytes: number | null; writable: boolean }[];
+    refusedWrites: number;
+    lastRefusal: { at: string; reason: string } | null;
+    lastSkip: { job: string; at: string; reason: string } | null;
+  };
   database: { sizeBytes: number | null; walSizeBytes: number | null };
   instances: { live: number; seen: string[]; seenMinutes: number };
 }
@@ -132,7 +141,10 @@ async function overview(): Promise<void> {
   const [minutes, hours, health, service, jobs, backups] = await Promise.all([
     api<RequestFigures>('/admin/usage/requests?resolution=minute&hours=1'),
     api<RequestFigures>('/admin/usage/requests?resolution=hour&hours=24'),
-    api<Json>('/health'),
+    // A 503 (a backend down, writes refused) is shown, not a failed page.
+    fetch('/health', { headers: { accept: 'application/json' } }).then(
+      (res) => res.json() as Promise<Json>,
+    ),
     api<ServiceStatus>('/admin/status'),
     api<{
       jobs: {
@@ -158,7 +170,34 @@ async function overview(): Promise<void> {
     dd.textContent = value;
     facts.append(dt, dd);
   };
-  fact('Health', String(health.status));
+  fact(
+    'Health',
+    typeof health.detail === 'string' ? `failing: ${health.detail}` : String(health.status),
+  );
+  const { disk } = service;
+  const DISK_STATES = {
+    ok: 'ok',
+    low: `low: under ${bytes(disk.thresholdBytes)} free (DISK_FREE_THRESHOLD_MB)`,
+    refusing: 'writes refused: storage full or read-only (answered 507)',
+  };
+  fact('Disk', DISK_STATES[disk.state]);
+  for (const volume of disk.volumes) {
+    const free = bytes(volume.freeBytes);
+    fact(
+      `Free on ${volume.name}`,
+      `${volume.writable ? free : `read-only, ${free}`} in ${volume.path}`,
+    );
+  }
+  if (disk.refusedWrites > 0)
+    fact(
+      'Writes refused',
+      `${disk.refusedWrites}, last ${time(disk.lastRefusal?.at)} (${disk.lastRefusal?.reason})`,
+    );
+  if (disk.lastSkip)
+    fact(
+      'Skipped for disk space',
+      `${disk.lastSkip.job} at ${time(disk.lastSkip.at)}: ${disk.lastSkip.reason}`,
+    );
   fact('Backends', service.backends.map(({ name, state }) => `${name}: ${state}`).join(', '));
   fact('Database size', bytes(service.database.sizeBytes));
   if (service.database.walSizeBytes !== null)
@@ -197,7 +236,7 @@ const LOADS: Partial<Record<(typeof TABS)[number], () => Promise<void>>> = {
   mail: showMail,
   accounts: showAccounts,
   audit: showAudit,
-  backups: showBackups,
+  backups: () => Promise.all([showBackups(), showReplica()]).then(() => undefined),
 };
 
 function showTab(): void {
@@ -236,5 +275,6 @@ wireWebhooks();
 wireMail();
 wireAccounts();
 wireRecords();
+wireReplica();
 window.addEventListener('hashchange', showTab);
 showTab();
