@@ -67,6 +67,7 @@ export const CALLER_ACTIONS: ReadonlySet<AuditAction> = new Set<AuditAction>([
   'password.changed',
   'password_reset.requested',
   'password.reset',
+  'notification.queued',
 ]);
 
 /** A caller's details: their text (a passkey name) cut like the rest. */

@@ -116,11 +116,22 @@ export interface Config {
   mail: MailSettings;
 }
 
+/** The changes of an account its holder is told of by mail, each one unless the operator turns it off. */
+export const MAIL_NOTIFICATION_KINDS = [
+  'password-changed',
+  'passkey-added',
+  'new-device',
+  'account-disabled',
+] as const;
+export type MailNotificationKind = (typeof MAIL_NOTIFICATION_KINDS)[number];
+
 /** Outgoing mail: who it is from, and the SMTP server (SMTP_HOST); without one, messages go to the log. */
 export interface MailSettings {
   /** The From header (MAIL_FROM). */
   from: string;
   smtp?: SmtpSettings;
+  /** The notifications sent (MAIL_NOTIFICATIONS); the others are not queued at all. */
+  notifications: readonly MailNotificationKind[];
 }
 
 export interface SmtpSettings {

@@ -6,6 +6,7 @@ import {
   MIN_IPV6_LIMIT_PREFIX,
   parseRanges,
 } from '@/kernel/addresses';
+import { MAIL_NOTIFICATION_KINDS } from './config';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'])
@@ -243,6 +244,8 @@ export const EnvSchema = z.object({
       'not an address such as "listings@example.com" or "Listings <listings@example.com>"',
     )
     .optional(),
+  // The security notifications mailed to account holders (docs/accounts.md#notifications).
+  MAIL_NOTIFICATIONS: z.string().trim().default(MAIL_NOTIFICATION_KINDS.join(',')),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -4,6 +4,7 @@ import { accountOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { sessionCookieOf } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
+import { noticeOf } from '@/api/request/notice';
 import { limitAddressOf } from '@/api/request/peer';
 import { NoBody, problems } from '../responses';
 import { clearedSessionCookie } from './http';
@@ -31,6 +32,7 @@ export const lifecycleRoutes = (deps: ApiDeps) => {
           user,
           { ...body, address: limitAddressOf(request, config), sessionToken },
           auditContextOf(request, config, clock(), caller.sub),
+          noticeOf(request, accounts.notifications),
         );
         set.status = 204;
         return null;

@@ -11,6 +11,7 @@ import { accountOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { identify, sessionCookieNameOf, sessionCookieOf } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
+import { noticeOf } from '@/api/request/notice';
 import { limitAddressOf } from '@/api/request/peer';
 import { derivedKey } from '@/auth/keys';
 import { fail } from '@/kernel/errors';
@@ -115,6 +116,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
             name: body.name,
           },
           auditContextOf(request, config, clock(), caller.sub),
+          noticeOf(request, accounts.notifications),
         );
         return status(201, summaryOf(passkey));
       },
@@ -166,7 +168,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
           input,
           audit,
         );
-        return signedInResponse(deps, set, user, { method: 'passkey', audit });
+        return signedInResponse(deps, set, request, user, { method: 'passkey', audit });
       },
       {
         writes: {

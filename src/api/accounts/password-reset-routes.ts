@@ -6,9 +6,8 @@ import {
 } from '@/accounts/password-reset';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
+import { mailLanguageOfRequest, noticeOf } from '@/api/request/notice';
 import { limitAddressOf } from '@/api/request/peer';
-import { parseAcceptLanguage } from '@/content/language';
-import { mailLanguageOf } from '@/mail/render';
 import { NoBody, problems } from '../responses';
 import { PasswordResetAccepted, PasswordResetBody, PasswordResetConfirmBody } from './schemas';
 
@@ -29,7 +28,7 @@ export const passwordResetRoutes = (deps: ApiDeps) => {
           {
             email: body.email,
             address: limitAddressOf(request, config),
-            language: mailLanguageOf(parseAcceptLanguage(request.headers.get('accept-language'))),
+            language: mailLanguageOfRequest(request),
             origin: config.publicOrigins[0]!,
             service: config.rpName,
           },
@@ -61,6 +60,7 @@ export const passwordResetRoutes = (deps: ApiDeps) => {
           { ...accounts, revocation: tokenCutoffs },
           { ...body, address: limitAddressOf(request, config) },
           auditContextOf(request, config, clock()),
+          noticeOf(request, accounts.notifications),
         );
         set.status = 204;
         return null;

@@ -64,7 +64,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
         const audit = auditContextOf(request, config, clock());
         const input = { ...body, address: limitAddressOf(request, config) };
         const user = await verifyPasswordSignIn(store, accounts, input, audit);
-        return signedInResponse(deps, set, user, { method: 'password', audit });
+        return signedInResponse(deps, set, request, user, { method: 'password', audit });
       },
       {
         writes: {

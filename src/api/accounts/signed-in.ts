@@ -3,6 +3,7 @@ import type { Context } from 'elysia';
 import { z } from 'zod';
 import { type SignInMethod, signIn } from '@/accounts/sign-in';
 import type { ApiDeps } from '@/api/deps';
+import { noticeOf } from '@/api/request/notice';
 import type { AuditContext } from '@/audit/record';
 import type { User } from '@/db/schema';
 import { NoBody } from '../responses';
@@ -23,14 +24,16 @@ export const SignedOut = withHeaders(NoBody, {
 
 /** Both sign-in paths answer alike: the token body, a session cookie, never cached. */
 export async function signedInResponse(
-  { stores: { accounts: accountStore }, tokens, config }: ApiDeps,
+  { stores: { accounts: accountStore }, tokens, config, accounts }: ApiDeps,
   set: Context['set'],
+  request: Request,
   user: User,
   sign: { method: SignInMethod; audit: AuditContext },
 ) {
   const { body, session } = await signIn(accountStore, tokens, user, {
     ...sign,
     sessionsPerAccount: config.accounts.sessionsPerAccount,
+    notice: noticeOf(request, accounts.notifications),
   });
   const now = sign.audit.at;
   const maxAge = Math.floor((session.expiresAt - now) / 1000);

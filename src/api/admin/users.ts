@@ -18,6 +18,7 @@ import { insertUser, userSummaryOf } from '@/accounts/users';
 import { NewUserBody, SetPasswordBody, UserSummary } from '@/api/accounts/schemas';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
+import { noticeOf } from '@/api/request/notice';
 import { limitAddressOf } from '@/api/request/peer';
 import { parsedQuery } from '@/api/request/query';
 import { fail } from '@/kernel/errors';
@@ -117,6 +118,7 @@ export const adminUserRoutes = (deps: ApiDeps) => {
           tokenCutoffs,
           { id: params.id, change: body },
           auditOf(request, caller.sub),
+          noticeOf(request, accounts.notifications),
         ),
       {
         auth: 'employee',
@@ -147,6 +149,7 @@ export const adminUserRoutes = (deps: ApiDeps) => {
             by: signedInAccount(caller.sub, limitAddressOf(request, config)),
           },
           auditOf(request, caller.sub),
+          noticeOf(request, accounts.notifications),
         );
         set.status = 204;
         return null;

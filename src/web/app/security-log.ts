@@ -39,6 +39,7 @@ const labels: Record<string, string> = {
   'disk.full': 'Writes were refused: the disk is full or read-only',
   'disk.recovered': 'Free disk space is back over the threshold',
   'backup.skipped': 'A backup was skipped for want of disk space',
+  'notification.queued': 'Notification email sent',
 };
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
