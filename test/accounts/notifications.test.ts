@@ -1,7 +1,12 @@
 import { afterAll, expect, test } from 'bun:test';
 import type { ParsedMail } from 'mailparser';
+import { parseConfig } from '@/config';
+import { createLogger } from '@/logger';
 import { SECURITY_LOG_PATH } from '@/mail/notifications';
+import { mailTransportOf } from '@/mail/transport';
 import * as mailDelivery from '@/workers/mail-delivery';
+import { COMMAND_DATABASES, type FreshDatabase } from '../scripts/databases';
+import { runScript } from '../support/script';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
 import { accountStoresUnderTest } from './stores';
 import { accountsSetup, ORIGIN, PASSWORD, type SignedIn } from './support';
@@ -226,6 +231,49 @@ for (const under of accountStoresUnderTest()) {
       ]);
       expect(await ctx.deps.stores.mail.counts()).toEqual({ pending: 0, failed: 0 });
       expect(await ctx.deps.stores.mail.recent(10)).toEqual([]);
+    });
+  });
+}
+
+for (const target of COMMAND_DATABASES) {
+  target.describe('notifications of the operator commands', () => {
+    const env = (fresh: FreshDatabase) => ({ ...fresh.env, LOG_LEVEL: 'silent' });
+    /** Sends what the commands queued on `fresh` through the test SMTP server; the messages since `before`. */
+    async function delivered(fresh: FreshDatabase, before: number) {
+      const { stores } = await fresh.open();
+      const logger = createLogger('silent');
+      const config = parseConfig({ ...env(fresh), ...smtp.env() });
+      const run = await mailDelivery.run({
+        stores,
+        mailer: mailTransportOf(config.mail, logger),
+        clock: Date.now,
+        logger,
+      });
+      return (await smtp.received(before + (run.sent as number))).slice(before);
+    }
+
+    test('happy: user:password and user:disable tell the account holder, in English', async () => {
+      const fresh = await target.fresh();
+      const email = 'someone@example.com';
+      for (const [script, args] of [
+        ['user-create.ts', ['--email', 'staff@example.com', '--role', 'employee']],
+        ['user-create.ts', ['--email', email]],
+        ['user-password.ts', ['--email', email]],
+        ['user-disable.ts', ['--email', email]],
+      ] as const) {
+        const run = await runScript(script, args, env(fresh), `${NEW_PASSWORD}\n`);
+        expect([script, run.code, run.stderr]).toEqual([script, 0, '']);
+      }
+      const messages = await delivered(fresh, smtp.messages.length);
+      expect(messages).toHaveLength(2);
+      const origin = parseConfig(env(fresh)).publicOrigins[0];
+      for (const [message, subject] of [
+        [messages[0], 'Your Listings Service password was changed'],
+        [messages[1], 'Your Listings Service account was disabled'],
+      ] as const) {
+        expect([message && recipientOf(message), message?.subject]).toEqual([email, subject]);
+        expect(message?.text).toContain(`${origin}${SECURITY_LOG_PATH}`);
+      }
     });
   });
 }
