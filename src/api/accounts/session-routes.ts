@@ -13,7 +13,7 @@ import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { Problem } from '../problem';
 import { clearedSessionCookie } from './http';
 import { SignInBody, SignUpAccepted, SignUpBody, UserSummary } from './schemas';
-import { SignedIn, SignedOut, signedInResponse } from './signed-in';
+import { NEW_DEVICE_TEXT, SignedIn, SignedOut, signedInResponse } from './signed-in';
 
 /** Sign-up, password sign-in, sign-out and "who am I". */
 export const sessionRoutes = (deps: ApiDeps) => {
@@ -76,6 +76,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
         detail: {
           operationId: 'signIn',
           summary: 'Sign in with email and password (bearer token and session cookie)',
+          description: NEW_DEVICE_TEXT,
           tags: ['Accounts'],
         },
       },

@@ -1,5 +1,5 @@
 import { parseAcceptLanguage } from '@/content/language';
-import type { MailNotifications, Notice } from '@/mail/notifications';
+import type { MailNotificationKind, MailNotifications, Notice } from '@/mail/notifications';
 import { mailLanguageOf } from '@/mail/render';
 import type { MailLanguage } from '@/mail/templates';
 
@@ -12,3 +12,7 @@ export const noticeOf = (request: Request, notifications: MailNotifications): No
   notifications,
   language: mailLanguageOfRequest(request),
 });
+
+/** What a route's OpenAPI description says of the notification it queues. */
+export const notifiedText = (kind: MailNotificationKind, when = '') =>
+  `Mails the account holder a \`${kind}\` notification${when}, in the language of Accept-Language, unless MAIL_NOTIFICATIONS leaves it out.`;
