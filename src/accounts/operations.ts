@@ -58,29 +58,29 @@ export function accountOperations(run: AccountRunner) {
       session: NewSession,
       audit: AuditContext,
       entry: AuditEntry,
-      options: { perAccount?: number; notice?: Notice; email?: string } = {},
+      options: { perAccount?: number; tell?: { notice: Notice; email: string } } = {},
     ) =>
       run(function* (tables) {
-        const { perAccount = SESSIONS_PER_ACCOUNT_DEFAULT, notice, email } = options;
+        const { perAccount = SESSIONS_PER_ACCOUNT_DEFAULT, tell } = options;
         const now = session.createdAt.getTime();
         yield* step(tables.deleteExpiredSessions(now));
         // Two sign-ins at once would each count the other's session as not there yet.
         yield* step(tables.lockSessionsOf(session.userId));
         const device = deviceOf(session.ip, session.userAgent);
-        const known =
-          email === undefined || !notifies(notice, 'new-device')
-            ? true
-            : (yield* step(tables.liveSessions(session.userId, now))).some((live) =>
-                sameDevice(deviceOf(live.ip, live.userAgent), device),
-              );
+        const newDevice =
+          tell !== undefined &&
+          notifies(tell.notice, 'new-device') &&
+          !(yield* step(tables.liveSessions(session.userId, now))).some((live) =>
+            sameDevice(deviceOf(live.ip, live.userAgent), device),
+          );
         const ended = yield* step(tables.trimSessions(session.userId, perAccount - 1));
         yield* step(tables.insertSession(session));
         const details = ended > 0 ? { ...entry.details, sessionsEnded: ended } : entry.details;
         yield* step(tables.recordAudit(audit, { ...entry, details }));
-        if (!known && email !== undefined) {
-          yield* queueNotification(tables, audit, notice, {
+        if (newDevice) {
+          yield* queueNotification(tables, audit, tell.notice, {
             kind: 'new-device',
-            user: { id: session.userId, email },
+            user: { id: session.userId, email: tell.email },
             data: { device: deviceName(device), address: session.ip ?? 'unknown' },
           });
         }

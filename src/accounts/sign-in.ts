@@ -136,7 +136,10 @@ export async function signIn(
       target: session.id,
       details: { method: input.method },
     },
-    { perAccount: input.sessionsPerAccount, notice: input.notice, email: user.email },
+    {
+      perAccount: input.sessionsPerAccount,
+      tell: input.notice && { notice: input.notice, email: user.email },
+    },
   );
   return {
     body: {
