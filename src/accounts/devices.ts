@@ -1,5 +1,6 @@
 import { isIPv4 } from 'node:net';
 import { limiterKeyOf } from '@/kernel/addresses';
+import { browserOf, systemOf } from './device-names';
 
 /**
  * What a sign-in's "device" is, from what a session stores (its user
@@ -14,29 +15,8 @@ export interface Device {
   network: string;
 }
 
-/** First match wins: Edge and Opera also say Chrome, Chrome also says Safari. */
-const BROWSERS: readonly [RegExp, string][] = [
-  [/\bEdg(?:e|A|iOS)?\//, 'Edge'],
-  [/\b(?:OPR|Opera)\//, 'Opera'],
-  [/\b(?:Firefox|FxiOS)\//, 'Firefox'],
-  [/(?:\b|Headless)(?:Chrome|Chromium|CriOS)\//, 'Chrome'],
-  [/\bSafari\//, 'Safari'],
-];
-/** Android and iOS also say Linux and Mac OS X. */
-const SYSTEMS: readonly [RegExp, string][] = [
-  [/\bAndroid\b/, 'Android'],
-  [/\b(?:iPhone|iPad|iPod)\b/, 'iOS'],
-  [/\bWindows\b/, 'Windows'],
-  [/\bCrOS\b/, 'ChromeOS'],
-  [/\bMac OS X\b|\bMacintosh\b/, 'macOS'],
-  [/\bLinux\b/, 'Linux'],
-];
-
 /** A program that is no browser is named by its first product token (`curl/8.5.0` → curl). */
 const PRODUCT = /^([A-Za-z][\w.-]{0,31})\//;
-
-const nameIn = (table: readonly [RegExp, string][], userAgent: string) =>
-  table.find(([pattern]) => pattern.test(userAgent))?.[1];
 
 const IPV6_DEVICE_PREFIX = 48;
 
@@ -50,8 +30,8 @@ function networkOf(ip: string): string {
 export function deviceOf(ip: string | null, userAgent: string | null): Device {
   const agent = userAgent ?? '';
   return {
-    browser: nameIn(BROWSERS, agent) ?? PRODUCT.exec(agent)?.[1] ?? 'Unknown',
-    system: nameIn(SYSTEMS, agent) ?? 'Unknown',
+    browser: browserOf(agent) ?? PRODUCT.exec(agent)?.[1] ?? 'Unknown',
+    system: systemOf(agent) ?? 'Unknown',
     network: ip === null ? 'unknown' : networkOf(ip),
   };
 }
