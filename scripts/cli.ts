@@ -34,6 +34,14 @@ const VARIABLE_MEANINGS = {
   PORT: 'the port the server listens on (default 3000)',
   PUBLIC_ORIGIN: 'the address callers use (e.g. https://listings.example.com)',
   TLS_CERT_PATH: 'set (with TLS_KEY_PATH): the server speaks https',
+  SMTP_HOST: 'the SMTP server mail is sent through (unset: mail is written to the log)',
+  SMTP_PORT: 'its port (default 465 with SMTP_TLS=implicit, 587 with starttls, 25 with none)',
+  SMTP_TLS: 'implicit, starttls (default) or none',
+  SMTP_USER: 'the user name to sign in to the SMTP server with, if it asks for one',
+  SMTP_PASSWORD: 'its password (or SMTP_PASSWORD_FILE: a file holding it)',
+  SMTP_PASSWORD_FILE: 'a file holding the SMTP password, instead of SMTP_PASSWORD',
+  SMTP_TLS_CA_FILE: "a PEM file of the CA of the SMTP server's certificate, when not a public one",
+  MAIL_FROM: 'the From address, e.g. "Listings <listings@example.com>" (required with SMTP_HOST)',
 } as const;
 
 export type VariableName = keyof typeof VARIABLE_MEANINGS;

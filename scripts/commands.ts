@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { parseDuration } from '@/auth/tokens';
 import { MAX_UNITS } from '@/listings/properties/schemas';
+import { MAIL_LANGUAGES } from '@/mail/templates';
 import { defineCommand } from './cli';
 
 const EMAIL = {
@@ -265,6 +266,39 @@ export const migrateToPostgresCommand = defineCommand({
   notes: ['When any table differs, nothing is kept and the exit status is 1.'],
 });
 
+export const mailTestCommand = defineCommand({
+  name: 'mail:test',
+  summary:
+    "Sends one test message through the configured SMTP server at once (not through the outbox) and prints the server's answer.",
+  options: {
+    to: {
+      type: 'string',
+      value: 'EMAIL',
+      meaning: 'where the message goes',
+      required: true,
+      accepts: EMAIL,
+    },
+    language: {
+      type: 'string',
+      choices: MAIL_LANGUAGES,
+      meaning: 'the language of the message (default en)',
+    },
+  },
+  variables: {
+    SMTP_HOST: true,
+    SMTP_PORT: true,
+    SMTP_TLS: true,
+    SMTP_USER: true,
+    SMTP_PASSWORD: true,
+    SMTP_PASSWORD_FILE: true,
+    SMTP_TLS_CA_FILE: true,
+    MAIL_FROM: true,
+  },
+  notes: [
+    'A refusal or a connection that fails prints the reason on stderr (exit 1); without SMTP_HOST nothing is sent (exit 1).',
+  ],
+});
+
 export const buildCommand = defineCommand({
   name: 'build',
   summary:
@@ -284,5 +318,6 @@ export const OPERATOR_COMMANDS = [
   seedCommand,
   pagesImportCommand,
   migrateToPostgresCommand,
+  mailTestCommand,
   buildCommand,
 ];

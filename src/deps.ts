@@ -10,6 +10,7 @@ import {
   type PasswordHasher,
 } from '@/accounts/hashing';
 import type { HashingLimits } from '@/accounts/hashing-limits';
+import type { PasswordResetLimits } from '@/accounts/password-reset';
 import { RedisAddressLimit } from '@/accounts/redis-address-limit';
 import { redisFailureLedger } from '@/accounts/redis-guessing';
 import { sessionResolver } from '@/accounts/sessions';
@@ -23,6 +24,7 @@ import { ReadCache } from '@/db/read-cache';
 import { FeedWaits } from '@/events/waits';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
+import { type MailTransport, mailTransportOf } from '@/mail/transport';
 import { RateLimiter } from '@/rate-limit/limiter';
 import { RedisRateLimitStore } from '@/rate-limit/redis-store';
 import { WriteLimiter } from '@/rate-limit/writes';
@@ -89,6 +91,8 @@ export interface AppDeps {
   accounts: AccountGuards;
   /** The change feed's long polls in this process: their caps, and what wakes each. */
   feedWaits: FeedWaits;
+  /** Where the mail-delivery job sends the outbox's messages: the SMTP server, or the log. */
+  mailer: MailTransport;
 }
 
 /** The part of the deps a function uses: the services `K` and the stores `S`. */
@@ -107,6 +111,8 @@ export interface AccountGuards {
   failures: FailureLedger;
   /** Passkey ceremony options per address (in memory, or in Redis). */
   passkeyOptions: AddressBound;
+  /** Password reset requests per address and per typed email (in memory, or in Redis). */
+  resets: PasswordResetLimits;
 }
 
 export interface CreateAppOptions {
@@ -124,6 +130,8 @@ export interface CreateAppOptions {
   hasher?: PasswordHasher;
   /** The shared Redis; by default a new connection when the configuration names one. */
   redis?: RedisConnection;
+  /** Where mail goes; by default the SMTP server of the configuration, or the log without one. */
+  mailer?: MailTransport;
   /**
    * Stores in place of the ones on `db` or `postgres`. Only tests pass any
    * (a PostgreSQL store, to run a domain's suites on it): src/index.ts never
@@ -167,6 +175,7 @@ export function buildDeps({
   hasher = argon2idHasher,
   redis = config.redis ? new RedisConnection(config.redis) : undefined,
   replicationMetricsUrl,
+  mailer = mailTransportOf(config.mail, logger),
   ...chosen
 }: CreateAppOptions): AppDeps {
   if (!db === !postgres) throw new Error('buildDeps: give either db (SQLite) or postgres');
@@ -241,6 +250,14 @@ export function buildDeps({
       config.accounts.passkeyOptionsPerIpPerMinute,
       60_000,
     ),
+    resets: {
+      perAddress: addressBound('reset-ip', config.accounts.passwordResetsPerIpPerHour, HOUR_MS),
+      perAccount: addressBound(
+        'reset-account',
+        config.accounts.passwordResetsPerAccountPerHour,
+        HOUR_MS,
+      ),
+    },
   };
   const feedWaits = new FeedWaits(stores.events, {
     perCaller: config.events.longPollsPerCaller,
@@ -267,7 +284,7 @@ export function buildDeps({
     ...{ config, db, postgres, stores, logger, clock, tokens, tokenCutoffs, feedWaits },
     ...{ replication, replicaListing, disk },
     ...{ sessions: sessionResolver(stores.accounts, clock), limiter, writeLimiter, usage },
-    ...{ instance, redis, notices, instances, readCache, staticPages, accounts },
+    ...{ instance, redis, notices, instances, readCache, staticPages, accounts, mailer },
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
   deps.jobs = createWorkers(deps);

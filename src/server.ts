@@ -24,6 +24,7 @@ import {
   type StartupFailure,
   step,
 } from '@/startup/failure';
+import { mailWarningOf } from '@/startup/mail-notice';
 import { firstAccountHint } from '@/startup/operator-commands';
 import { kickDeliveriesOnEvents } from '@/workers/webhook-kick';
 
@@ -139,6 +140,8 @@ async function start(config: Config, underLitestream: boolean) {
     // The process a stop signal goes to, whatever started it (npm, a shell, systemd).
     pid: process.pid,
   });
+  const mailWarning = mailWarningOf(config);
+  if (mailWarning) logger.warn(mailWarning);
   if (!(await deps.stores.accounts.hasAnyUser())) {
     // The single binary carries the migrations and no operator command.
     const commands = embedded.migrations

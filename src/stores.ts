@@ -25,6 +25,9 @@ import type { IdempotencyStore } from '@/idempotency/store';
 import { postgresListingsStore } from '@/listings/postgres-store';
 import { sqliteListingsStore } from '@/listings/sqlite-store';
 import type { ListingsStore } from '@/listings/store';
+import { postgresMailOutbox } from '@/mail/postgres-store';
+import { sqliteMailOutbox } from '@/mail/sqlite-store';
+import type { MailOutboxStore } from '@/mail/store';
 import { postgresUsageStore } from '@/usage/postgres-store';
 import { sqliteUsageStore } from '@/usage/sqlite-store';
 import type { UsageStore } from '@/usage/store';
@@ -46,6 +49,7 @@ export interface Stores {
   jobRuns: JobRunStore;
   listings: ListingsStore;
   usage: UsageStore;
+  mail: MailOutboxStore;
 }
 
 /**
@@ -68,6 +72,7 @@ export const sqliteStores = (
   jobRuns: sqliteJobRuns(db),
   listings: sqliteListingsStore(db, readCache),
   usage: sqliteUsageStore(db),
+  mail: sqliteMailOutbox(db),
 });
 
 /** The stores on PostgreSQL, all on one pool. */
@@ -83,4 +88,5 @@ export const postgresStores = (client: SQL, audit: AuditLimits = DEFAULT_AUDIT_L
   jobRuns: postgresJobRuns(client),
   listings: postgresListingsStore(client),
   usage: postgresUsageStore(client),
+  mail: postgresMailOutbox(client),
 });

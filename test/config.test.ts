@@ -52,6 +52,8 @@ describe('configuration (environment variables)', () => {
       passkeyOptionsPerIpPerMinute: 30,
       passwordHashesPerAccountPerMinute: 5,
       passwordHashesPerIpPerMinute: 30,
+      passwordResetsPerIpPerHour: 10,
+      passwordResetsPerAccountPerHour: 3,
       sessionsPerAccount: 50,
     });
     expect(config.hashing).toEqual({ concurrency: 3, queue: 6 });

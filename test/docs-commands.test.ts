@@ -62,6 +62,7 @@ const npmRuns = all.flatMap((command) =>
 const OPERATOR_SCRIPTS = [
   'backup',
   'demo',
+  'mail:test',
   'migrate-to-postgres',
   'pages:import',
   'restore',

@@ -3,12 +3,20 @@ import { asc, count, eq, inArray, isNotNull } from 'drizzle-orm';
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/operations';
 import type { TokenCutoff } from '@/auth/tokens';
 import { pgDatabase } from '@/db/pg/client';
-import { passkeys, sessions, tokenCutoffs, users, webauthnChallenges } from '@/db/pg/schema';
+import {
+  passkeys,
+  passwordResets,
+  sessions,
+  tokenCutoffs,
+  users,
+  webauthnChallenges,
+} from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
 import { normalizeEmail } from './email';
 import { tableFailureLedger } from './failure-ledger';
 import { lifecycleOperations } from './lifecycle-operations';
 import { accountOperations } from './operations';
+import { passwordResetOperations } from './password-reset-operations';
 import { accountTablesOf, hasNul, liveSessionsOf } from './postgres-tables';
 import type { AccountStore } from './store';
 import { type AccountOperation, sessionLookupOf } from './tables';
@@ -105,8 +113,13 @@ export function postgresAccountStore(
         .orderBy(search.orderBy)
         .limit(search.limit);
     },
+    async findPasswordReset(id) {
+      const [reset] = await db.select().from(passwordResets).where(eq(passwordResets.id, id));
+      return reset;
+    },
     ...accountOperations(run),
     ...lifecycleOperations(run),
+    ...passwordResetOperations(run),
     failures: tableFailureLedger(run),
   };
 }

@@ -10,6 +10,7 @@ import {
   lte,
   ne,
   notInArray,
+  or,
   sql,
 } from 'drizzle-orm';
 import type { AuditLimits } from '@/audit/operations';
@@ -18,7 +19,9 @@ import type { PgDb, PgTx } from '@/db/pg/client';
 import {
   authFailures,
   employeeLimits,
+  mailOutbox,
   passkeys,
+  passwordResets,
   planAssignments,
   sessions,
   tokenCutoffs,
@@ -26,6 +29,7 @@ import {
   webauthnChallenges,
   webhookEndpoints,
 } from '@/db/pg/schema';
+import { queuedMailOf } from '@/mail/store';
 import type { AccountTables } from './tables';
 
 /**
@@ -252,5 +256,35 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
     await tx.delete(employeeLimits).where(eq(employeeLimits.employeeSub, id));
     await tx.delete(users).where(eq(users.id, id));
     return { webhooks: webhooks.length };
+  },
+  async deletePasswordResets(now, userId) {
+    await tx
+      .delete(passwordResets)
+      .where(
+        or(
+          lte(passwordResets.expiresAt, new Date(now)),
+          userId === undefined ? undefined : eq(passwordResets.userId, userId),
+        ),
+      );
+  },
+  async insertPasswordReset(values) {
+    await tx.insert(passwordResets).values(values);
+  },
+  async queueMail(mail, now) {
+    const [queued] = await tx
+      .insert(mailOutbox)
+      .values(queuedMailOf(mail, now))
+      .returning({ id: mailOutbox.id });
+    return queued!.id;
+  },
+  async unqueueMail(id) {
+    await tx.delete(mailOutbox).where(eq(mailOutbox.id, id));
+  },
+  async takePasswordReset(id, now) {
+    const [taken] = await tx
+      .delete(passwordResets)
+      .where(and(eq(passwordResets.id, id), gt(passwordResets.expiresAt, new Date(now))))
+      .returning({ userId: passwordResets.userId });
+    return taken?.userId;
   },
 });

@@ -2,12 +2,20 @@ import { asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/operations';
 import type { TokenCutoff } from '@/auth/tokens';
 import type { Db } from '@/db/client';
-import { passkeys, sessions, tokenCutoffs, users, webauthnChallenges } from '@/db/schema';
+import {
+  passkeys,
+  passwordResets,
+  sessions,
+  tokenCutoffs,
+  users,
+  webauthnChallenges,
+} from '@/db/schema';
 import { runNow } from '@/kernel/steps';
 import { normalizeEmail } from './email';
 import { tableFailureLedger } from './failure-ledger';
 import { lifecycleOperations } from './lifecycle-operations';
 import { accountOperations } from './operations';
+import { passwordResetOperations } from './password-reset-operations';
 import { accountTablesOf, liveSessionsOf } from './sqlite-tables';
 import type { AccountStore } from './store';
 import { type AccountOperation, sessionLookupOf } from './tables';
@@ -93,8 +101,11 @@ export function sqliteAccountStore(db: Db, limits: AuditLimits = DEFAULT_AUDIT_L
         .limit(search.limit)
         .all();
     },
+    findPasswordReset: (id: string) =>
+      db.select().from(passwordResets).where(eq(passwordResets.id, id)).get(),
     ...accountOperations(run),
     ...lifecycleOperations(run),
+    ...passwordResetOperations(run),
     failures: tableFailureLedger(run),
   } satisfies AccountStore;
 }

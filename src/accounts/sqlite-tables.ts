@@ -1,11 +1,26 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull, lte, ne, notInArray } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNull,
+  lte,
+  ne,
+  notInArray,
+  or,
+} from 'drizzle-orm';
 import type { AuditLimits } from '@/audit/operations';
 import { recordAudit } from '@/audit/sqlite-store';
 import type { Db, Tx } from '@/db/client';
 import {
   authFailures,
   employeeLimits,
+  mailOutbox,
   passkeys,
+  passwordResets,
   planAssignments,
   sessions,
   tokenCutoffs,
@@ -13,6 +28,7 @@ import {
   webauthnChallenges,
   webhookEndpoints,
 } from '@/db/schema';
+import { queuedMailOf } from '@/mail/store';
 import type { AccountTables } from './tables';
 
 export const liveSessionsOf = (db: Db | Tx, userId: string, now: number) =>
@@ -184,4 +200,29 @@ export const accountTablesOf = (tx: Tx, limits: AuditLimits): AccountTables => (
     tx.delete(users).where(eq(users.id, id)).run();
     return { webhooks: webhooks.length };
   },
+  deletePasswordResets: (now, userId) => {
+    tx.delete(passwordResets)
+      .where(
+        or(
+          lte(passwordResets.expiresAt, new Date(now)),
+          userId === undefined ? undefined : eq(passwordResets.userId, userId),
+        ),
+      )
+      .run();
+  },
+  insertPasswordReset: (values) => {
+    tx.insert(passwordResets).values(values).run();
+  },
+  queueMail: (mail, now) =>
+    tx.insert(mailOutbox).values(queuedMailOf(mail, now)).returning({ id: mailOutbox.id }).get()!
+      .id,
+  unqueueMail: (id) => {
+    tx.delete(mailOutbox).where(eq(mailOutbox.id, id)).run();
+  },
+  takePasswordReset: (id, now) =>
+    tx
+      .delete(passwordResets)
+      .where(and(eq(passwordResets.id, id), gt(passwordResets.expiresAt, new Date(now))))
+      .returning({ userId: passwordResets.userId })
+      .get()?.userId,
 });

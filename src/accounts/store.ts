@@ -1,9 +1,10 @@
 import type { TokenCutoff } from '@/auth/tokens';
-import type { Passkey, Session, User } from '@/db/schema';
+import type { Passkey, PasswordReset, Session, User } from '@/db/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { FailureLedger } from './guessing';
 import type { LifecycleOperations } from './lifecycle-operations';
 import type { AccountOperations } from './operations';
+import type { PasswordResetOperations } from './password-reset-operations';
 import type { UserSearch } from './user-search';
 
 export type {
@@ -36,7 +37,10 @@ export interface SessionLookup {
  * every cookie request stays one prepared statement); `postgresAccountStore`
  * answers with promises. Callers compose results with `whenReady`.
  */
-export interface AccountStore extends AccountOperations, LifecycleOperations {
+export interface AccountStore
+  extends AccountOperations,
+    LifecycleOperations,
+    PasswordResetOperations {
   findUserByEmail(email: string): MaybePromise<User | undefined>;
   findUserById(id: string): MaybePromise<User | undefined>;
   /** The email of each of `ids` that is an account (at most a page's worth: one query). */
@@ -58,6 +62,8 @@ export interface AccountStore extends AccountOperations, LifecycleOperations {
   failures: FailureLedger;
   /** Every token cut-off: stored ones by subject, and 'all' for each disabled account. */
   tokenCutoffs(): MaybePromise<[string, TokenCutoff][]>;
+  /** A stored reset link by its token's hash (expired or not). */
+  findPasswordReset(id: string): MaybePromise<PasswordReset | undefined>;
   /** A page of accounts, newest first (`GET /admin/users`). */
   searchUsers(query: UserSearch): MaybePromise<User[]>;
 }

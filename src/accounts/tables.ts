@@ -1,7 +1,8 @@
 import type { AuditContext, AuditEntry } from '@/audit/record';
-import type { Passkey, Session, User, users, webauthnChallenges } from '@/db/schema';
+import type { Passkey, PasswordReset, Session, User, users, webauthnChallenges } from '@/db/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { Steps } from '@/kernel/steps';
+import type { NewMail } from '@/mail/store';
 
 export type NewUser = typeof users.$inferInsert;
 export type NewSession = Session;
@@ -93,6 +94,18 @@ export interface AccountTables {
    * webhook endpoints went.
    */
   deleteUser(id: string): MaybePromise<{ webhooks: number }>;
+  /** Deletes the password reset links expired at `now`, and every one of `userId` when given. */
+  deletePasswordResets(now: number, userId?: string): MaybePromise<void>;
+  insertPasswordReset(values: PasswordReset): MaybePromise<void>;
+  /** Queues a message in the mail outbox (`src/mail`), due at `now`, in this transaction; its id. */
+  queueMail(mail: NewMail, now: number): MaybePromise<number>;
+  /** Takes a message queued in this transaction out of the outbox again. */
+  unqueueMail(id: number): MaybePromise<void>;
+  /**
+   * Deletes the link and answers its account, when it is stored and not
+   * expired at `now`; two uses at once: one of them gets it.
+   */
+  takePasswordReset(id: string, now: number): MaybePromise<string | undefined>;
 }
 
 /** One accounts operation, run by a store inside one of its transactions. */

@@ -58,6 +58,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   'session.not_found': 404,
   'passkey.ceremony_failed': 400,
   'passkey.already_registered': 409,
+  'password_reset.invalid': 400,
   'job.not_found': 404,
   'job.running': 409,
   'backup.not_found': 404,

@@ -65,6 +65,8 @@ export const CALLER_ACTIONS: ReadonlySet<AuditAction> = new Set<AuditAction>([
   'session.revoked',
   'sessions.ended_all',
   'password.changed',
+  'password_reset.requested',
+  'password.reset',
 ]);
 
 /** A caller's details: their text (a passkey name) cut like the rest. */

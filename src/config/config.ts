@@ -36,6 +36,7 @@ export interface Config {
     webhookDelivery: string;
     databaseBackup: string;
     auditRetention: string;
+    mailDelivery: string;
   };
   /**
    * Days the change feed keeps an event; the long polls (`wait`) one process
@@ -98,6 +99,9 @@ export interface Config {
     /** Requests that hash a password, per account (from one address when not signed in) and per address. */
     passwordHashesPerAccountPerMinute: number;
     passwordHashesPerIpPerMinute: number;
+    /** Password reset requests an hour, per client address and per typed email. */
+    passwordResetsPerIpPerHour: number;
+    passwordResetsPerAccountPerHour: number;
     /** Live browser sessions kept per account; the oldest ends when a new one starts past it. */
     sessionsPerAccount: number;
   };
@@ -109,6 +113,24 @@ export interface Config {
   redis?: RedisSettings;
   /** Continuous replication of the SQLite file by Litestream (REPLICA_URL); absent: off. */
   replica?: ReplicaSettings;
+  mail: MailSettings;
+}
+
+/** Outgoing mail: who it is from, and the SMTP server (SMTP_HOST); without one, messages go to the log. */
+export interface MailSettings {
+  /** The From header (MAIL_FROM). */
+  from: string;
+  smtp?: SmtpSettings;
+}
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  /** `implicit`: TLS from the first byte; `starttls`: plain, then upgraded (refused if the server cannot); `none`: plain. */
+  tls: 'implicit' | 'starttls' | 'none';
+  auth?: { user: string; password: string };
+  /** PEM certificates (SMTP_TLS_CA_FILE) trusted for the server instead of the system's. */
+  tlsCa?: string;
 }
 
 export interface RedisSettings {

@@ -55,6 +55,13 @@ export function isReplicaUrl(value: string): boolean {
   return url.protocol === 's3:' && url.hostname !== '' && url.username === '';
 }
 
+/** An address, alone or as `Display Name <address>`, with no line break (it becomes a header). */
+export function isMailbox(value: string): boolean {
+  const match = /^(?:([^<>\r\n"]*?)\s*<([^<>\s]+)>|([^<>\s]+))$/.exec(value);
+  const address = match?.[2] ?? match?.[3];
+  return address !== undefined && z.email().safeParse(address).success;
+}
+
 /** A Go duration as Litestream reads it: "1s", "500ms", "72h", "1h30m". */
 const duration = z
   .string()
@@ -120,6 +127,7 @@ export const EnvSchema = z.object({
   JOB_EVENTS_PRUNE_CRON: cron.default('17 * * * *'),
   // Seconds first: every 10 seconds.
   JOB_WEBHOOK_DELIVERY_CRON: cron.default('*/10 * * * * *'),
+  JOB_MAIL_DELIVERY_CRON: cron.default('*/10 * * * * *'),
   BACKUP_CRON: cron.default('0 3 * * *'),
   JOB_AUDIT_RETENTION_CRON: cron.default('30 3 * * *'),
   // Security and audit log events older than this many days are deleted by audit-retention.
@@ -154,6 +162,9 @@ export const EnvSchema = z.object({
   // Requests that hash a password (sign-in, sign-up, password changes), successes included.
   PASSWORD_HASHES_PER_ACCOUNT_PER_MINUTE: perMinute.default(5),
   PASSWORD_HASHES_PER_IP_PER_MINUTE: perMinute.default(30),
+  // Password reset requests an hour: per client address, and per typed email (docs/accounts.md#password-reset).
+  PASSWORD_RESETS_PER_IP_PER_HOUR: perMinute.default(10),
+  PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR: perMinute.default(3),
   // Live browser sessions per account; a new sign-in past it ends the oldest.
   SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(50),
   // A JSON file of AAGUID → provider name, over the vendored list (src/accounts/providers).
@@ -214,6 +225,24 @@ export const EnvSchema = z.object({
   // No sync for this long while writes wait: /health says degraded, and the audit log records it.
   REPLICA_MAX_LAG: duration.default('60s'),
   METRICS_TOKEN: z.string().min(MIN_SECRET_LENGTH, 'must be at least 32 characters').optional(),
+  // Outgoing mail (docs/configuration.md#mail); without SMTP_HOST every message is written to the log.
+  SMTP_HOST: z.string().trim().min(1).optional(),
+  // Unset: 465 with SMTP_TLS=implicit, 587 with starttls, 25 with none.
+  SMTP_PORT: port.refine((value) => value > 0, 'must be a port from 1 to 65535').optional(),
+  SMTP_TLS: z.enum(['implicit', 'starttls', 'none']).default('starttls'),
+  SMTP_USER: z.string().min(1).optional(),
+  SMTP_PASSWORD: z.string().min(1).optional(),
+  SMTP_PASSWORD_FILE: z.string().min(1).optional(),
+  // A PEM file of the CA that signed the SMTP server's certificate, when not a public one.
+  SMTP_TLS_CA_FILE: z.string().min(1).optional(),
+  MAIL_FROM: z
+    .string()
+    .trim()
+    .refine(
+      isMailbox,
+      'not an address such as "listings@example.com" or "Listings <listings@example.com>"',
+    )
+    .optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 export class ConfigError extends Error {}
 
 /** Variables whose values never appear in an error message. */
-const SECRET_VARIABLES = new Set(['JWT_SECRET', 'METRICS_TOKEN', 'DATABASE_URL']);
+const SECRET_VARIABLES = new Set(['JWT_SECRET', 'METRICS_TOKEN', 'DATABASE_URL', 'SMTP_PASSWORD']);
 
 /**
  * A URL as an error message may show it: everything before its last `@`

@@ -2,15 +2,15 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type AddressRange, defaultTrustedRanges, parseRanges } from '@/kernel/addresses';
-import type { Config, RedisSettings, ReplicaSettings } from './config';
+import type { Config, MailSettings, RedisSettings, ReplicaSettings } from './config';
 import { type Env, EnvSchema } from './env';
 import { ConfigError, configErrorOf } from './error';
 import { splitMemoryBudget } from './memory-budget';
 import { readPasskeyProviders } from './passkey-providers';
 import { loadOrCreateSecret } from './secret-file';
 
-export type { Config, RedisSettings, ReplicaSettings } from './config';
-export { type Env, EnvSchema, isCronPattern, MIN_SECRET_LENGTH } from './env';
+export type { Config, MailSettings, RedisSettings, ReplicaSettings, SmtpSettings } from './config';
+export { type Env, EnvSchema, isCronPattern, isMailbox, MIN_SECRET_LENGTH } from './env';
 export { ConfigError, shownValue } from './error';
 export { loadOrCreateSecret } from './secret-file';
 
@@ -48,16 +48,83 @@ function redisOf(e: Env): RedisSettings | undefined {
   if (!e.REDIS_URL || new URL(e.REDIS_URL).protocol !== 'rediss:') {
     throw new ConfigError(`${caFile} is set, but REDIS_URL is not a rediss:// URL`);
   }
-  let tlsCa: string;
-  try {
-    tlsCa = readFileSync(e.REDIS_TLS_CA_FILE, 'utf8');
-  } catch {
-    throw new ConfigError(`${caFile} cannot be read`);
-  }
+  const tlsCa = readNamedFile('REDIS_TLS_CA_FILE', e.REDIS_TLS_CA_FILE);
   if (!tlsCa.includes('-----BEGIN CERTIFICATE-----')) {
     throw new ConfigError(`${caFile} holds no PEM certificate`);
   }
   return { url: e.REDIS_URL, prefix: e.REDIS_PREFIX, tlsCa };
+}
+
+/** The contents of a file a variable names, read once at start; one line naming the variable if it cannot be. */
+function readNamedFile(variable: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    throw new ConfigError(`${variable}: "${path}" cannot be read`);
+  }
+}
+
+const SMTP_DEFAULT_PORTS = { implicit: 465, starttls: 587, none: 25 } as const;
+/** Used only when no SMTP server is set, where nothing leaves the machine. */
+const LOG_ONLY_FROM = 'listings@localhost';
+
+/** SMTP_* and MAIL_FROM; each variable that cannot apply is refused rather than ignored. */
+function mailOf(e: Env): MailSettings {
+  const companions = [
+    'SMTP_PORT',
+    'SMTP_USER',
+    'SMTP_PASSWORD',
+    'SMTP_PASSWORD_FILE',
+    'SMTP_TLS_CA_FILE',
+  ] as const;
+  if (!e.SMTP_HOST) {
+    const stray = companions.find((name) => e[name] !== undefined);
+    if (stray) throw new ConfigError(`${stray}: is set, but SMTP_HOST is not`);
+    return { from: e.MAIL_FROM ?? LOG_ONLY_FROM };
+  }
+  if (!e.MAIL_FROM) {
+    throw new ConfigError(
+      'MAIL_FROM: required with SMTP_HOST (e.g. "Listings <listings@example.com>")',
+    );
+  }
+  if (e.SMTP_PASSWORD !== undefined && e.SMTP_PASSWORD_FILE !== undefined) {
+    throw new ConfigError('SMTP_PASSWORD_FILE: set SMTP_PASSWORD or SMTP_PASSWORD_FILE, not both');
+  }
+  const password =
+    e.SMTP_PASSWORD_FILE === undefined
+      ? e.SMTP_PASSWORD
+      : readNamedFile('SMTP_PASSWORD_FILE', e.SMTP_PASSWORD_FILE).replace(/\r?\n$/, '');
+  if (password === '')
+    throw new ConfigError(`SMTP_PASSWORD_FILE: "${e.SMTP_PASSWORD_FILE}" is empty`);
+  if ((e.SMTP_USER === undefined) !== (password === undefined)) {
+    throw new ConfigError(
+      e.SMTP_USER === undefined
+        ? 'SMTP_USER: required with SMTP_PASSWORD or SMTP_PASSWORD_FILE'
+        : 'SMTP_PASSWORD: SMTP_USER is set, so SMTP_PASSWORD or SMTP_PASSWORD_FILE is required',
+    );
+  }
+  if (e.SMTP_TLS === 'none' && e.SMTP_TLS_CA_FILE !== undefined) {
+    throw new ConfigError('SMTP_TLS_CA_FILE: is set, but SMTP_TLS is none');
+  }
+  let tlsCa: string | undefined;
+  if (e.SMTP_TLS_CA_FILE !== undefined) {
+    tlsCa = readNamedFile('SMTP_TLS_CA_FILE', e.SMTP_TLS_CA_FILE);
+    if (!tlsCa.includes('-----BEGIN CERTIFICATE-----')) {
+      throw new ConfigError(`SMTP_TLS_CA_FILE: "${e.SMTP_TLS_CA_FILE}" holds no PEM certificate`);
+    }
+  }
+  return {
+    from: e.MAIL_FROM,
+    smtp: {
+      host: e.SMTP_HOST,
+      port: e.SMTP_PORT ?? SMTP_DEFAULT_PORTS[e.SMTP_TLS],
+      tls: e.SMTP_TLS,
+      ...(e.SMTP_USER !== undefined && password !== undefined
+        ? { auth: { user: e.SMTP_USER, password } }
+        : {}),
+      ...(tlsCa === undefined ? {} : { tlsCa }),
+    },
+  };
 }
 
 /** Milliseconds of a duration as Litestream writes it ("1h30m", "500ms"), already validated. */
@@ -218,6 +285,7 @@ export function parseConfig(
       webhookDelivery: e.JOB_WEBHOOK_DELIVERY_CRON,
       databaseBackup: e.BACKUP_CRON,
       auditRetention: e.JOB_AUDIT_RETENTION_CRON,
+      mailDelivery: e.JOB_MAIL_DELIVERY_CRON,
     },
     events: {
       retentionDays: e.EVENTS_RETENTION_DAYS,
@@ -264,11 +332,14 @@ export function parseConfig(
       passwordHashesPerAccountPerMinute: e.PASSWORD_HASHES_PER_ACCOUNT_PER_MINUTE,
       passwordHashesPerIpPerMinute: e.PASSWORD_HASHES_PER_IP_PER_MINUTE,
       sessionsPerAccount: e.SESSIONS_PER_ACCOUNT,
+      passwordResetsPerIpPerHour: e.PASSWORD_RESETS_PER_IP_PER_HOUR,
+      passwordResetsPerAccountPerHour: e.PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR,
     },
     hashing: { concurrency: hashConcurrency, queue: e.HASH_QUEUE ?? 2 * hashConcurrency },
     metrics: e.METRICS,
     metricsToken: e.METRICS_TOKEN,
     redis: redisOf(e),
     replica,
+    mail: mailOf(e),
   });
 }

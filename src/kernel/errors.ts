@@ -65,6 +65,7 @@ export type ErrorCode =
   | 'session.not_found'
   | 'passkey.ceremony_failed'
   | 'passkey.already_registered'
+  | 'password_reset.invalid'
   // Operations
   | 'job.not_found'
   | 'job.running'

@@ -22,6 +22,7 @@ import { offerConditionalCreate } from './app/auto-register';
 import { clearMessage, say, ui } from './app/elements';
 import { type PasskeyActions, renderPasskey } from './app/passkey-item';
 import { passkeySignIn } from './app/passkey-sign-in';
+import { wirePasswordReset } from './app/password-reset';
 import { showPortal } from './app/portal';
 import { showSecurityLog } from './app/security-log';
 import { type BrowserSession, showSessions } from './app/sessions';
@@ -46,6 +47,8 @@ async function run(action: Action, button: HTMLButtonElement | null, work: () =>
       'sign-up',
       'passkey-sign-in',
       'change-password',
+      'request-reset',
+      'reset-password',
     ].includes(action);
     if (error instanceof ApiError && error.status === 401 && signedInAction) showSignedOut();
     if (error instanceof ApiError && error.detail === REAUTHENTICATION_DETAIL) showSignedOut();
@@ -216,7 +219,17 @@ ui.addPasskeyForm.addEventListener('submit', (event) => {
   });
 });
 
+const fromResetLink = wirePasswordReset(
+  (action, button, work) => void run(action, button, work),
+  showSignedOut,
+);
+
 void run('load', null, async () => {
+  // A reset link's page shows its form alone: whoever is signed in here is signed out by it.
+  if (fromResetLink) {
+    ui.loading.hidden = true;
+    return;
+  }
   try {
     const user = await api<User>('GET', '/auth/me');
     await enter(user);

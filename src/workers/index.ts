@@ -7,6 +7,7 @@ import * as eventsPrune from './events-prune';
 import type { JobDefinition } from './job';
 import type { JobRunStore } from './job-runs';
 import { redisJobLeases } from './leases';
+import * as mailDelivery from './mail-delivery';
 import * as planWindowReset from './plan-window-reset';
 import { createScheduler, type Scheduler } from './scheduler';
 import * as staticPageCacheWarm from './static-page-cache-warm';
@@ -24,6 +25,7 @@ export type WorkerDeps = DepsOf<typeof planWindowReset> &
   DepsOf<typeof staticPageCacheWarm> &
   DepsOf<typeof eventsPrune> &
   DepsOf<typeof webhookDelivery> &
+  DepsOf<typeof mailDelivery> &
   DepsOf<typeof databaseBackup> &
   DepsOf<typeof auditRetention> & {
     stores: { jobRuns: JobRunStore };
@@ -69,6 +71,12 @@ export function workerJobs(deps: WorkerDeps): JobDefinition[] {
       name: 'webhook-delivery',
       pattern: jobSchedules.webhookDelivery,
       run: (ctx) => webhookDelivery.run(deps, ctx),
+    },
+    {
+      name: 'mail-delivery',
+      pattern: jobSchedules.mailDelivery,
+      runAtStart: true,
+      run: (ctx) => mailDelivery.run(deps, ctx),
     },
     {
       name: 'database-backup',

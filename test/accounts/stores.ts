@@ -8,6 +8,8 @@ import { type PgDb, pgDatabase } from '@/db/pg/client';
 import { migratePostgres } from '@/db/pg/migrate';
 import * as pg from '@/db/pg/schema';
 import { type AuditAction, type AuditEventRow, auditEvents, users } from '@/db/schema';
+import { postgresMailOutbox } from '@/mail/postgres-store';
+import type { MailOutboxStore } from '@/mail/store';
 import {
   createTestDatabase,
   pgSuite,
@@ -38,6 +40,11 @@ export interface AccountStoreUnderTest {
 export interface AccountData {
   /** The store to build the app with (undefined: the app's own SQLite store). */
   store: AccountStore | undefined;
+  /**
+   * The mail outbox on the same database (undefined: the app's own), since
+   * a password reset queues its message in the accounts' transaction.
+   */
+  mail?: MailOutboxStore;
   insertUser(values: NewUser): Promise<void>;
   /** Every stored user of this (normalized) email. */
   usersOf(email: string): Promise<unknown[]>;
@@ -159,6 +166,7 @@ function postgresStore(): AccountStoreUnderTest {
       };
       return {
         store: whenMade(made.then(() => postgresAccountStore(client))),
+        mail: whenMade(made.then(() => postgresMailOutbox(client))),
         ...rowsIn(db),
       };
     },

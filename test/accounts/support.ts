@@ -113,7 +113,7 @@ export function accountsSetup(
     env: { PUBLIC_ORIGIN: ORIGIN, ...UNBOUNDED, ...env },
     clock,
     ...options,
-    stores: { accounts: data.store },
+    stores: { accounts: data.store, ...(data.mail ? { mail: data.mail } : {}) },
   });
   const store = ctx.deps.stores.accounts;
   let counter = 0;

@@ -310,6 +310,8 @@ describe('write limits', () => {
       expect(Object.keys(exempt).sort()).toEqual([
         'POST /auth/passkey/authenticate',
         'POST /auth/passkey/authenticate/options',
+        'POST /auth/password-reset',
+        'POST /auth/password-reset/confirm',
         'POST /auth/sign-in',
         'POST /auth/sign-out',
         'POST /auth/sign-up',

@@ -25,6 +25,7 @@ describe('happy', () => {
       'static-page-cache-warm',
       'events-prune',
       'webhook-delivery',
+      'mail-delivery',
       'database-backup',
       'audit-retention',
     ]);

@@ -117,6 +117,7 @@ describe('the image', () => {
         'database.ts',
         'demo-data.ts',
         'demo.ts',
+        'mail-test.ts',
         'migrate-to-postgres.ts',
         'pages-import.ts',
         'read-password.ts',

@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { createUser } from '@/accounts/users';
+import { parseConfig } from '@/config';
 import { migrateDatabase, openDatabase } from '@/db/client';
+import { mailWarningOf } from '@/startup/mail-notice';
 import { firstAccountHint } from '@/startup/operator-commands';
 import { freePort, serverEnv } from '../accounts/server-process';
 import { tempDir } from '../support/harness';
@@ -74,5 +76,32 @@ describe('start-up without any account', () => {
     const lines = await startAndStop(databasePath);
     expect(lines.some((line) => line.msg === 'listening')).toBe(true);
     expect(lines.filter((line) => line.msg.startsWith('no account yet'))).toEqual([]);
+  });
+});
+
+describe('start-up with open sign-up and no SMTP server', () => {
+  const warning =
+    'SIGN_UP is open but SMTP_HOST is not set: mail is written to the log, not sent; set SMTP_HOST and MAIL_FROM (docs/configuration.md#mail)';
+
+  test('one warning says mail is written to the log; none once SMTP_HOST is set', async () => {
+    const without = await startAndStop(join(tempDir(), 'app.db'));
+    expect(without.filter((line) => line.level === 'warn')).toEqual([
+      expect.objectContaining({ level: 'warn', msg: warning }),
+    ]);
+    const withSmtp = await startAndStop(join(tempDir(), 'app.db'), {
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(freePort()),
+      MAIL_FROM: 'listings@example.com',
+    });
+    expect(withSmtp.some((line) => line.msg === 'listening')).toBe(true);
+    expect(withSmtp.filter((line) => line.msg === warning)).toEqual([]);
+  });
+
+  test('with sign-up closed there is no one to warn about', () => {
+    const config = parseConfig({ DATABASE_PATH: ':memory:', SIGN_UP: 'closed' });
+    expect(mailWarningOf(config)).toBeUndefined();
+    expect(mailWarningOf({ ...config, accounts: { ...config.accounts, signUp: 'open' } })).toBe(
+      warning,
+    );
   });
 });

@@ -569,6 +569,7 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     await page.screenshot({ path: join(artifacts, 'console-360.png'), fullPage: true });
     for (const [tab, loaded] of [
       ['Webhooks', '#webhooks-status'],
+      ['Mail', '#mail-status'],
       ['Accounts', '#accounts-status'],
       ['Audit', '#audit-status'],
       ['Backups', '#backups-table tbody tr'],

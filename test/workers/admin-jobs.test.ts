@@ -12,6 +12,7 @@ const JOB_NAMES = [
   'static-page-cache-warm',
   'events-prune',
   'webhook-delivery',
+  'mail-delivery',
   'database-backup',
   'audit-retention',
 ];
@@ -31,6 +32,7 @@ describe('happy', () => {
         { name: 'static-page-cache-warm', schedule: '*/10 * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'events-prune', schedule: '17 * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'webhook-delivery', schedule: '*/10 * * * * *', nextRunAt: null, lastRuns: [] },
+        { name: 'mail-delivery', schedule: '*/10 * * * * *', nextRunAt: null, lastRuns: [] },
         { name: 'database-backup', schedule: '0 3 * * *', nextRunAt: null, lastRuns: [] },
         { name: 'audit-retention', schedule: '30 3 * * *', nextRunAt: null, lastRuns: [] },
       ],

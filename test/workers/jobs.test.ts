@@ -23,6 +23,7 @@ describe('the job list', () => {
       { name: 'static-page-cache-warm', pattern: '*/10 * * * *', runAtStart: true },
       { name: 'events-prune', pattern: '17 * * * *', runAtStart: undefined },
       { name: 'webhook-delivery', pattern: '*/10 * * * * *', runAtStart: undefined },
+      { name: 'mail-delivery', pattern: '*/10 * * * * *', runAtStart: true },
       { name: 'database-backup', pattern: '0 3 * * *', runAtStart: undefined },
       { name: 'audit-retention', pattern: '30 3 * * *', runAtStart: undefined },
     ]);
@@ -38,6 +39,7 @@ describe('the job list', () => {
         JOB_STATIC_PAGE_CACHE_WARM_CRON: '@hourly',
         JOB_EVENTS_PRUNE_CRON: '0 4 * * *',
         JOB_WEBHOOK_DELIVERY_CRON: '*/30 * * * * *',
+        JOB_MAIL_DELIVERY_CRON: '*/20 * * * * *',
         BACKUP_CRON: '15 2 * * 0',
         JOB_AUDIT_RETENTION_CRON: '45 4 * * *',
       },
@@ -48,6 +50,7 @@ describe('the job list', () => {
       '@hourly',
       '0 4 * * *',
       '*/30 * * * * *',
+      '*/20 * * * * *',
       '15 2 * * 0',
       '45 4 * * *',
     ]);

@@ -26,16 +26,20 @@ async function startService(env: Record<string, string>) {
 }
 
 describe('the service process', () => {
-  test('schedules the workers, runs the cache warm at start, and SIGTERM waits for them and exits 0', async () => {
-    // The every-10-seconds delivery job could run during the test: moved to once a year.
-    const service = await startService({ JOB_WEBHOOK_DELIVERY_CRON: '0 0 1 1 *' });
+  test('schedules the workers, runs the cache warm and the mail delivery at start, and SIGTERM waits for them and exits 0', async () => {
+    // The every-10-seconds delivery jobs could run during the test: moved to once a year.
+    const service = await startService({
+      JOB_WEBHOOK_DELIVERY_CRON: '0 0 1 1 *',
+      JOB_MAIL_DELIVERY_CRON: '0 0 1 1 *',
+    });
     let jobs = await service.jobs();
-    for (let i = 0; i < 50 && jobs[2]!.lastRuns.length === 0; i++) {
+    const startRuns = () => jobs[2]!.lastRuns.length + jobs[5]!.lastRuns.length;
+    for (let i = 0; i < 50 && startRuns() < 2; i++) {
       await Bun.sleep(10);
       jobs = await service.jobs();
     }
-    expect(jobs.map((job) => job.nextRunAt === null)).toEqual(Array(7).fill(false));
-    expect(jobs.map((job) => job.lastRuns.length)).toEqual([0, 0, 1, 0, 0, 0, 0]);
+    expect(jobs.map((job) => job.nextRunAt === null)).toEqual(Array(8).fill(false));
+    expect(jobs.map((job) => job.lastRuns.length)).toEqual([0, 0, 1, 0, 0, 1, 0, 0]);
     service.proc.kill('SIGTERM');
     expect(await service.proc.exited).toBe(0);
     expect(await service.rest()).toContain('"msg":"stopped"');
@@ -45,6 +49,7 @@ describe('the service process', () => {
     const service = await startService({ WORKERS: 'off' });
     const jobs = await service.jobs();
     expect(jobs.map((job) => [job.nextRunAt, job.lastRuns.length])).toEqual([
+      [null, 0],
       [null, 0],
       [null, 0],
       [null, 0],

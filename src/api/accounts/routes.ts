@@ -4,6 +4,7 @@ import { accountPage } from '@/web/routes';
 import { bodyRules } from '../plugins/body-rules';
 import { lifecycleRoutes } from './lifecycle-routes';
 import { passkeyRoutes } from './passkey-routes';
+import { passwordResetRoutes } from './password-reset-routes';
 import { securityRoutes } from './security-routes';
 import { sessionRoutes } from './session-routes';
 
@@ -18,6 +19,7 @@ export const accountsRoutes = (deps: ApiDeps) =>
         .use(sessionRoutes(deps))
         .use(securityRoutes(deps))
         .use(lifecycleRoutes(deps))
+        .use(passwordResetRoutes(deps))
         .use(passkeyRoutes(deps)),
     )
     .use(accountPage({ signUp: deps.config.accounts.signUp, rpId: deps.config.rpId }));

@@ -21,6 +21,20 @@ export const ChangePasswordBody = z.strictObject({
 /** `POST /admin/users/{id}/password`: the account's new password, under sign-up's rule. */
 export const SetPasswordBody = z.strictObject({ password: NewPassword });
 
+/** `POST /auth/password-reset`: the account's address, as typed. */
+export const PasswordResetBody = z.strictObject({
+  email: z.string().trim().pipe(z.email().max(254)),
+});
+
+/** Every reset request's answer, whether or not the address has an account. */
+export const PasswordResetAccepted = z.object({ message: z.string() });
+
+/** `POST /auth/password-reset/confirm`: the token of the link, and the new password under sign-up's rule. */
+export const PasswordResetConfirmBody = z.strictObject({
+  token: z.string().min(1).max(128),
+  password: NewPassword,
+});
+
 /** Every sign-up answer, whether or not the email was free (nothing to tell them apart). */
 export const SignUpAccepted = z.object({ email: z.string(), message: z.string() });
 

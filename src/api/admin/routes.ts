@@ -6,6 +6,7 @@ import { unknownJob } from '@/workers/scheduler';
 import { Problem } from '../problem';
 import { auditRoutes } from './audit';
 import { backupRoutes } from './backups';
+import { mailOutboxRoutes } from './mail';
 import { replicationRoutes } from './replication';
 import { JobList, JobParams, JobRunResult } from './schemas';
 import { adminUserRoutes } from './users';
@@ -29,6 +30,7 @@ export const adminRoutes = (deps: ApiDeps) => {
     .use(replicationRoutes(deps))
     .use(auditRoutes(deps))
     .use(webhookSummaryRoutes(deps))
+    .use(mailOutboxRoutes(deps))
     .get('/jobs', () => whenReady(jobs?.status() ?? [], (list) => ({ jobs: list })), {
       auth: 'employee',
       response: { 200: JobList },

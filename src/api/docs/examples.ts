@@ -107,6 +107,11 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   },
   renamePasskey: { name: 'Work laptop' },
   changePassword: { currentPassword: 'correct horse battery', newPassword: 'a new passphrase' },
+  requestPasswordReset: { email: 'ana@example.com' },
+  confirmPasswordReset: {
+    token: 'kq5V0pP7cYw3xq0m3tKJ4nC0s1H9a8b7c6d5e4f3g2h',
+    password: 'a new passphrase',
+  },
   changeUser: { disabled: true },
   setUserPassword: { password: 'a new passphrase' },
 };

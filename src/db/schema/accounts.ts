@@ -100,3 +100,27 @@ export const authFailures = sqliteTable(
 export type Session = typeof sessions.$inferSelect;
 export type Passkey = typeof passkeys.$inferSelect;
 export type WebauthnChallenge = typeof webauthnChallenges.$inferSelect;
+
+/**
+ * Password reset links not yet used (docs/accounts.md#password-reset). The
+ * link carries a random token; only its SHA-256 is stored, so a copy of the
+ * database holds no usable link. A use deletes every one of the account's.
+ */
+export const passwordResets = sqliteTable(
+  'password_resets',
+  {
+    /** SHA-256 (hex) of the token in the link. */
+    id: text().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [
+    index('password_resets_user_id_idx').on(table.userId),
+    index('password_resets_expires_at_idx').on(table.expiresAt),
+  ],
+);
+
+export type PasswordReset = typeof passwordResets.$inferSelect;

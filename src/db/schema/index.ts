@@ -5,6 +5,7 @@ export * from './events';
 export * from './idempotency-keys';
 export * from './job-runs';
 export * from './listings';
+export * from './mail-outbox';
 export * from './plan-assignments';
 export * from './plans';
 export * from './static-pages';

@@ -35,7 +35,9 @@ export type Action =
   | 'sign-out'
   | 'sign-out-elsewhere'
   | 'sign-out-everywhere'
-  | 'change-password';
+  | 'change-password'
+  | 'request-reset'
+  | 'reset-password';
 
 export class ApiError extends Error {
   constructor(
@@ -112,6 +114,11 @@ const apiMessages: Partial<Record<Action, Record<number, string>>> = {
   'sign-out-elsewhere': { 404: 'That browser is already signed out.' },
   'change-password': {
     401: "That isn't your current password. Check it and try again.",
+    422: 'Choose a new password of at least 8 characters.',
+  },
+  'request-reset': { 422: 'Enter a valid email address.' },
+  'reset-password': {
+    400: 'This reset link is invalid, already used or expired. Ask for a new one below.',
     422: 'Choose a new password of at least 8 characters.',
   },
 };

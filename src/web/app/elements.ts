@@ -30,6 +30,12 @@ export const ui = {
   passwordUsername: element<HTMLInputElement>('password-username'),
   currentPassword: element<HTMLInputElement>('current-password'),
   newPassword: element<HTMLInputElement>('new-password'),
+  forgotPassword: element<HTMLButtonElement>('forgot-password-button'),
+  resetRequestForm: element<HTMLFormElement>('reset-request-form'),
+  resetEmail: element<HTMLInputElement>('reset-email'),
+  resetSection: element('reset-password'),
+  resetForm: element<HTMLFormElement>('reset-password-form'),
+  resetNewPassword: element<HTMLInputElement>('reset-new-password'),
 };
 
 /** Shows one sentence in the message line (an error in its own colours). */

@@ -9,6 +9,7 @@ import { distinctColours, yAxis } from '../plot';
 import { showAccounts, wireAccounts } from './accounts';
 import { wireCustomers } from './customers';
 import { api, byId, cell, type Json, time } from './dom';
+import { showMail, wireMail } from './mail';
 import { showAudit, showBackups, wireRecords } from './records';
 import { showReplica, wireReplica } from './replica';
 import { showWebhooks, wireWebhooks } from './webhooks';
@@ -232,10 +233,11 @@ async function overview(): Promise<void> {
   status.textContent = `Updated ${time(new Date().toISOString())} UTC.`;
 }
 
-const TABS = ['overview', 'customers', 'webhooks', 'accounts', 'audit', 'backups'] as const;
+const TABS = ['overview', 'customers', 'webhooks', 'mail', 'accounts', 'audit', 'backups'] as const;
 /** What opening a page loads (Customers waits for a search). */
 const LOADS: Partial<Record<(typeof TABS)[number], () => Promise<void>>> = {
   webhooks: showWebhooks,
+  mail: showMail,
   accounts: showAccounts,
   audit: showAudit,
   backups: () => Promise.all([showBackups(), showReplica()]).then(() => undefined),
@@ -274,6 +276,7 @@ function wireSignOut(): void {
 wireSignOut();
 wireCustomers();
 wireWebhooks();
+wireMail();
 wireAccounts();
 wireRecords();
 wireReplica();

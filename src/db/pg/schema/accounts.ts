@@ -77,3 +77,20 @@ export const authFailures = pgTable(
     index('auth_failures_at_idx').on(table.at),
   ],
 );
+
+/** Password reset links (see src/db/schema/accounts.ts). */
+export const passwordResets = pgTable(
+  'password_resets',
+  {
+    id: text().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: epochMs().notNull(),
+    expiresAt: epochMs().notNull(),
+  },
+  (table) => [
+    index('password_resets_user_id_idx').on(table.userId),
+    index('password_resets_expires_at_idx').on(table.expiresAt),
+  ],
+);

@@ -1,0 +1,89 @@
+import { Elysia } from 'elysia';
+import {
+  completePasswordReset,
+  PASSWORD_RESET_TTL_MS,
+  requestPasswordReset,
+} from '@/accounts/password-reset';
+import type { ApiDeps } from '@/api/deps';
+import { auditContextOf } from '@/api/request/audit';
+import { limitAddressOf } from '@/api/request/peer';
+import { parseAcceptLanguage } from '@/content/language';
+import { mailLanguageOf } from '@/mail/render';
+import { NoBody, problems } from '../responses';
+import { PasswordResetAccepted, PasswordResetBody, PasswordResetConfirmBody } from './schemas';
+
+const tags = ['Accounts'];
+const minutes = PASSWORD_RESET_TTL_MS / 60_000;
+
+/** "Forgot your password?": a link by mail, then a new password from it (docs/accounts.md#password-reset). */
+export const passwordResetRoutes = (deps: ApiDeps) => {
+  const { clock, config, accounts, writes, tokenCutoffs } = deps;
+  const store = deps.stores.accounts;
+  return new Elysia({ name: 'accounts-password-reset' })
+    .use(writes)
+    .post(
+      '/password-reset',
+      async ({ body, request, status }) => {
+        await requestPasswordReset(
+          { store, limits: accounts.resets },
+          {
+            email: body.email,
+            address: limitAddressOf(request, config),
+            language: mailLanguageOf(parseAcceptLanguage(request.headers.get('accept-language'))),
+            origin: config.publicOrigins[0]!,
+            service: config.rpName,
+          },
+          auditContextOf(request, config, clock()),
+        );
+        return status(202, PASSWORD_RESET_ACCEPTED);
+      },
+      {
+        writes: {
+          exempt:
+            'anonymous: bounded per address and per email (PASSWORD_RESETS_PER_IP_PER_HOUR, PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR)',
+        },
+        body: PasswordResetBody,
+        response: { 202: PasswordResetAccepted, ...problems(422, 429) },
+        detail: {
+          operationId: 'requestPasswordReset',
+          summary:
+            'Mail a password reset link (the same 202 whether or not the email has an account)',
+          description: `The link opens /account and works once, for ${minutes} minutes; a newer request replaces it. 429 past PASSWORD_RESETS_PER_IP_PER_HOUR from one address or PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR for one email (Retry-After). The message is in the first language of Accept-Language the service writes mail in (en, es), else English.`,
+          tags,
+        },
+      },
+    )
+    .post(
+      '/password-reset/confirm',
+      async ({ body, request, set }) => {
+        await completePasswordReset(
+          store,
+          { ...accounts, revocation: tokenCutoffs },
+          { ...body, address: limitAddressOf(request, config) },
+          auditContextOf(request, config, clock()),
+        );
+        set.status = 204;
+        return null;
+      },
+      {
+        writes: {
+          exempt:
+            'anonymous: bounded per address by the hashing limits (PASSWORD_HASHES_PER_IP_PER_MINUTE)',
+        },
+        body: PasswordResetConfirmBody,
+        response: { 204: NoBody, ...problems(400, 422, 429, 503) },
+        detail: {
+          operationId: 'confirmPasswordReset',
+          summary:
+            'Set a new password from a reset link (ends every session, revokes bearer tokens)',
+          description:
+            '400 `password_reset.invalid` for a link unknown, already used or expired (nothing changes); 422 for a password under 8 characters. Every session of the account ends and every bearer token issued until now answers 401, as after a password change.',
+          tags,
+        },
+      },
+    );
+};
+
+const PASSWORD_RESET_ACCEPTED = {
+  message: `If the address has an account, a link to choose a new password is on its way; it works once, for ${minutes} minutes.`,
+};

@@ -1,0 +1,113 @@
+/**
+ * "Forgot your password?" end to end in Debian's headless Chromium: the
+ * account page asks for a link, the real server queues it and its
+ * mail-delivery job sends it to a real SMTP server (STARTTLS, AUTH) started
+ * here; the link read from the delivered message opens the page, which sets
+ * the new password; the old one stops working, the new one signs in, and
+ * the same link a second time is refused in words. Leaves
+ * test/artifacts/account-password-reset*.png.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startSmtpServer } from '../support/smtp';
+import { accountBrowserSuite, chromiumPresent } from './browser-page';
+
+const artifacts = join(import.meta.dir, '..', 'artifacts');
+const present = chromiumPresent('password reset browser test');
+const EMAIL = 'forgetful@example.com';
+const OLD_PASSWORD = 'the old passphrase';
+const NEW_PASSWORD = 'a fresh passphrase';
+
+const smtp = await startSmtpServer();
+afterAll(() => smtp.stop());
+
+describe.skipIf(!present)('password reset in headless Chromium', () => {
+  const suite = accountBrowserSuite({
+    name: 'password-reset-browser',
+    viewport: { width: 900, height: 1000 },
+    // The mail-delivery job every second, so the message arrives without waiting 10 s.
+    env: () => ({ ...smtp.env(), WORKERS: 'on', JOB_MAIL_DELIVERY_CRON: '* * * * * *' }),
+  });
+  const { origin } = suite;
+  const signInStatus = async (password: string) =>
+    (
+      await fetch(`${origin}/auth/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: EMAIL, password }),
+      })
+    ).status;
+
+  test('ask for a link, follow it from the delivered message, set a new password; the link works once', async () => {
+    const { page, problems } = suite;
+    const signUp = await fetch(`${origin}/auth/sign-up`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: EMAIL, password: OLD_PASSWORD }),
+    });
+    expect(signUp.status).toBe(202);
+
+    await page.goto(`${origin}/account`);
+    await page.locator('#signed-out').waitFor({ state: 'visible' });
+    const forgot = page.getByRole('button', { name: 'Forgot your password?' });
+    expect(await forgot.getAttribute('aria-expanded')).toBe('false');
+    await forgot.click();
+    expect(await forgot.getAttribute('aria-expanded')).toBe('true');
+    await page.locator('#reset-request-form').getByLabel('Email').fill(EMAIL);
+    await page.getByRole('button', { name: 'Email me a link' }).click();
+    const message = page.locator('#message');
+    await page.waitForFunction(() =>
+      document.querySelector('#message')?.textContent?.startsWith('If the address has an account'),
+    );
+    expect(await message.textContent()).toBe(
+      'If the address has an account, a link to choose a new password is on its way; it works once, for 30 minutes.',
+    );
+    expect(await page.locator('#reset-request-form').isHidden()).toBe(true);
+    mkdirSync(artifacts, { recursive: true });
+    await page.screenshot({ path: join(artifacts, 'account-password-reset-asked.png') });
+
+    const [mail] = await smtp.received(1);
+    expect(smtp.secured).toEqual([true]);
+    expect(mail?.subject).toBe('Reset your Listings Service password');
+    const link = /(http:\/\/localhost:\d+\/account#reset=[\w-]+)/.exec(mail?.text ?? '')?.[1];
+    expect(link?.startsWith(`${origin}/account#reset=`)).toBe(true);
+
+    await page.goto(link!);
+    await page.locator('#reset-password').waitFor({ state: 'visible' });
+    expect(await page.locator('#signed-out').isHidden()).toBe(true);
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await page.screenshot({ path: join(artifacts, 'account-password-reset-form.png') });
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await page.locator('#signed-out').waitFor({ state: 'visible' });
+    expect(await message.textContent()).toBe(
+      'Your password has been changed and every browser signed out. Sign in with it now.',
+    );
+    expect(new URL(page.url()).hash).toBe('');
+    expect(await page.locator('#reset-password').isHidden()).toBe(true);
+    expect(await signInStatus(OLD_PASSWORD)).toBe(401);
+
+    // The page's own sign-in takes the new password.
+    await page.locator('#sign-in-email').fill(EMAIL);
+    await page.locator('#sign-in-password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.locator('#signed-in').waitFor({ state: 'visible' });
+    expect(await page.locator('#user-email').textContent()).toBe(EMAIL);
+
+    // The same link again: refused in words, the password unchanged.
+    await page.goto(link!);
+    await page.locator('#reset-password').waitFor({ state: 'visible' });
+    await page.getByLabel('New password', { exact: true }).fill('yet another passphrase');
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await page.waitForFunction(() =>
+      document.querySelector('#message')?.classList.contains('error'),
+    );
+    expect(await message.textContent()).toBe(
+      'This reset link is invalid, already used or expired. Ask for a new one below.',
+    );
+    expect(await signInStatus(NEW_PASSWORD)).toBe(200);
+    expect(smtp.messages.length).toBe(1);
+    // The failed requests the page logs: /auth/me while signed out (401), the refused link (400).
+    expect(problems.filter((problem) => !/\b40[01]\b/.test(problem))).toEqual([]);
+  });
+});
