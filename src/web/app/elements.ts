@@ -36,6 +36,11 @@ export const ui = {
   resetSection: element('reset-password'),
   resetForm: element<HTMLFormElement>('reset-password-form'),
   resetNewPassword: element<HTMLInputElement>('reset-new-password'),
+  usageCard: element('usage'),
+  webhooksCard: element('webhooks'),
+  unverified: element('unverified'),
+  unverifiedEmail: element('unverified-email'),
+  resendVerification: element<HTMLButtonElement>('resend-verification-button'),
 };
 
 /** Shows one sentence in the message line (an error in its own colours). */
