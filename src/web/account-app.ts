@@ -48,6 +48,7 @@ async function run(action: Action, button: HTMLButtonElement | null, work: () =>
       'sign-up',
       'passkey-sign-in',
       'change-password',
+      'change-email',
       'request-reset',
       'reset-password',
     ].includes(action);

@@ -170,6 +170,17 @@ for (const under of accountStoresUnderTest()) {
       expect(await ctx.deps.stores.mail.counts()).toEqual({ pending: 0, failed: 0 });
     });
 
+    test('the OpenAPI document lists the 403 on the routes an unverified account is refused, not on its own', async () => {
+      type Doc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+      const { paths } = (await ctx.request<Doc>('GET', '/docs/json')).body;
+      const statuses = (path: string, method: string) =>
+        Object.keys(paths[path]?.[method]?.responses ?? {});
+      expect(statuses('/auth/me/usage', 'get')).toContain('403');
+      expect(statuses('/listings/properties', 'get')).toContain('403');
+      expect(statuses('/auth/me', 'get')).not.toContain('403');
+      expect(statuses('/auth/sessions', 'get')).not.toContain('403');
+    });
+
     test('existing and operator-made accounts are verified', async () => {
       const made = await ctx.createAccount();
       const session = await ctx.signIn(made.email);

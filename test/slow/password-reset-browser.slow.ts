@@ -7,13 +7,14 @@
  * the same link a second time is refused in words. Then, under
  * SIGN_UP=verify, a sign-up on the page shows the "check your mail" notice,
  * its button sends a new link, and the link from the delivered message
- * verifies the account. Leaves test/artifacts/account-password-reset*.png
+ * verifies the account, and a change of address from the page's form is
+ * confirmed from the new address, the old one told. Leaves test/artifacts/account-password-reset*.png
  * and account-email-verification*.png.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSmtpServer } from '../support/smtp';
+import { recipientOf, startSmtpServer } from '../support/smtp';
 import { accountBrowserSuite, chromiumPresent } from './browser-page';
 
 const artifacts = join(import.meta.dir, '..', 'artifacts');
@@ -139,8 +140,11 @@ describe.skipIf(!present)('email verification in headless Chromium', () => {
     await page.locator('#sign-up-email').fill(email);
     await page.locator('#sign-up-password').fill(OLD_PASSWORD);
     await page.locator('#sign-up-form button[type="submit"]').click();
-    await page.locator('#unverified').waitFor({ state: 'visible' });
+    await page.waitForFunction(() =>
+      document.querySelector('#message')?.textContent?.startsWith('Your account is ready'),
+    );
     const message = page.locator('#message');
+    expect(await page.locator('#unverified').isVisible()).toBe(true);
     expect(await message.textContent()).toBe(
       `Your account is ready and you are signed in. Follow the link we sent to ${email} to start using it.`,
     );
@@ -178,6 +182,30 @@ describe.skipIf(!present)('email verification in headless Chromium', () => {
     expect(await message.textContent()).toBe(
       'This email link is invalid, already used or expired. Sign in to ask for a new one.',
     );
+    // Change of address from the page: confirmed from the new one, the old one told.
+    await page.locator('#email-change-email').fill('moved@example.com');
+    await page.locator('#email-change-password').fill(OLD_PASSWORD);
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await page.waitForFunction(() =>
+      document.querySelector('#message')?.textContent?.startsWith('A link to confirm'),
+    );
+    const [, , confirmation] = await verifySmtp.received(3);
+    expect(recipientOf(confirmation)).toBe('moved@example.com');
+    const change = /(http:\/\/localhost:\d+\/account#email-change=[\w-]+)/.exec(
+      confirmation?.text ?? '',
+    )?.[1];
+    await page.goto(change!);
+    await page.waitForFunction(() =>
+      document.querySelector('#message')?.textContent?.startsWith('Your email address is now'),
+    );
+    expect(await message.textContent()).toBe('Your email address is now moved@example.com.');
+    await page.waitForFunction(
+      () => document.querySelector('#user-email')?.textContent === 'moved@example.com',
+    );
+    const [, , , notice] = await verifySmtp.received(4);
+    expect(recipientOf(notice)).toBe(email);
+    expect(notice?.subject).toBe('The email address of your Listings Service account was changed');
+    await page.screenshot({ path: join(artifacts, 'account-email-changed.png') });
     // The failed requests the page logs: /auth/me while signed out (401), the refused link (400).
     expect(problems.filter((problem) => !/\b40[01]\b/.test(problem))).toEqual([]);
   });

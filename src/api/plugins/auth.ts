@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import { UNVERIFIED_DETAIL } from '@/accounts/messages';
+import { docExtension } from '@/api/docs/extensions';
 import type { SessionResolver, TokenService, VerifiedCaller } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { fail } from '@/kernel/errors';
@@ -199,7 +200,10 @@ export const authPlugin = (options: AuthOptions) =>
       };
       authChecks.add(check);
       return {
-        detail: { security: securityOf(requirement === 'employee' ? ['employee'] : []) },
+        detail: {
+          security: securityOf(requirement === 'employee' ? ['employee'] : []),
+          ...docExtension({ 'x-verified-only': requirement !== 'account' }),
+        },
         transform: check,
         resolve({ request }: RequestOnly) {
           const caller = checked.get(request);
@@ -209,7 +213,10 @@ export const authPlugin = (options: AuthOptions) =>
       };
     },
     optionalAuth: (enabled: boolean) => ({
-      detail: { security: enabled ? [{}, ...securityOf([])] : [] },
+      detail: {
+        security: enabled ? [{}, ...securityOf([])] : [],
+        ...docExtension({ 'x-verified-only': enabled }),
+      },
       async transform({ request }) {
         const caller = enabled ? await identify(request, options) : undefined;
         if (caller === null) throw fail('auth.unauthenticated');

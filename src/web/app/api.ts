@@ -40,6 +40,7 @@ export type Action =
   | 'request-reset'
   | 'reset-password'
   | 'resend-verification'
+  | 'change-email'
   | 'confirm-email';
 
 export class ApiError extends Error {
@@ -125,6 +126,10 @@ const apiMessages: Partial<Record<Action, Record<number, string>>> = {
     422: 'Choose a new password of at least 8 characters.',
   },
   'resend-verification': { 409: 'Your email address is verified already.' },
+  'change-email': {
+    401: "That password doesn't match. Check it and try again.",
+    422: 'Enter a valid email address other than your current one.',
+  },
   'confirm-email': {
     400: 'This email link is invalid, already used or expired. Sign in to ask for a new one.',
     409: 'That address now belongs to another account: your address was not changed.',

@@ -1,6 +1,6 @@
 /**
  * The account's address: the notice an unverified account sees, with its
- * "Send a new link" button, and the page a mailed link opens
+ * "Send a new link" button, the change-of-address form, and the page a mailed link opens
  * (`/account#verify=<token>` or `#email-change=<token>`), which follows it
  * at once. The token stays in the fragment: it never reaches a server log
  * or a Referer.
@@ -18,8 +18,21 @@ export function showVerification(user: User) {
   ui.unverifiedEmail.textContent = user.email;
 }
 
-/** Wires the resend button. */
+/** Wires the resend button and the change-of-address form. */
 export function wireVerification(run: Run) {
+  ui.emailChangeForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    clearMessage();
+    const submit = event.submitter instanceof HTMLButtonElement ? event.submitter : null;
+    run('change-email', submit, async () => {
+      const { message } = await api<{ message: string }>('POST', '/auth/email/change', {
+        email: ui.emailChangeEmail.value,
+        currentPassword: ui.emailChangePassword.value,
+      });
+      ui.emailChangeForm.reset();
+      say(message);
+    });
+  });
   ui.resendVerification.addEventListener('click', () => {
     clearMessage();
     run('resend-verification', ui.resendVerification, async () => {
