@@ -35,6 +35,7 @@ export async function signUpCustomer(
     {
       action: 'sign_up',
       audit,
+      // The account's id is not known yet: the store gives the link the new account's.
       ...(input.verification && {
         verification: newEmailLink('verify', { userId: '', email }, input.verification, audit.at),
       }),
