@@ -113,6 +113,8 @@ export interface AccountGuards {
   passkeyOptions: AddressBound;
   /** Password reset requests per address and per typed email (in memory, or in Redis). */
   resets: PasswordResetLimits;
+  /** Verification links resent and changes of address asked for, per account (in memory, or in Redis). */
+  emailLinks: AddressBound;
 }
 
 export interface CreateAppOptions {
@@ -258,6 +260,7 @@ export function buildDeps({
         HOUR_MS,
       ),
     },
+    emailLinks: addressBound('email-links', config.accounts.emailLinksPerAccountPerHour, HOUR_MS),
   };
   const feedWaits = new FeedWaits(stores.events, {
     perCaller: config.events.longPollsPerCaller,

@@ -18,6 +18,7 @@ import { recordAuditLater } from '@/audit/postgres-store';
 import type { PgDb, PgTx } from '@/db/pg/client';
 import {
   authFailures,
+  emailLinks,
   employeeLimits,
   mailOutbox,
   passkeys,
@@ -30,7 +31,7 @@ import {
   webhookEndpoints,
 } from '@/db/pg/schema';
 import { queuedMailOf } from '@/mail/store';
-import type { AccountTables } from './tables';
+import { type AccountTables, emailLinksToDelete } from './tables';
 
 /**
  * PostgreSQL text cannot hold NUL, so no stored row equals a value with
@@ -286,5 +287,24 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
       .where(and(eq(passwordResets.id, id), gt(passwordResets.expiresAt, new Date(now))))
       .returning({ userId: passwordResets.userId });
     return taken?.userId;
+  },
+  async deleteEmailLinks(now, of) {
+    await tx.delete(emailLinks).where(emailLinksToDelete(emailLinks, now, of));
+  },
+  async insertEmailLink(values) {
+    await tx.insert(emailLinks).values(values);
+  },
+  async takeEmailLink(id, now) {
+    if (hasNul(id)) return undefined;
+    const [taken] = await tx
+      .delete(emailLinks)
+      .where(and(eq(emailLinks.id, id), gt(emailLinks.expiresAt, new Date(now))))
+      .returning();
+    return taken;
+  },
+  async userIdOfEmail(email) {
+    if (hasNul(email)) return undefined;
+    const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
+    return user?.id;
   },
 });

@@ -117,7 +117,9 @@ export async function signIn(
   user: User,
   input: { method: SignInMethod; audit: AuditContext; sessionsPerAccount?: number },
 ): Promise<SignedIn> {
-  const accessToken = await tokens.issue(user.id, user.role, ACCESS_TOKEN_TTL_SECONDS);
+  const accessToken = await tokens.issue(user.id, user.role, ACCESS_TOKEN_TTL_SECONDS, {
+    unverified: user.emailUnverified,
+  });
   const audit = actingAs(input.audit, user.id);
   const session = newSession(user.id, audit);
   await store.startSession(

@@ -67,6 +67,10 @@ export const CALLER_ACTIONS: ReadonlySet<AuditAction> = new Set<AuditAction>([
   'password.changed',
   'password_reset.requested',
   'password.reset',
+  'email_verification.sent',
+  'email.verified',
+  'email_change.requested',
+  'email.changed',
 ]);
 
 /** A caller's details: their text (a passkey name) cut like the rest. */

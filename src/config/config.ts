@@ -93,7 +93,7 @@ export interface Config {
   idempotencyKeysPerCaller: number;
   /** Sign-up policy and the per-IP bounds of the account routes. */
   accounts: {
-    signUp: 'open' | 'closed';
+    signUp: 'open' | 'verify' | 'closed';
     signUpsPerIpPerHour: number;
     passkeyOptionsPerIpPerMinute: number;
     /** Requests that hash a password, per account (from one address when not signed in) and per address. */
@@ -102,6 +102,7 @@ export interface Config {
     /** Password reset requests an hour, per client address and per typed email. */
     passwordResetsPerIpPerHour: number;
     passwordResetsPerAccountPerHour: number;
+    emailLinksPerAccountPerHour: number;
     /** Live browser sessions kept per account; the oldest ends when a new one starts past it. */
     sessionsPerAccount: number;
   };

@@ -5,6 +5,8 @@
  * Every template has every language, with the same placeholders
  * (test/mail/templates.test.ts).
  */
+import { EMAIL_TEMPLATES } from './email-templates';
+
 export const MAIL_LANGUAGES = ['en', 'es'] as const;
 export type MailLanguage = (typeof MAIL_LANGUAGES)[number];
 
@@ -89,6 +91,7 @@ export const MAIL_TEMPLATES = {
       ].join('\n'),
     },
   },
+  ...EMAIL_TEMPLATES,
 } as const satisfies Record<string, Record<MailLanguage, MailText>>;
 
 export type MailTemplate = keyof typeof MAIL_TEMPLATES;

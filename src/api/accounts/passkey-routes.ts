@@ -90,7 +90,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         return options as z.infer<typeof RegistrationOptions>;
       },
       {
-        auth: 'any',
+        auth: 'account',
         writes: 1,
         transform: ({ request }) => assertRecentCheck(request),
         body: RegistrationOptionsBody,
@@ -119,7 +119,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         return status(201, summaryOf(passkey));
       },
       {
-        auth: 'any',
+        auth: 'account',
         writes: 1,
         transform: ({ request }) => assertRecentCheck(request),
         body: RegisterBody,
@@ -189,7 +189,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
           passkeys: passkeys.map(summaryOf),
         })),
       {
-        auth: 'any',
+        auth: 'account',
         response: { 200: PasskeyList, ...refused },
         detail: { operationId: 'listPasskeys', summary: "The signed-in user's passkeys", tags },
       },
@@ -205,7 +205,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         });
       },
       {
-        auth: 'any',
+        auth: 'account',
         writes: 1,
         params: PasskeyParams,
         body: RenameBody,
@@ -224,7 +224,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         });
       },
       {
-        auth: 'any',
+        auth: 'account',
         writes: 1,
         params: PasskeyParams,
         response: { 204: Empty, ...refused, 404: Problem },

@@ -7,9 +7,8 @@ import {
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
 import { limitAddressOf } from '@/api/request/peer';
-import { parseAcceptLanguage } from '@/content/language';
-import { mailLanguageOf } from '@/mail/render';
 import { NoBody, problems } from '../responses';
+import { mailContextOf } from './http';
 import { PasswordResetAccepted, PasswordResetBody, PasswordResetConfirmBody } from './schemas';
 
 const tags = ['Accounts'];
@@ -29,9 +28,7 @@ export const passwordResetRoutes = (deps: ApiDeps) => {
           {
             email: body.email,
             address: limitAddressOf(request, config),
-            language: mailLanguageOf(parseAcceptLanguage(request.headers.get('accept-language'))),
-            origin: config.publicOrigins[0]!,
-            service: config.rpName,
+            ...mailContextOf(request, config),
           },
           auditContextOf(request, config, clock()),
         );

@@ -135,7 +135,7 @@ export const responseName = (family: Family, status: number): string | undefined
 const WHY: Record<number, string> = {
   400: 'Malformed request: bad JSON, a wrong query parameter, a body that is not an object, or a URL the service cannot route. `invalidParams` names each refused parameter and why, when there is one to name.',
   401: 'No valid credential, or one that is present but invalid.',
-  403: 'The caller may not do this: an employee-only route, a session cookie on a state-changing request from a foreign Origin, or a passkey route over plain HTTP off loopback.',
+  403: 'The caller may not do this: an employee-only route, a session cookie on a state-changing request from a foreign Origin, a passkey route over plain HTTP off loopback, or an account whose address is not verified yet (`account.unverified`, SIGN_UP=verify: only its own /auth routes answer it).',
   404: 'No such resource (or one the caller may not see).',
   409: 'The request conflicts with the current state of the resource.',
   410: 'The events after this cursor are no longer kept (older than EVENTS_RETENTION_DAYS): read again without `after`.',
