@@ -81,7 +81,10 @@ export function emailLinkOperations(run: AccountRunner) {
         } else {
           const holder = yield* step(tables.userIdOfEmail(link.email));
           if (holder !== undefined && holder !== user.id) throw fail('account.email_taken');
-          yield* step(tables.updateUser(user.id, { email: link.email, emailUnverified: false }));
+          const changed = yield* step(
+            tables.updateUser(user.id, { email: link.email, emailUnverified: false }),
+          );
+          if (!changed) throw fail('account.email_taken');
           yield* step(tables.deleteEmailLinks(audit.at, { userId: user.id }));
           yield* step(tables.queueMail(notice(user.email, link.email), audit.at));
           yield* step(

@@ -16,6 +16,7 @@ import {
 import type { AuditLimits } from '@/audit/operations';
 import { recordAuditLater } from '@/audit/postgres-store';
 import type { PgDb, PgTx } from '@/db/pg/client';
+import { isUniqueViolation } from '@/db/pg/connection';
 import {
   authFailures,
   emailLinks,
@@ -226,8 +227,16 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
     return rows.map((row) => row.id);
   },
   async updateUser(id, change) {
-    const [user] = await tx.update(users).set(change).where(eq(users.id, id)).returning();
-    return user;
+    const update = (on: PgTx) => on.update(users).set(change).where(eq(users.id, id)).returning();
+    if (change.email === undefined) return (await update(tx))[0];
+    // A new email: another account may take it between the caller's look and
+    // this write. The unique index decides; a savepoint keeps the transaction usable.
+    try {
+      return (await tx.transaction((savepoint) => update(savepoint)))[0];
+    } catch (error) {
+      if (isUniqueViolation(error)) return undefined;
+      throw error;
+    }
   },
   async deleteSessionsOf(userId, except) {
     const ended = await tx

@@ -88,6 +88,12 @@ export interface AccountTables {
    * cannot each leave the other as the last one and then remove it too.
    */
   lockActiveEmployees(): MaybePromise<string[]>;
+  /**
+   * Undefined when there is no such user. On PostgreSQL also when
+   * `change.email` was taken by another account after the caller looked (the
+   * unique index decides); on SQLite the transaction's write lock keeps the
+   * caller's look true until the write.
+   */
   updateUser(
     id: string,
     change: Partial<

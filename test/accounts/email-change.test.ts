@@ -107,6 +107,30 @@ for (const under of accountStoresUnderTest()) {
       expect(await ctx.deps.stores.mail.counts()).toEqual({ pending: 0, failed: 0 });
     });
 
+    test('error: two accounts confirming the same new address at once → one 200, one 409, one owner', async () => {
+      const links: string[] = [];
+      const users = [await ctx.createAccount(), await ctx.createAccount()];
+      for (const user of users) {
+        const session = await ctx.signIn(user.email);
+        const before = smtp.messages.length;
+        const res = await change(session.token, {
+          email: 'both@example.com',
+          currentPassword: PASSWORD,
+        });
+        expect(res.status).toBe(202);
+        links.push(tokenOf((await delivered(before))[0]?.text));
+      }
+      const answers = await Promise.all(links.map((token) => confirm(token)));
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 409]);
+      expect(answers.find((res) => res.status === 409)?.body).toEqual(problemOf(409));
+      const owner = await ctx.findUser('both@example.com');
+      expect(users.map((user) => user.id)).toContain(owner?.id ?? 'none');
+      // The winner's old address is told, once.
+      const notices = await delivered(smtp.messages.length);
+      const winner = users.find((user) => user.id === owner?.id);
+      expect(notices.map((message) => recipientOf(message))).toEqual([winner?.email ?? 'none']);
+    });
+
     test('error: a wrong password → 401 counted as a failed sign-in, nothing mailed', async () => {
       const user = await ctx.createAccount();
       const session = await ctx.signIn(user.email);
