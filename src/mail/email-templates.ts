@@ -1,4 +1,4 @@
-import type { MailLanguage, MailText } from './templates';
+import type { MailLanguage, MailText } from './text';
 
 /**
  * The messages about an account's address (docs/accounts.md#email-verification):

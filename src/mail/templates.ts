@@ -6,17 +6,9 @@
  * (test/mail/templates.test.ts).
  */
 import { EMAIL_TEMPLATES } from './email-templates';
+import type { MailLanguage, MailText } from './text';
 
-export const MAIL_LANGUAGES = ['en', 'es'] as const;
-export type MailLanguage = (typeof MAIL_LANGUAGES)[number];
-
-export interface MailText {
-  subject: string;
-  /** The plain-text body. */
-  text: string;
-  /** The HTML body's content, placed inside the shared layout. */
-  html: string;
-}
+export { MAIL_LANGUAGES, type MailLanguage, type MailText } from './text';
 
 export const MAIL_TEMPLATES = {
   /** Sent by `mail:test` to check the SMTP settings. */
