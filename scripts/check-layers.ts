@@ -15,8 +15,12 @@ const CHECKED = ['src', 'scripts'];
 const TABLE_PAGE = 'docs/architecture.md';
 const HTTP_PACKAGES = /^(elysia|@elysiajs\/)/;
 const ELYSIA = 'elysia';
+/**
+ * `import … from`, `export … from` (named, `*`, `* as`), a side-effect
+ * `import '…'` and a dynamic `import('…')`: each loads the module it names.
+ */
 const IMPORT =
-  /(?:^|\s)(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+  /(?:^|\s)(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\s)import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 /** A backticked folder or file of the project (`src/db/`, `src/app.ts`, `scripts/`) or `elysia`. */
 const TOKEN = /`((?:src\/|scripts\/|client\/)[^`]*|elysia)`/g;
 
@@ -117,7 +121,7 @@ export function checkImports(
     }
     // The whole text, not line by line: an import's `from` may sit lines below its `import`.
     for (const match of text.matchAll(IMPORT)) {
-      const specifier = match[1] ?? match[2] ?? '';
+      const specifier = match[1] ?? match[2] ?? match[3] ?? '';
       const target = targetOf(root, file, specifier);
       const to = target === ELYSIA ? ELYSIA : target && unitOf(rules, target);
       if (!to || to === from || rule.units.includes(to) || permits(rule, to)) continue;

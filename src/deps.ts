@@ -116,6 +116,8 @@ export interface AccountGuards {
   resets: PasswordResetLimits;
   /** The security notifications the operator left on (MAIL_NOTIFICATIONS). */
   notifications: MailNotifications;
+  /** Verification links resent and changes of address asked for, per account (in memory, or in Redis). */
+  emailLinks: AddressBound;
 }
 
 export interface CreateAppOptions {
@@ -262,6 +264,7 @@ export function buildDeps({
       ),
     },
     notifications: mailNotificationsOf(config),
+    emailLinks: addressBound('email-links', config.accounts.emailLinksPerAccountPerHour, HOUR_MS),
   };
   const feedWaits = new FeedWaits(stores.events, {
     perCaller: config.events.longPollsPerCaller,

@@ -54,6 +54,7 @@ describe('configuration (environment variables)', () => {
       passwordHashesPerIpPerMinute: 30,
       passwordResetsPerIpPerHour: 10,
       passwordResetsPerAccountPerHour: 3,
+      emailLinksPerAccountPerHour: 5,
       sessionsPerAccount: 50,
     });
     expect(config.hashing).toEqual({ concurrency: 3, queue: 6 });

@@ -86,6 +86,35 @@ describe('layer check', () => {
     ]);
   });
 
+  test('a side-effect import and every form of export … from are checked', () => {
+    const findings = checkImports(
+      '/repo',
+      RULES,
+      new Map([
+        ['src/kernel/clock.ts', "import '@/rate-limit/store';\nexport const now = 1;\n"],
+        [
+          'src/db/ids.ts',
+          [
+            "export { sign } from '@/webhooks/signing';",
+            "export * from '../listings/store';",
+            "export * as audit from '@/audit/store';",
+            "export type {\n  Quota,\n} from '@/rate-limit/store';",
+            "import './client';",
+            "export { fail } from '@/kernel/errors';",
+            '',
+          ].join('\n'),
+        ],
+      ]),
+    );
+    expect(findings.map(({ file, line, specifier }) => ({ file, line, specifier }))).toEqual([
+      { file: 'src/db/ids.ts', line: 1, specifier: '@/webhooks/signing' },
+      { file: 'src/db/ids.ts', line: 2, specifier: '../listings/store' },
+      { file: 'src/db/ids.ts', line: 3, specifier: '@/audit/store' },
+      { file: 'src/db/ids.ts', line: 6, specifier: '@/rate-limit/store' },
+      { file: 'src/kernel/clock.ts', line: 1, specifier: '@/rate-limit/store' },
+    ]);
+  });
+
   test('a file in a folder the table does not list is named', () => {
     const root = tree({ 'src/reports/monthly.ts': 'export const monthly = 1;\n' });
     expect(checkLayers(root, TABLE_PAGE)).toEqual([

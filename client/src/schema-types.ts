@@ -723,6 +723,7 @@ export type UserSummary = {
   id: string;
   email: string;
   role: "customer" | "employee";
+  emailVerified: boolean;
 };
 
 /** SignUpAccepted: as answered (output of its schema). */
@@ -740,6 +741,7 @@ export type SignInResponse = {
     id: string;
     email: string;
     role: "customer" | "employee";
+    emailVerified: boolean;
   };
 };
 
@@ -980,7 +982,7 @@ export type AuditEvent = {
   /** increasing with the order the events were written */
   id: string;
   at: string;
-  action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
+  action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "email_verification.sent" | "email.verified" | "email_change.requested" | "email.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
   /** the caller's id; null when anonymous */
   actor: string | null;
   /** the account the event concerns */
@@ -1005,7 +1007,7 @@ export type AuditPage = {
     /** increasing with the order the events were written */
     id: string;
     at: string;
-    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
+    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "email_verification.sent" | "email.verified" | "email_change.requested" | "email.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
     /** the caller's id; null when anonymous */
     actor: string | null;
     /** the account the event concerns */
@@ -1032,7 +1034,7 @@ export type AdminAuditPage = {
     /** increasing with the order the events were written */
     id: string;
     at: string;
-    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
+    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "email_verification.sent" | "email.verified" | "email_change.requested" | "email.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
     /** the caller's id; null when anonymous */
     actor: string | null;
     /** the account the event concerns */
@@ -1075,7 +1077,7 @@ export type AuditQueryText = {
   limit?: string;
   actor?: string;
   subject?: string;
-  action?: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
+  action?: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "email_verification.sent" | "email.verified" | "email_change.requested" | "email.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
   /** ISO 8601 time with offset, inclusive */
   from?: string;
   /** ISO 8601 time with offset, inclusive */

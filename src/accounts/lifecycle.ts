@@ -46,32 +46,24 @@ async function revoked<T>(
 }
 
 /**
- * The signed-in user changes their password. The request is under the
- * hashing limits (the account's, wherever it comes from, and the
- * address's); the current password is checked under sign-in's guessing
- * limits (the same counters: guesses here and at sign-in add up); a wrong
- * one is the 401 of a wrong sign-in. Then every
- * other session ends and every bearer token issued until now is refused —
- * a bearer caller's own token included (nothing tells it apart from a
- * stolen copy); `sessionToken`, the caller's own session cookie, continues.
+ * Checks the signed-in user's current password before a change that needs
+ * it (a new password, a new address): under the hashing limits (the
+ * account's, wherever it comes from, and the address's) and sign-in's
+ * guessing limits (the same counters: guesses here and at sign-in add up);
+ * a wrong one is the 401 of a wrong sign-in. `purpose` names the change in
+ * the events.
  */
-export async function changePassword(
+export async function checkCurrentPassword(
   store: AccountStore,
-  { hasher, limits, failures, revocation }: LifecycleGuards,
+  { hasher, limits, failures }: Omit<LifecycleGuards, 'revocation'>,
   user: User,
-  input: {
-    currentPassword: string;
-    newPassword: string;
-    address: string;
-    sessionToken: string | undefined;
-  },
+  input: { currentPassword: string; address: string; purpose: 'password_change' | 'email_change' },
   audit: AuditContext,
-  notice?: Notice,
-): Promise<void> {
+): Promise<HashingRequest> {
   const hashing = signedInAccount(user.id, input.address);
   await admitHashing(limits, hashing);
   const account = accountCounter(user.email, input.address);
-  const event = { subject: user.id, details: { method: 'password', purpose: 'password_change' } };
+  const event = { subject: user.id, details: { method: 'password', purpose: input.purpose } };
   const refusal = { audit, entry: { action: 'sign_in.refused' as const, ...event } };
   const attempt = await beginAttempt(
     failures,
@@ -92,10 +84,40 @@ export async function changePassword(
     throw fail('credentials.invalid');
   }
   await forgiveAttempt(failures, attempt, [account.key]);
-  const passwordHash = await hasher.hash(input.newPassword, hashing.caller);
+  return hashing;
+}
+
+/**
+ * The signed-in user changes their password, once the current one is
+ * checked (`checkCurrentPassword`). Then every other session ends and every
+ * bearer token issued until now is refused — a bearer caller's own token
+ * included (nothing tells it apart from a stolen copy); `sessionToken`, the
+ * caller's own session cookie, continues.
+ */
+export async function changePassword(
+  store: AccountStore,
+  guards: LifecycleGuards,
+  user: User,
+  input: {
+    currentPassword: string;
+    newPassword: string;
+    address: string;
+    sessionToken: string | undefined;
+  },
+  audit: AuditContext,
+  notice?: Notice,
+): Promise<void> {
+  const hashing = await checkCurrentPassword(
+    store,
+    guards,
+    user,
+    { ...input, purpose: 'password_change' },
+    audit,
+  );
+  const passwordHash = await guards.hasher.hash(input.newPassword, hashing.caller);
   const keep = input.sessionToken === undefined ? undefined : hashOf(input.sessionToken);
   await revoked(
-    revocation,
+    guards.revocation,
     user.id,
     store.changePassword(user.id, passwordHash, keep, audit, notice),
   );

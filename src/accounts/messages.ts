@@ -12,6 +12,17 @@ export const SIGN_UP_CLOSED_DETAIL =
 export const SIGN_UP_ACCEPTED_MESSAGE =
   'If this email was not registered yet, its account has been created: sign in with this email and password.';
 
+/** The `detail` of 403 `account.unverified`. */
+export const UNVERIFIED_DETAIL =
+  'Verify your email address first: follow the link we sent you, or ask for a new one on your account page.';
+
+/** The `detail` of 409 `email.already_verified`. */
+export const ALREADY_VERIFIED_DETAIL = "This account's email address is verified already.";
+
+/** The `message` of every 202 sign-up answer under SIGN_UP=verify. */
+export const SIGN_UP_VERIFY_MESSAGE =
+  'If this email was not registered yet, its account has been created and a link to verify the address is on its way: sign in with this email and password, then follow the link to start using the account.';
+
 /** The `detail` of 403 `auth.reauthentication_required`. */
 export const REAUTHENTICATION_DETAIL =
   'Adding a passkey needs a sign-in with your password or a passkey in the last 10 minutes. Sign in again, then add it.';

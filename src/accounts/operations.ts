@@ -5,6 +5,7 @@ import type { MaybePromise } from '@/kernel/maybe-promise';
 import { step } from '@/kernel/steps';
 import { USED_CHALLENGES_MAX, USED_CHALLENGES_PER_ACCOUNT } from './challenges';
 import { deviceName, deviceOf, sameDevice } from './devices';
+import { type EmailLinkMail, storeEmailLink } from './email-link-operations';
 import { type Notice, notifies, queueNotification } from './notifications';
 import { defaultPasskeyName } from './provider-names';
 import { publicSessionIdOf } from './session-ids';
@@ -24,6 +25,11 @@ export const SESSIONS_PER_ACCOUNT_DEFAULT = 50;
 export interface AccountCreation {
   action: 'sign_up' | 'account.created';
   audit: AuditContext;
+  /**
+   * A sign-up under SIGN_UP=verify: the link that verifies the address and
+   * its message, stored with the account (`userId` filled in).
+   */
+  verification?: EmailLinkMail;
 }
 
 /** A passkey to store; named by its provider when `name` is not given. */
@@ -43,6 +49,15 @@ export function accountOperations(run: AccountRunner) {
               details: { role: user.role },
             }),
           );
+          const { verification } = creation;
+          if (verification) {
+            const sent = { ...verification, link: { ...verification.link, userId: user.id } };
+            yield* storeEmailLink(tables, sent, creation.audit, {
+              action: 'email_verification.sent',
+              subject: user.id,
+              details: { email: user.email },
+            });
+          }
         }
         return user;
       }),

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { AuditContext } from '@/audit/record';
 import type { TokenRevocation } from '@/auth/revocation';
 import { fail } from '@/kernel/errors';
@@ -8,15 +7,12 @@ import type { AddressBound } from './address-limit';
 import { normalizeEmail } from './email';
 import type { CallerHasher } from './hashing';
 import { admitHashing, type HashingLimits } from './hashing-limits';
+import { hashOfLinkToken, newLinkToken } from './link-tokens';
 import type { Notice } from './notifications';
 import type { AccountStore } from './store';
 
 /** How long a reset link works after it is sent (docs/accounts.md#password-reset). */
 export const PASSWORD_RESET_TTL_MS = 30 * 60_000;
-
-/** The link's secret: 256 random bits; only its SHA-256 is stored. */
-const newToken = () => randomBytes(32).toString('base64url');
-const hashOfToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** Reset requests per client address and per typed email, each within its own hour. */
 export interface PasswordResetLimits {
@@ -50,8 +46,8 @@ export async function requestPasswordReset(
   const { store, limits } = deps;
   await limits.perAddress.take(input.address);
   await limits.perAccount.take(normalizeEmail(input.email));
-  const token = newToken();
-  const id = hashOfToken(token);
+  const token = newLinkToken();
+  const id = hashOfLinkToken(token);
   const data = {
     service: input.service,
     link: `${input.origin}/account#reset=${token}`,
@@ -92,7 +88,7 @@ export async function completePasswordReset(
 ): Promise<void> {
   const caller = { address: input.address };
   await admitHashing(guards.limits, { caller, accountKey: `reset ${input.address}` });
-  const id = hashOfToken(input.token);
+  const id = hashOfLinkToken(input.token);
   const reset = await store.findPasswordReset(id);
   if (!reset || reset.expiresAt.getTime() <= audit.at) throw fail('password_reset.invalid');
   const passwordHash = await guards.hasher.hash(input.password, caller);

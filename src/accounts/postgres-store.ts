@@ -13,6 +13,7 @@ import {
 } from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
 import { normalizeEmail } from './email';
+import { emailLinkOperations } from './email-link-operations';
 import { tableFailureLedger } from './failure-ledger';
 import { lifecycleOperations } from './lifecycle-operations';
 import { accountOperations } from './operations';
@@ -120,6 +121,7 @@ export function postgresAccountStore(
     ...accountOperations(run),
     ...lifecycleOperations(run),
     ...passwordResetOperations(run),
+    ...emailLinkOperations(run),
     failures: tableFailureLedger(run),
   };
 }

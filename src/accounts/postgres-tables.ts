@@ -16,8 +16,10 @@ import {
 import type { AuditLimits } from '@/audit/operations';
 import { recordAuditLater } from '@/audit/postgres-store';
 import type { PgDb, PgTx } from '@/db/pg/client';
+import { isUniqueViolation } from '@/db/pg/connection';
 import {
   authFailures,
+  emailLinks,
   employeeLimits,
   mailOutbox,
   passkeys,
@@ -30,7 +32,7 @@ import {
   webhookEndpoints,
 } from '@/db/pg/schema';
 import { queuedMailOf } from '@/mail/store';
-import type { AccountTables } from './tables';
+import { type AccountTables, emailLinksToDelete } from './tables';
 
 /**
  * PostgreSQL text cannot hold NUL, so no stored row equals a value with
@@ -225,8 +227,16 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
     return rows.map((row) => row.id);
   },
   async updateUser(id, change) {
-    const [user] = await tx.update(users).set(change).where(eq(users.id, id)).returning();
-    return user;
+    const update = (on: PgTx) => on.update(users).set(change).where(eq(users.id, id)).returning();
+    if (change.email === undefined) return (await update(tx))[0];
+    // A new email: another account may take it between the caller's look and
+    // this write. The unique index decides; a savepoint keeps the transaction usable.
+    try {
+      return (await tx.transaction((savepoint) => update(savepoint)))[0];
+    } catch (error) {
+      if (isUniqueViolation(error)) return undefined;
+      throw error;
+    }
   },
   async deleteSessionsOf(userId, except) {
     const ended = await tx
@@ -286,5 +296,24 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
       .where(and(eq(passwordResets.id, id), gt(passwordResets.expiresAt, new Date(now))))
       .returning({ userId: passwordResets.userId });
     return taken?.userId;
+  },
+  async deleteEmailLinks(now, of) {
+    await tx.delete(emailLinks).where(emailLinksToDelete(emailLinks, now, of));
+  },
+  async insertEmailLink(values) {
+    await tx.insert(emailLinks).values(values);
+  },
+  async takeEmailLink(id, now) {
+    if (hasNul(id)) return undefined;
+    const [taken] = await tx
+      .delete(emailLinks)
+      .where(and(eq(emailLinks.id, id), gt(emailLinks.expiresAt, new Date(now))))
+      .returning();
+    return taken;
+  },
+  async userIdOfEmail(email) {
+    if (hasNul(email)) return undefined;
+    const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
+    return user?.id;
   },
 });

@@ -76,6 +76,7 @@ export function sessionResolver(store: AccountStore, clock: Clock): SessionResol
         aud: row.role,
         via: 'session' as const,
         exp: Math.floor(row.expiresAt.getTime() / 1000),
+        ...(row.emailUnverified ? { unverified: true as const } : {}),
       };
       if (now - seen < LAST_SEEN_RESOLUTION_MS) return caller;
       return whenReady(store.touchSession(id, now), () => caller);

@@ -124,7 +124,9 @@ export async function signIn(
     notice?: Notice;
   },
 ): Promise<SignedIn> {
-  const accessToken = await tokens.issue(user.id, user.role, ACCESS_TOKEN_TTL_SECONDS);
+  const accessToken = await tokens.issue(user.id, user.role, ACCESS_TOKEN_TTL_SECONDS, {
+    unverified: user.emailUnverified,
+  });
   const audit = actingAs(input.audit, user.id);
   const session = newSession(user.id, audit);
   await store.startSession(

@@ -12,6 +12,7 @@ import {
 } from '@/db/schema';
 import { runNow } from '@/kernel/steps';
 import { normalizeEmail } from './email';
+import { emailLinkOperations } from './email-link-operations';
 import { tableFailureLedger } from './failure-ledger';
 import { lifecycleOperations } from './lifecycle-operations';
 import { accountOperations } from './operations';
@@ -106,6 +107,7 @@ export function sqliteAccountStore(db: Db, limits: AuditLimits = DEFAULT_AUDIT_L
     ...accountOperations(run),
     ...lifecycleOperations(run),
     ...passwordResetOperations(run),
+    ...emailLinkOperations(run),
     failures: tableFailureLedger(run),
   } satisfies AccountStore;
 }

@@ -17,6 +17,7 @@ import { recordAudit } from '@/audit/sqlite-store';
 import type { Db, Tx } from '@/db/client';
 import {
   authFailures,
+  emailLinks,
   employeeLimits,
   mailOutbox,
   passkeys,
@@ -29,7 +30,7 @@ import {
   webhookEndpoints,
 } from '@/db/schema';
 import { queuedMailOf } from '@/mail/store';
-import type { AccountTables } from './tables';
+import { type AccountTables, emailLinksToDelete } from './tables';
 
 export const liveSessionsOf = (db: Db | Tx, userId: string, now: number) =>
   db
@@ -225,4 +226,20 @@ export const accountTablesOf = (tx: Tx, limits: AuditLimits): AccountTables => (
       .where(and(eq(passwordResets.id, id), gt(passwordResets.expiresAt, new Date(now))))
       .returning({ userId: passwordResets.userId })
       .get()?.userId,
+  deleteEmailLinks: (now, of) => {
+    tx.delete(emailLinks)
+      .where(emailLinksToDelete(emailLinks, now, of))
+      .run();
+  },
+  insertEmailLink: (values) => {
+    tx.insert(emailLinks).values(values).run();
+  },
+  takeEmailLink: (id, now) =>
+    tx
+      .delete(emailLinks)
+      .where(and(eq(emailLinks.id, id), gt(emailLinks.expiresAt, new Date(now))))
+      .returning()
+      .get(),
+  userIdOfEmail: (email) =>
+    tx.select({ id: users.id }).from(users).where(eq(users.email, email)).get()?.id,
 });

@@ -1,6 +1,7 @@
 import type { TokenCutoff } from '@/auth/tokens';
 import type { Passkey, PasswordReset, Session, User } from '@/db/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
+import type { EmailLinkOperations } from './email-link-operations';
 import type { FailureLedger } from './guessing';
 import type { LifecycleOperations } from './lifecycle-operations';
 import type { AccountOperations } from './operations';
@@ -25,6 +26,7 @@ export interface SessionLookup {
   lastSeenAt: Date | null;
   role: User['role'];
   disabledAt: Date | null;
+  emailUnverified: boolean;
 }
 
 /**
@@ -40,7 +42,8 @@ export interface SessionLookup {
 export interface AccountStore
   extends AccountOperations,
     LifecycleOperations,
-    PasswordResetOperations {
+    PasswordResetOperations,
+    EmailLinkOperations {
   findUserByEmail(email: string): MaybePromise<User | undefined>;
   findUserById(id: string): MaybePromise<User | undefined>;
   /** The email of each of `ids` that is an account (at most a page's worth: one query). */

@@ -1,5 +1,14 @@
+import { type AnyColumn, and, eq, lte, or } from 'drizzle-orm';
 import type { AuditContext, AuditEntry } from '@/audit/record';
-import type { Passkey, PasswordReset, Session, User, users, webauthnChallenges } from '@/db/schema';
+import type {
+  EmailLink,
+  Passkey,
+  PasswordReset,
+  Session,
+  User,
+  users,
+  webauthnChallenges,
+} from '@/db/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { Steps } from '@/kernel/steps';
 import type { NewMail } from '@/mail/store';
@@ -79,9 +88,17 @@ export interface AccountTables {
    * cannot each leave the other as the last one and then remove it too.
    */
   lockActiveEmployees(): MaybePromise<string[]>;
+  /**
+   * Undefined when there is no such user. On PostgreSQL also when
+   * `change.email` was taken by another account after the caller looked (the
+   * unique index decides); on SQLite the transaction's write lock keeps the
+   * caller's look true until the write.
+   */
   updateUser(
     id: string,
-    change: Partial<Pick<User, 'role' | 'disabledAt' | 'passwordHash'>>,
+    change: Partial<
+      Pick<User, 'role' | 'disabledAt' | 'passwordHash' | 'email' | 'emailUnverified'>
+    >,
   ): MaybePromise<User | undefined>;
   /** Ends the user's sessions, but `except` (a session id); how many ended. */
   deleteSessionsOf(userId: string, except?: string): MaybePromise<number>;
@@ -106,6 +123,16 @@ export interface AccountTables {
    * expired at `now`; two uses at once: one of them gets it.
    */
   takePasswordReset(id: string, now: number): MaybePromise<string | undefined>;
+  /** Deletes the email links expired at `now`, and `userId`'s of `purpose` (every purpose when not given). */
+  deleteEmailLinks(
+    now: number,
+    of?: { userId: string; purpose?: EmailLink['purpose'] },
+  ): MaybePromise<void>;
+  insertEmailLink(values: EmailLink): MaybePromise<void>;
+  /** Deletes the link and answers it, when it is stored and not expired at `now`; two uses at once: one gets it. */
+  takeEmailLink(id: string, now: number): MaybePromise<EmailLink | undefined>;
+  /** The id of the account with this (normalized) email, if any. */
+  userIdOfEmail(email: string): MaybePromise<string | undefined>;
 }
 
 /** One accounts operation, run by a store inside one of its transactions. */
@@ -116,19 +143,38 @@ export type AccountRunner = <T>(operation: AccountOperation<T>) => MaybePromise<
 
 type Columns<K extends string> = { [key in K]: unknown };
 
+/**
+ * The email links `deleteEmailLinks` removes, on either schema's table:
+ * expired at `now`, and `of.userId`'s (of `of.purpose` when given).
+ */
+export const emailLinksToDelete = (
+  links: { [key in 'userId' | 'purpose' | 'expiresAt']: AnyColumn },
+  now: number,
+  of?: { userId: string; purpose?: EmailLink['purpose'] },
+) =>
+  or(
+    lte(links.expiresAt, new Date(now)),
+    of &&
+      and(
+        eq(links.userId, of.userId),
+        of.purpose === undefined ? undefined : eq(links.purpose, of.purpose),
+      ),
+  );
+
 /** The columns of `SessionLookup` on either schema's tables (sessions joined to users). */
 export const sessionLookupOf = <
   S extends Columns<'userId' | 'createdAt' | 'expiresAt' | 'lastSeenAt'>,
-  U extends Columns<'role' | 'disabledAt'>,
+  U extends Columns<'role' | 'disabledAt' | 'emailUnverified'>,
 >(
   sessions: S,
   users: U,
 ): Pick<S, 'userId' | 'createdAt' | 'expiresAt' | 'lastSeenAt'> &
-  Pick<U, 'role' | 'disabledAt'> => ({
+  Pick<U, 'role' | 'disabledAt' | 'emailUnverified'> => ({
   userId: sessions.userId,
   createdAt: sessions.createdAt,
   expiresAt: sessions.expiresAt,
   lastSeenAt: sessions.lastSeenAt,
   role: users.role,
   disabledAt: users.disabledAt,
+  emailUnverified: users.emailUnverified,
 });

@@ -47,6 +47,8 @@ export async function insertUser(
     email: normalizeEmail(input.email),
     passwordHash,
     role: input.role,
+    // Unverified until its link is followed, when the sign-up sends one.
+    emailUnverified: creation?.verification !== undefined,
   };
   return store.createUser(values, creation);
 }
@@ -81,4 +83,9 @@ export const accountOf = (
   });
 
 /** What the API shows of a user: never the hash. */
-export const userSummaryOf = (user: User) => ({ id: user.id, email: user.email, role: user.role });
+export const userSummaryOf = (user: User) => ({
+  id: user.id,
+  email: user.email,
+  role: user.role,
+  emailVerified: !user.emailUnverified,
+});

@@ -2,6 +2,7 @@ import type { SQL } from 'bun';
 import { asc, desc, inArray, lt, lte, sql } from 'drizzle-orm';
 import { type PgDb, type PgTx, pgDatabase } from '@/db/pg/client';
 import { auditEvents, auditQuotas } from '@/db/pg/schema';
+import { holdsNul } from '@/kernel/nul';
 import { runLater } from '@/kernel/steps';
 import {
   type AuditLimits,
@@ -15,10 +16,6 @@ import {
 } from './operations';
 import type { AuditContext, AuditEntry } from './record';
 import type { AuditLogStore, AuditRowTables } from './store';
-
-/** A filter value PostgreSQL text cannot hold (NUL) matches no stored row; binding it would fail. */
-const holdsNul = (values: readonly (string | undefined)[]) =>
-  values.some((value) => value?.includes('\u0000'));
 
 /** An event's writes on PostgreSQL, in the action's transaction (or on their own). */
 const auditRowTablesOf = (db: PgDb | PgTx): AuditRowTables => ({
@@ -78,11 +75,11 @@ export function postgresAuditLog(client: SQL): AuditLogStore {
   const empty = { events: [], nextCursor: null };
   return {
     async securityLogOf(userId, paging) {
-      if (holdsNul([userId])) return empty;
+      if (holdsNul(userId)) return empty;
       return pageOf(securityLogRead(auditEvents, userId, paging));
     },
     async searchAudit(query) {
-      if (holdsNul([query.actor, query.subject])) return empty;
+      if (holdsNul(query.actor, query.subject)) return empty;
       return pageOf(searchRead(auditEvents, query));
     },
     record: (context, entry) => recordAuditLater(db, context, entry),

@@ -68,6 +68,10 @@ export const CALLER_ACTIONS: ReadonlySet<AuditAction> = new Set<AuditAction>([
   'password_reset.requested',
   'password.reset',
   'notification.queued',
+  'email_verification.sent',
+  'email.verified',
+  'email_change.requested',
+  'email.changed',
 ]);
 
 /** A caller's details: their text (a passkey name) cut like the rest. */

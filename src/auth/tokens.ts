@@ -17,9 +17,19 @@ export interface VerifiedCaller extends Caller {
   via: 'bearer' | 'session';
   /** Seconds since the epoch when the credential stops being valid. */
   exp: number;
+  /**
+   * An account whose address is not verified yet (docs/accounts.md#email-verification):
+   * only its own account routes answer it.
+   */
+  unverified?: true;
 }
 
 const ALGORITHM = 'HS256';
+/**
+ * The claim of a token issued to an account not verified yet. Verifying
+ * sets the account's token cut-off, so such a token never outlives it.
+ */
+const UNVERIFIED_CLAIM = 'unv';
 /** Tolerated clock difference between the token issuer and this server. */
 const CLOCK_SKEW_SECONDS = 30;
 const MAX_CACHED = 10_000;
@@ -123,6 +133,7 @@ export class TokenService {
         return null;
       }
       const caller: VerifiedCaller = { sub: payload.sub, aud, via: 'bearer', exp: payload.exp! };
+      if (payload[UNVERIFIED_CLAIM] === true) caller.unverified = true;
       // Remembered even when revoked: the next request is refused without the HMAC.
       const verified = { caller, issuedAt: payload.iat };
       if (this.#verified.size >= MAX_CACHED) this.#verified.clear();
@@ -140,14 +151,19 @@ export class TokenService {
    * right after a password change) says the next one, within the clock
    * skew every verifier tolerates.
    */
-  async issue(sub: string, aud: Audience, ttlSeconds: number): Promise<string> {
+  async issue(
+    sub: string,
+    aud: Audience,
+    ttlSeconds: number,
+    { unverified = false }: { unverified?: boolean } = {},
+  ): Promise<string> {
     const nowSeconds = Math.floor(this.now() / 1000);
     const cutoff = this.#cutoffs.get(sub);
     const issuedAt =
       cutoff !== undefined && Number.isFinite(cutoff)
         ? Math.max(nowSeconds, cutoff + 1)
         : nowSeconds;
-    return new SignJWT({})
+    return new SignJWT(unverified ? { [UNVERIFIED_CLAIM]: true } : {})
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(sub)
       .setAudience(aud)

@@ -1,5 +1,7 @@
 import type { AddressRange } from '@/kernel/addresses';
-import type { Env } from './env';
+import type { Env, MailNotificationKind } from './env';
+
+export { MAIL_NOTIFICATION_KINDS, type MailNotificationKind } from './env';
 
 /** The service's settings, parsed once from the environment by `parseConfig`. */
 export interface Config {
@@ -93,7 +95,7 @@ export interface Config {
   idempotencyKeysPerCaller: number;
   /** Sign-up policy and the per-IP bounds of the account routes. */
   accounts: {
-    signUp: 'open' | 'closed';
+    signUp: 'open' | 'verify' | 'closed';
     signUpsPerIpPerHour: number;
     passkeyOptionsPerIpPerMinute: number;
     /** Requests that hash a password, per account (from one address when not signed in) and per address. */
@@ -102,6 +104,7 @@ export interface Config {
     /** Password reset requests an hour, per client address and per typed email. */
     passwordResetsPerIpPerHour: number;
     passwordResetsPerAccountPerHour: number;
+    emailLinksPerAccountPerHour: number;
     /** Live browser sessions kept per account; the oldest ends when a new one starts past it. */
     sessionsPerAccount: number;
   };
@@ -115,15 +118,6 @@ export interface Config {
   replica?: ReplicaSettings;
   mail: MailSettings;
 }
-
-/** The changes of an account its holder is told of by mail, each one unless the operator turns it off. */
-export const MAIL_NOTIFICATION_KINDS = [
-  'password-changed',
-  'passkey-added',
-  'new-device',
-  'account-disabled',
-] as const;
-export type MailNotificationKind = (typeof MAIL_NOTIFICATION_KINDS)[number];
 
 /** Outgoing mail: who it is from, and the SMTP server (SMTP_HOST); without one, messages go to the log. */
 export interface MailSettings {

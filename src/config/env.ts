@@ -6,7 +6,15 @@ import {
   MIN_IPV6_LIMIT_PREFIX,
   parseRanges,
 } from '@/kernel/addresses';
-import { MAIL_NOTIFICATION_KINDS } from './config';
+
+/** The changes of an account its holder is told of by mail, each one unless the operator turns it off. */
+export const MAIL_NOTIFICATION_KINDS = [
+  'password-changed',
+  'passkey-added',
+  'new-device',
+  'account-disabled',
+] as const;
+export type MailNotificationKind = (typeof MAIL_NOTIFICATION_KINDS)[number];
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'])
@@ -157,7 +165,8 @@ export const EnvSchema = z.object({
   // Live Idempotency-Key records per caller; beyond it the caller's oldest are dropped.
   IDEMPOTENCY_KEYS_PER_CALLER: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   // Accounts: who may sign up, and what bounds the costly or storing auth routes.
-  SIGN_UP: z.enum(['open', 'closed']).default('open'),
+  // `verify`: open, and a new account uses the API once its address is verified (docs/accounts.md#email-verification).
+  SIGN_UP: z.enum(['open', 'verify', 'closed']).default('open'),
   SIGN_UP_PER_IP_PER_HOUR: perMinute.default(10),
   PASSKEY_OPTIONS_PER_IP_PER_MINUTE: perMinute.default(30),
   // Requests that hash a password (sign-in, sign-up, password changes), successes included.
@@ -166,6 +175,8 @@ export const EnvSchema = z.object({
   // Password reset requests an hour: per client address, and per typed email (docs/accounts.md#password-reset).
   PASSWORD_RESETS_PER_IP_PER_HOUR: perMinute.default(10),
   PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR: perMinute.default(3),
+  // Verification links resent and changes of address asked for, per account an hour.
+  EMAIL_LINKS_PER_ACCOUNT_PER_HOUR: perMinute.default(5),
   // Live browser sessions per account; a new sign-in past it ends the oldest.
   SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(50),
   // A JSON file of AAGUID → provider name, over the vendored list (src/accounts/providers).

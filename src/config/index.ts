@@ -353,6 +353,7 @@ export function parseConfig(
       sessionsPerAccount: e.SESSIONS_PER_ACCOUNT,
       passwordResetsPerIpPerHour: e.PASSWORD_RESETS_PER_IP_PER_HOUR,
       passwordResetsPerAccountPerHour: e.PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR,
+      emailLinksPerAccountPerHour: e.EMAIL_LINKS_PER_ACCOUNT_PER_HOUR,
     },
     hashing: { concurrency: hashConcurrency, queue: e.HASH_QUEUE ?? 2 * hashConcurrency },
     metrics: e.METRICS,

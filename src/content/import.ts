@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { StaticPageFile } from '@/content/schemas';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
+import { NUL_MESSAGE, nulPathOf } from '@/kernel/nul';
 import type { AcceptedFile, ContentStore, ImportedPage } from './store';
 
 export const IMPORTABLE = new Set(['.json', '.md']);
@@ -87,9 +88,11 @@ export function parsePageFile(path: string): ParsedFile {
     return { ok: false, reason: 'not a JSON object' };
   }
   const result = StaticPageFile.safeParse(fields);
-  return result.success
-    ? { ok: true, page: result.data }
-    : { ok: false, reason: describeIssues(result.error) };
+  if (!result.success) return { ok: false, reason: describeIssues(result.error) };
+  // The request bodies' rule (src/kernel/nul.ts): the same refusal on either database.
+  const nulAt = nulPathOf(result.data);
+  if (nulAt) return { ok: false, reason: `${nulAt.join('.') || 'a field name'}: ${NUL_MESSAGE}` };
+  return { ok: true, page: result.data };
 }
 
 export interface ImportReport {

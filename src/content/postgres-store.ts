@@ -5,7 +5,6 @@ import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { auditEvents, staticPages } from '@/db/pg/schema';
 import { eventRowOf } from '@/events/operations';
 import { announcedAfter, appendEventRows } from '@/events/postgres-outbox';
-import { fieldError } from '@/kernel/errors';
 import { runLater, type Steps } from '@/kernel/steps';
 import { pageWrites } from './operations';
 import { summaryColumnsOf, toSummary } from './representation';
@@ -13,25 +12,6 @@ import type { ContentStore, PageTables } from './store';
 
 const ofSlugAndLanguage = (slug: string, language: string) =>
   and(eq(staticPages.slug, slug), eq(staticPages.language, language));
-
-/** Whether a value, or any string, key or element inside it, holds NUL. */
-const holdsNul = (value: unknown): boolean => {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value === null || typeof value !== 'object') return false;
-  return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || holdsNul(inner));
-};
-
-/**
- * PostgreSQL text and jsonb cannot hold NUL, which SQLite stores as sent:
- * a page holding one is refused as invalid (422, the field named) before
- * the statement would fail as a server error.
- */
-function refuseNul(values: object): void {
-  for (const [field, value] of Object.entries(values)) {
-    if (holdsNul(value)) throw fieldError([field], 'noNul', 'Must not contain the NUL character.');
-  }
-}
 
 /** The page queries inside one PostgreSQL transaction (READ COMMITTED). */
 const pageTablesOf = (tx: PgTx): PageTables => ({
@@ -50,7 +30,6 @@ const pageTablesOf = (tx: PgTx): PageTables => ({
     return found?.id;
   },
   async updatePage(id, values) {
-    refuseNul(values);
     const [row] = await tx
       .update(staticPages)
       .set(values)
@@ -59,7 +38,6 @@ const pageTablesOf = (tx: PgTx): PageTables => ({
     return row!;
   },
   async insertPage(values) {
-    refuseNul(values);
     const [row] = await tx.insert(staticPages).values(values).returning();
     return row!;
   },

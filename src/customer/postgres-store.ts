@@ -10,6 +10,7 @@ import {
 import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { pageAndTotalOf } from '@/db/pg/page-and-total';
 import { auditEvents, employeeLimits, planAssignments, plans, transactions } from '@/db/pg/schema';
+import { holdsNul } from '@/kernel/nul';
 import { runLater } from '@/kernel/steps';
 import { postgresWindowPersistence } from '@/rate-limit/postgres-window-persistence';
 import type { CustomerStore, TransactionListing } from './store';
@@ -33,12 +34,9 @@ function conditionsOf(filter: TransactionFilter): Condition | undefined {
   return and(...conditions);
 }
 
-/**
- * PostgreSQL text cannot hold NUL, so no stored row equals a value with
- * one; binding it would fail the query instead of finding nothing.
- */
+/** PostgreSQL text cannot hold NUL: no stored row equals a value with one (`holdsNul`). */
 const matchesNothing = ({ customerId, bookingId }: TransactionFilter) =>
-  [customerId, bookingId].some((value) => value?.includes('\u0000'));
+  holdsNul(customerId, bookingId);
 
 /** The admin queries inside one PostgreSQL transaction (READ COMMITTED). */
 const planTablesOf = (tx: PgTx): PlanTables => ({

@@ -1,10 +1,12 @@
 import type { Database, Statement } from 'bun:sqlite';
 import type { Db } from './client';
-
-/** Writes per write transaction at most: bounds the time one COMMIT keeps the others waiting. */
-export const MAX_BATCH = 64;
-
-type Schedule = (flush: () => void) => void;
+import {
+  type Outcome,
+  type QueuedWrite,
+  runEnd,
+  WriteQueue,
+  type WriteQueueOptions,
+} from './write-queue';
 
 /**
  * A kind of write. With `many`, consecutive writes of the kind are done at
@@ -18,14 +20,7 @@ export interface Combinable<I, O> {
   many?(inputs: I[]): O[];
 }
 
-interface Pending {
-  kind: Combinable<unknown, unknown>;
-  input: unknown;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
-
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+type Pending = QueuedWrite<Combinable<unknown, unknown>>;
 
 /** A plain `run(work)`: alone, never combined. */
 const ALONE: Combinable<() => unknown, unknown> = { one: (work) => work() };
@@ -35,33 +30,32 @@ const RELEASE = 'RELEASE group_commit';
 const ROLLBACK_TO = 'ROLLBACK TO group_commit';
 
 /**
- * Group commit: writes submitted while a flush is pending share ONE write
- * transaction (one WAL commit instead of one each, the dominant cost of a
- * small insert on a large database). Writes run synchronously in submission
- * order, each in its own SAVEPOINT (consecutive writes of one `Combinable`
- * kind together, falling back to one by one), so a write that throws rolls
- * back only itself and rejects only its own promise. Every promise settles
- * only after the batch's COMMIT: a success is durable (WAL,
- * synchronous=NORMAL) before anyone hears of it. A batch runs on the next
- * macrotask, or at once when `maxBatch` writes are waiting.
+ * Group commit on SQLite: a batch of the write queue (src/db/write-queue.ts)
+ * shares ONE write transaction (one WAL commit instead of one each, the
+ * dominant cost of a small insert on a large database). Writes run
+ * synchronously in submission order, each in its own SAVEPOINT (consecutive
+ * writes of one `Combinable` kind together, falling back to one by one), so
+ * a write that throws rolls back only itself and rejects only its own
+ * promise. Every promise settles only after the batch's COMMIT: a success is
+ * durable (WAL, synchronous=NORMAL) before anyone hears of it.
  */
 export class GroupCommit {
   readonly #client: Database;
-  readonly #maxBatch: number;
-  readonly #schedule: Schedule;
-  #queue: Pending[] = [];
-  #scheduled = false;
+  readonly #queue: WriteQueue<Combinable<unknown, unknown>>;
   readonly #statements = new Map<string, Statement>();
 
-  constructor(client: Database, options: { maxBatch?: number; schedule?: Schedule } = {}) {
+  constructor(client: Database, options: WriteQueueOptions = {}) {
     this.#client = client;
-    this.#maxBatch = options.maxBatch ?? MAX_BATCH;
-    this.#schedule = options.schedule ?? ((flush) => setImmediate(flush));
+    this.#queue = new WriteQueue((batch) => this.#commit(batch), {
+      ...options,
+      // A full batch at once, unless a transaction is open on the connection (BEGIN would fail).
+      flushNow: () => !client.inTransaction,
+    });
   }
 
   /** Writes waiting for the next batch. */
   get pending(): number {
-    return this.#queue.length;
+    return this.#queue.pending;
   }
 
   /**
@@ -74,31 +68,12 @@ export class GroupCommit {
 
   /** Queues `kind.one(input)`, which may be combined with its neighbours of the same kind. */
   submit<I, O>(kind: Combinable<I, O>, input: I): Promise<O> {
-    const { promise, resolve, reject } = Promise.withResolvers<O>();
-    this.#queue.push({ kind, input, resolve, reject } as Pending);
-    if (this.#queue.length >= this.#maxBatch && !this.#client.inTransaction) {
-      this.flush();
-    } else if (!this.#scheduled) {
-      this.#scheduled = true;
-      this.#schedule(() => {
-        this.#scheduled = false;
-        this.flush();
-      });
-    }
-    return promise;
+    return this.#queue.submit<O>(kind as Combinable<unknown, unknown>, input);
   }
 
   /** Commits everything queued now, in batches of `maxBatch` (also for shutdown). */
   flush(): void {
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, this.#maxBatch);
-      const outcomes = this.#commit(batch);
-      batch.forEach((item, index) => {
-        const outcome = outcomes[index]!;
-        if (outcome.ok) item.resolve(outcome.value);
-        else item.reject(outcome.error);
-      });
-    }
+    this.#queue.flush();
   }
 
   /** Runs a transaction-control statement, prepared once. */
@@ -154,8 +129,7 @@ export class GroupCommit {
       try {
         while (done < batch.length) {
           const { kind } = batch[done]!;
-          let end = done + 1;
-          while (kind.many && end < batch.length && batch[end]!.kind === kind) end++;
+          const end = kind.many ? runEnd(batch, done) : done + 1;
           if (end - done > 1 && this.#combined(batch, done, end, outcomes)) {
             done = end;
             continue;

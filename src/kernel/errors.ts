@@ -66,6 +66,9 @@ export type ErrorCode =
   | 'passkey.ceremony_failed'
   | 'passkey.already_registered'
   | 'password_reset.invalid'
+  | 'account.unverified'
+  | 'email_link.invalid'
+  | 'email.already_verified'
   // Operations
   | 'job.not_found'
   | 'job.running'

@@ -3,7 +3,9 @@ import { sql } from 'drizzle-orm';
 import { bunClientOf, type PgTx, pgDatabase } from '@/db/pg/client';
 import { insertRows } from '@/db/pg/insert-rows';
 import { properties, unitFeatures, units } from '@/db/pg/schema';
+import { type CombinableLater, commitRunsApart, WriteQueue } from '@/db/write-queue';
 import { announcedAfter } from '@/events/postgres-outbox';
+import { holdsNul } from '@/kernel/nul';
 import { runLater } from '@/kernel/steps';
 import { createdEventsOf } from './events';
 import { listCountersOn } from './multi-listing-units/postgres-list';
@@ -14,26 +16,18 @@ import {
 } from './neighbourhoods/postgres-tables';
 import { type PlannedCreates, planCreates } from './properties/bulk';
 import { type CreateTables, createProperties } from './properties/create';
-import {
-  feedPositionOn,
-  hasNul,
-  listPropertiesOn,
-  selectRecords,
-} from './properties/postgres-list';
+import { feedPositionOn, listPropertiesOn, selectRecords } from './properties/postgres-list';
 import { postgresReconcileTables } from './properties/postgres-reconcile';
 import { postgresPropertyTables } from './properties/postgres-tables';
 import { reconcileChunk } from './properties/reconcile';
 import type { PropertyRecord } from './properties/representation';
-import type { QuotaCreate } from './quotas';
+import { kindPerQuota, type QuotaCreate } from './quotas';
 import type { ListingsStore } from './store';
 import { unitAdministration } from './units/administration';
 import { insertEvents, postgresUnitTables } from './units/postgres-tables';
 
 /** 25 parameters a property row: far below PostgreSQL's 65,535 a statement. */
 const CHUNK = 500;
-
-/** Creates per transaction at most, as SQLite's group commit. */
-const MAX_BATCH = 64;
 
 async function insertPlanned(tx: PgTx, planned: PlannedCreates): Promise<void> {
   // The properties first, then the units, then their features, so every foreign key resolves.
@@ -71,76 +65,36 @@ const createTablesOf = (tx: PgTx): CreateTables => ({
   appendEvents: (batch) => insertEvents(tx, batch),
 });
 
-interface Pending {
-  create: QuotaCreate;
-  quota: number;
-  resolve: (id: string) => void;
-  reject: (error: unknown) => void;
-}
-
 /**
  * The listings domain on PostgreSQL (Bun's `SQL` client through drizzle's
  * `bun-sql` driver): the same results and errors as `sqliteListingsStore`,
  * every one a promise. Creates submitted in one event-loop turn share one
- * transaction with multi-row inserts (SQLite's group commit); when that
- * transaction fails, each create runs again alone, so only the creates
- * refused on their own fail. The caller owns `client` and closes it.
+ * transaction with multi-row inserts (the group commit's queue,
+ * src/db/write-queue.ts); when that transaction fails, each create runs
+ * again alone, so only the creates refused on their own fail. The caller
+ * owns `client` and closes it.
  */
 export function postgresListingsStore(client: SQL): ListingsStore {
   const db = pgDatabase(client);
-  let queue: Pending[] = [];
-  let scheduled = false;
-
-  const createAll = (inputs: readonly QuotaCreate[], quota: number) =>
-    announcedAfter(db, (tx) => runLater(createProperties(createTablesOf(tx), inputs, quota)));
-
-  async function commit(batch: Pending[]): Promise<void> {
-    try {
-      const ids = await createAll(
-        batch.map((item) => item.create),
-        batch[0]!.quota,
-      );
-      for (const [index, item] of batch.entries()) item.resolve(ids[index]!);
-    } catch (error) {
-      if (batch.length === 1) {
-        batch[0]!.reject(error);
-        return;
-      }
-      await Promise.all(batch.map((item) => commit([item])));
-    }
-  }
-
-  function flush(): void {
-    scheduled = false;
-    const waiting = queue;
-    queue = [];
-    while (waiting.length > 0) {
-      // One quota a transaction (the server has one); at most MAX_BATCH creates.
-      const { quota } = waiting[0]!;
-      let end = 1;
-      while (end < waiting.length && end < MAX_BATCH && waiting[end]!.quota === quota) end++;
-      void commit(waiting.splice(0, end));
-    }
-  }
+  const creates = new WriteQueue(commitRunsApart);
+  const kindFor = kindPerQuota((quota): CombinableLater<QuotaCreate, string> => {
+    const createAll = (inputs: readonly QuotaCreate[]) =>
+      announcedAfter(db, (tx) => runLater(createProperties(createTablesOf(tx), inputs, quota)));
+    return { one: async (input) => (await createAll([input]))[0]!, many: createAll };
+  });
 
   return {
     async propertyById(id) {
-      if (hasNul(id)) return null;
+      if (holdsNul(id)) return null;
       // Text, not a drizzle query: building one cost several times this hottest read's round trip.
       const [row] = await selectRecords(client, 'WHERE id = $1', [id]);
       return row ?? null;
     },
     listProperties: (filter, paging) => listPropertiesOn(db, filter, paging),
     feedPosition: () => feedPositionOn(db),
-    createProperty(create, quota) {
-      const { promise, resolve, reject } = Promise.withResolvers<string>();
-      queue.push({ create, quota, resolve, reject });
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
-      return promise;
-    },
+    // One kind per quota, so consecutive creates share a transaction.
+    createProperty: (create, quota) =>
+      creates.submit<string>(kindFor(quota) as CombinableLater<unknown, unknown>, create),
     ...unitAdministration(
       (operation) =>
         db.transaction((tx) => runLater(operation(postgresUnitTables(tx, false))), {

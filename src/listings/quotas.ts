@@ -21,3 +21,20 @@ export interface QuotaCreate {
   row: BulkPropertyInput;
   counted: boolean;
 }
+
+/**
+ * One group-commit kind per quota, made on first use: consecutive creates
+ * under one quota are combined (the server has one quota; a test may use
+ * another).
+ */
+export function kindPerQuota<Kind>(make: (quota: number) => Kind): (quota: number) => Kind {
+  const kinds = new Map<number, Kind>();
+  return (quota) => {
+    let kind = kinds.get(quota);
+    if (!kind) {
+      kind = make(quota);
+      kinds.set(quota, kind);
+    }
+    return kind;
+  };
+}

@@ -12,7 +12,7 @@ import { feedPositionOf, listProperties } from './properties/sqlite-list-page';
 import { reconcileUnitCounters } from './properties/sqlite-reconcile';
 import { PROPERTY_BY_ID, PROPERTY_COLUMNS } from './properties/sqlite-record';
 import { sqlitePropertyTables } from './properties/sqlite-tables';
-import type { QuotaCreate } from './quotas';
+import { kindPerQuota, type QuotaCreate } from './quotas';
 import { countUpTo, many, one, writeTransaction } from './sqlite-statements';
 import type { ListingsStore } from './store';
 import { unitAdministration } from './units/administration';
@@ -54,15 +54,7 @@ export function quotaCheckedCreates(db: Db, quota: number): Combinable<QuotaCrea
  */
 export function sqliteListingsStore(db: Db, cache: ReadCache) {
   const creates = groupCommitOf(db);
-  const kinds = new Map<number, Combinable<QuotaCreate, string>>();
-  const kindFor = (quota: number) => {
-    let kind = kinds.get(quota);
-    if (!kind) {
-      kind = quotaCheckedCreates(db, quota);
-      kinds.set(quota, kind);
-    }
-    return kind;
-  };
+  const kindFor = kindPerQuota((quota) => quotaCheckedCreates(db, quota));
   const tables = sqlitePropertyTables(db);
   return {
     propertyById: (id: string) => one<PropertyRecord>(db, PROPERTY_BY_ID, id),

@@ -1,5 +1,5 @@
 import type { MailNotificationKind } from '@/config';
-import type { MailLanguage, MailText } from './templates';
+import type { MailLanguage, MailText } from './text';
 
 /** A message's last lines, in plain text and in HTML. */
 interface Closing {

@@ -5,18 +5,11 @@
  * Every template has every language, with the same placeholders
  * (test/mail/templates.test.ts).
  */
+import { EMAIL_TEMPLATES } from './email-templates';
 import { NOTIFICATION_TEMPLATES } from './notification-templates';
+import type { MailLanguage, MailText } from './text';
 
-export const MAIL_LANGUAGES = ['en', 'es'] as const;
-export type MailLanguage = (typeof MAIL_LANGUAGES)[number];
-
-export interface MailText {
-  subject: string;
-  /** The plain-text body. */
-  text: string;
-  /** The HTML body's content, placed inside the shared layout. */
-  html: string;
-}
+export { MAIL_LANGUAGES, type MailLanguage, type MailText } from './text';
 
 export const MAIL_TEMPLATES = {
   /** Sent by `mail:test` to check the SMTP settings. */
@@ -92,6 +85,7 @@ export const MAIL_TEMPLATES = {
     },
   },
   ...NOTIFICATION_TEMPLATES,
+  ...EMAIL_TEMPLATES,
 } as const satisfies Record<string, Record<MailLanguage, MailText>>;
 
 export type MailTemplate = keyof typeof MAIL_TEMPLATES;

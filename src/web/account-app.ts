@@ -20,6 +20,7 @@ import {
 } from './app/api';
 import { offerConditionalCreate } from './app/auto-register';
 import { clearMessage, say, ui } from './app/elements';
+import { followEmailLink, showVerification, wireVerification } from './app/email-links';
 import { type PasskeyActions, renderPasskey } from './app/passkey-item';
 import { passkeySignIn } from './app/passkey-sign-in';
 import { wirePasswordReset } from './app/password-reset';
@@ -47,6 +48,7 @@ async function run(action: Action, button: HTMLButtonElement | null, work: () =>
       'sign-up',
       'passkey-sign-in',
       'change-password',
+      'change-email',
       'request-reset',
       'reset-password',
     ].includes(action);
@@ -120,9 +122,12 @@ async function enter(user: User) {
   current = user;
   void signals.signalCurrentUser(user);
   showSignedIn(user);
+  showVerification(user);
   ui.signInForm.reset();
   ui.signUpForm?.reset();
-  await Promise.all([loadPasskeys(), showPortal()]);
+  // The plan, usage and webhooks are the API's: an unverified account has none of them yet.
+  for (const card of [ui.usageCard, ui.webhooksCard]) card.hidden = !user.emailVerified;
+  await Promise.all([loadPasskeys(), user.emailVerified ? showPortal() : undefined]);
 }
 
 ui.signInForm.addEventListener('submit', (event) => {
@@ -155,7 +160,11 @@ ui.signUpForm?.addEventListener('submit', (event) => {
     await api('POST', '/auth/sign-up', credentials);
     const signedIn = await signInAfterSignUp(credentials);
     await enter(signedIn.user);
-    say('Your account is ready and you are signed in. Add a passkey to sign in faster next time.');
+    say(
+      signedIn.user.emailVerified
+        ? 'Your account is ready and you are signed in. Add a passkey to sign in faster next time.'
+        : `Your account is ready and you are signed in. Follow the link we sent to ${signedIn.user.email} to start using it.`,
+    );
   });
 });
 
@@ -224,12 +233,16 @@ const fromResetLink = wirePasswordReset(
   showSignedOut,
 );
 
+wireVerification((action, button, work) => void run(action, button, work));
+
 void run('load', null, async () => {
   // A reset link's page shows its form alone: whoever is signed in here is signed out by it.
   if (fromResetLink) {
     ui.loading.hidden = true;
     return;
   }
+  // A verification or change link is followed first; a refused one still loads the page.
+  await run('confirm-email', null, followEmailLink);
   try {
     const user = await api<User>('GET', '/auth/me');
     await enter(user);

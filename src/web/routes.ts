@@ -72,11 +72,11 @@ async function accountHtml({ signUp, rpId }: AccountPageOptions): Promise<string
     '<body>',
     `<body data-rp-id="${attribute(rpId)}">`,
   );
-  return signUp === 'open' ? html : html.replace(SIGN_UP_FORM, '');
+  return signUp === 'closed' ? html.replace(SIGN_UP_FORM, '') : html;
 }
 
 export interface AccountPageOptions {
-  signUp: 'open' | 'closed';
+  signUp: 'open' | 'verify' | 'closed';
   rpId: string;
 }
 

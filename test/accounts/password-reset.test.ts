@@ -2,7 +2,7 @@ import { afterAll, expect, test } from 'bun:test';
 import { PASSWORD_RESET_TTL_MS } from '@/accounts/password-reset';
 import * as mailDelivery from '@/workers/mail-delivery';
 import { problemOf } from '../support/harness';
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
+import { deliveredSince, recipientOf, startSmtpServer, type TestSmtpServer } from '../support/smtp';
 import { accountStoresUnderTest } from './stores';
 import { accountsSetup, PASSWORD } from './support';
 
@@ -35,10 +35,7 @@ for (const under of accountStoresUnderTest()) {
     const signInStatus = async (email: string, password: string) =>
       (await ctx.request('POST', '/auth/sign-in', { body: { email, password } })).status;
     /** Sends what is queued; the messages that reached the server since `before`. */
-    async function delivered(before: number) {
-      const run = await mailDelivery.run(ctx.deps);
-      return (await smtp.received(before + (run.sent as number))).slice(before);
-    }
+    const delivered = (before: number) => deliveredSince(smtp, ctx.deps, before);
     const tokenOf = (text: string) => /\/account#reset=([\w-]+)/.exec(text)?.[1] ?? '';
 
     test('happy: the mailed link sets a new password once; every session and token of the account is revoked', async () => {
@@ -55,7 +52,7 @@ for (const under of accountStoresUnderTest()) {
       ]);
       const [message] = await delivered(before);
       expect(message?.subject).toBe('Reset your Listings Service password');
-      expect(message?.to && 'text' in message.to ? message.to.text : '').toBe(user.email);
+      expect(recipientOf(message)).toBe(user.email);
       const token = tokenOf(message?.text ?? '');
       expect(message?.text).toContain(`http://localhost:3000/account#reset=${token}`);
       expect(message?.html).toContain(`<a href="http://localhost:3000/account#reset=${token}">`);

@@ -68,6 +68,7 @@ for (const under of accountStoresUnderTest()) {
           id: employee.id,
           email: 'ops@example.com',
           role: 'employee',
+          emailVerified: true,
         });
         expect(await ctx.deps.tokens.verify(session.token)).toMatchObject({ aud: 'employee' });
         // The cookie carries the role too: an employee-only route accepts it.

@@ -36,7 +36,12 @@ for (const under of accountStoresUnderTest()) {
       });
       expect(res.status).toBe(201);
       const user = UserSummary.parse(res.body);
-      expect(user).toEqual({ id: user.id, email: 'new.person@example.com', role: 'customer' });
+      expect(user).toEqual({
+        id: user.id,
+        email: 'new.person@example.com',
+        role: 'customer',
+        emailVerified: true,
+      });
       expect((await ctx.signIn('new.person@example.com')).user).toEqual(user);
     });
   });

@@ -22,7 +22,7 @@ export const PASSWORD = 'correct horse battery';
 const CHEAP_ARGON2ID = { algorithm: 'argon2id', memoryCost: 1024, timeCost: 1 } as const;
 
 export interface SignedIn {
-  user: { id: string; email: string; role: 'customer' | 'employee' };
+  user: { id: string; email: string; role: 'customer' | 'employee'; emailVerified: boolean };
   token: string;
   /** `session=<value>` as a browser would send it back. */
   cookie: string;
@@ -131,7 +131,7 @@ export function accountsSetup(
     const passwordHash = await Bun.password.hash(PASSWORD, CHEAP_ARGON2ID);
     const id = uuidv7();
     await data.insertUser({ id, email, passwordHash, role });
-    return { id, email, role };
+    return { id, email, role, emailVerified: true };
   }
 
   /** Sign-up through the API (production hash cost); the account as stored. */
@@ -140,7 +140,12 @@ export function accountsSetup(
     expect(res.status).toBe(202);
     const user = await store.findUserByEmail(email);
     if (!user) throw new Error(`sign-up created no account for ${email}`);
-    return { id: user.id, email: user.email, role: user.role };
+    return {
+      id: user.id,
+      email: user.email,
+      role: user.role,
+      emailVerified: !user.emailUnverified,
+    };
   }
 
   async function signIn(email: string, password = PASSWORD): Promise<SignedIn> {

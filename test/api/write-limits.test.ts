@@ -308,6 +308,7 @@ describe('write limits', () => {
         }
       }
       expect(Object.keys(exempt).sort()).toEqual([
+        'POST /auth/email/confirm',
         'POST /auth/passkey/authenticate',
         'POST /auth/passkey/authenticate/options',
         'POST /auth/password-reset',
@@ -316,7 +317,7 @@ describe('write limits', () => {
         'POST /auth/sign-out',
         'POST /auth/sign-up',
       ]);
-      expect(limited.length).toBe(36);
+      expect(limited.length).toBe(38);
       const response = document.components.responses.WriteLimited!;
       expect(Object.keys(response.headers!).sort()).toEqual([
         'RateLimit',

@@ -88,6 +88,19 @@ for (const store of storesUnderTest()) {
         { file: 'b.json', reason: 'same slug and language as a.json' },
       ]);
     });
+
+    test('a file holding NUL is refused by name and field on either database, nothing imported', async () => {
+      const ctx = await store.app();
+      const dir = tempDir('pages-');
+      const page = { slug: 'a', language: 'en', title: 'A', content: 'a', published: true };
+      writeFileSync(join(dir, 'a.json'), JSON.stringify({ ...page, group: 'foot\u0000er' }));
+      const report = await importStaticPages(ctx.deps.stores.content, dir, Date.now());
+      expect(report.imported).toEqual([]);
+      expect(report.refused).toEqual([
+        { file: 'a.json', reason: 'group: The field must not contain the NUL character (U+0000).' },
+      ]);
+      expect((await ctx.request('GET', '/content/static-pages/a')).status).toBe(404);
+    });
   });
 }
 

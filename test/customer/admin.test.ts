@@ -252,6 +252,17 @@ for (const store of storesUnderTest()) {
       expect(await storedCount(ctx)).toBe(0);
     });
 
+    test('error: a NUL in a field → 422 naming it on either database, nothing stored', async () => {
+      const ctx = await context(store);
+      const res = await ctx.as('POST', IMPORT, [row(), row({ booking_id: 'BK\u00001' })]);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({
+        message: 'The field must not contain the NUL character (U+0000).',
+        errors: { '1.booking_id': ['The field must not contain the NUL character (U+0000).'] },
+      });
+      expect(await storedCount(ctx)).toBe(0);
+    });
+
     test('error: missing and unknown fields are named', async () => {
       const ctx = await context(store);
       const { customer_id: _, ...withoutCustomer } = row();

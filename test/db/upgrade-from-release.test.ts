@@ -96,6 +96,14 @@ describe(`upgrading the database of release ${RELEASE}`, () => {
     });
     expect(upgrade.backup !== undefined).toBe(upgrade.applied.length > 0);
     expectRowsKept(before, snapshotOf(db.$client, before));
+    // Accounts of the release are verified: SIGN_UP=verify never locks them out.
+    const accounts = db.$client
+      .query<{ unverified: number; all: number }, []>(
+        'SELECT sum(email_unverified) AS unverified, count(*) AS "all" FROM users',
+      )
+      .get()!;
+    expect(accounts.all).toBeGreaterThan(0);
+    expect(accounts.unverified).toBe(0);
 
     const config = parseConfig({
       DATABASE_PATH: path,

@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test';
-import type { Property } from '@/listings/properties/schemas';
+import { propertyToCreate } from '@/listings/properties/operations';
+import type { Property, PropertyCreate } from '@/listings/properties/schemas';
 import { problemOf } from '../support/harness';
 import { type ListingsTestApp, storesUnderTest } from './stores';
 import { propertyBody } from './support';
@@ -135,28 +136,52 @@ for (const store of [sqlite!, postgres!]) {
   store.describe('listings store: writes all or nothing', () => {
     test('creates in one turn: one the database refuses (NUL, PostgreSQL only) fails alone, the others are stored', async () => {
       const ctx = await store.app();
-      const streets = ['Calle Uno 1', 'Calle Dos 2', 'Calle Tres 3'];
-      const responses = await Promise.all([
-        ...streets.map((addressLine1) =>
-          ctx.request('POST', '/listings/properties', {
-            body: propertyBody({ location: { ...propertyBody().location, addressLine1 } }),
-            token: ctx.employee,
-          }),
+      const caller = { sub: 'employee-1', aud: 'employee' as const };
+      // The store itself, not the route: a route refuses a body holding NUL before any store.
+      const createOf = (addressLine1: string) => ({
+        row: propertyToCreate(
+          propertyBody({
+            location: { ...propertyBody().location, addressLine1 },
+          }) as PropertyCreate,
+          { caller, source: 'outbound', now: Date.now() },
         ),
-        // PostgreSQL text cannot hold NUL: the shared transaction fails, each create runs again alone.
-        ctx.request('POST', '/listings/properties', {
-          body: propertyBody({
-            location: { ...propertyBody().location, addressLine1: 'a\u0000b' },
-          }),
-          token: ctx.employee,
-        }),
-      ]);
+        counted: false,
+      });
+      const streets = ['Calle Uno 1', 'Calle Dos 2', 'Calle Tres 3', 'a\u0000b'];
+      // PostgreSQL text cannot hold NUL: the shared transaction fails, each create runs again alone.
+      const outcomes = await Promise.allSettled(
+        streets.map((street) => ctx.deps.stores.listings.createProperty(createOf(street), 10_000)),
+      );
       const refused = store.name === 'PostgreSQL';
-      expect(responses.map((res) => res.status)).toEqual([201, 201, 201, refused ? 400 : 201]);
-      if (refused) expect(responses[3]!.body).toEqual(problemOf(400));
-      const stored = responses.filter((res) => res.status === 201).map(idOf);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+        refused ? 'rejected' : 'fulfilled',
+      ]);
+      const stored = outcomes.flatMap((outcome) =>
+        outcome.status === 'fulfilled' ? [outcome.value] : [],
+      );
       expect(await ctx.count('properties')).toBe(stored.length);
       expect((await ctx.createdEvents()).sort()).toEqual(stored.sort());
+    });
+
+    test('a NUL in a property field: 422 naming the field on either database, nothing written', async () => {
+      const ctx = await store.app();
+      const res = await ctx.request('POST', '/listings/properties', {
+        body: propertyBody({ location: { ...propertyBody().location, addressLine1: 'a\u0000b' } }),
+        token: ctx.employee,
+      });
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual(
+        problemOf(422, undefined, {
+          location: {
+            addressLine1: { noNul: 'The field must not contain the NUL character (U+0000).' },
+          },
+        }),
+      );
+      expect(await ctx.count('properties')).toBe(0);
+      expect(await ctx.count('events')).toBe(0);
     });
 
     test('a failed archive (412) changes no row and appends no event', async () => {

@@ -103,5 +103,9 @@ describe('start-up with open sign-up and no SMTP server', () => {
     expect(mailWarningOf({ ...config, accounts: { ...config.accounts, signUp: 'open' } })).toBe(
       warning,
     );
+    // Under verify a new account's link reaches only the log: the same warning, naming the mode.
+    expect(mailWarningOf({ ...config, accounts: { ...config.accounts, signUp: 'verify' } })).toBe(
+      warning.replace('SIGN_UP is open', 'SIGN_UP is verify'),
+    );
   });
 });

@@ -188,6 +188,18 @@ const run = (...command: string[]) => {
   return result.stdout.trim();
 };
 
+/** `umount dir`, tried again while the mount is busy, 50 tries at most. */
+async function umountWhenFree(dir: string) {
+  for (let attempt = 1; ; attempt++) {
+    const result = spawnSync('umount', [dir], { encoding: 'utf8' });
+    if (result.status === 0) return;
+    if (attempt === 50 || !result.stderr.includes('busy')) {
+      throw new Error(`umount ${dir}: ${result.stderr}`);
+    }
+    await Bun.sleep(100);
+  }
+}
+
 describeOnSmallDisk(
   'a file system turned read-only under the real server',
   () => {
@@ -246,7 +258,10 @@ describeOnSmallDisk(
       ).toHaveLength(1);
       expect(lines.filter((line) => line.msg === 'unhandled error')).toHaveLength(0);
 
-      run('umount', dir);
+      // The server's files are closed once it has exited; a busy mount (a
+      // probe of the new loop device by udev or blkid) lets go in a moment.
+      await service.proc.exited;
+      await umountWhenFree(dir);
       spawnSync('e2fsck', ['-fy', image]);
       mount();
       const restarted = await spawnService(env);

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import * as mailDelivery from '@/workers/mail-delivery';
 import { tempDir } from './harness';
 
 export const SMTP_USER = 'mailer';
@@ -139,3 +140,17 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
   };
   return running;
 }
+
+/** Sends what the app has queued; the messages that reached `smtp` after the first `before`. */
+export async function deliveredSince(
+  smtp: TestSmtpServer,
+  deps: Parameters<typeof mailDelivery.run>[0],
+  before: number,
+): Promise<ParsedMail[]> {
+  const run = await mailDelivery.run(deps);
+  return (await smtp.received(before + (run.sent as number))).slice(before);
+}
+
+/** The address a delivered message was sent to. */
+export const recipientOf = (message: ParsedMail | undefined) =>
+  message?.to && 'text' in message.to ? message.to.text : '';

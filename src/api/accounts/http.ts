@@ -1,6 +1,9 @@
+import type { MailContext } from '@/accounts/email-links';
 import { isSecureCookie, sessionCookieNameOf } from '@/api/plugins/auth';
 import type { Config } from '@/config';
+
 import { fail } from '@/kernel/errors';
+import { mailLanguageOfRequest } from '../request/notice';
 import { fromTrustedProxy } from '../request/peer';
 
 type ProxyTrust = Pick<Config, 'trustProxy' | 'trustedProxies'>;
@@ -39,5 +42,16 @@ export function sessionCookie(config: Config, token: string, maxAgeSeconds: numb
   const secure = isSecureCookie(config) ? '; Secure' : '';
   return `${sessionCookieNameOf(config)}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
 }
+
+/**
+ * How a message this request sends is written: in the first language of
+ * Accept-Language the service writes mail in (else English), its links to
+ * the first public origin.
+ */
+export const mailContextOf = (request: Request, config: Config): MailContext => ({
+  language: mailLanguageOfRequest(request),
+  origin: config.publicOrigins[0]!,
+  service: config.rpName,
+});
 
 export const clearedSessionCookie = (config: Config) => sessionCookie(config, '', 0);

@@ -38,7 +38,7 @@ export const lifecycleRoutes = (deps: ApiDeps) => {
         return null;
       },
       {
-        auth: 'any',
+        auth: 'account',
         writes: 1,
         body: ChangePasswordBody,
         response: { 204: NoBody, ...problems(401, 403, 422, 429, 503) },
@@ -60,7 +60,7 @@ export const lifecycleRoutes = (deps: ApiDeps) => {
         return null;
       },
       {
-        auth: 'any',
+        auth: 'account',
         writes: 1,
         response: { 204: SignedOut, ...problems(401, 403) },
         detail: {

@@ -91,7 +91,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         return options as z.infer<typeof RegistrationOptions>;
       },
       {
-        auth: 'any',
+        auth: 'account',
         writes: 1,
         transform: ({ request }) => assertRecentCheck(request),
         body: RegistrationOptionsBody,
@@ -121,7 +121,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         return status(201, summaryOf(passkey));
       },
       {
-        auth: 'any',
+        auth: 'account',
         writes: 1,
         transform: ({ request }) => assertRecentCheck(request),
         body: RegisterBody,
@@ -197,7 +197,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
           passkeys: passkeys.map(summaryOf),
         })),
       {
-        auth: 'any',
+        auth: 'account',
         response: { 200: PasskeyList, ...refused },
         detail: { operationId: 'listPasskeys', summary: "The signed-in user's passkeys", tags },
       },
@@ -213,7 +213,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         });
       },
       {
-        auth: 'any',
+        auth: 'account',
         writes: 1,
         params: PasskeyParams,
         body: RenameBody,
@@ -232,7 +232,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         });
       },
       {
-        auth: 'any',
+        auth: 'account',
         writes: 1,
         params: PasskeyParams,
         response: { 204: Empty, ...refused, 404: Problem },

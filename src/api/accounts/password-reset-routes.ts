@@ -6,9 +6,10 @@ import {
 } from '@/accounts/password-reset';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
-import { mailLanguageOfRequest, noticeOf, notifiedText } from '@/api/request/notice';
+import { noticeOf, notifiedText } from '@/api/request/notice';
 import { limitAddressOf } from '@/api/request/peer';
 import { NoBody, problems } from '../responses';
+import { mailContextOf } from './http';
 import { PasswordResetAccepted, PasswordResetBody, PasswordResetConfirmBody } from './schemas';
 
 const tags = ['Accounts'];
@@ -28,9 +29,7 @@ export const passwordResetRoutes = (deps: ApiDeps) => {
           {
             email: body.email,
             address: limitAddressOf(request, config),
-            language: mailLanguageOfRequest(request),
-            origin: config.publicOrigins[0]!,
-            service: config.rpName,
+            ...mailContextOf(request, config),
           },
           auditContextOf(request, config, clock()),
         );

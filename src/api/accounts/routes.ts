@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { accountPage } from '@/web/routes';
 import { bodyRules } from '../plugins/body-rules';
+import { emailRoutes } from './email-routes';
 import { lifecycleRoutes } from './lifecycle-routes';
 import { passkeyRoutes } from './passkey-routes';
 import { passwordResetRoutes } from './password-reset-routes';
@@ -20,6 +21,7 @@ export const accountsRoutes = (deps: ApiDeps) =>
         .use(securityRoutes(deps))
         .use(lifecycleRoutes(deps))
         .use(passwordResetRoutes(deps))
+        .use(emailRoutes(deps))
         .use(passkeyRoutes(deps)),
     )
     .use(accountPage({ signUp: deps.config.accounts.signUp, rpId: deps.config.rpId }));

@@ -50,7 +50,27 @@ export const UserSummary = z.object({
   id: z.string(),
   email: z.string(),
   role: z.enum(['customer', 'employee']),
+  /** False from a sign-up under SIGN_UP=verify until its link is followed. */
+  emailVerified: z.boolean(),
 });
+
+/** `POST /auth/email/confirm`: the token of a verification or change link. */
+export const EmailLinkBody = z.strictObject({ token: z.string().min(1).max(128) });
+
+/** What following an email link did: the account's address, now verified. */
+export const EmailConfirmed = z.object({
+  email: z.string(),
+  purpose: z.enum(['verify', 'change']),
+});
+
+/** `POST /auth/email/change`: the new address, and the current password. */
+export const EmailChangeBody = z.strictObject({
+  email: z.string().trim().pipe(z.email().max(254)),
+  currentPassword: Password.min(1),
+});
+
+/** The answer of a request that mails a link. */
+export const EmailLinkSent = z.object({ message: z.string() });
 
 export const SignInResponse = z.object({
   accessToken: z.string(),

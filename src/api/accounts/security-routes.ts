@@ -33,7 +33,7 @@ export const securityRoutes = (deps: ApiDeps) => {
         }));
       },
       {
-        auth: 'any',
+        auth: 'account',
         response: { 200: SessionList, ...problems(401) },
         detail: {
           operationId: 'listSessions',
@@ -52,7 +52,7 @@ export const securityRoutes = (deps: ApiDeps) => {
         });
       },
       {
-        auth: 'any',
+        auth: 'account',
         writes: 1,
         params: SessionParams,
         response: { 204: NoBody, ...problems(401, 403, 404) },
@@ -73,7 +73,7 @@ export const securityRoutes = (deps: ApiDeps) => {
         return audit.securityLogOf(caller.sub, query);
       },
       {
-        auth: 'any',
+        auth: 'account',
         query: documentedQuery(SecurityLogQuery),
         response: { 200: AuditPage, ...problems(400, 401, 404) },
         detail: {

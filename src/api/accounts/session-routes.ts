@@ -1,6 +1,10 @@
 import { Elysia } from 'elysia';
 import { endSession } from '@/accounts/browser-sessions';
-import { SIGN_UP_ACCEPTED_MESSAGE, SIGN_UP_CLOSED_DETAIL } from '@/accounts/messages';
+import {
+  SIGN_UP_ACCEPTED_MESSAGE,
+  SIGN_UP_CLOSED_DETAIL,
+  SIGN_UP_VERIFY_MESSAGE,
+} from '@/accounts/messages';
 import { verifyPasswordSignIn } from '@/accounts/sign-in';
 import { signUpCustomer } from '@/accounts/sign-up';
 import { accountOf, normalizeEmail, userSummaryOf } from '@/accounts/users';
@@ -11,7 +15,7 @@ import { limitAddressOf } from '@/api/request/peer';
 import { fail } from '@/kernel/errors';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { Problem } from '../problem';
-import { clearedSessionCookie } from './http';
+import { clearedSessionCookie, mailContextOf } from './http';
 import { SignInBody, SignUpAccepted, SignUpBody, UserSummary } from './schemas';
 import { NEW_DEVICE_TEXT, SignedIn, SignedOut, signedInResponse } from './signed-in';
 
@@ -27,15 +31,20 @@ export const sessionRoutes = (deps: ApiDeps) => {
       async ({ body, request, status }) => {
         // A 503 for lack of hashing capacity still used up one of the address's
         // attempts: given back, a flood would keep the hashing queue full.
+        const verify = config.accounts.signUp === 'verify';
         await signUpCustomer(
           store,
           accounts,
-          { ...body, address: limitAddressOf(request, config) },
+          {
+            ...body,
+            address: limitAddressOf(request, config),
+            ...(verify && { verification: mailContextOf(request, config) }),
+          },
           auditContextOf(request, config, clock()),
         );
         return status(202, {
           email: normalizeEmail(body.email),
-          message: SIGN_UP_ACCEPTED_MESSAGE,
+          message: verify ? SIGN_UP_VERIFY_MESSAGE : SIGN_UP_ACCEPTED_MESSAGE,
         });
       },
       {
@@ -54,6 +63,8 @@ export const sessionRoutes = (deps: ApiDeps) => {
         detail: {
           operationId: 'signUp',
           summary: 'Create a customer account (the same 202 whether or not the email is taken)',
+          description:
+            'Under SIGN_UP=verify the account is created unverified and a link to verify its address is mailed (valid 24 hours): until it is followed (POST /auth/email/confirm) the account may sign in and use its own /auth routes, and every other route answers 403 `account.unverified`.',
           tags: ['Accounts'],
         },
       },
@@ -115,7 +126,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
         return whenReady(accountOf(store, caller.sub, 'account.not_found'), userSummaryOf);
       },
       {
-        auth: 'any',
+        auth: 'account',
         response: { 200: UserSummary, 404: Problem },
         detail: { operationId: 'getMe', summary: 'The signed-in user', tags: ['Accounts'] },
       },

@@ -133,9 +133,9 @@ export const responseName = (family: Family, status: number): string | undefined
 };
 
 const WHY: Record<number, string> = {
-  400: 'Malformed request: bad JSON, a wrong query parameter, a body that is not an object, or a URL the service cannot route. `invalidParams` names each refused parameter and why, when there is one to name.',
+  400: 'Malformed request: bad JSON, a wrong query parameter, a body that is not an object, a body failing validation where no 422 is listed (a text holding the NUL character U+0000 included), or a URL the service cannot route. `invalidParams` names each refused parameter and why, when there is one to name.',
   401: 'No valid credential, or one that is present but invalid.',
-  403: 'The caller may not do this: an employee-only route, a session cookie on a state-changing request from a foreign Origin, or a passkey route over plain HTTP off loopback.',
+  403: 'The caller may not do this: an employee-only route, a session cookie on a state-changing request from a foreign Origin, a passkey route over plain HTTP off loopback, or an account whose address is not verified yet (`account.unverified`, SIGN_UP=verify: only its own /auth routes answer it).',
   404: 'No such resource (or one the caller may not see).',
   409: 'The request conflicts with the current state of the resource.',
   410: 'The events after this cursor are no longer kept (older than EVENTS_RETENTION_DAYS): read again without `after`.',
@@ -143,7 +143,7 @@ const WHY: Record<number, string> = {
   413: 'The body is larger than 1 MiB.',
   414: 'The URL is longer than 8 KiB.',
   415: 'The body is not JSON (Content-Type: application/json).',
-  422: 'The body breaks a field rule; every failed field is named.',
+  422: 'The body breaks a field rule (a text holding the NUL character U+0000 is refused as `noNul`); every failed field is named.',
   429: 'Too many requests; retry after Retry-After seconds.',
   500: 'An unexpected failure; nothing internal is shown (it is logged with the request id).',
   503: 'The service is stopping, its database does not answer, or it is at capacity for password hashing or passkey ceremonies; retry after Retry-After seconds.',

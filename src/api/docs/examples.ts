@@ -112,6 +112,8 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
     token: 'kq5V0pP7cYw3xq0m3tKJ4nC0s1H9a8b7c6d5e4f3g2h',
     password: 'a new passphrase',
   },
+  requestEmailChange: { email: 'ana.new@example.com', currentPassword: 'correct horse battery' },
+  confirmEmailLink: { token: 'kq5V0pP7cYw3xq0m3tKJ4nC0s1H9a8b7c6d5e4f3g2h' },
   changeUser: { disabled: true },
   setUserPassword: { password: 'a new passphrase' },
 };

@@ -24,6 +24,8 @@ export interface OperationLike {
   /** Set by a group's `errorScope` (src/api/error-family.ts): its error body family and mount. */
   'x-error-family'?: Family;
   'x-error-mount'?: string;
+  /** Set by the `auth` / `optionalAuth` macros (src/api/plugins/auth.ts): 403 for an unverified account. */
+  'x-verified-only'?: boolean;
   /** Set by the `limited` macro of the customer API's limiter (src/api/plugins/rate-limit.ts). */
   'x-customer-limit'?: boolean;
   [key: string]: unknown;
@@ -48,8 +50,8 @@ const HEADER_NAMES: Record<string, string> = {
 /**
  * The statuses every operation of this kind can answer besides its own
  * (docs/errors.md): the front door's 400, 414 and 500 everywhere, Bun's 431;
- * 401 with a credential, 403 for employees-only and for a session cookie on
- * a state-changing request; 413/415 with a body; 422 where a bad body is
+ * 401 with a credential, 403 for employees-only, for a session cookie on
+ * a state-changing request and for an account not verified yet; 413/415 with a body; 422 where a bad body is
  * unprocessable or an Idempotency-Key reused; 409 for a key still running;
  * 429 under the customer API's limiter (a counted write's 429, `WriteLimited`,
  * is added by `completeOperation`); 507 on every write.
@@ -60,7 +62,8 @@ function sharedStatuses(method: string, operation: OperationLike): number[] {
   const signedIn = security.some((requirement) => Object.keys(requirement).length > 0);
   if (signedIn) statuses.push(401);
   const employeesOnly = security.some((r) => Object.values(r).some((roles) => roles.length > 0));
-  if (signedIn && (employeesOnly || !SAFE.has(method))) statuses.push(403);
+  const refusable = employeesOnly || !SAFE.has(method) || operation['x-verified-only'];
+  if (signedIn && refusable) statuses.push(403);
   if (operation.requestBody) statuses.push(413, 415);
   if (operation.requestBody && operation['x-bad-body'] === 'unprocessable') statuses.push(422);
   if (operation['x-idempotent']) statuses.push(409, 422);
@@ -96,6 +99,7 @@ function completeParameters(operation: OperationLike) {
   delete operation['x-error-family'];
   delete operation['x-error-mount'];
   delete operation['x-customer-limit'];
+  delete operation['x-verified-only'];
 }
 
 /** A success answer: its description, the headers every answer carries, its media type. */

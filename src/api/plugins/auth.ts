@@ -1,4 +1,6 @@
 import { Elysia } from 'elysia';
+import { UNVERIFIED_DETAIL } from '@/accounts/messages';
+import { docExtension } from '@/api/docs/extensions';
 import type { SessionResolver, TokenService, VerifiedCaller } from '@/auth/tokens';
 import type { Config } from '@/config';
 import { fail } from '@/kernel/errors';
@@ -41,7 +43,23 @@ export const sessionCookieOf = (
   config: Pick<Config, 'tls' | 'publicOrigins'>,
 ): string | undefined => cookieValue(request.headers.get('cookie'), sessionCookieNameOf(config));
 
-export type AuthRequirement = 'any' | 'employee';
+/**
+ * Who may call a route: `any` signed-in account whose address is verified,
+ * `employee` only, or `account`: any signed-in account, verified or not
+ * (the account's own routes, which the /account page needs before its
+ * address is verified).
+ */
+export type AuthRequirement = 'any' | 'employee' | 'account';
+
+/**
+ * An account not verified yet may use only its own account routes
+ * (docs/accounts.md#email-verification): 403 `account.unverified` anywhere else.
+ */
+function assertVerified(caller: VerifiedCaller, requirement: AuthRequirement): void {
+  if (caller.unverified && requirement !== 'account') {
+    throw fail('account.unverified', { detail: UNVERIFIED_DETAIL });
+  }
+}
 
 function bearerOf(header: string | null): string | null | undefined {
   if (header === null) return undefined;
@@ -119,12 +137,14 @@ export function knownCaller(
   if (header === null) return request.headers.has('cookie') ? UNSETTLED : undefined;
   // The common spelling first: a verified token has no white space, so
   // `Bearer <token>` is exactly what `bearerOf` would have taken apart.
+  // An unverified account's token is refused by the full pipeline (`assertVerified`).
   if (header.startsWith('Bearer ')) {
     const known = tokens.cached(header.slice(7));
-    if (known) return known;
+    if (known && !known.unverified) return known;
   }
   const bearer = bearerOf(header);
-  return (bearer && tokens.cached(bearer)) || UNSETTLED;
+  const known = bearer ? tokens.cached(bearer) : undefined;
+  return known && !known.unverified ? known : UNSETTLED;
 }
 
 /** Callers checked in `transform`, picked up by `resolve` (same request). */
@@ -175,11 +195,15 @@ export const authPlugin = (options: AuthOptions) =>
         const caller = await identify(request, options);
         if (!caller) throw fail('auth.unauthenticated');
         if (requirement === 'employee' && caller.aud !== 'employee') throw fail('auth.forbidden');
+        assertVerified(caller, requirement);
         checked.set(request, caller);
       };
       authChecks.add(check);
       return {
-        detail: { security: securityOf(requirement === 'employee' ? ['employee'] : []) },
+        detail: {
+          security: securityOf(requirement === 'employee' ? ['employee'] : []),
+          ...docExtension({ 'x-verified-only': requirement !== 'account' }),
+        },
         transform: check,
         resolve({ request }: RequestOnly) {
           const caller = checked.get(request);
@@ -189,10 +213,14 @@ export const authPlugin = (options: AuthOptions) =>
       };
     },
     optionalAuth: (enabled: boolean) => ({
-      detail: { security: enabled ? [{}, ...securityOf([])] : [] },
+      detail: {
+        security: enabled ? [{}, ...securityOf([])] : [],
+        ...docExtension({ 'x-verified-only': enabled }),
+      },
       async transform({ request }) {
         const caller = enabled ? await identify(request, options) : undefined;
         if (caller === null) throw fail('auth.unauthenticated');
+        if (caller) assertVerified(caller, 'any');
         checked.set(request, caller ?? null);
       },
       resolve({ request }) {

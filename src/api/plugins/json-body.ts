@@ -2,6 +2,8 @@ import { Elysia } from 'elysia';
 import { fail } from '@/kernel/errors';
 import { WHOLE_BODY } from '@/kernel/invalid-params';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
+import { NUL_MESSAGE, nulPathOf } from '@/kernel/nul';
+import { answersUnprocessable } from './body-rules';
 
 /** Deeper JSON than this is refused: no legitimate body here nests further. */
 export const MAX_JSON_DEPTH = 32;
@@ -54,6 +56,23 @@ export function parseJson(text: string): unknown {
   return value;
 }
 
+/**
+ * A body that passed its schema but holds NUL in a string or a key: refused
+ * as the route refuses any bad body (422 naming the field where it declares
+ * `badBody: 'unprocessable'`, else 400), on either database.
+ */
+function refuseNul(body: unknown, request: Request): void {
+  const path = nulPathOf(body);
+  if (!path) return;
+  if (path.length > 0 && answersUnprocessable(request)) {
+    throw fail('request.invalid', { fields: [{ path, rule: 'noNul', message: NUL_MESSAGE }] });
+  }
+  const name = path.length === 0 ? WHOLE_BODY : path.map(String).join('.');
+  throw fail('request.malformed', {
+    invalidParams: [{ name, reason: 'must not contain the NUL character (U+0000)' }],
+  });
+}
+
 /** The text of each parsed body, for what must compare bodies byte for byte (idempotency). */
 const rawBodies = new WeakMap<Request, string>();
 export const rawBodyOf = (request: Request): string => rawBodies.get(request) ?? '';
@@ -67,17 +86,17 @@ export type CredentialsFirst = (request: Request, route: string) => Promise<void
  * `null` so optional bodies (DELETE) may be omitted (schemas use `.nullish()`).
  * On a route that needs credentials they are checked before a byte of the
  * body is read: an anonymous caller gets its 401 (or 403) whatever it sent.
- * The docs describe these bodies as JSON in the OpenAPI document (src/api/docs).
+ * After validation, a body holding NUL is refused (`refuseNul`). The docs
+ * describe these bodies as JSON in the OpenAPI document (src/api/docs).
  */
 export const jsonBody = (credentialsFirst: CredentialsFirst) =>
-  new Elysia({ name: 'json-body' }).onParse(
-    { as: 'global' },
-    async ({ request, route, contentType }) => {
+  new Elysia({ name: 'json-body' })
+    .onParse({ as: 'global' }, async ({ request, route, contentType }) => {
       await credentialsFirst(request, route);
       const text = await readLimited(request, MAX_BODY_BYTES);
       rawBodies.set(request, text);
       if (text.trim() === '') return null;
       if (!isJsonType(contentType ?? '')) throw fail('request.unsupported_media_type');
       return parseJson(text);
-    },
-  );
+    })
+    .onBeforeHandle({ as: 'global' }, ({ body, request }) => refuseNul(body, request));

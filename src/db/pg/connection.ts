@@ -124,3 +124,10 @@ export const isUnstorableText = (error: unknown): boolean =>
     error,
     (cause) => codeOf(cause) === 'ERR_POSTGRES_SERVER_ERROR' && sqlStateOf(cause) === '22021',
   );
+
+/** Whether PostgreSQL refused a row for a unique index (unique_violation, 23505). */
+export const isUniqueViolation = (error: unknown): boolean =>
+  someCause(
+    error,
+    (cause) => codeOf(cause) === 'ERR_POSTGRES_SERVER_ERROR' && sqlStateOf(cause) === '23505',
+  );

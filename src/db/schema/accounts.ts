@@ -124,3 +124,33 @@ export const passwordResets = sqliteTable(
 );
 
 export type PasswordReset = typeof passwordResets.$inferSelect;
+
+export const EMAIL_LINK_PURPOSES = ['verify', 'change'] as const;
+
+/**
+ * Email links not yet followed (docs/accounts.md#email-verification): a
+ * sign-up's verification of its address, or the confirmation of a new
+ * address from that address. Like a reset link, only the token's SHA-256 is
+ * stored; an account has at most one link of each purpose.
+ */
+export const emailLinks = sqliteTable(
+  'email_links',
+  {
+    /** SHA-256 (hex) of the token in the link. */
+    id: text().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text({ enum: EMAIL_LINK_PURPOSES }).notNull(),
+    /** The address the link was sent to, which following it confirms (normalized). */
+    email: text().notNull(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [
+    index('email_links_user_id_idx').on(table.userId),
+    index('email_links_expires_at_idx').on(table.expiresAt),
+  ],
+);
+
+export type EmailLink = typeof emailLinks.$inferSelect;

@@ -14,6 +14,12 @@ export const users = sqliteTable(
       .default(sql`(unixepoch('subsec') * 1000)`),
     /** When an employee or operator disabled the account; null while it may sign in. */
     disabledAt: integer({ mode: 'timestamp_ms' }),
+    /**
+     * True from a sign-up under `SIGN_UP=verify` until its link is followed
+     * (docs/accounts.md#email-verification); every other account, and every
+     * account older than this column, is verified.
+     */
+    emailUnverified: integer({ mode: 'boolean' }).notNull().default(false),
   },
   (table) => [uniqueIndex('users_email_unique').on(table.email)],
 );

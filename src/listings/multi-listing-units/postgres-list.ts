@@ -1,8 +1,8 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { PgDb } from '@/db/pg/client';
 import { properties, propertyCounts } from '@/db/pg/schema';
+import { holdsNul } from '@/kernel/nul';
 import type { Paging } from '@/listings/paging';
-import { hasNul } from '@/listings/properties/postgres-list';
 import type { MultiListingUnit, MultiListingUnitQuery } from './schemas';
 
 /**
@@ -15,8 +15,8 @@ export async function listCountersOn(
   scopeOwner: string | null,
   paging: Paging,
 ): Promise<{ total: number; rows: MultiListingUnit[] }> {
-  const ids = query.ids?.filter((id) => !hasNul(id));
-  if (ids?.length === 0 || (scopeOwner !== null && hasNul(scopeOwner))) {
+  const ids = query.ids?.filter((id) => !holdsNul(id));
+  if (ids?.length === 0 || (scopeOwner !== null && holdsNul(scopeOwner))) {
     return { total: 0, rows: [] };
   }
   const where = and(

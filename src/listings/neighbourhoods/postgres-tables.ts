@@ -1,7 +1,7 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { PgDb, PgTx } from '@/db/pg/client';
 import { neighbourhoods, properties } from '@/db/pg/schema';
-import { hasNul } from '@/listings/properties/postgres-list';
+import { holdsNul } from '@/kernel/nul';
 import { insertEvents } from '@/listings/units/postgres-tables';
 import type { NeighbourhoodTables } from './operations';
 import type { Neighbourhood } from './schemas';
@@ -11,7 +11,7 @@ export async function listNeighbourhoodsOn(
   db: PgDb,
   cityId: string | undefined,
 ): Promise<Neighbourhood[]> {
-  if (cityId !== undefined && hasNul(cityId)) return [];
+  if (cityId !== undefined && holdsNul(cityId)) return [];
   const rows = await db
     .select({ id: neighbourhoods.id, cityId: neighbourhoods.cityId, name: neighbourhoods.name })
     .from(neighbourhoods)

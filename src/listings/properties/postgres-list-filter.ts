@@ -13,11 +13,9 @@ import {
 import { toSnakeCase } from 'drizzle-orm/casing';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { properties, propertyCounts, units } from '@/db/pg/schema';
+import { holdsNul } from '@/kernel/nul';
 import type { FeatureCriterion } from '@/listings/query';
 import type { UsedFilter } from './list-filters';
-
-/** PostgreSQL text cannot hold NUL: no stored value equals one with it, and binding it fails. */
-export const hasNul = (value: string) => value.includes('\u0000');
 
 /** `LIKE` matches `%`, `_` and `\` only as themselves once escaped (`\` is the default escape). */
 const likeEscaped = (needle: string) => needle.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -73,7 +71,7 @@ function columnConditions(
   columns: Record<string, Column>,
 ): Condition[] | undefined {
   const column = columns[name]!;
-  const bindable = values.filter((value) => typeof value !== 'string' || !hasNul(value));
+  const bindable = values.filter((value) => typeof value !== 'string' || !holdsNul(value));
   if (op === 'in') return bindable.length === 0 ? undefined : [inArray(column, bindable)];
   if (bindable.length < values.length) return undefined;
   return values.map((value) => (op === '>=' ? gte(column, value) : eq(column, value)));
@@ -92,7 +90,7 @@ export function conditionsOf(used: UsedFilter[]): Condition[] | undefined {
       if (!column) return undefined;
       conditions.push(...column);
     } else if (filter.on === 'units') {
-      const unitIds = filter.unitIds.filter((id) => !hasNul(id));
+      const unitIds = filter.unitIds.filter((id) => !holdsNul(id));
       if (unitIds.length === 0) return undefined;
       const live = filter.liveUnits ? isNull(units.deletedAt) : undefined;
       conditions.push(
@@ -103,7 +101,7 @@ export function conditionsOf(used: UsedFilter[]): Condition[] | undefined {
       conditions.push(sql`${properties.addressSearch} LIKE ${`%${likeEscaped(filter.needle)}%`}`);
     } else {
       const texts = filter.criteria.flatMap((criterion) => Object.values(criterion));
-      if (texts.some((text) => text !== undefined && hasNul(text))) return undefined;
+      if (texts.some((text) => text !== undefined && holdsNul(text))) return undefined;
       const every = sql.join(everyCriterion('u.id', filter.criteria), sql` AND `);
       conditions.push(
         sql`EXISTS (SELECT 1 FROM units u WHERE u.property_id = ${properties.id}${

@@ -4,22 +4,20 @@ import { columnsOf } from '@/db/columns';
 import type { PgDb } from '@/db/pg/client';
 import { properties } from '@/db/pg/schema';
 import { EVENTS_APPEND_LOCK } from '@/events/postgres-outbox';
+import { runLater } from '@/kernel/steps';
 import type { PropertyListing } from '@/listings/store';
 import { type After, afterOf } from './list-cursor';
 import { countsOnly, type UsedFilter, usedFilters } from './list-filters';
 import { type ListPaging, type PropertyFilter, type SortKey, sortKeysOf } from './list-plan';
 import { conditionsOf, countedTotal, featureMatch, whereOf } from './postgres-list-filter';
 import {
-  checkWalkBounded,
-  checkWalkKept,
+  postgresWalkTables,
   type RecordSql,
   walkOrderOf,
   walkPageSql,
 } from './postgres-walk-order';
 import { type PropertyRecord, UNRENDERED_COLUMNS } from './representation';
-import { type KeyedRecord, keyedOf, walkOwnerOf, walksFrozen } from './walk-order';
-
-export { hasNul } from './postgres-list-filter';
+import { type KeyedRecord, keyedOf, walkOwnerOf, walkPage, walksFrozen } from './walk-order';
 
 /**
  * The columns of a `PropertyRecord`, as SQLite gives them so `toProperty`
@@ -166,10 +164,11 @@ export async function listPropertiesOn(
   paging: ListPaging,
 ): Promise<PropertyListing> {
   const from = paging.keyset?.from;
+  const page = () => listingOn(db, filter, paging, FEED_POSITION);
   const frozen = from !== undefined && walksFrozen(sortKeysOf(filter.query.sort));
-  if (frozen) await checkWalkBounded(db, from, walkOwnerOf(filter));
-  const listing = await listingOn(db, filter, paging, FEED_POSITION);
-  if (frozen) await checkWalkKept(db, from);
+  const listing = frozen
+    ? await runLater(walkPage(postgresWalkTables(db, page), from, walkOwnerOf(filter)))
+    : await page();
   if (listing.feedPosition !== null) return listing as PropertyListing;
   // No event in the snapshot: read again, page and position, with no append in flight.
   return (await db.transaction(async (tx) => {

@@ -8,9 +8,9 @@ import {
   propertyAdditionalData,
   units,
 } from '@/db/pg/schema';
+import { holdsNul } from '@/kernel/nul';
 import { postgresUnitTables } from '@/listings/units/postgres-tables';
 import type { PropertyTables } from './operations';
-import { hasNul } from './postgres-list';
 
 /** The property-write queries inside one PostgreSQL transaction, the property row locked. */
 export const postgresPropertyTables = (tx: PgTx, forWrite = true): PropertyTables => ({
@@ -27,7 +27,7 @@ export const postgresPropertyTables = (tx: PgTx, forWrite = true): PropertyTable
     return rows.map((row) => row.id);
   },
   async neighbourhoodCity(id) {
-    if (hasNul(id)) return null;
+    if (holdsNul(id)) return null;
     // FOR SHARE: a catalogue write moving the entry to another city waits
     // for this assignment, then finds the entry in use (and the reverse).
     const [row] = await tx
@@ -57,7 +57,7 @@ export const postgresPropertyTables = (tx: PgTx, forWrite = true): PropertyTable
       });
   },
   async counter(id) {
-    if (hasNul(id)) return null;
+    if (holdsNul(id)) return null;
     const [row] = await tx
       .select({ unitsCounter: properties.unitsCounter, ownerId: properties.ownerId })
       .from(properties)
@@ -65,7 +65,7 @@ export const postgresPropertyTables = (tx: PgTx, forWrite = true): PropertyTable
     return row ?? null;
   },
   async setCounter(id, counter, now) {
-    if (hasNul(id)) return false;
+    if (holdsNul(id)) return false;
     const changed = await tx
       .update(properties)
       .set({ unitsCounter: counter, updatedAt: now })

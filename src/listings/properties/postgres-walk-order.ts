@@ -1,9 +1,8 @@
 import { and, type SQL as Condition, type SQL, sql } from 'drizzle-orm';
 import type { PgDb } from '@/db/pg/client';
-import { fail } from '@/kernel/errors';
 import { type After, afterOf } from './list-cursor';
 import type { KeyValues, SortKey } from './list-plan';
-import { MOST_CHANGES_IN_A_WALK } from './walk-order';
+import { MOST_CHANGES_IN_A_WALK, type WalkTables } from './walk-order';
 
 /*
  * The walk of walk-order.ts on PostgreSQL: part A, the (field, id) index
@@ -88,15 +87,15 @@ export function walkPageSql(
 }
 
 /**
- * A walk with more changes in its scope since it began than a page reads
- * answers 410 (`MOST_CHANGES_IN_A_WALK`): with `owner`, that owner's
- * changes (the owner indexes), else everyone's.
+ * The changes in a walk's scope after `from`, counted up to one past
+ * `MOST_CHANGES_IN_A_WALK`: with `owner`, that owner's changes (the owner
+ * indexes), else everyone's.
  */
-export async function checkWalkBounded(
+async function changesInAWalkOn(
   db: Pick<PgDb, 'execute'>,
   from: number,
   owner: string | null,
-): Promise<void> {
+): Promise<number> {
   const upTo = (where: SQL) =>
     sql`(SELECT count(*)::int FROM (SELECT 1 FROM property_sort_changes
       WHERE ${where} AND feed_position > ${from} LIMIT ${MOST_CHANGES_IN_A_WALK + 1}) c)`;
@@ -105,18 +104,24 @@ export async function checkWalkBounded(
       ? sql`SELECT ${upTo(sql`true`)} AS n`
       : sql`SELECT ${upTo(sql`owner_id = ${owner}`)} + ${upTo(sql`new_owner_id = ${owner}`)} AS n`,
   )) as unknown as { n: number }[];
-  if (row!.n > MOST_CHANGES_IN_A_WALK) throw fail('events.cursor_expired');
+  return row!.n;
 }
 
-/**
- * A walk from before the oldest event kept answers 410, as the feed does:
- * the changes it needs went with the events. Read after the page, so a
- * prune between the two is not missed.
- */
-export async function checkWalkKept(db: Pick<PgDb, 'execute'>, from: number): Promise<void> {
+/** The highest event id pruning may have removed (the feed's `prunedThrough`). */
+async function prunedThroughOn(db: Pick<PgDb, 'execute'>): Promise<number> {
   const [row] = (await db.execute(
     sql`SELECT coalesce((SELECT min(id) - 1 FROM events),
       pg_sequence_last_value(pg_get_serial_sequence('events', 'id')::regclass), 0)::float8 AS id`,
   )) as unknown as { id: number }[];
-  if (from < row!.id) throw fail('events.cursor_expired');
+  return row!.id;
 }
+
+/** A walk's queries on PostgreSQL around the query of its `page` (`walkPage`). */
+export const postgresWalkTables = <Page>(
+  db: Pick<PgDb, 'execute'>,
+  page: () => Promise<Page>,
+): WalkTables<Page> => ({
+  changesSince: (from, owner) => changesInAWalkOn(db, from, owner),
+  page,
+  prunedThrough: () => prunedThroughOn(db),
+});

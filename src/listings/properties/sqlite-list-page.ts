@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
-import { fail } from '@/kernel/errors';
+import { runNow } from '@/kernel/steps';
 import { many, one } from '@/listings/sqlite-statements';
 import type { PropertyListing } from '@/listings/store';
 import { featureOnlyTags, membershipTags } from './list';
@@ -9,7 +9,7 @@ import { type ListPaging, type PropertyFilter, sortKeysOf } from './list-plan';
 import type { PropertyRecord } from './representation';
 import { propertyListSql } from './sqlite-list';
 import { changesInAWalkSql, mergeWalk } from './sqlite-walk-order';
-import { type KeyedRecord, MOST_CHANGES_IN_A_WALK, walkOwnerOf, walksFrozen } from './walk-order';
+import { type KeyedRecord, walkOwnerOf, walkPage, walksFrozen } from './walk-order';
 
 /**
  * The change feed's position in the snapshot being read: the last event id
@@ -60,28 +60,28 @@ export function listProperties(
 
 /**
  * A keyset page in an order writes change, in the order of the walk's
- * first snapshot (walk-order.ts); a walk started before the oldest event
- * kept answers 410, as the feed does.
+ * first snapshot (walk-order.ts), unless the walk expired (`walkPage`).
  */
 function walkPageOf(db: Db, filter: PropertyFilter, paging: ListPaging, feedPosition: number) {
   const from = paging.keyset!.from ?? feedPosition;
-  const changes = changesInAWalkSql(from, walkOwnerOf(filter));
-  if (one<{ n: number }>(db, changes.sql, ...changes.params)!.n > MOST_CHANGES_IN_A_WALK) {
-    throw fail('events.cursor_expired');
-  }
-  const { page, changed } = propertyListSql(filter, {
-    ...paging,
-    keyset: { ...paging.keyset!, from },
-  });
-  const unchanged = many<PropertyRecord>(db, page.sql, ...page.params);
-  const merged = mergeWalk(
-    unchanged,
-    many<KeyedRecord>(db, changed!.sql, ...changed!.params),
-    sortKeysOf(filter.query.sort),
-    paging.itemsPerPage,
-  );
-  if (from < one<{ id: number }>(db, PRUNED_THROUGH)!.id) throw fail('events.cursor_expired');
-  return merged;
+  const page = () => {
+    const { page, changed } = propertyListSql(filter, {
+      ...paging,
+      keyset: { ...paging.keyset!, from },
+    });
+    return mergeWalk(
+      many<PropertyRecord>(db, page.sql, ...page.params),
+      many<KeyedRecord>(db, changed!.sql, ...changed!.params),
+      sortKeysOf(filter.query.sort),
+      paging.itemsPerPage,
+    );
+  };
+  const changesSince = (since: number, owner: string | null) => {
+    const changes = changesInAWalkSql(since, owner);
+    return one<{ n: number }>(db, changes.sql, ...changes.params)!.n;
+  };
+  const prunedThrough = () => one<{ id: number }>(db, PRUNED_THROUGH)!.id;
+  return runNow(walkPage({ changesSince, page, prunedThrough }, from, walkOwnerOf(filter)));
 }
 
 /** The highest event id pruning may have removed (the feed's `prunedThrough`). */

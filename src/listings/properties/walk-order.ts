@@ -1,3 +1,6 @@
+import { fail } from '@/kernel/errors';
+import type { MaybePromise } from '@/kernel/maybe-promise';
+import { type Steps, step } from '@/kernel/steps';
 import { type PropertyFilter, usedFilters } from './list-filters';
 import type { KeyValues, SortKey } from './list-plan';
 import type { PropertyRecord } from './representation';
@@ -65,4 +68,34 @@ export function keyedOf(
     return value;
   });
   return { row: row as unknown as PropertyRecord, key };
+}
+
+/** What a store answers for one page of a walk whose order is frozen: its SQL. */
+export interface WalkTables<Page> {
+  /** The changes in the walk's scope after `from`, counted up to `MOST_CHANGES_IN_A_WALK + 1`. */
+  changesSince(from: number, owner: string | null): MaybePromise<number>;
+  /** The page itself. */
+  page(): MaybePromise<Page>;
+  /** The highest event id pruning may have removed (the feed's `prunedThrough`). */
+  prunedThrough(): MaybePromise<number>;
+}
+
+/**
+ * A page of a walk begun at feed position `from`, or 410
+ * (`events.cursor_expired`) when the walk has expired: more changes in its
+ * scope since it began than a page reads (`MOST_CHANGES_IN_A_WALK`), or
+ * begun before the oldest event kept, the changes it needs gone with the
+ * events, as the feed answers. The second is read after the page, so a
+ * prune between the two is not missed.
+ */
+export function* walkPage<Page>(
+  tables: WalkTables<Page>,
+  from: number,
+  owner: string | null,
+): Steps<Page> {
+  const changes = yield* step(tables.changesSince(from, owner));
+  if (changes > MOST_CHANGES_IN_A_WALK) throw fail('events.cursor_expired');
+  const page = yield* step(tables.page());
+  if (from < (yield* step(tables.prunedThrough()))) throw fail('events.cursor_expired');
+  return page;
 }

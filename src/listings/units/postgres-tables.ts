@@ -4,7 +4,8 @@ import { unitFeatures, units } from '@/db/pg/schema';
 import { eventRowOf } from '@/events/operations';
 import { appendEventRows } from '@/events/postgres-outbox';
 import type { NewEvent } from '@/events/store';
-import { hasNul, selectRecords } from '@/listings/properties/postgres-list';
+import { holdsNul } from '@/kernel/nul';
+import { selectRecords } from '@/listings/properties/postgres-list';
 import type { UnitTables } from './operations';
 import { toUnit, type UnitRecord } from './representation';
 import type { UnitFeature } from './schemas';
@@ -39,13 +40,13 @@ export function insertEvents(
  */
 export const postgresUnitTables = (tx: PgTx, forWrite: boolean): UnitTables => ({
   async property(id) {
-    if (hasNul(id)) return null;
+    if (holdsNul(id)) return null;
     const lock = forWrite ? ' FOR NO KEY UPDATE' : '';
     const [row] = await selectRecords(bunClientOf(tx), `WHERE id = $1${lock}`, [id]);
     return row ?? null;
   },
   async unit(propertyId, unitId) {
-    if (hasNul(unitId)) return null;
+    if (holdsNul(unitId)) return null;
     const [row] = await tx
       .select(UNIT)
       .from(units)

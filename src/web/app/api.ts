@@ -9,6 +9,7 @@ export interface User {
   id: string;
   email: string;
   role: string;
+  emailVerified: boolean;
 }
 
 export interface Passkey {
@@ -37,7 +38,10 @@ export type Action =
   | 'sign-out-everywhere'
   | 'change-password'
   | 'request-reset'
-  | 'reset-password';
+  | 'reset-password'
+  | 'resend-verification'
+  | 'change-email'
+  | 'confirm-email';
 
 export class ApiError extends Error {
   constructor(
@@ -120,6 +124,15 @@ const apiMessages: Partial<Record<Action, Record<number, string>>> = {
   'reset-password': {
     400: 'This reset link is invalid, already used or expired. Ask for a new one below.',
     422: 'Choose a new password of at least 8 characters.',
+  },
+  'resend-verification': { 409: 'Your email address is verified already.' },
+  'change-email': {
+    401: "That password doesn't match. Check it and try again.",
+    422: 'Enter a valid email address other than your current one.',
+  },
+  'confirm-email': {
+    400: 'This email link is invalid, already used or expired. Sign in to ask for a new one.',
+    409: 'That address now belongs to another account: your address was not changed.',
   },
 };
 

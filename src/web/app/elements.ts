@@ -36,6 +36,14 @@ export const ui = {
   resetSection: element('reset-password'),
   resetForm: element<HTMLFormElement>('reset-password-form'),
   resetNewPassword: element<HTMLInputElement>('reset-new-password'),
+  usageCard: element('usage'),
+  webhooksCard: element('webhooks'),
+  emailChangeForm: element<HTMLFormElement>('email-change-form'),
+  emailChangeEmail: element<HTMLInputElement>('email-change-email'),
+  emailChangePassword: element<HTMLInputElement>('email-change-password'),
+  unverified: element('unverified'),
+  unverifiedEmail: element('unverified-email'),
+  resendVerification: element<HTMLButtonElement>('resend-verification-button'),
 };
 
 /** Shows one sentence in the message line (an error in its own colours). */

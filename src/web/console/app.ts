@@ -42,7 +42,11 @@ interface ServiceStatus {
 }
 
 const bytes = (size: number | null) =>
-  size === null ? 'unknown' : `${(size / 1_048_576).toFixed(1)} MiB (${size} bytes)`;
+  size === null
+    ? 'unknown'
+    : size >= 1_073_741_824
+      ? `${(size / 1_073_741_824).toFixed(1)} GiB (${size} bytes)`
+      : `${(size / 1_048_576).toFixed(1)} MiB (${size} bytes)`;
 
 /** Every bucket of the range, so that a quiet minute shows as 0 rather than a gap. */
 function starts({ from, to, bucketMs }: { from: number; to: number; bucketMs: number }): number[] {

@@ -126,7 +126,7 @@ export async function showReplica(): Promise<void> {
   if (!overview) return;
   if (!overview.enabled) {
     present.hidden = true;
-    status.textContent = `Replication is off: REPLICA_URL is not set, so only the backups below protect the database. To stream every change to another disk, host or bucket, see ${overview.docs}.`;
+    status.textContent = `Replication is off: REPLICA_URL is not set, so only the backups above protect the database. To stream every change to another disk, host or bucket, see ${overview.docs}.`;
     return;
   }
   present.hidden = false;

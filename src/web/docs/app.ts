@@ -31,15 +31,23 @@ function start(): void {
   });
 }
 
-/** Swagger UI's server picker has no label: name it for screen readers whenever it appears. */
-function labelServerPicker(): void {
-  const label = () => {
+/**
+ * Fills in what Swagger UI leaves out for keyboard and screen-reader users,
+ * whenever its parts appear: a label for the server picker, and a tab stop
+ * on each highlighted code block (a long response body scrolls, and a
+ * scrolling region must be reachable from the keyboard).
+ */
+function completeAccessibility(): void {
+  const complete = () => {
     const picker = document.getElementById('servers');
     if (picker && !picker.hasAttribute('aria-label')) picker.setAttribute('aria-label', 'Server');
+    for (const code of document.querySelectorAll('#swagger-ui .highlight-code .microlight')) {
+      if (!code.hasAttribute('tabindex')) code.setAttribute('tabindex', '0');
+    }
   };
-  new MutationObserver(label).observe(document.body, { childList: true, subtree: true });
+  new MutationObserver(complete).observe(document.body, { childList: true, subtree: true });
 }
 
 // Module scripts run after the deferred classic bundle, so the global is there.
 start();
-labelServerPicker();
+completeAccessibility();

@@ -1,5 +1,5 @@
 import { boolean, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { CREDENTIAL_DEVICE_TYPES } from '../../schema/accounts';
+import { CREDENTIAL_DEVICE_TYPES, EMAIL_LINK_PURPOSES } from '../../schema/accounts';
 import { bytea, epochMs, epochMsNumber, serialKey } from './columns';
 import { users } from './users';
 
@@ -92,5 +92,24 @@ export const passwordResets = pgTable(
   (table) => [
     index('password_resets_user_id_idx').on(table.userId),
     index('password_resets_expires_at_idx').on(table.expiresAt),
+  ],
+);
+
+/** Email links (see src/db/schema/accounts.ts). */
+export const emailLinks = pgTable(
+  'email_links',
+  {
+    id: text().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text({ enum: EMAIL_LINK_PURPOSES }).notNull(),
+    email: text().notNull(),
+    createdAt: epochMs().notNull(),
+    expiresAt: epochMs().notNull(),
+  },
+  (table) => [
+    index('email_links_user_id_idx').on(table.userId),
+    index('email_links_expires_at_idx').on(table.expiresAt),
   ],
 );

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { epochMs } from './columns';
 
 export const users = pgTable(
@@ -14,6 +14,7 @@ export const users = pgTable(
       .notNull()
       .default(sql`(floor(extract(epoch from clock_timestamp()) * 1000)::bigint)`),
     disabledAt: epochMs(),
+    emailUnverified: boolean().notNull().default(false),
   },
   (table) => [uniqueIndex('users_email_unique').on(table.email)],
 );

@@ -1,0 +1,221 @@
+import { afterAll, expect, test } from 'bun:test';
+import { EMAIL_LINK_TTL_MS } from '@/accounts/email-links';
+import { UNVERIFIED_DETAIL } from '@/accounts/messages';
+import { problemOf } from '../support/harness';
+import { deliveredSince, recipientOf, startSmtpServer, type TestSmtpServer } from '../support/smtp';
+import { accountStoresUnderTest } from './stores';
+import { accountsSetup, PASSWORD } from './support';
+
+const UNVERIFIED = problemOf(403, UNVERIFIED_DETAIL);
+const INVALID = problemOf(400, expect.any(String));
+const RESENT = {
+  message: 'A new link to verify your address is on its way; it works once, for 24 hours.',
+};
+const tokenOf = (text: string | undefined) =>
+  /\/account#verify=([\w-]+)/.exec(text ?? '')?.[1] ?? '';
+
+// Started before the suites are collected: their apps are built with its settings.
+const smtp: TestSmtpServer = await startSmtpServer();
+afterAll(() => smtp.stop());
+
+const smtpEnv = (): Record<string, string> => ({
+  ...smtp.env(),
+  TRUST_PROXY: 'true',
+  RP_NAME: 'Listings Service',
+});
+
+for (const under of accountStoresUnderTest()) {
+  under.describe('email verification: SIGN_UP=verify', () => {
+    const ctx = accountsSetup({ ...smtpEnv(), SIGN_UP: 'verify' }, {}, under);
+    const delivered = (before: number) => deliveredSince(smtp, ctx.deps, before);
+    const confirm = (body: unknown) => ctx.request('POST', '/auth/email/confirm', { body });
+    const createProperty = (token: string) =>
+      ctx.request('POST', '/listings/properties', { token, body: {} });
+
+    test('happy: sign-up mails a link; until it is followed the account signs in and uses /auth only; then the API', async () => {
+      const before = smtp.messages.length;
+      const events = await ctx.eventsWrittenBy(async () => {
+        const res = await ctx.request('POST', '/auth/sign-up', {
+          body: { email: 'New.Person@example.com', password: PASSWORD },
+        });
+        expect(res.status).toBe(202);
+        expect((res.body as { message: string }).message).toContain('a link to verify');
+      });
+      const user = (await ctx.findUser('new.person@example.com'))!;
+      expect(user.emailUnverified).toBe(true);
+      expect(events.map((event) => [event.action, event.subjectId, event.details])).toEqual([
+        ['sign_up', user.id, { role: 'customer' }],
+        ['email_verification.sent', user.id, { email: 'new.person@example.com' }],
+      ]);
+      const [message] = await delivered(before);
+      expect(message?.subject).toBe('Verify your email address for Listings Service');
+      expect(recipientOf(message)).toBe('new.person@example.com');
+      const token = tokenOf(message?.text);
+      expect(token.length).toBe(43);
+      expect(message?.html).toContain(`<a href="http://localhost:3000/account#verify=${token}">`);
+      expect(message?.text).toContain('within 24 hours');
+
+      const session = await ctx.signIn('new.person@example.com');
+      expect(session.user).toEqual({
+        id: user.id,
+        email: 'new.person@example.com',
+        role: 'customer',
+        emailVerified: false,
+      });
+      // Its own account routes answer, on the cookie and the token alike.
+      const me = await ctx.request('GET', '/auth/me', { headers: { cookie: session.cookie } });
+      expect([me.status, me.body]).toEqual([200, session.user]);
+      expect((await ctx.request('GET', '/auth/sessions', { token: session.token })).status).toBe(
+        200,
+      );
+      // Everything else: 403 account.unverified, before the body is read; nothing written.
+      const refused = await ctx.eventsWrittenBy(async () => {
+        for (const res of [
+          await ctx.request('GET', '/auth/me/usage', { token: session.token }),
+          await ctx.request('GET', '/auth/me/usage', { headers: { cookie: session.cookie } }),
+          await createProperty(session.token),
+          await ctx.request('GET', '/listings/properties', { token: session.token }),
+        ]) {
+          expect([res.status, res.body]).toEqual([403, UNVERIFIED]);
+        }
+      });
+      expect(refused).toEqual([]);
+
+      const verified = await ctx.eventsWrittenBy(async () => {
+        const res = await confirm({ token });
+        expect([res.status, res.body]).toEqual([
+          200,
+          { email: 'new.person@example.com', purpose: 'verify' },
+        ]);
+      });
+      expect(verified.map((event) => [event.action, event.subjectId, event.details])).toEqual([
+        ['email.verified', user.id, { email: 'new.person@example.com' }],
+      ]);
+      // The session goes on, now verified; the token that said otherwise ends.
+      const usage = await ctx.request('GET', '/auth/me/usage', {
+        headers: { cookie: session.cookie },
+      });
+      expect(usage.status).toBe(200);
+      expect((await ctx.request('GET', '/auth/me/usage', { token: session.token })).status).toBe(
+        401,
+      );
+      ctx.clock.advance(1_000);
+      const again = await ctx.signIn('new.person@example.com');
+      expect(again.user.emailVerified).toBe(true);
+      expect((await ctx.request('GET', '/auth/me/usage', { token: again.token })).status).toBe(200);
+
+      // Used twice: refused, nothing written.
+      const twice = await ctx.eventsWrittenBy(async () => {
+        const res = await confirm({ token });
+        expect([res.status, res.body]).toEqual([400, INVALID]);
+      });
+      expect(twice).toEqual([]);
+    });
+
+    test('happy: resend mails a new link (the older one stops working); Accept-Language es', async () => {
+      const user = await ctx.signUp();
+      const session = await ctx.signIn(user.email);
+      const before = smtp.messages.length;
+      const res = await ctx.request('POST', '/auth/email/verification', {
+        token: session.token,
+        headers: { 'accept-language': 'es-ES,es;q=0.9' },
+      });
+      expect([res.status, res.body]).toEqual([202, RESENT]);
+      const [first, second] = await delivered(before);
+      expect(second?.subject).toBe('Verifica tu dirección de correo en Listings Service');
+      expect(recipientOf(second)).toBe(user.email);
+      const old = await confirm({ token: tokenOf(first?.text) });
+      expect([old.status, old.body]).toEqual([400, INVALID]);
+      expect((await confirm({ token: tokenOf(second?.text) })).status).toBe(200);
+      const done = await ctx.request('POST', '/auth/email/verification', {
+        headers: { cookie: session.cookie, origin: 'http://localhost:3000' },
+      });
+      expect([done.status, done.body]).toEqual([
+        409,
+        problemOf(409, "This account's email address is verified already."),
+      ]);
+    });
+
+    test('error: an expired link is refused and the account stays unverified', async () => {
+      const before = smtp.messages.length;
+      const user = await ctx.signUp();
+      const [message] = await delivered(before);
+      ctx.clock.advance(EMAIL_LINK_TTL_MS);
+      const events = await ctx.eventsWrittenBy(async () => {
+        const res = await confirm({ token: tokenOf(message?.text) });
+        expect([res.status, res.body]).toEqual([400, INVALID]);
+      });
+      expect(events).toEqual([]);
+      expect((await ctx.findUser(user.email))?.emailUnverified).toBe(true);
+    });
+
+    test('error: a made-up token and bad bodies are refused, nothing written', async () => {
+      const events = await ctx.eventsWrittenBy(async () => {
+        const made = await confirm({ token: 'x'.repeat(43) });
+        expect([made.status, made.body]).toEqual([400, INVALID]);
+        const empty = await confirm({});
+        expect([empty.status, empty.body]).toEqual([
+          422,
+          problemOf(422, undefined, { token: { isEmpty: "Value is required and can't be empty" } }),
+        ]);
+        const extra = await confirm({ token: 'abc', extra: 1 });
+        expect([extra.status, extra.body]).toEqual([
+          422,
+          problemOf(422, undefined, { extra: { notAllowed: 'The field is not allowed' } }),
+        ]);
+        const anonymous = await ctx.request('POST', '/auth/email/verification');
+        expect([anonymous.status, anonymous.body]).toEqual([401, problemOf(401)]);
+      });
+      expect(events).toEqual([]);
+      expect(await ctx.deps.stores.mail.counts()).toEqual({ pending: 0, failed: 0 });
+    });
+
+    test('the OpenAPI document lists the 403 on the routes an unverified account is refused, not on its own', async () => {
+      type Doc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+      const { paths } = (await ctx.request<Doc>('GET', '/docs/json')).body;
+      const statuses = (path: string, method: string) =>
+        Object.keys(paths[path]?.[method]?.responses ?? {});
+      expect(statuses('/auth/me/usage', 'get')).toContain('403');
+      expect(statuses('/listings/properties', 'get')).toContain('403');
+      expect(statuses('/auth/me', 'get')).not.toContain('403');
+      expect(statuses('/auth/sessions', 'get')).not.toContain('403');
+    });
+
+    test('existing and operator-made accounts are verified', async () => {
+      const made = await ctx.createAccount();
+      const session = await ctx.signIn(made.email);
+      expect(session.user.emailVerified).toBe(true);
+      expect((await ctx.request('GET', '/auth/me/usage', { token: session.token })).status).toBe(
+        200,
+      );
+      const res = await ctx.request('POST', '/auth/email/verification', { token: session.token });
+      expect(res.status).toBe(409);
+    });
+  });
+
+  under.describe('email verification: resends are bounded per account', () => {
+    const ctx = accountsSetup(
+      { ...smtpEnv(), SIGN_UP: 'verify', EMAIL_LINKS_PER_ACCOUNT_PER_HOUR: '2' },
+      {},
+      under,
+    );
+    test('past EMAIL_LINKS_PER_ACCOUNT_PER_HOUR: 429 with Retry-After, nothing queued; lifted after the hour', async () => {
+      const user = await ctx.signUp();
+      const session = await ctx.signIn(user.email);
+      const resend = () =>
+        ctx.request('POST', '/auth/email/verification', { token: session.token });
+      expect((await resend()).status).toBe(202);
+      expect((await resend()).status).toBe(202);
+      const pending = (await ctx.deps.stores.mail.counts()).pending;
+      const events = await ctx.eventsWrittenBy(async () => {
+        const refused = await resend();
+        expect([refused.status, refused.body]).toEqual([429, problemOf(429)]);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      });
+      expect(events).toEqual([]);
+      expect((await ctx.deps.stores.mail.counts()).pending).toBe(pending);
+      ctx.clock.advance(3_600_000);
+      expect((await resend()).status).toBe(202);
+    });
+  });
+}
