@@ -7,13 +7,25 @@
  */
 import { toolContext } from '@/audit/record';
 import type { TokenRevocation } from '@/auth/revocation';
+import type { Config } from '@/config';
 import { isDomainError } from '@/kernel/errors';
+import { mailNotificationsOf, type Notice } from '@/mail/notifications';
 import type { ScriptDatabase } from './database';
 
 /** The cut-off is stored with the change; nothing in this process holds tokens. */
 export const storedOnly: TokenRevocation = { revoke: () => {} };
 
 export const commandAudit = () => toolContext(Date.now());
+
+/**
+ * The notice of a command's change (the account holder is told, as the
+ * server's jobs then send it): a command has no Accept-Language, and the
+ * service stores no language per account, so it is in English.
+ */
+export const commandNotice = (config: Config): Notice => ({
+  notifications: mailNotificationsOf(config),
+  language: 'en',
+});
 
 /** The account of `email`, or exit 1 naming it. */
 export async function accountByEmail(database: ScriptDatabase, email: string) {

@@ -42,6 +42,8 @@ const VARIABLE_MEANINGS = {
   SMTP_PASSWORD_FILE: 'a file holding the SMTP password, instead of SMTP_PASSWORD',
   SMTP_TLS_CA_FILE: "a PEM file of the CA of the SMTP server's certificate, when not a public one",
   MAIL_FROM: 'the From address, e.g. "Listings <listings@example.com>" (required with SMTP_HOST)',
+  MAIL_NOTIFICATIONS:
+    'the security notifications mailed to account holders, comma-separated, or none (default: all)',
 } as const;
 
 export type VariableName = keyof typeof VARIABLE_MEANINGS;

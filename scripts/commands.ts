@@ -32,6 +32,11 @@ export function unitRangeOf(value: string): { min: number; max: number } | undef
 }
 
 const DATABASE = { DATABASE_URL: true, DATABASE_PATH: true } as const;
+/** What a command that notifies an account holder reads for the message. */
+const NOTIFIED = {
+  MAIL_NOTIFICATIONS: true,
+  PUBLIC_ORIGIN: 'the address the link in the message starts with',
+} as const;
 /** backup and restore copy the SQLite file. */
 const SQLITE_ONLY =
   'set: refused, the rows are in PostgreSQL (copy them with pg_dump and pg_restore)';
@@ -68,9 +73,10 @@ export const userPasswordCommand = defineCommand({
   options: {
     email: ACCOUNT_EMAIL,
   },
-  variables: DATABASE,
+  variables: { ...DATABASE, ...NOTIFIED },
   notes: [
     'The new password (8 characters or more) is the first line of stdin when it is piped, otherwise typed at a prompt without echo.',
+    'The account holder is mailed a password-changed notification, in English, sent by the running server (docs/accounts.md#notifications).',
   ],
 });
 
@@ -85,8 +91,11 @@ export const userDisableCommand = defineCommand({
       meaning: 'enable the account instead (its earlier tokens stay refused)',
     },
   },
-  variables: DATABASE,
-  notes: ['The last active employee cannot be disabled (exit 1).'],
+  variables: { ...DATABASE, ...NOTIFIED },
+  notes: [
+    'The last active employee cannot be disabled (exit 1).',
+    'Disabling mails the account holder an account-disabled notification, in English, sent by the running server (docs/accounts.md#notifications).',
+  ],
 });
 
 export const tokenCommand = defineCommand({

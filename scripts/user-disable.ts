@@ -1,5 +1,5 @@
 import { changeAccount } from '@/accounts/lifecycle';
-import { accountByEmail, commandAudit, orFail, storedOnly } from './account-command';
+import { accountByEmail, commandAudit, commandNotice, orFail, storedOnly } from './account-command';
 import { command, loadConfig } from './cli';
 import { userDisableCommand } from './commands';
 import { openStores } from './database';
@@ -16,6 +16,7 @@ const account = await orFail(database, () =>
     storedOnly,
     { id: user.id, change: { disabled: values.enable !== true } },
     commandAudit(),
+    commandNotice(config),
   ),
 );
 console.log(JSON.stringify(account));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { argon2idHasher } from '@/accounts/hashing';
 import { accountSummaryOf, setAccountPassword } from '@/accounts/lifecycle';
-import { accountByEmail, commandAudit, orFail, storedOnly } from './account-command';
+import { accountByEmail, commandAudit, commandNotice, orFail, storedOnly } from './account-command';
 import { command, fail, loadConfig } from './cli';
 import { userPasswordCommand } from './commands';
 import { openStores } from './database';
@@ -25,6 +25,7 @@ await orFail(database, () =>
     { hasher: argon2idHasher, revocation: storedOnly },
     { id: user.id, password: password.data },
     commandAudit(),
+    commandNotice(config),
   ),
 );
 console.log(JSON.stringify(accountSummaryOf(user)));

@@ -24,6 +24,7 @@ import { ReadCache } from '@/db/read-cache';
 import { FeedWaits } from '@/events/waits';
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
+import { type MailNotifications, mailNotificationsOf } from '@/mail/notifications';
 import { type MailTransport, mailTransportOf } from '@/mail/transport';
 import { RateLimiter } from '@/rate-limit/limiter';
 import { RedisRateLimitStore } from '@/rate-limit/redis-store';
@@ -113,6 +114,8 @@ export interface AccountGuards {
   passkeyOptions: AddressBound;
   /** Password reset requests per address and per typed email (in memory, or in Redis). */
   resets: PasswordResetLimits;
+  /** The security notifications the operator left on (MAIL_NOTIFICATIONS). */
+  notifications: MailNotifications;
   /** Verification links resent and changes of address asked for, per account (in memory, or in Redis). */
   emailLinks: AddressBound;
 }
@@ -260,6 +263,7 @@ export function buildDeps({
         HOUR_MS,
       ),
     },
+    notifications: mailNotificationsOf(config),
     emailLinks: addressBound('email-links', config.accounts.emailLinksPerAccountPerHour, HOUR_MS),
   };
   const feedWaits = new FeedWaits(stores.events, {

@@ -5,6 +5,7 @@ import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { step } from '@/kernel/steps';
 import { LAST_EMPLOYEE_DETAIL } from './messages';
+import { type Notice, queueNotification } from './notifications';
 import type { AccountRunner, AccountTables } from './tables';
 
 /**
@@ -59,16 +60,17 @@ export function lifecycleOperations(run: AccountRunner) {
     /**
      * A new password for the user, by themselves: every other session ends
      * and every token issued until now is refused (`keepSession`, the
-     * caller's own session, continues).
+     * caller's own session, continues). The holder is told (`notice`).
      */
     changePassword: (
       userId: string,
       passwordHash: string,
       keepSession: string | undefined,
       audit: AuditContext,
+      notice?: Notice,
     ): MaybePromise<Revoked<void>> =>
       run(function* (tables) {
-        yield* lockedUser(tables, userId);
+        const user = yield* lockedUser(tables, userId);
         yield* step(tables.updateUser(userId, { passwordHash }));
         const ended = yield* step(tables.deleteSessionsOf(userId, keepSession));
         yield* step(tables.setTokenCutoff(userId, audit.at));
@@ -79,6 +81,7 @@ export function lifecycleOperations(run: AccountRunner) {
             details: { sessionsEnded: ended },
           }),
         );
+        yield* queueNotification(tables, audit, notice, { kind: 'password-changed', user });
         return { value: undefined, cutoff: audit.at };
       }),
 
@@ -102,9 +105,10 @@ export function lifecycleOperations(run: AccountRunner) {
      * issued before it (they name the old role as their audience); disabling
      * ends every session and refuses every token, even one minted later;
      * enabling again refuses the tokens issued before it. The last active
-     * employee cannot be demoted or disabled (409).
+     * employee cannot be demoted or disabled (409). The holder of an account
+     * disabled now is told (`notice`).
      */
-    changeAccount: (id: string, change: AccountChange, audit: AuditContext) =>
+    changeAccount: (id: string, change: AccountChange, audit: AuditContext, notice?: Notice) =>
       run(function* (tables): Generator<unknown, Revoked<User>, unknown> {
         const { user, active } =
           change.role !== undefined || change.disabled === true
@@ -136,6 +140,7 @@ export function lifecycleOperations(run: AccountRunner) {
               details: { sessionsEnded: ended },
             }),
           );
+          yield* queueNotification(tables, audit, notice, { kind: 'account-disabled', user });
           cutoff = 'all';
         } else if (enable) {
           yield* step(tables.recordAudit(audit, { action: 'account.enabled', subject: id }));
@@ -151,9 +156,9 @@ export function lifecycleOperations(run: AccountRunner) {
     /**
      * An employee sets the account's password: every session ends and every
      * token issued until now is refused. A disabled account stays disabled
-     * (its tokens stay refused). Its passkeys stay.
+     * (its tokens stay refused). Its passkeys stay. The holder is told (`notice`).
      */
-    setAccountPassword: (id: string, passwordHash: string, audit: AuditContext) =>
+    setAccountPassword: (id: string, passwordHash: string, audit: AuditContext, notice?: Notice) =>
       run(function* (tables): Generator<unknown, Revoked<void>, unknown> {
         const user = yield* lockedUser(tables, id);
         yield* step(tables.updateUser(id, { passwordHash }));
@@ -166,6 +171,7 @@ export function lifecycleOperations(run: AccountRunner) {
             details: { sessionsEnded: ended },
           }),
         );
+        yield* queueNotification(tables, audit, notice, { kind: 'password-changed', user });
         return { value: undefined, cutoff: user.disabledAt === null ? audit.at : 'all' };
       }),
 

@@ -18,6 +18,7 @@ import {
   signedInAccount,
 } from './hashing-limits';
 import type { AccountChange, Revoked } from './lifecycle-operations';
+import type { Notice } from './notifications';
 import type { AccountSummary } from './schemas';
 import { hashOf } from './session-ids';
 import type { AccountStore } from './store';
@@ -104,6 +105,7 @@ export async function changePassword(
     sessionToken: string | undefined;
   },
   audit: AuditContext,
+  notice?: Notice,
 ): Promise<void> {
   const hashing = await checkCurrentPassword(
     store,
@@ -117,7 +119,7 @@ export async function changePassword(
   await revoked(
     guards.revocation,
     user.id,
-    store.changePassword(user.id, passwordHash, keep, audit),
+    store.changePassword(user.id, passwordHash, keep, audit, notice),
   );
 }
 
@@ -170,15 +172,19 @@ export async function findAccount(store: AccountStore, id: string): Promise<Acco
   return accountSummaryOf(user);
 }
 
-/** An employee changes an account's role or state (see `changeAccount` for what each revokes). */
+/**
+ * An employee changes an account's role or state (see `changeAccount` for
+ * what each revokes, and whom it tells).
+ */
 export const changeAccount = async (
   store: AccountStore,
   revocation: TokenRevocation,
   input: { id: string; change: AccountChange },
   audit: AuditContext,
+  notice?: Notice,
 ): Promise<AccountSummary> =>
   accountSummaryOf(
-    await revoked(revocation, input.id, store.changeAccount(input.id, input.change, audit)),
+    await revoked(revocation, input.id, store.changeAccount(input.id, input.change, audit, notice)),
   );
 
 /**
@@ -197,13 +203,18 @@ export async function setAccountPassword(
   },
   input: { id: string; password: string; by?: HashingRequest },
   audit: AuditContext,
+  notice?: Notice,
 ): Promise<void> {
   const caller = input.by?.caller ?? { address: 'local' };
   if (limits && input.by) await admitHashing(limits, input.by);
   // Not found before the hash is paid for.
   if (!(await store.findUserById(input.id))) throw fail('account.not_found');
   const passwordHash = await hasher.hash(input.password, caller);
-  await revoked(revocation, input.id, store.setAccountPassword(input.id, passwordHash, audit));
+  await revoked(
+    revocation,
+    input.id,
+    store.setAccountPassword(input.id, passwordHash, audit, notice),
+  );
 }
 
 /** Deletes an account (see `deleteAccount` for what goes with it and what stays). */

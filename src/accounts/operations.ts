@@ -4,7 +4,9 @@ import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { step } from '@/kernel/steps';
 import { USED_CHALLENGES_MAX, USED_CHALLENGES_PER_ACCOUNT } from './challenges';
+import { deviceName, deviceOf, sameDevice } from './devices';
 import { type EmailLinkMail, storeEmailLink } from './email-link-operations';
+import { type Notice, notifies, queueNotification } from './notifications';
 import { defaultPasskeyName } from './provider-names';
 import { publicSessionIdOf } from './session-ids';
 import type { AccountRunner, NewChallenge, NewPasskey, NewSession, NewUser } from './tables';
@@ -64,21 +66,39 @@ export function accountOperations(run: AccountRunner) {
      * A new session with its sign-in event; expired sessions are dropped on
      * the way, and the account's oldest live ones past `perAccount` with the
      * new one (the event counts them), so sign-ins cannot store rows without end.
+     * When none of the account's live sessions was started from the same
+     * device (./devices.ts), the holder is told (`notice`).
      */
     startSession: (
       session: NewSession,
       audit: AuditContext,
       entry: AuditEntry,
-      perAccount = SESSIONS_PER_ACCOUNT_DEFAULT,
+      options: { perAccount?: number; tell?: { notice: Notice; email: string } } = {},
     ) =>
       run(function* (tables) {
-        yield* step(tables.deleteExpiredSessions(session.createdAt.getTime()));
+        const { perAccount = SESSIONS_PER_ACCOUNT_DEFAULT, tell } = options;
+        const now = session.createdAt.getTime();
+        yield* step(tables.deleteExpiredSessions(now));
         // Two sign-ins at once would each count the other's session as not there yet.
         yield* step(tables.lockSessionsOf(session.userId));
+        const device = deviceOf(session.ip, session.userAgent);
+        const newDevice =
+          tell !== undefined &&
+          notifies(tell.notice, 'new-device') &&
+          !(yield* step(tables.liveSessions(session.userId, now))).some((live) =>
+            sameDevice(deviceOf(live.ip, live.userAgent), device),
+          );
         const ended = yield* step(tables.trimSessions(session.userId, perAccount - 1));
         yield* step(tables.insertSession(session));
         const details = ended > 0 ? { ...entry.details, sessionsEnded: ended } : entry.details;
         yield* step(tables.recordAudit(audit, { ...entry, details }));
+        if (newDevice) {
+          yield* queueNotification(tables, audit, tell.notice, {
+            kind: 'new-device',
+            user: { id: session.userId, email: tell.email },
+            data: { device: deviceName(device), address: session.ip ?? 'unknown' },
+          });
+        }
       }),
 
     /** Sign-out: ends the session of this hash (nothing when it is gone already). */
@@ -112,8 +132,11 @@ export function accountOperations(run: AccountRunner) {
         );
       }),
 
-    /** Stores a verified registration; a credential id stored already is the 409. */
-    addPasskey: (registration: PasskeyRegistration, audit: AuditContext) =>
+    /**
+     * Stores a verified registration; a credential id stored already is the
+     * 409. The holder is told (`notice`).
+     */
+    addPasskey: (registration: PasskeyRegistration, audit: AuditContext, notice?: Notice) =>
       run(function* (tables): Generator<unknown, Passkey, unknown> {
         // One registration of a user at a time, so two at once get distinct default names.
         yield* step(tables.lockPasskeysOf(registration.userId));
@@ -123,6 +146,16 @@ export function accountOperations(run: AccountRunner) {
         const passkey = yield* step(tables.insertPasskey({ ...registration, name }));
         if (!passkey) throw fail('passkey.already_registered');
         yield* step(tables.recordAudit(audit, passkeyEvent('passkey.added', passkey)));
+        const user = notifies(notice, 'passkey-added')
+          ? yield* step(tables.lockUser(passkey.userId))
+          : undefined;
+        if (user) {
+          yield* queueNotification(tables, audit, notice, {
+            kind: 'passkey-added',
+            user,
+            data: { name: passkey.name },
+          });
+        }
         return passkey;
       }),
 

@@ -10,6 +10,7 @@ import type { Passkey, User } from '@/db/schema';
 import { fail } from '@/kernel/errors';
 import { consume, type RelyingParty, readSignedChallenge } from './ceremonies';
 import { CHALLENGE_TTL_MS, issueChallenge } from './challenges';
+import type { Notice } from './notifications';
 import { webauthnTransports } from './passkeys';
 import { providerOf } from './provider-names';
 import type { AccountStore } from './store';
@@ -68,6 +69,7 @@ export async function finishRegistration(
   rp: RelyingParty,
   input: { userId: string; response: RegistrationResponseJSON; name?: string },
   audit: AuditContext,
+  notice?: Notice,
 ): Promise<Passkey> {
   const now = audit.at;
   const stored = readSignedChallenge(rp.challengeKey, input.response.response.clientDataJSON, {
@@ -121,5 +123,6 @@ export async function finishRegistration(
       provider,
     },
     audit,
+    notice,
   );
 }

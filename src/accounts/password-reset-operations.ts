@@ -5,6 +5,7 @@ import type { MaybePromise } from '@/kernel/maybe-promise';
 import { step } from '@/kernel/steps';
 import type { NewMail } from '@/mail/store';
 import type { Revoked } from './lifecycle-operations';
+import { type Notice, queueNotification } from './notifications';
 import type { AccountRunner } from './tables';
 
 /**
@@ -45,12 +46,14 @@ export function passwordResetOperations(run: AccountRunner) {
      * Uses the link `id` (a token's hash): the account gets `passwordHash`,
      * every session ends, every token issued until now is refused and every
      * other link of the account goes. A link unknown, used or expired:
-     * 400 `password_reset.invalid`, nothing written.
+     * 400 `password_reset.invalid`, nothing written. The holder is told
+     * (`notice`), as of any change of password.
      */
     completePasswordReset: (
       id: string,
       passwordHash: string,
       audit: AuditContext,
+      notice?: Notice,
     ): MaybePromise<Revoked<void>> =>
       run(function* (tables): Generator<unknown, Revoked<void>, unknown> {
         const userId = yield* step(tables.takePasswordReset(id, audit.at));
@@ -67,6 +70,7 @@ export function passwordResetOperations(run: AccountRunner) {
             details: { sessionsEnded: ended },
           }),
         );
+        yield* queueNotification(tables, audit, notice, { kind: 'password-changed', user });
         return { value: undefined, cutoff: user.disabledAt === null ? audit.at : 'all' };
       }),
   };

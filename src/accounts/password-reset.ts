@@ -8,6 +8,7 @@ import { normalizeEmail } from './email';
 import type { CallerHasher } from './hashing';
 import { admitHashing, type HashingLimits } from './hashing-limits';
 import { hashOfLinkToken, newLinkToken } from './link-tokens';
+import type { Notice } from './notifications';
 import type { AccountStore } from './store';
 
 /** How long a reset link works after it is sent (docs/accounts.md#password-reset). */
@@ -83,6 +84,7 @@ export async function completePasswordReset(
   guards: { hasher: CallerHasher; limits: HashingLimits; revocation: TokenRevocation },
   input: { token: string; password: string; address: string },
   audit: AuditContext,
+  notice?: Notice,
 ): Promise<void> {
   const caller = { address: input.address };
   await admitHashing(guards.limits, { caller, accountKey: `reset ${input.address}` });
@@ -90,6 +92,6 @@ export async function completePasswordReset(
   const reset = await store.findPasswordReset(id);
   if (!reset || reset.expiresAt.getTime() <= audit.at) throw fail('password_reset.invalid');
   const passwordHash = await guards.hasher.hash(input.password, caller);
-  const { cutoff } = await store.completePasswordReset(id, passwordHash, audit);
+  const { cutoff } = await store.completePasswordReset(id, passwordHash, audit, notice);
   if (cutoff !== undefined) await guards.revocation.revoke(reset.userId, cutoff);
 }

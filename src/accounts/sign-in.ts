@@ -15,6 +15,7 @@ import {
 } from './guessing';
 import type { CallerHasher, HashingCaller } from './hashing';
 import { admitHashing, type HashingLimits, typedAccount } from './hashing-limits';
+import type { Notice } from './notifications';
 import { finishAuthentication } from './passkey-authentication';
 import { newSession } from './sessions';
 import type { AccountStore } from './store';
@@ -109,13 +110,19 @@ export interface SignedIn {
 
 /**
  * What both sign-in paths answer: a bearer token in the body and a new
- * server-side session, started in one transaction with its security-log event.
+ * server-side session, started in one transaction with its security-log
+ * event (and the notice of a sign-in from a new device).
  */
 export async function signIn(
   store: AccountStore,
   tokens: TokenService,
   user: User,
-  input: { method: SignInMethod; audit: AuditContext; sessionsPerAccount?: number },
+  input: {
+    method: SignInMethod;
+    audit: AuditContext;
+    sessionsPerAccount?: number;
+    notice?: Notice;
+  },
 ): Promise<SignedIn> {
   const accessToken = await tokens.issue(user.id, user.role, ACCESS_TOKEN_TTL_SECONDS, {
     unverified: user.emailUnverified,
@@ -131,7 +138,10 @@ export async function signIn(
       target: session.id,
       details: { method: input.method },
     },
-    input.sessionsPerAccount,
+    {
+      perAccount: input.sessionsPerAccount,
+      tell: input.notice && { notice: input.notice, email: user.email },
+    },
   );
   return {
     body: {

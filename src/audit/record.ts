@@ -67,6 +67,7 @@ export const CALLER_ACTIONS: ReadonlySet<AuditAction> = new Set<AuditAction>([
   'password.changed',
   'password_reset.requested',
   'password.reset',
+  'notification.queued',
   'email_verification.sent',
   'email.verified',
   'email_change.requested',

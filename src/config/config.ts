@@ -1,5 +1,7 @@
 import type { AddressRange } from '@/kernel/addresses';
-import type { Env } from './env';
+import type { Env, MailNotificationKind } from './env';
+
+export { MAIL_NOTIFICATION_KINDS, type MailNotificationKind } from './env';
 
 /** The service's settings, parsed once from the environment by `parseConfig`. */
 export interface Config {
@@ -122,6 +124,8 @@ export interface MailSettings {
   /** The From header (MAIL_FROM). */
   from: string;
   smtp?: SmtpSettings;
+  /** The notifications sent (MAIL_NOTIFICATIONS); the others are not queued at all. */
+  notifications: readonly MailNotificationKind[];
 }
 
 export interface SmtpSettings {

@@ -7,6 +7,15 @@ import {
   parseRanges,
 } from '@/kernel/addresses';
 
+/** The changes of an account its holder is told of by mail, each one unless the operator turns it off. */
+export const MAIL_NOTIFICATION_KINDS = [
+  'password-changed',
+  'passkey-added',
+  'new-device',
+  'account-disabled',
+] as const;
+export type MailNotificationKind = (typeof MAIL_NOTIFICATION_KINDS)[number];
+
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'])
   .transform((value) => ['true', '1', 'on', 'yes'].includes(value));
@@ -246,6 +255,8 @@ export const EnvSchema = z.object({
       'not an address such as "listings@example.com" or "Listings <listings@example.com>"',
     )
     .optional(),
+  // The security notifications mailed to account holders (docs/accounts.md#notifications).
+  MAIL_NOTIFICATIONS: z.string().trim().default(MAIL_NOTIFICATION_KINDS.join(',')),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type AddressRange, defaultTrustedRanges, parseRanges } from '@/kernel/addresses';
 import type { Config, MailSettings, RedisSettings, ReplicaSettings } from './config';
+import { MAIL_NOTIFICATION_KINDS, type MailNotificationKind } from './config';
 import { type Env, EnvSchema } from './env';
 import { ConfigError, configErrorOf } from './error';
 import { splitMemoryBudget } from './memory-budget';
@@ -10,6 +11,7 @@ import { readPasskeyProviders } from './passkey-providers';
 import { loadOrCreateSecret } from './secret-file';
 
 export type { Config, MailSettings, RedisSettings, ReplicaSettings, SmtpSettings } from './config';
+export { MAIL_NOTIFICATION_KINDS, type MailNotificationKind } from './config';
 export { type Env, EnvSchema, isCronPattern, isMailbox, MIN_SECRET_LENGTH } from './env';
 export { ConfigError, shownValue } from './error';
 export { loadOrCreateSecret } from './secret-file';
@@ -68,8 +70,24 @@ const SMTP_DEFAULT_PORTS = { implicit: 465, starttls: 587, none: 25 } as const;
 /** Used only when no SMTP server is set, where nothing leaves the machine. */
 const LOG_ONLY_FROM = 'listings@localhost';
 
+/** MAIL_NOTIFICATIONS: a comma-separated list of kinds, or `none`. */
+function notificationsOf(written: string): MailNotificationKind[] {
+  if (written === 'none') return [];
+  const kinds = written.split(',').map((kind) => kind.trim());
+  const unknown = kinds.find(
+    (kind) => !MAIL_NOTIFICATION_KINDS.includes(kind as MailNotificationKind),
+  );
+  if (unknown !== undefined) {
+    throw new ConfigError(
+      `MAIL_NOTIFICATIONS: "${unknown}" is not one of ${MAIL_NOTIFICATION_KINDS.join(', ')} (or none)`,
+    );
+  }
+  return [...new Set(kinds as MailNotificationKind[])];
+}
+
 /** SMTP_* and MAIL_FROM; each variable that cannot apply is refused rather than ignored. */
 function mailOf(e: Env): MailSettings {
+  const notifications = notificationsOf(e.MAIL_NOTIFICATIONS);
   const companions = [
     'SMTP_PORT',
     'SMTP_USER',
@@ -80,7 +98,7 @@ function mailOf(e: Env): MailSettings {
   if (!e.SMTP_HOST) {
     const stray = companions.find((name) => e[name] !== undefined);
     if (stray) throw new ConfigError(`${stray}: is set, but SMTP_HOST is not`);
-    return { from: e.MAIL_FROM ?? LOG_ONLY_FROM };
+    return { from: e.MAIL_FROM ?? LOG_ONLY_FROM, notifications };
   }
   if (!e.MAIL_FROM) {
     throw new ConfigError(
@@ -115,6 +133,7 @@ function mailOf(e: Env): MailSettings {
   }
   return {
     from: e.MAIL_FROM,
+    notifications,
     smtp: {
       host: e.SMTP_HOST,
       port: e.SMTP_PORT ?? SMTP_DEFAULT_PORTS[e.SMTP_TLS],

@@ -9,7 +9,9 @@ import {
   entryColumns,
   failedChange,
   finishedWhere,
+  oldestPendingColumns,
   outboxCountsOf,
+  pendingWhere,
   sentChange,
 } from './store-sql';
 
@@ -67,6 +69,13 @@ export function postgresMailOutbox(client: SQL): MailOutboxStore {
           .where(inArray(mailOutbox.status, ['pending', 'failed']))
           .groupBy(mailOutbox.status),
       );
+    },
+    async oldestPendingAt() {
+      const [row] = await db
+        .select(oldestPendingColumns(mailOutbox))
+        .from(mailOutbox)
+        .where(pendingWhere(mailOutbox));
+      return row?.at ?? null;
     },
     // async: a drizzle query is a thenable, not a Promise, and callers tell them apart.
     recent: async (limit) =>

@@ -8,7 +8,9 @@ import {
   entryColumns,
   failedChange,
   finishedWhere,
+  oldestPendingColumns,
   outboxCountsOf,
+  pendingWhere,
   sentChange,
 } from './store-sql';
 
@@ -63,6 +65,12 @@ export const sqliteMailOutbox = (db: Db): MailOutboxStore => ({
         .groupBy(mailOutbox.status)
         .all(),
     ),
+  oldestPendingAt: () =>
+    db
+      .select(oldestPendingColumns(mailOutbox))
+      .from(mailOutbox)
+      .where(pendingWhere(mailOutbox))
+      .get()?.at ?? null,
   recent: (limit) =>
     db
       .select(entryColumns(mailOutbox))

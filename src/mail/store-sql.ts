@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, lte, min, or } from 'drizzle-orm';
 import type * as pg from '@/db/pg/schema';
 import type { mailOutbox } from '@/db/schema';
 import type { OutboxCounts } from './store';
@@ -82,3 +82,10 @@ export function outboxCountsOf(rows: { status: string; n: number }[]): OutboxCou
   const of = (status: string) => rows.find((row) => row.status === status)?.n ?? 0;
   return { pending: of('pending'), failed: of('failed') };
 }
+
+/**
+ * The queueing time of the oldest pending message: the status prefix of
+ * `mail_outbox_due` finds the pending rows, the few a drained queue holds.
+ */
+export const oldestPendingColumns = (table: OutboxTable) => ({ at: min(table.createdAt) });
+export const pendingWhere = (table: OutboxTable) => eq(table.status, 'pending');

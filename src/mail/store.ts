@@ -52,6 +52,8 @@ export interface MailOutboxStore {
   /** Deletes the messages sent or given up on before `before`; how many. */
   pruneFinished(before: Date): MaybePromise<number>;
   counts(): MaybePromise<OutboxCounts>;
+  /** When the oldest pending message was queued; null when none waits (read for /metrics). */
+  oldestPendingAt(): MaybePromise<Date | null>;
   /** The newest `limit` messages (highest id first) without their bodies, for the console. */
   recent(limit: number): MaybePromise<OutboxEntry[]>;
   /** One message as stored. */

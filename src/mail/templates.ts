@@ -6,6 +6,7 @@
  * (test/mail/templates.test.ts).
  */
 import { EMAIL_TEMPLATES } from './email-templates';
+import { NOTIFICATION_TEMPLATES } from './notification-templates';
 import type { MailLanguage, MailText } from './text';
 
 export { MAIL_LANGUAGES, type MailLanguage, type MailText } from './text';
@@ -83,6 +84,7 @@ export const MAIL_TEMPLATES = {
       ].join('\n'),
     },
   },
+  ...NOTIFICATION_TEMPLATES,
   ...EMAIL_TEMPLATES,
 } as const satisfies Record<string, Record<MailLanguage, MailText>>;
 

@@ -21,7 +21,10 @@ const SERVER = { SMTP_HOST: 'smtp.example.com', MAIL_FROM: 'Listings <listings@e
 
 describe('mail settings: happy', () => {
   test('without SMTP_HOST mail goes to the log, from a local address', () => {
-    expect(configOf({}).mail).toEqual({ from: 'listings@localhost' });
+    expect(configOf({}).mail).toEqual({
+      from: 'listings@localhost',
+      notifications: ['password-changed', 'passkey-added', 'new-device', 'account-disabled'],
+    });
   });
 
   test('the port follows the TLS mode unless set', () => {
@@ -45,6 +48,7 @@ describe('mail settings: happy', () => {
       }).mail,
     ).toEqual({
       from: 'Listings <listings@example.com>',
+      notifications: ['password-changed', 'passkey-added', 'new-device', 'account-disabled'],
       smtp: {
         host: 'smtp.example.com',
         port: 587,
@@ -55,12 +59,24 @@ describe('mail settings: happy', () => {
     });
   });
 
+  test('MAIL_NOTIFICATIONS lists the notifications left on; none turns every one off', () => {
+    const kinds = (value: string) => configOf({ MAIL_NOTIFICATIONS: value }).mail.notifications;
+    expect(kinds('new-device, password-changed')).toEqual(['new-device', 'password-changed']);
+    expect(kinds('none')).toEqual([]);
+  });
+
   test('MAIL_FROM may be a bare address', () => {
     expect(configOf({ ...SERVER, MAIL_FROM: 'a@example.com' }).mail.from).toBe('a@example.com');
   });
 });
 
 describe('mail settings: error', () => {
+  test('an unknown notification stops the start naming it and the known ones', () => {
+    expect(refusal({ MAIL_NOTIFICATIONS: 'new-device,email-changed' })).toContain(
+      'MAIL_NOTIFICATIONS: "email-changed" is not one of password-changed, passkey-added, new-device, account-disabled (or none)',
+    );
+  });
+
   test('each setting that cannot apply stops the start naming itself', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'empty'), '');

@@ -5,6 +5,7 @@ import { CONTENT_TYPE, Exposition, escapeLabelValue } from '@/api/metrics/exposi
 import { RequestMetrics, UNMATCHED } from '@/api/request/metrics';
 import { parseConfig } from '@/config';
 import { createLogger } from '@/logger';
+import { outboxRowOf } from '@/mail/operations';
 import { addPage } from '../content/factory';
 import { propertyBody } from '../listings/support';
 import { BASE, createTestApp, manualClock, problemOf } from '../support/harness';
@@ -225,6 +226,30 @@ describe('happy', () => {
       expect(after.get('listings_backup_age_seconds')).toBe(90);
     },
   );
+
+  test('the mail outbox: messages waiting, given up on, and the age of the oldest waiting', async () => {
+    const clock = manualClock(Date.UTC(2026, 10, 22, 3, 0, 0));
+    const ctx = createTestApp({ clock });
+    const token = await ctx.tokenFor('ops', 'employee');
+    const outboxOf = (figures: Map<string, number>) => [
+      figures.get('listings_mail_outbox_pending'),
+      figures.get('listings_mail_outbox_failed'),
+      figures.get('listings_mail_outbox_oldest_pending_age_seconds'),
+    ];
+    expect(outboxOf(await scrape(ctx, token))).toEqual([0, 0, 0]);
+    const mail = ctx.deps.stores.mail;
+    const message = outboxRowOf({
+      ...{ to: 'someone@example.com', template: 'test', language: 'en' },
+      data: { service: 'Listings' },
+    });
+    await mail.enqueue(message, new Date(clock()));
+    clock.advance(30_000);
+    const refused = await mail.enqueue(message, new Date(clock()));
+    await mail.markFailed(refused, '550 Mailbox unavailable', new Date(clock()), null);
+    await mail.enqueue(message, new Date(clock()));
+    clock.advance(90_000);
+    expect(outboxOf(await scrape(ctx, token))).toEqual([2, 1, 120]);
+  });
 
   test('rate-limit refusals are counted by the window that refused', async () => {
     const ctx = createTestApp({ env: { RATE_LIMIT_CUSTOMER_PER_MINUTE: '1' } });

@@ -108,10 +108,13 @@ describe.skipIf(!present)('account page: provider names, signals, security log (
     // The security log shows what happened, newest first.
     await page.locator('#security-log .event', { hasText: 'Passkey deleted' }).waitFor();
     const events = await page.locator('#security-log .event .name').allTextContents();
-    expect(events.slice(0, 4)).toEqual([
+    expect(events.slice(0, 7)).toEqual([
       `Passkey deleted “${PROVIDER}”`,
+      'Email notification queued: passkey added',
       `Passkey added “${PROVIDER} 2”`,
+      'Email notification queued: passkey added',
       `Passkey added “${PROVIDER}”`,
+      'Email notification queued: new device',
       'Signed in with a password',
     ]);
     expect(events.at(-1)).toBe('Account created');

@@ -30,8 +30,14 @@ describe.skipIf(!present)('password reset in headless Chromium', () => {
   const suite = accountBrowserSuite({
     name: 'password-reset-browser',
     viewport: { width: 900, height: 1000 },
-    // The mail-delivery job every second, so the message arrives without waiting 10 s.
-    env: () => ({ ...smtp.env(), WORKERS: 'on', JOB_MAIL_DELIVERY_CRON: '* * * * * *' }),
+    // The mail-delivery job every second, so the message arrives without waiting 10 s; the
+    // notifications of the sign-ins and the new password are test/accounts/notifications.test.ts's.
+    env: () => ({
+      ...smtp.env(),
+      WORKERS: 'on',
+      JOB_MAIL_DELIVERY_CRON: '* * * * * *',
+      MAIL_NOTIFICATIONS: 'none',
+    }),
   });
   const { origin } = suite;
   const signInStatus = async (password: string) =>

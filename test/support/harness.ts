@@ -127,6 +127,8 @@ export function createTestApp({
   const config = parseConfig({
     DATABASE_PATH: databaseOf?.config.databasePath ?? join(dir, 'app.db'),
     LOG_LEVEL: 'silent',
+    // Notifications queue mail on sign-ins and changes; the suites that test them turn them on.
+    MAIL_NOTIFICATIONS: 'none',
     ...sharedStateEnv(),
     ...env,
   });

@@ -2,15 +2,20 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dir, '..', '..');
 
-/** Runs `bun scripts/<script> …args` from the repository root with `env`; answers its exit code and trimmed output. */
+/**
+ * Runs `bun scripts/<script> …args` from the repository root with `env`
+ * (and `stdin` piped in); answers its exit code and trimmed output.
+ */
 export async function runScript(
   script: string,
   args: readonly string[],
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
+  stdin = '',
 ) {
   const proc = Bun.spawn([process.execPath, join('scripts', script), ...args], {
     cwd: root,
     env,
+    stdin: new TextEncoder().encode(stdin),
     stdout: 'pipe',
     stderr: 'pipe',
   });

@@ -1,9 +1,9 @@
 import type { MailContext } from '@/accounts/email-links';
 import { isSecureCookie, sessionCookieNameOf } from '@/api/plugins/auth';
 import type { Config } from '@/config';
-import { parseAcceptLanguage } from '@/content/language';
+
 import { fail } from '@/kernel/errors';
-import { mailLanguageOf } from '@/mail/render';
+import { mailLanguageOfRequest } from '../request/notice';
 import { fromTrustedProxy } from '../request/peer';
 
 type ProxyTrust = Pick<Config, 'trustProxy' | 'trustedProxies'>;
@@ -49,7 +49,7 @@ export function sessionCookie(config: Config, token: string, maxAgeSeconds: numb
  * the first public origin.
  */
 export const mailContextOf = (request: Request, config: Config): MailContext => ({
-  language: mailLanguageOf(parseAcceptLanguage(request.headers.get('accept-language'))),
+  language: mailLanguageOfRequest(request),
   origin: config.publicOrigins[0]!,
   service: config.rpName,
 });

@@ -4,6 +4,7 @@ import { accountOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { sessionCookieOf } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
+import { noticeOf, notifiedText } from '@/api/request/notice';
 import { limitAddressOf } from '@/api/request/peer';
 import { NoBody, problems } from '../responses';
 import { clearedSessionCookie } from './http';
@@ -31,6 +32,7 @@ export const lifecycleRoutes = (deps: ApiDeps) => {
           user,
           { ...body, address: limitAddressOf(request, config), sessionToken },
           auditContextOf(request, config, clock(), caller.sub),
+          noticeOf(request, accounts.notifications),
         );
         set.status = 204;
         return null;
@@ -43,8 +45,7 @@ export const lifecycleRoutes = (deps: ApiDeps) => {
         detail: {
           operationId: 'changePassword',
           summary: 'Change your password (signs every other session out, revokes bearer tokens)',
-          description:
-            '401 for a wrong current password (counted as a failed sign-in), 422 for a new password under 8 characters. The session of the request continues; every other session ends and every bearer token issued until now answers 401, the one of the request included.',
+          description: `401 for a wrong current password (counted as a failed sign-in), 422 for a new password under 8 characters. The session of the request continues; every other session ends and every bearer token issued until now answers 401, the one of the request included. ${notifiedText('password-changed')}`,
           tags,
         },
       },

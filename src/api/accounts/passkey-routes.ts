@@ -11,6 +11,7 @@ import { accountOf } from '@/accounts/users';
 import type { ApiDeps } from '@/api/deps';
 import { identify, sessionCookieNameOf, sessionCookieOf } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
+import { noticeOf, notifiedText } from '@/api/request/notice';
 import { limitAddressOf } from '@/api/request/peer';
 import { derivedKey } from '@/auth/keys';
 import { fail } from '@/kernel/errors';
@@ -30,7 +31,7 @@ import {
   RegistrationOptionsBody,
   RenameBody,
 } from './schemas';
-import { SignedIn, signedInResponse } from './signed-in';
+import { NEW_DEVICE_TEXT, SignedIn, signedInResponse } from './signed-in';
 
 /** Every passkey route refuses plain HTTP off loopback (403). */
 const refused = { 403: Problem };
@@ -115,6 +116,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
             name: body.name,
           },
           auditContextOf(request, config, clock(), caller.sub),
+          noticeOf(request, accounts.notifications),
         );
         return status(201, summaryOf(passkey));
       },
@@ -129,7 +131,12 @@ export const passkeyRoutes = (deps: ApiDeps) => {
           ...{ 201: PasskeySummary, 400: Problem, ...refused, 409: Problem },
           ...{ 429: Problem, 503: Problem },
         },
-        detail: { operationId: 'registerPasskey', summary: 'Finish registering a passkey', tags },
+        detail: {
+          operationId: 'registerPasskey',
+          summary: 'Finish registering a passkey',
+          description: notifiedText('passkey-added'),
+          tags,
+        },
       },
     )
     .post(
@@ -166,7 +173,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
           input,
           audit,
         );
-        return signedInResponse(deps, set, user, { method: 'passkey', audit });
+        return signedInResponse(deps, set, request, user, { method: 'passkey', audit });
       },
       {
         writes: {
@@ -178,6 +185,7 @@ export const passkeyRoutes = (deps: ApiDeps) => {
         detail: {
           operationId: 'authenticateWithPasskey',
           summary: 'Sign in with a passkey (same answer as password sign-in)',
+          description: NEW_DEVICE_TEXT,
           tags,
         },
       },

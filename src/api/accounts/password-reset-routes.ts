@@ -6,6 +6,7 @@ import {
 } from '@/accounts/password-reset';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
+import { noticeOf, notifiedText } from '@/api/request/notice';
 import { limitAddressOf } from '@/api/request/peer';
 import { NoBody, problems } from '../responses';
 import { mailContextOf } from './http';
@@ -58,6 +59,7 @@ export const passwordResetRoutes = (deps: ApiDeps) => {
           { ...accounts, revocation: tokenCutoffs },
           { ...body, address: limitAddressOf(request, config) },
           auditContextOf(request, config, clock()),
+          noticeOf(request, accounts.notifications),
         );
         set.status = 204;
         return null;
@@ -73,8 +75,7 @@ export const passwordResetRoutes = (deps: ApiDeps) => {
           operationId: 'confirmPasswordReset',
           summary:
             'Set a new password from a reset link (ends every session, revokes bearer tokens)',
-          description:
-            '400 `password_reset.invalid` for a link unknown, already used or expired (nothing changes); 422 for a password under 8 characters. Every session of the account ends and every bearer token issued until now answers 401, as after a password change.',
+          description: `400 \`password_reset.invalid\` for a link unknown, already used or expired (nothing changes); 422 for a password under 8 characters. Every session of the account ends and every bearer token issued until now answers 401, as after a password change. ${notifiedText('password-changed')}`,
           tags,
         },
       },

@@ -17,7 +17,7 @@ import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { Problem } from '../problem';
 import { clearedSessionCookie, mailContextOf } from './http';
 import { SignInBody, SignUpAccepted, SignUpBody, UserSummary } from './schemas';
-import { SignedIn, SignedOut, signedInResponse } from './signed-in';
+import { NEW_DEVICE_TEXT, SignedIn, SignedOut, signedInResponse } from './signed-in';
 
 /** Sign-up, password sign-in, sign-out and "who am I". */
 export const sessionRoutes = (deps: ApiDeps) => {
@@ -75,7 +75,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
         const audit = auditContextOf(request, config, clock());
         const input = { ...body, address: limitAddressOf(request, config) };
         const user = await verifyPasswordSignIn(store, accounts, input, audit);
-        return signedInResponse(deps, set, user, { method: 'password', audit });
+        return signedInResponse(deps, set, request, user, { method: 'password', audit });
       },
       {
         writes: {
@@ -87,6 +87,7 @@ export const sessionRoutes = (deps: ApiDeps) => {
         detail: {
           operationId: 'signIn',
           summary: 'Sign in with email and password (bearer token and session cookie)',
+          description: NEW_DEVICE_TEXT,
           tags: ['Accounts'],
         },
       },

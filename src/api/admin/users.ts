@@ -18,6 +18,7 @@ import { insertUser, userSummaryOf } from '@/accounts/users';
 import { NewUserBody, SetPasswordBody, UserSummary } from '@/api/accounts/schemas';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
+import { noticeOf, notifiedText } from '@/api/request/notice';
 import { limitAddressOf } from '@/api/request/peer';
 import { parsedQuery } from '@/api/request/query';
 import { fail } from '@/kernel/errors';
@@ -117,6 +118,7 @@ export const adminUserRoutes = (deps: ApiDeps) => {
           tokenCutoffs,
           { id: params.id, change: body },
           auditOf(request, caller.sub),
+          noticeOf(request, accounts.notifications),
         ),
       {
         auth: 'employee',
@@ -128,8 +130,7 @@ export const adminUserRoutes = (deps: ApiDeps) => {
         detail: {
           operationId: 'changeUser',
           summary: "Change an account's role or disable / enable it (employees)",
-          description:
-            'A new role revokes the bearer tokens issued before it; disabling ends every session and refuses every bearer token and sign-in; enabling again revokes the tokens issued before it. 409 for the last active employee (demoted or disabled).',
+          description: `A new role revokes the bearer tokens issued before it; disabling ends every session and refuses every bearer token and sign-in; enabling again revokes the tokens issued before it. 409 for the last active employee (demoted or disabled). ${notifiedText('account-disabled', ' when it disables the account')}`,
           tags,
           security,
         },
@@ -147,6 +148,7 @@ export const adminUserRoutes = (deps: ApiDeps) => {
             by: signedInAccount(caller.sub, limitAddressOf(request, config)),
           },
           auditOf(request, caller.sub),
+          noticeOf(request, accounts.notifications),
         );
         set.status = 204;
         return null;
@@ -161,8 +163,7 @@ export const adminUserRoutes = (deps: ApiDeps) => {
         detail: {
           operationId: 'setUserPassword',
           summary: "Set an account's password (employees): ends its sessions, revokes its tokens",
-          description:
-            'Every session of the account ends and every bearer token issued until now answers 401; its passkeys stay. 422 for a password under 8 characters.',
+          description: `Every session of the account ends and every bearer token issued until now answers 401; its passkeys stay. 422 for a password under 8 characters. ${notifiedText('password-changed')}`,
           tags,
           security,
         },

@@ -5,6 +5,7 @@ import { identify } from '@/api/plugins/auth';
 import { listBackups } from '@/backups';
 import type { DatabaseSize } from '@/db/health';
 import { fail } from '@/kernel/errors';
+import type { OutboxCounts } from '@/mail/store';
 import { problemResponses } from '../raw-responses';
 import { CONTENT_TYPE, Exposition } from './exposition';
 
@@ -14,8 +15,14 @@ const sameSecret = (given: string, expected: string) => {
   return a.length === b.length && timingSafeEqual(a, b);
 };
 
-/** The service's figures in the Prometheus text format; `size` as the database reported it. */
-export function renderMetrics(deps: ApiDeps, size: DatabaseSize | undefined): string {
+/** What /metrics reads from the database for each scrape. */
+export interface StoredFigures {
+  size: DatabaseSize | undefined;
+  outbox: OutboxCounts & { oldestPendingAt: Date | null };
+}
+
+/** The service's figures in the Prometheus text format, with those read from the database. */
+export function renderMetrics(deps: ApiDeps, { size, outbox }: StoredFigures): string {
   const out = new Exposition();
   deps.requests.write(out);
   out.family(
@@ -105,6 +112,30 @@ export function renderMetrics(deps: ApiDeps, size: DatabaseSize | undefined): st
     )
     .sample('listings_disk_refused_writes_total', undefined, disk.refusedWrites);
 
+  const oldestPendingAge =
+    outbox.oldestPendingAt === null
+      ? 0
+      : Math.max(0, (deps.clock() - outbox.oldestPendingAt.getTime()) / 1000);
+  out
+    .family(
+      'listings_mail_outbox_pending',
+      'gauge',
+      'Messages in the mail outbox waiting to be sent.',
+    )
+    .sample('listings_mail_outbox_pending', undefined, outbox.pending)
+    .family(
+      'listings_mail_outbox_failed',
+      'gauge',
+      'Messages given up on, kept in the outbox for 30 days.',
+    )
+    .sample('listings_mail_outbox_failed', undefined, outbox.failed)
+    .family(
+      'listings_mail_outbox_oldest_pending_age_seconds',
+      'gauge',
+      'Seconds since the oldest waiting message was queued (0 when none waits).',
+    )
+    .sample('listings_mail_outbox_oldest_pending_age_seconds', undefined, oldestPendingAge);
+
   // Samples only when the server runs under Litestream (REPLICA_URL).
   const replication = deps.replication?.status();
   out.family(
@@ -161,7 +192,14 @@ export const metricsRoutes = (deps: ApiDeps) =>
         if (!caller) throw fail('auth.unauthenticated');
         if (caller.aud !== 'employee') throw fail('auth.forbidden');
       }
-      return new Response(renderMetrics(deps, await deps.stores.health.size()), {
+      const { health, mail } = deps.stores;
+      const [size, counts, oldestPendingAt] = await Promise.all([
+        health.size(),
+        mail.counts(),
+        mail.oldestPendingAt(),
+      ]);
+      const figures = { size, outbox: { ...counts, oldestPendingAt } };
+      return new Response(renderMetrics(deps, figures), {
         headers: { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' },
       });
     },

@@ -43,6 +43,7 @@ export const AUDIT_ACTIONS = [
   'replication.degraded',
   'replication.recovered',
   'mail.failed',
+  'notification.queued',
   'disk.low',
   'disk.full',
   'disk.recovered',

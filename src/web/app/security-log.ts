@@ -45,6 +45,7 @@ const labels: Record<string, string> = {
   'disk.full': 'Writes were refused: the disk is full or read-only',
   'disk.recovered': 'Free disk space is back over the threshold',
   'backup.skipped': 'A backup was skipped for want of disk space',
+  'notification.queued': 'Email notification queued',
 };
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -55,9 +56,10 @@ function describeEvent(event: SecurityEvent): string {
   if (event.action === 'sign_in.refused' || event.count > 1) {
     label += event.count === 1 ? ' once' : ` ${event.count} times`;
   }
-  const { method, name } = event.details;
+  const { method, name, kind } = event.details;
   if (method === 'passkey' || method === 'password') label += ` with a ${method}`;
   if (typeof name === 'string') label += ` “${name}”`;
+  if (typeof kind === 'string') label += `: ${kind.replace('-', ' ')}`;
   return label;
 }
 

@@ -1,4 +1,6 @@
 /** The account page's list of signed-in browsers (GET /auth/sessions), each of which can be signed out. */
+
+import { browserOf, systemOf } from '@/accounts/device-names';
 import { api } from './api';
 
 export interface BrowserSession {
@@ -15,11 +17,10 @@ const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', tim
 /** A short name for a user agent: the browser and system it names, else the string itself. */
 function browserName(userAgent: string | null): string {
   if (!userAgent) return 'Unknown browser';
-  const browser = /(Edg|Firefox|Chrome|Safari)\/[\d.]+/.exec(userAgent)?.[1];
-  const system = /(Windows|Mac OS X|Android|iPhone|iPad|Linux)/.exec(userAgent)?.[1];
+  const browser = browserOf(userAgent);
   if (!browser) return userAgent.slice(0, 60);
-  const name = browser === 'Edg' ? 'Edge' : browser;
-  return system ? `${name} on ${system.replace('Mac OS X', 'macOS')}` : name;
+  const system = systemOf(userAgent);
+  return system ? `${browser} on ${system}` : browser;
 }
 
 function itemOf(
