@@ -131,7 +131,7 @@ describe.skipIf(!postgresAvailable)(pgSuite('migrate-to-postgres'), () => {
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toMatch(/^table\s+sqlite\s+postgres$/);
-    expect(lines.at(-1)).toMatch(/^copied 30 tables, [\d,]+ rows, in [\d.]+ s$/);
+    expect(lines.at(-1)).toMatch(/^copied 31 tables, [\d,]+ rows, in [\d.]+ s$/);
     expect(run.stdout).toMatch(/\nproperties\s+120\s+120\n/);
     expect(run.stdout).toMatch(/\nunits\s+240\s+240\n/);
     expect(run.stdout).not.toContain('differs');
