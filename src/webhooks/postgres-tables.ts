@@ -201,6 +201,21 @@ export const postgresWebhookTables = (tx: PgTx): WebhookTables => ({
         resource: webhookDeliveries.resource,
         blocked: webhookDeliveries.blocked,
       }),
+  giveUpDueBefore: async (before, error) =>
+    tx
+      .update(webhookDeliveries)
+      .set({ status: 'failed', nextAttemptAt: null, error })
+      .where(
+        and(
+          eq(webhookDeliveries.status, 'pending'),
+          lt(webhookDeliveries.nextAttemptAt, new Date(before)),
+        ),
+      )
+      .returning({
+        endpointId: webhookDeliveries.endpointId,
+        resource: webhookDeliveries.resource,
+        blocked: webhookDeliveries.blocked,
+      }),
   async endpointIds() {
     const rows = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints);
     return rows.map((row) => row.id);

@@ -52,19 +52,37 @@ function* claimDelivery(
 }
 
 /**
- * The prune of the delivery log, in one transaction: finished deliveries
- * past the events' retention or whose event is gone are deleted; a pending
- * delivery whose event is gone can never be sent, so it is failed
- * (`EVENT_NOT_KEPT`), the next of its resource may go, and it goes at the
- * next prune; each endpoint keeps its newest `keptPerEndpoint` finished ones.
+ * How long a pending delivery may stay due without an attempt. An enabled
+ * endpoint's due delivery is attempted within seconds: one stays due that
+ * long when its endpoint was disabled, or behind earlier deliveries of its
+ * resource retried for days. A change that old is not sent when the
+ * endpoint is enabled again, as the events of the time it was off are not
+ * (`patchEndpoint`): its owner reads them from the feed.
+ */
+export const OVERDUE_GIVE_UP_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The error of a pending delivery given up after `OVERDUE_GIVE_UP_MS` due without an attempt. */
+export const OVERDUE_GIVEN_UP = 'not sent: due for 7 days without an attempt';
+
+/**
+ * The prune of the delivery log at `now`, in one transaction: finished
+ * deliveries past the events' retention or whose event is gone are
+ * deleted; a pending delivery whose event is gone can never be sent, so it
+ * is failed (`EVENT_NOT_KEPT`), and so is one due for `OVERDUE_GIVE_UP_MS`
+ * without an attempt (`OVERDUE_GIVEN_UP`); the next of their resource may
+ * go, and they go at a later prune; each endpoint keeps its newest
+ * `keptPerEndpoint` finished ones.
  */
 function* pruneDeliveries(
   t: WebhookTables,
   cutoff: number,
   keptPerEndpoint: number,
+  now: number,
 ): Steps<number> {
   let deleted = yield* step(t.deleteFinished(cutoff));
   yield* settleGivenUp(t, yield* step(t.giveUpOrphaned(EVENT_NOT_KEPT)));
+  const overdueSince = now - OVERDUE_GIVE_UP_MS;
+  yield* settleGivenUp(t, yield* step(t.giveUpDueBefore(overdueSince, OVERDUE_GIVEN_UP)));
   for (const id of yield* step(t.endpointIds())) {
     deleted += yield* step(t.trimFinished(id, keptPerEndpoint));
   }
@@ -81,6 +99,6 @@ export const queueRules = (run: Run, drive: Drive, reads: WebhookQueueReads) =>
     fanOut: (now, quotas) =>
       drive(fanOutAll(reads.laggingEndpoints(), (id) => fanOutBatchOf(run, id, now, quotas))),
     claimDelivery: (endpointId, now, until) => run((t) => claimDelivery(t, endpointId, now, until)),
-    pruneDeliveries: (cutoff, keptPerEndpoint) =>
-      run((t) => pruneDeliveries(t, cutoff, keptPerEndpoint)),
+    pruneDeliveries: (cutoff, keptPerEndpoint, now) =>
+      run((t) => pruneDeliveries(t, cutoff, keptPerEndpoint, now)),
   }) satisfies Partial<WebhookStore>;

@@ -140,6 +140,16 @@ const tablesOf = (db: Db, tx: Tx): WebhookTables => ({
         )
         .all(error) as { endpointId: string; resource: string; blocked: number }[]
     ).map((row) => ({ ...row, blocked: row.blocked === 1 })),
+  giveUpDueBefore: (before, error) =>
+    (
+      db.$client
+        .query(
+          `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = ?
+           WHERE status = 'pending' AND next_attempt_at < ?
+           RETURNING endpoint_id AS endpointId, resource, blocked`,
+        )
+        .all(error, before) as { endpointId: string; resource: string; blocked: number }[]
+    ).map((row) => ({ ...row, blocked: row.blocked === 1 })),
   endpointIds: () =>
     (db.$client.query('SELECT id FROM webhook_endpoints').all() as { id: string }[]).map(
       (row) => row.id,

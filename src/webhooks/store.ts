@@ -88,6 +88,11 @@ export interface WebhookTables {
   deleteFinished(cutoff: number): MaybePromise<number>;
   /** Marks failed with `error` the pending deliveries whose event was pruned; answers them. */
   giveUpOrphaned(error: string): MaybePromise<GivenUp[]>;
+  /**
+   * Marks failed with `error` the pending deliveries due before `before`
+   * (`next_attempt_at`); answers them.
+   */
+  giveUpDueBefore(before: number, error: string): MaybePromise<GivenUp[]>;
   /** Every endpoint's id. */
   endpointIds(): MaybePromise<string[]>;
   /** Appends an audit event in this transaction (`src/audit`). */
@@ -226,9 +231,10 @@ export interface WebhookStore {
    * retention), those whose event was pruned, and each endpoint's beyond the
    * newest `keptPerEndpoint`; answers how many. A pending delivery whose event
    * was pruned can never be sent: it is marked failed (`EVENT_NOT_KEPT`) and
-   * goes at the next prune.
+   * goes at the next prune; so is one due for `OVERDUE_GIVE_UP_MS` at `now`
+   * without an attempt (`OVERDUE_GIVEN_UP`).
    */
-  pruneDeliveries(cutoff: number, keptPerEndpoint: number): MaybePromise<number>;
+  pruneDeliveries(cutoff: number, keptPerEndpoint: number, now: number): MaybePromise<number>;
   /** Every endpoint with its deliveries last attempted since `since` (`summaryQuery`). */
   summarize(since: number): MaybePromise<SummaryRow[]>;
 }
