@@ -83,21 +83,24 @@ const open = new WeakMap<object, Appended[]>();
  * when its promise settles (inside, COMMIT would still be on its way and
  * the delivery kick's run would find nothing yet). A transaction that
  * throws rolled back and announces nothing. `transaction` calls `hold` with
- * the key its appends report under (`recordAppended`), before the first.
+ * the key its appends report under (`recordAppended`), before the first;
+ * one held already (a transaction nested in another on SQLite) leaves its
+ * events to the outer one's announcement.
  */
 export function announcedOnceCommitted<T>(transaction: (hold: (key: object) => void) => T): T {
   const appended: Appended[] = [];
-  const keys: object[] = [];
+  let held: object | undefined;
   const hold = (key: object) => {
+    if (open.has(key)) return;
     open.set(key, appended);
-    keys.push(key);
+    held = key;
   };
   const close = () => {
-    for (const key of keys) open.delete(key);
+    if (held) open.delete(held);
   };
   const announce = () => {
     close();
-    announceEvent(appended);
+    if (appended.length > 0) announceEvent(appended);
   };
   let result: T;
   try {

@@ -55,3 +55,21 @@ test('a committed transaction announces its events once; a rolled-back one annou
   expect(heard).toEqual([]);
   expect(eventCount()).toBe(1);
 });
+
+test('a transaction nested in another is announced with the outer one: nothing when the outer one rolls back', async () => {
+  heard.length = 0;
+  expect(() =>
+    announcedAfter(() =>
+      db.transaction(
+        () => {
+          announcedAfter(() => appendEvents(db, [{ event: event('inner'), now: 3 }]));
+          throw new Error('refused');
+        },
+        { behavior: 'immediate' },
+      ),
+    ),
+  ).toThrow('refused');
+  await settle();
+  expect(heard).toEqual([]);
+  expect(eventCount()).toBe(1);
+});
