@@ -29,6 +29,21 @@ async function settle(): Promise<void> {
 const eventCount = () =>
   (db.$client.query('SELECT count(*) AS n FROM events').get() as { n: number }).n;
 
+/** Runs `append` in a held transaction that then throws: it rolls back. */
+function rolledBack(append: () => void): void {
+  expect(() =>
+    announcedAfter(() =>
+      db.transaction(
+        () => {
+          append();
+          throw new Error('refused');
+        },
+        { behavior: 'immediate' },
+      ),
+    ),
+  ).toThrow('refused');
+}
+
 test('a committed transaction announces its events once; a rolled-back one announces nothing and leaves no event', async () => {
   announcedAfter(() =>
     db.transaction(() => appendEvents(db, [{ event: event('p1'), now: 1 }]), {
@@ -40,17 +55,7 @@ test('a committed transaction announces its events once; a rolled-back one annou
   expect(eventCount()).toBe(1);
 
   heard.length = 0;
-  expect(() =>
-    announcedAfter(() =>
-      db.transaction(
-        () => {
-          appendEvents(db, [{ event: event('p2'), now: 2 }]);
-          throw new Error('refused');
-        },
-        { behavior: 'immediate' },
-      ),
-    ),
-  ).toThrow('refused');
+  rolledBack(() => appendEvents(db, [{ event: event('p2'), now: 2 }]));
   await settle();
   expect(heard).toEqual([]);
   expect(eventCount()).toBe(1);
@@ -58,17 +63,7 @@ test('a committed transaction announces its events once; a rolled-back one annou
 
 test('a transaction nested in another is announced with the outer one: nothing when the outer one rolls back', async () => {
   heard.length = 0;
-  expect(() =>
-    announcedAfter(() =>
-      db.transaction(
-        () => {
-          announcedAfter(() => appendEvents(db, [{ event: event('inner'), now: 3 }]));
-          throw new Error('refused');
-        },
-        { behavior: 'immediate' },
-      ),
-    ),
-  ).toThrow('refused');
+  rolledBack(() => announcedAfter(() => appendEvents(db, [{ event: event('inner'), now: 3 }])));
   await settle();
   expect(heard).toEqual([]);
   expect(eventCount()).toBe(1);
