@@ -3,8 +3,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { auditRowOf } from '@/audit/record';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { auditEvents, staticPages } from '@/db/pg/schema';
-import { eventRowOf } from '@/events/operations';
-import { announcedAfter, appendEventRows } from '@/events/postgres-outbox';
+import { announcedAfter, appendEvents } from '@/events/postgres-outbox';
 import { runLater, type Steps } from '@/kernel/steps';
 import { pageWrites } from './operations';
 import { summaryColumnsOf, toSummary } from './representation';
@@ -48,7 +47,7 @@ const pageTablesOf = (tx: PgTx): PageTables => ({
       .returning({ id: staticPages.id });
     return removed.map(({ id }) => id);
   },
-  appendEvent: (event, now) => appendEventRows(tx, [eventRowOf(event, now)]),
+  appendEvent: (event, now) => appendEvents(tx, [{ event, now }]),
   async recordAudit(context, entry) {
     await tx.insert(auditEvents).values(auditRowOf(context, entry));
   },

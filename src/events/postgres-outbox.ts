@@ -2,8 +2,9 @@ import { sql } from 'drizzle-orm';
 import type { PgDb, PgTx } from '@/db/pg/client';
 import { insertRows } from '@/db/pg/insert-rows';
 import { events } from '@/db/pg/schema';
-import { type Appended, announceEvent } from './signal';
-import type { NewEventRow } from './store';
+import { eventRowOf } from './operations';
+import { announcedOnceCommitted, recordAppended } from './signal';
+import type { NewEvent, NewEventRow } from './store';
 
 /**
  * The transaction-scoped advisory lock every PostgreSQL append takes before
@@ -34,27 +35,26 @@ export async function appendEventRows(tx: PgTx, rows: readonly NewEventRow[]): P
   if (rows.length === 0) return;
   await tx.execute(sql`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`);
   await insertRows(tx, events, rows, CHUNK);
-  const appended = appendedIn.get(tx);
-  if (appended) for (const { ownerId, type } of rows) appended.push({ ownerId, type });
+  recordAppended(tx, rows);
 }
 
-/** What each transaction of `announcedAfter` appended, announced when it commits. */
-const appendedIn = new WeakMap<PgTx, Appended[]>();
+/** The events of a write (`NewEvent`s at their times), appended in its transaction `tx`. */
+export const appendEvents = (tx: PgTx, batch: readonly { event: NewEvent; now: number }[]) =>
+  appendEventRows(
+    tx,
+    batch.map(({ event, now }) => eventRowOf(event, now)),
+  );
 
 /**
  * `write` in a PostgreSQL transaction that may append events, then the
  * announcement of what it appended (their owners and types), which wakes
- * the long polls that may see them and the delivery kick. Inside the
- * transaction it would run while COMMIT is still on its way, and the kick's
- * delivery run would find nothing yet and wait for the next tick. Events
- * appended otherwise are found by the waiters' look once a second.
+ * the long polls that may see them and the delivery kick (`announcedOnceCommitted`
+ * of `signal.ts`, the transaction its key).
  */
-export async function announcedAfter<T>(db: PgDb, write: (tx: PgTx) => Promise<T>): Promise<T> {
-  const appended: Appended[] = [];
-  const done = await db.transaction((tx) => {
-    appendedIn.set(tx, appended);
-    return write(tx);
-  });
-  announceEvent(appended);
-  return done;
-}
+export const announcedAfter = <T>(db: PgDb, write: (tx: PgTx) => Promise<T>): Promise<T> =>
+  announcedOnceCommitted((hold) =>
+    db.transaction((tx) => {
+      hold(tx);
+      return write(tx);
+    }),
+  );

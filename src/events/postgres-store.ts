@@ -3,8 +3,8 @@ import { and, asc, eq, gt, lt, lte, max, min, sql } from 'drizzle-orm';
 import { changedRows, type PgDb, pgDatabase } from '@/db/pg/client';
 import { events } from '@/db/pg/schema';
 import { runLater } from '@/kernel/steps';
-import { eventRowOf, feedPage } from './operations';
-import { announcedAfter, appendEventRows } from './postgres-outbox';
+import { feedPage } from './operations';
+import { announcedAfter, appendEvents } from './postgres-outbox';
 import type { EventScope, EventStore, FeedTables } from './store';
 
 /**
@@ -64,12 +64,7 @@ export function postgresEventStore(client: SQL): EventStore {
   return {
     readEvents: (caller, query) => runLater(feedPage(tables, caller, query)),
     async appendEvents(batch) {
-      await announcedAfter(db, (tx) =>
-        appendEventRows(
-          tx,
-          batch.map(({ event, now }) => eventRowOf(event, now)),
-        ),
-      );
+      await announcedAfter(db, (tx) => appendEvents(tx, batch));
     },
     async pruneEvents(cutoff) {
       const newest = db

@@ -2,8 +2,25 @@ import type { Db, DbOrTx } from '@/db/client';
 import { insertRows } from '@/db/insert-rows';
 import { events } from '@/db/schema';
 import { eventRowOf } from './operations';
-import { announceEvent } from './signal';
+import { announcedOnceCommitted, recordAppended } from './signal';
 import type { NewEvent } from './store';
+
+/**
+ * The key of SQLite's open transaction in `signal.ts`: `bun:sqlite` runs one
+ * transaction at a time and synchronously, so an append belongs to the one
+ * open while it runs.
+ */
+const OPEN_TRANSACTION = {};
+
+/**
+ * `write`, a synchronous SQLite transaction that may append events, then the
+ * announcement of what it appended (`announcedOnceCommitted`, `signal.ts`).
+ */
+export const announcedAfter = <T>(write: () => T): T =>
+  announcedOnceCommitted((hold) => {
+    hold(OPEN_TRANSACTION);
+    return write();
+  });
 
 const INSERT_HEAD = `INSERT INTO events (type, occurred_at, resource_kind, resource_id, owner_id, data)
   VALUES `;
@@ -22,7 +39,7 @@ export function appendEvent(db: DbOrTx, event: NewEvent, now: number): void {
     return;
   }
   db.insert(events).values(eventRowOf(event, now)).run();
-  announceEvent([event]);
+  recordAppended(OPEN_TRANSACTION, [event]);
 }
 
 /**
@@ -37,5 +54,8 @@ export function appendEvents(db: Db, batch: readonly { event: NewEvent; now: num
     return [row.type, now, row.resourceKind, row.resourceId, row.ownerId, row.data];
   });
   insertRows(db.$client, INSERT_HEAD, INSERT_VALUES, 6, params);
-  announceEvent(batch.map(({ event }) => event));
+  recordAppended(
+    OPEN_TRANSACTION,
+    batch.map(({ event }) => event),
+  );
 }

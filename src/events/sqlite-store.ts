@@ -2,7 +2,7 @@ import type { Db } from '@/db/client';
 import { runNow } from '@/kernel/steps';
 import { feedPage } from './operations';
 import type { Appended } from './signal';
-import { appendEvents } from './sqlite-outbox';
+import { announcedAfter, appendEvents } from './sqlite-outbox';
 import type { EventScope, EventStore, FeedTables, StoredEvent } from './store';
 
 const COLUMNS = `id, type, occurred_at AS occurredAt, resource_kind AS resourceKind,
@@ -60,7 +60,7 @@ export function sqliteEventStore(db: Db) {
   const tables = feedTablesOf(db);
   return {
     readEvents: (caller, query) => runNow(feedPage(tables, caller, query)),
-    appendEvents: (batch) => appendEvents(db, batch),
+    appendEvents: (batch) => announcedAfter(() => appendEvents(db, batch)),
     pruneEvents: (cutoff) =>
       db.$client
         .query('DELETE FROM events WHERE id <= (SELECT max(id) FROM events WHERE occurred_at < ?)')

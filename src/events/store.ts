@@ -56,8 +56,9 @@ export type ReadEvents = (caller: Caller, query: EventQuery) => MaybePromise<Eve
 
 /**
  * Where the change feed's events live. Writers of other domains append
- * their events inside their own transactions (`appendEvent` on SQLite,
- * `appendEventRows` on PostgreSQL); this store reads and prunes them. The
+ * their events inside their own transactions (`appendEvents` of
+ * `sqlite-outbox.ts` and `postgres-outbox.ts`, announced once committed by
+ * `announcedAfter` of each outbox); this store reads and prunes them. The
  * rules of a read (cursor, scope, page, 410) are `feedPage`, shared by both
  * stores. `sqliteEventStore` answers at once, `postgresEventStore` with
  * promises.

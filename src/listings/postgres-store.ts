@@ -4,7 +4,7 @@ import { bunClientOf, type PgTx, pgDatabase } from '@/db/pg/client';
 import { insertRows } from '@/db/pg/insert-rows';
 import { properties, unitFeatures, units } from '@/db/pg/schema';
 import { type CombinableLater, commitRunsApart, WriteQueue } from '@/db/write-queue';
-import { announcedAfter } from '@/events/postgres-outbox';
+import { announcedAfter, appendEvents } from '@/events/postgres-outbox';
 import { holdsNul } from '@/kernel/nul';
 import { runLater } from '@/kernel/steps';
 import { createdEventsOf } from './events';
@@ -24,7 +24,7 @@ import type { PropertyRecord } from './properties/representation';
 import { kindPerQuota, type QuotaCreate } from './quotas';
 import type { ListingsStore } from './store';
 import { unitAdministration } from './units/administration';
-import { insertEvents, postgresUnitTables } from './units/postgres-tables';
+import { postgresUnitTables } from './units/postgres-tables';
 
 /** 25 parameters a property row: far below PostgreSQL's 65,535 a statement. */
 const CHUNK = 500;
@@ -62,7 +62,7 @@ const createTablesOf = (tx: PgTx): CreateTables => ({
   },
   insert: (planned) => insertPlanned(tx, planned),
   records: (ids) => recordsIn(tx, ids),
-  appendEvents: (batch) => insertEvents(tx, batch),
+  appendEvents: (batch) => appendEvents(tx, batch),
 });
 
 /**
@@ -125,7 +125,7 @@ export function postgresListingsStore(client: SQL): ListingsStore {
         await insertPlanned(tx, planned);
         const records = await recordsIn(tx, planned.ids);
         const batch = createdEventsOf(planned.created, records);
-        await insertEvents(tx, batch);
+        await appendEvents(tx, batch);
       });
       return planned.ids;
     },

@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, gt, min, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, min, ne, or, sql } from 'drizzle-orm';
 import { auditRowOf } from '@/audit/record';
-import type { PgTx } from '@/db/pg/client';
+import { changedRows, type PgTx } from '@/db/pg/client';
 import { auditEvents, events, webhookDeliveries, webhookEndpoints } from '@/db/pg/schema';
+import { claimable } from './queue-rules';
 import type { WebhookTables } from './store';
 
 /** The advisory lock class of one owner's endpoint creates (the key is the owner's hash). */
@@ -14,7 +15,7 @@ const CHUNK = 1000;
 export const impossible = (id: string) => id.includes('\u0000');
 
 /** An endpoint's finished deliveries older than its newest `keep` finished ones. */
-export const trimFinished = (endpointId: string, keep: number) =>
+const trimFinished = (endpointId: string, keep: number) =>
   sql`DELETE FROM webhook_deliveries WHERE endpoint_id = ${endpointId} AND status <> 'pending'
     AND id < coalesce((SELECT id FROM webhook_deliveries WHERE endpoint_id = ${endpointId}
       AND status <> 'pending' ORDER BY id DESC LIMIT 1 OFFSET ${keep - 1}), 0)`;
@@ -32,8 +33,22 @@ export const refreshDue = (endpointId: string) =>
       ORDER BY d.next_attempt_at LIMIT 1)
     WHERE id = ${endpointId}`;
 
+/**
+ * An endpoint's next delivery with its event's fields: of its due pending
+ * deliveries that are not blocked, the one due longest ago, then the
+ * oldest. The query repeats the predicate of `webhook_deliveries_next`
+ * and orders by its columns, so that index answers it with its first
+ * entry; no other index gives that order.
+ */
+export const nextDelivery = (endpointId: string, now: number) =>
+  sql`SELECT d.id, ev.type, ev.occurred_at AS "occurredAt", ev.data
+    FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
+    WHERE d.endpoint_id = ${endpointId} AND d.status = 'pending' AND NOT d.blocked
+      AND d.next_attempt_at <= ${now}
+    ORDER BY d.next_attempt_at, d.id LIMIT 1`;
+
 /** Whether a delivery's event is still kept. */
-export const eventKept = sql`EXISTS (SELECT 1 FROM events WHERE events.id = webhook_deliveries.event_id)`;
+const eventKept = sql`EXISTS (SELECT 1 FROM events WHERE events.id = webhook_deliveries.event_id)`;
 
 /** The webhook queries inside one PostgreSQL transaction (READ COMMITTED). */
 export const postgresWebhookTables = (tx: PgTx): WebhookTables => ({
@@ -141,8 +156,69 @@ export const postgresWebhookTables = (tx: PgTx): WebhookTables => ({
       .where(pending);
     return oldest?.id ?? null;
   },
-  async trimFinished(endpointId, keep) {
-    await tx.execute(trimFinished(endpointId, keep));
+  trimFinished: async (endpointId, keep) =>
+    changedRows(await tx.execute(trimFinished(endpointId, keep))),
+  async claimEndpoint(endpointId, now, until) {
+    if (impossible(endpointId)) return undefined;
+    const [endpoint] = await tx
+      .update(webhookEndpoints)
+      .set({ deliveryClaimedUntil: new Date(until) })
+      .where(claimable(webhookEndpoints, endpointId, now))
+      .returning();
+    return endpoint;
+  },
+  async nextDelivery(endpointId, now) {
+    // bigint columns may come back as text.
+    const [next] = await tx.execute<{
+      id: number | string;
+      type: string;
+      occurredAt: number | string;
+      data: string;
+    }>(nextDelivery(endpointId, now));
+    if (!next) return null;
+    const { id, type, occurredAt, data } = next;
+    return { id: Number(id), type, occurredAt: Number(occurredAt), data };
+  },
+  async deleteFinished(cutoff) {
+    return changedRows(
+      await tx
+        .delete(webhookDeliveries)
+        .where(
+          and(
+            ne(webhookDeliveries.status, 'pending'),
+            or(lt(webhookDeliveries.createdAt, new Date(cutoff)), sql`NOT ${eventKept}`),
+          ),
+        ),
+    );
+  },
+  giveUpOrphaned: async (error) =>
+    tx
+      .update(webhookDeliveries)
+      .set({ status: 'failed', nextAttemptAt: null, error })
+      .where(and(eq(webhookDeliveries.status, 'pending'), sql`NOT ${eventKept}`))
+      .returning({
+        endpointId: webhookDeliveries.endpointId,
+        resource: webhookDeliveries.resource,
+        blocked: webhookDeliveries.blocked,
+      }),
+  giveUpDueBefore: async (before, error) =>
+    tx
+      .update(webhookDeliveries)
+      .set({ status: 'failed', nextAttemptAt: null, error })
+      .where(
+        and(
+          eq(webhookDeliveries.status, 'pending'),
+          lt(webhookDeliveries.nextAttemptAt, new Date(before)),
+        ),
+      )
+      .returning({
+        endpointId: webhookDeliveries.endpointId,
+        resource: webhookDeliveries.resource,
+        blocked: webhookDeliveries.blocked,
+      }),
+  async endpointIds() {
+    const rows = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints);
+    return rows.map((row) => row.id);
   },
   async recordAudit(context, entry) {
     await tx.insert(auditEvents).values(auditRowOf(context, entry));

@@ -4,10 +4,9 @@ import type { Db, Tx } from '@/db/client';
 import { events, webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import type { StoredEvent } from '@/events/store';
 import { runNow, type Steps } from '@/kernel/steps';
-import { deliveryBody, EVENT_NOT_KEPT, settleGivenUp } from './deliveries';
-import { fanOutAll, fanOutBatchOf } from './fan-out';
 import { webhookOperations } from './operations';
-import type { WebhookStore, WebhookTables } from './store';
+import { claimable, queueRules } from './queue-rules';
+import type { NextDelivery, WebhookStore, WebhookTables } from './store';
 import { type SummaryRow, summaryQuery } from './summary';
 
 /**
@@ -114,9 +113,47 @@ const tablesOf = (db: Db, tx: Tx): WebhookTables => ({
       .run(error, endpointId);
     return oldest.id;
   },
-  trimFinished: (endpointId, keep) => {
-    db.$client.query(TRIM_FINISHED).run(endpointId, keep);
-  },
+  trimFinished: (endpointId, keep) => db.$client.query(TRIM_FINISHED).run(endpointId, keep).changes,
+  claimEndpoint: (endpointId, now, until) =>
+    tx
+      .update(webhookEndpoints)
+      .set({ deliveryClaimedUntil: new Date(until) })
+      .where(claimable(webhookEndpoints, endpointId, now))
+      .returning()
+      .get(),
+  nextDelivery: (endpointId, now) =>
+    db.$client.query(NEXT_DELIVERY).get(endpointId, now) as NextDelivery | null,
+  deleteFinished: (cutoff) =>
+    db.$client
+      .query(
+        `DELETE FROM webhook_deliveries WHERE status <> 'pending'
+           AND (created_at < ? OR NOT EXISTS (SELECT 1 FROM events WHERE id = event_id))`,
+      )
+      .run(cutoff).changes,
+  giveUpOrphaned: (error) =>
+    (
+      db.$client
+        .query(
+          `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = ?
+           WHERE status = 'pending' AND NOT EXISTS (SELECT 1 FROM events WHERE id = event_id)
+           RETURNING endpoint_id AS endpointId, resource, blocked`,
+        )
+        .all(error) as { endpointId: string; resource: string; blocked: number }[]
+    ).map((row) => ({ ...row, blocked: row.blocked === 1 })),
+  giveUpDueBefore: (before, error) =>
+    (
+      db.$client
+        .query(
+          `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = ?
+           WHERE status = 'pending' AND next_attempt_at < ?
+           RETURNING endpoint_id AS endpointId, resource, blocked`,
+        )
+        .all(error, before) as { endpointId: string; resource: string; blocked: number }[]
+    ).map((row) => ({ ...row, blocked: row.blocked === 1 })),
+  endpointIds: () =>
+    (db.$client.query('SELECT id FROM webhook_endpoints').all() as { id: string }[]).map(
+      (row) => row.id,
+    ),
   recordAudit: (context, entry) => recordAudit(tx, context, entry),
   endpointsOf: (owner) =>
     tx
@@ -145,6 +182,17 @@ export function sqliteWebhookStore(db: Db) {
   let claimsCleared = false;
   return {
     ...webhookOperations(run),
+    ...queueRules(run, runNow, {
+      laggingEndpoints: () =>
+        (
+          db.$client
+            .query(
+              `SELECT id FROM webhook_endpoints WHERE enabled = 1
+                 AND cursor < (SELECT coalesce(max(id), 0) FROM events) ORDER BY id`,
+            )
+            .all() as { id: string }[]
+        ).map((row) => row.id),
+    }),
     hasEnabledEndpoint: () =>
       db
         .select({ id: webhookEndpoints.id })
@@ -152,21 +200,6 @@ export function sqliteWebhookStore(db: Db) {
         .where(eq(webhookEndpoints.enabled, true))
         .limit(1)
         .get() !== undefined,
-    fanOut(now, quotas) {
-      const last = db.$client.query('SELECT coalesce(max(id), 0) AS id FROM events').get() as {
-        id: number;
-      };
-      // Endpoints already at the last event need no write transaction (the idle case).
-      const lagging = db.$client
-        .query('SELECT id FROM webhook_endpoints WHERE enabled = 1 AND cursor < ? ORDER BY id')
-        .all(last.id) as { id: string }[];
-      return runNow(
-        fanOutAll(
-          lagging.map((row) => row.id),
-          (id) => fanOutBatchOf(run, id, now, quotas),
-        ),
-      );
-    },
     dueEndpoints(now, limit, slow) {
       if (!claimsCleared) {
         // One process delivers from a SQLite file, and it has claimed nothing
@@ -185,44 +218,6 @@ export function sqliteWebhookStore(db: Db) {
         }[]
       ).map((row) => ({ ...row, slow: row.slow === 1 }));
     },
-    claimDelivery: (endpointId, now, until) =>
-      db.transaction(
-        () => {
-          // The claim first, then the delivery read under it: what the last
-          // claimer recorded is seen, so nothing is sent twice.
-          const claimed = db.$client
-            .query(
-              `UPDATE webhook_endpoints SET delivery_claimed_until = ?3
-               WHERE id = ?1 AND enabled = 1
-                 AND (delivery_claimed_until IS NULL OR delivery_claimed_until <= ?2)`,
-            )
-            .run(endpointId, now, until).changes;
-          if (claimed === 0) return null;
-          const next = db.$client.query(NEXT_DELIVERY).get(endpointId, now) as
-            | ({ id: number } & Pick<StoredEvent, 'type' | 'occurredAt' | 'data'>)
-            | null;
-          if (!next) {
-            db.$client
-              .query('UPDATE webhook_endpoints SET delivery_claimed_until = NULL WHERE id = ?')
-              .run(endpointId);
-            return null;
-          }
-          return {
-            delivery: db
-              .select()
-              .from(webhookDeliveries)
-              .where(eq(webhookDeliveries.id, next.id))
-              .get()!,
-            endpoint: db
-              .select()
-              .from(webhookEndpoints)
-              .where(eq(webhookEndpoints.id, endpointId))
-              .get()!,
-            body: deliveryBody(next),
-          };
-        },
-        { behavior: 'immediate' },
-      ),
     releaseEndpoint(endpointId, until) {
       db.$client
         .query(
@@ -231,39 +226,6 @@ export function sqliteWebhookStore(db: Db) {
         )
         .run(endpointId, until);
     },
-    pruneDeliveries: (cutoff, keptPerEndpoint) =>
-      db.transaction(
-        (tx) => {
-          const client = db.$client;
-          let deleted = client
-            .query(
-              `DELETE FROM webhook_deliveries WHERE status <> 'pending'
-                 AND (created_at < ? OR NOT EXISTS (SELECT 1 FROM events WHERE id = event_id))`,
-            )
-            .run(cutoff).changes;
-          const givenUp = client
-            .query(
-              `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = ?
-               WHERE status = 'pending' AND NOT EXISTS (SELECT 1 FROM events WHERE id = event_id)
-               RETURNING endpoint_id AS endpointId, resource, blocked`,
-            )
-            .all(EVENT_NOT_KEPT) as { endpointId: string; resource: string; blocked: number }[];
-          runNow(
-            settleGivenUp(
-              tablesOf(db, tx),
-              givenUp.map((row) => ({ ...row, blocked: row.blocked === 1 })),
-            ),
-          );
-          const endpoints = client.query('SELECT id FROM webhook_endpoints').all() as {
-            id: string;
-          }[];
-          for (const { id } of endpoints) {
-            deleted += client.query(TRIM_FINISHED).run(id, keptPerEndpoint).changes;
-          }
-          return deleted;
-        },
-        { behavior: 'immediate' },
-      ),
     summarize: (since) => db.all<SummaryRow>(summaryQuery(since)),
   } satisfies WebhookStore;
 }

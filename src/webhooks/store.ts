@@ -67,14 +67,49 @@ export interface WebhookTables {
    * oldest event id among them (null: none was pending).
    */
   giveUpPending(endpointId: string, error: string): MaybePromise<number | null>;
-  /** Deletes an endpoint's finished deliveries but the newest `keep`; pending ones stay. */
-  trimFinished(endpointId: string, keep: number): MaybePromise<void>;
+  /** Deletes an endpoint's finished deliveries but the newest `keep` (pending ones stay); answers how many. */
+  trimFinished(endpointId: string, keep: number): MaybePromise<number>;
+  /**
+   * Claims the endpoint until `until` if it is enabled and no attempt holds
+   * it (its claim free or lapsed at `now`); answers its row, undefined when
+   * not claimed.
+   */
+  claimEndpoint(
+    endpointId: string,
+    now: number,
+    until: number,
+  ): MaybePromise<WebhookEndpointRow | undefined>;
+  /**
+   * The endpoint's next delivery with its event's fields (`NextDelivery`):
+   * the first entry of `webhook_deliveries_next` due at `now`; null with none.
+   */
+  nextDelivery(endpointId: string, now: number): MaybePromise<NextDelivery | null>;
+  /** Deletes the finished deliveries created before `cutoff` or whose event was pruned; answers how many. */
+  deleteFinished(cutoff: number): MaybePromise<number>;
+  /** Marks failed with `error` the pending deliveries whose event was pruned; answers them. */
+  giveUpOrphaned(error: string): MaybePromise<GivenUp[]>;
+  /**
+   * Marks failed with `error` the pending deliveries due before `before`
+   * (`next_attempt_at`); answers them.
+   */
+  giveUpDueBefore(before: number, error: string): MaybePromise<GivenUp[]>;
+  /** Every endpoint's id. */
+  endpointIds(): MaybePromise<string[]>;
   /** Appends an audit event in this transaction (`src/audit`). */
   recordAudit(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
   /** `owner`'s endpoints, or every one (null), by id. */
   endpointsOf(owner: string | null): MaybePromise<WebhookEndpointRow[]>;
   /** An endpoint's newest deliveries, newest first. */
   recentDeliveries(endpointId: string, limit: number): MaybePromise<WebhookDeliveryRow[]>;
+}
+
+/** The one query of the queue's rules that a store answers outside any transaction. */
+export interface WebhookQueueReads {
+  /**
+   * Enabled endpoints whose cursor is behind the last event, by id:
+   * endpoints already at it need no write transaction (the idle case).
+   */
+  laggingEndpoints(): MaybePromise<string[]>;
 }
 
 export interface DueEndpoint {
@@ -90,6 +125,14 @@ export interface GivenUp {
   endpointId: string;
   resource: string;
   blocked: boolean;
+}
+
+/** A delivery `claimDelivery` may send, with what its body is built from (`occurredAt` in ms). */
+export interface NextDelivery {
+  id: number;
+  type: string;
+  occurredAt: number;
+  data: string;
 }
 
 export interface DueDelivery {
@@ -125,7 +168,7 @@ export interface AttemptOutcome {
 /**
  * Webhook endpoints and their deliveries. Every method is one operation in
  * one transaction (fan-out: one transaction per batch), with the rules
- * written once in `operations.ts`. `sqliteWebhookStore` answers at once,
+ * written once in `operations.ts` and `queue-rules.ts`. `sqliteWebhookStore` answers at once,
  * `postgresWebhookStore` with promises.
  */
 export interface WebhookStore {
@@ -188,9 +231,10 @@ export interface WebhookStore {
    * retention), those whose event was pruned, and each endpoint's beyond the
    * newest `keptPerEndpoint`; answers how many. A pending delivery whose event
    * was pruned can never be sent: it is marked failed (`EVENT_NOT_KEPT`) and
-   * goes at the next prune.
+   * goes at the next prune; so is one due for `OVERDUE_GIVE_UP_MS` at `now`
+   * without an attempt (`OVERDUE_GIVEN_UP`).
    */
-  pruneDeliveries(cutoff: number, keptPerEndpoint: number): MaybePromise<number>;
+  pruneDeliveries(cutoff: number, keptPerEndpoint: number, now: number): MaybePromise<number>;
   /** Every endpoint with its deliveries last attempted since `since` (`summaryQuery`). */
   summarize(since: number): MaybePromise<SummaryRow[]>;
 }

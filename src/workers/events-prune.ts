@@ -23,6 +23,7 @@ export function run(deps: {
       deps.stores.webhooks.pruneDeliveries(
         cutoff,
         deps.config.webhookQuotas.finishedDeliveriesKeptPerEndpoint,
+        deps.clock(),
       ),
       (deliveries): JobDetails => ({ pruned, deliveries }),
     ),

@@ -2,6 +2,7 @@ import { afterAll, expect, test } from 'bun:test';
 import { AuditPage } from '@/audit/schemas';
 import { cursorOf } from '@/events/cursor';
 import { BACKLOG_GIVEN_UP, EVENT_NOT_KEPT } from '@/webhooks/deliveries';
+import { OVERDUE_GIVEN_UP } from '@/webhooks/queue-rules';
 import { DeliveryList, Webhook, WebhookList, WebhookWithSecret } from '@/webhooks/schemas';
 import * as eventsPrune from '@/workers/events-prune';
 import { propertyEvent, storesUnderTest, tokensOf } from '../events/stores';
@@ -100,6 +101,40 @@ for (const store of storesUnderTest()) {
       // The next prune deletes it, as it deletes every finished delivery whose event is gone.
       expect(await eventsPrune.run(app.deps)).toEqual({ pruned: 0, deliveries: 1 });
       expect(await log(hook.id)).toEqual([]);
+    });
+
+    test('a delivery due for 7 days without an attempt (its endpoint disabled): given up at the next prune, not sent once enabled again', async () => {
+      const { app, clock, owner, renew, create, log, endpoint } = await setUp();
+      const hook = await create(undefined, '/overdue');
+      await app.appendEvents(propertyEvent('p1'), propertyEvent('p1'));
+      await app.deps.stores.webhooks.fanOut(clock(), app.config.webhookQuotas);
+      await app.request('PATCH', `/listings/webhooks/${hook.id}`, {
+        body: { enabled: false },
+        token: owner,
+      });
+      // Due for exactly 7 days: both stay pending.
+      clock.advance(7 * DAY_MS);
+      expect(await eventsPrune.run(app.deps)).toEqual({ pruned: 0, deliveries: 0 });
+      expect((await log(hook.id, (await renew()).owner)).map((one) => one.status)).toEqual([
+        'pending',
+        'pending',
+      ]);
+      clock.advance(1);
+      expect(await eventsPrune.run(app.deps)).toEqual({ pruned: 0, deliveries: 0 });
+      const tokens = await renew();
+      expect((await log(hook.id, tokens.owner)).map((one) => [one.status, one.error])).toEqual([
+        ['failed', OVERDUE_GIVEN_UP],
+        ['failed', OVERDUE_GIVEN_UP],
+      ]);
+      const enabled = await app.request('PATCH', `/listings/webhooks/${hook.id}`, {
+        body: { enabled: true },
+        token: tokens.owner,
+      });
+      expect(enabled.status).toBe(200);
+      expect((await endpoint(hook.id, tokens.owner)).enabled).toBe(true);
+      const start = receiver.received.length;
+      expect(await deliver(app)).toEqual({ queued: 0, attempted: 0, succeeded: 0, failed: 0 });
+      expect(receiver.received.length).toBe(start);
     });
 
     test('quota: past WEBHOOK_PENDING_DELIVERIES_PER_ENDPOINT the endpoint is disabled, its backlog given up, its owner told; re-enabled it starts at the current event', async () => {

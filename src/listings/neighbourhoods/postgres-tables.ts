@@ -1,8 +1,8 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { PgDb, PgTx } from '@/db/pg/client';
 import { neighbourhoods, properties } from '@/db/pg/schema';
+import { appendEvents } from '@/events/postgres-outbox';
 import { holdsNul } from '@/kernel/nul';
-import { insertEvents } from '@/listings/units/postgres-tables';
 import type { NeighbourhoodTables } from './operations';
 import type { Neighbourhood } from './schemas';
 
@@ -50,5 +50,5 @@ export const postgresNeighbourhoodTables = (tx: PgTx): NeighbourhoodTables => ({
         set: { cityId: body.cityId, name: body.name, updatedAt: now },
       });
   },
-  appendEvents: (batch) => insertEvents(tx, batch),
+  appendEvents: (batch) => appendEvents(tx, batch),
 });

@@ -1,9 +1,7 @@
 import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { bunClientOf, type PgTx } from '@/db/pg/client';
 import { unitFeatures, units } from '@/db/pg/schema';
-import { eventRowOf } from '@/events/operations';
-import { appendEventRows } from '@/events/postgres-outbox';
-import type { NewEvent } from '@/events/store';
+import { appendEvents } from '@/events/postgres-outbox';
 import { holdsNul } from '@/kernel/nul';
 import { selectRecords } from '@/listings/properties/postgres-list';
 import type { UnitTables } from './operations';
@@ -17,20 +15,6 @@ const UNIT = {
   published: sql<number>`${units.published}::int`.mapWith(Number),
   deleted_at: units.deletedAt,
 };
-
-/**
- * The events of a write, appended in its transaction under the feed's
- * append lock (`appendEventRows`), so the feed's ids commit in order.
- */
-export function insertEvents(
-  tx: PgTx,
-  batch: readonly { event: NewEvent; now: number }[],
-): Promise<void> {
-  return appendEventRows(
-    tx,
-    batch.map(({ event, now }) => eventRowOf(event, now)),
-  );
-}
 
 /**
  * The unit queries inside one PostgreSQL transaction (READ COMMITTED).
@@ -137,5 +121,5 @@ export const postgresUnitTables = (tx: PgTx, forWrite: boolean): UnitTables => (
     }
     return rows.map((row) => toUnit(row, byUnit.get(row.id) ?? []));
   },
-  appendEvents: (batch) => insertEvents(tx, batch),
+  appendEvents: (batch) => appendEvents(tx, batch),
 });
