@@ -140,7 +140,11 @@ export async function signIn(
     },
     {
       perAccount: input.sessionsPerAccount,
-      tell: input.notice && { notice: input.notice, email: user.email },
+      // An address not yet verified may be someone else's: it is sent the verification link only.
+      tell:
+        input.notice && !user.emailUnverified
+          ? { notice: input.notice, email: user.email }
+          : undefined,
     },
   );
   return {

@@ -213,6 +213,32 @@ for (const under of accountStoresUnderTest()) {
     });
   });
 
+  under.describe('notifications of an account not verified yet', () => {
+    const ctx = accountsSetup(
+      { ...smtp.env(), MAIL_NOTIFICATIONS: EVERY_NOTIFICATION, SIGN_UP: 'verify' },
+      {},
+      under,
+    );
+
+    test('error: its sign-ins are not told (the address may be someone else’s); the verification link is its only message', async () => {
+      const email = 'not-yet@example.com';
+      const signedUp = await ctx.request('POST', '/auth/sign-up', {
+        body: { email, password: PASSWORD },
+      });
+      expect(signedUp.status).toBe(202);
+      const events = await ctx.eventsWrittenBy(async () => {
+        const res = await ctx.request('POST', '/auth/sign-in', {
+          body: { email, password: PASSWORD },
+          headers: { 'user-agent': CHROME_MAC },
+        });
+        expect(res.status).toBe(200);
+      });
+      expect(events.map((event) => event.action)).toEqual(['sign_in.succeeded']);
+      const queued = await ctx.deps.stores.mail.recent(10);
+      expect(queued.map((row) => row.template)).toEqual(['email-verification']);
+    });
+  });
+
   under.describe('notifications turned off by the operator', () => {
     const ctx = accountsSetup({ ...smtp.env(), MAIL_NOTIFICATIONS: 'passkey-added' }, {}, under);
 
