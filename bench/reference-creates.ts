@@ -96,7 +96,7 @@ interface CreatesRun extends WrkResult {
 
 type Side = 'service' | 'reference';
 
-/** Rows in the run's file, read beside the running server (WAL: a consistent snapshot). */
+/** Rows in the run's file once its server has stopped (creates still in flight then committed or not). */
 function countRows(path: string, side: Side) {
   const db = new Database(path, { readonly: true });
   try {
@@ -138,6 +138,7 @@ async function runOnce(side: Side, round: number, options: CreatesOptions): Prom
           token: options.token,
         },
   );
+  let measured: Omit<CreatesRun, 'properties' | 'units'>;
   try {
     const cpuBefore = cpuSeconds(server.pid);
     const started = performance.now();
@@ -152,25 +153,21 @@ async function runOnce(side: Side, round: number, options: CreatesOptions): Prom
       cpu: options.loadCpu,
       scriptDir: options.workDir,
     });
-    const seconds = (performance.now() - started) / 1000;
-    const cpuUsPerCreate =
-      ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
-    const rows = countRows(path, side);
-    const run = {
+    measured = {
       ...result,
-      seconds,
-      ...rows,
-      cpuUsPerCreate,
+      seconds: (performance.now() - started) / 1000,
+      cpuUsPerCreate: ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests),
       peakRssMb: residentMb(server.pid, { peak: true }),
     };
-    console.log(
-      `  round ${round + 1} ${side}: ${run.properties.toLocaleString('en')} properties (${run.units.toLocaleString('en')} units) in ${seconds.toFixed(1)} s, ${result.requestsPerSecond.toFixed(0)} creates/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, CPU ${cpuUsPerCreate.toFixed(0)} µs/create, peak RSS ${run.peakRssMb.toFixed(0)} MB, errors ${result.errors}`,
-    );
-    return run;
   } finally {
     server.process.kill('SIGTERM');
     await server.process.exited;
   }
+  const run = { ...measured, ...countRows(path, side) };
+  console.log(
+    `  round ${round + 1} ${side}: ${run.properties.toLocaleString('en')} properties (${run.units.toLocaleString('en')} units) in ${run.seconds.toFixed(1)} s, ${run.requestsPerSecond.toFixed(0)} creates/s, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, CPU ${run.cpuUsPerCreate.toFixed(0)} µs/create, peak RSS ${run.peakRssMb.toFixed(0)} MB, errors ${run.errors}`,
+  );
+  return run;
 }
 
 /** Runs the rounds, prints the table and writes the results file; answers the failed requests. */
