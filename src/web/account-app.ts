@@ -28,6 +28,7 @@ import { showPortal } from './app/portal';
 import { showSecurityLog } from './app/security-log';
 import { type BrowserSession, showSessions } from './app/sessions';
 import * as signals from './app/signals';
+import { propertiesView } from './console/properties';
 
 /** The signed-in user (null while signed out). */
 let current: User | null = null;
@@ -127,8 +128,32 @@ async function enter(user: User) {
   ui.signUpForm?.reset();
   // The plan, usage and webhooks are the API's: an unverified account has none of them yet.
   for (const card of [ui.usageCard, ui.webhooksCard]) card.hidden = !user.emailVerified;
-  await Promise.all([loadPasskeys(), user.emailVerified ? showPortal() : undefined]);
+  await Promise.all([
+    loadPasskeys(),
+    user.emailVerified ? showPortal() : undefined,
+    showMyProperties(user),
+  ]);
 }
+
+/**
+ * A customer's own properties, through the listings API as the console's
+ * Properties page shows every one (employees use the console).
+ */
+let myProperties: ReturnType<typeof propertiesView> | undefined;
+async function showMyProperties(user: User) {
+  const card = document.getElementById('my-properties-card')!;
+  card.hidden = !(user.emailVerified && user.role === 'customer');
+  if (card.hidden) return;
+  myProperties = propertiesView(document.getElementById('my-properties')!, {
+    base: 'my-properties',
+    customerId: user.id,
+  });
+  await myProperties.show();
+}
+window.addEventListener('hashchange', () => {
+  if (current && (location.hash === '' || location.hash.startsWith('#my-properties')))
+    void myProperties?.show();
+});
 
 ui.signInForm.addEventListener('submit', (event) => {
   event.preventDefault();

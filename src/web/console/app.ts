@@ -1,6 +1,6 @@
 /**
- * The operator console (employees): Overview, Customers, Webhooks,
- * Accounts, Audit and Backups, drawn from the
+ * The operator console (employees): Overview, Properties, Customers,
+ * Webhooks, Mail, Accounts, Audit and Backups, drawn from the
  * service's own JSON endpoints with the session cookie. Plots are uPlot,
  * bundled into this script; everything comes from this origin.
  */
@@ -10,6 +10,7 @@ import { showAccounts, wireAccounts } from './accounts';
 import { wireCustomers } from './customers';
 import { api, byId, cell, type Json, time } from './dom';
 import { showMail, wireMail } from './mail';
+import { propertiesView } from './properties';
 import { showAudit, showBackups, wireRecords } from './records';
 import { showReplica, wireReplica } from './replica';
 import { showWebhooks, wireWebhooks } from './webhooks';
@@ -233,9 +234,20 @@ async function overview(): Promise<void> {
   status.textContent = `Updated ${time(new Date().toISOString())} UTC.`;
 }
 
-const TABS = ['overview', 'customers', 'webhooks', 'mail', 'accounts', 'audit', 'backups'] as const;
+const TABS = [
+  'overview',
+  'properties',
+  'customers',
+  'webhooks',
+  'mail',
+  'accounts',
+  'audit',
+  'backups',
+] as const;
+const properties = propertiesView(byId('properties'), { base: 'properties' });
 /** What opening a page loads (Customers waits for a search). */
 const LOADS: Partial<Record<(typeof TABS)[number], () => Promise<void>>> = {
+  properties: properties.show,
   webhooks: showWebhooks,
   mail: showMail,
   accounts: showAccounts,
@@ -244,7 +256,8 @@ const LOADS: Partial<Record<(typeof TABS)[number], () => Promise<void>>> = {
 };
 
 function showTab(): void {
-  const wanted = location.hash.slice(1);
+  // A tab's own place after a slash (`#properties/<id>`) is the tab's to read.
+  const wanted = location.hash.slice(1).split('/')[0] ?? '';
   const tab = (TABS as readonly string[]).includes(wanted) ? wanted : 'overview';
   for (const name of TABS) byId(name).hidden = name !== tab;
   for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-tab]')) {
