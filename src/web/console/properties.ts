@@ -55,7 +55,14 @@ function listView(options: PropertiesOptions, words: Vocabulary) {
     { tabindex: '-1' },
     employee ? 'Properties' : 'My properties',
   );
-  const sortValues = words.sortFields.flatMap((name) => [name, `-${name}`]);
+  const sort = h('select');
+  for (const name of words.sortFields) {
+    const shown = name === '_id' ? 'id (creation order)' : name;
+    sort.append(
+      h('option', { value: name }, `${shown}, ascending`),
+      h('option', { value: `-${name}` }, `${shown}, descending`),
+    );
+  }
   const filters = h(
     'form',
     { class: 'filters', 'aria-label': 'Filter the properties' },
@@ -66,7 +73,7 @@ function listView(options: PropertiesOptions, words: Vocabulary) {
     field('Published', select(['true', 'false'], {}, 'either'), 'published'),
     field('Archived', select(['true', 'false'], {}, 'either'), 'archived'),
     field('Updated since (local time)', input({ type: 'datetime-local' }), 'updatedSince'),
-    field('Sort by', select(sortValues), 'sort'),
+    field('Sort by', sort, 'sort'),
     field('Per page', select(['10', '30', '100']), 'itemsPerPage'),
     h('button', { type: 'submit' }, 'Filter'),
   );
