@@ -279,18 +279,17 @@ export async function propertyPage(
       archiveAction.box.hidden = property.archived;
       archiveAction.form.reset();
     },
-    () => {
+    async () => {
       const reason = v(archiveAction.form, 'reasonToUnpublish').value.trim();
       const extra = v(archiveAction.form, 'reasonToUnpublishExtraInfo').value.trim();
-      return write(
-        'DELETE',
-        '',
-        {
-          ...(reason ? { reasonToUnpublish: reason } : {}),
-          ...(extra ? { reasonToUnpublishExtraInfo: extra } : {}),
-        },
-        'Archived.',
-      );
+      const body = {
+        ...(reason ? { reasonToUnpublish: reason } : {}),
+        ...(extra ? { reasonToUnpublishExtraInfo: extra } : {}),
+      };
+      // Said where the reader is now: the Unarchive form takes this one's place.
+      const done = await write('DELETE', '', body, 'Archived.');
+      unarchiveAction.status.replaceChildren(done);
+      return done;
     },
   );
   const unarchiveBox = withAction(
@@ -298,7 +297,11 @@ export async function propertyPage(
     () => {
       unarchiveAction.box.hidden = !property.archived;
     },
-    () => write('POST', '/unarchive', undefined, 'Unarchived.'),
+    async () => {
+      const done = await write('POST', '/unarchive', undefined, 'Unarchived.');
+      archiveAction.status.replaceChildren(done);
+      return done;
+    },
   );
 
   // Additional data: a JSON object, checked here before it is sent.
