@@ -17,14 +17,19 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import type { BulkPropertyInput } from '@/listings/properties/bulk';
 import { insertPropertiesBulk } from '@/listings/properties/sqlite-bulk';
 import { freePort, startServer } from '../accounts/server-process';
 import { propertyBody } from '../listings/support';
 import { axeViolations, watchPage } from './axe';
-import { CHROMIUM, chromiumPresent } from './browser-page';
+import {
+  chromiumPresent,
+  userCreate as createUser,
+  launchChromium,
+  signIn as signInAs,
+} from './browser-page';
 
 const root = join(import.meta.dir, '..', '..');
 const screenshots = join(root, 'docs', 'screenshots');
@@ -71,29 +76,8 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
   const customerProperties: string[] = [];
   let actionsProperty = '';
 
-  async function userCreate(email: string, role: string) {
-    const proc = Bun.spawn(
-      [process.execPath, 'scripts/user-create.ts', '--email', email, '--role', role],
-      {
-        cwd: root,
-        env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-        stdin: new TextEncoder().encode(`${PASSWORD}\n`),
-        stdout: 'pipe',
-        stderr: 'pipe',
-      },
-    );
-    expect(await proc.exited).toBe(0);
-  }
-
-  async function signIn(email: string) {
-    const res = await fetch(`${origin}/auth/sign-in`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin },
-      body: JSON.stringify({ email, password: PASSWORD }),
-    });
-    expect(res.status).toBe(200);
-    return (await res.json()) as { accessToken: string; user: { id: string } };
-  }
+  const userCreate = (email: string, role: string) => createUser(env, email, role, PASSWORD);
+  const signIn = (email: string) => signInAs(origin, email, PASSWORD);
 
   /** What GET answers the employee at `path` (under /listings/properties). */
   async function get(path: string) {
@@ -158,11 +142,7 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
       body: JSON.stringify({ cityId: 'madrid', name: 'Centro' }),
     });
     expect(centro.status).toBe(204);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -196,6 +176,12 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
     page
       .locator('table.records tbody a')
       .evaluateAll((links) => links.map((link) => (link as HTMLAnchorElement).hash));
+  /** The message a field is marked invalid with and described by (its aria-describedby). */
+  async function messageBeside(control: Locator) {
+    expect(await control.getAttribute('aria-invalid')).toBe('true');
+    const id = await control.getAttribute('aria-describedby');
+    return control.page().locator(`#${id}`).textContent();
+  }
   /** The page is no wider than its window: nothing to scroll sideways at 360 px. */
   const fitsWidth = (page: Page) =>
     page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
@@ -288,16 +274,12 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
     await form.getByRole('button', { name: 'Add the property' }).click();
     const latitude = form.getByLabel('Latitude');
     await form.getByText('Not saved: see the messages beside the fields.').waitFor();
-    expect(await latitude.getAttribute('aria-invalid')).toBe('true');
-    const describedBy = (await latitude.getAttribute('aria-describedby'))!;
-    expect(await page.locator(`#${describedBy}`).textContent()).toBe(
+    expect(await messageBeside(latitude)).toBe(
       "The input is not between '-90' and '90', inclusively",
     );
-    const line1 = form.getByLabel('Address line 1');
-    expect(await line1.getAttribute('aria-invalid')).toBe('true');
-    expect(
-      await page.locator(`#${await line1.getAttribute('aria-describedby')}`).textContent(),
-    ).toContain("Value is required and can't be empty");
+    expect(await messageBeside(form.getByLabel('Address line 1'))).toContain(
+      "Value is required and can't be empty",
+    );
     // Beside the fields, not a banner: the status only points at them.
     expect(await form.locator('[role="status"]').textContent()).toBe(
       'Not saved: see the messages beside the fields.',
@@ -308,7 +290,7 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
       fullPage: true,
     });
 
-    await line1.fill('New street 7');
+    await form.getByLabel('Address line 1').fill('New street 7');
     await latitude.fill('40.4');
     await form.getByRole('button', { name: 'Add the property' }).click();
     await page.waitForURL(/#properties\/[\w-]+$/);
@@ -423,11 +405,7 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
     await form('Location').getByLabel('Latitude').fill('100');
     await form('Location').getByRole('button', { name: 'Save the location' }).click();
     await form('Location').getByText('Not saved: see the messages beside the fields.').waitFor();
-    const latitude = form('Location').getByLabel('Latitude');
-    expect(await latitude.getAttribute('aria-invalid')).toBe('true');
-    expect(
-      await page.locator(`#${await latitude.getAttribute('aria-describedby')}`).textContent(),
-    ).toMatch(/90/);
+    expect(await messageBeside(form('Location').getByLabel('Latitude'))).toMatch(/90/);
     expect(await axeViolations(page)).toEqual([]);
 
     await form('Neighbourhood').getByLabel('Neighbourhood').selectOption('centro');

@@ -105,6 +105,7 @@ function listView(options: PropertiesOptions, words: Vocabulary) {
   let walked: string[] = [];
   let at = 0;
   let firstRow = 0;
+  let perPage = 30;
 
   async function load(href: string): Promise<void> {
     status.replaceChildren('Loading…');
@@ -153,7 +154,9 @@ function listView(options: PropertiesOptions, words: Vocabulary) {
   };
 
   function search(): Promise<void> {
-    walked = [`${LISTINGS}/properties?${queryOf(filters)}`];
+    const query = queryOf(filters);
+    perPage = Number(query.get('itemsPerPage'));
+    walked = [`${LISTINGS}/properties?${query}`];
     at = 0;
     firstRow = 0;
     return load(walked[0]!).catch(failed);
@@ -172,7 +175,6 @@ function listView(options: PropertiesOptions, words: Vocabulary) {
   previous.addEventListener('click', () => {
     at -= 1;
     walked.length = at + 2;
-    const perPage = Number(queryOf(filters).get('itemsPerPage'));
     firstRow = Math.max(0, firstRow - perPage);
     void load(walked[at]!).catch(failed);
   });
