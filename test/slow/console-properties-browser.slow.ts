@@ -162,9 +162,10 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
     const page = await context.newPage();
     const watched = await watchPage(page, origin);
     // Chromium logs every answer >= 400 as an error; these are the API's, and expected here:
-    // 400 and 422 (bad input), 404 (no additional data yet, another owner's property), 412 (a conflict).
+    // 400 and 422 (bad input), 404 (no additional data yet, another owner's property), 409 (the
+    // last unit's delete), 412 (a conflict).
     const expected =
-      /Failed to load resource: the server responded with a status of (400|404|412|422)/;
+      /Failed to load resource: the server responded with a status of (400|404|409|412|422)/;
     const problems = () => watched.problems.filter((problem) => !expected.test(problem));
     return { page, problems, elsewhere: watched.elsewhere };
   }
@@ -390,6 +391,17 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
       path: join(screenshots, 'console-property-units.png'),
       fullPage: true,
     });
+
+    // The unpublished unit deleted: one unit left, rentable and published.
+    await page.getByRole('button', { name: 'Delete Unit 1' }).click();
+    await page.locator('[data-counters="1/1/1"]').waitFor();
+    expect(await page.locator('table.units tbody tr').count()).toBe(1);
+    const left = await read(id);
+    expect([left.totalUnits, left.rentableUnits, left.publishedUnits]).toEqual([1, 1, 1]);
+    // The API refuses to delete the last unit (409): said, nothing changed.
+    await page.getByRole('button', { name: 'Delete Unit 1' }).click();
+    await page.getByText('Unit 1 was not deleted').waitFor();
+    expect((await read(id)).totalUnits).toBe(1);
     expect(elsewhere).toEqual([]);
     expect(problems()).toEqual([]);
   }, 60_000);

@@ -55,6 +55,10 @@ export async function call<T>(
   };
 }
 
+/** A failure in words: the API's own sentence (`detail`) where it gave one. */
+export const reasonOf = (error: unknown) =>
+  error instanceof ApiProblem ? (error.problem.detail ?? error.message) : String(error);
+
 type Attributes = Record<string, string | boolean | undefined>;
 
 /** An element with attributes (a `true` boolean as the bare attribute) and children. */
@@ -226,7 +230,7 @@ export function reportFailure(
   const what =
     error.status === 400 || error.status === 422
       ? 'Not saved: see the messages beside the fields.'
-      : `Not saved: ${error.problem.detail ?? error.message}`;
+      : `Not saved: ${reasonOf(error)}`;
   status.replaceChildren([what, ...unplaced].join(' '));
 }
 

@@ -6,7 +6,18 @@
  * meanwhile is refused (412) and the form says so, keeping what was typed,
  * with a button that reads the property again.
  */
-import { ApiProblem, call, checkField, field, h, input, onSubmit, readJson, select } from './form';
+import {
+  ApiProblem,
+  call,
+  checkField,
+  field,
+  h,
+  input,
+  onSubmit,
+  readJson,
+  reasonOf,
+  select,
+} from './form';
 import {
   type PropertiesOptions,
   type Property,
@@ -60,7 +71,7 @@ export async function propertyPage(
         { role: 'alert' },
         error instanceof ApiProblem && error.status === 404
           ? `There is no property ${id} you may see.`
-          : `Could not read the property: ${String(error)}`,
+          : `Could not read the property: ${reasonOf(error)}`,
       ),
     );
     return;
@@ -83,7 +94,7 @@ export async function propertyPage(
     reload()
       .then(() => heading.focus())
       .catch((error: unknown) => {
-        statuses[0]?.replaceChildren(`Could not read the property again: ${String(error)}`);
+        statuses[0]?.replaceChildren(`Could not read the property again: ${reasonOf(error)}`);
       });
   };
 
@@ -228,7 +239,7 @@ export async function propertyPage(
             data.neighbourhoods.length === 0 ? `No neighbourhood is defined in ${cityId} yet.` : '';
         })
         .catch((error: unknown) => {
-          neighbourhoodNote.textContent = `Could not list the neighbourhoods: ${String(error)}`;
+          neighbourhoodNote.textContent = `Could not list the neighbourhoods: ${reasonOf(error)}`;
         });
     },
     () =>
@@ -320,7 +331,7 @@ export async function propertyPage(
       })
       .catch((error: unknown) => {
         if (error instanceof ApiProblem && error.status === 404) dataText.value = '{}';
-        else dataAction.status.replaceChildren(`Could not read it: ${String(error)}`);
+        else dataAction.status.replaceChildren(`Could not read it: ${reasonOf(error)}`);
       });
   onSubmit(dataAction.form, dataAction.status, async () => {
     const data = readJson(dataText);

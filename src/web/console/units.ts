@@ -4,7 +4,7 @@
  * write is followed by `changed`, which reads the property again so that
  * its counters on the page move with it.
  */
-import { call, checkField, field, h, onSubmit, readJson } from './form';
+import { call, checkField, field, h, onSubmit, readJson, reasonOf } from './form';
 import { type HalPage, propertyPath, type Unit } from './listings-api';
 
 const FEATURES_EXAMPLE =
@@ -104,7 +104,7 @@ export function unitsSection(propertyId: string, level: 'h3' | 'h4', changed: ()
       status.replaceChildren(`${label} deleted.`);
     } catch (error) {
       button.disabled = false;
-      status.replaceChildren(`${label} was not deleted: ${String(error)}`);
+      status.replaceChildren(`${label} was not deleted: ${reasonOf(error)}`);
     }
   }
 
@@ -157,7 +157,7 @@ export function unitsSection(propertyId: string, level: 'h3' | 'h4', changed: ()
     element,
     load: () =>
       load().catch((error: unknown) => {
-        status.replaceChildren(`Could not list the units: ${String(error)}`);
+        status.replaceChildren(`Could not list the units: ${reasonOf(error)}`);
       }),
   };
 }
