@@ -6,8 +6,9 @@
  * back, every row once; a property's location edited and read back by GET;
  * two browser pages editing the same property, the second save refused
  * ("Changed since you opened it") with the first one's change kept; a unit
- * added and published with the counters moving on the page and in GET; a
- * create the API answers 422 shown beside its fields; a customer seeing
+ * added, published and deleted with the counters moving on the page and in
+ * GET; every other action of the API read back by GET; a create the API
+ * answers 422 and a PUT it answers 400 shown beside their fields; a customer seeing
  * only its own properties and no owner control; axe-core WCAG 2.1 AA clean
  * in the empty, loaded, error and conflict states, at 1280 px and 360 px
  * (no sideways scrolling), with no request leaving the origin. Leaves
@@ -420,6 +421,21 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
     expect(await messageBeside(form('Location').getByLabel('Latitude'))).toMatch(/90/);
     expect(await axeViolations(page)).toEqual([]);
 
+    // The multi-listing counter: a value out of range refused beside it, then set.
+    const counter = form('Multi-listing counter');
+    expect(await counter.getByLabel('Units counter (0 to 10000)').inputValue()).toBe('1');
+    await counter.getByLabel('Units counter (0 to 10000)').fill('10001');
+    await counter.getByRole('button', { name: 'Save the counter' }).click();
+    await counter.getByText('Not saved: see the messages beside the fields.').waitFor();
+    expect(await messageBeside(counter.getByLabel('Units counter (0 to 10000)'))).toMatch(/10000/);
+    await counter.getByLabel('Units counter (0 to 10000)').fill('12');
+    await counter.getByRole('button', { name: 'Save the counter' }).click();
+    await counter.getByText('Counter saved.').waitFor();
+    const counterRead = await fetch(`${origin}/listings/multi-listing-units/${id}`, {
+      headers: { authorization: `Bearer ${employeeToken}` },
+    });
+    expect(await counterRead.json()).toEqual({ id, unitsCounter: 12 });
+
     await form('Neighbourhood').getByLabel('Neighbourhood').selectOption('centro');
     await form('Neighbourhood').getByRole('button', { name: 'Save the neighbourhood' }).click();
     await form('Neighbourhood').getByText('Neighbourhood saved.').waitFor();
@@ -499,6 +515,12 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
     await page.locator('table.records tbody a', { hasText: 'Own street 3' }).click();
     await page.getByRole('heading', { name: 'Property: Own street 3, Madrid' }).waitFor();
     expect(await page.getByRole('form', { name: 'Owner', exact: true }).count()).toBe(0);
+    // The multi-listing counter is shown, not offered to change (an employee's write).
+    const counter = page.getByRole('form', { name: 'Multi-listing counter' });
+    expect(await counter.getByRole('button', { name: 'Save the counter' }).count()).toBe(0);
+    expect(await counter.getByLabel('Units counter (0 to 10000)').getAttribute('readonly')).toBe(
+      '',
+    );
     const information = page.getByRole('form', { name: 'Information' });
     await information.getByLabel('Year of construction (optional)').fill('1975');
     await information.getByRole('button', { name: 'Save the information' }).click();

@@ -340,6 +340,33 @@ export async function propertyPage(
     return 'Additional data saved.';
   });
 
+  // The multi-listing counter: read by anyone who may see the property, set by employees.
+  const counterAction = action(
+    'Multi-listing counter',
+    sub,
+    field('Units counter (0 to 10000)', input({ inputmode: 'numeric' }), 'counter'),
+    h('button', { type: 'submit' }, 'Save the counter'),
+  );
+  const counterPath = `/listings/multi-listing-units/${encodeURIComponent(id)}`;
+  const counterInput = v(counterAction.form, 'counter');
+  if (!employee) counterInput.setAttribute('readonly', '');
+  counterAction.form.querySelector('button')!.hidden = !employee;
+  statuses.push(counterAction.status);
+  const loadCounter = () =>
+    call<{ unitsCounter: number }>('GET', counterPath)
+      .then(({ data }) => {
+        counterInput.value = String(data.unitsCounter);
+      })
+      .catch((error: unknown) => {
+        counterAction.status.replaceChildren(`Could not read it: ${reasonOf(error)}`);
+      });
+  onSubmit(counterAction.form, counterAction.status, async () => {
+    await call('PUT', counterPath, { body: { counter: numberOf(counterInput.value) } });
+    // The counter's write moves the property's ETag too: read both again.
+    await Promise.all([reload(), loadCounter()]);
+    return 'Counter saved.';
+  });
+
   const units = unitsSection(id, sub, () => reload());
 
   function fill() {
@@ -381,6 +408,7 @@ export async function propertyPage(
     heading,
     factsBox,
     h('section', { class: 'counters' }, h(sub, {}, 'Counters'), counters),
+    counterAction.box,
     units.element,
     locationBox,
     informationBox,
@@ -392,5 +420,5 @@ export async function propertyPage(
     dataAction.box,
   );
   heading.focus();
-  await Promise.all([units.load(), loadData()]);
+  await Promise.all([units.load(), loadData(), loadCounter()]);
 }
