@@ -1,62 +1,19 @@
 /**
  * The listings API as the properties pages read it: the shapes of its
- * answers (docs/listings.md) and the values its list query accepts (cities,
- * types, sort fields), read from the service's own OpenAPI document so
- * that the API stays the one place they are written.
+ * answers are the TypeScript client's (generated from the API's schemas),
+ * and the values its list query accepts (cities, types, sort fields) are
+ * read from the service's own OpenAPI document, so that the API stays the
+ * one place they are written.
  */
-export interface Location {
-  addressLine1: string;
-  addressLine2?: string;
-  city: string;
-  cityId: string;
-  neighbourhoodId: string | null;
-  postalCode: string;
-  country: string;
-  latitude: number;
-  longitude: number;
-}
-
-export interface Property {
-  id: string;
-  type: string;
-  location: Location;
-  ownerId: string;
-  totalUnits: number;
-  rentableUnits: number;
-  publishedUnits: number;
-  verified: boolean;
-  yearOfConstruction?: number;
-  isVisitable: boolean;
-  source: string;
-  archived: boolean;
-  published: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface UnitFeature {
-  applicability: string;
-  category: string;
-  name: string;
-  value: string;
-}
-
-export interface Unit {
-  id: string;
-  propertyId: string;
-  rentable: boolean;
-  published: boolean;
-  deleted: boolean;
-  deletedAt: string | null;
-  features: UnitFeature[];
-}
-
-export interface HalPage<K extends string, T> {
-  count: number;
-  total?: number;
-  _links: { next?: { href: string } };
-  _embedded: Record<K, T[]>;
-}
+export type {
+  AdditionalData,
+  MultiListingUnit,
+  NeighbourhoodList,
+  Property,
+  PropertyKeysetPage,
+  Unit,
+  UnitList,
+} from '../../../client/src/schema-types';
 
 /** How a properties view is mounted (properties.ts). */
 export interface PropertiesOptions {

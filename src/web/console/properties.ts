@@ -8,10 +8,10 @@
  */
 import { ApiProblem, call, field, freshId, h, input, onSubmit, select } from './form';
 import {
-  type HalPage,
   LISTINGS,
   type PropertiesOptions,
   type Property,
+  type PropertyKeysetPage,
   type Vocabulary,
   vocabularyOf,
 } from './listings-api';
@@ -109,7 +109,7 @@ function listView(options: PropertiesOptions, words: Vocabulary) {
 
   async function load(href: string): Promise<void> {
     status.replaceChildren('Loading…');
-    const { data } = await call<HalPage<'svc:properties', Property>>('GET', href);
+    const { data } = await call<PropertyKeysetPage>('GET', href);
     const properties = data._embedded['svc:properties'];
     body.replaceChildren();
     for (const property of properties) {

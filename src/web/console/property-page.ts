@@ -19,6 +19,9 @@ import {
   select,
 } from './form';
 import {
+  type AdditionalData,
+  type MultiListingUnit,
+  type NeighbourhoodList,
   type PropertiesOptions,
   type Property,
   propertyPath,
@@ -225,7 +228,7 @@ export async function propertyPage(
     neighbourhoodAction,
     () => {
       const { cityId, neighbourhoodId } = property.location;
-      call<{ neighbourhoods: { id: string; name: string }[] }>(
+      call<NeighbourhoodList>(
         'GET',
         `/listings/neighbourhoods?cityId=${encodeURIComponent(cityId)}`,
       )
@@ -325,7 +328,7 @@ export async function propertyPage(
   );
   statuses.push(dataAction.status);
   const loadData = () =>
-    call<{ data: unknown }>('GET', `${propertyPath(id)}/additional-data`)
+    call<AdditionalData>('GET', `${propertyPath(id)}/additional-data`)
       .then(({ data }) => {
         dataText.value = JSON.stringify(data.data, null, 2);
       })
@@ -353,7 +356,7 @@ export async function propertyPage(
   counterAction.form.querySelector('button')!.hidden = !employee;
   statuses.push(counterAction.status);
   const loadCounter = () =>
-    call<{ unitsCounter: number }>('GET', counterPath)
+    call<MultiListingUnit>('GET', counterPath)
       .then(({ data }) => {
         counterInput.value = String(data.unitsCounter);
       })

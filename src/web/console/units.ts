@@ -5,7 +5,7 @@
  * its counters on the page move with it.
  */
 import { call, checkField, field, h, onSubmit, readJson, reasonOf } from './form';
-import { type HalPage, propertyPath, type Unit } from './listings-api';
+import { propertyPath, type Unit, type UnitList } from './listings-api';
 
 const FEATURES_EXAMPLE =
   '[{"applicability": "unit", "category": "comfort", "name": "balcony", "value": "yes"}]';
@@ -109,7 +109,7 @@ export function unitsSection(propertyId: string, level: 'h3' | 'h4', changed: ()
   }
 
   async function load(): Promise<void> {
-    const { data } = await call<HalPage<'svc:units', Unit>>('GET', `${unitsPath}?itemsPerPage=100`);
+    const { data } = await call<UnitList>('GET', `${unitsPath}?itemsPerPage=100`);
     const units = data._embedded['svc:units'];
     body.replaceChildren();
     units.forEach((unit, index) => {
