@@ -488,6 +488,10 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
     await listStatus(page, 'Properties 1–30');
     expect(await fitsWidth(page)).toBe(true);
     expect(await axeViolations(page)).toEqual([]);
+    const opened = await page
+      .locator('table.records tbody a')
+      .first()
+      .evaluate((link) => (link as HTMLAnchorElement).hash);
     await page.locator('table.records tbody a').first().click();
     await page.getByRole('heading', { name: /^Property: / }).waitFor();
     expect(await fitsWidth(page)).toBe(true);
@@ -498,6 +502,11 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Back to the list');
     await page.keyboard.press('Enter');
     await listStatus(page, 'Properties 1–30');
+    // Back on the list, the focus is on the row of the property left.
+    await page.waitForFunction(
+      (hash) => (document.activeElement as HTMLAnchorElement | null)?.hash === hash,
+      opened,
+    );
     expect(elsewhere).toEqual([]);
     expect(problems()).toEqual([]);
   }, 60_000);
@@ -505,6 +514,15 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
   test('a customer sees only its own properties on /account, without owner controls', async () => {
     const { page, problems, elsewhere } = await openPage(1280, 'owner@example.com');
     await page.goto(`${origin}/account`);
+    // Nothing is asked of the listings API until the card is opened.
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      if (/\/listings\/properties|\/docs\/json/.test(request.url())) asked.push(request.url());
+    });
+    await page.getByText('Signed in as').waitFor();
+    await page.locator('#passkey-list').waitFor({ state: 'attached' });
+    expect(asked).toEqual([]);
+    await page.getByText('My properties', { exact: true }).first().click();
     await listStatus(page, 'Properties 1–3 of 3.');
     const links = await rowLinks(page);
     expect(links.sort()).toEqual(customerProperties.map((id) => `#my-properties/${id}`).sort());

@@ -50,11 +50,8 @@ function queryOf(form: HTMLFormElement): URLSearchParams {
 
 function listView(options: PropertiesOptions, words: Vocabulary) {
   const employee = options.customerId === undefined;
-  const heading = h(
-    options.level ?? 'h2',
-    { tabindex: '-1' },
-    employee ? 'Properties' : 'My properties',
-  );
+  // On /account the card's summary names the list already.
+  const heading = employee ? [h(options.level ?? 'h2', {}, 'Properties')] : [];
   const sort = h('select');
   for (const name of words.sortFields) {
     const shown = name === '_id' ? 'id (creation order)' : name;
@@ -182,7 +179,7 @@ function listView(options: PropertiesOptions, words: Vocabulary) {
   const element = h(
     'div',
     { class: 'property-list' },
-    heading,
+    ...heading,
     filters,
     status,
     table,
@@ -191,7 +188,7 @@ function listView(options: PropertiesOptions, words: Vocabulary) {
   );
   /** The page shown, read again (counters may have moved), or the first search. */
   const refresh = () => (walked.length > 0 ? load(walked[at]!).catch(failed) : search());
-  return { element, heading, refresh };
+  return { element, refresh, words };
 }
 
 /** POST /listings/properties: the API's 422 messages appear beside their fields. */
@@ -252,31 +249,43 @@ function createForm(options: PropertiesOptions, words: Vocabulary): HTMLElement 
  * with its filters and page while a property is open, or one property).
  */
 export function propertiesView(root: HTMLElement, options: PropertiesOptions) {
-  let list: ReturnType<typeof listView> | undefined;
+  /** Made once, on the first show (two shows in a row share it). */
+  let made: Promise<ReturnType<typeof listView>> | undefined;
   const pageBox = h('div', { class: 'property-page' });
   const status = h('p', { role: 'status' });
   root.replaceChildren(status, pageBox);
+  /** The property shown last, whose row takes the focus back on the list. */
+  let opened: string | undefined;
 
   async function show(): Promise<void> {
-    const words = await vocabularyOf();
-    if (!list) {
-      list = listView(options, words);
-      root.insertBefore(list.element, pageBox);
-    }
+    made ??= vocabularyOf().then((words) => {
+      const view = listView(options, words);
+      root.insertBefore(view.element, pageBox);
+      return view;
+    });
+    made.catch(() => {
+      made = undefined;
+    });
+    const list = await made;
     // Any other hash (none on /account) shows the list.
     const [base, id] = location.hash.slice(1).split('/');
     status.replaceChildren();
     if (base === options.base && id) {
       list.element.hidden = true;
       pageBox.hidden = false;
-      await propertyPage(pageBox, decodeURIComponent(id), { ...options, words });
+      opened = id;
+      await propertyPage(pageBox, decodeURIComponent(id), { ...options, words: list.words });
       return;
     }
     pageBox.hidden = true;
     pageBox.replaceChildren();
     list.element.hidden = false;
-    // Back from a property: the list as it was, read again (its counters may have moved).
+    // Back from a property: the list as it was, read again (its counters may have moved),
+    // the focus on the row of the property left.
     await list.refresh();
+    if (opened)
+      list.element.querySelector<HTMLElement>(`a[href="#${options.base}/${opened}"]`)?.focus();
+    opened = undefined;
   }
   return {
     show: () =>
