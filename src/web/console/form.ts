@@ -59,6 +59,16 @@ export async function call<T>(
 export const reasonOf = (error: unknown) =>
   error instanceof ApiProblem ? (error.problem.detail ?? error.message) : String(error);
 
+/**
+ * A number field's value for a body: the number typed, or what was typed
+ * when it is none (for the API to name the field), or nothing when empty.
+ */
+export function numberOrText(typed: string): number | string | undefined {
+  const text = typed.trim();
+  if (text === '') return undefined;
+  return Number.isFinite(Number(text)) ? Number(text) : text;
+}
+
 type Attributes = Record<string, string | boolean | undefined>;
 
 /** An element with attributes (a `true` boolean as the bare attribute) and children. */
@@ -78,7 +88,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 
 let fieldCount = 0;
 /** A fresh id for a generated control (several pages may show the same form). */
-export const freshId = (stem: string) => `${stem}-${++fieldCount}`;
+const freshId = (stem: string) => `${stem}-${++fieldCount}`;
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 

@@ -6,7 +6,7 @@
  * `#<base>/<id>` one property (property-page.ts). Everything goes through
  * the public listings API with the session cookie.
  */
-import { ApiProblem, call, field, freshId, h, input, onSubmit, select } from './form';
+import { ApiProblem, call, field, h, input, numberOrText, onSubmit, select } from './form';
 import {
   LISTINGS,
   type PropertiesOptions,
@@ -24,7 +24,7 @@ const time = (iso: string) => new Date(iso).toISOString().replace('T', ' ').slic
 const stateOf = (property: Property) =>
   property.archived ? 'archived' : property.published ? 'published' : 'not published';
 
-/** A table cell with the column's name for the narrow layout (console.css). */
+/** A table cell with the column's name for the narrow layout (data.css). */
 function cellOf(row: HTMLTableRowElement, label: string, content: Node | string) {
   const cell = row.insertCell();
   cell.dataset.label = label;
@@ -212,11 +212,7 @@ function createForm(options: PropertiesOptions, words: Vocabulary): HTMLElement 
   );
   const value = (name: string) =>
     (form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement).value.trim();
-  /** A number as typed: what is not one is sent as typed, for the API to name. */
-  const numberOf = (name: string) => {
-    const text = value(name);
-    return text !== '' && Number.isFinite(Number(text)) ? Number(text) : text || undefined;
-  };
+  const numberOf = (name: string) => numberOrText(value(name));
   onSubmit(form, status, async () => {
     const addressLine2 = value('location.addressLine2');
     const created = await call('POST', `${LISTINGS}/properties`, {
@@ -240,8 +236,7 @@ function createForm(options: PropertiesOptions, words: Vocabulary): HTMLElement 
     if (id) location.hash = `#${options.base}/${id}`;
     return 'Added.';
   });
-  const summaryId = freshId('add-property');
-  return h('details', { class: 'add' }, h('summary', { id: summaryId }, 'Add a property'), form);
+  return h('details', { class: 'add' }, h('summary', {}, 'Add a property'), form);
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   field,
   h,
   input,
+  numberOrText,
   onSubmit,
   readJson,
   reasonOf,
@@ -132,8 +133,7 @@ export async function propertyPage(
     field('Longitude', input({ inputmode: 'decimal' }), 'longitude'),
     h('button', { type: 'submit' }, 'Save the location'),
   );
-  const numberOf = (text: string) =>
-    text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
+
   const locationBox = withAction(
     locationAction,
     () => {
@@ -156,8 +156,8 @@ export async function propertyPage(
           city: text('city'),
           cityId: text('cityId'),
           postalCode: text('postalCode'),
-          latitude: numberOf(text('latitude')),
-          longitude: numberOf(text('longitude')),
+          latitude: numberOrText(text('latitude')),
+          longitude: numberOrText(text('longitude')),
         },
         'Location saved.',
       );
@@ -185,7 +185,10 @@ export async function propertyPage(
       return write(
         'PUT',
         '/information',
-        { isVisitable: visitable.checked, ...(year ? { yearOfConstruction: numberOf(year) } : {}) },
+        {
+          isVisitable: visitable.checked,
+          ...(year ? { yearOfConstruction: numberOrText(year) } : {}),
+        },
         'Information saved.',
       );
     },
@@ -364,7 +367,7 @@ export async function propertyPage(
         counterAction.status.replaceChildren(`Could not read it: ${reasonOf(error)}`);
       });
   onSubmit(counterAction.form, counterAction.status, async () => {
-    await call('PUT', counterPath, { body: { counter: numberOf(counterInput.value) } });
+    await call('PUT', counterPath, { body: { counter: numberOrText(counterInput.value) } });
     // The counter's write moves the property's ETag too: read both again.
     await Promise.all([reload(), loadCounter()]);
     return 'Counter saved.';
