@@ -260,7 +260,9 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     expect(refused.status).toBe(400);
     const body = (await refused.json()) as { invalidParams: { name: string; reason: string }[] };
     expect(reason).toBe(body.invalidParams.find((entry) => entry.name === 'title')!.reason);
-    expect(await page.locator('#page-editor-status').textContent()).toContain('Not saved (400');
+    expect(await page.locator('#page-editor-status').textContent()).toContain(
+      'Not saved: the service refused it (400)',
+    );
     // Focus went to the field; the title is unchanged for readers.
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('page-title');
     const read = await fetch(`${origin}/content/static-pages/sobre-nosotros?language=es`);
@@ -312,7 +314,8 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
       fullPage: true,
     });
     await page.getByRole('button', { name: 'Reload' }).click();
-    await page.locator('#page-conflict').waitFor({ state: 'hidden' });
+    await page.locator('#page-editor-status', { hasText: 'Opened the published' }).waitFor();
+    expect(await page.locator('#page-conflict').isHidden()).toBe(true);
     expect(await page.getByRole('textbox', { name: 'Title', exact: true }).inputValue()).toBe(
       'Su versión',
     );
@@ -390,7 +393,9 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     expect(refused.status).toBe(422);
     const errors = ((await refused.json()) as { errors: Record<string, string[]> }).errors;
     expect(slugError).toBe(errors.slug!.join(' '));
-    expect(await page.locator('#plan-form-status').textContent()).toContain('Not saved (422');
+    expect(await page.locator('#plan-form-status').textContent()).toContain(
+      'Not saved: the service refused it (422)',
+    );
     expect(await axeViolations(page)).toEqual([]);
     await page.locator('#plan-slug').fill('pro');
     await page.getByRole('button', { name: 'Save' }).click();

@@ -159,3 +159,22 @@ export class FieldErrors {
     return unplaced;
   }
 }
+
+/**
+ * What a refused write says: a 400/422's sentences beside the fields (the
+ * rest, about fields the form lacks, in the status line), any other answer
+ * in the status line.
+ */
+export function refused(answer: Answer, errors: FieldErrors, status: (line: string) => void): void {
+  if (answer.status !== 400 && answer.status !== 422) {
+    status(`Not saved (${describeFailure(answer)}).`);
+    return;
+  }
+  const unplaced = errors.show(answer.body);
+  status(
+    [
+      `Not saved: the service refused it (${answer.status}). See the fields marked.`,
+      ...unplaced,
+    ].join(' '),
+  );
+}

@@ -10,7 +10,7 @@ import type { Plan } from '@/customer/admin/schemas';
 import { CITY_IDS } from '@/listings/cities';
 import type { Neighbourhood } from '@/listings/neighbourhoods/schemas';
 import { byId, cell } from './dom';
-import { type Answer, describeFailure, FieldErrors, send } from './field-errors';
+import { describeFailure, FieldErrors, refused, send } from './field-errors';
 
 const value = (id: string) => byId<HTMLInputElement | HTMLSelectElement>(id).value.trim();
 const say = (id: string) => (line: string) => {
@@ -25,16 +25,6 @@ function actionButton(label: string, name: string, action: () => void): HTMLButt
   button.setAttribute('aria-label', `${label} ${name}`);
   button.addEventListener('click', action);
   return button;
-}
-
-/** What a refused write says: beside the fields for 400/422, the rest in the form's status line. */
-function refused(answer: Answer, errors: FieldErrors, status: (line: string) => void): void {
-  const validation = answer.status === 400 || answer.status === 422;
-  const unplaced = validation ? errors.show(answer.body) : [];
-  status(
-    [`Not saved (${describeFailure(answer)}).`, ...unplaced].join(' ') +
-      (validation ? ' See the fields marked.' : ''),
-  );
 }
 
 const reportTo = (show: (line: string) => void, what: string) => (error: unknown) =>

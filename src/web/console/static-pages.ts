@@ -11,7 +11,7 @@
  */
 import type { StaticPage, StaticPageSummary } from '@/content/schemas';
 import { byId, cell } from './dom';
-import { type Answer, describeFailure, FieldErrors, send } from './field-errors';
+import { type Answer, describeFailure, FieldErrors, refused, send } from './field-errors';
 
 /** What the editor opened: the page as GET answered it (null when it answered none), and its ETag. */
 interface Opened {
@@ -217,7 +217,6 @@ async function drawVariants(slug: string, language: string): Promise<void> {
  */
 export async function openPage(slug: string, language: string, keepForm = false): Promise<void> {
   fieldErrors().clear();
-  byId('page-conflict').hidden = true;
   input('page-open-slug').value = slug;
   input('page-open-language').value = language;
   const answer = await readVariant(slug, language);
@@ -230,6 +229,7 @@ export async function openPage(slug: string, language: string, keepForm = false)
     input('page-published').checked = false;
     byId('page-publish').textContent = 'Publish';
   }
+  byId('page-conflict').hidden = true;
   byId('page-content').lang = language;
   byId('page-title').lang = language;
   editorStatus(
@@ -283,11 +283,7 @@ async function save(published: boolean): Promise<void> {
     );
     return;
   }
-  const unplaced = answer.status === 400 || answer.status === 422 ? errors.show(answer.body) : [];
-  editorStatus(
-    [`Not saved (${describeFailure(answer)}).`, ...unplaced].join(' ') +
-      (answer.status === 400 || answer.status === 422 ? ' See the fields marked.' : ''),
-  );
+  refused(answer, errors, editorStatus);
 }
 
 async function removeVariant(): Promise<void> {
