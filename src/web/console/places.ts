@@ -6,11 +6,23 @@
  * entry the form reads it again and refuses to write over a change made
  * since it was opened.
  */
-import type { Plan } from '@/customer/admin/schemas';
-import { CITY_IDS } from '@/listings/cities';
-import type { Neighbourhood } from '@/listings/neighbourhoods/schemas';
 import { byId, cell } from './dom';
 import { describeFailure, FieldErrors, refused, send } from './field-errors';
+
+/** A catalogue entry as GET /listings/neighbourhoods lists it. */
+interface Neighbourhood {
+  id: string;
+  cityId: string;
+  name: string;
+}
+/** A stored plan as GET /api/v1/admin/plans lists it. */
+interface Plan {
+  id: number;
+  name: string;
+  slug: string;
+  limits: Partial<Record<(typeof WINDOWS)[number], number>>;
+}
+const WINDOWS = ['minute', 'hour', 'day', 'week', 'month'] as const;
 
 const value = (id: string) => byId<HTMLInputElement | HTMLSelectElement>(id).value.trim();
 const say = (id: string) => (line: string) => {
@@ -45,6 +57,41 @@ const nErrors = () =>
     name: byId('neighbourhood-name'),
   }));
 
+/**
+ * The accepted `cityId` values, as the API document declares them for
+ * `GET /listings/neighbourhoods?cityId=` (read once, when the page opens).
+ */
+let cityIds: Promise<string[]> | undefined;
+function readCityIds(): Promise<string[]> {
+  cityIds ??= send<{
+    paths: Record<
+      string,
+      { get?: { parameters?: { name: string; schema?: { enum?: string[] } }[] } }
+    >;
+  }>('/docs/json').then((answer) => {
+    const parameters = answer.body.paths?.['/listings/neighbourhoods']?.get?.parameters ?? [];
+    const cities = parameters.find((parameter) => parameter.name === 'cityId')?.schema?.enum;
+    if (answer.status !== 200 || !cities) {
+      cityIds = undefined;
+      throw new Error(`the cities were not in /docs/json (${describeFailure(answer)})`);
+    }
+    return cities;
+  });
+  return cityIds;
+}
+
+/** Both city selects filled with the cities the API accepts, once. */
+async function fillCities(): Promise<void> {
+  const filter = byId<HTMLSelectElement>('neighbourhoods-city');
+  if (filter.options.length > 1) return;
+  const cities = await readCityIds();
+  const city = byId<HTMLSelectElement>('neighbourhood-city');
+  for (const id of cities) {
+    filter.add(new Option(id, id));
+    city.add(new Option(id, id));
+  }
+}
+
 async function readNeighbourhoods(cityId: string): Promise<Neighbourhood[]> {
   const query = cityId ? `?cityId=${encodeURIComponent(cityId)}` : '';
   const answer = await send<{ neighbourhoods: Neighbourhood[] }>(
@@ -61,8 +108,8 @@ function openNeighbourhood(entry: Neighbourhood | null): void {
   const id = byId<HTMLInputElement>('neighbourhood-id');
   id.value = entry?.id ?? '';
   id.readOnly = entry !== null;
-  byId<HTMLSelectElement>('neighbourhood-city').value =
-    entry?.cityId ?? (value('neighbourhoods-city') || CITY_IDS[0]);
+  const city = byId<HTMLSelectElement>('neighbourhood-city');
+  city.value = entry?.cityId ?? (value('neighbourhoods-city') || city.options[0]?.value || '');
   byId<HTMLInputElement>('neighbourhood-name').value = entry?.name ?? '';
   byId('neighbourhood-form-title').textContent = entry
     ? `Edit neighbourhood ${entry.id}`
@@ -71,6 +118,7 @@ function openNeighbourhood(entry: Neighbourhood | null): void {
 }
 
 async function loadNeighbourhoods(): Promise<void> {
+  await fillCities();
   const city = value('neighbourhoods-city');
   neighbourhoods = await readNeighbourhoods(city);
   const body = byId<HTMLTableElement>('neighbourhoods-table').tBodies[0]!;
@@ -126,12 +174,6 @@ export function showNeighbourhoods(): Promise<void> {
 }
 
 export function wireNeighbourhoods(): void {
-  const filter = byId<HTMLSelectElement>('neighbourhoods-city');
-  const city = byId<HTMLSelectElement>('neighbourhood-city');
-  for (const id of CITY_IDS) {
-    filter.add(new Option(id, id));
-    city.add(new Option(id, id));
-  }
   byId<HTMLFormElement>('neighbourhoods-filter').addEventListener('submit', (event) => {
     event.preventDefault();
     void showNeighbourhoods();
@@ -158,7 +200,6 @@ export function wireNeighbourhoods(): void {
 
 // Plans
 
-const WINDOWS = ['minute', 'hour', 'day', 'week', 'month'] as const;
 let openedPlan: Plan | null = null;
 let planErrors: FieldErrors | undefined;
 const pStatus = say('plans-status');

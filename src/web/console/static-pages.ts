@@ -9,9 +9,29 @@
  * with the ETag it opened (If-None-Match): anything but a 304 means someone
  * changed, published or unpublished it meanwhile, and nothing is written.
  */
-import type { StaticPage, StaticPageSummary } from '@/content/schemas';
 import { byId, cell } from './dom';
 import { type Answer, describeFailure, FieldErrors, refused, send } from './field-errors';
+
+/** A page as GET /content/static-pages/{slug} answers it (docs/static-pages.md), fields in its order. */
+interface StaticPage {
+  content: string;
+  accounting: Record<string, unknown>;
+  title: string;
+  metaTitle: string;
+  metaDescription: string;
+  language: string;
+  category: string;
+  slug: string;
+  group: string;
+  seoMetaData: Record<string, unknown>;
+}
+/** One entry of GET /content/static-pages/. */
+interface StaticPageSummary {
+  id: number;
+  slug: string;
+  locale: string;
+  group: string;
+}
 
 /** What the editor opened: the page as GET answered it (null when it answered none), and its ETag. */
 interface Opened {
