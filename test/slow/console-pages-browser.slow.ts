@@ -400,6 +400,23 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     await page.locator('#plan-slug').fill('pro');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.locator('#plan-form-status', { hasText: 'Created plan Pro' }).waitFor();
+    // Someone renames it meanwhile: the console's save is refused, theirs kept, and reloaded.
+    const planId = (
+      (await (await apiCall('/api/v1/admin/plans')).json()) as { data: { id: number }[] }
+    ).data[0]!.id;
+    const theirs = await apiCall(`/api/v1/admin/plans/${planId}`, {
+      method: 'PUT',
+      body: JSON.stringify({ name: 'Pro 2026', slug: 'pro', limits: { hour: 5000 } }),
+    });
+    expect(theirs.status).toBe(200);
+    await page.getByRole('textbox', { name: 'Per minute', exact: true }).fill('300');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('#plan-conflict', { hasText: 'Changed since you opened it' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await page.locator('#plan-form-status', { hasText: `Reloaded plan ${planId}` }).waitFor();
+    expect(await page.locator('#plan-name').inputValue()).toBe('Pro 2026');
+    await page.locator('#plan-name').fill('Pro');
     await page.getByRole('textbox', { name: 'Per minute', exact: true }).fill('300');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.locator('#plan-form-status', { hasText: 'Saved plan Pro' }).waitFor();
@@ -456,7 +473,8 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     );
     await page.keyboard.press('Enter');
     await page.locator('#page-editor-status', { hasText: 'Opened the published ayuda' }).waitFor();
-    await tabTo('the title', () => document.activeElement?.id === 'page-title');
+    // Opening puts the keyboard in the title.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('page-title');
     await page.keyboard.press('End');
     await page.keyboard.type(' y preguntas');
     await tabTo('Save', () => document.activeElement?.textContent === 'Save');

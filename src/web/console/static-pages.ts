@@ -108,7 +108,7 @@ function fillList(): void {
     edit.type = 'button';
     edit.textContent = 'Edit';
     edit.setAttribute('aria-label', `Edit ${page.slug} (${page.locale})`);
-    edit.addEventListener('click', () => void openPage(page.slug, page.locale));
+    edit.addEventListener('click', () => startEditing(page.slug, page.locale));
     row.insertCell().append(edit);
   }
   if (shown.length === 0) cell(body.insertRow(), 'No published page.');
@@ -220,7 +220,7 @@ async function drawVariants(slug: string, language: string): Promise<void> {
     open.type = 'button';
     open.lang = 'en';
     open.textContent = `Edit ${body.language}`;
-    open.addEventListener('click', () => void openPage(slug, body.language));
+    open.addEventListener('click', () => startEditing(slug, body.language));
     column.append(heading, content, open);
     target.append(column);
   }
@@ -259,6 +259,13 @@ export async function openPage(slug: string, language: string, keepForm = false)
   );
   drawPreview();
   await drawVariants(slug, language);
+}
+
+/** Opens a page the operator chose and puts the keyboard in its title; a failure said in the list's status. */
+function startEditing(slug: string, language: string, keepForm = false): void {
+  openPage(slug, language, keepForm)
+    .then(() => byId('page-title').focus())
+    .catch(reportTo(status, `Could not open ${slug} in ${language}`));
 }
 
 function showConflict(): void {
@@ -341,7 +348,7 @@ export function wirePages(): void {
     event.preventDefault();
     const slug = text('page-open-slug').trim();
     const language = text('page-open-language').trim();
-    openPage(slug, language).catch(reportTo(status, `Could not open ${slug}`));
+    startEditing(slug, language);
   });
   byId<HTMLFormElement>('page-form').addEventListener('input', drawPreview);
   byId<HTMLFormElement>('page-form').addEventListener('submit', (event) => {
@@ -349,16 +356,13 @@ export function wirePages(): void {
     save(input('page-published').checked).catch(reportTo(editorStatus, 'Not saved'));
   });
   byId('page-publish').addEventListener('click', () => {
-    const publish = !(opened?.page !== null && opened?.page !== undefined);
+    const publish = !opened?.page;
     save(publish).catch(reportTo(editorStatus, 'Not saved'));
   });
   byId<HTMLFormElement>('page-translate').addEventListener('submit', (event) => {
     event.preventDefault();
     const language = text('page-translate-language').trim();
-    if (opened)
-      openPage(opened.slug, language, true).catch(
-        reportTo(editorStatus, `Could not open ${language}`),
-      );
+    if (opened) startEditing(opened.slug, language, true);
   });
   byId('page-reload').addEventListener('click', () => {
     if (opened)
