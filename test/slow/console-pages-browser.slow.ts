@@ -158,6 +158,15 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
   test('a page written in Spanish, previewed as text, published and read through Accept-Language: es; an English version beside it', async () => {
     const { page, problems, elsewhere } = await openConsole(1280, 'pages');
     await page.locator('#pages-status', { hasText: 'published page' }).waitFor();
+    // A page is addressed by slug and language: without them there is nothing to open.
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    expect(await errorBeside(page, 'page-open-slug')).toBe(
+      'Type the slug of the page to open or start.',
+    );
+    expect(await errorBeside(page, 'page-open-language')).toBe(
+      'Type its language, such as es or en-GB.',
+    );
+    expect(await page.locator('#page-editor').isHidden()).toBe(true);
     await page.locator('#page-open-slug').fill('sobre-nosotros');
     await page.getByRole('textbox', { name: 'Language', exact: true }).fill('es');
     await page.getByRole('button', { name: 'Open', exact: true }).click();

@@ -69,6 +69,8 @@ const fieldErrors = () =>
     seoMetaData: byId('page-seo'),
     accounting: byId('page-accounting'),
     published: byId('page-published'),
+    // Not the API's: the language typed to start a translation.
+    translation: byId('page-translate-language'),
   }));
 
 /** An answer the editor cannot go on from; a 400 names the field it refused. */
@@ -83,7 +85,7 @@ async function readVariant(slug: string, language: string): Promise<Answer<Stati
   const answer = await send<StaticPage>(
     `${pagePath(slug)}?language=${encodeURIComponent(language)}`,
   );
-  if (answer.status === 200 && answer.body.language.toLowerCase() === language.toLowerCase())
+  if (answer.status === 200 && answer.body?.language?.toLowerCase() === language.toLowerCase())
     return answer;
   if (answer.status === 200 || answer.status === 404)
     return { status: 404, etag: null, body: null };
@@ -348,7 +350,11 @@ export function wirePages(): void {
     event.preventDefault();
     const slug = text('page-open-slug').trim();
     const language = text('page-open-language').trim();
-    startEditing(slug, language);
+    fieldErrors().clear();
+    // The page's address needs both; what makes either valid is the API's to say.
+    if (!slug) fieldErrors().set('slug', ['Type the slug of the page to open or start.']);
+    if (!language) fieldErrors().set('language', ['Type its language, such as es or en-GB.']);
+    if (slug && language) startEditing(slug, language);
   });
   byId<HTMLFormElement>('page-form').addEventListener('input', drawPreview);
   byId<HTMLFormElement>('page-form').addEventListener('submit', (event) => {
@@ -362,7 +368,9 @@ export function wirePages(): void {
   byId<HTMLFormElement>('page-translate').addEventListener('submit', (event) => {
     event.preventDefault();
     const language = text('page-translate-language').trim();
-    if (opened) startEditing(opened.slug, language, true);
+    fieldErrors().clear();
+    if (!language) fieldErrors().set('translation', ['Type the language to add, such as fr.']);
+    else if (opened) startEditing(opened.slug, language, true);
   });
   byId('page-reload').addEventListener('click', () => {
     if (opened)
