@@ -407,8 +407,19 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     );
     expect(await axeViolations(page)).toEqual([]);
     await page.locator('#plan-slug').fill('pro');
-    await page.getByRole('button', { name: 'Save' }).click();
+    // Two submits in a row (a double click) send one request, not two (the second would be refused: slug taken).
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/api/v1/admin/plans'))
+        posts.push(request.url());
+    });
+    await page.evaluate(() => {
+      const form = document.getElementById('plan-editor') as HTMLFormElement;
+      form.requestSubmit();
+      form.requestSubmit();
+    });
     await page.locator('#plan-form-status', { hasText: 'Created plan Pro' }).waitFor();
+    expect(posts).toHaveLength(1);
     // Someone renames it meanwhile: the console's save is refused, theirs kept, and reloaded.
     const planId = (
       (await (await apiCall('/api/v1/admin/plans')).json()) as { data: { id: number }[] }

@@ -178,3 +178,20 @@ export function refused(answer: Answer, errors: FieldErrors, status: (line: stri
     ].join(' '),
   );
 }
+
+const writing = new WeakSet<HTMLElement>();
+
+/**
+ * `write` unless one started from `form` is still running (a double click
+ * sends one request, not two); the form is `aria-busy` meanwhile. Buttons
+ * stay enabled so that the one focused keeps the focus.
+ */
+export function once(form: HTMLElement, write: () => Promise<void>): Promise<void> {
+  if (writing.has(form)) return Promise.resolve();
+  writing.add(form);
+  form.setAttribute('aria-busy', 'true');
+  return write().finally(() => {
+    writing.delete(form);
+    form.removeAttribute('aria-busy');
+  });
+}

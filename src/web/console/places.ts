@@ -7,7 +7,7 @@
  * since it was opened.
  */
 import { byId, cell } from './dom';
-import { describeFailure, FieldErrors, refused, send } from './field-errors';
+import { describeFailure, FieldErrors, once, refused, send } from './field-errors';
 
 /** A catalogue entry as GET /listings/neighbourhoods lists it. */
 interface Neighbourhood {
@@ -180,7 +180,7 @@ export function wireNeighbourhoods(): void {
   });
   byId<HTMLFormElement>('neighbourhood-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    saveNeighbourhood().catch(reportTo(nFormStatus, 'Not saved'));
+    once(byId('neighbourhood-form'), saveNeighbourhood).catch(reportTo(nFormStatus, 'Not saved'));
   });
   byId('neighbourhood-new').addEventListener('click', () => {
     openNeighbourhood(null);
@@ -312,7 +312,7 @@ export function showPlans(): Promise<void> {
 export function wirePlans(): void {
   byId<HTMLFormElement>('plan-editor').addEventListener('submit', (event) => {
     event.preventDefault();
-    savePlan().catch(reportTo(pFormStatus, 'Not saved'));
+    once(byId('plan-editor'), savePlan).catch(reportTo(pFormStatus, 'Not saved'));
   });
   byId('plan-new').addEventListener('click', () => {
     openPlan(null);
@@ -320,7 +320,7 @@ export function wirePlans(): void {
   });
   byId<HTMLFormElement>('plan-delete').addEventListener('submit', (event) => {
     event.preventDefault();
-    deletePlan().catch(reportTo(pFormStatus, 'Not deleted'));
+    once(byId('plan-delete'), deletePlan).catch(reportTo(pFormStatus, 'Not deleted'));
   });
   byId('plan-reload').addEventListener('click', () => {
     const id = openedPlan?.id;

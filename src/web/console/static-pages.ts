@@ -10,7 +10,7 @@
  * changed, published or unpublished it meanwhile, and nothing is written.
  */
 import { byId, cell } from './dom';
-import { type Answer, describeFailure, FieldErrors, refused, send } from './field-errors';
+import { type Answer, describeFailure, FieldErrors, once, refused, send } from './field-errors';
 
 /** A page as GET /content/static-pages/{slug} answers it (docs/static-pages.md), fields in its order. */
 interface StaticPage {
@@ -359,11 +359,13 @@ export function wirePages(): void {
   byId<HTMLFormElement>('page-form').addEventListener('input', drawPreview);
   byId<HTMLFormElement>('page-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    save(input('page-published').checked).catch(reportTo(editorStatus, 'Not saved'));
+    once(byId('page-form'), () => save(input('page-published').checked)).catch(
+      reportTo(editorStatus, 'Not saved'),
+    );
   });
   byId('page-publish').addEventListener('click', () => {
     const publish = !opened?.page;
-    save(publish).catch(reportTo(editorStatus, 'Not saved'));
+    once(byId('page-form'), () => save(publish)).catch(reportTo(editorStatus, 'Not saved'));
   });
   byId<HTMLFormElement>('page-translate').addEventListener('submit', (event) => {
     event.preventDefault();
@@ -378,6 +380,6 @@ export function wirePages(): void {
   });
   byId<HTMLFormElement>('page-delete').addEventListener('submit', (event) => {
     event.preventDefault();
-    removeVariant().catch(reportTo(editorStatus, 'Not deleted'));
+    once(byId('page-delete'), removeVariant).catch(reportTo(editorStatus, 'Not deleted'));
   });
 }
