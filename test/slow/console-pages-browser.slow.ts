@@ -7,8 +7,9 @@
  * API's sentence beside the field; a save over another editor's change
  * refused as "changed since you opened it", the other's text kept, and
  * reloaded; unpublished and deleted; a neighbourhood created and edited, a
- * plan created, refused with a 422 beside its slug, edited and deleted —
- * each checked through the API. axe-core finds no WCAG 2.1 AA violation in
+ * plan created (two submits, one request), refused with a 422 beside its
+ * slug, edited and deleted, each refused when changed through the API since
+ * it was opened — each checked through the API. axe-core finds no WCAG 2.1 AA violation in
  * the empty, loaded, error and conflict states; every page is reached and
  * used from the keyboard, and nothing is wider than 360 px. Leaves
  * docs/screenshots/console-pages*.png, console-neighbourhoods.png and
@@ -376,6 +377,26 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     expect(await catalogue.json()).toEqual({
       neighbourhoods: [{ id: 'malasana', cityId: 'madrid', name: 'Malasaña (Universidad)' }],
     });
+    // Renamed through the API while open here: the console's save is refused, theirs kept.
+    await page.getByRole('button', { name: 'Edit Malasaña (Universidad)' }).click();
+    const renamed = await apiCall('/listings/neighbourhoods/malasana', {
+      method: 'PUT',
+      body: JSON.stringify({ cityId: 'madrid', name: 'Maravillas' }),
+    });
+    expect(renamed.status).toBe(204);
+    await page.locator('#neighbourhood-name').fill('Malasaña centro');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page
+      .locator('#neighbourhood-conflict', { hasText: 'Changed since you opened it' })
+      .waitFor();
+    const kept = (await (await apiCall('/listings/neighbourhoods?cityId=madrid')).json()) as {
+      neighbourhoods: { name: string }[];
+    };
+    expect(kept.neighbourhoods.map(({ name }) => name)).toEqual(['Maravillas']);
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await page.locator('#neighbourhood-form-status', { hasText: 'Reloaded malasana' }).waitFor();
+    expect(await page.locator('#neighbourhood-name').inputValue()).toBe('Maravillas');
+    expect(await page.locator('#neighbourhood-conflict').isHidden()).toBe(true);
     // A new entry under an id that exists is not written over.
     await page.getByRole('button', { name: 'New' }).click();
     await page.locator('#neighbourhood-id').fill('malasana');
