@@ -6,6 +6,7 @@
  * bundled into this script; everything comes from this origin.
  */
 import uPlot from 'uplot';
+import type { RequestFigures } from '@/usage/schemas';
 import { distinctColours, yAxis } from '../plot';
 import { showAccounts, wireAccounts } from './accounts';
 import { wireCustomers } from './customers';
@@ -16,19 +17,6 @@ import { showAudit, showBackups, wireRecords } from './records';
 import { showReplica, wireReplica } from './replica';
 import { showPages, wirePages } from './static-pages';
 import { showWebhooks, wireWebhooks } from './webhooks';
-
-interface Point {
-  start: number;
-  requests: number;
-  errors: number;
-  p99Ms: number | null;
-}
-interface RequestFigures {
-  bucketMs: number;
-  from: number;
-  to: number;
-  groups: { group: string; points: Point[] }[];
-}
 
 interface ServiceStatus {
   backends: { name: string; state: string }[];
