@@ -228,7 +228,7 @@ export function reportFailure(
     status.replaceChildren(
       h(
         'span',
-        { class: 'conflict' },
+        { class: 'changed' },
         'Changed since you opened it: someone else saved this property first, so your change was not saved. Reload to see theirs, then make yours again. ',
       ),
       button,

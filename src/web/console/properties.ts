@@ -196,7 +196,7 @@ function createForm(options: PropertiesOptions, words: Vocabulary): HTMLElement 
   const status = h('p', { role: 'status' });
   const form = h(
     'form',
-    { class: 'editor', 'aria-label': 'Add a property' },
+    { class: 'record-form', 'aria-label': 'Add a property' },
     field('Type', select(words.types), 'type'),
     ...(options.customerId === undefined ? [field('Owner id', input(), 'ownerId')] : []),
     field('Address line 1', input(), 'location.addressLine1'),

@@ -46,7 +46,7 @@ function facts(entries: [string, string][]): HTMLDListElement {
 /** A titled form of one action, with its own status line. */
 function action(title: string, level: 'h3' | 'h4', ...content: (Node | string)[]) {
   const status = h('p', { role: 'status', class: 'form-status' });
-  const form = h('form', { class: 'editor', 'aria-label': title }, ...content, status);
+  const form = h('form', { class: 'record-form', 'aria-label': title }, ...content, status);
   return { form, status, box: h('section', { class: 'action' }, h(level, {}, title), form) };
 }
 

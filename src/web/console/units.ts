@@ -35,7 +35,7 @@ export function unitsSection(propertyId: string, level: 'h3' | 'h4', changed: ()
   const editTitle = h(level === 'h3' ? 'h4' : 'h5', { tabindex: '-1' }, 'Edit unit');
   const editor = h(
     'form',
-    { class: 'editor', 'aria-label': 'Edit the unit' },
+    { class: 'record-form', 'aria-label': 'Edit the unit' },
     rentable.box,
     published.box,
     field('Features (a JSON array)', features, 'features'),
@@ -79,7 +79,7 @@ export function unitsSection(propertyId: string, level: 'h3' | 'h4', changed: ()
   const addStatus = h('p', { role: 'status', class: 'form-status' });
   const adder = h(
     'form',
-    { class: 'editor', 'aria-label': 'Add a unit' },
+    { class: 'record-form', 'aria-label': 'Add a unit' },
     newRentable.box,
     field(`Features (a JSON array, e.g. ${FEATURES_EXAMPLE})`, newFeatures, 'features'),
     h('button', { type: 'submit' }, 'Add a unit'),
