@@ -5,6 +5,8 @@
  * `invalidParams` of a 400, matched by the field's path), and the notice of
  * a write refused because the record changed since it was read.
  */
+import { fieldMessages } from './field-errors';
+
 export interface Problem {
   status: number;
   title?: string;
@@ -135,24 +137,6 @@ export function select(values: readonly string[], attributes: Attributes = {}, a
   return element;
 }
 
-/** The API's sentences per field path: a 422's nested `validationMessages` or a 400's `invalidParams`. */
-export function messagesOf(problem: Problem): Map<string, string> {
-  const messages = new Map<string, string>();
-  const add = (path: string, sentence: string) =>
-    messages.set(path, messages.has(path) ? `${messages.get(path)} ${sentence}` : sentence);
-  const walk = (node: Record<string, unknown>, path: string) => {
-    for (const [key, value] of Object.entries(node)) {
-      // A leaf maps rule names to sentences; anything else nests like the body.
-      if (typeof value === 'string') add(path || key, value);
-      else if (value && typeof value === 'object')
-        walk(value as Record<string, unknown>, path ? `${path}.${key}` : key);
-    }
-  };
-  if (problem.validationMessages) walk(problem.validationMessages, '');
-  for (const { name, reason } of problem.invalidParams ?? []) add(name, reason);
-  return messages;
-}
-
 const controlsOf = (form: HTMLElement) =>
   [...form.querySelectorAll<Control>('[data-field]')].filter((control) => control.dataset.field);
 
@@ -186,7 +170,9 @@ export function showFieldErrors(form: HTMLElement, problem: Problem): string[] {
   const controls = controlsOf(form);
   const unplaced: string[] = [];
   const sentences = new Map<Control, string[]>();
-  for (const [path, sentence] of messagesOf(problem)) {
+  // The API's error bodies read as the other data pages read them (field-errors.ts).
+  for (const [path, said] of fieldMessages(problem)) {
+    const sentence = said.join(' ');
     // A message about a part of a field (`features.0.name`) is shown beside the field.
     const control = controls.find(
       ({ dataset }) => path === dataset.field || path.startsWith(`${dataset.field}.`),
