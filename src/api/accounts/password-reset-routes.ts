@@ -17,7 +17,7 @@ const minutes = PASSWORD_RESET_TTL_MS / 60_000;
 
 /** "Forgot your password?": a link by mail, then a new password from it (docs/accounts.md#password-reset). */
 export const passwordResetRoutes = (deps: ApiDeps) => {
-  const { clock, config, accounts, writes, tokenCutoffs } = deps;
+  const { clock, config, accounts, writes, tokenCutoffs, deferred } = deps;
   const store = deps.stores.accounts;
   return new Elysia({ name: 'accounts-password-reset' })
     .use(writes)
@@ -25,7 +25,7 @@ export const passwordResetRoutes = (deps: ApiDeps) => {
       '/password-reset',
       async ({ body, request, status }) => {
         await requestPasswordReset(
-          { store, limits: accounts.resets },
+          { store, limits: accounts.resets, defer: (task) => deferred.defer(task) },
           {
             email: body.email,
             address: limitAddressOf(request, config),
