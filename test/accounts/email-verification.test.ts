@@ -149,6 +149,36 @@ for (const under of accountStoresUnderTest()) {
       expect((await ctx.findUser(user.email))?.emailUnverified).toBe(true);
     });
 
+    test('happy: following a password reset link verifies the address it was mailed to', async () => {
+      const before = smtp.messages.length;
+      const user = await ctx.signUp();
+      const [verification] = await delivered(before);
+      const asked = await ctx.request('POST', '/auth/password-reset', {
+        body: { email: user.email },
+      });
+      expect(asked.status).toBe(202);
+      await ctx.deps.deferred.drain();
+      const [reset] = await delivered(before + 1);
+      const token = /\/account#reset=([\w-]+)/.exec(reset?.text ?? '')?.[1];
+      const events = await ctx.eventsWrittenBy(async () => {
+        const res = await ctx.request('POST', '/auth/password-reset/confirm', {
+          body: { token, password: 'a brand new passphrase' },
+        });
+        expect(res.status).toBe(204);
+      });
+      expect(events.map((event) => [event.action, event.subjectId, event.details])).toEqual([
+        ['password.reset', user.id, { sessionsEnded: 0 }],
+        ['email.verified', user.id, { email: user.email }],
+      ]);
+      expect((await ctx.findUser(user.email))?.emailUnverified).toBe(false);
+      const session = await ctx.signIn(user.email, 'a brand new passphrase');
+      expect(session.user.emailVerified).toBe(true);
+      expect((await createProperty(session.token)).status).not.toBe(403);
+      // The verification link has nothing left to do: it is gone.
+      const res = await confirm({ token: tokenOf(verification?.text) });
+      expect([res.status, res.body]).toEqual([400, INVALID]);
+    });
+
     test('error: a made-up token and bad bodies are refused, nothing written', async () => {
       const events = await ctx.eventsWrittenBy(async () => {
         const made = await confirm({ token: 'x'.repeat(43) });
