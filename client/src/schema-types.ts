@@ -943,6 +943,8 @@ export type AccountSummary = {
   disabled: boolean;
   createdAt: string;
   disabledAt: string | null;
+  /** false: signed up under SIGN_UP=verify and no link followed yet; every route but its own /auth ones answers 403 */
+  emailVerified: boolean;
 };
 
 /** AccountPage: as answered (output of its schema). */
@@ -955,6 +957,8 @@ export type AccountPage = {
     disabled: boolean;
     createdAt: string;
     disabledAt: string | null;
+    /** false: signed up under SIGN_UP=verify and no link followed yet; every route but its own /auth ones answers 403 */
+    emailVerified: boolean;
   }[];
   nextCursor: string | null;
 };
@@ -975,6 +979,8 @@ export type AccountSearchQueryText = {
 export type AccountChangeBody = {
   role?: "customer" | "employee";
   disabled?: boolean;
+  /** marks the address verified (it cannot be unverified) */
+  emailVerified?: true;
 };
 
 /** AuditEvent: as answered (output of its schema). */

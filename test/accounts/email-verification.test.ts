@@ -223,6 +223,54 @@ for (const under of accountStoresUnderTest()) {
     });
   });
 
+  under.describe('email verification: set by an employee', () => {
+    const ctx = accountsSetup({ ...smtpEnv(), SIGN_UP: 'verify' }, {}, under);
+
+    test('happy: PATCH /admin/users/{id} {emailVerified: true} verifies, as the link would; the list shows it', async () => {
+      const staff = await ctx.signIn((await ctx.createAccount(undefined, 'employee')).email);
+      const user = await ctx.signUp();
+      const before = await ctx.signIn(user.email);
+      const path = `/admin/users/${user.id}`;
+      const shown = await ctx.request('GET', path, { token: staff.token });
+      expect(shown.body).toMatchObject({ email: user.email, emailVerified: false });
+
+      ctx.clock.advance(1_000);
+      const events = await ctx.eventsWrittenBy(async () => {
+        const res = await ctx.request('PATCH', path, {
+          token: staff.token,
+          body: { emailVerified: true },
+        });
+        expect([res.status, res.body]).toEqual([
+          200,
+          expect.objectContaining({ id: user.id, emailVerified: true, disabled: false }),
+        ]);
+      });
+      expect(events.map((event) => [event.action, event.actorId, event.details])).toEqual([
+        ['email.verified', staff.user.id, { email: user.email }],
+      ]);
+      const list = await ctx.request<{ users: { id: string; emailVerified: boolean }[] }>(
+        'GET',
+        `/admin/users?email=${encodeURIComponent(user.email)}`,
+        { token: staff.token },
+      );
+      expect(list.body.users.map((row) => [row.id, row.emailVerified])).toEqual([[user.id, true]]);
+      // Its tokens said unverified: refused; a new sign-in reaches the API.
+      expect((await ctx.request('GET', '/auth/me', { token: before.token })).status).toBe(401);
+      const after = await ctx.signIn(user.email);
+      expect(after.user.emailVerified).toBe(true);
+      expect((await ctx.request('GET', '/auth/me/usage', { token: after.token })).status).toBe(200);
+      // Verified already: 200, nothing written.
+      const again = await ctx.eventsWrittenBy(async () => {
+        const res = await ctx.request('PATCH', path, {
+          token: staff.token,
+          body: { emailVerified: true },
+        });
+        expect(res.status).toBe(200);
+      });
+      expect(again).toEqual([]);
+    });
+  });
+
   under.describe('email verification: resends are bounded per account', () => {
     const ctx = accountsSetup(
       { ...smtpEnv(), SIGN_UP: 'verify', EMAIL_LINKS_PER_ACCOUNT_PER_HOUR: '2' },
