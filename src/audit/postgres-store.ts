@@ -46,6 +46,13 @@ const auditRowTablesOf = (db: PgDb | PgTx): AuditRowTables => ({
 });
 
 /** Appends one event, or counts it (`src/audit/operations.ts`), in `db`'s transaction. */
+/** `countInWindow` of the SQLite store (src/audit/sqlite-store.ts), on PostgreSQL. */
+export const countInWindow = (
+  db: PgDb | PgTx,
+  key: string,
+  windowEndsAt: number,
+): Promise<number> => auditRowTablesOf(db).countQuota(key, windowEndsAt) as Promise<number>;
+
 export const recordAuditLater = (
   db: PgDb | PgTx,
   context: AuditContext,

@@ -84,6 +84,14 @@ const auditRowTablesOf = (db: DbOrTx): AuditRowTables => ({
  * the transaction of the action itself: the event commits with the action
  * or not at all.
  */
+/**
+ * Counts one more event of `key` in a window ending at `windowEndsAt` (the
+ * counters the bounded rows keep, pruned once the window has ended); the
+ * events counted in it, this one included. Also a bound of another domain's.
+ */
+export const countInWindow = (db: DbOrTx, key: string, windowEndsAt: number): number =>
+  auditRowTablesOf(db).countQuota(key, windowEndsAt) as number;
+
 export function recordAudit(
   db: DbOrTx,
   context: AuditContext,
