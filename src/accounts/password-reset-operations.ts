@@ -4,6 +4,7 @@ import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { step } from '@/kernel/steps';
 import type { NewMail } from '@/mail/store';
+import { markEmailVerified } from './email-link-operations';
 import type { Revoked } from './lifecycle-operations';
 import { type Notice, queueNotification } from './notifications';
 import type { AccountRunner } from './tables';
@@ -75,17 +76,7 @@ export function passwordResetOperations(run: AccountRunner) {
         // control of it. (Only a confirmed change of address changes it, and
         // that verifies the new one: an account still unverified has the
         // address the link went to.)
-        if (user.emailUnverified) {
-          yield* step(tables.updateUser(user.id, { emailUnverified: false }));
-          yield* step(tables.deleteEmailLinks(audit.at, { userId: user.id, purpose: 'verify' }));
-          yield* step(
-            tables.recordAudit(audit, {
-              action: 'email.verified',
-              subject: user.id,
-              details: { email: user.email },
-            }),
-          );
-        }
+        if (user.emailUnverified) yield* markEmailVerified(tables, user, audit);
         yield* queueNotification(tables, audit, notice, { kind: 'password-changed', user });
         return { value: undefined, cutoff: user.disabledAt === null ? audit.at : 'all' };
       }),
