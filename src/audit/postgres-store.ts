@@ -45,7 +45,6 @@ const auditRowTablesOf = (db: PgDb | PgTx): AuditRowTables => ({
   },
 });
 
-/** Appends one event, or counts it (`src/audit/operations.ts`), in `db`'s transaction. */
 /** `countInWindow` of the SQLite store (src/audit/sqlite-store.ts), on PostgreSQL. */
 export const countInWindow = (
   db: PgDb | PgTx,
@@ -53,6 +52,7 @@ export const countInWindow = (
   windowEndsAt: number,
 ): Promise<number> => auditRowTablesOf(db).countQuota(key, windowEndsAt) as Promise<number>;
 
+/** Appends one event, or counts it (`src/audit/operations.ts`), in `db`'s transaction. */
 export const recordAuditLater = (
   db: PgDb | PgTx,
   context: AuditContext,

@@ -80,11 +80,6 @@ const auditRowTablesOf = (db: DbOrTx): AuditRowTables => ({
 });
 
 /**
- * Appends one event, or counts it (`src/audit/operations.ts`). Call it with
- * the transaction of the action itself: the event commits with the action
- * or not at all.
- */
-/**
  * Counts one more event of `key` in a window ending at `windowEndsAt` (the
  * counters the bounded rows keep, pruned once the window has ended); the
  * events counted in it, this one included. Also a bound of another domain's.
@@ -92,6 +87,11 @@ const auditRowTablesOf = (db: DbOrTx): AuditRowTables => ({
 export const countInWindow = (db: DbOrTx, key: string, windowEndsAt: number): number =>
   auditRowTablesOf(db).countQuota(key, windowEndsAt) as number;
 
+/**
+ * Appends one event, or counts it (`src/audit/operations.ts`). Call it with
+ * the transaction of the action itself: the event commits with the action
+ * or not at all.
+ */
 export function recordAudit(
   db: DbOrTx,
   context: AuditContext,
