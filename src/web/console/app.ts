@@ -1,31 +1,22 @@
 /**
  * The operator console (employees): Overview, Customers, Webhooks,
- * Accounts, Audit and Backups, drawn from the
+ * Accounts, Audit and Backups, and the data it edits (static pages,
+ * neighbourhoods, plans), drawn from the
  * service's own JSON endpoints with the session cookie. Plots are uPlot,
  * bundled into this script; everything comes from this origin.
  */
 import uPlot from 'uplot';
+import type { RequestFigures } from '@/usage/schemas';
 import { distinctColours, yAxis } from '../plot';
 import { showAccounts, wireAccounts } from './accounts';
 import { wireCustomers } from './customers';
 import { api, byId, cell, type Json, time } from './dom';
 import { showMail, wireMail } from './mail';
+import { showNeighbourhoods, showPlans, wireNeighbourhoods, wirePlans } from './places';
 import { showAudit, showBackups, wireRecords } from './records';
 import { showReplica, wireReplica } from './replica';
+import { showPages, wirePages } from './static-pages';
 import { showWebhooks, wireWebhooks } from './webhooks';
-
-interface Point {
-  start: number;
-  requests: number;
-  errors: number;
-  p99Ms: number | null;
-}
-interface RequestFigures {
-  bucketMs: number;
-  from: number;
-  to: number;
-  groups: { group: string; points: Point[] }[];
-}
 
 interface ServiceStatus {
   backends: { name: string; state: string }[];
@@ -233,7 +224,18 @@ async function overview(): Promise<void> {
   status.textContent = `Updated ${time(new Date().toISOString())} UTC.`;
 }
 
-const TABS = ['overview', 'customers', 'webhooks', 'mail', 'accounts', 'audit', 'backups'] as const;
+const TABS = [
+  'overview',
+  'customers',
+  'webhooks',
+  'mail',
+  'accounts',
+  'audit',
+  'backups',
+  'pages',
+  'neighbourhoods',
+  'plans',
+] as const;
 /** What opening a page loads (Customers waits for a search). */
 const LOADS: Partial<Record<(typeof TABS)[number], () => Promise<void>>> = {
   webhooks: showWebhooks,
@@ -241,6 +243,9 @@ const LOADS: Partial<Record<(typeof TABS)[number], () => Promise<void>>> = {
   accounts: showAccounts,
   audit: showAudit,
   backups: () => Promise.all([showBackups(), showReplica()]).then(() => undefined),
+  pages: showPages,
+  neighbourhoods: showNeighbourhoods,
+  plans: showPlans,
 };
 
 function showTab(): void {
@@ -280,5 +285,8 @@ wireMail();
 wireAccounts();
 wireRecords();
 wireReplica();
+wirePages();
+wireNeighbourhoods();
+wirePlans();
 window.addEventListener('hashchange', showTab);
 showTab();

@@ -17,16 +17,16 @@ import {
 import { insertUser, userSummaryOf } from '@/accounts/users';
 import { NewUserBody, SetPasswordBody, UserSummary } from '@/api/accounts/schemas';
 import type { ApiDeps } from '@/api/deps';
+import { withLocation } from '@/api/docs/headers';
+import { bodyRules } from '@/api/plugins/body-rules';
+import { Problem } from '@/api/problem';
 import { auditContextOf } from '@/api/request/audit';
 import { noticeOf, notifiedText } from '@/api/request/notice';
 import { limitAddressOf } from '@/api/request/peer';
 import { parsedQuery } from '@/api/request/query';
+import { NoBody, problems } from '@/api/responses';
+import { documentedQuery } from '@/api/validation';
 import { fail } from '@/kernel/errors';
-import { withLocation } from '../docs/headers';
-import { bodyRules } from '../plugins/body-rules';
-import { Problem } from '../problem';
-import { NoBody, problems } from '../responses';
-import { documentedQuery } from '../validation';
 
 const tags = ['Admin'];
 const security = [{ bearer: [] }];
