@@ -14,7 +14,7 @@ import {
   sql,
 } from 'drizzle-orm';
 import type { AuditLimits } from '@/audit/operations';
-import { recordAuditLater } from '@/audit/postgres-store';
+import { countInWindow, recordAuditLater } from '@/audit/postgres-store';
 import type { PgDb, PgTx } from '@/db/pg/client';
 import { isUniqueViolation } from '@/db/pg/connection';
 import {
@@ -65,6 +65,7 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
     return user;
   },
   recordAudit: (context, entry) => recordAuditLater(tx, context, entry, limits),
+  countInWindow: (key, windowEndsAt) => countInWindow(tx, key, windowEndsAt),
   async deleteExpiredSessions(now) {
     await tx.delete(sessions).where(lte(sessions.expiresAt, new Date(now)));
   },

@@ -129,8 +129,9 @@ export const adminUserRoutes = (deps: ApiDeps) => {
         response: { 200: AccountSummary, ...problems(401, 403, 404, 409, 422) },
         detail: {
           operationId: 'changeUser',
-          summary: "Change an account's role or disable / enable it (employees)",
-          description: `A new role revokes the bearer tokens issued before it; disabling ends every session and refuses every bearer token and sign-in; enabling again revokes the tokens issued before it. 409 for the last active employee (demoted or disabled). ${notifiedText('account-disabled', ' when it disables the account')}`,
+          summary:
+            "Change an account's role, disable / enable it, or mark its address verified (employees)",
+          description: `A new role revokes the bearer tokens issued before it; disabling ends every session and refuses every bearer token and sign-in; enabling again revokes the tokens issued before it. \`emailVerified: true\` marks an unverified address verified, as following its link does (its tokens issued before are revoked; an address verified already changes nothing). 409 for the last active employee (demoted or disabled). ${notifiedText('account-disabled', ' when it disables the account')}`,
           tags,
           security,
         },
