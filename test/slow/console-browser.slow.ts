@@ -22,11 +22,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { freePort, startServer } from '../accounts/server-process';
 import { propertyBody } from '../listings/support';
 import { axeViolations, watchPage } from './axe';
-import { CHROMIUM, chromiumPresent } from './browser-page';
+import {
+  chromiumPresent,
+  userCreate as createUser,
+  launchChromium,
+  signIn as signInAs,
+} from './browser-page';
 import { type DrawnChart, drawnChart, recordDrawnText, valuesOf } from './plot-axes';
 
 const root = join(import.meta.dir, '..', '..');
@@ -88,29 +93,9 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
   let customerId = '';
   let opsToken = '';
 
-  async function userCreate(email: string, role: string, environment = env) {
-    const proc = Bun.spawn(
-      [process.execPath, 'scripts/user-create.ts', '--email', email, '--role', role],
-      {
-        cwd: root,
-        env: { ...process.env, ...environment, LOG_LEVEL: 'silent' },
-        stdin: new TextEncoder().encode(`${PASSWORD}\n`),
-        stdout: 'pipe',
-        stderr: 'pipe',
-      },
-    );
-    expect(await proc.exited).toBe(0);
-  }
-
-  async function signIn(email: string) {
-    const res = await fetch(`${origin}/auth/sign-in`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin },
-      body: JSON.stringify({ email, password: PASSWORD }),
-    });
-    expect(res.status).toBe(200);
-    return (await res.json()) as { accessToken: string; user: { id: string } };
-  }
+  const userCreate = (email: string, role: string, environment = env) =>
+    createUser(environment, email, role, PASSWORD);
+  const signIn = (email: string) => signInAs(origin, email, PASSWORD);
 
   beforeAll(async () => {
     await userCreate('ops@example.com', 'employee');
@@ -119,11 +104,7 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     mkdirSync(join(dir, 'replicated'));
     await userCreate('ops@example.com', 'employee', replicatedEnv);
     replicatedServer = await startServer(replicatedPort, replicatedEnv);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     // Traffic for the plots: a customer calling the customer API, and some reads.
     const customer = await signIn('buyer@example.com');
     customerId = customer.user.id;

@@ -1,7 +1,7 @@
 /**
- * The operator console (employees): Overview, Customers, Webhooks,
- * Accounts, Audit and Backups, and the data it edits (static pages,
- * neighbourhoods, plans), drawn from the
+ * The operator console (employees): Overview, Customers, Webhooks, Mail,
+ * Accounts, Audit and Backups, and the data it edits (properties and their
+ * units, static pages, neighbourhoods, plans), drawn from the
  * service's own JSON endpoints with the session cookie. Plots are uPlot,
  * bundled into this script; everything comes from this origin.
  */
@@ -13,6 +13,7 @@ import { wireCustomers } from './customers';
 import { api, byId, cell, type Json, time } from './dom';
 import { showMail, wireMail } from './mail';
 import { showNeighbourhoods, showPlans, wireNeighbourhoods, wirePlans } from './places';
+import { propertiesView } from './properties';
 import { showAudit, showBackups, wireRecords } from './records';
 import { showReplica, wireReplica } from './replica';
 import { showPages, wirePages } from './static-pages';
@@ -226,6 +227,7 @@ async function overview(): Promise<void> {
 
 const TABS = [
   'overview',
+  'properties',
   'customers',
   'webhooks',
   'mail',
@@ -236,8 +238,10 @@ const TABS = [
   'neighbourhoods',
   'plans',
 ] as const;
+const properties = propertiesView(byId('properties'), { base: 'properties' });
 /** What opening a page loads (Customers waits for a search). */
 const LOADS: Partial<Record<(typeof TABS)[number], () => Promise<void>>> = {
+  properties: properties.show,
   webhooks: showWebhooks,
   mail: showMail,
   accounts: showAccounts,
@@ -249,7 +253,8 @@ const LOADS: Partial<Record<(typeof TABS)[number], () => Promise<void>>> = {
 };
 
 function showTab(): void {
-  const wanted = location.hash.slice(1);
+  // A tab's own place after a slash (`#properties/<id>`) is the tab's to read.
+  const wanted = location.hash.slice(1).split('/')[0] ?? '';
   const tab = (TABS as readonly string[]).includes(wanted) ? wanted : 'overview';
   for (const name of TABS) byId(name).hidden = name !== tab;
   for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-tab]')) {
