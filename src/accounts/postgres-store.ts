@@ -11,6 +11,7 @@ import {
   users,
   webauthnChallenges,
 } from '@/db/pg/schema';
+import { holdsNul } from '@/kernel/nul';
 import { runLater } from '@/kernel/steps';
 import { normalizeEmail } from './email';
 import { emailLinkOperations } from './email-link-operations';
@@ -18,7 +19,7 @@ import { tableFailureLedger } from './failure-ledger';
 import { lifecycleOperations } from './lifecycle-operations';
 import { accountOperations } from './operations';
 import { passwordResetOperations } from './password-reset-operations';
-import { accountTablesOf, hasNul, liveSessionsOf } from './postgres-tables';
+import { accountTablesOf, liveSessionsOf } from './postgres-tables';
 import type { AccountStore } from './store';
 import { type AccountOperation, sessionLookupOf } from './tables';
 import { userSearchOf } from './user-search';
@@ -40,7 +41,7 @@ export function postgresAccountStore(
 
   return {
     findUserByEmail: async (email) =>
-      hasNul(email)
+      holdsNul(email)
         ? undefined
         : first(
             db
@@ -49,9 +50,9 @@ export function postgresAccountStore(
               .where(eq(users.email, normalizeEmail(email))),
           ),
     findUserById: async (id) =>
-      hasNul(id) ? undefined : first(db.select().from(users).where(eq(users.id, id))),
+      holdsNul(id) ? undefined : first(db.select().from(users).where(eq(users.id, id))),
     async emailsOf(ids) {
-      const wanted = ids.filter((id) => !hasNul(id));
+      const wanted = ids.filter((id) => !holdsNul(id));
       if (wanted.length === 0) return [];
       return db
         .select({ id: users.id, email: users.email })
@@ -88,7 +89,7 @@ export function postgresAccountStore(
         .where(eq(passkeys.userId, userId))
         .orderBy(asc(passkeys.createdAt), asc(passkeys.id)),
     findPasskeyByCredentialId: async (credentialId) =>
-      hasNul(credentialId)
+      holdsNul(credentialId)
         ? undefined
         : first(db.select().from(passkeys).where(eq(passkeys.credentialId, credentialId))),
     usedChallengeCount: async () =>
@@ -105,7 +106,7 @@ export function postgresAccountStore(
       ];
     },
     async searchUsers(query) {
-      if (query.email !== undefined && hasNul(query.email)) return [];
+      if (query.email !== undefined && holdsNul(query.email)) return [];
       const search = userSearchOf(users, query);
       return db
         .select()

@@ -14,7 +14,7 @@ import {
   sql,
 } from 'drizzle-orm';
 import type { AuditLimits } from '@/audit/operations';
-import { recordAuditLater } from '@/audit/postgres-store';
+import { countInWindow, recordAuditLater } from '@/audit/postgres-store';
 import type { PgDb, PgTx } from '@/db/pg/client';
 import { isUniqueViolation } from '@/db/pg/connection';
 import {
@@ -31,15 +31,9 @@ import {
   webauthnChallenges,
   webhookEndpoints,
 } from '@/db/pg/schema';
+import { holdsNul } from '@/kernel/nul';
 import { queuedMailOf } from '@/mail/store';
 import { type AccountTables, emailLinksToDelete } from './tables';
-
-/**
- * PostgreSQL text cannot hold NUL, so no stored row equals a value with
- * one: a lookup by such a value finds nothing without a query (binding it
- * would fail the query instead).
- */
-export const hasNul = (...values: string[]) => values.some((value) => value.includes('\u0000'));
 
 /**
  * A failure counter's key as stored: the email in it is what was typed, NUL
@@ -71,6 +65,7 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
     return user;
   },
   recordAudit: (context, entry) => recordAuditLater(tx, context, entry, limits),
+  countInWindow: (key, windowEndsAt) => countInWindow(tx, key, windowEndsAt),
   async deleteExpiredSessions(now) {
     await tx.delete(sessions).where(lte(sessions.expiresAt, new Date(now)));
   },
@@ -123,7 +118,7 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
     return passkey;
   },
   async renamePasskey(userId, id, name) {
-    if (hasNul(id)) return undefined;
+    if (holdsNul(id)) return undefined;
     const [renamed] = await tx
       .update(passkeys)
       .set({ name })
@@ -132,7 +127,7 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
     return renamed;
   },
   async deletePasskey(userId, id) {
-    if (hasNul(id)) return undefined;
+    if (holdsNul(id)) return undefined;
     const [deleted] = await tx
       .delete(passkeys)
       .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
@@ -211,7 +206,7 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
       await tx.delete(authFailures).where(inArray(authFailures.key, keys.map(storedKey)));
   },
   async lockUser(id) {
-    if (hasNul(id)) return undefined;
+    if (holdsNul(id)) return undefined;
     const [user] = await tx.select().from(users).where(eq(users.id, id)).for('update');
     return user;
   },
@@ -304,7 +299,7 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
     await tx.insert(emailLinks).values(values);
   },
   async takeEmailLink(id, now) {
-    if (hasNul(id)) return undefined;
+    if (holdsNul(id)) return undefined;
     const [taken] = await tx
       .delete(emailLinks)
       .where(and(eq(emailLinks.id, id), gt(emailLinks.expiresAt, new Date(now))))
@@ -312,7 +307,7 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
     return taken;
   },
   async userIdOfEmail(email) {
-    if (hasNul(email)) return undefined;
+    if (holdsNul(email)) return undefined;
     const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
     return user?.id;
   },

@@ -13,7 +13,7 @@ import {
   or,
 } from 'drizzle-orm';
 import type { AuditLimits } from '@/audit/operations';
-import { recordAudit } from '@/audit/sqlite-store';
+import { countInWindow, recordAudit } from '@/audit/sqlite-store';
 import type { Db, Tx } from '@/db/client';
 import {
   authFailures,
@@ -54,6 +54,7 @@ export const accountTablesOf = (tx: Tx, limits: AuditLimits): AccountTables => (
   insertUser: (values) =>
     tx.insert(users).values(values).onConflictDoNothing({ target: users.email }).returning().get(),
   recordAudit: (context, entry) => recordAudit(tx, context, entry, limits),
+  countInWindow: (key, windowEndsAt) => countInWindow(tx, key, windowEndsAt),
   deleteExpiredSessions: (now) => {
     tx.delete(sessions)
       .where(lte(sessions.expiresAt, new Date(now)))

@@ -21,9 +21,16 @@ export interface Answer {
 export const answerHeaders = (headers: Readonly<Record<string, string>>): Headers =>
   new Headers({ ...headers, ...securityHeaders });
 
-/** The answer as the `Response` an Elysia handler returns. */
+/**
+ * The answer as a `Response`, the security headers included: what an Elysia
+ * handler returns and what the fast lane sends, so both lanes send the same
+ * bytes from one function.
+ */
 export function responseOf({ status, body, headers, etag }: Answer): Response {
-  const response = new Response(body, { status, headers });
+  const response = new Response(body, {
+    status,
+    headers: headers instanceof Headers ? headers : { ...headers, ...securityHeaders },
+  });
   if (etag !== undefined) response.headers.set('etag', etag);
   return response;
 }

@@ -1,4 +1,4 @@
-import { securityHeaders } from '@/api/request/headers';
+import type { Handle } from '@/api/pipeline';
 import { logFastRequest, logRequest } from '@/api/request/log';
 import { requestIdFor, startRequest } from '@/api/request/meta';
 import type { RequestMetrics } from '@/api/request/metrics';
@@ -6,7 +6,7 @@ import { MAX_URL_LENGTH, pathOf, searchOf } from '@/api/request/url';
 import { isPostgresUnavailable } from '@/db/pg/connection';
 import { DomainError } from '@/kernel/errors';
 import type { Logger } from '@/logger';
-import type { Answer } from './answer';
+import { type Answer, responseOf } from './answer';
 import type { ErrorFamilyOf } from './error-family';
 import { unhandled } from './plugins/error-handler';
 
@@ -44,8 +44,6 @@ export interface FastRoute {
    */
   routePath?(rest: string): string;
 }
-
-type Handle = (request: Request) => Response | Promise<Response>;
 
 export interface FastLaneOptions {
   logger: Logger;
@@ -87,12 +85,7 @@ export function withFastLane(
     startedAt: number,
   ): Response => {
     const id = requestIdFor(request);
-    const { headers } = found;
-    const response = new Response(found.body, {
-      status: found.status,
-      headers: headers instanceof Headers ? headers : { ...headers, ...securityHeaders },
-    });
-    if (found.etag !== undefined) response.headers.set('etag', found.etag);
+    const response = responseOf(found);
     response.headers.set('x-request-id', id);
     // GETs only: no request body for the debug line of a failed request.
     const routePath = route.routePath?.(rest);

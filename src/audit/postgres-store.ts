@@ -45,6 +45,13 @@ const auditRowTablesOf = (db: PgDb | PgTx): AuditRowTables => ({
   },
 });
 
+/** `countInWindow` of the SQLite store (src/audit/sqlite-store.ts), on PostgreSQL. */
+export const countInWindow = (
+  db: PgDb | PgTx,
+  key: string,
+  windowEndsAt: number,
+): Promise<number> => auditRowTablesOf(db).countQuota(key, windowEndsAt) as Promise<number>;
+
 /** Appends one event, or counts it (`src/audit/operations.ts`), in `db`'s transaction. */
 export const recordAuditLater = (
   db: PgDb | PgTx,

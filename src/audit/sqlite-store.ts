@@ -80,6 +80,14 @@ const auditRowTablesOf = (db: DbOrTx): AuditRowTables => ({
 });
 
 /**
+ * Counts one more event of `key` in a window ending at `windowEndsAt` (the
+ * counters the bounded rows keep, pruned once the window has ended); the
+ * events counted in it, this one included. Also a bound of another domain's.
+ */
+export const countInWindow = (db: DbOrTx, key: string, windowEndsAt: number): number =>
+  auditRowTablesOf(db).countQuota(key, windowEndsAt) as number;
+
+/**
  * Appends one event, or counts it (`src/audit/operations.ts`). Call it with
  * the transaction of the action itself: the event commits with the action
  * or not at all.

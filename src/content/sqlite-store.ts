@@ -3,7 +3,7 @@ import { recordAudit } from '@/audit/sqlite-store';
 import type { Db, DbOrTx } from '@/db/client';
 import { type StaticPageRow, staticPages } from '@/db/schema';
 import { readSnapshot } from '@/db/snapshot';
-import { appendEvent } from '@/events/sqlite-outbox';
+import { announcedAfter, appendEvent } from '@/events/sqlite-outbox';
 import { runNow, type Steps } from '@/kernel/steps';
 import { pageWrites, upsertPage } from './operations';
 import { summaryColumnsOf, toSummary } from './representation';
@@ -99,8 +99,11 @@ export const upsertStaticPage = (
  * write in one immediate transaction (nothing inside it is awaited).
  */
 export function sqliteContentStore(db: Db) {
+  // The page's event is announced once the transaction committed.
   const run = <T>(operation: (tables: PageTables) => Steps<T>): T =>
-    db.transaction((tx) => runNow(operation(pageTablesOf(tx))), { behavior: 'immediate' });
+    announcedAfter(() =>
+      db.transaction((tx) => runNow(operation(pageTablesOf(tx))), { behavior: 'immediate' }),
+    );
   const reads = {
     publishedVariants: (slug: string) => findPublishedVariants(db, slug),
     listPublished: () => listPublished(db),

@@ -2,6 +2,7 @@ import type { SQL } from 'bun';
 import { and, asc, eq, gt, lt, lte, max, min, sql } from 'drizzle-orm';
 import { changedRows, type PgDb, pgDatabase } from '@/db/pg/client';
 import { events } from '@/db/pg/schema';
+import { holdsNul } from '@/kernel/nul';
 import { runLater } from '@/kernel/steps';
 import { feedPage } from './operations';
 import { announcedAfter, appendEvents } from './postgres-outbox';
@@ -47,8 +48,7 @@ export function postgresEventStore(client: SQL): EventStore {
   const tables: FeedTables = {
     // async: a drizzle query is a thenable, not a Promise, and callers tell them apart.
     async eventsAfter(scope) {
-      // PostgreSQL text cannot hold NUL: no stored owner has one, and binding it would fail.
-      if (scope.owner?.includes('\u0000')) return [];
+      if (holdsNul(scope.owner)) return [];
       return pageQueryOf(db, scope);
     },
     async prunedThrough() {

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import type { Db } from '@/db/client';
 import type { Bindings } from '@/db/where';
+import { announcedAfter } from '@/events/sqlite-outbox';
 
 const MAX_CACHED = 256;
 const caches = new WeakMap<Database, Map<string, Statement>>();
@@ -49,10 +50,12 @@ export const exec = (db: Db, text: string, ...params: Bindings): number =>
  * Runs `work` in one write transaction (BEGIN IMMEDIATE, so a concurrent
  * writer waits on the busy timeout instead of failing half-way); nested calls
  * become savepoints. Synchronous by construction: a failure rolls every
- * statement back, so a failed request leaves the database as it was.
+ * statement back, so a failed request leaves the database as it was. The
+ * events it appended are announced once it committed (`announcedAfter`);
+ * a nested call leaves them to the outer one.
  */
 export function writeTransaction<T>(db: Db, work: () => T): T {
   const client = db.$client;
   const run = client.transaction(work);
-  return client.inTransaction ? run() : run.immediate();
+  return client.inTransaction ? run() : announcedAfter(() => run.immediate());
 }

@@ -1,6 +1,7 @@
 import { whenReady } from '@/kernel/maybe-promise';
 import { p99Ms } from './latency';
 import { customerSeries, routeSeries } from './recorder';
+import type { RequestFigures } from './schemas';
 import {
   BUCKET_MS,
   HOUR_MS,
@@ -34,21 +35,6 @@ function summed(rows: readonly UsageRow[]): Map<string, Map<number, UsageRow>> {
 }
 
 const byStart = (a: { start: number }, b: { start: number }) => a.start - b.start;
-
-export interface RequestPoint {
-  start: number;
-  requests: number;
-  errors: number;
-  p99Ms: number | null;
-}
-
-export interface RequestFigures {
-  resolution: Resolution;
-  bucketMs: number;
-  from: number;
-  to: number;
-  groups: { group: string; points: RequestPoint[] }[];
-}
 
 /**
  * Requests, 5xx answers and p99 latency per route group over the last

@@ -2,9 +2,10 @@ import type { SQL } from 'bun';
 import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import { pgDatabase } from '@/db/pg/client';
 import { events, webhookEndpoints } from '@/db/pg/schema';
+import { holdsNul } from '@/kernel/nul';
 import { runLater, type Steps } from '@/kernel/steps';
 import { webhookOperations } from './operations';
-import { impossible, postgresWebhookTables } from './postgres-tables';
+import { postgresWebhookTables } from './postgres-tables';
 import { queueRules } from './queue-rules';
 import type { DueEndpoint, WebhookStore, WebhookTables } from './store';
 import { type SummaryRow, summaryQuery } from './summary';
@@ -62,7 +63,7 @@ export function postgresWebhookStore(client: SQL): WebhookStore {
       return [...(await db.execute(dueEndpoints(now, limit, slow)))] as DueEndpoint[];
     },
     async releaseEndpoint(endpointId, until) {
-      if (impossible(endpointId)) return;
+      if (holdsNul(endpointId)) return;
       await db
         .update(webhookEndpoints)
         .set({ deliveryClaimedUntil: null })

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, lt, min, ne, or, sql } from 'drizzle-orm';
 import { auditRowOf } from '@/audit/record';
 import { changedRows, type PgTx } from '@/db/pg/client';
 import { auditEvents, events, webhookDeliveries, webhookEndpoints } from '@/db/pg/schema';
+import { holdsNul } from '@/kernel/nul';
 import { claimable } from './queue-rules';
 import type { WebhookTables } from './store';
 
@@ -10,9 +11,6 @@ const OWNER_LOCK_CLASS = 0x77686b;
 
 /** 11 parameters a row: far below PostgreSQL's 65,535 a statement. */
 const CHUNK = 1000;
-
-/** PostgreSQL text cannot hold NUL: no stored id has one, and binding it would fail. */
-export const impossible = (id: string) => id.includes('\u0000');
 
 /** An endpoint's finished deliveries older than its newest `keep` finished ones. */
 const trimFinished = (endpointId: string, keep: number) =>
@@ -53,7 +51,7 @@ const eventKept = sql`EXISTS (SELECT 1 FROM events WHERE events.id = webhook_del
 /** The webhook queries inside one PostgreSQL transaction (READ COMMITTED). */
 export const postgresWebhookTables = (tx: PgTx): WebhookTables => ({
   async endpoint(id, forUpdate) {
-    if (impossible(id)) return undefined;
+    if (holdsNul(id)) return undefined;
     const query = tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
     const [row] = await (forUpdate ? query.for('update') : query);
     return row;
@@ -159,7 +157,7 @@ export const postgresWebhookTables = (tx: PgTx): WebhookTables => ({
   trimFinished: async (endpointId, keep) =>
     changedRows(await tx.execute(trimFinished(endpointId, keep))),
   async claimEndpoint(endpointId, now, until) {
-    if (impossible(endpointId)) return undefined;
+    if (holdsNul(endpointId)) return undefined;
     const [endpoint] = await tx
       .update(webhookEndpoints)
       .set({ deliveryClaimedUntil: new Date(until) })
@@ -224,7 +222,7 @@ export const postgresWebhookTables = (tx: PgTx): WebhookTables => ({
     await tx.insert(auditEvents).values(auditRowOf(context, entry));
   },
   async endpointsOf(owner) {
-    if (owner !== null && impossible(owner)) return [];
+    if (owner !== null && holdsNul(owner)) return [];
     return tx
       .select()
       .from(webhookEndpoints)

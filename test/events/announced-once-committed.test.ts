@@ -2,6 +2,7 @@ import { afterAll, expect, test } from 'bun:test';
 import { type Announced, listenForEvents } from '@/events/signal';
 import { announcedAfter, appendEvents } from '@/events/sqlite-outbox';
 import type { NewEvent } from '@/events/store';
+import { writeTransaction } from '@/listings/sqlite-statements';
 import { sqliteDatabase } from '../support/harness';
 
 /**
@@ -67,4 +68,21 @@ test('a transaction nested in another is announced with the outer one: nothing w
   await settle();
   expect(heard).toEqual([]);
   expect(eventCount()).toBe(1);
+});
+
+test("the listings stores' writeTransaction holds the announcement: a write that rolls back announces nothing", async () => {
+  heard.length = 0;
+  expect(() =>
+    writeTransaction(db, () => {
+      appendEvents(db, [{ event: event('listing'), now: 4 }]);
+      throw new Error('refused');
+    }),
+  ).toThrow('refused');
+  await settle();
+  expect(heard).toEqual([]);
+  expect(eventCount()).toBe(1);
+
+  writeTransaction(db, () => appendEvents(db, [{ event: event('listing'), now: 5 }]));
+  await settle();
+  expect(heard).toEqual([new Map([['owner-1', new Set(['property.archived'])]])]);
 });

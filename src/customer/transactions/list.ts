@@ -6,7 +6,7 @@ import type { TransactionRow } from '@/db/schema';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { type Utf8, utf8 } from '@/kernel/utf8';
 import { transactionQueryOf } from './query';
-import { parseListQuery } from './schemas';
+import { parseTransactionQuery } from './schemas';
 
 /** Laravel-style envelope; an empty page has `from`/`to` null and `last_page` at least 1. */
 export function pageOf<T>(items: T[], total: number, page: number, perPage: number) {
@@ -51,7 +51,7 @@ export function transactionPageBody(
   search: string,
 ): MaybePromise<Utf8> {
   return cache.answer(`x:${caller.aud}:${caller.sub}\u0000${search}`, () => {
-    const { filter, page, perPage } = parseListQuery(transactionQueryOf(search), caller);
+    const { filter, page, perPage } = parseTransactionQuery(transactionQueryOf(search), caller);
     return whenReady(store.listTransactions(filter, page, perPage), (listing) => {
       const body = pageBodyOf(listing, page, perPage);
       const tags = [filter.customerId === undefined ? 'X' : `x:${filter.customerId}`];

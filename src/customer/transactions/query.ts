@@ -36,7 +36,7 @@ function isStructured(value: string): boolean {
  * GET /api/v1/c/transactions's query string (with its `?`, or '') as its
  * parameters: unknown keys are ignored; a known key given twice, or given a
  * list or an object (`a,b`, `[…]`, `{…}`), is a malformed request (400).
- * Every other rule is `parseListQuery`'s (422).
+ * Every other rule is `parseTransactionQuery`'s (422).
  */
 export function transactionQueryOf(search: string): TransactionQuery {
   const query: Record<string, string> = {};

@@ -27,7 +27,7 @@ export const TransactionPage = z.object({
 
 const optional = (description: string) => z.string().optional().meta({ description });
 
-/** Declared as strings so every rule is checked (and answered 422) by `parseListQuery`. */
+/** Declared as strings so every rule is checked (and answered 422) by `parseTransactionQuery`. */
 export const TransactionQuery = z.object({
   page: optional('page number, from 1 (default 1)'),
   per_page: optional('page size, 1 to 100 (default 15)'),
@@ -124,7 +124,7 @@ function textParam(errors: FieldErrors, field: string, value: string | undefined
  * or amount and a `per_page` outside 1..100 answer 422. A customer is always
  * limited to its own transactions; an employee may name one customer.
  */
-export function parseListQuery(query: TransactionQuery, caller: Caller): ListRequest {
+export function parseTransactionQuery(query: TransactionQuery, caller: Caller): ListRequest {
   const errors = new FieldErrors();
   const page = integerParam(errors, 'page', given(query.page), [1, MAX_PAGE], 1);
   const perPage = integerParam(

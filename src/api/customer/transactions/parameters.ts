@@ -4,7 +4,7 @@ import { MAX_PAGE, MAX_PER_PAGE, TransactionQuery } from '@/customer/transaction
 /**
  * GET /api/v1/c/transactions's query as clients write it, for the OpenAPI
  * document only (the route reads the raw URL and checks it with
- * `parseListQuery`, answering 422): integers, dates and amounts typed.
+ * `parseTransactionQuery`, answering 422): integers, dates and amounts typed.
  * test/api/parameters.test.ts checks the bounds against the service.
  */
 export const TransactionParameters = TransactionQuery.extend({
