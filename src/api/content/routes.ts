@@ -161,7 +161,7 @@ export const contentRoutes = ({
         headers: IfMatch,
         response: {
           200: withETag(StaticPage),
-          201: withETag(withLocation(StaticPage, 'The page in its language')),
+          201: withLocation(StaticPage, 'The page in its language', true),
           400: BadRequestProblem,
           401: Problem,
           403: Problem,

@@ -8,9 +8,15 @@ const ETagHeader = z.string().describe('Strong validator of this representation'
 export const withETag = <S extends z.ZodType>(schema: S) =>
   withHeaders(schema, { ETag: ETagHeader });
 
-/** A response schema documented with the `Location` of the resource it created. */
-export const withLocation = <S extends z.ZodType>(schema: S, description: string) =>
-  withHeaders(schema, { Location: z.string().describe(description) });
+/**
+ * A response schema documented with the `Location` of the resource it
+ * created (and its `ETag` when `etag`: nested `withHeaders` keep only one).
+ */
+export const withLocation = <S extends z.ZodType>(schema: S, description: string, etag = false) =>
+  withHeaders(schema, {
+    Location: z.string().describe(description),
+    ...(etag ? { ETag: ETagHeader } : {}),
+  });
 
 /**
  * The optional `If-Match` of a write (documented as a header parameter,

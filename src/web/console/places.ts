@@ -9,7 +9,7 @@
  * saving and not written over a change made since it was opened.
  */
 import { byId, cell } from './dom';
-import { describeFailure, FieldErrors, once, refused, send } from './field-errors';
+import { describeFailure, FieldErrors, once, refused, send, showChanged } from './form';
 
 /** A catalogue entry as GET /listings/neighbourhoods lists it. */
 interface Neighbourhood {
@@ -145,11 +145,7 @@ async function loadNeighbourhoods(): Promise<void> {
   nStatus(`${count} neighbourhood${count === 1 ? '' : 's'}${city ? ` in ${city}` : ''}.`);
 }
 
-function neighbourhoodConflict(): void {
-  byId('neighbourhood-conflict').hidden = false;
-  byId('neighbourhood-reload').focus();
-  nFormStatus('Not saved: changed since you opened it.');
-}
+const neighbourhoodConflict = () => showChanged('neighbourhood', nFormStatus);
 
 async function saveNeighbourhood(): Promise<void> {
   const errors = nErrors();
@@ -173,7 +169,7 @@ async function saveNeighbourhood(): Promise<void> {
   }
   const answer = await send(`/listings/neighbourhoods/${encodeURIComponent(id)}`, {
     method: 'PUT',
-    headers: etag === null ? {} : { 'if-match': etag },
+    ifMatch: etag,
     body,
   });
   if (answer.status === 412) return neighbourhoodConflict();
@@ -280,13 +276,8 @@ function limitOf(text: string): number | string {
   return /^-?\d+$/.test(text) ? Number(text) : text;
 }
 
-function planConflict(deleted: boolean): void {
-  byId('plan-conflict').hidden = false;
-  byId('plan-reload').focus();
-  pFormStatus(
-    deleted ? 'Not saved: deleted since you opened it.' : 'Not saved: changed since you opened it.',
-  );
-}
+const planConflict = (deleted: boolean) =>
+  showChanged('plan', pFormStatus, deleted ? 'Not saved: deleted since you opened it.' : undefined);
 
 async function savePlan(): Promise<void> {
   const errors = pErrors();
@@ -306,7 +297,7 @@ async function savePlan(): Promise<void> {
   }
   const answer = await send<Plan>(plan ? `/api/v1/admin/plans/${plan.id}` : '/api/v1/admin/plans', {
     method: plan ? 'PUT' : 'POST',
-    headers: etag === null ? {} : { 'if-match': etag },
+    ifMatch: etag,
     body,
   });
   if (answer.status === 412) return planConflict(false);
@@ -322,7 +313,7 @@ async function deletePlan(): Promise<void> {
   if (!plan) return;
   const answer = await send(`/api/v1/admin/plans/${plan.id}`, {
     method: 'DELETE',
-    headers: planTag === null ? {} : { 'if-match': planTag },
+    ifMatch: planTag,
   });
   if (answer.status === 412) return planConflict(false);
   if (answer.status !== 204) return pFormStatus(`Not deleted (${describeFailure(answer)}).`);

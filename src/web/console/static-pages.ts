@@ -12,7 +12,15 @@
  * if it is published meanwhile, nothing is written either.
  */
 import { byId, cell } from './dom';
-import { type Answer, describeFailure, FieldErrors, once, refused, send } from './field-errors';
+import {
+  type Answer,
+  describeFailure,
+  FieldErrors,
+  once,
+  refused,
+  send,
+  showChanged,
+} from './form';
 
 /** A page as GET /content/static-pages/{slug} answers it (docs/static-pages.md), fields in its order. */
 interface StaticPage {
@@ -90,7 +98,7 @@ async function readVariant(slug: string, language: string): Promise<Answer<Stati
   if (answer.status === 200 && answer.body?.language?.toLowerCase() === language.toLowerCase())
     return answer;
   if (answer.status === 200 || answer.status === 404)
-    return { status: 404, etag: null, body: null };
+    return { status: 404, etag: null, location: null, body: null };
   throw new FailedAnswer(answer);
 }
 
@@ -272,11 +280,7 @@ function startEditing(slug: string, language: string, keepForm = false): void {
     .catch(reportTo(status, `Could not open ${slug} in ${language}`));
 }
 
-function showConflict(): void {
-  byId('page-conflict').hidden = false;
-  editorStatus('Not saved: changed since you opened it.');
-  byId('page-reload').focus();
-}
+const showConflict = () => showChanged('page', editorStatus);
 
 async function save(published: boolean): Promise<void> {
   const page = opened;
@@ -296,7 +300,7 @@ async function save(published: boolean): Promise<void> {
   }
   const answer = await send<StaticPage>(pagePath(page.slug), {
     method: 'PUT',
-    headers: page.etag === null ? {} : { 'if-match': page.etag },
+    ifMatch: page.etag,
     body: {
       language: page.language,
       title: text('page-title'),
@@ -329,7 +333,7 @@ async function removeVariant(): Promise<void> {
   if (!page) return;
   const answer = await send(
     `${pagePath(page.slug)}?language=${encodeURIComponent(page.language)}`,
-    { method: 'DELETE', headers: page.etag === null ? {} : { 'if-match': page.etag } },
+    { method: 'DELETE', ifMatch: page.etag },
   );
   if (answer.status === 412) return showConflict();
   if (answer.status !== 204) {
