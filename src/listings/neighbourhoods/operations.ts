@@ -9,7 +9,7 @@ import type { Neighbourhood, NeighbourhoodBody } from '@/listings/neighbourhoods
 /** The queries of a catalogue write, inside one transaction of a store. */
 export interface NeighbourhoodTables {
   /**
-   * The entry's city, or null; held until the transaction ends so a
+   * The entry's city and name, or null; held until the transaction ends so a
    * property assigned to it meanwhile waits (SQLite: the single writer).
    */
   entry(id: string): MaybePromise<NeighbourhoodBody | null>;
