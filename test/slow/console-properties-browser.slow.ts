@@ -418,6 +418,8 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
     // The unpublished unit deleted: one unit left, rentable and published.
     await page.getByRole('button', { name: 'Delete Unit 1' }).click();
     await page.locator('[data-counters="1/1/1"]').waitFor();
+    // The counters and the table are read again side by side: the status says when both are.
+    await page.getByText('Unit 1 deleted.').waitFor();
     expect(await page.locator('table.units tbody tr').count()).toBe(1);
     const left = await read(id);
     expect([left.totalUnits, left.rentableUnits, left.publishedUnits]).toEqual([1, 1, 1]);

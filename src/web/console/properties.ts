@@ -331,10 +331,9 @@ export function propertiesView(root: HTMLElement, options: PropertiesOptions) {
       list.element.hidden = true;
       pageBox.hidden = false;
       opened = id;
-      await propertyPage(pageBox, decodeURIComponent(id), { ...options, words: list.words });
       // "Back to the list" returns to the list as filtered.
-      for (const back of pageBox.querySelectorAll<HTMLAnchorElement>(`a[href="#${options.base}"]`))
-        back.href = listHash;
+      const pageOptions = { ...options, words: list.words, listHash };
+      await propertyPage(pageBox, decodeURIComponent(id), pageOptions);
       return;
     }
     listHash = location.hash.startsWith(`#${options.base}?`) ? location.hash : `#${options.base}`;
