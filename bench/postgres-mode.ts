@@ -36,8 +36,14 @@ import { TokenService } from '@/auth/tokens';
 import { CITY_IDS } from '@/listings/cities';
 import { PROPERTY_TYPES } from '@/listings/properties/schemas';
 import { CREATE_BODY, writePropertyIds } from './fixtures';
-import { DEFAULT_BENCH_POSTGRES_URL, recreateDatabase } from './postgres';
-import { cpuSeconds, requireLoadTools, type Started, startServer } from './reference-harness';
+import { DEFAULT_BENCH_POSTGRES_URL, postgresCpuSeconds, recreateDatabase } from './postgres';
+import {
+  CLOCK_TICKS,
+  cpuSeconds,
+  requireLoadTools,
+  type Started,
+  startServer,
+} from './reference-harness';
 import { BENCH_SECRET, seedUnlessPresent } from './seeded-file';
 import { SERVICE_COMMAND } from './service-command';
 import { runWrk, type WrkResult } from './wrk';
@@ -91,7 +97,8 @@ interface Measurement {
   lines?: { file: string; prefix: string };
 }
 
-type Measured = WrkResult & { cpuUsPerRequest: number };
+/** CPU µs a request: the server's, and PostgreSQL's for the measured database (0 on SQLite). */
+type Measured = WrkResult & { cpuUsPerRequest: number; postgresCpuUsPerRequest: number };
 
 /** A mode the bench runs: how its server starts on a fresh copy of the data, and how that copy goes. */
 interface Mode {
@@ -148,7 +155,12 @@ const postgresMode = (poolSize: number): Mode => ({
   },
 });
 
-async function measure(server: Started, m: Measurement, token: string): Promise<Measured> {
+async function measure(
+  server: Started,
+  m: Measurement,
+  token: string,
+  databaseUrl: string | undefined,
+): Promise<Measured> {
   const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
   const drive = (duration: number) =>
     runWrk({
@@ -163,14 +175,17 @@ async function measure(server: Started, m: Measurement, token: string): Promise<
       scriptDir: workDir,
     });
   if (warmupSeconds > 0) await drive(warmupSeconds);
+  const postgresCpu = () => (databaseUrl ? postgresCpuSeconds(databaseUrl, CLOCK_TICKS) : 0);
   const cpuBefore = cpuSeconds(server.pid);
+  const postgresBefore = postgresCpu();
   const result = await drive(seconds);
-  const cpuUsPerRequest =
-    ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
+  const perRequest = (cpu: number) => (cpu * 1e6) / Math.max(1, result.requests);
+  const cpuUsPerRequest = perRequest(cpuSeconds(server.pid) - cpuBefore);
+  const postgresCpuUsPerRequest = perRequest(postgresCpu() - postgresBefore);
   console.log(
-    `  ${server.name} ${m.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(2)} ms, CPU ${cpuUsPerRequest.toFixed(1)} µs/req, errors ${result.errors}`,
+    `  ${server.name} ${m.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(2)} ms, CPU ${cpuUsPerRequest.toFixed(1)} µs/req${databaseUrl ? ` + PostgreSQL ${postgresCpuUsPerRequest.toFixed(1)}` : ''}, errors ${result.errors}`,
   );
-  return { ...result, cpuUsPerRequest };
+  return { ...result, cpuUsPerRequest, postgresCpuUsPerRequest };
 }
 
 function prepareData() {
@@ -253,7 +268,9 @@ async function main() {
         });
         try {
           const measured: Measured[] = [];
-          for (const m of measurements) measured.push(await measure(server, m, token));
+          for (const m of measurements) {
+            measured.push(await measure(server, m, token, prepared.env.DATABASE_URL));
+          }
           figures.get(mode.name)!.push(measured);
         } finally {
           server.process.kill('SIGTERM');
@@ -279,8 +296,15 @@ async function report(
   console.log(
     `\n${rounds} rounds, order alternated; medians of the rounds, every round's ratio in brackets\n`,
   );
-  const header = ['measurement', 'SQLite req/s', 'SQLite p99 ms'];
-  for (const mode of postgres) header.push(`${mode.name} req/s`, `p99 ms`, 'ratio PG/SQLite');
+  const header = ['measurement', 'SQLite req/s', 'p99 ms', 'CPU µs/req'];
+  for (const mode of postgres) {
+    header.push(
+      `${mode.name} req/s`,
+      'p99 ms',
+      'CPU µs/req (server + PostgreSQL)',
+      'req/s PG/SQLite',
+    );
+  }
   console.log(`| ${header.join(' | ')} |`);
   console.log(`|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`);
   const rows = measurements.map((m, n) => {
@@ -289,6 +313,7 @@ async function report(
       m.name,
       median(sqliteRps).toFixed(0),
       median(base.map((round) => round[n]!.p99Ms)).toFixed(1),
+      median(base.map((round) => round[n]!.cpuUsPerRequest)).toFixed(0),
     ];
     const row: Record<string, unknown> = { name: m.name, sqlite: base.map((r) => r[n]) };
     for (const mode of postgres) {
@@ -297,6 +322,7 @@ async function report(
       cells.push(
         median(runs.map((round) => round[n]!.requestsPerSecond)).toFixed(0),
         median(runs.map((round) => round[n]!.p99Ms)).toFixed(1),
+        `${median(runs.map((round) => round[n]!.cpuUsPerRequest)).toFixed(0)} + ${median(runs.map((round) => round[n]!.postgresCpuUsPerRequest)).toFixed(0)}`,
         `${median(ratios).toFixed(2)} (${ratios.map((x) => x.toFixed(2)).join(', ')})`,
       );
       row[mode.name] = runs.map((r) => r[n]);

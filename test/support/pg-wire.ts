@@ -24,6 +24,8 @@ interface ConnectionState {
 export function pgWireCounter() {
   const states = new WeakMap<object, ConnectionState>();
   const counts = { statements: 0, parses: 0 };
+  /** The text of each statement parsed or queried, its first 100 characters (for messages). */
+  const texts: string[] = [];
   const admin = new URL(POSTGRES_ADMIN_URL);
 
   const take = (state: ConnectionState) => {
@@ -45,6 +47,13 @@ export function pgWireCounter() {
       const type = String.fromCharCode(pending[0]!);
       if (type === 'Q' || type === 'S') counts.statements++;
       if (type === 'P') counts.parses++;
+      if (type === 'P' || type === 'Q') {
+        const body = pending.subarray(5, 1 + length);
+        const from = type === 'P' ? body.indexOf(0) + 1 : 0;
+        texts.push(
+          new TextDecoder().decode(body.subarray(from, body.indexOf(0, from))).slice(0, 100),
+        );
+      }
       state.pending = pending.subarray(1 + length);
     }
   };
@@ -77,6 +86,8 @@ export function pgWireCounter() {
     },
     /** Statements (and Parse messages) sent since the relay started. */
     counts: () => ({ ...counts }),
+    /** The statements parsed or queried so far, their first 100 characters. */
+    texts: () => [...texts],
     /** Statements sent while `work` runs (everything else quiet). */
     async statementsDuring(work: () => Promise<unknown>): Promise<number> {
       const before = counts.statements;
