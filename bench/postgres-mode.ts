@@ -36,7 +36,7 @@ import { TokenService } from '@/auth/tokens';
 import { CITY_IDS } from '@/listings/cities';
 import { PROPERTY_TYPES } from '@/listings/properties/schemas';
 import { CREATE_BODY, writePropertyIds } from './fixtures';
-import { DEFAULT_BENCH_POSTGRES_URL, postgresCpuSeconds, recreateDatabase } from './postgres';
+import { postgresCpuSeconds, recreateDatabase } from './postgres';
 import {
   CLOCK_TICKS,
   cpuSeconds,
@@ -58,7 +58,10 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
     'pool-sizes': { type: 'string', default: '10' },
-    'postgres-url': { type: 'string', default: DEFAULT_BENCH_POSTGRES_URL },
+    'postgres-url': {
+      type: 'string',
+      default: 'postgres://postgres@127.0.0.1:5432/listings_pg_mode',
+    },
     database: { type: 'string' },
     results: { type: 'string' },
   },
