@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { SQL } from 'bun';
-import { migratePostgres } from '@/db/pg/migrate';
+import { beforeAll, describe, expect, test } from 'bun:test';
+import type { SQL } from 'bun';
 import { ReadCache } from '@/db/read-cache';
 import { postgresListingsStore } from '@/listings/postgres-store';
-import { pgWireCounter } from '../support/pg-wire';
-import {
-  createTestDatabase,
-  pgSuite,
-  postgresAvailable,
-  type TestDatabase,
-} from '../support/postgres';
+import { countedDatabaseForSuite } from '../support/pg-wire';
+import { pgSuite, postgresAvailable } from '../support/postgres';
 import { type ListingsContext, listingsContext, propertyBody } from './support';
 
 /**
@@ -20,25 +14,17 @@ import { type ListingsContext, listingsContext, propertyBody } from './support';
  * (the group commit).
  */
 describe.skipIf(!postgresAvailable)(pgSuite('creates on PostgreSQL, statements'), () => {
-  const wire = pgWireCounter();
-  let database: TestDatabase;
+  // One connection, so every create finds the statements the ones before it prepared there.
+  const { wire, pool: poolOf } = countedDatabaseForSuite(1);
   let pool: SQL;
   let ctx: ListingsContext;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    await migratePostgres(database.url);
-    // One connection, so every create finds the statements the ones before it prepared there.
-    pool = new SQL(wire.url(database.name), { max: 1 });
+    pool = poolOf();
     ctx = await listingsContext({
       stores: { listings: postgresListingsStore(pool) },
       readCache: new ReadCache({ postgres: pool, enabled: false }),
     });
-  });
-  afterAll(async () => {
-    await pool?.close({ timeout: 0 });
-    wire.close();
-    await database?.drop();
   });
 
   const create = (n: number) =>

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { SQL } from 'bun';
-import { migratePostgres } from '@/db/pg/migrate';
+import { beforeAll, describe, expect, test } from 'bun:test';
+import type { SQL } from 'bun';
 import { ReadCache } from '@/db/read-cache';
 import { postgresListingsStore } from '@/listings/postgres-store';
-import { pgWireCounter } from '../support/pg-wire';
-import {
-  createTestDatabase,
-  pgSuite,
-  postgresAvailable,
-  type TestDatabase,
-} from '../support/postgres';
+import { countedDatabaseForSuite } from '../support/pg-wire';
+import { pgSuite, postgresAvailable } from '../support/postgres';
 import { type ListingsContext, listingsContext, postProperty } from './support';
 
 /** Reads sent together: one batch of the change feed's looks. */
@@ -22,16 +16,13 @@ const TOGETHER = 32;
  * arrive together, and sends nothing of its own.
  */
 describe.skipIf(!postgresAvailable)(pgSuite('cached reads on PostgreSQL, round trips'), () => {
-  const wire = pgWireCounter();
-  let database: TestDatabase;
+  const { wire, pool: poolOf } = countedDatabaseForSuite(8);
   let pool: SQL;
   let ctx: ListingsContext;
   let id: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    await migratePostgres(database.url);
-    pool = new SQL(wire.url(database.name), { max: 8 });
+    pool = poolOf();
     ctx = await listingsContext({
       stores: { listings: postgresListingsStore(pool) },
       readCache: new ReadCache({ postgres: pool }),
@@ -39,11 +30,6 @@ describe.skipIf(!postgresAvailable)(pgSuite('cached reads on PostgreSQL, round t
     id = await postProperty(ctx);
     for (let n = 0; n < 3; n++) await postProperty(ctx);
     await ctx.deps.readCache.synced();
-  });
-  afterAll(async () => {
-    await pool?.close({ timeout: 0 });
-    wire.close();
-    await database?.drop();
   });
 
   /** Statements sent while `TOGETHER` GETs of `path` are answered at once, each a hit. */
@@ -72,9 +58,6 @@ describe.skipIf(!postgresAvailable)(pgSuite('cached reads on PostgreSQL, round t
     const later = await statementsOfCachedReads(first.body._links.next.href);
     const fixed = await statementsOfCachedReads('/listings/properties?cityIds=madrid&page=1');
     // Looks run one at a time: the reads that arrive while one runs share the next.
-    console.log(
-      `statements for ${TOGETHER} cached reads: point ${point}, walk start ${start}, later keyset page ${later}, fixed list ${fixed}`,
-    );
     for (const statements of [point, start, later, fixed])
       expect(statements).toBeLessThanOrEqual(2);
     expect(start).toBeLessThanOrEqual(Math.max(point, 2));

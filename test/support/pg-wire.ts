@@ -1,4 +1,12 @@
-import { POSTGRES_ADMIN_URL, testDatabaseUrl } from './postgres';
+import { afterAll, beforeAll } from 'bun:test';
+import { SQL } from 'bun';
+import { migratePostgres } from '@/db/pg/migrate';
+import {
+  createTestDatabase,
+  POSTGRES_ADMIN_URL,
+  type TestDatabase,
+  testDatabaseUrl,
+} from './postgres';
 import { tcpProxy } from './tcp-proxy';
 
 /** Protocol codes of the untyped messages that open a connection. */
@@ -95,5 +103,33 @@ export function pgWireCounter() {
       return counts.statements - before;
     },
     close: () => proxy.close(),
+  };
+}
+
+/**
+ * A migrated database for the `describe` it is called in, reached through a
+ * `pgWireCounter`: made before its tests, dropped after them. `pool()` is a
+ * pool of `max` connections to it through the counter.
+ */
+export function countedDatabaseForSuite(max: number) {
+  const wire = pgWireCounter();
+  let database: TestDatabase | undefined;
+  let pool: SQL | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await migratePostgres(database.url);
+    pool = new SQL(wire.url(database.name), { max });
+  });
+  afterAll(async () => {
+    await pool?.close({ timeout: 0 });
+    wire.close();
+    await database?.drop();
+  });
+  return {
+    wire,
+    pool: () => {
+      if (!pool) throw new Error('the database is made before the tests of its describe');
+      return pool;
+    },
   };
 }
