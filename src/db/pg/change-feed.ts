@@ -13,11 +13,10 @@ const FEED_POSITION = '(SELECT max(id) FROM events)::float8 AS feed';
 
 /**
  * One statement, so one snapshot: the snapshot itself, the feed position in
- * it, whether the pruning
- * removed rows the previous snapshot may not have seen, and the rows that
- * snapshot could not see (committed since, by any instance). Only rows
- * written at or after the previous snapshot's xmin can be among them, which
- * the index on `xid` finds.
+ * it, whether the pruning removed rows the previous snapshot may not have
+ * seen, and the rows that snapshot could not see (committed since, by any
+ * instance). Only rows written at or after the previous snapshot's xmin can
+ * be among them, which the index on `xid` finds.
  */
 const LOOK = `SELECT pg_current_snapshot()::text AS snapshot, ${FEED_POSITION},
   (SELECT xid >= pg_snapshot_xmin($1::pg_snapshot) FROM cache_changes_pruned) AS lost,

@@ -93,6 +93,7 @@ const carriesExactly = (value: unknown) =>
 function jsonInsertOf(
   table: PgTable,
   rows: readonly object[],
+  alongside = '',
 ): { text: string; rows: Record<string, unknown>[] } | undefined {
   const known = insertColumnsOf(table);
   const used = usedColumnsOf(known.columns, rows);
@@ -111,10 +112,35 @@ function jsonInsertOf(
   const names = used.map(({ name }) => name).join(', ');
   const fields = used.map(({ name }) => `r.${name}`).join(', ');
   return {
-    text: `INSERT INTO ${known.table} (${names}) SELECT ${fields} FROM json_populate_recordset(NULL::${known.table}, $1::json) WITH ORDINALITY AS r ORDER BY r.ordinality`,
+    text: `INSERT INTO ${known.table} (${names}) SELECT ${fields} FROM ${alongside}json_populate_recordset(NULL::${known.table}, $1::json) WITH ORDINALITY AS r ORDER BY r.ordinality`,
     // Bun sends an array parameter as its JSON text.
     rows: objects,
   };
+}
+
+/**
+ * `insertRows` holding the transaction-scoped advisory lock `lockKey`
+ * before any row is inserted: where the rows go as JSON, one statement
+ * whose rows are joined to the lock's acquisition, so no row (and no
+ * identity value) is formed before the lock is held; else the lock, then
+ * the inserts.
+ */
+export async function insertRowsLocked(
+  tx: PgTx,
+  table: PgTable,
+  rows: readonly object[],
+  chunk: number,
+  lockKey: bigint,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const client = bunClientOf(tx);
+  const json = jsonInsertOf(table, rows, '(SELECT pg_advisory_xact_lock($2)) AS locked, ');
+  if (json) {
+    await client.unsafe(json.text, [json.rows, lockKey]);
+    return;
+  }
+  await client.unsafe('SELECT pg_advisory_xact_lock($1)', [lockKey]);
+  await insertRows(tx, table, rows, chunk);
 }
 
 /** One table's rows of `insertAllReturning`. */
