@@ -17,11 +17,15 @@
  * - the same fixed list walked with `paging=keyset` (its first page);
  * - POST /listings/properties, the bodies rotating over 1 to 30 units.
  *
- * Prints each measurement's median round for both modes and the ratio
- * PostgreSQL/SQLite of req/s with every round's beside it. The machine may
- * be shared: compare the ratios, which one sitting keeps comparable.
+ * Prints each measurement's median round for both modes: req/s, p99, the
+ * CPU time a request cost (the server's, and PostgreSQL's for the measured
+ * database), and the ratio PostgreSQL/SQLite of req/s with every round's
+ * beside it. The machine may be shared: compare the ratios and the CPU
+ * times, which one sitting keeps comparable (docs/scaling-out.md). The copy
+ * PostgreSQL runs start from is the database `--postgres-url` names
+ * (`listings_pg_mode` by default), dropped and made again each run.
  *
- *   bun run bench:postgres [-- --properties 20000 --seconds 5 --warmup 2 --rounds 2
+ *   bun run bench:postgres [-- --properties 20000 --seconds 4 --warmup 2 --rounds 3
  *                              --pool-sizes 10 --database /tmp/pg-mode.db]
  *
  * `--pool-sizes 4,10,20` measures PostgreSQL once per pool size
@@ -53,9 +57,9 @@ const { values } = parseArgs({
   options: {
     properties: { type: 'string', default: '20000' },
     'units-per-property': { type: 'string', default: '1-30' },
-    seconds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '4' },
     warmup: { type: 'string', default: '2' },
-    rounds: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     'pool-sizes': { type: 'string', default: '10' },
     'postgres-url': {
