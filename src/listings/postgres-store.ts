@@ -48,7 +48,7 @@ async function recordsIn(tx: PgTx, ids: readonly string[]): Promise<PropertyReco
 }
 
 /** The create queries inside one PostgreSQL transaction (READ COMMITTED). */
-const createTablesOf = (tx: PgTx): CreateTables => ({
+const postgresCreateTables = (tx: PgTx): CreateTables => ({
   async lockOwner(ownerId) {
     // Held to the end of the transaction: a concurrent create for the owner
     // (on any instance) waits here, then counts this one once committed.
@@ -79,7 +79,7 @@ export function postgresListingsStore(client: SQL): ListingsStore {
   const creates = new WriteQueue(commitRunsApart);
   const kindFor = kindPerQuota((quota): CombinableLater<QuotaCreate, string> => {
     const createAll = (inputs: readonly QuotaCreate[]) =>
-      announcedAfter(db, (tx) => runLater(createProperties(createTablesOf(tx), inputs, quota)));
+      announcedAfter(db, (tx) => runLater(createProperties(postgresCreateTables(tx), inputs, quota)));
     return { one: async (input) => (await createAll([input]))[0]!, many: createAll };
   });
 
