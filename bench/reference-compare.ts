@@ -26,6 +26,12 @@
  *   bun run bench:reference [-- --properties 200000 --seconds 5 --warmup 3 --rounds 3
  *                               --units-per-property 1-30 --database /tmp/ref.db]
  *
+ *   bun run bench:reference -- --creates [--until 200000 --rounds 2]
+ *
+ * `--creates` measures creates alone the way users' traffic brings them
+ * instead: each server from an empty file until `--until` properties exist
+ * (bench/reference-creates.ts).
+ *
  * `--database FILE` keeps the seeded service file (and FILE.reference
  * beside it) for later runs, which measure copies of the two: each run
  * starts from the same rows, without an earlier run's creates.
@@ -45,6 +51,7 @@ import { parseArgs } from 'node:util';
 import { TokenService } from '@/auth/tokens';
 import type { BackgroundConfig, BackgroundFigures } from './background';
 import { CREATE_BODY, writePropertyIds } from './fixtures';
+import { runCreates } from './reference-creates';
 import { copyToReference, REFERENCE_DIR } from './reference-data';
 import {
   cpuSeconds,
@@ -64,7 +71,9 @@ const { values } = parseArgs({
     'units-per-property': { type: 'string', default: '1-30' },
     seconds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '3' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string' },
+    creates: { type: 'boolean', default: false },
+    until: { type: 'string', default: '20000' },
     connections: { type: 'string', default: '32' },
     database: { type: 'string' },
     results: { type: 'string' },
@@ -73,7 +82,7 @@ const { values } = parseArgs({
 
 const seconds = Number(values.seconds);
 const warmupSeconds = Number(values.warmup);
-const rounds = Number(values.rounds);
+const rounds = Number(values.rounds ?? (values.creates ? 2 : 3));
 const connections = Number(values.connections);
 const root = join(import.meta.dir, '..');
 const workDir = join(tmpdir(), `listings-reference-${Date.now()}`);
@@ -245,17 +254,45 @@ async function checkAlike(servers: Started[], id: string, token: string) {
 
 const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : '');
 
+/** What both servers run with: the bench secret, the log level, the employee's limits out of reach. */
+const limits = {
+  JWT_SECRET: BENCH_SECRET,
+  LOG_LEVEL: 'info',
+  RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
+  RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE: '100000000',
+};
+
+/** `--creates`: from empty files until `--until` properties exist (bench/reference-creates.ts). */
+async function createsMain() {
+  requireLoadTools();
+  ensureReferenceInstalled();
+  const token = await new TokenService(BENCH_SECRET).issue('bench-employee', 'employee', 6 * 3600);
+  try {
+    const failed = await runCreates({
+      until: Number(values.until),
+      rounds,
+      connections,
+      token,
+      env: limits,
+      workDir,
+      serverCpu: SERVER_CPU,
+      loadCpu: LOAD_CPU,
+      results: values.results ?? join(root, 'bench', 'results', 'reference-creates-latest.json'),
+    });
+    if (failed > 0) {
+      console.error(`bench: ${failed} requests failed`);
+      process.exitCode = 1;
+    }
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   requireLoadTools();
   ensureReferenceInstalled();
   prepareData();
   const token = await new TokenService(BENCH_SECRET).issue('bench-employee', 'employee', 6 * 3600);
-  const limits = {
-    JWT_SECRET: BENCH_SECRET,
-    LOG_LEVEL: 'info',
-    RATE_LIMIT_EMPLOYEE_PER_MINUTE: '1000000',
-    RATE_LIMIT_EMPLOYEE_WRITES_PER_MINUTE: '100000000',
-  };
   const service = await startServer({
     name: 'service',
     command: SERVICE_COMMAND,
@@ -377,4 +414,4 @@ async function main() {
   }
 }
 
-await main();
+await (values.creates ? createsMain() : main());

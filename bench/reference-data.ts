@@ -19,17 +19,33 @@ const PROPERTY_COLUMNS = `id, type, owner_id, address_line1, address_line2, city
   created_at, updated_at`;
 const UNIT_COLUMNS = 'id, property_id, rentable, published, deleted_at, created_at, updated_at';
 
+/** The reference's tables and its cities, in a new database at `path` (no properties yet). */
+export function emptyReference(path: string): void {
+  const db = new Database(path, { create: true });
+  try {
+    createReferenceTables(db);
+  } finally {
+    db.close();
+  }
+}
+
+function createReferenceTables(db: Database) {
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec(readFileSync(join(REFERENCE_DIR, 'schema.sql'), 'utf8'));
+  const city = db.prepare('INSERT OR IGNORE INTO cities (id, country) VALUES (?, ?)');
+  db.transaction(() => {
+    for (const [id, country] of Object.entries(CITY_COUNTRIES)) city.run(id, country);
+  })();
+}
+
 /** Copies the properties and units of `servicePath` into a new reference database at `referencePath`. */
 export function copyToReference(servicePath: string, referencePath: string) {
   const db = new Database(referencePath, { create: true });
   try {
-    db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA cache_size = -262144');
-    db.exec(readFileSync(join(REFERENCE_DIR, 'schema.sql'), 'utf8'));
+    createReferenceTables(db);
     db.exec('ATTACH DATABASE ? AS service', [servicePath]);
     db.transaction(() => {
-      const city = db.prepare('INSERT INTO cities (id, country) VALUES (?, ?)');
-      for (const [id, country] of Object.entries(CITY_COUNTRIES)) city.run(id, country);
       db.exec(
         `INSERT INTO properties (${PROPERTY_COLUMNS})
            SELECT ${PROPERTY_COLUMNS} FROM service.properties ORDER BY seq`,

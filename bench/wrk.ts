@@ -28,6 +28,18 @@ export interface WrkOptions {
    * (Zipf, s = 1) instead of uniformly.
    */
   lines?: { file: string; prefix: string; zipf?: boolean };
+  /**
+   * Lua lines defining `request()` (bodies built per request); used instead
+   * of `bodies`, `paths` and `lines`.
+   */
+  request?: string[];
+  /**
+   * Stop once this many responses have come back, before `seconds` (which
+   * then only bounds the run): the Lua `response()` counts them and, at the
+   * count, stops its thread and sends wrk its own SIGINT, which ends the
+   * main thread's wait, so the time and rate wrk reports end there too.
+   */
+  stopAfter?: number;
   /** CPU the load generator is pinned to. */
   cpu: number;
   scriptDir: string;
@@ -83,7 +95,9 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
       `wrk.headers["Content-Type"] = "application/json"`,
     );
   }
-  if (options.lines) {
+  if (options.request) {
+    lua.push(...options.request);
+  } else if (options.lines) {
     lua.push(
       'local lines = {}',
       `for line in io.lines(${JSON.stringify(options.lines.file)}) do lines[#lines + 1] = line end`,
@@ -127,6 +141,20 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
       'request = function()',
       '  next = next % #paths + 1',
       '  return wrk.format(nil, paths[next])',
+      'end',
+    );
+  }
+  if (options.stopAfter !== undefined) {
+    lua.push(
+      'local ffi = require("ffi")',
+      'ffi.cdef[[ int getpid(void); int kill(int pid, int sig); ]]',
+      'local responses = 0',
+      'response = function()',
+      '  responses = responses + 1',
+      `  if responses == ${options.stopAfter} then`,
+      '    wrk.thread:stop()',
+      '    ffi.C.kill(ffi.C.getpid(), 2)',
+      '  end',
       'end',
     );
   }

@@ -42,6 +42,7 @@ const web = join(root, 'src', 'web');
 const accountAssets = {
   'account.html': readFileSync(join(web, 'account.html'), 'utf8'),
   'account.css': readFileSync(join(web, 'account.css'), 'utf8'),
+  'console/data.css': readFileSync(join(web, 'console', 'data.css'), 'utf8'),
   'app.js': await browserBundle(join(web, 'account-app.ts')),
   'uplot.css': readFileSync(Bun.resolveSync('uplot/dist/uPlot.min.css', web), 'utf8'),
 };

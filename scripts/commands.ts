@@ -98,6 +98,17 @@ export const userDisableCommand = defineCommand({
   ],
 });
 
+export const userVerifyCommand = defineCommand({
+  name: 'user:verify',
+  summary:
+    "Marks an account's email address verified, as following its verification link does; prints the account as JSON.",
+  options: { email: ACCOUNT_EMAIL },
+  variables: { ...DATABASE },
+  notes: [
+    'An address verified already is left as it is. The bearer tokens issued before (they say unverified) are refused from then on.',
+  ],
+});
+
 export const tokenCommand = defineCommand({
   name: 'token',
   summary: 'Prints a signed bearer token (a JWT) for an account, to stdout alone.',
@@ -320,6 +331,7 @@ export const OPERATOR_COMMANDS = [
   userCreateCommand,
   userPasswordCommand,
   userDisableCommand,
+  userVerifyCommand,
   tokenCommand,
   backupCommand,
   restoreCommand,

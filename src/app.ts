@@ -16,6 +16,7 @@ import { healthRoutes } from './api/health/routes';
 import { withIdempotency } from './api/idempotency';
 import { createdPropertyRoutes, listingsRoutes } from './api/listings/routes';
 import { metricsRoutes } from './api/metrics/routes';
+import { type Handle, type Stage, throughStages } from './api/pipeline';
 import { credentialChecksOf } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
 import { type CredentialsFirst, jsonBody } from './api/plugins/json-body';
@@ -99,25 +100,25 @@ export function createService(
   const app = createApp(deps, extraRoutes);
   const errorFamilyOf = errorFamiliesOf(app.routes);
   const metrics = deps.config.metrics ? deps.requests : undefined;
-  const pipeline = withRequestContext(
-    withBackstop(
-      withIdempotency((request) => app.handle(request)),
-      deps.logger,
+  // The request pipeline, in the order a request passes it (docs/request-pipeline.md).
+  const hsts: Stage = (next) => withHsts(next, deps.config);
+  // The front door: everything after it reads one path (src/api/request/target.ts).
+  const routableTarget: Stage = (next) => withRoutableTarget(next, deps.logger);
+  // Hot reads answered here; the rest, and what a fast route declines, go on.
+  const fastLane: Stage = (next) =>
+    withFastLane(fastRoutes(deps), next, {
+      logger: deps.logger,
+      corsOrigins: deps.config.corsOrigins,
+      onFastAnswer: probe.onFastAnswer,
+      metrics,
       errorFamilyOf,
-    ),
-    deps.logger,
-    metrics,
-  );
-  const htmlPipeline = withHtmlPolicy(pipeline);
-  // The front door comes first: everything after it reads one path (src/api/request/target.ts).
-  const fullPipeline = withRoutableTarget(htmlPipeline, deps.logger);
-  const fastLane = withFastLane(fastRoutes(deps), htmlPipeline, {
-    logger: deps.logger,
-    corsOrigins: deps.config.corsOrigins,
-    onFastAnswer: probe.onFastAnswer,
-    metrics,
-    errorFamilyOf,
-  });
-  const fetch = withHsts(withRoutableTarget(fastLane, deps.logger), deps.config);
+    });
+  const requestContextOf: Stage = (next) => withRequestContext(next, deps.logger, metrics);
+  const backstop: Stage = (next) => withBackstop(next, deps.logger, errorFamilyOf);
+  const elysia: Handle = (request) => app.handle(request);
+  const afterFastLane = [withHtmlPolicy, requestContextOf, backstop, withIdempotency];
+  const fetch = throughStages([hsts, routableTarget, fastLane, ...afterFastLane], elysia);
+  // The same without the fast lane: tests compare the two lanes' answers.
+  const fullPipeline = throughStages([routableTarget, ...afterFastLane], elysia);
   return { deps, app, fetch, fullPipeline };
 }

@@ -23,6 +23,7 @@ import type { Db } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
 import { FeedWaits } from '@/events/waits';
 import type { Clock } from '@/kernel/clock';
+import { DeferredWork } from '@/kernel/deferred';
 import type { Logger } from '@/logger';
 import { type MailNotifications, mailNotificationsOf } from '@/mail/notifications';
 import { type MailTransport, mailTransportOf } from '@/mail/transport';
@@ -94,6 +95,8 @@ export interface AppDeps {
   feedWaits: FeedWaits;
   /** Where the mail-delivery job sends the outbox's messages: the SMTP server, or the log. */
   mailer: MailTransport;
+  /** Work answered before it is done (a password reset's lookup and mail); shutdown drains it. */
+  deferred: DeferredWork;
 }
 
 /** The part of the deps a function uses: the services `K` and the stores `S`. */
@@ -292,6 +295,9 @@ export function buildDeps({
     ...{ replication, replicaListing, disk },
     ...{ sessions: sessionResolver(stores.accounts, clock), limiter, writeLimiter, usage },
     ...{ instance, redis, notices, instances, readCache, staticPages, accounts, mailer },
+    deferred: new DeferredWork((error) =>
+      logger.error('deferred work failed', { error: String(error) }),
+    ),
   };
   // Idle until src/index.ts starts it; the jobs close over the finished deps.
   deps.jobs = createWorkers(deps);

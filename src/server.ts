@@ -1,15 +1,16 @@
+import type { SQL } from 'bun';
 import { lookUpPeersOn } from '@/api/request/peer';
 import { createService } from '@/app';
 import { TOKEN_CUTOFF_RELOAD_MS } from '@/auth/revocation';
 import { UpgradeError, upgradeDatabase } from '@/backups';
 import { type Config, parseDatabaseSettings } from '@/config';
 import { leaveCheckpointsToLitestream, startCheckpointer } from '@/db/checkpointer';
-import { isPlainFile, migrationsFolder, openDatabase } from '@/db/client';
+import { type Db, isPlainFile, migrationsFolder, openDatabase } from '@/db/client';
 import { flushGroupCommit } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
 import { openPostgres, whereOf } from '@/db/pg/connection';
 import { preparePostgres } from '@/db/pg/migrate';
-import { buildDeps } from '@/deps';
+import { type AppDeps, buildDeps } from '@/deps';
 import { releaseWaits } from '@/events/signal';
 import { embedded } from '@/kernel/embedded';
 import { MAX_BODY_BYTES } from '@/kernel/limits';
@@ -168,31 +169,51 @@ export async function serve(config: Config, { underLitestream }: { underLitestre
     if (stopping) return;
     stopping = true;
     logger.info('shutting down', { signal });
-    // Long polls of the change feed answer now instead of holding up the stop.
-    releaseWaits();
-    // Stop accepting; resolves once requests in flight have been answered.
-    await server.stop();
-    // Waits for a running job to finish its current chunk.
-    await deps.jobs?.stop();
-    await deps.limiter.flush();
-    await deps.usage.flush();
-    // The others count one instance fewer at once, not after the heartbeat timeout.
-    await deps.instances?.leave();
-    await deps.replication?.stop();
-    await deps.disk.stop();
-    if (db) {
-      // Creates queued for a group commit (normally none left once requests are answered).
-      flushGroupCommit(db);
-      await checkpointer?.stop();
-      db.$client.close();
-    }
-    await postgres?.close({ timeout: 5 });
-    deps.tokenCutoffs.stop();
-    deps.notices?.close();
-    deps.redis?.close();
+    await stopServing({ server, deps, db, postgres, checkpointer });
     logger.info('stopped');
     process.exit(0);
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** What a started server holds, in the order `stopServing` lets go of it. */
+export interface Serving {
+  server: { stop(): Promise<void> };
+  deps: AppDeps;
+  db?: Db;
+  postgres?: SQL;
+  checkpointer?: { stop(): Promise<void> };
+}
+
+/**
+ * Stops a started server in order: no new request, the ones in flight
+ * answered, the work they deferred done, the jobs at their current chunk,
+ * the figures flushed, then the databases and connections closed.
+ */
+export async function stopServing({ server, deps, db, postgres, checkpointer }: Serving) {
+  // Long polls of the change feed answer now instead of holding up the stop.
+  releaseWaits();
+  // Stop accepting; resolves once requests in flight have been answered.
+  await server.stop();
+  // Work those requests answered before doing (a password reset's mail) still writes.
+  await deps.deferred.drain();
+  // Waits for a running job to finish its current chunk.
+  await deps.jobs?.stop();
+  await deps.limiter.flush();
+  await deps.usage.flush();
+  // The others count one instance fewer at once, not after the heartbeat timeout.
+  await deps.instances?.leave();
+  await deps.replication?.stop();
+  await deps.disk.stop();
+  if (db) {
+    // Creates queued for a group commit (normally none left once requests are answered).
+    flushGroupCommit(db);
+    await checkpointer?.stop();
+    db.$client.close();
+  }
+  await postgres?.close({ timeout: 5 });
+  deps.tokenCutoffs.stop();
+  deps.notices?.close();
+  deps.redis?.close();
 }

@@ -71,6 +71,7 @@ const OPERATOR_SCRIPTS = [
   'user:create',
   'user:disable',
   'user:password',
+  'user:verify',
 ] as const;
 /** Scripts of `scripts/` that are not operator commands (checks, the binary build). */
 const OTHER_SCRIPT_FILES = ['build', 'check:layers', 'check:references'];

@@ -943,6 +943,8 @@ export type AccountSummary = {
   disabled: boolean;
   createdAt: string;
   disabledAt: string | null;
+  /** false: signed up under SIGN_UP=verify and no link followed yet; every route but its own /auth ones answers 403 */
+  emailVerified: boolean;
 };
 
 /** AccountPage: as answered (output of its schema). */
@@ -955,6 +957,8 @@ export type AccountPage = {
     disabled: boolean;
     createdAt: string;
     disabledAt: string | null;
+    /** false: signed up under SIGN_UP=verify and no link followed yet; every route but its own /auth ones answers 403 */
+    emailVerified: boolean;
   }[];
   nextCursor: string | null;
 };
@@ -975,6 +979,8 @@ export type AccountSearchQueryText = {
 export type AccountChangeBody = {
   role?: "customer" | "employee";
   disabled?: boolean;
+  /** marks the address verified (it cannot be unverified) */
+  emailVerified?: true;
 };
 
 /** AuditEvent: as answered (output of its schema). */
@@ -982,7 +988,7 @@ export type AuditEvent = {
   /** increasing with the order the events were written */
   id: string;
   at: string;
-  action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "email_verification.sent" | "email.verified" | "email_change.requested" | "email.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
+  action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "email_verification.sent" | "email.verified" | "email_change.requested" | "email.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "notification.dropped" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
   /** the caller's id; null when anonymous */
   actor: string | null;
   /** the account the event concerns */
@@ -1007,7 +1013,7 @@ export type AuditPage = {
     /** increasing with the order the events were written */
     id: string;
     at: string;
-    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "email_verification.sent" | "email.verified" | "email_change.requested" | "email.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
+    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "email_verification.sent" | "email.verified" | "email_change.requested" | "email.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "notification.dropped" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
     /** the caller's id; null when anonymous */
     actor: string | null;
     /** the account the event concerns */
@@ -1034,7 +1040,7 @@ export type AdminAuditPage = {
     /** increasing with the order the events were written */
     id: string;
     at: string;
-    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "email_verification.sent" | "email.verified" | "email_change.requested" | "email.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
+    action: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "email_verification.sent" | "email.verified" | "email_change.requested" | "email.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "notification.dropped" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
     /** the caller's id; null when anonymous */
     actor: string | null;
     /** the account the event concerns */
@@ -1077,7 +1083,7 @@ export type AuditQueryText = {
   limit?: string;
   actor?: string;
   subject?: string;
-  action?: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "email_verification.sent" | "email.verified" | "email_change.requested" | "email.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
+  action?: "sign_in.succeeded" | "sign_in.failed" | "sign_in.refused" | "sign_out" | "sign_up" | "account.created" | "passkey.added" | "passkey.renamed" | "passkey.deleted" | "session.revoked" | "sessions.ended_all" | "password.changed" | "password_reset.requested" | "password.reset" | "email_verification.sent" | "email.verified" | "email_change.requested" | "email.changed" | "account.role_changed" | "account.disabled" | "account.enabled" | "account.password_set" | "account.deleted" | "plan.created" | "plan.changed" | "plan.deleted" | "customer_plan.set" | "employee_limit.set" | "property.owner_changed" | "static_page.written" | "static_page.deleted" | "job.run" | "backup.created" | "webhook.disabled" | "replication.degraded" | "replication.recovered" | "mail.failed" | "notification.queued" | "notification.dropped" | "disk.low" | "disk.full" | "disk.recovered" | "backup.skipped";
   /** ISO 8601 time with offset, inclusive */
   from?: string;
   /** ISO 8601 time with offset, inclusive */

@@ -38,6 +38,27 @@ export function* storeEmailLink(
 }
 
 /**
+ * Marks the account's address verified (`email.verified`) and deletes its
+ * verification links, in the transaction of the caller: its link was
+ * followed, or another link mailed to the address (a password reset).
+ */
+export function* markEmailVerified(
+  tables: AccountTables,
+  user: { id: string; email: string },
+  audit: AuditContext,
+) {
+  yield* step(tables.updateUser(user.id, { emailUnverified: false }));
+  yield* step(tables.deleteEmailLinks(audit.at, { userId: user.id, purpose: 'verify' }));
+  yield* step(
+    tables.recordAudit(audit, {
+      action: 'email.verified',
+      subject: user.id,
+      details: { email: user.email },
+    }),
+  );
+}
+
+/**
  * The writes of email verification and change of address, written once for
  * every store (./email-links.ts sends the links).
  */
@@ -69,15 +90,7 @@ export function emailLinkOperations(run: AccountRunner) {
         if (!link || !user) throw fail('email_link.invalid');
         if (link.purpose === 'verify') {
           if (link.email !== user.email) throw fail('email_link.invalid');
-          yield* step(tables.updateUser(user.id, { emailUnverified: false }));
-          yield* step(tables.deleteEmailLinks(audit.at, { userId: user.id, purpose: 'verify' }));
-          yield* step(
-            tables.recordAudit(audit, {
-              action: 'email.verified',
-              subject: user.id,
-              details: { email: user.email },
-            }),
-          );
+          yield* markEmailVerified(tables, user, audit);
         } else {
           const holder = yield* step(tables.userIdOfEmail(link.email));
           if (holder !== undefined && holder !== user.id) throw fail('account.email_taken');

@@ -19,6 +19,8 @@ import type { AccountRunner, AccountTables } from './tables';
 export interface AccountChange {
   role?: User['role'];
   disabled?: boolean;
+  /** The address marked verified, as if its link had been followed. */
+  emailVerified?: true;
 }
 
 /** A committed change and the cut-off its tokens now have (none: they keep working). */
@@ -106,7 +108,10 @@ export function lifecycleOperations(run: AccountRunner) {
      * ends every session and refuses every token, even one minted later;
      * enabling again refuses the tokens issued before it. The last active
      * employee cannot be demoted or disabled (409). The holder of an account
-     * disabled now is told (`notice`).
+     * disabled now is told (`notice`). Marking an unverified address
+     * verified (`email.verified`) deletes its verification links and
+     * refuses the tokens issued before (they say unverified), as following
+     * its link does; an address verified already changes nothing.
      */
     changeAccount: (id: string, change: AccountChange, audit: AuditContext, notice?: Notice) =>
       run(function* (tables): Generator<unknown, Revoked<User>, unknown> {
@@ -119,8 +124,26 @@ export function lifecycleOperations(run: AccountRunner) {
         const enable = change.disabled === false && user.disabledAt !== null;
         if (role !== user.role || disable) assertNotLastEmployee(user, active);
         const disabledAt = disable ? new Date(audit.at) : enable ? null : user.disabledAt;
-        const changed = yield* step(tables.updateUser(id, { role, disabledAt }));
+        const verify = change.emailVerified === true && user.emailUnverified;
+        const changed = yield* step(
+          tables.updateUser(id, {
+            role,
+            disabledAt,
+            ...(verify ? { emailUnverified: false } : {}),
+          }),
+        );
         let cutoff: TokenCutoff | undefined;
+        if (verify) {
+          yield* step(tables.deleteEmailLinks(audit.at, { userId: id, purpose: 'verify' }));
+          yield* step(
+            tables.recordAudit(audit, {
+              action: 'email.verified',
+              subject: id,
+              details: { email: user.email },
+            }),
+          );
+          cutoff = audit.at;
+        }
         if (role !== user.role) {
           yield* step(
             tables.recordAudit(audit, {
@@ -146,8 +169,8 @@ export function lifecycleOperations(run: AccountRunner) {
           yield* step(tables.recordAudit(audit, { action: 'account.enabled', subject: id }));
           cutoff = audit.at;
         } else if (disabledAt !== null) {
-          // Still disabled: a new role leaves every token refused.
-          cutoff = role !== user.role ? 'all' : undefined;
+          // Still disabled: a new role (or address verified) leaves every token refused.
+          cutoff = cutoff !== undefined ? 'all' : undefined;
         }
         if (typeof cutoff === 'number') yield* step(tables.setTokenCutoff(id, cutoff));
         return { value: changed ?? user, cutoff };

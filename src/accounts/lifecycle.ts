@@ -139,6 +139,7 @@ export const accountSummaryOf = (user: User): AccountSummary => ({
   disabled: user.disabledAt !== null,
   createdAt: user.createdAt.toISOString(),
   disabledAt: user.disabledAt?.toISOString() ?? null,
+  emailVerified: !user.emailUnverified,
 });
 
 /** A page of accounts, newest first. */
@@ -173,8 +174,8 @@ export async function findAccount(store: AccountStore, id: string): Promise<Acco
 }
 
 /**
- * An employee changes an account's role or state (see `changeAccount` for
- * what each revokes, and whom it tells).
+ * An employee changes an account's role or state, or marks its address
+ * verified (see `changeAccount` for what each revokes, and whom it tells).
  */
 export const changeAccount = async (
   store: AccountStore,

@@ -4,6 +4,7 @@ import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { step } from '@/kernel/steps';
 import type { NewMail } from '@/mail/store';
+import { markEmailVerified } from './email-link-operations';
 import type { Revoked } from './lifecycle-operations';
 import { type Notice, queueNotification } from './notifications';
 import type { AccountRunner } from './tables';
@@ -45,9 +46,10 @@ export function passwordResetOperations(run: AccountRunner) {
     /**
      * Uses the link `id` (a token's hash): the account gets `passwordHash`,
      * every session ends, every token issued until now is refused and every
-     * other link of the account goes. A link unknown, used or expired:
-     * 400 `password_reset.invalid`, nothing written. The holder is told
-     * (`notice`), as of any change of password.
+     * other link of the account goes. An unverified address is verified
+     * (`email.verified`): the link reached it. A link unknown, used or
+     * expired: 400 `password_reset.invalid`, nothing written. The holder is
+     * told (`notice`), as of any change of password.
      */
     completePasswordReset: (
       id: string,
@@ -70,6 +72,11 @@ export function passwordResetOperations(run: AccountRunner) {
             details: { sessionsEnded: ended },
           }),
         );
+        // The link was mailed to the account's address, so following it proves
+        // control of it. (Only a confirmed change of address changes it, and
+        // that verifies the new one: an account still unverified has the
+        // address the link went to.)
+        if (user.emailUnverified) yield* markEmailVerified(tables, user, audit);
         yield* queueNotification(tables, audit, notice, { kind: 'password-changed', user });
         return { value: undefined, cutoff: user.disabledAt === null ? audit.at : 'all' };
       }),

@@ -14,7 +14,7 @@ import {
   sql,
 } from 'drizzle-orm';
 import type { AuditLimits } from '@/audit/operations';
-import { recordAuditLater } from '@/audit/postgres-store';
+import { countInWindow, recordAuditLater } from '@/audit/postgres-store';
 import type { PgDb, PgTx } from '@/db/pg/client';
 import { isUniqueViolation } from '@/db/pg/connection';
 import {
@@ -55,7 +55,7 @@ export const liveSessionsOf = (db: PgDb | PgTx, userId: string, now: number) =>
  * of the same value to commit, then finds it), and the passkey counter to a
  * compare-and-set update (a concurrent one re-reads the row and misses).
  */
-export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables => ({
+export const postgresAccountTables = (tx: PgTx, limits: AuditLimits): AccountTables => ({
   async insertUser(values) {
     const [user] = await tx
       .insert(users)
@@ -65,6 +65,7 @@ export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables =>
     return user;
   },
   recordAudit: (context, entry) => recordAuditLater(tx, context, entry, limits),
+  countInWindow: (key, windowEndsAt) => countInWindow(tx, key, windowEndsAt),
   async deleteExpiredSessions(now) {
     await tx.delete(sessions).where(lte(sessions.expiresAt, new Date(now)));
   },

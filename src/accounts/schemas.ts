@@ -26,6 +26,10 @@ export const AccountSummary = z.object({
     .meta({ description: 'true: it cannot sign in and its credentials answer 401' }),
   createdAt: z.string().meta({ example: '2026-11-22T12:00:00.000Z' }),
   disabledAt: z.string().nullable(),
+  emailVerified: z.boolean().meta({
+    description:
+      'false: signed up under SIGN_UP=verify and no link followed yet; every route but its own /auth ones answers 403',
+  }),
 });
 export type AccountSummary = z.infer<typeof AccountSummary>;
 
@@ -64,9 +68,17 @@ export const AccountChangeBody = z
   .strictObject({
     role: z.enum(['customer', 'employee']).optional(),
     disabled: z.boolean().optional(),
+    emailVerified: z
+      .literal(true)
+      .optional()
+      .meta({ description: 'marks the address verified (it cannot be unverified)' }),
   })
-  .refine((body) => body.role !== undefined || body.disabled !== undefined, {
-    path: ['role'],
-    message: 'Name role, disabled or both',
-    params: { rule: 'required' },
-  });
+  .refine(
+    (body) =>
+      body.role !== undefined || body.disabled !== undefined || body.emailVerified !== undefined,
+    {
+      path: ['role'],
+      message: 'Name role, disabled or emailVerified',
+      params: { rule: 'required' },
+    },
+  );

@@ -13,7 +13,7 @@ import {
   or,
 } from 'drizzle-orm';
 import type { AuditLimits } from '@/audit/operations';
-import { recordAudit } from '@/audit/sqlite-store';
+import { countInWindow, recordAudit } from '@/audit/sqlite-store';
 import type { Db, Tx } from '@/db/client';
 import {
   authFailures,
@@ -50,10 +50,11 @@ export const usedChallengesQuery = (db: Db | Tx, userId: string, limit: number) 
     .limit(limit);
 
 /** The accounts queries inside one SQLite transaction; every one answers at once. */
-export const accountTablesOf = (tx: Tx, limits: AuditLimits): AccountTables => ({
+export const sqliteAccountTables = (tx: Tx, limits: AuditLimits): AccountTables => ({
   insertUser: (values) =>
     tx.insert(users).values(values).onConflictDoNothing({ target: users.email }).returning().get(),
   recordAudit: (context, entry) => recordAudit(tx, context, entry, limits),
+  countInWindow: (key, windowEndsAt) => countInWindow(tx, key, windowEndsAt),
   deleteExpiredSessions: (now) => {
     tx.delete(sessions)
       .where(lte(sessions.expiresAt, new Date(now)))

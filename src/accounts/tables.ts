@@ -28,6 +28,8 @@ export interface AccountTables {
   insertUser(values: NewUser): MaybePromise<User | undefined>;
   /** Appends one security-log event in the same transaction (`auditRowOf`). */
   recordAudit(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
+  /** Counts one more of `key` in its window (the audit log's window counters); how many, this one included. */
+  countInWindow(key: string, windowEndsAt: number): MaybePromise<number>;
   deleteExpiredSessions(now: number): MaybePromise<void>;
   insertSession(values: NewSession): MaybePromise<void>;
   /**

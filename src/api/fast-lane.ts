@@ -1,3 +1,4 @@
+import type { Handle } from '@/api/pipeline';
 import { logFastRequest, logRequest } from '@/api/request/log';
 import { requestIdFor, startRequest } from '@/api/request/meta';
 import type { RequestMetrics } from '@/api/request/metrics';
@@ -43,8 +44,6 @@ export interface FastRoute {
    */
   routePath?(rest: string): string;
 }
-
-type Handle = (request: Request) => Response | Promise<Response>;
 
 export interface FastLaneOptions {
   logger: Logger;

@@ -6,6 +6,7 @@ import type { IdempotencyStore } from '@/idempotency/store';
 import type { Clock } from '@/kernel/clock';
 import { fail } from '@/kernel/errors';
 import { docExtension } from './docs/extensions';
+import type { Handle } from './pipeline';
 import { type AuthOptions, checkedCaller, identify } from './plugins/auth';
 import { rawBodyOf } from './plugins/json-body';
 import { pathOf, searchOf } from './request/url';
@@ -122,8 +123,6 @@ async function finish({ store, scope, key }: Claim, response: Response, body: st
   }
   await store.finish(scope, key, { status: response.status, headers, body });
 }
-
-type Handle = (request: Request) => Promise<Response>;
 
 /**
  * Around the whole app, so it sees the final response (the error handler's

@@ -1,3 +1,4 @@
+import type { Handle } from '@/api/pipeline';
 import type { Config } from '@/config';
 
 /** One year, subdomains included; sent only when this process serves HTTPS itself. */
@@ -13,8 +14,6 @@ export const FALLBACK_HTML_CSP = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-type Handle = (request: Request) => Response | Promise<Response>;
 
 /**
  * With TLS_CERT_PATH/TLS_KEY_PATH every response goes out over HTTPS and

@@ -68,6 +68,7 @@ export const CALLER_ACTIONS: ReadonlySet<AuditAction> = new Set<AuditAction>([
   'password_reset.requested',
   'password.reset',
   'notification.queued',
+  'notification.dropped',
   'email_verification.sent',
   'email.verified',
   'email_change.requested',

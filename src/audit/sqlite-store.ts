@@ -54,7 +54,7 @@ export function pruneAudit(db: DbOrTx, before: number): number {
 }
 
 /** An event's writes on SQLite (also inside a transaction); every one answers at once. */
-const auditRowTablesOf = (db: DbOrTx): AuditRowTables => ({
+const sqliteAuditRowTables = (db: DbOrTx): AuditRowTables => ({
   countQuota: (key, windowEndsAt) =>
     db
       .insert(auditQuotas)
@@ -80,6 +80,14 @@ const auditRowTablesOf = (db: DbOrTx): AuditRowTables => ({
 });
 
 /**
+ * Counts one more event of `key` in a window ending at `windowEndsAt` (the
+ * counters the bounded rows keep, pruned once the window has ended); the
+ * events counted in it, this one included. Also a bound of another domain's.
+ */
+export const countInWindow = (db: DbOrTx, key: string, windowEndsAt: number): number =>
+  sqliteAuditRowTables(db).countQuota(key, windowEndsAt) as number;
+
+/**
  * Appends one event, or counts it (`src/audit/operations.ts`). Call it with
  * the transaction of the action itself: the event commits with the action
  * or not at all.
@@ -90,7 +98,7 @@ export function recordAudit(
   entry: AuditEntry,
   limits: AuditLimits = DEFAULT_AUDIT_LIMITS,
 ): void {
-  runNow(recordAuditSteps(auditRowTablesOf(db), context, entry, limits));
+  runNow(recordAuditSteps(sqliteAuditRowTables(db), context, entry, limits));
 }
 
 /** Forgets the counters of the windows ended by `now`. */

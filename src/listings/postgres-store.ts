@@ -70,7 +70,7 @@ async function recordsIn(tx: PgTx, ids: readonly string[]): Promise<PropertyReco
 }
 
 /** The create queries inside one PostgreSQL transaction (READ COMMITTED). */
-const createTablesOf = (tx: PgTx): CreateTables => {
+const postgresCreateTables = (tx: PgTx): CreateTables => {
   /** What the insert returned: the records the events are made of, without reading them again. */
   let inserted: PropertyRecord[] = [];
   return {
@@ -107,7 +107,7 @@ export function postgresListingsStore(client: SQL): ListingsStore {
   const creates = new WriteQueue(commitRunsApart);
   const kindFor = kindPerQuota((quota): CombinableLater<QuotaCreate, string> => {
     const createAll = (inputs: readonly QuotaCreate[]) =>
-      announcedAfter(db, (tx) => runLater(createProperties(createTablesOf(tx), inputs, quota)));
+      announcedAfter(db, (tx) => runLater(createProperties(postgresCreateTables(tx), inputs, quota)));
     return { one: async (input) => (await createAll([input]))[0]!, many: createAll };
   });
 

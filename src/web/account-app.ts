@@ -28,6 +28,7 @@ import { showPortal } from './app/portal';
 import { showSecurityLog } from './app/security-log';
 import { type BrowserSession, showSessions } from './app/sessions';
 import * as signals from './app/signals';
+import { propertiesView } from './console/properties';
 
 /** The signed-in user (null while signed out). */
 let current: User | null = null;
@@ -127,8 +128,39 @@ async function enter(user: User) {
   ui.signUpForm?.reset();
   // The plan, usage and webhooks are the API's: an unverified account has none of them yet.
   for (const card of [ui.usageCard, ui.webhooksCard]) card.hidden = !user.emailVerified;
+  showMyProperties(user);
   await Promise.all([loadPasskeys(), user.emailVerified ? showPortal() : undefined]);
 }
+
+/**
+ * A customer's own properties, through the listings API as the console's
+ * Properties page shows every one (employees use the console). Loaded
+ * when the card is opened (or a link names a property), so an /account
+ * visit that does not look at them costs no request.
+ */
+let myProperties: ReturnType<typeof propertiesView> | undefined;
+const propertiesCard = document.getElementById('my-properties-card') as HTMLDetailsElement;
+function showMyProperties(user: User) {
+  propertiesCard.hidden = !(user.emailVerified && user.role === 'customer');
+  myProperties = propertiesCard.hidden
+    ? undefined
+    : propertiesView(document.getElementById('my-properties')!, {
+        base: 'my-properties',
+        customerId: user.id,
+      });
+  // A link to a property opens the card, whose toggle shows it.
+  if (myProperties && location.hash.startsWith('#my-properties') && !propertiesCard.open)
+    propertiesCard.open = true;
+  else if (propertiesCard.open) void myProperties?.show();
+}
+propertiesCard.addEventListener('toggle', () => {
+  if (propertiesCard.open) void myProperties?.show();
+});
+window.addEventListener('hashchange', () => {
+  if (!myProperties || !location.hash.startsWith('#my-properties')) return;
+  if (propertiesCard.open) void myProperties.show();
+  else propertiesCard.open = true;
+});
 
 ui.signInForm.addEventListener('submit', (event) => {
   event.preventDefault();

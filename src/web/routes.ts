@@ -116,6 +116,16 @@ export const accountPage = (options: AccountPageOptions) =>
       },
     )
     .get(
+      '/account/data.css',
+      async () => page(await asset('console/data.css'), 'text/css; charset=utf-8'),
+      {
+        detail: {
+          summary: 'Style sheet of the "My properties" view (shared with the console)',
+          tags,
+        },
+      },
+    )
+    .get(
       '/account/uplot.css',
       async () => page(await asset('uplot.css'), 'text/css; charset=utf-8'),
       { detail: { summary: "Style sheet of the account page's plot (uPlot)", tags } },

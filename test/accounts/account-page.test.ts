@@ -39,6 +39,11 @@ describe('GET /account', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/css; charset=utf-8');
     expect(res.text).toContain('.passkey');
+    // "My properties" is styled by the console's sheet of its data pages.
+    const shared = await ctx.request('GET', '/account/data.css');
+    expect(shared.status).toBe(200);
+    expect(shared.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(shared.text).toContain('.field-error');
   });
 
   test('bundles the script with @simplewebauthn/browser once and caches it', async () => {

@@ -149,6 +149,36 @@ for (const under of accountStoresUnderTest()) {
       expect((await ctx.findUser(user.email))?.emailUnverified).toBe(true);
     });
 
+    test('happy: following a password reset link verifies the address it was mailed to', async () => {
+      const before = smtp.messages.length;
+      const user = await ctx.signUp();
+      const [verification] = await delivered(before);
+      const asked = await ctx.request('POST', '/auth/password-reset', {
+        body: { email: user.email },
+      });
+      expect(asked.status).toBe(202);
+      await ctx.deps.deferred.drain();
+      const [reset] = await delivered(before + 1);
+      const token = /\/account#reset=([\w-]+)/.exec(reset?.text ?? '')?.[1];
+      const events = await ctx.eventsWrittenBy(async () => {
+        const res = await ctx.request('POST', '/auth/password-reset/confirm', {
+          body: { token, password: 'a brand new passphrase' },
+        });
+        expect(res.status).toBe(204);
+      });
+      expect(events.map((event) => [event.action, event.subjectId, event.details])).toEqual([
+        ['password.reset', user.id, { sessionsEnded: 0 }],
+        ['email.verified', user.id, { email: user.email }],
+      ]);
+      expect((await ctx.findUser(user.email))?.emailUnverified).toBe(false);
+      const session = await ctx.signIn(user.email, 'a brand new passphrase');
+      expect(session.user.emailVerified).toBe(true);
+      expect((await createProperty(session.token)).status).not.toBe(403);
+      // The verification link has nothing left to do: it is gone.
+      const res = await confirm({ token: tokenOf(verification?.text) });
+      expect([res.status, res.body]).toEqual([400, INVALID]);
+    });
+
     test('error: a made-up token and bad bodies are refused, nothing written', async () => {
       const events = await ctx.eventsWrittenBy(async () => {
         const made = await confirm({ token: 'x'.repeat(43) });
@@ -190,6 +220,54 @@ for (const under of accountStoresUnderTest()) {
       );
       const res = await ctx.request('POST', '/auth/email/verification', { token: session.token });
       expect(res.status).toBe(409);
+    });
+  });
+
+  under.describe('email verification: set by an employee', () => {
+    const ctx = accountsSetup({ ...smtpEnv(), SIGN_UP: 'verify' }, {}, under);
+
+    test('happy: PATCH /admin/users/{id} {emailVerified: true} verifies, as the link would; the list shows it', async () => {
+      const staff = await ctx.signIn((await ctx.createAccount(undefined, 'employee')).email);
+      const user = await ctx.signUp();
+      const before = await ctx.signIn(user.email);
+      const path = `/admin/users/${user.id}`;
+      const shown = await ctx.request('GET', path, { token: staff.token });
+      expect(shown.body).toMatchObject({ email: user.email, emailVerified: false });
+
+      ctx.clock.advance(1_000);
+      const events = await ctx.eventsWrittenBy(async () => {
+        const res = await ctx.request('PATCH', path, {
+          token: staff.token,
+          body: { emailVerified: true },
+        });
+        expect([res.status, res.body]).toEqual([
+          200,
+          expect.objectContaining({ id: user.id, emailVerified: true, disabled: false }),
+        ]);
+      });
+      expect(events.map((event) => [event.action, event.actorId, event.details])).toEqual([
+        ['email.verified', staff.user.id, { email: user.email }],
+      ]);
+      const list = await ctx.request<{ users: { id: string; emailVerified: boolean }[] }>(
+        'GET',
+        `/admin/users?email=${encodeURIComponent(user.email)}`,
+        { token: staff.token },
+      );
+      expect(list.body.users.map((row) => [row.id, row.emailVerified])).toEqual([[user.id, true]]);
+      // Its tokens said unverified: refused; a new sign-in reaches the API.
+      expect((await ctx.request('GET', '/auth/me', { token: before.token })).status).toBe(401);
+      const after = await ctx.signIn(user.email);
+      expect(after.user.emailVerified).toBe(true);
+      expect((await ctx.request('GET', '/auth/me/usage', { token: after.token })).status).toBe(200);
+      // Verified already: 200, nothing written.
+      const again = await ctx.eventsWrittenBy(async () => {
+        const res = await ctx.request('PATCH', path, {
+          token: staff.token,
+          body: { emailVerified: true },
+        });
+        expect(res.status).toBe(200);
+      });
+      expect(again).toEqual([]);
     });
   });
 

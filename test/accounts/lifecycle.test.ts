@@ -326,6 +326,7 @@ for (const under of accountStoresUnderTest()) {
         disabled: false,
         createdAt: expect.any(String),
         disabledAt: null,
+        emailVerified: true,
       });
     });
 
@@ -373,8 +374,16 @@ for (const under of accountStoresUnderTest()) {
         const empty = await admin(staff, 'PATCH', path, {});
         expect(empty.status).toBe(422);
         expect(empty.body).toEqual(
-          problemOf(422, undefined, { role: { required: 'Name role, disabled or both' } }),
+          problemOf(422, undefined, { role: { required: 'Name role, disabled or emailVerified' } }),
         );
+        const unverify = await admin(staff, 'PATCH', path, { emailVerified: false });
+        // An address cannot be marked unverified.
+        expect([unverify.status, unverify.body]).toEqual([
+          422,
+          problemOf(422, undefined, {
+            emailVerified: { notInArray: 'The input was not found in the haystack; allowed: true' },
+          }),
+        ]);
         const bad = await admin(staff, 'PATCH', path, { role: 'admin', disabled: 'yes' });
         expect(bad.status).toBe(422);
         expect(bad.body).toEqual(

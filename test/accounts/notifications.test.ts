@@ -1,5 +1,6 @@
 import { afterAll, expect, test } from 'bun:test';
 import type { ParsedMail } from 'mailparser';
+import { NOTIFICATIONS_PER_ADDRESS_PER_HOUR } from '@/accounts/notifications';
 import { parseConfig } from '@/config';
 import { createLogger } from '@/logger';
 import { SECURITY_LOG_PATH } from '@/mail/notifications';
@@ -236,6 +237,91 @@ for (const under of accountStoresUnderTest()) {
       expect(events.map((event) => event.action)).toEqual(['sign_in.succeeded']);
       const queued = await ctx.deps.stores.mail.recent(10);
       expect(queued.map((row) => row.template)).toEqual(['email-verification']);
+    });
+  });
+
+  under.describe('notifications: at most NOTIFICATIONS_PER_ADDRESS_PER_HOUR to an address', () => {
+    const ctx = accountsSetup(
+      { ...smtp.env(), MAIL_NOTIFICATIONS: EVERY_NOTIFICATION, SIGN_UP: 'verify' },
+      {},
+      under,
+    );
+    const templatesTo = async (email: string) =>
+      (await ctx.deps.stores.mail.recent(100))
+        .filter((row) => row.recipient === email)
+        .map((row) => row.template);
+
+    test('past the cap a notification is dropped with notification.dropped; verification and reset links still go; the next hour sends again', async () => {
+      const email = 'flooded@example.com';
+      const body = { email, password: PASSWORD };
+      expect((await ctx.request('POST', '/auth/sign-up', { body })).status).toBe(202);
+      const user = (await ctx.findUser(email))!;
+      const staff = await ctx.signIn((await ctx.createAccount(undefined, 'employee')).email);
+      const setPassword = async () => {
+        const res = await ctx.request('POST', `/admin/users/${user.id}/password`, {
+          token: staff.token,
+          body: { password: PASSWORD },
+        });
+        expect(res.status).toBe(204);
+      };
+      const events = await ctx.eventsWrittenBy(async () => {
+        for (let i = 0; i < NOTIFICATIONS_PER_ADDRESS_PER_HOUR + 2; i++) await setPassword();
+      });
+      const told = events.filter((event) => event.action.startsWith('notification.'));
+      expect(told.map((event) => [event.action, event.subjectId, event.details])).toEqual([
+        ...Array.from({ length: NOTIFICATIONS_PER_ADDRESS_PER_HOUR }, () => [
+          'notification.queued',
+          user.id,
+          { kind: 'password-changed' },
+        ]),
+        ['notification.dropped', user.id, { kind: 'password-changed' }],
+        ['notification.dropped', user.id, { kind: 'password-changed' }],
+      ]);
+
+      // The links an address asks for are not notifications: never starved by the cap.
+      const session = await ctx.signIn(email);
+      const resent = await ctx.request('POST', '/auth/email/verification', {
+        token: session.token,
+      });
+      expect(resent.status).toBe(202);
+      const reset = await ctx.request('POST', '/auth/password-reset', { body: { email } });
+      expect(reset.status).toBe(202);
+      await ctx.deps.deferred.drain();
+      const templates = await templatesTo(email);
+      expect(templates.filter((name) => name === 'password-changed')).toHaveLength(
+        NOTIFICATIONS_PER_ADDRESS_PER_HOUR,
+      );
+      expect(templates.filter((name) => name !== 'password-changed').sort()).toEqual([
+        'email-verification',
+        'email-verification',
+        'password-reset',
+      ]);
+
+      // A new clock hour counts from zero.
+      ctx.clock.advance(60 * 60_000);
+      await setPassword();
+      expect((await templatesTo(email)).filter((name) => name === 'password-changed')).toHaveLength(
+        NOTIFICATIONS_PER_ADDRESS_PER_HOUR + 1,
+      );
+    });
+
+    test('a change refused uses none of the cap', async () => {
+      const staff = await ctx.signIn((await ctx.createAccount(undefined, 'employee')).email);
+      const user = await ctx.createAccount();
+      // Refused (422) before any write: nothing counted.
+      for (let i = 0; i < NOTIFICATIONS_PER_ADDRESS_PER_HOUR; i++) {
+        const res = await ctx.request('POST', `/admin/users/${user.id}/password`, {
+          token: staff.token,
+          body: { password: 'short' },
+        });
+        expect(res.status).toBe(422);
+      }
+      const res = await ctx.request('POST', `/admin/users/${user.id}/password`, {
+        token: staff.token,
+        body: { password: PASSWORD },
+      });
+      expect(res.status).toBe(204);
+      expect(await templatesTo(user.email)).toEqual(['password-changed']);
     });
   });
 

@@ -28,8 +28,12 @@ for (const under of accountStoresUnderTest()) {
       {},
       under,
     );
-    const ask = (email: string, headers: Record<string, string> = {}) =>
-      ctx.request('POST', '/auth/password-reset', { body: { email }, headers });
+    /** A reset request, and the work it defers after its answer. */
+    const ask = async (email: string, headers: Record<string, string> = {}) => {
+      const res = await ctx.request('POST', '/auth/password-reset', { body: { email }, headers });
+      await ctx.deps.deferred.drain();
+      return res;
+    };
     const confirm = (body: unknown) =>
       ctx.request('POST', '/auth/password-reset/confirm', { body });
     const signInStatus = async (email: string, password: string) =>
@@ -79,6 +83,27 @@ for (const under of accountStoresUnderTest()) {
       });
       expect(again).toEqual([]);
       expect(await signInStatus(user.email, NEW_PASSWORD)).toBe(200);
+    });
+
+    test('happy: the answer comes before the work, the same with an account or without; the message is queued after it', async () => {
+      const user = await ctx.createAccount();
+      const answers: unknown[] = [];
+      const queued: number[] = [];
+      for (const email of [user.email, 'nobody@example.com']) {
+        const before = (await ctx.deps.stores.mail.counts()).pending;
+        const res = await ctx.request('POST', '/auth/password-reset', { body: { email } });
+        // Answered with the lookup, the link and the message still to come.
+        expect(ctx.deps.deferred.pending).toBe(1);
+        const headers = [...res.headers.keys()].filter((name) => name !== 'x-request-id');
+        answers.push([res.status, res.body, headers]);
+        await ctx.deps.deferred.drain();
+        queued.push((await ctx.deps.stores.mail.counts()).pending - before);
+      }
+      expect(answers[0]).toEqual([202, ACCEPTED, expect.arrayContaining(['content-type'])]);
+      expect(answers[1]).toEqual(answers[0]);
+      expect(queued).toEqual([1, 0]);
+      // Sent now, so the next tests count only their own.
+      expect(await delivered(smtp.messages.length)).toHaveLength(1);
     });
 
     test('happy: Accept-Language es gets the message in Spanish', async () => {

@@ -248,10 +248,14 @@ export function accountsSetup(
     usersOf: data.usersOf,
     /** The security-log events on the store under test, oldest first. */
     auditRows: (action?: AuditAction) => data.auditRows(action),
-    /** Runs `action` and returns the security-log events it wrote on the store under test. */
+    /**
+     * Runs `action` and returns the security-log events it wrote on the
+     * store under test, with the work its requests deferred after answering.
+     */
     async eventsWrittenBy(action: () => Promise<unknown>) {
       const before = (await data.auditRows()).at(-1)?.id ?? 0;
       await action();
+      await ctx.deps.deferred.drain();
       return (await data.auditRows()).filter((row) => row.id > before);
     },
     newAuthenticator,

@@ -143,4 +143,55 @@ for (const target of COMMAND_DATABASES) {
       expect(res.status).toBe(200);
     });
   });
+
+  target.describe('bun run user:verify', () => {
+    test('marks an address signed up under SIGN_UP=verify verified: the API answers its new tokens, the old ones end', async () => {
+      const fresh = await target.fresh();
+      const { stores } = await fresh.open();
+      const ctx = createTestApp({
+        env: { DATABASE_PATH: fresh.databasePath, SIGN_UP: 'verify' },
+        stores: { accounts: stores.accounts },
+      });
+      const body = { email: 'new@example.com', password: PASSWORD };
+      expect((await ctx.request('POST', '/auth/sign-up', { body })).status).toBe(202);
+      const signIn = async () =>
+        (
+          await ctx.request<{ accessToken: string; user: { emailVerified: boolean } }>(
+            'POST',
+            '/auth/sign-in',
+            { body },
+          )
+        ).body;
+      const before = await signIn();
+      expect(before.user.emailVerified).toBe(false);
+      const usage = (token: string) => ctx.request('GET', '/auth/me/usage', { token });
+      expect((await usage(before.accessToken)).status).toBe(403);
+
+      const run = await command(fresh, 'user-verify', ['--email', 'new@example.com']);
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        email: 'new@example.com',
+        emailVerified: true,
+      });
+      const after = await signIn();
+      expect(after.user.emailVerified).toBe(true);
+      expect((await usage(after.accessToken)).status).toBe(200);
+      // A running server learns the token cut-off on its next load of them.
+      await ctx.deps.tokenCutoffs.load();
+      expect((await usage(before.accessToken)).status).toBe(401);
+      const again = await command(fresh, 'user-verify', ['--email', 'new@example.com']);
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ emailVerified: true });
+    });
+
+    test('error: an unknown email: exit 1, one line', async () => {
+      const fresh = await target.fresh();
+      const run = await command(fresh, 'user-verify', ['--email', 'nobody@example.com']);
+      expect(run).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'no account with email nobody@example.com\n',
+      });
+    });
+  });
 }

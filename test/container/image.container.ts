@@ -127,6 +127,7 @@ describe('the image', () => {
         'user-create.ts',
         'user-disable.ts',
         'user-password.ts',
+        'user-verify.ts',
       ].sort(),
     );
     expect(tools).toBe('');

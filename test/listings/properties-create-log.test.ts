@@ -6,8 +6,9 @@ import { listingsContext, postProperty, propertyBody } from './support';
 
 /**
  * A create writes its rows in few statements and tells the read caches of
- * its units once per property (a marker row pauses the per-unit trigger
- * inside the create's transaction). These tests pin the batching and show
+ * its units once per write (a marker row pauses the per-unit trigger inside
+ * the create's transaction; one row after the units ends the pause, however
+ * many creates share the transaction). These tests pin the batching and show
  * that it stays exact: a read after a 201 sees the create, and a unit
  * written afterwards by anyone is still seen by a cached list.
  */
@@ -55,15 +56,21 @@ sqliteOnly.describe(READ_CACHE, 'a create, batched', () => {
     expect(read.body).toMatchObject({ totalUnits: 30, rentableUnits: 10 });
   });
 
-  test('creates sharing a commit log their units once per property', async () => {
+  test('creates sharing a commit log their units with two rows in all, not one per property', async () => {
     const ctx = await listingsContext();
     const client = ctx.db.$client;
     const before = lastSeq(client);
     const ids = await Promise.all(
       [3, 7, 30].map((totalUnits) => postProperty(ctx, { totalUnits, rentableUnits: 1 })),
     );
-    const units = changesAfter(client, before).filter((change) => change.topic === 'unit');
-    expect(units.map((change) => change.key).sort()).toEqual(['', ...ids].sort());
+    const changes = changesAfter(client, before);
+    // The three went in one transaction: each property's own row, then the units' two.
+    expect(changes.filter((change) => change.topic === 'property')).toHaveLength(3);
+    const units = changes.filter((change) => change.topic === 'unit');
+    expect(units).toHaveLength(2);
+    expect(units[0]).toEqual({ topic: 'unit', key: '' });
+    expect(ids).toContain(units[1]!.key);
+    expect(changes.at(-1)).toEqual(units[1]);
     const stored = client.query<{ n: number }, []>('SELECT count(*) AS n FROM units').get()!;
     expect(stored.n).toBe(40);
   });

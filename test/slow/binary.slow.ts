@@ -82,6 +82,8 @@ test('the single-file binary runs without Bun or the source tree', async () => {
       ['/console', 200],
       ['/console/app.js', 40_000],
       ['/console/uplot.css', 1_000],
+      ['/console/data.css', 1_000],
+      ['/account/data.css', 1_000],
     ] as const) {
       const answer = await fetch(`${base}${path}`);
       expect([path, answer.status]).toEqual([path, 200]);

@@ -19,6 +19,47 @@ export function chromiumPresent(test: string): boolean {
   return present;
 }
 
+/** Debian's headless Chromium, for suites that open a context per page. */
+export const launchChromium = () =>
+  chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+
+const repository = join(import.meta.dir, '..', '..');
+
+/** An account made by `scripts/user-create.ts` (the password on its stdin) in the database `env` names. */
+export async function userCreate(
+  env: Record<string, string>,
+  email: string,
+  role: string,
+  password: string,
+): Promise<void> {
+  const proc = Bun.spawn(
+    [process.execPath, 'scripts/user-create.ts', '--email', email, '--role', role],
+    {
+      cwd: repository,
+      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      stdin: new TextEncoder().encode(`${password}\n`),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  );
+  if ((await proc.exited) !== 0) throw new Error(`user-create ${email} failed`);
+}
+
+/** Signs in by password through the API; the token and the account's id. */
+export async function signIn(origin: string, email: string, password: string) {
+  const res = await fetch(`${origin}/auth/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin },
+    body: JSON.stringify({ email, password }),
+  });
+  if (res.status !== 200) throw new Error(`sign-in ${email}: ${res.status}`);
+  return (await res.json()) as { accessToken: string; user: { id: string } };
+}
+
 /** Debian's headless Chromium on a throw-away profile in `dir`; its first page collects errors. */
 export async function launchAccountBrowser(
   dir: string,

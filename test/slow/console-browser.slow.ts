@@ -22,11 +22,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { freePort, startServer } from '../accounts/server-process';
 import { propertyBody } from '../listings/support';
 import { axeViolations, watchPage } from './axe';
-import { CHROMIUM, chromiumPresent } from './browser-page';
+import {
+  chromiumPresent,
+  userCreate as createUser,
+  launchChromium,
+  signIn as signInAs,
+} from './browser-page';
 import { type DrawnChart, drawnChart, recordDrawnText, valuesOf } from './plot-axes';
 
 const root = join(import.meta.dir, '..', '..');
@@ -62,6 +67,8 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     WEBHOOKS_ALLOW_PRIVATE: 'true',
     // The employee signs in once per page, more than the default 5 a minute.
     PASSWORD_HASHES_PER_ACCOUNT_PER_MINUTE: '60',
+    // A sign-up stays unverified until its link is followed, or an employee marks it.
+    SIGN_UP: 'verify',
   };
   // A second server, replicated by Litestream into a file:// replica.
   const replicaDir = join(dir, 'replica');
@@ -86,29 +93,9 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
   let customerId = '';
   let opsToken = '';
 
-  async function userCreate(email: string, role: string, environment = env) {
-    const proc = Bun.spawn(
-      [process.execPath, 'scripts/user-create.ts', '--email', email, '--role', role],
-      {
-        cwd: root,
-        env: { ...process.env, ...environment, LOG_LEVEL: 'silent' },
-        stdin: new TextEncoder().encode(`${PASSWORD}\n`),
-        stdout: 'pipe',
-        stderr: 'pipe',
-      },
-    );
-    expect(await proc.exited).toBe(0);
-  }
-
-  async function signIn(email: string) {
-    const res = await fetch(`${origin}/auth/sign-in`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin },
-      body: JSON.stringify({ email, password: PASSWORD }),
-    });
-    expect(res.status).toBe(200);
-    return (await res.json()) as { accessToken: string; user: { id: string } };
-  }
+  const userCreate = (email: string, role: string, environment = env) =>
+    createUser(environment, email, role, PASSWORD);
+  const signIn = (email: string) => signInAs(origin, email, PASSWORD);
 
   beforeAll(async () => {
     await userCreate('ops@example.com', 'employee');
@@ -117,11 +104,7 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     mkdirSync(join(dir, 'replicated'));
     await userCreate('ops@example.com', 'employee', replicatedEnv);
     replicatedServer = await startServer(replicatedPort, replicatedEnv);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     // Traffic for the plots: a customer calling the customer API, and some reads.
     const customer = await signIn('buyer@example.com');
     customerId = customer.user.id;
@@ -501,6 +484,40 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     expect(await page.locator('#replica-present').isHidden()).toBe(true);
     expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: join(screenshots, 'console-backups.png'), fullPage: true });
+    expect(elsewhere).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  test('an employee sees an unverified address and marks it verified; axe finds nothing', async () => {
+    const signedUp = await fetch(`${origin}/auth/sign-up`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ email: 'pending@example.com', password: PASSWORD }),
+    });
+    expect(signedUp.status).toBe(202);
+    const { page, problems, elsewhere } = await openPage(1280, 'ops@example.com');
+    await page.goto(`${origin}/console#accounts`);
+    await page.locator('#accounts-status', { hasText: 'shown' }).waitFor();
+    await page.getByLabel('Email contains').fill('pending@');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('#accounts-status', { hasText: '1 account shown' }).waitFor();
+    const addressCell = page.locator('#accounts-table tbody tr td').nth(3);
+    expect(await addressCell.textContent()).toBe('unverified');
+    await page.getByRole('button', { name: 'Manage pending@example.com' }).click();
+    expect(await page.locator('#account-facts').textContent()).toContain(
+      'email address unverified',
+    );
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Mark email verified' }).click();
+    await page.locator('#accounts-status', { hasText: 'email address marked verified' }).waitFor();
+    expect(await addressCell.textContent()).toBe('verified');
+    expect(await page.locator('#account-facts').textContent()).toContain('email address verified');
+    // The button goes once there is nothing left to mark.
+    expect(await page.getByRole('button', { name: 'Mark email verified' }).isHidden()).toBe(true);
+    const found = await page.request.get(`${origin}/admin/users?email=pending%40`);
+    expect(((await found.json()) as { users: { emailVerified: boolean }[] }).users).toEqual([
+      expect.objectContaining({ emailVerified: true }),
+    ]);
     expect(elsewhere).toEqual([]);
     expect(problems).toEqual([]);
   }, 120_000);

@@ -11,11 +11,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { TokenService } from '@/auth/tokens';
 import { freePort, startServer } from '../accounts/server-process';
 import { axeViolations, watchPage } from './axe';
-import { CHROMIUM, chromiumPresent } from './browser-page';
+import { chromiumPresent, launchChromium } from './browser-page';
 import { JWT_SECRET, randomProperty, seeded } from './support';
 
 const artifacts = join(import.meta.dir, '..', 'artifacts');
@@ -34,11 +34,7 @@ describe.skipIf(!present)('/docs in headless Chromium', () => {
     server = await startServer(port, {
       ...{ DATABASE_PATH: join(dir, 'app.db'), PUBLIC_ORIGIN: origin, JWT_SECRET },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

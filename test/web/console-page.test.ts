@@ -23,7 +23,12 @@ describe('GET /console', () => {
     expect(res.text).toContain('Operator console');
     expect(res.text).toContain('src="/console/app.js"');
     expect(res.text).not.toMatch(/<style|style="|<script>|https?:\/\//);
-    for (const path of ['/console/app.js', '/console/app.css', '/console/uplot.css']) {
+    for (const path of [
+      '/console/app.js',
+      '/console/app.css',
+      '/console/data.css',
+      '/console/uplot.css',
+    ]) {
       const asset = await ctx.request('GET', path);
       expect([path, asset.status]).toEqual([path, 200]);
       expect(asset.headers.get('content-security-policy')).toBe(CONSOLE_PAGE_CSP);
@@ -34,6 +39,10 @@ describe('GET /console', () => {
     expect(script.text).toContain('/admin/status');
     // The Backups page's replica section.
     expect(script.text).toContain('/admin/replication');
+    // The Properties page: the public listings API, with If-Match on its writes.
+    expect(res.text).toContain('href="/console/data.css"');
+    expect(script.text).toContain('/listings/properties');
+    expect(script.text).toContain('if-match');
     expect(res.text).toContain('id="replica-table"');
     expect(res.text).toContain('id="restore-command"');
   });

@@ -17,7 +17,7 @@ const minutes = PASSWORD_RESET_TTL_MS / 60_000;
 
 /** "Forgot your password?": a link by mail, then a new password from it (docs/accounts.md#password-reset). */
 export const passwordResetRoutes = (deps: ApiDeps) => {
-  const { clock, config, accounts, writes, tokenCutoffs } = deps;
+  const { clock, config, accounts, writes, tokenCutoffs, deferred } = deps;
   const store = deps.stores.accounts;
   return new Elysia({ name: 'accounts-password-reset' })
     .use(writes)
@@ -25,7 +25,7 @@ export const passwordResetRoutes = (deps: ApiDeps) => {
       '/password-reset',
       async ({ body, request, status }) => {
         await requestPasswordReset(
-          { store, limits: accounts.resets },
+          { store, limits: accounts.resets, defer: (task) => deferred.defer(task) },
           {
             email: body.email,
             address: limitAddressOf(request, config),
@@ -46,7 +46,7 @@ export const passwordResetRoutes = (deps: ApiDeps) => {
           operationId: 'requestPasswordReset',
           summary:
             'Mail a password reset link (the same 202 whether or not the email has an account)',
-          description: `The link opens /account and works once, for ${minutes} minutes; a newer request replaces it. 429 past PASSWORD_RESETS_PER_IP_PER_HOUR from one address or PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR for one email (Retry-After). The message is in the first language of Accept-Language the service writes mail in (en, es), else English.`,
+          description: `Answered before the work: the lookup and the message follow the 202, so it takes the same time whether or not the email has an account. The link opens /account and works once, for ${minutes} minutes; a newer request replaces it. 429 past PASSWORD_RESETS_PER_IP_PER_HOUR from one address or PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR for one email (Retry-After). The message is in the first language of Accept-Language the service writes mail in (en, es), else English.`,
           tags,
         },
       },
@@ -75,7 +75,7 @@ export const passwordResetRoutes = (deps: ApiDeps) => {
           operationId: 'confirmPasswordReset',
           summary:
             'Set a new password from a reset link (ends every session, revokes bearer tokens)',
-          description: `400 \`password_reset.invalid\` for a link unknown, already used or expired (nothing changes); 422 for a password under 8 characters. Every session of the account ends and every bearer token issued until now answers 401, as after a password change. ${notifiedText('password-changed')}`,
+          description: `400 \`password_reset.invalid\` for a link unknown, already used or expired (nothing changes); 422 for a password under 8 characters. Every session of the account ends and every bearer token issued until now answers 401, as after a password change. An account whose address was not verified yet is verified (the link reached it). ${notifiedText('password-changed')}`,
           tags,
         },
       },

@@ -1,16 +1,16 @@
 import { Elysia } from 'elysia';
+import { adminUserRoutes } from '@/api/accounts/admin-routes';
+import { auditRoutes } from '@/api/audit/routes';
+import { backupRoutes } from '@/api/backups/routes';
 import type { ApiDeps } from '@/api/deps';
+import { mailOutboxRoutes } from '@/api/mail/routes';
+import { replicationRoutes } from '@/api/replication/routes';
 import { auditContextOf } from '@/api/request/audit';
+import { webhookSummaryRoutes } from '@/api/webhooks/summary-routes';
 import { whenReady } from '@/kernel/maybe-promise';
 import { unknownJob } from '@/workers/scheduler';
 import { Problem } from '../problem';
-import { auditRoutes } from './audit';
-import { backupRoutes } from './backups';
-import { mailOutboxRoutes } from './mail';
-import { replicationRoutes } from './replication';
 import { JobList, JobParams, JobRunResult } from './schemas';
-import { adminUserRoutes } from './users';
-import { webhookSummaryRoutes } from './webhooks';
 
 /** Operator endpoints at /admin (employee only): the worker jobs, account creation and the backups. */
 export const adminRoutes = (deps: ApiDeps) => {

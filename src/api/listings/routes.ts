@@ -1,13 +1,13 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { eventRoutes } from '@/api/events/routes';
+import { webhookRoutes } from '@/api/webhooks/routes';
 import { additionalDataRoutes } from './additional-data/routes';
-import { eventRoutes } from './events/routes';
 import { multiListingUnitRoutes } from './multi-listing-units/routes';
 import { neighbourhoodRoutes } from './neighbourhoods/routes';
 import { propertyReadRoutes, propertyRoutes } from './properties/routes';
 import { propertyUpdateRoutes } from './properties/update-routes';
 import { unitRoutes } from './units/routes';
-import { webhookRoutes } from './webhooks/routes';
 
 /** Listings API, mounted at /listings. */
 export const listingsRoutes = (deps: ApiDeps) =>

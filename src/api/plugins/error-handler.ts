@@ -1,5 +1,6 @@
 import { Elysia, ValidationError } from 'elysia';
 import type { z } from 'zod';
+import type { Handle } from '@/api/pipeline';
 import { securityHeaders } from '@/api/request/headers';
 import { requestIdOf } from '@/api/request/meta';
 import { pathOf } from '@/api/request/url';
@@ -167,7 +168,7 @@ export const errorHandler = ({
  * message, working directory and stack outside production.
  */
 export function withBackstop(
-  handle: (request: Request) => Promise<Response>,
+  handle: Handle,
   logger: Logger,
   errorFamilyOf: ErrorFamilyOf,
 ): (request: Request) => Promise<Response> {

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import type { Handle } from '@/api/pipeline';
 import { fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 import type { ErrorFamilyOf } from '../error-family';
@@ -59,14 +60,14 @@ export const requestContext = ({ corsOrigins, errorFamilyOf }: RequestContextOpt
  * (docs/performance.md).
  */
 export function withRequestContext(
-  handle: (request: Request) => Promise<Response>,
+  handle: Handle,
   logger: Logger,
   metrics?: RequestMetrics,
 ): (request: Request) => Promise<Response> {
   return (request) => {
     startRequest(request);
     const copy = bodyCopyOf(logger, request);
-    return handle(request).then((response) => {
+    return Promise.resolve(handle(request)).then((response) => {
       const { headers } = response;
       for (const name in securityHeaders) {
         headers.set(name, securityHeaders[name as keyof typeof securityHeaders]);

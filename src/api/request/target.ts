@@ -1,3 +1,4 @@
+import type { Handle } from '@/api/pipeline';
 import { fail } from '@/kernel/errors';
 import type { Logger } from '@/logger';
 import { renderError } from '../errors';
@@ -5,8 +6,6 @@ import { securityHeaders } from './headers';
 import { logRequest } from './log';
 import { startRequest } from './meta';
 import { routesAsWritten } from './url';
-
-type Handle = (request: Request) => Response | Promise<Response>;
 
 /**
  * The front door: a request whose URL the router would read differently from

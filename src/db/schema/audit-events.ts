@@ -44,6 +44,7 @@ export const AUDIT_ACTIONS = [
   'replication.recovered',
   'mail.failed',
   'notification.queued',
+  'notification.dropped',
   'disk.low',
   'disk.full',
   'disk.recovered',

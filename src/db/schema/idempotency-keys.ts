@@ -19,5 +19,8 @@ export const idempotencyKeys = sqliteTable(
   (table) => [
     primaryKey({ columns: [table.scope, table.key] }),
     index('idempotency_keys_created_at').on(table.createdAt),
+    // A claim's eviction walks one caller's keys oldest first and stops:
+    // without it each claim read every key of the caller and sorted them.
+    index('idempotency_keys_scope_created_at').on(table.scope, table.createdAt),
   ],
 );

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { insertRows, rowInserter } from '@/db/insert-rows';
+import { rowInserter } from '@/db/insert-rows';
 import { properties, unitFeatures, units } from '@/db/schema';
 import { appendEvents } from '@/events/sqlite-outbox';
 import { createdEventsOf } from '@/listings/events';
@@ -19,14 +19,17 @@ const insertUnits = rowInserter(units, ['deletedAt']);
 const insertFeatures = rowInserter(unitFeatures, []);
 
 /**
- * Tells the read caches of the units inserted next once per property, not once
+ * Tells the read caches of the units inserted next once per write, not once
  * per unit: while the latest `cache_changes` row is this marker, the
- * `cache_log_units_insert` trigger adds none. The rows after the insert end the
- * pause in the same transaction, so no committed log ever ends with the marker
- * and every other writer's units are still logged row by row.
+ * `cache_log_units_insert` trigger adds none. The marker itself tells the
+ * caches that units changed (a `'unit'` row means only that: its key is not
+ * read, src/db/read-cache-tags.ts), so one row after the insert, naming the
+ * last property, ends the pause in the same transaction, however many
+ * properties the write holds. No committed log ever ends with the marker, and
+ * every other writer's units are still logged row by row.
  */
 const PAUSE_UNIT_LOG = "INSERT INTO cache_changes (topic, key) VALUES ('unit', '')";
-const UNIT_LOG_HEAD = 'INSERT INTO cache_changes (topic, key) VALUES ';
+const END_UNIT_LOG_PAUSE = "INSERT INTO cache_changes (topic, key) VALUES ('unit', ?)";
 
 /** Inserts planned rows on SQLite, with multi-row statements (`insertRows`). */
 export function insertPlanned(db: Db, planned: PlannedCreates): void {
@@ -35,8 +38,7 @@ export function insertPlanned(db: Db, planned: PlannedCreates): void {
   if (planned.units.length > 0) {
     client.query(PAUSE_UNIT_LOG).run();
     insertUnits(client, planned.units);
-    const owners = [...new Set(planned.units.map((unit) => unit.propertyId))];
-    insertRows(client, UNIT_LOG_HEAD, "('unit', ?)", 1, owners);
+    client.query(END_UNIT_LOG_PAUSE).run(planned.units.at(-1)!.propertyId);
   }
   insertFeatures(client, planned.features);
 }

@@ -46,6 +46,7 @@ const labels: Record<string, string> = {
   'disk.recovered': 'Free disk space is back over the threshold',
   'backup.skipped': 'A backup was skipped for want of disk space',
   'notification.queued': 'Email notification queued',
+  'notification.dropped': 'Email notification not sent (too many this hour)',
 };
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });

@@ -1,13 +1,17 @@
 /**
  * The console's Accounts page: the /admin/users API in a browser. Search
  * by email, role and state; one account at a time to change its role,
- * disable or enable it, set its password or delete it (a confirmation box
- * the form requires). Every change is audited by the API.
+ * disable or enable it, mark its unverified address verified, set its
+ * password or delete it (a confirmation box the form requires). Every
+ * change is audited by the API.
  */
 import type { AccountSummary } from '@/accounts/schemas';
 import { api, byId, cell, time } from './dom';
 
 let shown: AccountSummary | undefined;
+
+const verification = (account: AccountSummary) =>
+  account.emailVerified ? 'verified' : 'unverified';
 
 const status = (text: string) => {
   byId('accounts-status').textContent = text;
@@ -30,9 +34,10 @@ function showAccount(account: AccountSummary): void {
   byId('account').hidden = false;
   byId('account-title').textContent = `Account ${account.email}`;
   byId('account-facts').textContent =
-    `${account.id}, ${account.role}, ${account.disabled ? `disabled ${time(account.disabledAt)}` : 'active'}, created ${time(account.createdAt)}`;
+    `${account.id}, ${account.role}, ${account.disabled ? `disabled ${time(account.disabledAt)}` : 'active'}, email address ${verification(account)}, created ${time(account.createdAt)}`;
   byId<HTMLSelectElement>('account-role').value = account.role;
   byId('account-toggle').textContent = account.disabled ? 'Enable account' : 'Disable account';
+  byId('account-verify-row').hidden = account.emailVerified;
   byId<HTMLInputElement>('account-password').value = '';
   byId<HTMLInputElement>('delete-confirm').checked = false;
 }
@@ -46,6 +51,7 @@ async function search(): Promise<void> {
     cell(row, account.email);
     cell(row, account.role);
     cell(row, account.disabled ? 'disabled' : 'active');
+    cell(row, verification(account));
     cell(row, time(account.createdAt));
     const manage = document.createElement('button');
     manage.type = 'button';
@@ -94,6 +100,11 @@ export function wireAccounts(): void {
     const disabled = !shown?.disabled;
     change(disabled ? 'disabled' : 'enabled', (account) =>
       api(userPath(account), { method: 'PATCH', body: JSON.stringify({ disabled }) }),
+    );
+  });
+  byId('account-verify').addEventListener('click', () => {
+    change('email address marked verified', (account) =>
+      api(userPath(account), { method: 'PATCH', body: JSON.stringify({ emailVerified: true }) }),
     );
   });
   byId<HTMLFormElement>('password-form').addEventListener('submit', (event) => {

@@ -1,6 +1,7 @@
 /**
- * The operator console (employees): Overview, Customers, Webhooks,
- * Accounts, Audit and Backups, drawn from the
+ * The operator console (employees): Overview, Customers, Webhooks, Mail,
+ * Accounts, Audit and Backups, and the data it edits (properties and their
+ * units, static pages, neighbourhoods, plans), drawn from the
  * service's own JSON endpoints with the session cookie. Plots are uPlot,
  * bundled into this script; everything comes from this origin.
  */
@@ -11,8 +12,11 @@ import { showAccounts, wireAccounts } from './accounts';
 import { wireCustomers } from './customers';
 import { api, byId, cell, type Json, time } from './dom';
 import { showMail, wireMail } from './mail';
+import { showNeighbourhoods, showPlans, wireNeighbourhoods, wirePlans } from './places';
+import { propertiesView } from './properties';
 import { showAudit, showBackups, wireRecords } from './records';
 import { showReplica, wireReplica } from './replica';
+import { showPages, wirePages } from './static-pages';
 import { showWebhooks, wireWebhooks } from './webhooks';
 
 interface ServiceStatus {
@@ -221,18 +225,36 @@ async function overview(): Promise<void> {
   status.textContent = `Updated ${time(new Date().toISOString())} UTC.`;
 }
 
-const TABS = ['overview', 'customers', 'webhooks', 'mail', 'accounts', 'audit', 'backups'] as const;
+const TABS = [
+  'overview',
+  'properties',
+  'customers',
+  'webhooks',
+  'mail',
+  'accounts',
+  'audit',
+  'backups',
+  'pages',
+  'neighbourhoods',
+  'plans',
+] as const;
+const properties = propertiesView(byId('properties'), { base: 'properties' });
 /** What opening a page loads (Customers waits for a search). */
 const LOADS: Partial<Record<(typeof TABS)[number], () => Promise<void>>> = {
+  properties: properties.show,
   webhooks: showWebhooks,
   mail: showMail,
   accounts: showAccounts,
   audit: showAudit,
   backups: () => Promise.all([showBackups(), showReplica()]).then(() => undefined),
+  pages: showPages,
+  neighbourhoods: showNeighbourhoods,
+  plans: showPlans,
 };
 
 function showTab(): void {
-  const wanted = location.hash.slice(1);
+  // A tab's own place after a slash (`#properties/<id>`) is the tab's to read.
+  const wanted = location.hash.slice(1).split('/')[0] ?? '';
   const tab = (TABS as readonly string[]).includes(wanted) ? wanted : 'overview';
   for (const name of TABS) byId(name).hidden = name !== tab;
   for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-tab]')) {
@@ -268,5 +290,8 @@ wireMail();
 wireAccounts();
 wireRecords();
 wireReplica();
+wirePages();
+wireNeighbourhoods();
+wirePlans();
 window.addEventListener('hashchange', showTab);
 showTab();

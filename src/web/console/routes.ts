@@ -71,4 +71,5 @@ export const consolePage = (identify: IdentifyCaller) =>
     )
     .get('/console/app.js', () => answer('app.js'), hide)
     .get('/console/app.css', () => answer('app.css'), hide)
+    .get('/console/data.css', () => answer('data.css'), hide)
     .get('/console/uplot.css', () => answer('uplot.css'), hide);

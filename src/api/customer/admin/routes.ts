@@ -15,7 +15,7 @@ import {
 import { whenReady } from '@/kernel/maybe-promise';
 import { NoBody } from '../../responses';
 import { commonResponses, Message } from '../schemas';
-import { importRoutes } from './import';
+import { importRoutes } from './import-routes';
 
 const detail = (operationId: string, summary: string) => ({
   operationId,

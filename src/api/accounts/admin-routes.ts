@@ -17,16 +17,16 @@ import {
 import { insertUser, userSummaryOf } from '@/accounts/users';
 import { NewUserBody, SetPasswordBody, UserSummary } from '@/api/accounts/schemas';
 import type { ApiDeps } from '@/api/deps';
+import { withLocation } from '@/api/docs/headers';
+import { bodyRules } from '@/api/plugins/body-rules';
+import { Problem } from '@/api/problem';
 import { auditContextOf } from '@/api/request/audit';
 import { noticeOf, notifiedText } from '@/api/request/notice';
 import { limitAddressOf } from '@/api/request/peer';
 import { parsedQuery } from '@/api/request/query';
+import { NoBody, problems } from '@/api/responses';
+import { documentedQuery } from '@/api/validation';
 import { fail } from '@/kernel/errors';
-import { withLocation } from '../docs/headers';
-import { bodyRules } from '../plugins/body-rules';
-import { Problem } from '../problem';
-import { NoBody, problems } from '../responses';
-import { documentedQuery } from '../validation';
 
 const tags = ['Admin'];
 const security = [{ bearer: [] }];
@@ -129,8 +129,9 @@ export const adminUserRoutes = (deps: ApiDeps) => {
         response: { 200: AccountSummary, ...problems(401, 403, 404, 409, 422) },
         detail: {
           operationId: 'changeUser',
-          summary: "Change an account's role or disable / enable it (employees)",
-          description: `A new role revokes the bearer tokens issued before it; disabling ends every session and refuses every bearer token and sign-in; enabling again revokes the tokens issued before it. 409 for the last active employee (demoted or disabled). ${notifiedText('account-disabled', ' when it disables the account')}`,
+          summary:
+            "Change an account's role, disable / enable it, or mark its address verified (employees)",
+          description: `A new role revokes the bearer tokens issued before it; disabling ends every session and refuses every bearer token and sign-in; enabling again revokes the tokens issued before it. \`emailVerified: true\` marks an unverified address verified, as following its link does (its tokens issued before are revoked; an address verified already changes nothing). 409 for the last active employee (demoted or disabled). ${notifiedText('account-disabled', ' when it disables the account')}`,
           tags,
           security,
         },

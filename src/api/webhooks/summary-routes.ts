@@ -1,11 +1,11 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { parsedQuery } from '@/api/request/query';
+import { problems } from '@/api/responses';
+import { documentedQuery } from '@/api/validation';
 import { whenReady } from '@/kernel/maybe-promise';
 import { WebhookSummary, WebhookSummaryQuery } from '@/webhooks/schemas';
 import { toSummary } from '@/webhooks/summary';
-import { problems } from '../responses';
-import { documentedQuery } from '../validation';
 
 const HOUR_MS = 3_600_000;
 

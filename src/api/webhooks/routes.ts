@@ -1,5 +1,9 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { withLocation } from '@/api/docs/headers';
+import { requires } from '@/api/listings/guard';
+import { NoBody, noContent, problems } from '@/api/listings/schemas';
+import { bodyRules } from '@/api/plugins/body-rules';
 import { fieldError } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
 import { ATTEMPT_TIMEOUT_MS } from '@/webhooks/attempt';
@@ -16,10 +20,6 @@ import {
   WebhookWithSecret,
 } from '@/webhooks/schemas';
 import { vetTarget } from '@/webhooks/url-policy';
-import { withLocation } from '../../docs/headers';
-import { bodyRules } from '../../plugins/body-rules';
-import { requires } from '../guard';
-import { NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: webhooks'];
 

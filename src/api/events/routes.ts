@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { requires } from '@/api/listings/guard';
+import { problems } from '@/api/listings/schemas';
 import { allowSilence } from '@/api/request/peer';
 import { searchOf } from '@/api/request/url';
+import { documentedQuery } from '@/api/validation';
 import { EventPage, EventQuery } from '@/events/schemas';
 import { parseListQuery } from '@/listings/query';
-import { documentedQuery } from '../../validation';
-import { requires } from '../guard';
-import { problems } from '../schemas';
 
 const tags = ['Listings: events'];
 const QUERY_SHAPE = { scalars: ['after', 'limit', 'wait'], arrays: ['types'] };

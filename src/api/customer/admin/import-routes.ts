@@ -1,10 +1,10 @@
 import { Elysia } from 'elysia';
+import { commonResponses } from '@/api/customer/schemas';
 import type { ApiDeps } from '@/api/deps';
 import { ImportBody, Imported, type ImportRow, MAX_IMPORT_ROWS } from '@/customer/admin/schemas';
 import { toCents } from '@/customer/validation';
 import { fail } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
-import { commonResponses } from '../schemas';
 
 const toNew = (row: ImportRow) => ({
   customerId: row.customer_id,

@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
+import { BackupList, BackupParams, JobRunResult } from '@/api/admin/schemas';
 import type { ApiDeps } from '@/api/deps';
+import { withLocation } from '@/api/docs/headers';
+import { problems } from '@/api/listings/schemas';
+import { problemResponses } from '@/api/raw-responses';
 import { auditContextOf } from '@/api/request/audit';
 import { type BackupEntry as Entry, findBackup, listBackups, parseBackupName } from '@/backups';
 import { fail, isDomainError } from '@/kernel/errors';
-import { withLocation } from '../docs/headers';
-import { problems } from '../listings/schemas';
-import { problemResponses } from '../raw-responses';
-import { BackupList, BackupParams, JobRunResult } from './schemas';
 
 const security = [{ bearer: [] }];
 const tags = ['Admin'];

@@ -2,9 +2,9 @@ import { Elysia } from 'elysia';
 import { withAccountEmails } from '@/accounts/lifecycle';
 import type { ApiDeps } from '@/api/deps';
 import { parsedQuery } from '@/api/request/query';
+import { problems } from '@/api/responses';
+import { documentedQuery } from '@/api/validation';
 import { AdminAuditPage, AuditQuery } from '@/audit/schemas';
-import { problems } from '../responses';
-import { documentedQuery } from '../validation';
 
 /** GET /admin/audit: the whole security and audit log, for employees. */
 export const auditRoutes = ({ auth, stores: { audit, accounts } }: ApiDeps) =>

@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia';
+import { ReplicationOverview } from '@/api/admin/schemas';
 import type { ApiDeps } from '@/api/deps';
+import { replicationHealthOf } from '@/api/health/routes';
+import { problems } from '@/api/listings/schemas';
 import { shownReplicaUrl } from '@/replication';
-import { replicationHealthOf } from '../health/routes';
-import { problems } from '../listings/schemas';
-import { ReplicationOverview } from './schemas';
 
 /** Where the docs say how replication is turned on. */
 export const REPLICATION_DOCS = 'docs/operations.md, Replication with Litestream';

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { problems } from '@/api/responses';
 import { OUTBOX_PAGE, OutboxView, outboxViewOf } from '@/mail/schemas';
-import { problems } from '../responses';
 
 /** GET /admin/mail: the mail outbox for employees — waiting, failed, and the newest messages. */
 export const mailOutboxRoutes = ({ auth, stores: { mail } }: ApiDeps) =>

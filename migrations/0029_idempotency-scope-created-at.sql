@@ -1,0 +1,1 @@
+CREATE INDEX `idempotency_keys_scope_created_at` ON `idempotency_keys` (`scope`,`created_at`);
