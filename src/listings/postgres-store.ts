@@ -79,7 +79,9 @@ export function postgresListingsStore(client: SQL): ListingsStore {
   const creates = new WriteQueue(commitRunsApart);
   const kindFor = kindPerQuota((quota): CombinableLater<QuotaCreate, string> => {
     const createAll = (inputs: readonly QuotaCreate[]) =>
-      announcedAfter(db, (tx) => runLater(createProperties(postgresCreateTables(tx), inputs, quota)));
+      announcedAfter(db, (tx) =>
+        runLater(createProperties(postgresCreateTables(tx), inputs, quota)),
+      );
     return { one: async (input) => (await createAll([input]))[0]!, many: createAll };
   });
 

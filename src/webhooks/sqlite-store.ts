@@ -178,7 +178,9 @@ const sqliteWebhookTables = (db: Db, tx: Tx): WebhookTables => ({
  */
 export function sqliteWebhookStore(db: Db) {
   const run = <T>(operation: (t: WebhookTables) => Steps<T>): T =>
-    db.transaction((tx) => runNow(operation(sqliteWebhookTables(db, tx))), { behavior: 'immediate' });
+    db.transaction((tx) => runNow(operation(sqliteWebhookTables(db, tx))), {
+      behavior: 'immediate',
+    });
   let claimsCleared = false;
   return {
     ...webhookOperations(run),
