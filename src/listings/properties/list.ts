@@ -2,10 +2,10 @@ import type { Fill, ReadCache } from '@/db/read-cache';
 import { cursorOf } from '@/events/cursor';
 import { fail } from '@/kernel/errors';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
+import { parseListQuery } from '@/kernel/query';
 import { type Utf8, utf8 } from '@/kernel/utf8';
 import { halCollection, keysetCollection, pagingOf } from '@/listings/paging';
 import { toProperty } from '@/listings/properties/representation';
-import { parseListQuery } from '@/listings/query';
 import type { ListingsStore, PropertyListing } from '@/listings/store';
 import { bindingOf, keyValuesOf, openCursor, sealCursor } from './list-cursor';
 import { filtersPropertyRow, usedFilters } from './list-filters';
@@ -60,13 +60,13 @@ function listPagingOf(
 ): ListPaging & { binding?: Buffer } {
   if (query.paging !== 'keyset') {
     if (query.cursor !== undefined)
-      throw fail('listings.query_invalid', {
+      throw fail('query.invalid', {
         invalidParams: [{ name: 'cursor', reason: 'is taken only with paging=keyset' }],
       });
     return pagingOf(query);
   }
   if (query.page !== undefined)
-    throw fail('listings.query_invalid', {
+    throw fail('query.invalid', {
       invalidParams: [
         { name: 'page', reason: 'is not taken with paging=keyset: follow `_links.next`' },
       ],
