@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { whenReady } from '@/kernel/maybe-promise';
+import { parseListQuery } from '@/kernel/query';
 import { neighbourhoodETag } from '@/listings/neighbourhoods/operations';
 import {
   NeighbourhoodBody,
@@ -9,7 +10,6 @@ import {
   NeighbourhoodParams,
   NeighbourhoodQuery,
 } from '@/listings/neighbourhoods/schemas';
-import { parseListQuery } from '@/listings/query';
 import { ifMatchHeaders, withETag } from '../../docs/headers';
 import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
