@@ -28,9 +28,13 @@
  *
  *   bun run bench:reference -- --creates [--until 200000 --rounds 2]
  *
+ *   bun run bench:reference -- --reads-with-creates [--properties 200000 --rounds 4]
+ *
  * `--creates` measures creates alone the way users' traffic brings them
  * instead: each server from an empty file until `--until` properties exist
- * (bench/reference-creates.ts).
+ * (bench/reference-creates.ts). `--reads-with-creates` measures only the
+ * point reads with 20 creates/s beside them (ids uniform over the whole
+ * table), the p99 of both servers being the figure to read.
  *
  * `--database FILE` keeps the seeded service file (and FILE.reference
  * beside it) for later runs, which measure copies of the two: each run
@@ -73,6 +77,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3' },
     rounds: { type: 'string' },
     creates: { type: 'boolean', default: false },
+    'reads-with-creates': { type: 'boolean', default: false },
     until: { type: 'string', default: '20000' },
     connections: { type: 'string', default: '32' },
     database: { type: 'string' },
@@ -317,7 +322,7 @@ async function main() {
     );
     await checkAlike(servers, ids.first, token);
     const reads = { file: idFile, prefix: '/listings/properties/' };
-    const measurements: Measurement[] = [
+    const all: Measurement[] = [
       {
         name: 'GET /listings/properties/{id}, uniform',
         path: `/listings/properties/${ids.first}`,
@@ -343,6 +348,7 @@ async function main() {
         ),
       },
     ];
+    const measurements = values['reads-with-creates'] ? all.filter((m) => m.withCreates) : all;
     const runs = measurements.map(() => [] as { service: Measured; reference: Measured }[]);
     for (let round = 0; round < rounds; round++) {
       for (const [n, m] of measurements.entries()) {

@@ -303,6 +303,29 @@ sqliteOnly.describe(
       expect(cache.count('hot')).toBe(1);
     });
 
+    test('answers quick to read again stay held while most of their reads hit, before any key is read often', () => {
+      const ctx = createTestApp();
+      // 100 entries at most: a decision every 400 requests for cheap answers.
+      const cache = new ReadCache({ db: ctx.db, maxEntries: 100, maxChars: MIB, admitAfterMs: 0 });
+      let computed = 0;
+      const cheap = (key: string) =>
+        cache.answerCheap(key, () => ({
+          value: ++computed,
+          size: 10,
+          tags: [`s:${key}`],
+          cheap: true,
+        })) as number;
+      // Ids uniform over fewer keys than fit (as 20,000 properties with 20,000 answers):
+      // each key is read five times in the first window, below the 8 that count as
+      // repeating, yet four reads in five hit.
+      for (let n = 0; n < 400; n++) cheap(`k${n % 80}`);
+      expect(computed).toBe(80);
+      expect(cache.count('k')).toBe(80);
+      // Still held after the decision: the next reads compute nothing.
+      for (let n = 0; n < 160; n++) cheap(`k${n % 80}`);
+      expect(computed).toBe(80);
+    });
+
     test('once full, an answer slow to compute is kept at once', async () => {
       const ctx = createTestApp();
       const answer = answersOf(new ReadCache({ db: ctx.db, maxChars: MIB, admitAfterMs: 0 }));

@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
-import { type PropertyRead, readProperty } from '@/listings/properties/read-cache';
+import { PropertyRead, readProperty } from '@/listings/properties/read-cache';
 import type { Property } from '@/listings/properties/schemas';
 import { createTestApp } from '../support/harness';
 import { expectSameAnswers, type LaneCase, lanesOf, snapshot } from '../support/lanes';
@@ -75,6 +75,40 @@ describe('GET /listings/properties/{id}: fast lane', () => {
         .etag;
       expect(otherEtag).not.toBe(etag);
       expect((await snapshot(ctx.fetch, path, {})).headers.etag).toBe(etag);
+    },
+  );
+
+  sqliteOnly.test(
+    READ_CACHE,
+    "a cached read decodes the owner id only for a caller whose scope needs it: a customer's, not an employee's",
+    async () => {
+      const fresh = await postProperty(ctx);
+      const path = `/listings/properties/${fresh}`;
+      await read(path, ctx.employee);
+      const owner = Object.getOwnPropertyDescriptor(PropertyRead.prototype, 'ownerId')!;
+      let decoded = 0;
+      Object.defineProperty(PropertyRead.prototype, 'ownerId', {
+        ...owner,
+        get(this: PropertyRead) {
+          decoded++;
+          return owner.get!.call(this);
+        },
+      });
+      try {
+        const byEmployee = await snapshot(ctx.fetch, path, {
+          authorization: `Bearer ${ctx.employee}`,
+        });
+        expect(byEmployee.status).toBe(200);
+        expect(decoded).toBe(0);
+        const byCustomer = await snapshot(ctx.fetch, path, {
+          authorization: `Bearer ${ctx.customer}`,
+        });
+        expect(byCustomer.status).toBe(200);
+        expect(decoded).toBe(1);
+        expect(byCustomer.body).toBe(byEmployee.body);
+      } finally {
+        Object.defineProperty(PropertyRead.prototype, 'ownerId', owner);
+      }
     },
   );
 
