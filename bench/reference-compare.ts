@@ -392,6 +392,20 @@ async function main() {
     console.log(
       `| peak resident memory, MB | ${rss.service.toFixed(0)} | ${rss.reference.toFixed(0)} | ${ratio(rss.service, rss.reference)} | | | | |`,
     );
+    // p99 moves with the shared host more than throughput does: every round's, and the medians.
+    for (const { name, rounds: all } of rows) {
+      const p99s = (pick: (run: { service: Measured; reference: Measured }) => Measured) =>
+        all.map((run) => pick(run).p99Ms).sort((a, b) => a - b);
+      const mid = (sorted: number[]) =>
+        sorted.length % 2 === 1
+          ? sorted[(sorted.length - 1) / 2]!
+          : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+      const service = p99s((run) => run.service);
+      const reference = p99s((run) => run.reference);
+      console.log(
+        `p99 ms by round, service / reference, ${name}: ${all.map((run) => `${run.service.p99Ms.toFixed(1)} / ${run.reference.p99Ms.toFixed(1)}`).join(', ')}; median ${mid(service).toFixed(2)} / ${mid(reference).toFixed(2)}`,
+      );
+    }
     const errors = rows.reduce((sum, row) => sum + row.service.errors + row.reference.errors, 0);
     await Bun.write(
       values.results ?? join(root, 'bench', 'results', 'reference-latest.json'),
