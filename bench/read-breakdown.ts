@@ -38,8 +38,8 @@ import { logFastRequest } from '@/api/request/log';
 import { requestIdFor } from '@/api/request/meta';
 import { pathOf, routesAsWritten, searchOf } from '@/api/request/url';
 import { TokenService } from '@/auth/tokens';
-import { createLogger } from '@/logger';
 import { readProperty } from '@/listings/properties/read-cache';
+import { createLogger } from '@/logger';
 import { writePropertyIds } from './fixtures';
 import { inProcessService, propertyIdsOf } from './in-process';
 import { cpuSeconds, requireLoadTools, type Started, startServer } from './reference-harness';
@@ -62,7 +62,8 @@ const { values } = parseArgs({
 });
 const CALLS = Number(values.calls);
 const ROUNDS = Number(values.rounds);
-const path = values.database ?? join(import.meta.dir, 'results', `breakdown-${values.properties}.db`);
+const path =
+  values.database ?? join(import.meta.dir, 'results', `breakdown-${values.properties}.db`);
 seedUnlessPresent(path, { properties: values.properties!, unitsPerProperty: '1-30' });
 
 const service = inProcessService(path, { readCache: 'on', memoryBudget: '80' });
@@ -91,20 +92,50 @@ const FIXED = '{"ok":true}';
 
 /** Each step as the fast lane runs it, returning something so nothing is optimised away. */
 const steps: [string, () => unknown][] = [
-  ['request.url, routesAsWritten, pathOf, searchOf', () => {
-    const u = request.url;
-    return routesAsWritten(u) && pathOf(u).length + searchOf(u).length;
-  }],
-  ['headers: if-none-match, origin', () => request.headers.get('if-none-match') ?? request.headers.has('origin')],
+  [
+    'request.url, routesAsWritten, pathOf, searchOf',
+    () => {
+      const u = request.url;
+      return routesAsWritten(u) && pathOf(u).length + searchOf(u).length;
+    },
+  ],
+  [
+    'headers: if-none-match, origin',
+    () => request.headers.get('if-none-match') ?? request.headers.has('origin'),
+  ],
   ['token: knownCaller (cached check, cut-offs)', () => knownCaller(request, deps.tokens)],
-  ['cache: readProperty (feed look, lookup, hit)', () => readProperty(deps.stores.listings, deps.readCache, id)],
-  ['answer: propertyReadAnswer (the above, canSee, ETag)', () => propertyReadAnswer(deps, caller, id, null)],
+  [
+    'cache: readProperty (feed look, lookup, hit)',
+    () => readProperty(deps.stores.listings, deps.readCache, id),
+  ],
+  [
+    'answer: propertyReadAnswer (the above, canSee, ETag)',
+    () => propertyReadAnswer(deps, caller, id, null),
+  ],
   ['Response: responseOf (headers copied, ETag set)', () => responseOf(found)],
-  ['request id: requestIdFor + headers.set', () => responseOf(found).headers.set('x-request-id', requestIdFor(request))],
+  [
+    'request id: requestIdFor + headers.set',
+    () => responseOf(found).headers.set('x-request-id', requestIdFor(request)),
+  ],
   ['request id alone: requestIdFor', () => requestIdFor(request)],
-  ['log line + metrics: logFastRequest', () => logFastRequest(logger, 'id', '/listings/properties/x', '/listings/properties/:id', 200, performance.now(), deps.requests)],
+  [
+    'log line + metrics: logFastRequest',
+    () =>
+      logFastRequest(
+        logger,
+        'id',
+        '/listings/properties/x',
+        '/listings/properties/:id',
+        200,
+        performance.now(),
+        deps.requests,
+      ),
+  ],
   ['whole fast lane: service.fetch', () => service.fetch(request)],
-  ['bare Bun.serve body: new Response(fixed)', () => new Response(FIXED, { headers: { 'content-type': 'application/json' } })],
+  [
+    'bare Bun.serve body: new Response(fixed)',
+    () => new Response(FIXED, { headers: { 'content-type': 'application/json' } }),
+  ],
 ];
 
 function time(step: () => unknown): number {
@@ -125,9 +156,13 @@ console.log(
 );
 for (const [n, [name]] of steps.entries()) {
   const ns = median(figures[n]!);
-  console.log(`| ${name} | ${ns.toFixed(0)} (${Math.min(...figures[n]!).toFixed(0)}–${Math.max(...figures[n]!).toFixed(0)}) | ${(ns / whole).toFixed(2)} |`);
+  console.log(
+    `| ${name} | ${ns.toFixed(0)} (${Math.min(...figures[n]!).toFixed(0)}–${Math.max(...figures[n]!).toFixed(0)}) | ${(ns / whole).toFixed(2)} |`,
+  );
 }
-console.log(`(${logged > 0 ? 'log lines written' : 'no log line'}; cache hits ${deps.readCache.hits})`);
+console.log(
+  `(${logged > 0 ? 'log lines written' : 'no log line'}; cache hits ${deps.readCache.hits})`,
+);
 
 const httpRounds = Number(values['http-rounds']);
 if (httpRounds > 0) await overHttp(httpRounds);
@@ -152,7 +187,13 @@ async function overHttp(rounds: number) {
     const command = dir
       ? SERVICE_COMMAND.map((part) => (part === 'src/index.ts' ? join(dir, 'src/index.ts') : part))
       : SERVICE_COMMAND;
-    return startServer({ name, command, cpu: 0, env: { ...env, DATABASE_PATH: file }, ready: '/health' });
+    return startServer({
+      name,
+      command,
+      cpu: 0,
+      env: { ...env, DATABASE_PATH: file },
+      ready: '/health',
+    });
   };
   const servers = [
     await startServer({
@@ -165,7 +206,9 @@ async function overHttp(rounds: number) {
     await serviceOf('service', undefined),
     ...(values.compare ? [await serviceOf('compared', values.compare)] : []),
   ];
-  const figures = new Map(servers.map((server) => [server, [] as { rps: number; cpuUs: number; p99: number }[]]));
+  const figures = new Map(
+    servers.map((server) => [server, [] as { rps: number; cpuUs: number; p99: number }[]]),
+  );
   try {
     for (let round = 0; round < rounds; round++) {
       const order = servers.map((_, n) => servers[(n + round) % servers.length]!);
@@ -192,12 +235,15 @@ async function overHttp(rounds: number) {
       }
     }
     const bare = figures.get(servers[0]!)!;
-    console.log(`\nover HTTP, ${rounds} rounds (each round's ratio to the bare server's, the median first):`);
+    console.log(
+      `\nover HTTP, ${rounds} rounds (each round's ratio to the bare server's, the median first):`,
+    );
     for (const server of servers) {
       const runs = figures.get(server)!;
       const rps = runs.map((run, n) => run.rps / bare[n]!.rps);
       const cpu = runs.map((run, n) => bare[n]!.cpuUs / run.cpuUs);
-      const each = (all: number[]) => `${median(all).toFixed(2)} (${all.map((v) => v.toFixed(2)).join(', ')})`;
+      const each = (all: number[]) =>
+        `${median(all).toFixed(2)} (${all.map((v) => v.toFixed(2)).join(', ')})`;
       console.log(
         `| ${server.name} | ${median(runs.map((run) => run.cpuUs)).toFixed(1)} µs | req/s ${each(rps)} | CPU ${each(cpu)} |`,
       );
@@ -208,4 +254,3 @@ async function overHttp(rounds: number) {
     rmSync(workDir, { recursive: true, force: true });
   }
 }
-
