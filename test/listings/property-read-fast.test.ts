@@ -112,6 +112,38 @@ describe('GET /listings/properties/{id}: fast lane', () => {
     },
   );
 
+  sqliteOnly.test(
+    READ_CACHE,
+    "an employee's cached read decodes nothing and makes one view of the bytes held (the body): the ETag is read in place",
+    async () => {
+      const fresh = await postProperty(ctx);
+      const path = `/listings/properties/${fresh}`;
+      const headers = { authorization: `Bearer ${ctx.employee}` };
+      const first = await snapshot(ctx.fetch, path, headers);
+      const { subarray } = Uint8Array.prototype;
+      const { decode } = TextDecoder.prototype;
+      let views = 0;
+      let decodes = 0;
+      Uint8Array.prototype.subarray = function (this: Uint8Array, ...args) {
+        views++;
+        return subarray.apply(this, args);
+      } as typeof subarray;
+      TextDecoder.prototype.decode = function (this: TextDecoder, ...args) {
+        decodes++;
+        return decode.apply(this, args);
+      } as typeof decode;
+      try {
+        const response = await ctx.fetch(new Request(`http://localhost${path}`, { headers }));
+        expect([views, decodes]).toEqual([1, 0]);
+        expect(response.headers.get('etag')).toBe(first.headers.etag!);
+        expect(await response.text()).toBe(first.body);
+      } finally {
+        Uint8Array.prototype.subarray = subarray;
+        TextDecoder.prototype.decode = decode;
+      }
+    },
+  );
+
   test('with CORS on, a request naming an Origin is answered by the full pipeline', async () => {
     const cors = createTestApp({ env: { CORS_ORIGINS: 'https://app.example' } });
     const corsId = await addProperty(cors);
