@@ -36,7 +36,7 @@ export function canSee(
 ): boolean {
   if (caller === null) return !property.archived;
   // The owner only when the caller's scope needs it: a cached read decodes it
-  // from its bytes (\`PropertyRead\`), work an employee's read does not need.
+  // from its bytes (`PropertyRead`), work an employee's read does not need.
   const scope = scopeOf(caller);
   return scope === null || property.ownerId === scope;
 }

@@ -54,10 +54,10 @@ export class PropertyRead {
   }
 
   /**
-   * Read in place, without a view of the bytes (Bun's \`Buffer\` methods take
-   * any \`Uint8Array\`): the ETag is ASCII (\`etagOfText\`), so Latin-1 reads
-   * it as UTF-8 would. A view and a \`TextDecoder\` call cost about twice as
-   * much and left a view a read for the collector (\`subarray\` under the
+   * Read in place, without a view of the bytes (Bun's `Buffer` methods take
+   * any `Uint8Array`): the ETag is ASCII (`etagOfText`), so Latin-1 reads
+   * it as UTF-8 would. A view and a `TextDecoder` call cost about twice as
+   * much and left a view a read for the collector (`subarray` under the
    * ETag was a twentieth of a point read's profile samples).
    */
   get etag(): string {
