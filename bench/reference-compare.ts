@@ -61,6 +61,7 @@ import {
   cpuSeconds,
   requireLoadTools,
   residentMb,
+  runQueueSeconds,
   type Started,
   startServer,
 } from './reference-harness';
@@ -221,12 +222,14 @@ async function measure(server: Started, m: Measurement, token: string): Promise<
     });
   if (warmupSeconds > 0) await drive(warmupSeconds);
   const cpuBefore = cpuSeconds(server.pid);
+  const waitedBefore = runQueueSeconds(server.pid);
   const result = await drive(seconds);
+  const waited = runQueueSeconds(server.pid) - waitedBefore;
   const cpuUsPerRequest =
     ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
   const background = await stopBackground?.();
   console.log(
-    `  ${server.name} ${m.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, CPU ${cpuUsPerRequest.toFixed(1)} µs/req, RSS ${residentMb(server.pid).toFixed(0)} MB (peak ${residentMb(server.pid, { peak: true }).toFixed(0)}), errors ${result.errors}${background ? `, background ${background.creates.perSecond.toFixed(1)} creates/s (${background.creates.failed} failed)` : ''}`,
+    `  ${server.name} ${m.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, CPU ${cpuUsPerRequest.toFixed(1)} µs/req, RSS ${residentMb(server.pid).toFixed(0)} MB (peak ${residentMb(server.pid, { peak: true }).toFixed(0)}), errors ${result.errors}, event loop waiting for the CPU ${waited.toFixed(2)} s of ${seconds}${background ? `, background ${background.creates.perSecond.toFixed(1)} creates/s (${background.creates.failed} failed)` : ''}`,
   );
   return { ...result, cpuUsPerRequest, background };
 }
