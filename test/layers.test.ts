@@ -133,3 +133,26 @@ describe('layer check', () => {
     expect(() => parseLayerTable(table)).toThrow('names src/kernl, not a row');
   });
 });
+
+describe('names of the tables ports', () => {
+  /** `const x = (…): SomeTables => …`: a function building a tables port. */
+  const BUILDER =
+    /(?:const|function)\s+(\w+)\s*(?:=\s*(?:<[^>]*>)?\s*)?\([^)]*\)\s*:\s*(\w+Tables)\b/g;
+
+  test("each database's implementation of a port is named sqlite<Port> or postgres<Port>", () => {
+    const misnamed: string[] = [];
+    let seen = 0;
+    for (const path of new Bun.Glob('src/**/{sqlite,postgres}-*.ts').scanSync({
+      cwd: REPOSITORY,
+    })) {
+      const database = path.split('/').at(-1)!.startsWith('sqlite-') ? 'sqlite' : 'postgres';
+      const text = readFileSync(join(REPOSITORY, path), 'utf8');
+      for (const [, name, port] of text.matchAll(BUILDER)) {
+        seen++;
+        if (name !== `${database}${port}`) misnamed.push(`${path}: ${name} builds ${port}`);
+      }
+    }
+    expect(seen).toBeGreaterThan(10);
+    expect(misnamed).toEqual([]);
+  });
+});

@@ -19,7 +19,7 @@ import { tableFailureLedger } from './failure-ledger';
 import { lifecycleOperations } from './lifecycle-operations';
 import { accountOperations } from './operations';
 import { passwordResetOperations } from './password-reset-operations';
-import { accountTablesOf, liveSessionsOf } from './postgres-tables';
+import { liveSessionsOf, postgresAccountTables } from './postgres-tables';
 import type { AccountStore } from './store';
 import { type AccountOperation, sessionLookupOf } from './tables';
 import { userSearchOf } from './user-search';
@@ -36,7 +36,7 @@ export function postgresAccountStore(
 ): AccountStore {
   const db = pgDatabase(client);
   const run = <T>(operation: AccountOperation<T>): Promise<T> =>
-    db.transaction((tx) => runLater(operation(accountTablesOf(tx, limits))));
+    db.transaction((tx) => runLater(operation(postgresAccountTables(tx, limits))));
   const first = async <T>(rows: Promise<T[]>): Promise<T | undefined> => (await rows)[0];
 
   return {

@@ -55,7 +55,7 @@ export const liveSessionsOf = (db: PgDb | PgTx, userId: string, now: number) =>
  * of the same value to commit, then finds it), and the passkey counter to a
  * compare-and-set update (a concurrent one re-reads the row and misses).
  */
-export const accountTablesOf = (tx: PgTx, limits: AuditLimits): AccountTables => ({
+export const postgresAccountTables = (tx: PgTx, limits: AuditLimits): AccountTables => ({
   async insertUser(values) {
     const [user] = await tx
       .insert(users)

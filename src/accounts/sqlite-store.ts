@@ -17,7 +17,7 @@ import { tableFailureLedger } from './failure-ledger';
 import { lifecycleOperations } from './lifecycle-operations';
 import { accountOperations } from './operations';
 import { passwordResetOperations } from './password-reset-operations';
-import { accountTablesOf, liveSessionsOf } from './sqlite-tables';
+import { liveSessionsOf, sqliteAccountTables } from './sqlite-tables';
 import type { AccountStore } from './store';
 import { type AccountOperation, sessionLookupOf } from './tables';
 import { type UserSearch, userSearchOf } from './user-search';
@@ -30,7 +30,7 @@ import { type UserSearch, userSearchOf } from './user-search';
  */
 export function sqliteAccountStore(db: Db, limits: AuditLimits = DEFAULT_AUDIT_LIMITS) {
   const run = <T>(operation: AccountOperation<T>): T =>
-    db.transaction((tx) => runNow(operation(accountTablesOf(tx, limits))));
+    db.transaction((tx) => runNow(operation(sqliteAccountTables(tx, limits))));
   const sessionQuery = db
     .select(sessionLookupOf(sessions, users))
     .from(sessions)

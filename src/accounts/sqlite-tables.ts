@@ -50,7 +50,7 @@ export const usedChallengesQuery = (db: Db | Tx, userId: string, limit: number) 
     .limit(limit);
 
 /** The accounts queries inside one SQLite transaction; every one answers at once. */
-export const accountTablesOf = (tx: Tx, limits: AuditLimits): AccountTables => ({
+export const sqliteAccountTables = (tx: Tx, limits: AuditLimits): AccountTables => ({
   insertUser: (values) =>
     tx.insert(users).values(values).onConflictDoNothing({ target: users.email }).returning().get(),
   recordAudit: (context, entry) => recordAudit(tx, context, entry, limits),

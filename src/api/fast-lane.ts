@@ -6,7 +6,7 @@ import { MAX_URL_LENGTH, pathOf, searchOf } from '@/api/request/url';
 import { isPostgresUnavailable } from '@/db/pg/connection';
 import { DomainError } from '@/kernel/errors';
 import type { Logger } from '@/logger';
-import { type Answer, responseOf } from './answer';
+import { type Answer, deferredResponseOf, responseOf } from './answer';
 import type { ErrorFamilyOf } from './error-family';
 import { unhandled } from './plugins/error-handler';
 
@@ -83,9 +83,10 @@ export function withFastLane(
     rest: string,
     found: FastAnswer,
     startedAt: number,
+    deferred: boolean,
   ): Response => {
     const id = requestIdFor(request);
-    const response = responseOf(found);
+    const response = deferred ? deferredResponseOf(found) : responseOf(found);
     response.headers.set('x-request-id', id);
     // GETs only: no request body for the debug line of a failed request.
     const routePath = route.routePath?.(rest);
@@ -107,9 +108,9 @@ export function withFastLane(
       const rest = path.slice(route.prefix.length);
       const found = route.answer(request, rest, search);
       if (found instanceof Promise) {
-        return found.then((f) => f && respond(request, route, path, rest, f, startedAt));
+        return found.then((f) => f && respond(request, route, path, rest, f, startedAt, true));
       }
-      return found && respond(request, route, path, rest, found, startedAt);
+      return found && respond(request, route, path, rest, found, startedAt, false);
     }
   };
 

@@ -18,7 +18,7 @@ import type { AuditContext, AuditEntry } from './record';
 import type { AuditLogStore, AuditRowTables } from './store';
 
 /** An event's writes on PostgreSQL, in the action's transaction (or on their own). */
-const auditRowTablesOf = (db: PgDb | PgTx): AuditRowTables => ({
+const postgresAuditRowTables = (db: PgDb | PgTx): AuditRowTables => ({
   async countQuota(key, windowEndsAt) {
     const [counted] = await db
       .insert(auditQuotas)
@@ -50,7 +50,7 @@ export const countInWindow = (
   db: PgDb | PgTx,
   key: string,
   windowEndsAt: number,
-): Promise<number> => auditRowTablesOf(db).countQuota(key, windowEndsAt) as Promise<number>;
+): Promise<number> => postgresAuditRowTables(db).countQuota(key, windowEndsAt) as Promise<number>;
 
 /** Appends one event, or counts it (`src/audit/operations.ts`), in `db`'s transaction. */
 export const recordAuditLater = (
@@ -58,7 +58,7 @@ export const recordAuditLater = (
   context: AuditContext,
   entry: AuditEntry,
   limits: AuditLimits = DEFAULT_AUDIT_LIMITS,
-): Promise<void> => runLater(recordAuditSteps(auditRowTablesOf(db), context, entry, limits));
+): Promise<void> => runLater(recordAuditSteps(postgresAuditRowTables(db), context, entry, limits));
 
 /**
  * The audit log on PostgreSQL: the same pages, filters and cursors as the

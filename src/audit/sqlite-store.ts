@@ -54,7 +54,7 @@ export function pruneAudit(db: DbOrTx, before: number): number {
 }
 
 /** An event's writes on SQLite (also inside a transaction); every one answers at once. */
-const auditRowTablesOf = (db: DbOrTx): AuditRowTables => ({
+const sqliteAuditRowTables = (db: DbOrTx): AuditRowTables => ({
   countQuota: (key, windowEndsAt) =>
     db
       .insert(auditQuotas)
@@ -85,7 +85,7 @@ const auditRowTablesOf = (db: DbOrTx): AuditRowTables => ({
  * events counted in it, this one included. Also a bound of another domain's.
  */
 export const countInWindow = (db: DbOrTx, key: string, windowEndsAt: number): number =>
-  auditRowTablesOf(db).countQuota(key, windowEndsAt) as number;
+  sqliteAuditRowTables(db).countQuota(key, windowEndsAt) as number;
 
 /**
  * Appends one event, or counts it (`src/audit/operations.ts`). Call it with
@@ -98,7 +98,7 @@ export function recordAudit(
   entry: AuditEntry,
   limits: AuditLimits = DEFAULT_AUDIT_LIMITS,
 ): void {
-  runNow(recordAuditSteps(auditRowTablesOf(db), context, entry, limits));
+  runNow(recordAuditSteps(sqliteAuditRowTables(db), context, entry, limits));
 }
 
 /** Forgets the counters of the windows ended by `now`. */

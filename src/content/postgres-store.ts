@@ -13,7 +13,7 @@ const ofSlugAndLanguage = (slug: string, language: string) =>
   and(eq(staticPages.slug, slug), eq(staticPages.language, language));
 
 /** The page queries inside one PostgreSQL transaction (READ COMMITTED). */
-const pageTablesOf = (tx: PgTx): PageTables => ({
+const postgresPageTables = (tx: PgTx): PageTables => ({
   async lockPages() {
     // Conflicts with itself and with every other write to static_pages, not
     // with reads: two writes of one new slug and language run one after the
@@ -62,7 +62,7 @@ const pageTablesOf = (tx: PgTx): PageTables => ({
 export function postgresContentStore(client: SQL): ContentStore {
   const db = pgDatabase(client);
   const run = <T>(operation: (tables: PageTables) => Steps<T>): Promise<T> =>
-    announcedAfter(db, (tx) => runLater(operation(pageTablesOf(tx))));
+    announcedAfter(db, (tx) => runLater(operation(postgresPageTables(tx))));
 
   // Built once: a page missed by the read cache is read without drizzle building its SQL again.
   const variantsOf = db

@@ -60,7 +60,7 @@ const ofSlugAndLanguage = (slug: string, language: string) =>
   and(eq(staticPages.slug, slug), eq(staticPages.language, language));
 
 /** The page queries on a SQLite connection or transaction; every one answers at once. */
-const pageTablesOf = (db: DbOrTx): PageTables => ({
+const sqlitePageTables = (db: DbOrTx): PageTables => ({
   // The writes run in an immediate transaction: it holds SQLite's only write lock.
   lockPages: () => {},
   pageId: (slug, language) =>
@@ -92,7 +92,7 @@ export const upsertStaticPage = (
   slug: string,
   page: StaticPageWrite,
   now: number,
-): WrittenPage => runNow(upsertPage(pageTablesOf(db), slug, page, now));
+): WrittenPage => runNow(upsertPage(sqlitePageTables(db), slug, page, now));
 
 /**
  * The static pages on `bun:sqlite`: every method answers at once, each
@@ -102,7 +102,7 @@ export function sqliteContentStore(db: Db) {
   // The page's event is announced once the transaction committed.
   const run = <T>(operation: (tables: PageTables) => Steps<T>): T =>
     announcedAfter(() =>
-      db.transaction((tx) => runNow(operation(pageTablesOf(tx))), { behavior: 'immediate' }),
+      db.transaction((tx) => runNow(operation(sqlitePageTables(tx))), { behavior: 'immediate' }),
     );
   const reads = {
     publishedVariants: (slug: string) => findPublishedVariants(db, slug),

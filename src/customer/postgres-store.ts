@@ -39,7 +39,7 @@ const matchesNothing = ({ customerId, bookingId }: TransactionFilter) =>
   holdsNul(customerId, bookingId);
 
 /** The admin queries inside one PostgreSQL transaction (READ COMMITTED). */
-const planTablesOf = (tx: PgTx): PlanTables => ({
+const postgresPlanTables = (tx: PgTx): PlanTables => ({
   async lockPlans() {
     // Conflicts with itself and with every other write to plans, not with
     // reads: concurrent creates and updates run one after the other, so
@@ -120,7 +120,7 @@ export function postgresCustomerStore(client: SQL): CustomerStore {
     .where(eq(employeeLimits.employeeSub, sql.placeholder('sub')))
     .prepare('employee_limit');
   const run = <T>(operation: PlanOperation<T>): Promise<T> =>
-    db.transaction((tx) => runLater(operation(planTablesOf(tx))));
+    db.transaction((tx) => runLater(operation(postgresPlanTables(tx))));
 
   return {
     async listTransactions(filter, page, perPage): Promise<TransactionListing> {

@@ -66,7 +66,7 @@ function listTransactions(
 const CHUNK = 500;
 
 /** The admin queries inside one SQLite transaction; every one answers at once. */
-const planTablesOf = (tx: Tx): PlanTables => ({
+const sqlitePlanTables = (tx: Tx): PlanTables => ({
   // SQLite admits one writer at a time: the transaction already excludes other plan writes.
   lockPlans: () => {},
   slugHolder: (slug) =>
@@ -113,7 +113,7 @@ const planTablesOf = (tx: Tx): PlanTables => ({
  */
 export function sqliteCustomerStore(db: Db) {
   const run = <T>(operation: PlanOperation<T>): T =>
-    db.transaction((tx) => runNow(operation(planTablesOf(tx))));
+    db.transaction((tx) => runNow(operation(sqlitePlanTables(tx))));
   const planQuery = db
     .select({ plan: plans })
     .from(planAssignments)

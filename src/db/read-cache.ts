@@ -25,6 +25,15 @@ export interface Fill<T> {
   cheap?: boolean;
 }
 
+/**
+ * A value of the cache and, when it was remembered and checked by a look on
+ * PostgreSQL, the change feed's position in that look's snapshot.
+ */
+export interface Placed<T> {
+  value: T;
+  position?: number;
+}
+
 export interface ReadCacheOptions {
   /** The SQLite database whose change feed says what a write changed. */
   db?: Db;
@@ -143,6 +152,29 @@ export class ReadCache {
     return feed
       .poll(this.#apply, this.#reset)
       .then((looked) => (looked ? this.#lookup(key, compute) : whenReady(compute(), filledValue)));
+  }
+
+  /**
+   * `answer`, and for a remembered value the change feed's position it was
+   * checked at (`Placed`). On PostgreSQL that is the position the look
+   * before it read in its snapshot (`PostgresChangeFeed.position`): the
+   * value is valid as of that snapshot, so it is the value as read at that
+   * position, and the caller needs no query of its own for it. Taken in the
+   * same step as the check, so no later look comes between the two.
+   */
+  answerPlaced<T>(key: string, compute: () => MaybePromise<Fill<T>>): MaybePromise<Placed<T>> {
+    const feed = this.#feed;
+    if (!this.enabled || !(feed instanceof PostgresChangeFeed) || !this.#entries.get(key)) {
+      return whenReady(this.answer(key, compute), (value) => ({ value }));
+    }
+    return feed.poll(this.#apply, this.#reset).then((looked) => {
+      if (!looked) return whenReady(compute(), (fill) => ({ value: fill.value }));
+      const position = feed.position;
+      const hash = this.#entries.asked(key);
+      const known = this.#used(key);
+      if (known) return { value: known.value as T, position: position ?? undefined };
+      return whenReady(this.#fill(key, hash, compute), (value) => ({ value }));
+    });
   }
 
   /**

@@ -35,7 +35,7 @@ export function pageQueryOf({ after, owner, types, limit }: EventScope) {
   return { sql: `SELECT ${COLUMNS} FROM events WHERE id IN (${ids}) ORDER BY id`, params };
 }
 
-const feedTablesOf = (db: Db): FeedTables => ({
+const sqliteFeedTables = (db: Db): FeedTables => ({
   eventsAfter(scope) {
     const { sql, params } = pageQueryOf(scope);
     return db.$client.query(sql).all(...params) as StoredEvent[];
@@ -57,7 +57,7 @@ const feedTablesOf = (db: Db): FeedTables => ({
  * so ids commit in id order without anything more.
  */
 export function sqliteEventStore(db: Db) {
-  const tables = feedTablesOf(db);
+  const tables = sqliteFeedTables(db);
   return {
     readEvents: (caller, query) => runNow(feedPage(tables, caller, query)),
     appendEvents: (batch) => announcedAfter(() => appendEvents(db, batch)),

@@ -10,7 +10,7 @@ const ofKey = (scope: string, key: string) =>
   and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key));
 
 /** A claim's queries inside one PostgreSQL transaction (READ COMMITTED). */
-const keyTablesOf = (tx: PgTx): KeyTables => ({
+const postgresKeyTables = (tx: PgTx): KeyTables => ({
   async find(scope, key) {
     const [row] = await tx.select().from(idempotencyKeys).where(ofKey(scope, key));
     return row;
@@ -67,7 +67,7 @@ export function postgresIdempotencyStore(client: SQL): IdempotencyStore {
   const db = pgDatabase(client);
   return {
     claim: (claim, rules) =>
-      db.transaction((tx) => runLater(claimKey(keyTablesOf(tx), claim, rules))),
+      db.transaction((tx) => runLater(claimKey(postgresKeyTables(tx), claim, rules))),
     async finish(scope, key, answer) {
       if (answer === null) {
         await db.delete(idempotencyKeys).where(ofKey(scope, key));

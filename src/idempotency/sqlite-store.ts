@@ -9,7 +9,7 @@ const ofKey = (scope: string, key: string) =>
   and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key));
 
 /** A claim's queries inside one SQLite transaction; every one answers at once. */
-const keyTablesOf = (tx: Tx): KeyTables => ({
+const sqliteKeyTables = (tx: Tx): KeyTables => ({
   find: (scope, key) => tx.select().from(idempotencyKeys).where(ofKey(scope, key)).get(),
   remove: (scope, key) => {
     tx.delete(idempotencyKeys).where(ofKey(scope, key)).run();
@@ -48,7 +48,8 @@ const keyTablesOf = (tx: Tx): KeyTables => ({
 
 /** Idempotency keys on `bun:sqlite`: every call answers at once, a claim in one transaction. */
 export const sqliteIdempotencyStore = (db: Db): IdempotencyStore => ({
-  claim: (claim, rules) => db.transaction((tx) => runNow(claimKey(keyTablesOf(tx), claim, rules))),
+  claim: (claim, rules) =>
+    db.transaction((tx) => runNow(claimKey(sqliteKeyTables(tx), claim, rules))),
   finish(scope, key, answer) {
     if (answer === null) {
       db.delete(idempotencyKeys).where(ofKey(scope, key)).run();

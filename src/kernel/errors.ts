@@ -25,7 +25,7 @@ export type ErrorCode =
   | 'auth.reauthentication_required'
   | 'rate_limit.exceeded'
   // Listings
-  | 'listings.query_invalid'
+  | 'query.invalid'
   | 'property.not_found'
   | 'property.changed'
   | 'property.archived'
@@ -51,7 +51,6 @@ export type ErrorCode =
   // Static pages
   | 'page.not_found'
   | 'page.slug_mismatch'
-  | 'page.query_invalid'
   // Customer API
   | 'plan.not_found'
   // Accounts and passkeys

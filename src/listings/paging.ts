@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integerText } from './query';
+import { integerText } from '@/kernel/query';
 
 export const DEFAULT_ITEMS_PER_PAGE = 30;
 export const MAX_ITEMS_PER_PAGE = 100;

@@ -1,7 +1,7 @@
 import type { SQL } from 'bun';
 import { sql } from 'drizzle-orm';
 import { bunClientOf, type PgTx, pgDatabase } from '@/db/pg/client';
-import { insertRows } from '@/db/pg/insert-rows';
+import { insertAllReturning, insertRows } from '@/db/pg/insert-rows';
 import { properties, unitFeatures, units } from '@/db/pg/schema';
 import { type CombinableLater, commitRunsApart, WriteQueue } from '@/db/write-queue';
 import { announcedAfter, appendEvents } from '@/events/postgres-outbox';
@@ -16,7 +16,12 @@ import {
 } from './neighbourhoods/postgres-tables';
 import { type PlannedCreates, planCreates } from './properties/bulk';
 import { type CreateTables, createProperties } from './properties/create';
-import { feedPositionOn, listPropertiesOn, selectRecords } from './properties/postgres-list';
+import {
+  feedPositionOn,
+  listPropertiesOn,
+  RECORD_COLUMNS_TEXT,
+  selectRecords,
+} from './properties/postgres-list';
 import { postgresReconcileTables } from './properties/postgres-reconcile';
 import { postgresPropertyTables } from './properties/postgres-tables';
 import { reconcileChunk } from './properties/reconcile';
@@ -29,11 +34,28 @@ import { postgresUnitTables } from './units/postgres-tables';
 /** 25 parameters a property row: far below PostgreSQL's 65,535 a statement. */
 const CHUNK = 500;
 
-async function insertPlanned(tx: PgTx, planned: PlannedCreates): Promise<void> {
+/**
+ * Inserts the planned rows and answers them as GET renders them: in one
+ * statement returning the properties where the rows go as JSON
+ * (`insertAllReturning`), else a statement per table and chunk, then a
+ * read by id.
+ */
+async function insertPlanned(tx: PgTx, planned: PlannedCreates): Promise<PropertyRecord[]> {
+  const inserted = await insertAllReturning<PropertyRecord>(
+    tx,
+    [
+      { table: properties, rows: planned.properties },
+      { table: units, rows: planned.units },
+      { table: unitFeatures, rows: planned.features },
+    ],
+    RECORD_COLUMNS_TEXT,
+  );
+  if (inserted) return inserted;
   // The properties first, then the units, then their features, so every foreign key resolves.
   await insertRows(tx, properties, planned.properties, CHUNK);
   await insertRows(tx, units, planned.units, CHUNK);
   await insertRows(tx, unitFeatures, planned.features, CHUNK);
+  return recordsIn(tx, planned.ids);
 }
 
 /** The rows just written, as GET renders them, read by id `CHUNK` ids a statement. */
@@ -48,22 +70,28 @@ async function recordsIn(tx: PgTx, ids: readonly string[]): Promise<PropertyReco
 }
 
 /** The create queries inside one PostgreSQL transaction (READ COMMITTED). */
-const createTablesOf = (tx: PgTx): CreateTables => ({
-  async lockOwner(ownerId) {
-    // Held to the end of the transaction: a concurrent create for the owner
-    // (on any instance) waits here, then counts this one once committed.
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${ownerId}, 0))`);
-  },
-  async ownedUpTo(ownerId, limit) {
-    const [row] = await tx.execute<{ n: number }>(
-      sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM properties WHERE owner_id = ${ownerId} LIMIT ${limit}) AS owned`,
-    );
-    return Number(row?.n ?? 0);
-  },
-  insert: (planned) => insertPlanned(tx, planned),
-  records: (ids) => recordsIn(tx, ids),
-  appendEvents: (batch) => appendEvents(tx, batch),
-});
+const postgresCreateTables = (tx: PgTx): CreateTables => {
+  /** What the insert returned: the records the events are made of, without reading them again. */
+  let inserted: PropertyRecord[] = [];
+  return {
+    async lockOwner(ownerId) {
+      // Held to the end of the transaction: a concurrent create for the owner
+      // (on any instance) waits here, then counts this one once committed.
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${ownerId}, 0))`);
+    },
+    async ownedUpTo(ownerId, limit) {
+      const [row] = await tx.execute<{ n: number }>(
+        sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM properties WHERE owner_id = ${ownerId} LIMIT ${limit}) AS owned`,
+      );
+      return Number(row?.n ?? 0);
+    },
+    async insert(planned) {
+      inserted = await insertPlanned(tx, planned);
+    },
+    records: () => inserted,
+    appendEvents: (batch) => appendEvents(tx, batch),
+  };
+};
 
 /**
  * The listings domain on PostgreSQL (Bun's `SQL` client through drizzle's
@@ -79,7 +107,9 @@ export function postgresListingsStore(client: SQL): ListingsStore {
   const creates = new WriteQueue(commitRunsApart);
   const kindFor = kindPerQuota((quota): CombinableLater<QuotaCreate, string> => {
     const createAll = (inputs: readonly QuotaCreate[]) =>
-      announcedAfter(db, (tx) => runLater(createProperties(createTablesOf(tx), inputs, quota)));
+      announcedAfter(db, (tx) =>
+        runLater(createProperties(postgresCreateTables(tx), inputs, quota)),
+      );
     return { one: async (input) => (await createAll([input]))[0]!, many: createAll };
   });
 
@@ -122,8 +152,7 @@ export function postgresListingsStore(client: SQL): ListingsStore {
     async insertProperties(rows) {
       const planned = planCreates(rows, Date.now());
       await announcedAfter(db, async (tx) => {
-        await insertPlanned(tx, planned);
-        const records = await recordsIn(tx, planned.ids);
+        const records = await insertPlanned(tx, planned);
         const batch = createdEventsOf(planned.created, records);
         await appendEvents(tx, batch);
       });

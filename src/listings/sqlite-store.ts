@@ -18,7 +18,7 @@ import type { ListingsStore } from './store';
 import { unitAdministration } from './units/administration';
 
 /** The create queries on the connection, inside the group commit's transaction. */
-const createTablesOf = (db: Db): CreateTables => ({
+const sqliteCreateTables = (db: Db): CreateTables => ({
   // SQLite admits one writer at a time: the transaction already excludes other creates.
   lockOwner: () => {},
   ownedUpTo: (ownerId, limit) =>
@@ -41,7 +41,7 @@ const createTablesOf = (db: Db): CreateTables => ({
  * the creates past the quota fail.
  */
 export function quotaCheckedCreates(db: Db, quota: number): Combinable<QuotaCreate, string> {
-  const tables = createTablesOf(db);
+  const tables = sqliteCreateTables(db);
   const run = (inputs: readonly QuotaCreate[]) => runNow(createProperties(tables, inputs, quota));
   return { one: (input) => run([input])[0]!, many: run };
 }

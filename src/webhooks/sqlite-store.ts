@@ -55,7 +55,7 @@ const TRIM_FINISHED = `DELETE FROM webhook_deliveries WHERE endpoint_id = ?1 AND
     ORDER BY id DESC LIMIT 1 OFFSET ?2 - 1), 0)`;
 
 /** The webhook queries inside one SQLite write transaction; every one answers at once. */
-const tablesOf = (db: Db, tx: Tx): WebhookTables => ({
+const sqliteWebhookTables = (db: Db, tx: Tx): WebhookTables => ({
   // The write transaction (BEGIN IMMEDIATE) already holds SQLite's only write lock.
   endpoint: (id) => tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get(),
   // The write transaction (BEGIN IMMEDIATE) already runs alone.
@@ -178,7 +178,9 @@ const tablesOf = (db: Db, tx: Tx): WebhookTables => ({
  */
 export function sqliteWebhookStore(db: Db) {
   const run = <T>(operation: (t: WebhookTables) => Steps<T>): T =>
-    db.transaction((tx) => runNow(operation(tablesOf(db, tx))), { behavior: 'immediate' });
+    db.transaction((tx) => runNow(operation(sqliteWebhookTables(db, tx))), {
+      behavior: 'immediate',
+    });
   let claimsCleared = false;
   return {
     ...webhookOperations(run),

@@ -31,7 +31,34 @@ const hello: FastRoute = {
       : undefined,
 };
 
+/** A JSON body of `size` bytes, answered at once or after an await (as every answer on PostgreSQL). */
+const sized = (size: number): FastRoute => {
+  const body = new TextEncoder().encode(`"${'a'.repeat(size - 2)}"`);
+  const answer = { status: 200, body, headers: { 'content-type': 'application/json' } };
+  return {
+    prefix: '/sized/',
+    answer: (_request, rest) => (rest === 'later' ? Bun.sleep(1).then(() => answer) : answer),
+  };
+};
+
 describe('withFastLane', () => {
+  test('a large answer that comes after an await is written whole to a direct stream; at once, as it is', async () => {
+    const { fetch } = lane([sized(30_000), { ...sized(4_000), prefix: '/small/' }]);
+    // Over a socket: Bun writes a body handed over after the request's turn in 2 KB pieces.
+    using server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch });
+    const get = async (path: string) => {
+      const res = await globalThis.fetch(`${server.url}${path.slice(1)}`);
+      return {
+        length: res.headers.get('content-length'),
+        chunked: res.headers.get('transfer-encoding') === 'chunked',
+        bytes: (await res.arrayBuffer()).byteLength,
+      };
+    };
+    expect(await get('/sized/later')).toEqual({ length: null, chunked: true, bytes: 30_000 });
+    expect(await get('/sized/now')).toEqual({ length: '30000', chunked: false, bytes: 30_000 });
+    expect(await get('/small/later')).toEqual({ length: '4000', chunked: false, bytes: 4_000 });
+  });
+
   test('a fast answer carries the security headers, a request id and one log line', async () => {
     const { fetch, lines, fallbackCalls, fastAnswers } = lane([hello]);
     const res = await fetch(

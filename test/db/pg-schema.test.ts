@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { getTableName, is, Table } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
 import { type PgTable, getTableConfig as pgTableConfig } from 'drizzle-orm/pg-core';
@@ -188,5 +190,32 @@ describe('the PostgreSQL schema is in step with the SQLite schema', () => {
     );
     expect(trigram?.config.method).toBe('gin');
     expect(indexColumns(trigram?.config.columns ?? [])).toEqual(['address_search']);
+  });
+});
+
+describe('the two schema folders are laid out alike', () => {
+  const folder = (path: string) => join(import.meta.dir, '../../src/db', path);
+  /** Each table's name, by the file of the folder that declares it. */
+  const tableFiles = (path: string, declare: string) => {
+    const found = new Map<string, string>();
+    for (const file of readdirSync(folder(path)).filter((name) => name.endsWith('.ts'))) {
+      const text = readFileSync(join(folder(path), file), 'utf8');
+      for (const [, name] of text.matchAll(new RegExp(`${declare}\\(\\s*'(\\w+)'`, 'g'))) {
+        found.set(name!, file);
+      }
+    }
+    return found;
+  };
+
+  test('every table sits in the file of the same name in both, and the index files agree', () => {
+    const sqlite = tableFiles('schema', 'sqliteTable');
+    const postgres = tableFiles('pg/schema', 'pgTable');
+    expect(sqlite.size).toBeGreaterThan(20);
+    expect(Object.fromEntries(postgres)).toEqual(Object.fromEntries(sqlite));
+    const exports = (path: string) =>
+      readFileSync(join(folder(path), 'index.ts'), 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('export'));
+    expect(exports('pg/schema')).toEqual(exports('schema'));
   });
 });

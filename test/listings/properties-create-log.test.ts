@@ -57,13 +57,24 @@ sqliteOnly.describe(READ_CACHE, 'a create, batched', () => {
   });
 
   test('creates sharing a commit log their units with two rows in all, not one per property', async () => {
-    const ctx = await listingsContext();
-    const client = ctx.db.$client;
-    const before = lastSeq(client);
-    const ids = await Promise.all(
-      [3, 7, 30].map((totalUnits) => postProperty(ctx, { totalUnits, rentableUnits: 1 })),
-    );
-    const changes = changesAfter(client, before);
+    // Three POSTs at once share one commit unless a busy machine spreads them
+    // over two macrotasks: then they are sent again to a new service, a few
+    // times at most, so that the rows counted are those of one commit.
+    const sharedCommit = async () => {
+      const ctx = await listingsContext();
+      const client = ctx.db.$client;
+      const before = lastSeq(client);
+      const ids = await Promise.all(
+        [3, 7, 30].map((totalUnits) => postProperty(ctx, { totalUnits, rentableUnits: 1 })),
+      );
+      const changes = changesAfter(client, before);
+      const commits = changes.filter((change) => change.topic === 'unit' && change.key === '');
+      return { client, ids, changes, shared: commits.length === 1 };
+    };
+    let attempt = await sharedCommit();
+    for (let tries = 1; !attempt.shared && tries < 10; tries++) attempt = await sharedCommit();
+    const { client, ids, changes } = attempt;
+    expect(attempt.shared).toBe(true);
     // The three went in one transaction: each property's own row, then the units' two.
     expect(changes.filter((change) => change.topic === 'property')).toHaveLength(3);
     const units = changes.filter((change) => change.topic === 'unit');

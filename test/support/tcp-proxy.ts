@@ -34,9 +34,18 @@ function drain(socket: Socket<Side>) {
  * A TCP relay on a loopback port of its own to `target`: a test points a
  * client at it, then `cut()`s it (every connection dropped, new ones
  * refused) to play a server that went away, and `restore()`s it on the
- * same port. Never touches the server itself.
+ * same port. Never touches the server itself. `onClientBytes` watches what
+ * the clients send (`pgWireCounter` counts PostgreSQL statements with it).
  */
-export function tcpProxy(target: { host: string; port: number }) {
+export function tcpProxy(
+  target: { host: string; port: number },
+  {
+    onClientBytes,
+  }: {
+    /** Sees every chunk a client sends, with an object standing for its connection. */
+    onClientBytes?: (connection: object, chunk: Uint8Array) => void;
+  } = {},
+) {
   const port = freePort();
   const open = new Set<Socket<Side>>();
   let listener: TCPSocketListener<Side> | undefined;
@@ -73,6 +82,7 @@ export function tcpProxy(target: { host: string; port: number }) {
           }).catch(() => client.end());
         },
         data(client, chunk) {
+          onClientBytes?.(client, new Uint8Array(chunk));
           const upstream = client.data.peer;
           if (upstream) send(upstream, new Uint8Array(chunk));
           else client.data.early.push(new Uint8Array(chunk));

@@ -46,7 +46,7 @@ function parsed<T extends z.ZodType>(
   const result = schema.safeParse(value);
   if (!result.success) {
     const invalidParams = invalidParamsOf(result.error.issues, value, source, root);
-    throw fail('page.query_invalid', { invalidParams });
+    throw fail('query.invalid', { invalidParams });
   }
   return result.data;
 }

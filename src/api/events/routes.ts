@@ -6,7 +6,7 @@ import { allowSilence } from '@/api/request/peer';
 import { searchOf } from '@/api/request/url';
 import { documentedQuery } from '@/api/validation';
 import { EventPage, EventQuery } from '@/events/schemas';
-import { parseListQuery } from '@/listings/query';
+import { parseListQuery } from '@/kernel/query';
 
 const tags = ['Listings: events'];
 const QUERY_SHAPE = { scalars: ['after', 'limit', 'wait'], arrays: ['types'] };

@@ -1,6 +1,6 @@
+import { parametersOf } from '@/kernel/query';
 import { MultiListingUnitQuery } from '@/listings/multi-listing-units/schemas';
 import { PropertyListQuery } from '@/listings/properties/list-query';
-import { parametersOf } from '@/listings/query';
 import { UnitListQuery } from '@/listings/units/schemas';
 
 /**

@@ -5,13 +5,20 @@ import type { Change } from '@/db/change-feed';
 const MAX_BACKLOG = 4096;
 
 /**
- * One statement, so one snapshot: the snapshot itself, whether the pruning
- * removed rows the previous snapshot may not have seen, and the rows that
- * snapshot could not see (committed since, by any instance). Only rows
- * written at or after the previous snapshot's xmin can be among them, which
- * the index on `xid` finds.
+ * The event feed's position in the look's snapshot, as a list page reads it
+ * (`FEED_POSITION`, src/listings/properties/postgres-list.ts): appends
+ * commit in id order, so it is the last id committed before the snapshot.
  */
-const LOOK = `SELECT pg_current_snapshot()::text AS snapshot,
+const FEED_POSITION = '(SELECT max(id) FROM events)::float8 AS feed';
+
+/**
+ * One statement, so one snapshot: the snapshot itself, the feed position in
+ * it, whether the pruning removed rows the previous snapshot may not have
+ * seen, and the rows that snapshot could not see (committed since, by any
+ * instance). Only rows written at or after the previous snapshot's xmin can
+ * be among them, which the index on `xid` finds.
+ */
+const LOOK = `SELECT pg_current_snapshot()::text AS snapshot, ${FEED_POSITION},
   (SELECT xid >= pg_snapshot_xmin($1::pg_snapshot) FROM cache_changes_pruned) AS lost,
   (SELECT json_agg(json_build_array(topic, key) ORDER BY seq) FROM (
     SELECT seq, topic, key FROM cache_changes
@@ -20,6 +27,7 @@ const LOOK = `SELECT pg_current_snapshot()::text AS snapshot,
 
 interface Look {
   snapshot: string;
+  feed: number | null;
   lost: boolean | null;
   changes: [string, string][] | null;
 }
@@ -41,10 +49,15 @@ interface Look {
  * Looks are one at a time: callers arriving while one runs share the next,
  * which starts once it ends (it began after all of them arrived), so a busy
  * instance makes one round trip per batch of reads, not per read.
+ *
+ * A look also reads the event feed's position in its snapshot
+ * (`position`): a keyset walk's remembered first page, still valid after
+ * the look, is the page as read at that position, with no query of its own.
  */
 export class PostgresChangeFeed {
   readonly #client: SQL;
   #snapshot: string | undefined;
+  #position: number | null = null;
   #running: Promise<boolean> | undefined;
   #next: Promise<boolean> | undefined;
 
@@ -55,6 +68,15 @@ export class PostgresChangeFeed {
   /** Whether a first look has been made: before it, nothing read may be kept. */
   get started(): boolean {
     return this.#snapshot !== undefined;
+  }
+
+  /**
+   * The last event id committed before the last look's snapshot: null
+   * before the first look, after a look that failed, and when no event was
+   * kept (the caller then reads the position its own way).
+   */
+  get position(): number | null {
+    return this.#position;
   }
 
   /**
@@ -88,16 +110,18 @@ export class PostgresChangeFeed {
     try {
       const previous = this.#snapshot;
       if (previous === undefined) {
-        const [row] = await this.#client.unsafe<{ snapshot: string }[]>(
-          'SELECT pg_current_snapshot()::text AS snapshot',
+        const [row] = await this.#client.unsafe<Pick<Look, 'snapshot' | 'feed'>[]>(
+          `SELECT pg_current_snapshot()::text AS snapshot, ${FEED_POSITION}`,
         );
         this.#snapshot = row!.snapshot;
+        this.#position = row!.feed;
         reset();
         return true;
       }
       const [row] = await this.#client.unsafe<Look[]>(LOOK, [previous]);
-      const { snapshot, lost, changes } = row!;
+      const { snapshot, feed, lost, changes } = row!;
       this.#snapshot = snapshot;
+      this.#position = feed;
       if (
         lost === true ||
         (changes !== null && changes.length > MAX_BACKLOG) ||
@@ -109,6 +133,7 @@ export class PostgresChangeFeed {
       for (const [topic, key] of changes ?? []) apply({ topic, key });
       return true;
     } catch {
+      this.#position = null;
       // Unreachable or failing: the read goes to PostgreSQL itself, which answers (or fails) for it.
       return false;
     }

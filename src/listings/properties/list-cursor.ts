@@ -50,7 +50,7 @@ export function sealCursor(key: Buffer, binding: Buffer, position: WalkPosition)
 }
 
 const foreignCursor = () =>
-  fail('listings.query_invalid', {
+  fail('query.invalid', {
     invalidParams: [{ name: 'cursor', reason: CURSOR_REASON }],
   });
 

@@ -1,4 +1,4 @@
-import type { FeatureCriterion } from '@/listings/query';
+import type { FeatureCriterion } from '@/kernel/query';
 import type { PropertyListQuery } from './list-query';
 
 export interface PropertyFilter {

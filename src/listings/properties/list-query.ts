@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { Flag, integerText, shapeOf } from '@/kernel/query';
 import { pagingFields } from '@/listings/paging';
 import { CityId, PropertyType } from '@/listings/properties/schemas';
-import { Flag, integerText, shapeOf } from '@/listings/query';
 
 const Value = z.string().max(255);
 const values = <T extends z.ZodType>(item: T) => z.array(item).min(1).max(100);

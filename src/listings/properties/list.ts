@@ -2,10 +2,10 @@ import type { Fill, ReadCache } from '@/db/read-cache';
 import { cursorOf } from '@/events/cursor';
 import { fail } from '@/kernel/errors';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
+import { parseListQuery } from '@/kernel/query';
 import { type Utf8, utf8 } from '@/kernel/utf8';
 import { halCollection, keysetCollection, pagingOf } from '@/listings/paging';
 import { toProperty } from '@/listings/properties/representation';
-import { parseListQuery } from '@/listings/query';
 import type { ListingsStore, PropertyListing } from '@/listings/store';
 import { bindingOf, keyValuesOf, openCursor, sealCursor } from './list-cursor';
 import { filtersPropertyRow, usedFilters } from './list-filters';
@@ -60,13 +60,13 @@ function listPagingOf(
 ): ListPaging & { binding?: Buffer } {
   if (query.paging !== 'keyset') {
     if (query.cursor !== undefined)
-      throw fail('listings.query_invalid', {
+      throw fail('query.invalid', {
         invalidParams: [{ name: 'cursor', reason: 'is taken only with paging=keyset' }],
       });
     return pagingOf(query);
   }
   if (query.page !== undefined)
-    throw fail('listings.query_invalid', {
+    throw fail('query.invalid', {
       invalidParams: [
         { name: 'page', reason: 'is not taken with paging=keyset: follow `_links.next`' },
       ],
@@ -178,7 +178,10 @@ const PATH = '/listings/properties';
  * position is read first, then the cache is looked at again: a remembered
  * page still valid then was changed by no write committed before the
  * position was read (the look sees every such write), so it is the page as
- * read at that position, byte for byte.
+ * read at that position, byte for byte. On PostgreSQL the look that checks
+ * a remembered page reads the position in the same snapshot
+ * (`ReadCache.answerPlaced`), so a cached walk start costs the look alone,
+ * as a cached point read does.
  */
 export function propertyListBody(
   store: ListingsStore,
@@ -206,9 +209,11 @@ export function propertyListBody(
       return { value: answer, size, tags };
     });
   };
-  return whenReady(cache.answer(key, compute), (answer) => {
+  return whenReady(cache.answerPlaced(key, compute), ({ value: answer, position }) => {
     if (!isWalkStart(answer)) return answer;
     if (read) return answer.at(answer.feedPosition);
+    // Checked by a look that read the position in its own snapshot (PostgreSQL): no query.
+    if (position !== undefined) return answer.at(Math.max(position, answer.feedPosition));
     return whenReady(store.feedPosition(), (now) =>
       now <= answer.feedPosition
         ? answer.at(answer.feedPosition)

@@ -14,7 +14,7 @@ import { toSnakeCase } from 'drizzle-orm/casing';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { properties, propertyCounts, units } from '@/db/pg/schema';
 import { holdsNul } from '@/kernel/nul';
-import type { FeatureCriterion } from '@/listings/query';
+import type { FeatureCriterion } from '@/kernel/query';
 import type { UsedFilter } from './list-filters';
 
 /** `LIKE` matches `%`, `_` and `\` only as themselves once escaped (`\` is the default escape). */

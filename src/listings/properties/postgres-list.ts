@@ -25,7 +25,7 @@ import { type KeyedRecord, keyedOf, walkOwnerOf, walkPage, walksFrozen } from '.
  * int8 as a string). Text made from the table once: drizzle building and
  * mapping 23 selected fields per statement was most of a list's CPU.
  */
-const RECORD_COLUMNS_TEXT = columnsOf(properties, UNRENDERED_COLUMNS)
+export const RECORD_COLUMNS_TEXT = columnsOf(properties, UNRENDERED_COLUMNS)
   .map(({ name, column }) => {
     if (column.dataType === 'boolean') return `${name}::int AS ${name}`;
     return column.columnType === 'PgBigInt53' ? `${name}::float8 AS ${name}` : name;

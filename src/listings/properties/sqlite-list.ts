@@ -1,6 +1,6 @@
 import { type Bindings, Conditions } from '@/db/where';
+import type { FeatureCriterion } from '@/kernel/query';
 import { PROPERTY_COLUMNS } from '@/listings/properties/sqlite-record';
-import type { FeatureCriterion } from '@/listings/query';
 import { afterOf, afterSql } from './list-cursor';
 import { countsOnly, type FilterValue, type UsedFilter, usedFilters } from './list-filters';
 import {

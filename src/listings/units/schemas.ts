@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { Flag } from '@/kernel/query';
 import { pagingFields } from '@/listings/paging';
 import { text } from '@/listings/properties/schemas';
-import { Flag } from '@/listings/query';
 
 export const MAX_FEATURES = 50;
 

@@ -1,9 +1,9 @@
 import { expect, test } from 'bun:test';
+import { parseListQuery } from '@/kernel/query';
 import { pagingOf } from '@/listings/paging';
 import { PROPERTY_LIST_SHAPE, PropertyListQuery } from '@/listings/properties/list-query';
 import { insertPropertiesBulk } from '@/listings/properties/sqlite-bulk';
 import { propertyListSql } from '@/listings/properties/sqlite-list';
-import { parseListQuery } from '@/listings/query';
 import { sqliteDatabase } from '../../support/harness';
 import { sqliteOnly } from '../../support/postgres-mode';
 import { propertySeed } from '../support';

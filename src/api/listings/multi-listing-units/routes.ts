@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { whenReady } from '@/kernel/maybe-promise';
+import { parseListQuery } from '@/kernel/query';
 import { scopeOf } from '@/listings/access';
 import { getCounter, setCounter } from '@/listings/multi-listing-units/operations';
 import {
@@ -12,7 +13,6 @@ import {
   MultiListingUnitQuery,
 } from '@/listings/multi-listing-units/schemas';
 import { halCollection, pagingOf } from '@/listings/paging';
-import { parseListQuery } from '@/listings/query';
 import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
 import { MultiListingUnitParameters } from '../parameters';

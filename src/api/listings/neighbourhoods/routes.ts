@@ -2,13 +2,13 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { whenReady } from '@/kernel/maybe-promise';
+import { parseListQuery } from '@/kernel/query';
 import {
   NeighbourhoodBody,
   NeighbourhoodList,
   NeighbourhoodParams,
   NeighbourhoodQuery,
 } from '@/listings/neighbourhoods/schemas';
-import { parseListQuery } from '@/listings/query';
 import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
 import { NoBody, noContent, problems } from '../schemas';

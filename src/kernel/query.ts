@@ -83,8 +83,7 @@ export function parametersOf<S extends z.ZodObject>(schema: S): z.ZodObject {
   return z.strictObject(fields);
 }
 
-const refused = (...invalidParams: InvalidParam[]) =>
-  fail('listings.query_invalid', { invalidParams });
+const refused = (...invalidParams: InvalidParam[]) => fail('query.invalid', { invalidParams });
 const notTaken = (name: string) => refused({ name, reason: notAParameter('query') });
 
 const ARRAY_KEY = /^([A-Za-z_]\w*)(?:\[(\d{0,3})\])?$/;
