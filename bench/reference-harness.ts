@@ -105,6 +105,16 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
+ * Seconds the main thread of process `pid` (its event loop) has spent
+ * runnable but waiting for a CPU (`/proc/<pid>/schedstat`): on a shared
+ * host, time other processes held the core the server is pinned to, which
+ * shows in its latency but in none of its own figures.
+ */
+export function runQueueSeconds(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+}
+
+/**
  * Disk reads of process `pid` so far: the bytes its threads made the disk
  * read, and the seconds its main thread (the one that runs JavaScript and
  * SQLite's reads) waited on block I/O, which the kernel counts only while

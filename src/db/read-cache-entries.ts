@@ -38,6 +38,8 @@ export class CacheEntries {
   /** Requests for cheap answers in the current window, and those for keys asked for often lately. */
   #cheapAsked = 0;
   #cheapHot = 0;
+  /** Of those, the ones answered from what was held. */
+  #cheapHits = 0;
   /** Cheap reads while none are held, for the sample `looksUpCheap` takes. */
   #unsampled = 0;
   readonly #window: number;
@@ -75,16 +77,25 @@ export class CacheEntries {
    * µs with 20,000 (docs/performance.md, "Held only while they repeat"). The share is read
    * off the admission's frequencies, not the hits, so it does not depend on
    * what is held: it is about the share a cache of a few thousand would hit.
+   * But while they are held and most of them hit (`hit`: answered from what
+   * was held), they stay whatever that share: reads spread over no more
+   * keys than fit (uniform over 20,000 properties) hit three times in four
+   * within the first window, before any key has been asked for `HOT_COUNT`
+   * times, and dropping them then made every read a miss for the next
+   * 80,000 to 240,000 reads.
    */
-  cheapAsked(hash: number): void {
+  cheapAsked(hash: number, hit: boolean): void {
     if (this.#frequency.estimate(hash) >= HOT_COUNT) this.#cheapHot++;
+    if (hit) this.#cheapHits++;
     // While none are held only a sample is asked for here: a window as long in reads.
     const window = this.#holdsCheap ? this.#window : this.#window / CHEAP_SAMPLE;
     if (++this.#cheapAsked < window) return;
     const share = this.#cheapHot / this.#cheapAsked;
+    const hits = this.#cheapHits / this.#cheapAsked;
     this.#cheapAsked = 0;
     this.#cheapHot = 0;
-    if (this.#holdsCheap && share < STOP_HOLDING_BELOW) {
+    this.#cheapHits = 0;
+    if (this.#holdsCheap && share < STOP_HOLDING_BELOW && hits < KEEP_HOLDING_WHILE_HITS) {
       this.#holdsCheap = false;
       this.#dropCheap();
     } else if (!this.#holdsCheap && share >= HOLD_FROM) this.#holdsCheap = true;
@@ -180,6 +191,12 @@ const HOT_COUNT = 8;
  */
 const STOP_HOLDING_BELOW = 0.1;
 const HOLD_FROM = 0.15;
+/**
+ * Held cheap answers that hit at least this share of their reads are kept
+ * whatever `STOP_HOLDING_BELOW` says: a hit saves the row's read and its
+ * serialisation, a few times what holding them costs a request.
+ */
+const KEEP_HOLDING_WHILE_HITS = 0.5;
 /** A decision every this many cheap requests per entry held at most (80,000 for 20,000). */
 const CHEAP_WINDOW_PER_ENTRY = 4;
 /**

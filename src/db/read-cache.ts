@@ -208,7 +208,7 @@ export class ReadCache {
     const at = this.#tick;
     const started = performance.now();
     return whenReady(compute(), (fill) => {
-      if (fill.cheap) this.#entries.cheapAsked(hash);
+      if (fill.cheap) this.#entries.cheapAsked(hash, false);
       // On PostgreSQL the time includes the round trip: `cheap` says what it cannot.
       const costly = !fill.cheap && performance.now() - started >= this.#admitAfterMs;
       const wanted = fill.keep !== false && (!fill.cheap || this.#entries.heldCheap);
@@ -225,7 +225,7 @@ export class ReadCache {
     if (!known) return undefined;
     this.hits++;
     this.#entries.used(key);
-    if (known.cheap) this.#entries.cheapAsked(known.hash);
+    if (known.cheap) this.#entries.cheapAsked(known.hash, true);
     return known;
   }
 

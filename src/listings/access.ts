@@ -30,7 +30,13 @@ export function ensureVisible<T extends { owner_id: string }>(
  * the listings, so it does not exist for anyone but its owner and employees
  * (docs/listings.md).
  */
-export const canSee = (
-  property: { ownerId: string; archived: boolean },
+export function canSee(
+  property: { readonly ownerId: string; readonly archived: boolean },
   caller: Caller | null,
-): boolean => (caller === null ? !property.archived : actsOn(property.ownerId, caller));
+): boolean {
+  if (caller === null) return !property.archived;
+  // The owner only when the caller's scope needs it: a cached read decodes it
+  // from its bytes (`PropertyRead`), work an employee's read does not need.
+  const scope = scopeOf(caller);
+  return scope === null || property.ownerId === scope;
+}

@@ -202,6 +202,21 @@ sqliteOnly.describe(
   'ReadCache: bounded, keeping what is read again or costly to compute',
   () => {
     const MIB = 1024 * 1024;
+
+    /** A cache of 100 entries at most (a decision every 400 requests for cheap answers), and a cheap read counting its computes. */
+    const cheapAnswers = () => {
+      const ctx = createTestApp();
+      const cache = new ReadCache({ db: ctx.db, maxEntries: 100, maxChars: MIB, admitAfterMs: 0 });
+      let computes = 0;
+      const cheap = (key: string) =>
+        cache.answerCheap(key, () => ({
+          value: ++computes,
+          size: 10,
+          tags: [`s:${key}`],
+          cheap: true,
+        })) as number;
+      return { cache, cheap, computed: () => computes };
+    };
     /** Answers counted as 400,000 characters each: two fit in 1 MiB. */
     const answersOf = (cache: ReadCache) => {
       let computed = 0;
@@ -267,17 +282,7 @@ sqliteOnly.describe(
     });
 
     test('answers quick to read again are held only while reads repeat: not while spread over far more keys than fit', () => {
-      const ctx = createTestApp();
-      // 100 entries at most: a decision every 400 requests for cheap answers.
-      const cache = new ReadCache({ db: ctx.db, maxEntries: 100, maxChars: MIB, admitAfterMs: 0 });
-      let computed = 0;
-      const cheap = (key: string) =>
-        cache.answerCheap(key, () => ({
-          value: ++computed,
-          size: 10,
-          tags: [`s:${key}`],
-          cheap: true,
-        })) as number;
+      const { cache, cheap } = cheapAnswers();
       // A list page read a few times: the one other answer held, never pushed out by a one-off read.
       for (let n = 0; n < 5; n++) {
         expect(cache.answer('list', () => ({ value: `page ${n}`, size: 10, tags: ['P'] }))).toBe(
@@ -301,6 +306,19 @@ sqliteOnly.describe(
       const held = cheap('hot');
       expect(cheap('hot')).toBe(held);
       expect(cache.count('hot')).toBe(1);
+    });
+
+    test('answers quick to read again stay held while most of their reads hit, before any key is read often', () => {
+      const { cache, cheap, computed } = cheapAnswers();
+      // Ids uniform over fewer keys than fit (as 20,000 properties with 20,000 answers):
+      // each key is read five times in the first window, below the 8 that count as
+      // repeating, yet four reads in five hit.
+      for (let n = 0; n < 400; n++) cheap(`k${n % 80}`);
+      expect(computed()).toBe(80);
+      expect(cache.count('k')).toBe(80);
+      // Still held after the decision: the next reads compute nothing.
+      for (let n = 0; n < 160; n++) cheap(`k${n % 80}`);
+      expect(computed()).toBe(80);
     });
 
     test('once full, an answer slow to compute is kept at once', async () => {

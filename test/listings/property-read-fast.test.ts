@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
-import { type PropertyRead, readProperty } from '@/listings/properties/read-cache';
+import { PropertyRead, readProperty } from '@/listings/properties/read-cache';
 import type { Property } from '@/listings/properties/schemas';
 import { createTestApp } from '../support/harness';
 import { expectSameAnswers, type LaneCase, lanesOf, snapshot } from '../support/lanes';
@@ -75,6 +75,72 @@ describe('GET /listings/properties/{id}: fast lane', () => {
         .etag;
       expect(otherEtag).not.toBe(etag);
       expect((await snapshot(ctx.fetch, path, {})).headers.etag).toBe(etag);
+    },
+  );
+
+  sqliteOnly.test(
+    READ_CACHE,
+    "a cached read decodes the owner id only for a caller whose scope needs it: a customer's, not an employee's",
+    async () => {
+      const fresh = await postProperty(ctx);
+      const path = `/listings/properties/${fresh}`;
+      await read(path, ctx.employee);
+      const owner = Object.getOwnPropertyDescriptor(PropertyRead.prototype, 'ownerId')!;
+      let decoded = 0;
+      Object.defineProperty(PropertyRead.prototype, 'ownerId', {
+        ...owner,
+        get(this: PropertyRead) {
+          decoded++;
+          return owner.get!.call(this);
+        },
+      });
+      try {
+        const byEmployee = await snapshot(ctx.fetch, path, {
+          authorization: `Bearer ${ctx.employee}`,
+        });
+        expect(byEmployee.status).toBe(200);
+        expect(decoded).toBe(0);
+        const byCustomer = await snapshot(ctx.fetch, path, {
+          authorization: `Bearer ${ctx.customer}`,
+        });
+        expect(byCustomer.status).toBe(200);
+        expect(decoded).toBe(1);
+        expect(byCustomer.body).toBe(byEmployee.body);
+      } finally {
+        Object.defineProperty(PropertyRead.prototype, 'ownerId', owner);
+      }
+    },
+  );
+
+  sqliteOnly.test(
+    READ_CACHE,
+    "an employee's cached read decodes nothing and makes one view of the bytes held (the body): the ETag is read in place",
+    async () => {
+      const fresh = await postProperty(ctx);
+      const path = `/listings/properties/${fresh}`;
+      const headers = { authorization: `Bearer ${ctx.employee}` };
+      const first = await snapshot(ctx.fetch, path, headers);
+      const { subarray } = Uint8Array.prototype;
+      const { decode } = TextDecoder.prototype;
+      let views = 0;
+      let decodes = 0;
+      Uint8Array.prototype.subarray = function (this: Uint8Array, ...args) {
+        views++;
+        return subarray.apply(this, args);
+      } as typeof subarray;
+      TextDecoder.prototype.decode = function (this: TextDecoder, ...args) {
+        decodes++;
+        return decode.apply(this, args);
+      } as typeof decode;
+      try {
+        const response = await ctx.fetch(new Request(`http://localhost${path}`, { headers }));
+        expect([views, decodes]).toEqual([1, 0]);
+        expect(response.headers.get('etag')).toBe(first.headers.etag!);
+        expect(await response.text()).toBe(first.body);
+      } finally {
+        Uint8Array.prototype.subarray = subarray;
+        TextDecoder.prototype.decode = decode;
+      }
     },
   );
 
