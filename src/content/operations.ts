@@ -3,9 +3,11 @@ import type { StaticPageRow } from '@/db/schema';
 import type { StaticPageEventData } from '@/events/schemas';
 import type { NewEvent } from '@/events/store';
 import { fail } from '@/kernel/errors';
+import { etagOfJson } from '@/kernel/etag';
 import type { MaybePromise } from '@/kernel/maybe-promise';
+import { ensureMatches } from '@/kernel/preconditions';
 import { type Steps, step } from '@/kernel/steps';
-import { notFoundDetail } from './representation';
+import { notFoundDetail, toStaticPage } from './representation';
 import type {
   AcceptedFile,
   ContentStore,
@@ -63,14 +65,34 @@ export function* upsertPage(
   return { row, created: existing === undefined };
 }
 
-/** An employee's PUT: the page and its audit entry. */
+/**
+ * 412 unless `ifMatch` (when given) names the ETag GET serves for the stored
+ * version of `slug` in `language` (the same bytes, published or not).
+ */
+function* ensurePageMatches(
+  tables: PageTables,
+  slug: string,
+  language: string,
+  ifMatch: string,
+  orNotFound = false,
+): Steps<void> {
+  const row = yield* step(tables.page(slug, language));
+  if (row === undefined && orNotFound) {
+    throw fail('page.not_found', { detail: notFoundDetail(slug, language) });
+  }
+  ensureMatches(ifMatch, row && etagOfJson(toStaticPage(row)));
+}
+
+/** An employee's PUT: the page and its audit entry; 412 when `ifMatch` names another version. */
 export function* writePage(
   tables: PageTables,
   slug: string,
   page: StaticPageWrite,
   audit: AuditContext,
+  ifMatch?: string,
 ): Steps<WrittenPage> {
   yield* step(tables.lockPages());
+  if (ifMatch !== undefined) yield* ensurePageMatches(tables, slug, page.language, ifMatch);
   const written = yield* upsertPage(tables, slug, page, audit.at);
   yield* step(
     tables.recordAudit(audit, {
@@ -82,14 +104,19 @@ export function* writePage(
   return written;
 }
 
-/** An employee's delete of one language version; 404 (and no event) when there is none. */
+/**
+ * An employee's delete of one language version; 404 (and no event) when
+ * there is none, then 412 when `ifMatch` names another version.
+ */
 export function* removePage(
   tables: PageTables,
   slug: string,
   language: string,
   audit: AuditContext,
+  ifMatch?: string,
 ): Steps<void> {
   yield* step(tables.lockPages());
+  if (ifMatch !== undefined) yield* ensurePageMatches(tables, slug, language, ifMatch, true);
   const removed = yield* step(tables.deletePages(slug, language));
   if (removed.length === 0) {
     throw fail('page.not_found', { detail: notFoundDetail(slug, language) });
@@ -135,7 +162,9 @@ export function* importPages(
 export const pageWrites = (
   run: <T>(operation: (tables: PageTables) => Steps<T>) => MaybePromise<T>,
 ): Pick<ContentStore, 'writePage' | 'removePage' | 'importPages'> => ({
-  writePage: (slug, page, audit) => run((tables) => writePage(tables, slug, page, audit)),
-  removePage: (slug, language, audit) => run((tables) => removePage(tables, slug, language, audit)),
+  writePage: (slug, page, audit, ifMatch) =>
+    run((tables) => writePage(tables, slug, page, audit, ifMatch)),
+  removePage: (slug, language, audit, ifMatch) =>
+    run((tables) => removePage(tables, slug, language, audit, ifMatch)),
   importPages: (files, now) => run((tables) => importPages(tables, files, now)),
 });

@@ -28,6 +28,10 @@ const postgresPageTables = (tx: PgTx): PageTables => ({
       .where(ofSlugAndLanguage(slug, language));
     return found?.id;
   },
+  async page(slug, language) {
+    const [found] = await tx.select().from(staticPages).where(ofSlugAndLanguage(slug, language));
+    return found;
+  },
   async updatePage(id, values) {
     const [row] = await tx
       .update(staticPages)

@@ -69,6 +69,8 @@ const sqlitePageTables = (db: DbOrTx): PageTables => ({
       .from(staticPages)
       .where(ofSlugAndLanguage(slug, language))
       .get()?.id,
+  page: (slug, language) =>
+    db.select().from(staticPages).where(ofSlugAndLanguage(slug, language)).get(),
   updatePage: (id, values) =>
     db.update(staticPages).set(values).where(eq(staticPages.id, id)).returning().get(),
   insertPage: (values) => db.insert(staticPages).values(values).returning().get(),

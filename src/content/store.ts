@@ -55,9 +55,19 @@ export interface ContentStore {
    */
   readonly cacheable?: CacheableContentReads;
   /** An employee's PUT: the page, its event and its audit entry together. */
-  writePage(slug: string, page: StaticPageWrite, audit: AuditContext): MaybePromise<WrittenPage>;
+  writePage(
+    slug: string,
+    page: StaticPageWrite,
+    audit: AuditContext,
+    ifMatch?: string,
+  ): MaybePromise<WrittenPage>;
   /** An employee's delete of one language version; `page.not_found` when there is none. */
-  removePage(slug: string, language: string, audit: AuditContext): MaybePromise<void>;
+  removePage(
+    slug: string,
+    language: string,
+    audit: AuditContext,
+    ifMatch?: string,
+  ): MaybePromise<void>;
   /** Upserts every file in the order given, all or nothing. */
   importPages(files: readonly AcceptedFile[], now: number): MaybePromise<ImportedPage[]>;
 }
@@ -73,6 +83,8 @@ export interface PageTables {
   /** Excludes every other page write until the transaction ends. */
   lockPages(): MaybePromise<void>;
   pageId(slug: string, language: string): MaybePromise<number | undefined>;
+  /** The whole row (read only to check an If-Match: a body can be 512 KiB). */
+  page(slug: string, language: string): MaybePromise<StaticPageRow | undefined>;
   updatePage(id: number, values: StaticPageValues): MaybePromise<StaticPageRow>;
   insertPage(values: NewStaticPage): MaybePromise<StaticPageRow>;
   /** Answers the ids removed. */

@@ -69,6 +69,10 @@ const postgresPlanTables = (tx: PgTx): PlanTables => ({
     const [row] = await tx.delete(plans).where(eq(plans.id, id)).returning();
     return row;
   },
+  async plan(id) {
+    const [row] = await tx.select().from(plans).where(eq(plans.id, id));
+    return row;
+  },
   async planExists(id) {
     // FOR KEY SHARE: a delete of the plan waits for this transaction, then
     // cascades to the assignment it made.

@@ -85,6 +85,7 @@ const sqlitePlanTables = (tx: Tx): PlanTables => ({
   updatePlan: (id, values) =>
     tx.update(plans).set(values).where(eq(plans.id, id)).returning().get(),
   deletePlan: (id) => tx.delete(plans).where(eq(plans.id, id)).returning().get(),
+  plan: (id) => tx.select().from(plans).where(eq(plans.id, id)).get(),
   planExists: (id) =>
     tx.select({ id: plans.id }).from(plans).where(eq(plans.id, id)).get() !== undefined,
   assignPlan: (customerSub, planId) => {

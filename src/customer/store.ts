@@ -37,8 +37,14 @@ export interface CustomerStore extends LimiterRecords {
   /** Stored plans only, by id; the built-in Standard and Employee plans cannot be edited. */
   listPlans(): MaybePromise<Plan[]>;
   createPlan(input: PlanInput, audit: AuditContext): MaybePromise<Plan>;
-  updatePlan(id: number, input: PlanInput, audit: AuditContext): MaybePromise<Plan>;
-  deletePlan(id: number, audit: AuditContext): MaybePromise<void>;
+  /** `ifMatch`: the plan's ETag (or *), else 412 and nothing written. */
+  updatePlan(
+    id: number,
+    input: PlanInput,
+    audit: AuditContext,
+    ifMatch?: string,
+  ): MaybePromise<Plan>;
+  deletePlan(id: number, audit: AuditContext, ifMatch?: string): MaybePromise<void>;
   assignPlan(customerSub: string, planId: number | null, audit: AuditContext): MaybePromise<void>;
   setEmployeeLimit(employeeSub: string, perMinute: number, audit: AuditContext): MaybePromise<void>;
 }

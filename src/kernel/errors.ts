@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'route.method_not_allowed'
   | 'idempotency.key_invalid'
   | 'idempotency.in_progress'
+  | 'resource.changed'
   // Who is calling
   | 'auth.unauthenticated'
   | 'auth.forbidden'
@@ -27,7 +28,6 @@ export type ErrorCode =
   // Listings
   | 'query.invalid'
   | 'property.not_found'
-  | 'property.changed'
   | 'property.archived'
   | 'property.not_archived'
   | 'property.neighbourhood_mismatch'

@@ -8,3 +8,6 @@
  */
 export const etagOfText = (text: string): string =>
   `"${Bun.hash.wyhash(text).toString(36)}-${text.length.toString(36)}"`;
+
+/** Strong ETag of a value as a route serializes it (`JSON.stringify`). */
+export const etagOfJson = (value: unknown): string => etagOfText(JSON.stringify(value));

@@ -134,9 +134,9 @@ export function postgresListingsStore(client: SQL): ListingsStore {
       (operation) => announcedAfter(db, (tx) => runLater(operation(postgresUnitTables(tx, true)))),
     ),
     listNeighbourhoods: (cityId) => listNeighbourhoodsOn(db, cityId),
-    async putNeighbourhood(id, body, now) {
+    async putNeighbourhood(id, body, now, ifMatch) {
       await announcedAfter(db, (tx) =>
-        runLater(putNeighbourhood(postgresNeighbourhoodTables(tx), id, body, now)),
+        runLater(putNeighbourhood(postgresNeighbourhoodTables(tx), id, body, now, ifMatch)),
       );
     },
     writeProperty: (operation) =>

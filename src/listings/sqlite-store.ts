@@ -70,7 +70,8 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
       (operation) => writeTransaction(db, () => runNow(operation(tables))),
     ),
     listNeighbourhoods: (cityId) => listNeighbourhoods(db, cityId),
-    putNeighbourhood: (id, body, now) => putNeighbourhoodOnSqlite(db, id, body, now),
+    putNeighbourhood: (id, body, now, ifMatch) =>
+      putNeighbourhoodOnSqlite(db, id, body, now, ifMatch),
     writeProperty: (operation) => writeTransaction(db, () => runNow(operation(tables))),
     // Reads as before: their statements outside a transaction.
     readProperty: (operation) => runNow(operation(tables)),

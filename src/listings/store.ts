@@ -106,7 +106,13 @@ export interface ListingsStore {
   /** GET /neighbourhoods[?cityId=]: the catalogue, by city then name. */
   listNeighbourhoods(cityId: string | undefined): MaybePromise<Neighbourhood[]>;
   /** PUT /neighbourhoods/{id} (`neighbourhoods/operations.ts`). */
-  putNeighbourhood(id: string, body: NeighbourhoodBody, now: number): MaybePromise<void>;
+  /** `ifMatch`: the entry's ETag (or *), else 412 and nothing written. */
+  putNeighbourhood(
+    id: string,
+    body: NeighbourhoodBody,
+    now: number,
+    ifMatch?: string,
+  ): MaybePromise<void>;
   /** One chunk of the unit-counter reconcile, in one transaction (`properties/reconcile.ts`). */
   reconcileUnitCounters(chunk: ReconcileChunk): MaybePromise<ReconcileResult>;
   /** Seeds and imports: all or nothing, no quota, each with its event; answers the ids. */

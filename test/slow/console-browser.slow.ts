@@ -230,9 +230,31 @@ describe.skipIf(!present)('/console in headless Chromium', () => {
     // A plan to change to, made through the API as an employee.
     await createPlan(page, 'Pro', { minute: 300, hour: 5000 });
 
+    // Every request opening the console makes: its own files, then the Overview's calls only.
+    // The data tabs (properties, pages, neighbourhoods, plans) call nothing until opened.
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.origin === origin) asked.push(`${request.method()} ${url.pathname}${url.search}`);
+    });
     const response = await page.goto(`${origin}/console`);
     expect(response?.status()).toBe(200);
     await page.locator('#overview-status', { hasText: 'Updated' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    // The page, its files (served from memory) and the favicon; everything else is an API call.
+    const files = /^GET \/(console(\/[\w.-]+)?|favicon\.svg)$/;
+    const calls = asked.filter((line) => !files.test(line)).sort();
+    expect(calls).toEqual([
+      'GET /admin/backups',
+      'GET /admin/jobs',
+      'GET /admin/status',
+      'GET /admin/usage/requests?resolution=hour&hours=24',
+      'GET /admin/usage/requests?resolution=minute&hours=1',
+      'GET /health',
+    ]);
+    // Each file once.
+    const fetched = asked.filter((line) => files.test(line));
+    expect(fetched.length).toBe(new Set(fetched).size);
     expect(await plotsDrawn(page, 'overview')).toBe(3);
     // Requests per route group: one y axis, and a colour of its own for every group.
     const requests = await drawnChart(page, '#plot-requests');

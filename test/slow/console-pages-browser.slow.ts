@@ -117,12 +117,25 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
   /**
    * The page's errors but the browser's note of each 400, 404 and 422 it
    * was answered: the editors read languages that are not published (404)
-   * and show refusals (400, 422), which the tests check themselves.
+   * and show refusals (400, 412, 422), which the tests check themselves.
    */
   const unexpected = (problems: string[]) =>
     problems.filter(
-      (problem) => !/^console: Failed to load resource: .* status of (400|404|422) /.test(problem),
+      (problem) =>
+        !/^console: Failed to load resource: .* status of (400|404|412|422) /.test(problem),
     );
+
+  /** The console's writes to paths containing `fragment`: method, If-Match sent, status answered. */
+  function watchWrites(page: Page, fragment: string) {
+    const writes: { method: string; ifMatch: string | null; status: number }[] = [];
+    page.on('response', (response) => {
+      const request = response.request();
+      if (request.method() === 'GET' || !request.url().includes(fragment)) return;
+      const ifMatch = request.headers()['if-match'] ?? null;
+      writes.push({ method: request.method(), ifMatch, status: response.status() });
+    });
+    return writes;
+  }
 
   const overflow = (page: Page) =>
     page.evaluate(
@@ -297,10 +310,14 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     expect(unexpected(problems)).toEqual([]);
   }, 60_000);
 
-  test('a save over a change made since opening is refused, the other change kept, and reloaded', async () => {
+  test('a save over a change made since opening is refused by the API (412), the other change kept, and reloaded', async () => {
     const { page, problems, elsewhere } = await openConsole(1280, 'pages');
+    const writes = watchWrites(page, '/content/static-pages/');
     await page.getByRole('button', { name: 'Edit sobre-nosotros (es)' }).click();
     await page.locator('#page-editor-status', { hasText: 'Opened the published' }).waitFor();
+    const openedTag = (
+      await fetch(`${origin}/content/static-pages/sobre-nosotros?language=es`)
+    ).headers.get('etag');
     // Someone else replaces the page meanwhile.
     const theirs = await apiCall('/content/static-pages/sobre-nosotros', {
       method: 'PUT',
@@ -315,6 +332,8 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     await page.getByRole('textbox', { name: 'Title', exact: true }).fill('Mi versión');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.locator('#page-conflict', { hasText: 'Changed since you opened it' }).waitFor();
+    // One PUT with the tag it opened, refused by the API itself (no read-then-write race).
+    expect(writes).toEqual([{ method: 'PUT', ifMatch: openedTag, status: 412 }]);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('page-reload');
     const kept = await fetch(`${origin}/content/static-pages/sobre-nosotros?language=es`);
     expect(((await kept.json()) as { title: string }).title).toBe('Su versión');
@@ -441,6 +460,7 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     });
     await page.locator('#plan-form-status', { hasText: 'Created plan Pro' }).waitFor();
     expect(posts).toHaveLength(1);
+    const planWrites = watchWrites(page, '/api/v1/admin/plans/');
     // Someone renames it meanwhile: the console's save is refused, theirs kept, and reloaded.
     const planId = (
       (await (await apiCall('/api/v1/admin/plans')).json()) as { data: { id: number }[] }
@@ -453,6 +473,10 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     await page.getByRole('textbox', { name: 'Per minute', exact: true }).fill('300');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.locator('#plan-conflict', { hasText: 'Changed since you opened it' }).waitFor();
+    // Saved once here, the plan is saved again with the tag POST answered: the API refuses it.
+    expect(planWrites).toHaveLength(1);
+    expect(planWrites[0]).toMatchObject({ method: 'PUT', status: 412 });
+    expect(planWrites[0]!.ifMatch).toMatch(/^"/);
     expect(await axeViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Reload' }).click();
     await page.locator('#plan-form-status', { hasText: `Reloaded plan ${planId}` }).waitFor();

@@ -228,6 +228,28 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
     expect(units).toEqual([...units].sort((a, b) => b - a));
     expect(units[0]).toBe(3);
 
+    // The filters are in the address: a bookmark shows the same list, and Back the one before.
+    const bookmark = page.url();
+    expect(new URL(bookmark).hash).toBe(
+      '#properties?cityIds=london&type=studio&sort=-totalUnits&itemsPerPage=100',
+    );
+    const other = await page.context().newPage();
+    await other.goto(bookmark);
+    await listStatus(other, 'Properties 1–63 of 63.');
+    expect(await filters(other).getByLabel('Sort by').inputValue()).toBe('-totalUnits');
+    expect(await filters(other).getByLabel('Per page').inputValue()).toBe('100');
+    await other.close();
+    await page.goBack();
+    await listStatus(page, 'Properties 1–100 of 250.');
+    expect(await filters(page).getByLabel('Type').inputValue()).toBe('');
+    await page.goForward();
+    await listStatus(page, 'Properties 1–63 of 63.');
+    // A property opened from the filtered list: Back to the list keeps the filters.
+    await page.locator('table.records tbody a').first().click();
+    await page.getByRole('link', { name: 'Back to the list' }).first().click();
+    await listStatus(page, 'Properties 1–63 of 63.');
+    expect(page.url()).toBe(bookmark);
+
     // An address search (99, 990…999) among the archived ones (every tenth: 990 only).
     await filters(page).getByLabel('City').selectOption('');
     await filters(page).getByLabel('Type').selectOption('');
@@ -396,6 +418,8 @@ describe.skipIf(!present)('Properties in the console and on /account, in headles
     // The unpublished unit deleted: one unit left, rentable and published.
     await page.getByRole('button', { name: 'Delete Unit 1' }).click();
     await page.locator('[data-counters="1/1/1"]').waitFor();
+    // The counters and the table are read again side by side: the status says when both are.
+    await page.getByText('Unit 1 deleted.').waitFor();
     expect(await page.locator('table.units tbody tr').count()).toBe(1);
     const left = await read(id);
     expect([left.totalUnits, left.rentableUnits, left.publishedUnits]).toEqual([1, 1, 1]);

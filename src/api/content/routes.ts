@@ -14,10 +14,11 @@ import {
   StaticPageList,
 } from '@/content/schemas';
 import { fail } from '@/kernel/errors';
+import { etagOfJson } from '@/kernel/etag';
 import { invalidParamsOf, type ParamSource } from '@/kernel/invalid-params';
 import { whenReady } from '@/kernel/maybe-promise';
 import { type Answer, responseOf } from '../answer';
-import { withETag, withLocation } from '../docs/headers';
+import { ifMatchHeaders, withETag, withLocation } from '../docs/headers';
 import { BadRequestProblem, Problem } from '../problem';
 import { NoBody } from '../responses';
 import { staticPageAnswer, staticPageListAnswer } from './read';
@@ -57,6 +58,10 @@ const inputSchema = (schema: z.ZodType) =>
 /** Read answers carry their ETag; a 304 (If-None-Match current) has no body. */
 const tagged = <S extends z.ZodType>(schema: S) => withETag(schema);
 const notModified = withETag(NoBody);
+
+/** The writes' optional If-Match: the ETag GET served for that language. */
+const IfMatch = ifMatchHeaders('GET /content/static-pages/{slug}?language= of that language');
+const ifMatchOf = (request: Request) => request.headers.get('if-match') ?? undefined;
 
 /**
  * Static pages API, mounted at /content.
@@ -139,27 +144,36 @@ export const contentRoutes = ({
           throw fail('page.slug_mismatch', { invalidParams: [{ name: 'slug', reason }] });
         }
         const audit = auditContextOf(request, config, clock(), caller.sub);
-        return whenReady(content.writePage(slug, page, audit), ({ row, created }) => {
+        const written = content.writePage(slug, page, audit, ifMatchOf(request));
+        return whenReady(written, ({ row, created }) => {
           set.status = created ? 201 : 200;
           if (created)
             set.headers.location = `/content/static-pages/${slug}?language=${row.language}`;
-          return toStaticPage(row);
+          const stored = toStaticPage(row);
+          // The tag GET serves for these bytes, so the next write can send it back.
+          set.headers.etag = etagOfJson(stored);
+          return stored;
         });
       },
       {
         auth: 'employee',
         writes: 1,
+        headers: IfMatch,
         response: {
-          200: StaticPage,
-          201: withLocation(StaticPage, 'The page in its language'),
+          200: withETag(StaticPage),
+          201: withLocation(StaticPage, 'The page in its language', true),
           400: BadRequestProblem,
           401: Problem,
           403: Problem,
+          412: Problem,
         },
         detail: {
           operationId: 'putStaticPage',
           summary: 'Create or replace a static page in one language',
-          description: '201 when created, 200 when replaced; omitted optional fields reset.',
+          description:
+            '201 when created, 200 when replaced; omitted optional fields reset. Honours If-Match ' +
+            'with the ETag of that language version (or *): 412 when it has changed since, or when ' +
+            'there is none.',
           tags: TAGS,
           requestBody: {
             required: true,
@@ -175,7 +189,7 @@ export const contentRoutes = ({
         const { language } = parsed(DeleteQuery, query, 'query');
         const audit = auditContextOf(request, config, clock(), caller.sub);
         return whenReady(
-          content.removePage(slug, language, audit),
+          content.removePage(slug, language, audit, ifMatchOf(request)),
           () => new Response(null, { status: 204 }),
         );
       },
@@ -183,10 +197,19 @@ export const contentRoutes = ({
         auth: 'employee',
         writes: 1,
         query: DeleteQueryDoc,
-        response: { 204: NoBody, 400: BadRequestProblem, 401: Problem, 403: Problem, 404: Problem },
+        headers: IfMatch,
+        response: {
+          204: NoBody,
+          400: BadRequestProblem,
+          401: Problem,
+          403: Problem,
+          404: Problem,
+          412: Problem,
+        },
         detail: {
           operationId: 'deleteStaticPage',
           summary: 'Delete one language version of a static page',
+          description: 'Honours If-Match with its ETag (or *): 412 when it has changed since.',
           tags: TAGS,
         },
       },

@@ -3,7 +3,9 @@ import type { Plan, PlanInput } from '@/customer/admin/schemas';
 import type { CustomerStore } from '@/customer/store';
 import type { PlanRow } from '@/db/schema';
 import { fail, fieldError } from '@/kernel/errors';
+import { etagOfJson } from '@/kernel/etag';
 import type { MaybePromise } from '@/kernel/maybe-promise';
+import { ensureMatches } from '@/kernel/preconditions';
 import { type Steps, step } from '@/kernel/steps';
 import { EMPLOYEE_PLAN, STANDARD_PLAN } from '@/rate-limit/limiter';
 import { planLimitsOf } from '@/rate-limit/records';
@@ -33,6 +35,8 @@ export interface PlanTables {
   insertPlan(id: number, values: PlanValues): MaybePromise<PlanRow>;
   updatePlan(id: number, values: PlanValues): MaybePromise<PlanRow | undefined>;
   deletePlan(id: number): MaybePromise<PlanRow | undefined>;
+  /** One stored plan (read only to check an If-Match). */
+  plan(id: number): MaybePromise<PlanRow | undefined>;
   /**
    * Whether a stored plan has this id; on PostgreSQL the row is locked
    * against deletion until the transaction ends, so an assignment never
@@ -93,13 +97,28 @@ export const createPlan = (input: PlanInput, audit: AuditContext): PlanOperation
     return plan;
   };
 
+/**
+ * The strong ETag of a plan: of its JSON as GET /admin/plans lists it (and
+ * as POST and PUT answer it), so a client holding the entry holds its tag.
+ */
+export const planETag = (plan: Plan): string => etagOfJson(plan);
+
+/** 404 when the plan is gone, then 412 when `ifMatch` names another version (after `lockPlans`). */
+function* ensurePlanMatches(tables: PlanTables, id: number, ifMatch: string): Steps<void> {
+  const row = yield* step(tables.plan(id));
+  if (!row) throw fail('plan.not_found');
+  ensureMatches(ifMatch, planETag(toPlan(row)));
+}
+
 export const updatePlan = (
   id: number,
   input: PlanInput,
   audit: AuditContext,
+  ifMatch?: string,
 ): PlanOperation<Plan> =>
   function* (tables) {
     yield* step(tables.lockPlans());
+    if (ifMatch !== undefined) yield* ensurePlanMatches(tables, id, ifMatch);
     yield* assertSlugFree(tables, input.slug, id);
     const row = yield* step(tables.updatePlan(id, valuesOf(input)));
     if (!row) throw fail('plan.not_found');
@@ -110,8 +129,16 @@ export const updatePlan = (
   };
 
 /** Customers on a deleted plan return to Standard (the assignment cascades). */
-export const deletePlan = (id: number, audit: AuditContext): PlanOperation<void> =>
+export const deletePlan = (
+  id: number,
+  audit: AuditContext,
+  ifMatch?: string,
+): PlanOperation<void> =>
   function* (tables) {
+    if (ifMatch !== undefined) {
+      yield* step(tables.lockPlans());
+      yield* ensurePlanMatches(tables, id, ifMatch);
+    }
     const deleted = yield* step(tables.deletePlan(id));
     if (!deleted) throw fail('plan.not_found');
     const details = { name: deleted.name, slug: deleted.slug };
@@ -161,8 +188,8 @@ export const planAdministration = (
   'createPlan' | 'updatePlan' | 'deletePlan' | 'assignPlan' | 'setEmployeeLimit'
 > => ({
   createPlan: (input, audit) => run(createPlan(input, audit)),
-  updatePlan: (id, input, audit) => run(updatePlan(id, input, audit)),
-  deletePlan: (id, audit) => run(deletePlan(id, audit)),
+  updatePlan: (id, input, audit, ifMatch) => run(updatePlan(id, input, audit, ifMatch)),
+  deletePlan: (id, audit, ifMatch) => run(deletePlan(id, audit, ifMatch)),
   assignPlan: (customerSub, planId, audit) => run(assignPlan(customerSub, planId, audit)),
   setEmployeeLimit: (employeeSub, perMinute, audit) =>
     run(setEmployeeLimit(employeeSub, perMinute, audit)),

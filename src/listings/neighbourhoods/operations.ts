@@ -1,34 +1,45 @@
 import type { NewEvent } from '@/events/store';
 import { fail } from '@/kernel/errors';
+import { etagOfJson } from '@/kernel/etag';
 import type { MaybePromise } from '@/kernel/maybe-promise';
+import { ensureMatches } from '@/kernel/preconditions';
 import { type Steps, step } from '@/kernel/steps';
-import type { NeighbourhoodBody } from '@/listings/neighbourhoods/schemas';
+import type { Neighbourhood, NeighbourhoodBody } from '@/listings/neighbourhoods/schemas';
 
 /** The queries of a catalogue write, inside one transaction of a store. */
 export interface NeighbourhoodTables {
   /**
-   * The entry's city, or null; held until the transaction ends so a
+   * The entry's city and name, or null; held until the transaction ends so a
    * property assigned to it meanwhile waits (SQLite: the single writer).
    */
-  cityOf(id: string): MaybePromise<string | null>;
+  entry(id: string): MaybePromise<NeighbourhoodBody | null>;
   /** Whether any property is in the neighbourhood. */
   inUse(id: string): MaybePromise<boolean>;
   upsert(id: string, body: NeighbourhoodBody, now: number): MaybePromise<void>;
   appendEvents(batch: readonly { event: NewEvent; now: number }[]): MaybePromise<void>;
 }
 
+/** The strong ETag of an entry: of its JSON as GET /listings/neighbourhoods lists it. */
+export const neighbourhoodETag = (entry: Neighbourhood): string =>
+  etagOfJson({ id: entry.id, cityId: entry.cityId, name: entry.name });
+
 /**
  * PUT /neighbourhoods/{id}: creates or replaces a catalogue entry. Moving an
  * entry that properties use to another city would leave them in a
- * neighbourhood of another city, so that is a 409.
+ * neighbourhood of another city, so that is a 409. With `ifMatch`, 412 unless
+ * it names the entry's ETag (`*`: any existing entry), before the 409.
  */
 export function* putNeighbourhood(
   t: NeighbourhoodTables,
   id: string,
   body: NeighbourhoodBody,
   now: number,
+  ifMatch?: string,
 ): Steps<void> {
-  const current = yield* step(t.cityOf(id));
+  const stored = yield* step(t.entry(id));
+  if (ifMatch !== undefined)
+    ensureMatches(ifMatch, stored ? neighbourhoodETag({ id, ...stored }) : undefined);
+  const current = stored?.cityId ?? null;
   if (current !== null && current !== body.cityId) {
     if (yield* step(t.inUse(id))) throw fail('neighbourhood.in_use');
   }

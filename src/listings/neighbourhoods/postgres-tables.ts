@@ -4,7 +4,7 @@ import { neighbourhoods, properties } from '@/db/pg/schema';
 import { appendEvents } from '@/events/postgres-outbox';
 import { holdsNul } from '@/kernel/nul';
 import type { NeighbourhoodTables } from './operations';
-import type { Neighbourhood } from './schemas';
+import type { Neighbourhood, NeighbourhoodBody } from './schemas';
 
 /** GET /neighbourhoods[?cityId=] on PostgreSQL: the catalogue, by city then name. */
 export async function listNeighbourhoodsOn(
@@ -23,15 +23,15 @@ export async function listNeighbourhoodsOn(
 
 /** The catalogue queries inside one PostgreSQL transaction (READ COMMITTED). */
 export const postgresNeighbourhoodTables = (tx: PgTx): NeighbourhoodTables => ({
-  async cityOf(id) {
+  async entry(id) {
     // FOR UPDATE: an assignment to this entry (which reads it FOR SHARE) waits
     // for this write, then sees the entry's new city.
     const [row] = await tx
-      .select({ cityId: neighbourhoods.cityId })
+      .select({ cityId: neighbourhoods.cityId, name: neighbourhoods.name })
       .from(neighbourhoods)
       .where(eq(neighbourhoods.id, id))
       .for('update');
-    return row?.cityId ?? null;
+    return (row as NeighbourhoodBody | undefined) ?? null;
   },
   async inUse(id) {
     const found = await tx

@@ -18,9 +18,12 @@ export function listNeighbourhoods(db: Db, cityId: string | undefined): Neighbou
 
 /** The catalogue queries on SQLite, inside the write's transaction. */
 export const sqliteNeighbourhoodTables = (db: Db): NeighbourhoodTables => ({
-  cityOf: (id) =>
-    one<{ city_id: string }>(db, 'SELECT city_id FROM neighbourhoods WHERE id = ?', id)?.city_id ??
-    null,
+  entry: (id) =>
+    one<NeighbourhoodBody>(
+      db,
+      'SELECT city_id AS cityId, name FROM neighbourhoods WHERE id = ?',
+      id,
+    ),
   inUse: (id) =>
     one(db, 'SELECT 1 FROM properties WHERE neighbourhood_id = ? LIMIT 1', id) !== null,
   upsert(id, body, now) {
@@ -44,7 +47,8 @@ export const putNeighbourhoodOnSqlite = (
   id: string,
   body: NeighbourhoodBody,
   now: number,
+  ifMatch?: string,
 ): void =>
   writeTransaction(db, () =>
-    runNow(putNeighbourhood(sqliteNeighbourhoodTables(db), id, body, now)),
+    runNow(putNeighbourhood(sqliteNeighbourhoodTables(db), id, body, now, ifMatch)),
   );

@@ -1,12 +1,11 @@
 import type { Caller } from '@/auth/tokens';
-import { fail } from '@/kernel/errors';
-import { etagOfText } from '@/kernel/etag';
-import { ifMatchHolds } from '@/kernel/preconditions';
+import { etagOfJson } from '@/kernel/etag';
+import { ensureMatches } from '@/kernel/preconditions';
 import { type PropertyRecord, toProperty } from '@/listings/properties/representation';
 import type { Property } from '@/listings/properties/schemas';
 
 /** Strong ETag of a property: `etagOfText` of its JSON representation. */
-export const etagOf = (property: Property): string => etagOfText(JSON.stringify(property));
+export const etagOf = (property: Property): string => etagOfJson(property);
 
 /**
  * A property write's caller, clock reading and `If-Match` header. Services
@@ -23,7 +22,5 @@ export interface PropertyWrite {
 /** Throws 412 when `If-Match` names another version of `row`. */
 export function ensureCurrent(row: PropertyRecord, ifMatch: string | null | undefined): void {
   if (ifMatch === null || ifMatch === undefined) return;
-  if (!ifMatchHolds(ifMatch, etagOf(toProperty(row)))) throw fail('property.changed');
+  ensureMatches(ifMatch, etagOf(toProperty(row)));
 }
-
-export const TAG_LIST_MAX = 1024;

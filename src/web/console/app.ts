@@ -253,8 +253,8 @@ const LOADS: Partial<Record<(typeof TABS)[number], () => Promise<void>>> = {
 };
 
 function showTab(): void {
-  // A tab's own place after a slash (`#properties/<id>`) is the tab's to read.
-  const wanted = location.hash.slice(1).split('/')[0] ?? '';
+  // A tab's own place after a slash or a `?` (`#properties/<id>`, `#properties?type=flat`) is the tab's to read.
+  const wanted = location.hash.slice(1).split(/[/?]/)[0] ?? '';
   const tab = (TABS as readonly string[]).includes(wanted) ? wanted : 'overview';
   for (const name of TABS) byId(name).hidden = name !== tab;
   for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-tab]')) {

@@ -2,12 +2,14 @@
  * The console's Neighbourhoods and Plans pages: the neighbourhood catalogue
  * (`/listings/neighbourhoods`: list, create, replace; the API deletes none)
  * and the customer API's stored plans (`/api/v1/admin/plans`: list, create,
- * replace, delete). Neither write takes If-Match, so before replacing an
- * entry the form reads it again and refuses to write over a change made
- * since it was opened.
+ * replace, delete). Both writes take If-Match and answer the entry's ETag;
+ * the lists carry none. So an entry saved in this form is saved again with
+ * the tag its last save answered (the API refuses a change made meanwhile
+ * with 412, atomically), and one opened from the list is read again before
+ * saving and not written over a change made since it was opened.
  */
 import { byId, cell } from './dom';
-import { describeFailure, FieldErrors, once, refused, send } from './field-errors';
+import { describeFailure, FieldErrors, once, refused, send, showChanged } from './form';
 
 /** A catalogue entry as GET /listings/neighbourhoods lists it. */
 interface Neighbourhood {
@@ -47,6 +49,8 @@ const reportTo = (show: (line: string) => void, what: string) => (error: unknown
 let neighbourhoods: Neighbourhood[] = [];
 /** The entry the form replaces, as it was read; null for a new one. */
 let openedNeighbourhood: Neighbourhood | null = null;
+/** The ETag of the opened entry when this form saved it last (the list gives none). */
+let neighbourhoodTag: string | null = null;
 let neighbourhoodErrors: FieldErrors | undefined;
 const nStatus = say('neighbourhoods-status');
 const nFormStatus = say('neighbourhood-form-status');
@@ -101,8 +105,9 @@ async function readNeighbourhoods(cityId: string): Promise<Neighbourhood[]> {
   return answer.body.neighbourhoods;
 }
 
-function openNeighbourhood(entry: Neighbourhood | null): void {
+function openNeighbourhood(entry: Neighbourhood | null, etag: string | null = null): void {
   openedNeighbourhood = entry;
+  neighbourhoodTag = etag;
   nErrors().clear();
   byId('neighbourhood-conflict').hidden = true;
   const id = byId<HTMLInputElement>('neighbourhood-id');
@@ -140,6 +145,8 @@ async function loadNeighbourhoods(): Promise<void> {
   nStatus(`${count} neighbourhood${count === 1 ? '' : 's'}${city ? ` in ${city}` : ''}.`);
 }
 
+const neighbourhoodConflict = () => showChanged('neighbourhood', nFormStatus);
+
 async function saveNeighbourhood(): Promise<void> {
   const errors = nErrors();
   errors.clear();
@@ -149,23 +156,26 @@ async function saveNeighbourhood(): Promise<void> {
     errors.set('id', ['Give the new neighbourhood an id.']);
     return nFormStatus('Not saved. See the fields marked.');
   }
-  const stored = (await readNeighbourhoods('')).find((entry) => entry.id === id) ?? null;
-  if (openedNeighbourhood === null && stored) {
-    errors.set('id', [`${id} exists (${stored.name}, ${stored.cityId}): edit it instead.`]);
-    return nFormStatus('Not saved. See the fields marked.');
-  }
-  if (openedNeighbourhood !== null && !same(stored, openedNeighbourhood)) {
-    byId('neighbourhood-conflict').hidden = false;
-    byId('neighbourhood-reload').focus();
-    return nFormStatus('Not saved: changed since you opened it.');
+  const etag = openedNeighbourhood === null ? null : neighbourhoodTag;
+  if (etag === null) {
+    // No tag to send: a new entry, or one opened from the list (docs/console.md).
+    const stored = (await readNeighbourhoods('')).find((entry) => entry.id === id) ?? null;
+    if (openedNeighbourhood === null && stored) {
+      errors.set('id', [`${id} exists (${stored.name}, ${stored.cityId}): edit it instead.`]);
+      return nFormStatus('Not saved. See the fields marked.');
+    }
+    if (openedNeighbourhood !== null && !same(stored, openedNeighbourhood))
+      return neighbourhoodConflict();
   }
   const answer = await send(`/listings/neighbourhoods/${encodeURIComponent(id)}`, {
     method: 'PUT',
+    ifMatch: etag,
     body,
   });
+  if (answer.status === 412) return neighbourhoodConflict();
   if (answer.status !== 204) return refused(answer, errors, nFormStatus);
   await loadNeighbourhoods();
-  openNeighbourhood((await readNeighbourhoods('')).find((entry) => entry.id === id) ?? null);
+  openNeighbourhood({ id, ...body }, answer.etag);
   nFormStatus(`Saved ${id}: ${body.name} (${body.cityId}).`);
 }
 
@@ -201,6 +211,8 @@ export function wireNeighbourhoods(): void {
 // Plans
 
 let openedPlan: Plan | null = null;
+/** The ETag of the opened plan when this form saved it last (the list gives none). */
+let planTag: string | null = null;
 let planErrors: FieldErrors | undefined;
 const pStatus = say('plans-status');
 const pFormStatus = say('plan-form-status');
@@ -223,8 +235,9 @@ const limitsText = (plan: Plan) =>
     .map((w) => `${plan.limits[w]} per ${w}`)
     .join(', ') || 'none of its own';
 
-function openPlan(plan: Plan | null): void {
+function openPlan(plan: Plan | null, etag: string | null = null): void {
   openedPlan = plan;
+  planTag = etag;
   pErrors().clear();
   byId('plan-conflict').hidden = true;
   byId<HTMLInputElement>('plan-name').value = plan?.name ?? '';
@@ -263,6 +276,9 @@ function limitOf(text: string): number | string {
   return /^-?\d+$/.test(text) ? Number(text) : text;
 }
 
+const planConflict = (deleted: boolean) =>
+  showChanged('plan', pFormStatus, deleted ? 'Not saved: deleted since you opened it.' : undefined);
+
 async function savePlan(): Promise<void> {
   const errors = pErrors();
   errors.clear();
@@ -273,32 +289,33 @@ async function savePlan(): Promise<void> {
   }
   const body = { name: value('plan-name'), slug: value('plan-slug'), limits };
   const plan = openedPlan;
-  if (plan) {
+  const etag = plan ? planTag : null;
+  if (plan && etag === null) {
+    // No tag to send: opened from the list (docs/console.md).
     const stored = (await readPlans()).find((entry) => entry.id === plan.id) ?? null;
-    if (!same(stored, plan)) {
-      byId('plan-conflict').hidden = false;
-      byId('plan-reload').focus();
-      return pFormStatus(
-        stored
-          ? 'Not saved: changed since you opened it.'
-          : 'Not saved: deleted since you opened it.',
-      );
-    }
+    if (!same(stored, plan)) return planConflict(stored === null);
   }
   const answer = await send<Plan>(plan ? `/api/v1/admin/plans/${plan.id}` : '/api/v1/admin/plans', {
     method: plan ? 'PUT' : 'POST',
+    ifMatch: etag,
     body,
   });
+  if (answer.status === 412) return planConflict(false);
+  if (plan && answer.status === 404) return planConflict(true);
   if (answer.status !== 200 && answer.status !== 201) return refused(answer, errors, pFormStatus);
   await loadPlans();
-  openPlan(answer.body);
+  openPlan(answer.body, answer.etag);
   pFormStatus(`${plan ? 'Saved' : 'Created'} plan ${answer.body.name} (id ${answer.body.id}).`);
 }
 
 async function deletePlan(): Promise<void> {
   const plan = openedPlan;
   if (!plan) return;
-  const answer = await send(`/api/v1/admin/plans/${plan.id}`, { method: 'DELETE' });
+  const answer = await send(`/api/v1/admin/plans/${plan.id}`, {
+    method: 'DELETE',
+    ifMatch: planTag,
+  });
+  if (answer.status === 412) return planConflict(false);
   if (answer.status !== 204) return pFormStatus(`Not deleted (${describeFailure(answer)}).`);
   openPlan(null);
   await loadPlans();

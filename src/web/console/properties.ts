@@ -2,8 +2,10 @@
  * Properties in a browser, for the console (an employee: every property)
  * and for /account's "My properties" (a customer: the API limits the list
  * and every write to its own). `#<base>` shows the list with the
- * documented filters and sorts, paged by the API's keyset cursor;
- * `#<base>/<id>` one property (property-page.ts). Everything goes through
+ * documented filters and sorts, paged by the API's keyset cursor, and
+ * `#<base>?<filters>` the list filtered (what differs from the defaults,
+ * as typed: a filtered list can be bookmarked, and Back returns to the
+ * filters before); `#<base>/<id>` one property (property-page.ts). Everything goes through
  * the public listings API with the session cookie.
  */
 import { ApiProblem, call, field, h, input, numberOrText, onSubmit, select } from './form';
@@ -48,6 +50,28 @@ function queryOf(form: HTMLFormElement): URLSearchParams {
   return query;
 }
 
+/** The list's fields kept in the hash. */
+const HASHED = [
+  'address',
+  'cityIds',
+  'type',
+  'ownerId',
+  'published',
+  'archived',
+  'updatedSince',
+  'sort',
+  'itemsPerPage',
+] as const;
+
+const controlOf = (form: HTMLFormElement, name: string) =>
+  form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null;
+
+/** The hash's query (`#<base>` and `#<base>?…` alike); '' when it names no list. */
+function listQueryOf(hash: string, base: string): string {
+  const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
+  return path === base ? query : '';
+}
+
 function listView(options: PropertiesOptions, words: Vocabulary) {
   const employee = options.customerId === undefined;
   // On /account the card's summary names the list already.
@@ -75,6 +99,24 @@ function listView(options: PropertiesOptions, words: Vocabulary) {
     h('button', { type: 'submit' }, 'Filter'),
   );
   (filters.elements.namedItem('itemsPerPage') as HTMLSelectElement).value = '30';
+  /** Each hashed field's value when untouched: only the others go in the hash. */
+  const defaults = new Map(HASHED.map((name) => [name, controlOf(filters, name)?.value ?? '']));
+  /** The filters as the hash keeps them. */
+  const hashQueryOf = () => {
+    const query = new URLSearchParams();
+    for (const name of HASHED) {
+      const value = controlOf(filters, name)?.value.trim() ?? '';
+      if (value !== defaults.get(name)) query.set(name, value);
+    }
+    return query.toString();
+  };
+  /** The filters a hash names (the defaults for the rest). */
+  const fillFrom = (query: URLSearchParams) => {
+    for (const name of HASHED) {
+      const control = controlOf(filters, name);
+      if (control) control.value = query.get(name) ?? defaults.get(name) ?? '';
+    }
+  };
   const status = h('p', { role: 'status', class: 'list-status' });
   const table = h(
     'table',
@@ -150,6 +192,9 @@ function listView(options: PropertiesOptions, words: Vocabulary) {
     );
   };
 
+  /** The hash query of the search shown. */
+  let searched: string | undefined;
+
   function search(): Promise<void> {
     const query = queryOf(filters);
     perPage = Number(query.get('itemsPerPage'));
@@ -161,7 +206,14 @@ function listView(options: PropertiesOptions, words: Vocabulary) {
 
   filters.addEventListener('submit', (event) => {
     event.preventDefault();
-    void search();
+    const query = hashQueryOf();
+    const wanted = `#${options.base}${query ? `?${query}` : ''}`;
+    // A new hash is a history entry; its hashchange shows the list (`show`).
+    if (location.hash !== wanted) location.hash = wanted;
+    else {
+      searched = query;
+      void search();
+    }
   });
   next.addEventListener('click', () => {
     const shown = body.querySelectorAll('a').length;
@@ -186,9 +238,17 @@ function listView(options: PropertiesOptions, words: Vocabulary) {
     pager,
     createForm(options, words),
   );
-  /** The page shown, read again (counters may have moved), or the first search. */
-  const refresh = () => (walked.length > 0 ? load(walked[at]!).catch(failed) : search());
-  return { element, refresh, words };
+  /**
+   * The list the hash query names: the page shown, read again (counters may
+   * have moved) when it is the search shown, else that search from its start.
+   */
+  function showQuery(query: string): Promise<void> {
+    if (query === searched && walked.length > 0) return load(walked[at]!).catch(failed);
+    fillFrom(new URLSearchParams(query));
+    searched = query;
+    return search();
+  }
+  return { element, showQuery, words };
 }
 
 /** POST /listings/properties: the API's 422 messages appear beside their fields. */
@@ -251,6 +311,8 @@ export function propertiesView(root: HTMLElement, options: PropertiesOptions) {
   root.replaceChildren(status, pageBox);
   /** The property shown last, whose row takes the focus back on the list. */
   let opened: string | undefined;
+  /** The list's hash as last shown, filters included. */
+  let listHash = `#${options.base}`;
 
   async function show(): Promise<void> {
     made ??= vocabularyOf().then((words) => {
@@ -269,15 +331,18 @@ export function propertiesView(root: HTMLElement, options: PropertiesOptions) {
       list.element.hidden = true;
       pageBox.hidden = false;
       opened = id;
-      await propertyPage(pageBox, decodeURIComponent(id), { ...options, words: list.words });
+      // "Back to the list" returns to the list as filtered.
+      const pageOptions = { ...options, words: list.words, listHash };
+      await propertyPage(pageBox, decodeURIComponent(id), pageOptions);
       return;
     }
+    listHash = location.hash.startsWith(`#${options.base}?`) ? location.hash : `#${options.base}`;
     pageBox.hidden = true;
     pageBox.replaceChildren();
     list.element.hidden = false;
     // Back from a property: the list as it was, read again (its counters may have moved),
     // the focus on the row of the property left.
-    await list.refresh();
+    await list.showQuery(listQueryOf(location.hash, options.base));
     if (opened)
       list.element.querySelector<HTMLElement>(`a[href="#${options.base}/${opened}"]`)?.focus();
     opened = undefined;

@@ -30,7 +30,8 @@ import {
 } from './listings-api';
 import { unitsSection } from './units';
 
-type PageOptions = PropertiesOptions & { words: Vocabulary };
+/** `listHash`: where Back to the list goes (the list as it was filtered). */
+type PageOptions = PropertiesOptions & { words: Vocabulary; listHash: string };
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 const time = (iso: string) => `${new Date(iso).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
@@ -69,7 +70,7 @@ export async function propertyPage(
     await read();
   } catch (error) {
     root.replaceChildren(
-      h('p', {}, h('a', { href: `#${options.base}` }, 'Back to the list')),
+      h('p', {}, h('a', { href: options.listHash }, 'Back to the list')),
       h(
         'p',
         { role: 'alert' },
@@ -410,7 +411,7 @@ export async function propertyPage(
 
   fill();
   root.replaceChildren(
-    h('p', {}, h('a', { href: `#${options.base}` }, 'Back to the list')),
+    h('p', {}, h('a', { href: options.listHash }, 'Back to the list')),
     heading,
     factsBox,
     h('section', { class: 'counters' }, h(sub, {}, 'Counters'), counters),

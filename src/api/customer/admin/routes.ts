@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { auditContextOf } from '@/api/request/audit';
 import { EMPLOYEE_MINIMUM_PER_MINUTE } from '@/config/env';
-import { planIdOf } from '@/customer/admin/operations';
+import { planETag, planIdOf } from '@/customer/admin/operations';
 import {
   EmployeeRateLimit,
   Plan,
@@ -13,6 +13,7 @@ import {
   SubParams,
 } from '@/customer/admin/schemas';
 import { whenReady } from '@/kernel/maybe-promise';
+import { ifMatchHeaders, withETag } from '../../docs/headers';
 import { NoBody } from '../../responses';
 import { commonResponses, Message } from '../schemas';
 import { importRoutes } from './import-routes';
@@ -22,6 +23,11 @@ const detail = (operationId: string, summary: string) => ({
   summary,
   tags: ['Customer API admin'],
 });
+
+/** The plan writes' optional If-Match: the tag of the plan as listed. */
+const IfMatch = ifMatchHeaders('the plan as GET /admin/plans lists it (as POST and PUT answer it)');
+const IF_MATCH =
+  'Honours If-Match with the ETag of the plan (or *): 412 when it has changed since (404 first when it is gone).';
 
 /**
  * Employee-only administration of the customer API: plans,
@@ -50,40 +56,49 @@ export const adminRoutes = (deps: ApiDeps) => {
     })
     .post(
       '/plans',
-      ({ body, caller, request, status }) => {
+      ({ body, caller, request, set, status }) => {
         return whenReady(customer.createPlan(body, by(request, caller)), (plan) =>
-          whenReady(limiter.invalidate(), () => status(201, plan)),
+          whenReady(limiter.invalidate(), () => {
+            set.headers.etag = planETag(plan);
+            return status(201, plan);
+          }),
         );
       },
       {
         auth: 'employee',
         idempotent: true,
         body: PlanInput,
-        response: { 201: Plan, ...commonResponses },
+        response: { 201: withETag(Plan), ...commonResponses },
         detail: detail('createPlan', 'Create a plan with calendar windows'),
       },
     )
     .put(
       '/plans/:id',
-      ({ params, body, caller, request }) => {
+      ({ params, body, caller, headers, request, set }) => {
         const id = planIdOf(params.id);
-        return whenReady(customer.updatePlan(id, body, by(request, caller)), (plan) =>
-          whenReady(limiter.invalidate(), () => plan),
+        const updated = customer.updatePlan(id, body, by(request, caller), headers['if-match']);
+        return whenReady(updated, (plan) =>
+          whenReady(limiter.invalidate(), () => {
+            set.headers.etag = planETag(plan);
+            return plan;
+          }),
         );
       },
       {
         auth: 'employee',
         params: PlanIdParams,
+        headers: IfMatch,
         body: PlanInput,
-        response: { 200: Plan, 404: Message, ...commonResponses },
-        detail: detail('updatePlan', 'Replace a plan'),
+        response: { 200: withETag(Plan), 404: Message, 412: Message, ...commonResponses },
+        detail: { ...detail('updatePlan', 'Replace a plan'), description: IF_MATCH },
       },
     )
     .delete(
       '/plans/:id',
-      ({ params, caller, request, set }) => {
+      ({ params, caller, headers, request, set }) => {
         const id = planIdOf(params.id);
-        return whenReady(customer.deletePlan(id, by(request, caller)), () => {
+        const deleted = customer.deletePlan(id, by(request, caller), headers['if-match']);
+        return whenReady(deleted, () => {
           set.status = 204;
           return whenReady(limiter.invalidate(), () => null);
         });
@@ -91,8 +106,12 @@ export const adminRoutes = (deps: ApiDeps) => {
       {
         auth: 'employee',
         params: PlanIdParams,
-        response: { 204: NoBody, 404: Message, ...commonResponses },
-        detail: detail('deletePlan', 'Delete a plan; its customers return to Standard'),
+        headers: IfMatch,
+        response: { 204: NoBody, 404: Message, 412: Message, ...commonResponses },
+        detail: {
+          ...detail('deletePlan', 'Delete a plan; its customers return to Standard'),
+          description: IF_MATCH,
+        },
       },
     )
     .put(

@@ -3,12 +3,14 @@ import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { whenReady } from '@/kernel/maybe-promise';
 import { parseListQuery } from '@/kernel/query';
+import { neighbourhoodETag } from '@/listings/neighbourhoods/operations';
 import {
   NeighbourhoodBody,
   NeighbourhoodList,
   NeighbourhoodParams,
   NeighbourhoodQuery,
 } from '@/listings/neighbourhoods/schemas';
+import { ifMatchHeaders, withETag } from '../../docs/headers';
 import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
 import { NoBody, noContent, problems } from '../schemas';
@@ -42,19 +44,29 @@ export const neighbourhoodRoutes = ({ stores: { listings }, clock, auth, writes 
     )
     .put(
       '/neighbourhoods/:id',
-      ({ params, body, set }) => {
-        return whenReady(listings.putNeighbourhood(params.id, body, clock()), () => noContent(set));
+      ({ params, body, headers, set }) => {
+        const put = listings.putNeighbourhood(params.id, body, clock(), headers['if-match']);
+        return whenReady(put, () => {
+          // The entry's tag as the list will show it, for the next write's If-Match.
+          set.headers.etag = neighbourhoodETag({ id: params.id, ...body });
+          return noContent(set);
+        });
       },
       {
         ...requires.employee,
         writes: 1,
         params: NeighbourhoodParams,
+        headers: ifMatchHeaders(
+          'the entry as GET /listings/neighbourhoods lists it (as PUT answers it)',
+        ),
         parse: 'json',
         body: NeighbourhoodBody,
-        response: { 204: NoBody, ...problems(400, 401, 403, 409) },
+        response: { 204: withETag(NoBody), ...problems(400, 401, 403, 409, 412) },
         detail: {
           operationId: 'putNeighbourhood',
           summary: 'Create or replace a neighbourhood (employees)',
+          description:
+            'Honours If-Match with the ETag of the entry (or *): 412 when it has changed since, or when there is none.',
           tags,
         },
       },

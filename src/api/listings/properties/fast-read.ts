@@ -1,5 +1,5 @@
 import type { ApiDeps } from '@/api/deps';
-import { TAG_LIST_MAX } from '@/listings/properties/etag';
+import { TAG_LIST_MAX } from '@/kernel/preconditions';
 import type { FastRoute } from '../../fast-lane';
 import { knownCaller, UNSETTLED } from '../../plugins/auth';
 import { propertyListAnswer, propertyReadAnswer } from './read';

@@ -1,17 +1,9 @@
 import { z } from 'zod';
-import { TAG_LIST_MAX } from '@/listings/properties/etag';
+import { TAG_LIST_MAX } from '@/kernel/preconditions';
+import { ifMatchHeaders } from '../../docs/headers';
 
-/** `If-Match` on the write routes (documented as a header parameter, bounded). */
-export const IfMatchHeaders = z.object({
-  'if-match': z
-    .string()
-    .max(TAG_LIST_MAX)
-    .optional()
-    .describe(
-      'ETag of GET /listings/properties/{id} (or *): the write happens only if the property ' +
-        'still has it, else 412. Omitted: unconditional.',
-    ),
-});
+/** `If-Match` on the write routes. */
+export const IfMatchHeaders = ifMatchHeaders('GET /listings/properties/{id}');
 
 /** `If-None-Match` on GET /properties/{id}. */
 export const IfNoneMatchHeaders = z.object({
