@@ -1,13 +1,14 @@
 import { expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { TokenService } from '@/auth/tokens';
+import { freePort } from '../accounts/server-process';
 import { tempDir } from '../support/harness';
 
 const secret = 'shutdown-test-secret-shutdown-test-secret-0123';
 
 async function startServer(env: Record<string, string> = {}) {
   const dir = tempDir();
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = freePort();
   const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
     env: {
       ...process.env,
@@ -21,7 +22,8 @@ async function startServer(env: Record<string, string> = {}) {
     stdout: 'pipe',
     stderr: 'pipe',
   });
-  for (let i = 0; i < 600; i++) {
+  // Bounded by attempts, not a clock; a busy machine may take a while to start a process.
+  for (let attempt = 0; attempt < 1200 && proc.exitCode === null; attempt++) {
     const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
       (r) => r.ok,
       () => false,
@@ -29,7 +31,9 @@ async function startServer(env: Record<string, string> = {}) {
     if (ok) return { proc, port };
     await Bun.sleep(25);
   }
-  throw new Error('server did not start');
+  proc.kill('SIGKILL');
+  const stderr = await new Response(proc.stderr).text();
+  throw new Error(`server did not start (exit ${proc.exitCode}): ${stderr.slice(-2000)}`);
 }
 
 test('SIGTERM lets a slow request in flight finish, then exits 0', async () => {
