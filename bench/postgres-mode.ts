@@ -44,13 +44,15 @@ import { postgresCpuSeconds, recreateDatabase } from './postgres';
 import {
   CLOCK_TICKS,
   cpuSeconds,
+  type Measurement,
   requireLoadTools,
   type Started,
   startServer,
+  wrkDriver,
 } from './reference-harness';
 import { BENCH_SECRET, seedUnlessPresent } from './seeded-file';
 import { SERVICE_COMMAND } from './service-command';
-import { runWrk, type WrkResult } from './wrk';
+import type { WrkResult } from './wrk';
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2).filter((arg) => arg !== '--'),
@@ -95,14 +97,6 @@ const rotatingPaths = CITY_IDS.flatMap((city) =>
     ),
   ),
 ).slice(0, ROTATING_LISTS);
-
-interface Measurement {
-  name: string;
-  path: string;
-  method?: string;
-  bodies?: string[];
-  lines?: { file: string; prefix: string };
-}
 
 /** CPU µs a request: the server's, and PostgreSQL's for the measured database (0 on SQLite). */
 type Measured = WrkResult & { cpuUsPerRequest: number; postgresCpuUsPerRequest: number };
@@ -168,19 +162,7 @@ async function measure(
   token: string,
   databaseUrl: string | undefined,
 ): Promise<Measured> {
-  const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
-  const drive = (duration: number) =>
-    runWrk({
-      url: `${server.base}${m.path}`,
-      seconds: duration,
-      connections,
-      headers,
-      method: m.method,
-      bodies: m.bodies,
-      lines: m.lines,
-      cpu: LOAD_CPU,
-      scriptDir: workDir,
-    });
+  const drive = wrkDriver(server, m, token, { connections, cpu: LOAD_CPU, scriptDir: workDir });
   if (warmupSeconds > 0) await drive(warmupSeconds);
   const postgresCpu = () => (databaseUrl ? postgresCpuSeconds(databaseUrl, CLOCK_TICKS) : 0);
   const cpuBefore = cpuSeconds(server.pid);

@@ -59,15 +59,17 @@ import { runCreates } from './reference-creates';
 import { copyToReference, REFERENCE_DIR } from './reference-data';
 import {
   cpuSeconds,
+  type Measurement as HarnessMeasurement,
   requireLoadTools,
   residentMb,
   runQueueSeconds,
   type Started,
   startServer,
+  wrkDriver,
 } from './reference-harness';
 import { BENCH_SECRET, seedUnlessPresent } from './seeded-file';
 import { SERVICE_COMMAND } from './service-command';
-import { runWrk, type WrkResult } from './wrk';
+import type { WrkResult } from './wrk';
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2).filter((arg) => arg !== '--'),
@@ -181,12 +183,7 @@ async function startBackground(config: BackgroundConfig) {
   };
 }
 
-interface Measurement {
-  name: string;
-  path: string;
-  method?: string;
-  bodies?: string[];
-  lines?: { file: string; prefix: string };
+interface Measurement extends HarnessMeasurement {
   withCreates?: boolean;
 }
 
@@ -195,7 +192,6 @@ interface Measurement {
  * 2), then `seconds` measured, with the server's CPU time per request.
  */
 async function measure(server: Started, m: Measurement, token: string): Promise<Measured> {
-  const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
   const stopBackground = m.withCreates
     ? await startBackground({
         base: server.base,
@@ -208,18 +204,7 @@ async function measure(server: Started, m: Measurement, token: string): Promise<
         createBody: { ...CREATE_BODY, totalUnits: BACKGROUND_UNITS, rentableUnits: 10 },
       })
     : undefined;
-  const drive = (duration: number) =>
-    runWrk({
-      url: `${server.base}${m.path}`,
-      seconds: duration,
-      connections,
-      headers,
-      method: m.method,
-      bodies: m.bodies,
-      lines: m.lines,
-      cpu: LOAD_CPU,
-      scriptDir: workDir,
-    });
+  const drive = wrkDriver(server, m, token, { connections, cpu: LOAD_CPU, scriptDir: workDir });
   if (warmupSeconds > 0) await drive(warmupSeconds);
   const cpuBefore = cpuSeconds(server.pid);
   const waitedBefore = runQueueSeconds(server.pid);

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runWrk } from './wrk';
 
 const root = join(import.meta.dir, '..');
 
@@ -136,3 +137,37 @@ export function residentMb(pid: number, { peak = false } = {}): number {
   const field = peak ? /VmHWM:\s+(\d+) kB/ : /VmRSS:\s+(\d+) kB/;
   return Number(field.exec(status)?.[1] ?? 0) / 1024;
 }
+
+/** One request mix wrk sends: a path, with a method and bodies or a file of lines where it writes. */
+export interface Measurement {
+  name: string;
+  path: string;
+  method?: string;
+  bodies?: string[];
+  lines?: { file: string; prefix: string };
+}
+
+/**
+ * wrk sending `m` to `server` with `token`, from the load generator's CPU:
+ * a function of the seconds to run, so a bench warms up and measures with
+ * the same call.
+ */
+export const wrkDriver =
+  (
+    server: Started,
+    m: Measurement,
+    token: string,
+    options: { connections: number; cpu: number; scriptDir: string },
+  ) =>
+  (seconds: number) =>
+    runWrk({
+      url: `${server.base}${m.path}`,
+      seconds,
+      connections: options.connections,
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      method: m.method,
+      bodies: m.bodies,
+      lines: m.lines,
+      cpu: options.cpu,
+      scriptDir: options.scriptDir,
+    });
