@@ -6,7 +6,7 @@ import { UpgradeError, upgradeDatabase } from '@/backups';
 import { type Config, parseDatabaseSettings } from '@/config';
 import { leaveCheckpointsToLitestream, startCheckpointer } from '@/db/checkpointer';
 import { type Db, isPlainFile, migrationsFolder, openDatabase } from '@/db/client';
-import { flushGroupCommit } from '@/db/group-commit';
+import { flushGroupCommit, groupCommitOf } from '@/db/group-commit';
 import { serviceMigrations } from '@/db/migrate';
 import { openPostgres, whereOf } from '@/db/pg/connection';
 import { preparePostgres } from '@/db/pg/migrate';
@@ -97,7 +97,9 @@ async function start(config: Config, underLitestream: boolean) {
   if (db && config.replica) leaveCheckpointsToLitestream(db.$client);
   const checkpointer =
     db && isPlainFile(config.databasePath) && !config.replica
-      ? await startCheckpointer(db.$client, config.databasePath)
+      ? await startCheckpointer(db.$client, config.databasePath, {
+          holdWrites: (until) => groupCommitOf(db).holdUntil(until),
+        })
       : undefined;
   // Under Litestream, its metrics tell /health and /metrics how the replica keeps up.
   const replicationMetricsUrl =
