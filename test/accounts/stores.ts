@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe } from 'bun:test';
-import { SQL } from 'bun';
+import type { SQL } from 'bun';
 import { asc } from 'drizzle-orm';
 import { postgresAccountStore } from '@/accounts/postgres-store';
 import type { AccountStore, NewUser } from '@/accounts/store';
 import type { Db } from '@/db/client';
 import { type PgDb, pgDatabase } from '@/db/pg/client';
-import { migratePostgres } from '@/db/pg/migrate';
 import * as pg from '@/db/pg/schema';
 import { type AuditAction, type AuditEventRow, auditEvents, users } from '@/db/schema';
 import { postgresMailOutbox } from '@/mail/postgres-store';
 import type { MailOutboxStore } from '@/mail/store';
-import {
-  createTestDatabase,
-  pgSuite,
-  postgresAvailable,
-  type TestDatabase,
-  testDatabaseName,
-  testDatabaseUrl,
-} from '../support/postgres';
+import { suiteDatabases } from '../support/postgres';
 import { onPostgres, SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
 
 /**
@@ -107,67 +98,23 @@ function whenMade<T extends object>(made: Promise<T>): T {
   });
 }
 
-/** The databases and clients of one PostgreSQL `describe`, dropped when it ends. */
-interface Scope {
-  template?: Promise<TestDatabase>;
-  databases: Promise<TestDatabase>[];
-  clients: SQL[];
-}
-
 /**
  * Each app gets a database of its own, copied from one migrated template
- * per `describe`; all are dropped when that `describe` ends. An app built
- * while a `describe` is collected belongs to it, one built inside a test to
- * the `describe` running.
+ * (test/support/postgres.ts, `suiteDatabases`); all are dropped when the
+ * `describe` ends. The store and the outbox wait for the copy (`whenMade`),
+ * since the suites build their apps synchronously.
  */
 function postgresStore(): AccountStoreUnderTest {
-  let collecting: Scope | undefined;
-  let running: Scope | undefined;
-
+  const databases = suiteDatabases();
   return {
     name: 'PostgreSQL',
-    describe: (title, body) =>
-      describe.skipIf(!postgresAvailable)(pgSuite(`${title} (PostgreSQL)`), () => {
-        const scope: Scope = { databases: [], clients: [] };
-        beforeAll(() => {
-          running = scope;
-        });
-        afterAll(async () => {
-          await Promise.all(scope.clients.splice(0).map((client) => client.close({ timeout: 0 })));
-          const copies = await Promise.all(scope.databases.splice(0));
-          await Promise.all(copies.map((database) => database.drop()));
-          // The template last: nothing may copy it while it goes.
-          await (await scope.template)?.drop();
-        }, 60_000);
-        const outer = collecting;
-        collecting = scope;
-        try {
-          body();
-        } finally {
-          collecting = outer;
-        }
-      }),
+    describe: (title, body) => databases.describe(title, body),
     open() {
-      const scope = collecting ?? running;
-      if (!scope) throw new Error("a PostgreSQL app is built inside its store's describe");
-      scope.template ??= createTestDatabase().then(async (database) => {
-        await migratePostgres(database.url);
-        return database;
-      });
-      const name = testDatabaseName();
-      // The client connects at its first query, which waits for the copy.
-      const client = new SQL(testDatabaseUrl(name), { max: 4 });
-      scope.clients.push(client);
-      const made = scope.template.then((from) => createTestDatabase(from, name));
-      scope.databases.push(made);
-      const db = async () => {
-        await made;
-        return pgDatabase(client);
-      };
+      const made = databases.withClient().then(({ client }) => client);
       return {
-        store: whenMade(made.then(() => postgresAccountStore(client))),
-        mail: whenMade(made.then(() => postgresMailOutbox(client))),
-        ...rowsIn(db),
+        store: whenMade(made.then((client) => postgresAccountStore(client))),
+        mail: whenMade(made.then((client) => postgresMailOutbox(client))),
+        ...rowsIn(async () => pgDatabase(await made)),
       };
     },
   };
