@@ -1,3 +1,4 @@
+import { beforeAll } from 'bun:test';
 import type { SQL } from 'bun';
 import { asc } from 'drizzle-orm';
 import { postgresAccountStore } from '@/accounts/postgres-store';
@@ -98,18 +99,39 @@ function whenMade<T extends object>(made: Promise<T>): T {
   });
 }
 
+type Databases = ReturnType<typeof suiteDatabases>;
+
 /**
  * Each app gets a database of its own, copied from one migrated template
- * (test/support/postgres.ts, `suiteDatabases`); all are dropped when the
- * `describe` ends. The store and the outbox wait for the copy (`whenMade`),
- * since the suites build their apps synchronously.
+ * per `describe` (test/support/postgres.ts, `suiteDatabases`); all are
+ * dropped when that `describe` ends. An app built while a `describe` is
+ * collected belongs to it, one built inside a test to the `describe`
+ * running. The store and the outbox wait for the copy (`whenMade`), since
+ * the suites build their apps synchronously.
  */
 function postgresStore(): AccountStoreUnderTest {
-  const databases = suiteDatabases();
+  let collecting: Databases | undefined;
+  let running: Databases | undefined;
   return {
     name: 'PostgreSQL',
-    describe: (title, body) => databases.describe(title, body),
+    describe(title, body) {
+      const databases = suiteDatabases();
+      databases.describe(title, () => {
+        beforeAll(() => {
+          running = databases;
+        });
+        const outer = collecting;
+        collecting = databases;
+        try {
+          body();
+        } finally {
+          collecting = outer;
+        }
+      });
+    },
     open() {
+      const databases = collecting ?? running;
+      if (!databases) throw new Error("a PostgreSQL app is built inside its store's describe");
       const made = databases.withClient().then(({ client }) => client);
       return {
         store: whenMade(made.then((client) => postgresAccountStore(client))),
