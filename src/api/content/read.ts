@@ -1,6 +1,13 @@
-import { type PreparedResponse, readList, readPage } from '@/content/cache';
+import {
+  type PreparedResponse,
+  readEveryList,
+  readEveryPage,
+  readList,
+  readPage,
+} from '@/content/cache';
 import { notFoundDetail } from '@/content/representation';
-import { isSlug } from '@/content/schemas';
+import { isSlug, type PublishedFilter } from '@/content/schemas';
+import type { ContentStore } from '@/content/store';
 import type { DepsPart } from '@/deps';
 import { fail } from '@/kernel/errors';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
@@ -53,6 +60,34 @@ export function staticPageAnswer(
 ): MaybePromise<Answer> {
   if (!isSlug(slug)) throw fail('page.not_found', { detail: notFoundDetail(slug) });
   return whenReady(readPage(content, staticPages, slug, language, acceptLanguage), (prepared) => {
+    if (!prepared) throw fail('page.not_found', { detail: notFoundDetail(slug) });
+    return answerOf(prepared, ifNoneMatch);
+  });
+}
+
+/** GET /content/static-pages/?published=false|all (an employee's): the pages with their state, or 304. */
+export const everyPageListAnswer = (
+  content: ContentStore,
+  filter: PublishedFilter,
+  ifNoneMatch: string | null,
+): MaybePromise<Answer> =>
+  whenReady(readEveryList(content, filter), (list) => answerOf(list, ifNoneMatch));
+
+/**
+ * GET /content/static-pages/{slug}?published=false|all (an employee's): the
+ * version chosen as the public read chooses, among those `filter` admits,
+ * or 304; 404 when there is none.
+ */
+export function everyPageAnswer(
+  content: ContentStore,
+  slug: string,
+  filter: PublishedFilter,
+  language: string | undefined,
+  acceptLanguage: string | null,
+  ifNoneMatch: string | null,
+): MaybePromise<Answer> {
+  if (!isSlug(slug)) throw fail('page.not_found', { detail: notFoundDetail(slug) });
+  return whenReady(readEveryPage(content, slug, filter, language, acceptLanguage), (prepared) => {
     if (!prepared) throw fail('page.not_found', { detail: notFoundDetail(slug) });
     return answerOf(prepared, ifNoneMatch);
   });
