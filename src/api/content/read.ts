@@ -39,6 +39,18 @@ function answerOf(prepared: PreparedResponse, ifNoneMatch: string | null): Answe
     : { status: 200, body: prepared.body, headers: ok };
 }
 
+const notFound = (slug: string) => fail('page.not_found', { detail: notFoundDetail(slug) });
+
+/** A page read's answer: 200 or 304, or the 404 naming `slug` when nothing was chosen. */
+function pageAnswerOf(
+  slug: string,
+  prepared: PreparedResponse | undefined,
+  ifNoneMatch: string | null,
+): Answer {
+  if (!prepared) throw notFound(slug);
+  return answerOf(prepared, ifNoneMatch);
+}
+
 /** GET /content/static-pages: the published pages, or 304. Both lanes answer with this. */
 export const staticPageListAnswer = (
   { stores: { content }, staticPages }: Deps,
@@ -58,11 +70,10 @@ export function staticPageAnswer(
   acceptLanguage: string | null,
   ifNoneMatch: string | null,
 ): MaybePromise<Answer> {
-  if (!isSlug(slug)) throw fail('page.not_found', { detail: notFoundDetail(slug) });
-  return whenReady(readPage(content, staticPages, slug, language, acceptLanguage), (prepared) => {
-    if (!prepared) throw fail('page.not_found', { detail: notFoundDetail(slug) });
-    return answerOf(prepared, ifNoneMatch);
-  });
+  if (!isSlug(slug)) throw notFound(slug);
+  return whenReady(readPage(content, staticPages, slug, language, acceptLanguage), (prepared) =>
+    pageAnswerOf(slug, prepared, ifNoneMatch),
+  );
 }
 
 /** GET /content/static-pages/?published=false|all (an employee's): the pages with their state, or 304. */
@@ -86,9 +97,8 @@ export function everyPageAnswer(
   acceptLanguage: string | null,
   ifNoneMatch: string | null,
 ): MaybePromise<Answer> {
-  if (!isSlug(slug)) throw fail('page.not_found', { detail: notFoundDetail(slug) });
-  return whenReady(readEveryPage(content, slug, filter, language, acceptLanguage), (prepared) => {
-    if (!prepared) throw fail('page.not_found', { detail: notFoundDetail(slug) });
-    return answerOf(prepared, ifNoneMatch);
-  });
+  if (!isSlug(slug)) throw notFound(slug);
+  return whenReady(readEveryPage(content, slug, filter, language, acceptLanguage), (prepared) =>
+    pageAnswerOf(slug, prepared, ifNoneMatch),
+  );
 }
