@@ -29,7 +29,8 @@
  *                              --pool-sizes 10 --database /tmp/pg-mode.db]
  *
  * `--pool-sizes 4,10,20` measures PostgreSQL once per pool size
- * (`POSTGRES_POOL_SIZE`) in every round.
+ * (`POSTGRES_POOL_SIZE`) in every round. `--only POST` keeps the
+ * measurements whose name holds that text (here the creates).
  */
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,6 +71,7 @@ const { values } = parseArgs({
     },
     database: { type: 'string' },
     results: { type: 'string' },
+    only: { type: 'string' },
   },
 });
 
@@ -207,7 +209,7 @@ async function main() {
   console.log(
     `bench: ${ids.count.toLocaleString('en')} properties, ${seconds} s a measurement, ${connections} connections, server on CPU ${SERVER_CPU}, wrk on CPU ${LOAD_CPU}, PostgreSQL unpinned`,
   );
-  const measurements: Measurement[] = [
+  const allMeasurements: Measurement[] = [
     {
       name: 'GET /listings/properties/{id}, uniform',
       path: `/listings/properties/${ids.first}`,
@@ -233,6 +235,7 @@ async function main() {
       ),
     },
   ];
+  const measurements = allMeasurements.filter((m) => m.name.includes(values.only ?? ''));
   const modes = [sqliteMode, ...poolSizes.map(postgresMode)];
   const figures = new Map<string, Measured[][]>(modes.map((mode) => [mode.name, []]));
   const env = {
