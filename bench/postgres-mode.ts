@@ -31,6 +31,8 @@
  * `--pool-sizes 4,10,20` measures PostgreSQL once per pool size
  * (`POSTGRES_POOL_SIZE`) in every round. `--only POST` keeps the
  * measurements whose name holds that text (here the creates).
+ * `--postgres-cpu 1` pins the measured database's backends to that CPU
+ * after each warm-up (wrk's CPU on two cores), the server keeping CPU 0.
  */
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,7 +43,7 @@ import { TokenService } from '@/auth/tokens';
 import { CITY_IDS } from '@/listings/cities';
 import { PROPERTY_TYPES } from '@/listings/properties/schemas';
 import { CREATE_BODY, writePropertyIds } from './fixtures';
-import { postgresCpuSeconds, recreateDatabase } from './postgres';
+import { pinDatabaseBackends, postgresCpuSeconds, recreateDatabase } from './postgres';
 import {
   CLOCK_TICKS,
   cpuSeconds,
@@ -72,6 +74,7 @@ const { values } = parseArgs({
     database: { type: 'string' },
     results: { type: 'string' },
     only: { type: 'string' },
+    'postgres-cpu': { type: 'string' },
   },
 });
 
@@ -166,6 +169,9 @@ async function measure(
 ): Promise<Measured> {
   const drive = wrkDriver(server, m, token, { connections, cpu: LOAD_CPU, scriptDir: workDir });
   if (warmupSeconds > 0) await drive(warmupSeconds);
+  if (databaseUrl && values['postgres-cpu'] !== undefined) {
+    pinDatabaseBackends(databaseUrl, Number(values['postgres-cpu']));
+  }
   const postgresCpu = () => (databaseUrl ? postgresCpuSeconds(databaseUrl, CLOCK_TICKS) : 0);
   const cpuBefore = cpuSeconds(server.pid);
   const postgresBefore = postgresCpu();
@@ -207,7 +213,7 @@ async function main() {
   await Bun.write(listFile, `${rotatingPaths.join('\n')}\n`);
   const ids = writePropertyIds(seededPath, idFile);
   console.log(
-    `bench: ${ids.count.toLocaleString('en')} properties, ${seconds} s a measurement, ${connections} connections, server on CPU ${SERVER_CPU}, wrk on CPU ${LOAD_CPU}, PostgreSQL unpinned`,
+    `bench: ${ids.count.toLocaleString('en')} properties, ${seconds} s a measurement, ${connections} connections, server on CPU ${SERVER_CPU}, wrk on CPU ${LOAD_CPU}, PostgreSQL ${values['postgres-cpu'] === undefined ? 'unpinned' : `backends on CPU ${values['postgres-cpu']}`}`,
   );
   const allMeasurements: Measurement[] = [
     {

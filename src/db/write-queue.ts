@@ -103,8 +103,10 @@ export class WriteQueue<Kind> {
         outcomes
           .then(settle, (error) => settle(batch.map(() => ({ ok: false, error }))))
           .finally(() => {
+            // Writes held back by the bound go now; with room to spare they wait for their own flush.
+            const full = this.#inFlight === this.#maxInFlight;
             this.#inFlight--;
-            this.flush();
+            if (full) this.flush();
           });
       } else settle(outcomes);
     }
