@@ -9,13 +9,21 @@
 -- the updated columns those triggers watch).
 CREATE FUNCTION "property_counts_follow_rows"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	-- Grouped and ordered, so each counts row is locked once and in one order by every writer.
-	INSERT INTO "property_counts" AS "c" ("city_id", "type", "rentable_units", "published", "archived", "properties")
-		SELECT "city_id", "type", "rentable_units", "published", "archived",
-				CASE TG_OP WHEN 'INSERT' THEN count(*) ELSE -count(*) END
-			FROM "changed" GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-		ON CONFLICT ("city_id", "type", "rentable_units", "published", "archived")
-		DO UPDATE SET "properties" = "c"."properties" + excluded."properties";
+	IF TG_OP = 'DELETE' THEN
+		UPDATE "property_counts" AS "c" SET "properties" = "c"."properties" - "g"."n"
+			FROM (SELECT "city_id", "type", "rentable_units", "published", "archived", count(*) AS "n"
+				FROM "changed" GROUP BY 1, 2, 3, 4, 5) AS "g"
+			WHERE "c"."city_id" = "g"."city_id" AND "c"."type" = "g"."type"
+				AND "c"."rentable_units" = "g"."rentable_units" AND "c"."published" = "g"."published"
+				AND "c"."archived" = "g"."archived";
+	ELSE
+		-- Grouped and ordered, so each counts row is locked once and in one order by every writer.
+		INSERT INTO "property_counts" AS "c" ("city_id", "type", "rentable_units", "published", "archived", "properties")
+			SELECT "city_id", "type", "rentable_units", "published", "archived", count(*)
+				FROM "changed" GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+			ON CONFLICT ("city_id", "type", "rentable_units", "published", "archived")
+			DO UPDATE SET "properties" = "c"."properties" + excluded."properties";
+	END IF;
 	RETURN NULL;
 END $$;
 --> statement-breakpoint
