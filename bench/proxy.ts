@@ -18,7 +18,7 @@
  */
 import { parseArgs } from 'node:util';
 
-export interface Proxy {
+export interface RoundRobinProxy {
   /** Where clients send requests: `http://127.0.0.1:<port>`. */
   base: string;
   /** How many requests each upstream was handed, in the order given. */
@@ -27,7 +27,7 @@ export interface Proxy {
 }
 
 /** Starts the proxy on 127.0.0.1:`port` (0: one the OS picks) in front of `upstreams` (`http://host:port`). */
-export function startProxy(upstreams: string[], port = 0): Proxy {
+export function startProxy(upstreams: string[], port = 0): RoundRobinProxy {
   if (upstreams.length === 0) throw new Error('proxy: at least one upstream');
   const forwarded = upstreams.map(() => 0);
   let next = 0;
