@@ -17,16 +17,18 @@
  * - the same fixed list walked with `paging=keyset` (its first page);
  * - POST /listings/properties, the bodies rotating over 1 to 30 units.
  *
- * Prints each measurement's median round for both modes: req/s, p99, the
- * CPU time a request cost (the server's, and PostgreSQL's for the measured
- * database), and the ratio PostgreSQL/SQLite of req/s with every round's
- * beside it. The machine may be shared: compare the ratios and the CPU
+ * Prints each measurement's median round for every mode: req/s, p99, the
+ * CPU time a request cost (the server's, PostgreSQL's for the measured
+ * database, the proxy's), then the ratios of req/s (each mode over SQLite;
+ * with `--instances`, also through the proxy over direct and N instances
+ * over one), every round's beside the median. The machine may be shared: compare the ratios and the CPU
  * times, which one sitting keeps comparable (docs/scaling-out.md). The copy
  * PostgreSQL runs start from is the database `--postgres-url` names
  * (`listings_pg_mode` by default), dropped and made again each run.
  *
  *   bun run bench:postgres [-- --properties 20000 --seconds 4 --warmup 2 --rounds 3
- *                              --pool-sizes 10 --database /tmp/pg-mode.db]
+ *                              --pool-sizes 10 --database /tmp/pg-mode.db
+ *                              --instances 2 --redis-url redis://127.0.0.1:6379]
  *
  * `--pool-sizes 4,10,20` measures PostgreSQL once per pool size
  * (`POSTGRES_POOL_SIZE`) in every round.
