@@ -49,13 +49,13 @@ describe('layer check', () => {
       '/repo',
       RULES,
       new Map([
-        ['src/kernel/steps.ts', "import type { Db } from '@/db/client';\n"],
-        ['src/db/health.ts', "import type { MaybePromise } from '@/rate-limit/store';\n"],
+        ['src/kernel/steps.ts', "import type { Db } from '@/db/sqlite/client';\n"],
+        ['src/db/sqlite/health.ts', "import type { MaybePromise } from '@/rate-limit/store';\n"],
       ]),
     );
     expect(findings.map(({ file, rule }) => [file, rule])).toEqual([
       [
-        'src/db/health.ts',
+        'src/db/sqlite/health.ts',
         'src/db may not import src/rate-limit (src/db may import: `src/kernel/`)',
       ],
       [

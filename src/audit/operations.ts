@@ -1,5 +1,5 @@
 import { and, type Column, eq, gte, lt, lte, type SQL } from 'drizzle-orm';
-import type { AuditEventRow } from '@/db/schema';
+import type { AuditEventRow } from '@/db/sqlite/schema';
 import { type Steps, step } from '@/kernel/steps';
 import {
   type AuditContext,

@@ -1,6 +1,6 @@
 import { asc, desc, inArray, lt, lte, sql } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
-import { auditEvents, auditQuotas } from '@/db/schema';
+import type { DbOrTx } from '@/db/sqlite/client';
+import { auditEvents, auditQuotas } from '@/db/sqlite/schema';
 import { runNow } from '@/kernel/steps';
 import {
   type AuditLimits,

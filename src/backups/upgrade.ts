@@ -5,7 +5,7 @@ import {
   type Migration,
   MigrationError,
   pendingMigrations,
-} from '@/db/migrate';
+} from '@/db/sqlite/migrate';
 import { createBackup } from './create';
 
 export interface UpgradeOptions {

@@ -1,5 +1,5 @@
 import type { AuditContext } from '@/audit/record';
-import type { StaticPageRow } from '@/db/schema';
+import type { StaticPageRow } from '@/db/sqlite/schema';
 import type { StaticPageEventData } from '@/events/schemas';
 import type { NewEvent } from '@/events/store';
 import { fail } from '@/kernel/errors';

@@ -1,8 +1,8 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { recordAudit } from '@/audit/sqlite-store';
-import type { Db, DbOrTx } from '@/db/client';
-import { type StaticPageRow, staticPages } from '@/db/schema';
-import { readSnapshot } from '@/db/snapshot';
+import type { Db, DbOrTx } from '@/db/sqlite/client';
+import { type StaticPageRow, staticPages } from '@/db/sqlite/schema';
+import { readSnapshot } from '@/db/sqlite/snapshot';
 import { announcedAfter, appendEvent } from '@/events/sqlite-outbox';
 import { runNow, type Steps } from '@/kernel/steps';
 import { pageWrites, upsertPage } from './operations';

@@ -1,6 +1,6 @@
 import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { StaticPageFile, StaticPageSummary } from '@/content/schemas';
-import type { StaticPageRow, staticPages } from '@/db/schema';
+import type { StaticPageRow, staticPages } from '@/db/sqlite/schema';
 import type { NewEvent } from '@/events/store';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 

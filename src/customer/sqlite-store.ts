@@ -6,16 +6,16 @@ import {
   planAdministration,
   toPlan,
 } from '@/customer/admin/operations';
-import type { Db, Tx } from '@/db/client';
+import type { Db, Tx } from '@/db/sqlite/client';
 import {
   employeeLimits,
   planAssignments,
   plans,
   type TransactionRow,
   transactions,
-} from '@/db/schema';
-import { readSnapshot } from '@/db/snapshot';
-import { type Bindings, Conditions } from '@/db/where';
+} from '@/db/sqlite/schema';
+import { readSnapshot } from '@/db/sqlite/snapshot';
+import { type Bindings, Conditions } from '@/db/sqlite/where';
 import { runNow } from '@/kernel/steps';
 import { sqliteWindowPersistence } from '@/rate-limit/window-persistence';
 import type { CustomerStore, TransactionListing } from './store';

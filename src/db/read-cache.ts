@@ -1,9 +1,9 @@
 import type { SQL } from 'bun';
-import { type Change, ChangeFeed } from '@/db/change-feed';
-import type { Db } from '@/db/client';
 import { PostgresChangeFeed } from '@/db/pg/change-feed';
 import { CacheEntries, type CacheEntry } from '@/db/read-cache-entries';
 import { ChangedTags } from '@/db/read-cache-tags';
+import { type Change, ChangeFeed } from '@/db/sqlite/change-feed';
+import type { Db } from '@/db/sqlite/client';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 
 /**

@@ -1,4 +1,4 @@
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import { runNow } from '@/kernel/steps';
 import { feedPage } from './operations';
 import type { Appended } from './signal';

@@ -1,5 +1,5 @@
 import type { Caller } from '@/auth/tokens';
-import type { EventRow } from '@/db/schema';
+import type { EventRow } from '@/db/sqlite/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { EventPage, EventQuery, EventType, ResourceKind } from './schemas';
 import type { Appended } from './signal';

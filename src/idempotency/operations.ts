@@ -1,4 +1,4 @@
-import type { idempotencyKeys } from '@/db/schema';
+import type { idempotencyKeys } from '@/db/sqlite/schema';
 import { fail, fieldError } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';

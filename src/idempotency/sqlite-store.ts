@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, lt, sql } from 'drizzle-orm';
-import type { Db, Tx } from '@/db/client';
-import { idempotencyKeys } from '@/db/schema';
+import type { Db, Tx } from '@/db/sqlite/client';
+import { idempotencyKeys } from '@/db/sqlite/schema';
 import { runNow } from '@/kernel/steps';
 import { claimKey, type KeyTables } from './operations';
 import type { IdempotencyStore } from './store';

@@ -1,6 +1,6 @@
-import type { Db } from '@/db/client';
-import { type Combinable, groupCommitOf } from '@/db/group-commit';
 import type { ReadCache } from '@/db/read-cache';
+import type { Db } from '@/db/sqlite/client';
+import { type Combinable, groupCommitOf } from '@/db/sqlite/group-commit';
 import { appendEvents } from '@/events/sqlite-outbox';
 import { runNow } from '@/kernel/steps';
 import { listCounters } from './multi-listing-units/sqlite-list';

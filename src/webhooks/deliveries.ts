@@ -1,5 +1,5 @@
 import { toolContext } from '@/audit/record';
-import type { WebhookDeliveryRow, WebhookEndpointRow } from '@/db/schema';
+import type { WebhookDeliveryRow, WebhookEndpointRow } from '@/db/sqlite/schema';
 import { cursorOf } from '@/events/cursor';
 import type { EventType } from '@/events/schemas';
 import type { StoredEvent } from '@/events/store';

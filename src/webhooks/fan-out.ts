@@ -1,4 +1,4 @@
-import type { WebhookEndpointRow } from '@/db/schema';
+import type { WebhookEndpointRow } from '@/db/sqlite/schema';
 import { cursorOf } from '@/events/cursor';
 import type { StoredEvent } from '@/events/store';
 import type { MaybePromise } from '@/kernel/maybe-promise';

@@ -1,6 +1,6 @@
 import type { Caller } from '@/auth/tokens';
 import { uuidv7 } from '@/db/ids';
-import type { WebhookEndpointRow } from '@/db/schema';
+import type { WebhookEndpointRow } from '@/db/sqlite/schema';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';

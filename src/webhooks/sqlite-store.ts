@@ -1,7 +1,7 @@
 import { desc, eq, sql } from 'drizzle-orm';
 import { recordAudit } from '@/audit/sqlite-store';
-import type { Db, Tx } from '@/db/client';
-import { events, webhookDeliveries, webhookEndpoints } from '@/db/schema';
+import type { Db, Tx } from '@/db/sqlite/client';
+import { events, webhookDeliveries, webhookEndpoints } from '@/db/sqlite/schema';
 import type { StoredEvent } from '@/events/store';
 import { runNow, type Steps } from '@/kernel/steps';
 import { webhookOperations } from './operations';

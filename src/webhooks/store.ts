@@ -5,7 +5,7 @@ import type {
   WebhookEndpointRow,
   webhookDeliveries,
   webhookEndpoints,
-} from '@/db/schema';
+} from '@/db/sqlite/schema';
 import type { StoredEvent } from '@/events/store';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type {

@@ -1,9 +1,9 @@
 import type { SQL } from 'bun';
 import { and, desc, eq, lte, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
 import { pgDatabase } from '@/db/pg/client';
 import * as pg from '@/db/pg/schema';
-import { type JobRunRow, jobRuns } from '@/db/schema';
+import type { Db } from '@/db/sqlite/client';
+import { type JobRunRow, jobRuns } from '@/db/sqlite/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 
 /** Runs kept per job; older ones are pruned after every run. */

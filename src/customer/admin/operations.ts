@@ -1,7 +1,7 @@
 import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { Plan, PlanInput } from '@/customer/admin/schemas';
 import type { CustomerStore } from '@/customer/store';
-import type { PlanRow } from '@/db/schema';
+import type { PlanRow } from '@/db/sqlite/schema';
 import { fail, fieldError } from '@/kernel/errors';
 import { etagOfJson } from '@/kernel/etag';
 import type { MaybePromise } from '@/kernel/maybe-promise';

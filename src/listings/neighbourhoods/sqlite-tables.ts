@@ -1,4 +1,4 @@
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import { appendEvents } from '@/events/sqlite-outbox';
 import { runNow } from '@/kernel/steps';
 import { exec, many, one, writeTransaction } from '@/listings/sqlite-statements';

@@ -1,6 +1,6 @@
 import type { AuditContext, AuditEntry } from '@/audit/record';
 import type { Caller } from '@/auth/tokens';
-import type { PropertyRow } from '@/db/schema';
+import type { PropertyRow } from '@/db/sqlite/schema';
 import type { EventType } from '@/events/schemas';
 import type { NewEvent } from '@/events/store';
 import { fail, fieldError } from '@/kernel/errors';

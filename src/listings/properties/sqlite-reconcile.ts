@@ -1,4 +1,4 @@
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import { runNow } from '@/kernel/steps';
 import { exec, many, writeTransaction } from '@/listings/sqlite-statements';
 import {

@@ -1,5 +1,5 @@
 import { recordAudit } from '@/audit/sqlite-store';
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import { exec, many, one } from '../sqlite-statements';
 import { sqliteUnitTables } from '../units/sqlite-tables';
 import type { PropertyTables } from './operations';

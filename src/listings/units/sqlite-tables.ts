@@ -1,4 +1,4 @@
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import { appendEvents } from '@/events/sqlite-outbox';
 import type { PropertyRecord } from '@/listings/properties/representation';
 import { PROPERTY_BY_ID } from '@/listings/properties/sqlite-record';
