@@ -1,8 +1,8 @@
 import { afterEach, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readMigrations, serviceMigrations } from '@/db/migrations';
 import { migrationsFolder } from '@/db/sqlite/client';
-import { readMigrations, serviceMigrations } from '@/db/sqlite/migrate';
 import { embedded } from '@/kernel/embedded';
 
 afterEach(() => {

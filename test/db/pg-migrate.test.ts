@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { SQL } from 'bun';
+import { MigrationError, readMigrations } from '@/db/migrations';
 import {
   MIGRATION_LOCK_KEY,
   migratePostgres,
   PG_MIGRATIONS_TABLE,
   pgMigrationsFolder,
 } from '@/db/pg/migrate';
-import { MigrationError, readMigrations } from '@/db/sqlite/migrate';
 import {
   createTestDatabase,
   pgSuite,

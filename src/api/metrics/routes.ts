@@ -3,7 +3,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { identify } from '@/api/plugins/auth';
 import { listBackups } from '@/backups';
-import type { DatabaseSize } from '@/db/sqlite/health';
+import type { DatabaseSize } from '@/db/health';
 import { fail } from '@/kernel/errors';
 import type { OutboxCounts } from '@/mail/store';
 import { problemResponses } from '../raw-responses';

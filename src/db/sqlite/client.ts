@@ -2,8 +2,9 @@ import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
+import { readMigrations } from '@/db/migrations';
 import { ownerOnly } from './file-mode';
-import { applyMigrations, readMigrations } from './migrate';
+import { applyMigrations } from './migrate';
 import * as schema from './schema';
 import { mapWalIndex, useWalIndex } from './wal-index';
 
