@@ -1,4 +1,4 @@
-import type { Change } from '@/db/sqlite/change-feed';
+import type { Change } from '@/db/change-feed';
 
 /** Most tags remembered as changed; past it the cache drops every value and starts over. */
 const MAX_TAGS = 200_000;

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { SQL } from 'bun';
+import type { Change } from '@/db/change-feed';
 import { PostgresChangeFeed } from '@/db/pg/change-feed';
 import { ReadCache } from '@/db/read-cache';
-import type { Change } from '@/db/sqlite/change-feed';
 import { migratedDatabaseForSuite, pgSuite, postgresAvailable } from '../support/postgres';
 
 /**

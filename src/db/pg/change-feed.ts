@@ -1,5 +1,5 @@
 import type { SQL } from 'bun';
-import type { Change } from '@/db/sqlite/change-feed';
+import type { Change } from '@/db/change-feed';
 
 /** Rows read at most per look; a longer backlog (an import) drops every answer instead. */
 const MAX_BACKLOG = 4096;

@@ -1,11 +1,6 @@
 import type { Database, Statement } from 'bun:sqlite';
+import type { Change } from '@/db/change-feed';
 import { walIndexOf } from './wal-index';
-
-/** One row of `cache_changes`: a write to a table some cached answer is read from. */
-export interface Change {
-  topic: string;
-  key: string;
-}
 
 /** Rows read at most per look; a longer backlog (an import) drops every answer instead. */
 const MAX_BACKLOG = 4096;
