@@ -35,7 +35,8 @@ import type { UsageStore } from '@/usage/store';
 import { postgresWebhookStore } from '@/webhooks/postgres-store';
 import { sqliteWebhookStore } from '@/webhooks/sqlite-store';
 import type { WebhookStore } from '@/webhooks/store';
-import { type JobRunStore, postgresJobRuns, sqliteJobRuns } from '@/workers/job-runs';
+import { postgresJobRuns, sqliteJobRuns } from '@/workers/job-runs';
+import type { JobRunStore } from '@/workers/store';
 
 /** Every store of the service, on one database. */
 export interface Stores {

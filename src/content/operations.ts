@@ -1,4 +1,5 @@
 import type { AuditContext } from '@/audit/record';
+import type { PageTables } from '@/content/tables';
 import type { StaticPageRow } from '@/db/sqlite/schema';
 import type { StaticPageEventData } from '@/events/schemas';
 import type { NewEvent } from '@/events/store';
@@ -12,7 +13,6 @@ import type {
   AcceptedFile,
   ContentStore,
   ImportedPage,
-  PageTables,
   StaticPageValues,
   StaticPageWrite,
   WrittenPage,

@@ -1,11 +1,7 @@
 import { asc, eq, max, sql } from 'drizzle-orm';
 import { recordAudit } from '@/audit/sqlite-store';
-import {
-  type PlanOperation,
-  type PlanTables,
-  planAdministration,
-  toPlan,
-} from '@/customer/admin/operations';
+import { type PlanOperation, planAdministration, toPlan } from '@/customer/admin/operations';
+import type { PlanTables } from '@/customer/admin/tables';
 import type { Db, Tx } from '@/db/sqlite/client';
 import {
   employeeLimits,

@@ -39,18 +39,6 @@ export interface EventScope {
   limit: number;
 }
 
-/** The queries of one feed read, as each store answers them. */
-export interface FeedTables {
-  /** Events of `scope`, in id order, at most `scope.limit`. */
-  eventsAfter(scope: EventScope): MaybePromise<StoredEvent[]>;
-  /**
-   * The highest id pruning may have removed: events are pruned oldest
-   * first, so everything up to the oldest kept id (or, with none kept, up to
-   * the last id ever assigned) is gone.
-   */
-  prunedThrough(): MaybePromise<number>;
-}
-
 /** Reads one page of the feed; `EventStore.readEvents`. */
 export type ReadEvents = (caller: Caller, query: EventQuery) => MaybePromise<EventPage>;
 
