@@ -38,7 +38,7 @@ export interface WriteQueueOptions {
  * flush is pending are committed together, in submission order, in batches
  * of at most `maxBatch`; a batch runs on the next macrotask, or at once when
  * `maxBatch` writes are waiting and `flushNow()` allows it. `commit` is the
- * database's part (src/db/group-commit.ts on SQLite, `commitRunsApart` on
+ * database's part (src/db/sqlite/group-commit.ts on SQLite, `commitRunsApart` on
  * PostgreSQL); each promise settles with its write's outcome.
  */
 export class WriteQueue<Kind> {

@@ -7,6 +7,7 @@ import { type CombinableLater, commitRunsApart, WriteQueue } from '@/db/write-qu
 import { announcedAfter, appendEvents } from '@/events/postgres-outbox';
 import { holdsNul } from '@/kernel/nul';
 import { runLater } from '@/kernel/steps';
+import type { CreateTables } from '@/listings/properties/tables';
 import { createdEventsOf } from './events';
 import { listCountersOn } from './multi-listing-units/postgres-list';
 import { putNeighbourhood } from './neighbourhoods/operations';
@@ -15,7 +16,7 @@ import {
   postgresNeighbourhoodTables,
 } from './neighbourhoods/postgres-tables';
 import { type PlannedCreates, planCreates } from './properties/bulk';
-import { type CreateTables, createProperties } from './properties/create';
+import { createProperties } from './properties/create';
 import {
   feedPositionOn,
   listPropertiesOn,
