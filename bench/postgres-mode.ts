@@ -31,7 +31,10 @@
  *                              --instances 2 --redis-url redis://127.0.0.1:6379]
  *
  * `--pool-sizes 4,10,20` measures PostgreSQL once per pool size
- * (`POSTGRES_POOL_SIZE`) in every round.
+ * (`POSTGRES_POOL_SIZE`) in every round. `--only POST` keeps the
+ * measurements whose name holds that text (here the creates).
+ * `--postgres-cpu 1` pins the measured database's backends to that CPU
+ * after each warm-up (wrk's CPU on two cores), the server keeping CPU 0.
  *
  * `--instances 2` measures the scaled-out mode as well: every PostgreSQL
  * mode gets the Redis at `--redis-url` (a key prefix of its own each time),
@@ -55,7 +58,7 @@ import { TokenService } from '@/auth/tokens';
 import { CITY_IDS } from '@/listings/cities';
 import { PROPERTY_TYPES } from '@/listings/properties/schemas';
 import { CREATE_BODY, writePropertyIds } from './fixtures';
-import { postgresCpuSeconds, recreateDatabase } from './postgres';
+import { pinDatabaseBackends, postgresCpuSeconds, recreateDatabase } from './postgres';
 import {
   CLOCK_TICKS,
   cpuSeconds,
@@ -87,6 +90,8 @@ const { values } = parseArgs({
     },
     database: { type: 'string' },
     results: { type: 'string' },
+    only: { type: 'string' },
+    'postgres-cpu': { type: 'string' },
   },
 });
 
@@ -295,6 +300,9 @@ async function measure(
     scriptDir: workDir,
   });
   if (warmupSeconds > 0) await drive(warmupSeconds);
+  if (databaseUrl && values['postgres-cpu'] !== undefined) {
+    pinDatabaseBackends(databaseUrl, Number(values['postgres-cpu']));
+  }
   const postgresCpu = () => (databaseUrl ? postgresCpuSeconds(databaseUrl, CLOCK_TICKS) : 0);
   const serversCpu = () => serving.instances.reduce((sum, s) => sum + cpuSeconds(s.pid), 0);
   const proxyCpu = () => (serving.proxy ? cpuSeconds(serving.proxy.pid) : 0);
@@ -431,9 +439,9 @@ async function main() {
   await Bun.write(listFile, `${rotatingPaths.join('\n')}\n`);
   const ids = writePropertyIds(seededPath, idFile);
   console.log(
-    `bench: ${ids.count.toLocaleString('en')} properties, ${seconds} s a measurement, ${connections} connections, server${scaledOut ? `s and proxy` : ''} on CPU ${SERVER_CPU}, wrk on CPU ${LOAD_CPU}, PostgreSQL${scaledOut ? ' and Redis' : ''} unpinned`,
+    `bench: ${ids.count.toLocaleString('en')} properties, ${seconds} s a measurement, ${connections} connections, server${scaledOut ? `s and proxy` : ''} on CPU ${SERVER_CPU}, wrk on CPU ${LOAD_CPU}, PostgreSQL ${values['postgres-cpu'] === undefined ? 'unpinned' : `backends on CPU ${values['postgres-cpu']}`}${scaledOut ? ', Redis unpinned' : ''}`,
   );
-  const measurements: Measurement[] = [
+  const allMeasurements: Measurement[] = [
     {
       name: 'GET /listings/properties/{id}, uniform',
       path: `/listings/properties/${ids.first}`,
@@ -459,6 +467,7 @@ async function main() {
       ),
     },
   ];
+  const measurements = allMeasurements.filter((m) => m.name.includes(values.only ?? ''));
   const modes = modesOfRun();
   const figures = new Map<string, Measured[][]>(modes.map((mode) => [mode.name, []]));
   const checks = new Map<string, CountCheck[]>(modes.map((mode) => [mode.name, []]));

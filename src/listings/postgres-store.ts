@@ -36,6 +36,15 @@ import { postgresUnitTables } from './units/postgres-tables';
 const CHUNK = 500;
 
 /**
+ * Create transactions under way at once from this instance. Creates wait
+ * on one another's locks (the owner's, the events append's) to COMMIT, so
+ * more transactions only hold more pool connections idle, each with a few
+ * creates: two keep one committing while the next prepares, and every
+ * create arriving meanwhile joins the next batch (up to `MAX_BATCH`).
+ */
+const CREATE_TRANSACTIONS = 2;
+
+/**
  * Inserts the planned rows and answers them as GET renders them: in one
  * statement returning the properties where the rows go as JSON
  * (`insertAllReturning`), else a statement per table and chunk, then a
@@ -105,7 +114,7 @@ const postgresCreateTables = (tx: PgTx): CreateTables => {
  */
 export function postgresListingsStore(client: SQL): ListingsStore {
   const db = pgDatabase(client);
-  const creates = new WriteQueue(commitRunsApart);
+  const creates = new WriteQueue(commitRunsApart, { maxInFlight: CREATE_TRANSACTIONS });
   const kindFor = kindPerQuota((quota): CombinableLater<QuotaCreate, string> => {
     const createAll = (inputs: readonly QuotaCreate[]) =>
       announcedAfter(db, (tx) =>
