@@ -2,7 +2,7 @@ import { chooseVariant } from '@/content/language';
 import { toStaticPage } from '@/content/representation';
 import type { PublishedFilter, StaticPageSummary } from '@/content/schemas';
 import type { ReadCache } from '@/db/read-cache';
-import type { StaticPageRow } from '@/db/schema';
+import type { StaticPageRow } from '@/db/sqlite/schema';
 import { etagOfText } from '@/kernel/etag';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { type Utf8, utf8 } from '@/kernel/utf8';

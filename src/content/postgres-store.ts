@@ -1,13 +1,14 @@
 import type { SQL } from 'bun';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { auditRowOf } from '@/audit/record';
+import type { PageTables } from '@/content/tables';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { auditEvents, staticPages } from '@/db/pg/schema';
 import { announcedAfter, appendEvents } from '@/events/postgres-outbox';
 import { runLater, type Steps } from '@/kernel/steps';
 import { pageWrites } from './operations';
 import { entryColumnsOf, summaryColumnsOf, toEntry, toSummary } from './representation';
-import type { ContentStore, PageTables } from './store';
+import type { ContentStore } from './store';
 
 const ofSlugAndLanguage = (slug: string, language: string) =>
   and(eq(staticPages.slug, slug), eq(staticPages.language, language));

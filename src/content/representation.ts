@@ -1,5 +1,5 @@
 import type { StaticPage, StaticPageEntry, StaticPageSummary } from '@/content/schemas';
-import type { StaticPageRow } from '@/db/schema';
+import type { StaticPageRow } from '@/db/sqlite/schema';
 
 /** The default language: step three of the choice, after `?language=` and Accept-Language. */
 export const DEFAULT_LANGUAGE = 'en';

@@ -1,14 +1,15 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { recordAudit } from '@/audit/sqlite-store';
-import type { Db, DbOrTx } from '@/db/client';
-import { type StaticPageRow, staticPages } from '@/db/schema';
-import { readSnapshot } from '@/db/snapshot';
+import type { PageTables } from '@/content/tables';
+import type { Db, DbOrTx } from '@/db/sqlite/client';
+import { type StaticPageRow, staticPages } from '@/db/sqlite/schema';
+import { readSnapshot } from '@/db/sqlite/snapshot';
 import { announcedAfter, appendEvent } from '@/events/sqlite-outbox';
 import { runNow, type Steps } from '@/kernel/steps';
 import { pageWrites, upsertPage } from './operations';
 import { entryColumnsOf, summaryColumnsOf, toEntry, toSummary } from './representation';
 import type { StaticPageSummary } from './schemas';
-import type { ContentStore, PageTables, StaticPageWrite, WrittenPage } from './store';
+import type { ContentStore, StaticPageWrite, WrittenPage } from './store';
 
 /** Prepared once per database handle: these run on every uncached read. */
 const prepared = new WeakMap<Db, ReturnType<typeof prepare>>();

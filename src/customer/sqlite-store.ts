@@ -1,21 +1,17 @@
 import { asc, eq, max, sql } from 'drizzle-orm';
 import { recordAudit } from '@/audit/sqlite-store';
-import {
-  type PlanOperation,
-  type PlanTables,
-  planAdministration,
-  toPlan,
-} from '@/customer/admin/operations';
-import type { Db, Tx } from '@/db/client';
+import { type PlanOperation, planAdministration, toPlan } from '@/customer/admin/operations';
+import type { PlanTables } from '@/customer/admin/tables';
+import type { Db, Tx } from '@/db/sqlite/client';
 import {
   employeeLimits,
   planAssignments,
   plans,
   type TransactionRow,
   transactions,
-} from '@/db/schema';
-import { readSnapshot } from '@/db/snapshot';
-import { type Bindings, Conditions } from '@/db/where';
+} from '@/db/sqlite/schema';
+import { readSnapshot } from '@/db/sqlite/snapshot';
+import { type Bindings, Conditions } from '@/db/sqlite/where';
 import { runNow } from '@/kernel/steps';
 import { sqliteWindowPersistence } from '@/rate-limit/window-persistence';
 import type { CustomerStore, TransactionListing } from './store';

@@ -1,6 +1,6 @@
 import type { AuditContext } from '@/audit/record';
 import type { Plan, PlanInput } from '@/customer/admin/schemas';
-import type { TransactionRow, transactions } from '@/db/schema';
+import type { TransactionRow, transactions } from '@/db/sqlite/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { LimiterRecords } from '@/rate-limit/limiter';
 import type { TransactionFilter } from './transactions/schemas';

@@ -1,15 +1,16 @@
-import type { Db } from '@/db/client';
-import { type Combinable, groupCommitOf } from '@/db/group-commit';
 import type { ReadCache } from '@/db/read-cache';
+import type { Db } from '@/db/sqlite/client';
+import { type Combinable, groupCommitOf } from '@/db/sqlite/group-commit';
 import { appendEvents } from '@/events/sqlite-outbox';
 import { runNow } from '@/kernel/steps';
+import type { CreateTables } from '@/listings/properties/tables';
 import { listCounters } from './multi-listing-units/sqlite-list';
 import {
   findNeighbourhood,
   listNeighbourhoods,
   putNeighbourhoodOnSqlite,
 } from './neighbourhoods/sqlite-tables';
-import { type CreateTables, createProperties } from './properties/create';
+import { createProperties } from './properties/create';
 import type { PropertyRecord } from './properties/representation';
 import { insertPlanned, insertPropertiesBulk } from './properties/sqlite-bulk';
 import { feedPositionOf, listProperties } from './properties/sqlite-list-page';

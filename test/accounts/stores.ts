@@ -3,11 +3,11 @@ import { SQL } from 'bun';
 import { asc } from 'drizzle-orm';
 import { postgresAccountStore } from '@/accounts/postgres-store';
 import type { AccountStore, NewUser } from '@/accounts/store';
-import type { Db } from '@/db/client';
 import { type PgDb, pgDatabase } from '@/db/pg/client';
 import { migratePostgres } from '@/db/pg/migrate';
 import * as pg from '@/db/pg/schema';
-import { type AuditAction, type AuditEventRow, auditEvents, users } from '@/db/schema';
+import type { Db } from '@/db/sqlite/client';
+import { type AuditAction, type AuditEventRow, auditEvents, users } from '@/db/sqlite/schema';
 import { postgresMailOutbox } from '@/mail/postgres-store';
 import type { MailOutboxStore } from '@/mail/store';
 import {

@@ -3,7 +3,7 @@ import type { PgDb, PgTx } from '@/db/pg/client';
 import { neighbourhoods, properties } from '@/db/pg/schema';
 import { appendEvents } from '@/events/postgres-outbox';
 import { holdsNul } from '@/kernel/nul';
-import type { NeighbourhoodTables } from './operations';
+import type { NeighbourhoodTables } from '@/listings/neighbourhoods/tables';
 import type { Neighbourhood, NeighbourhoodBody } from './schemas';
 
 /** GET /neighbourhoods[?cityId=] on PostgreSQL: the catalogue, by city then name. */

@@ -1,8 +1,9 @@
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import { appendEvents } from '@/events/sqlite-outbox';
 import { runNow } from '@/kernel/steps';
+import type { NeighbourhoodTables } from '@/listings/neighbourhoods/tables';
 import { exec, many, one, writeTransaction } from '@/listings/sqlite-statements';
-import { type NeighbourhoodTables, putNeighbourhood } from './operations';
+import { putNeighbourhood } from './operations';
 import type { Neighbourhood, NeighbourhoodBody } from './schemas';
 
 /** GET /neighbourhoods[?cityId=] on SQLite: the catalogue, by city then name. */
