@@ -7,7 +7,7 @@ import { auditEvents, staticPages } from '@/db/pg/schema';
 import { announcedAfter, appendEvents } from '@/events/postgres-outbox';
 import { runLater, type Steps } from '@/kernel/steps';
 import { pageWrites } from './operations';
-import { summaryColumnsOf, toSummary } from './representation';
+import { entryColumnsOf, summaryColumnsOf, toEntry, toSummary } from './representation';
 import type { ContentStore } from './store';
 
 const ofSlugAndLanguage = (slug: string, language: string) =>
@@ -86,6 +86,21 @@ export function postgresContentStore(client: SQL): ContentStore {
         .where(eq(staticPages.published, true))
         .orderBy(asc(staticPages.id));
       return rows.map(toSummary);
+    },
+    // Awaited here: a drizzle query is a thenable, not the Promise `whenReady` waits for.
+    async everyVariant(slug) {
+      return await db
+        .select()
+        .from(staticPages)
+        .where(eq(staticPages.slug, slug))
+        .orderBy(asc(staticPages.id));
+    },
+    async listEvery() {
+      const rows = await db
+        .select(entryColumnsOf(staticPages))
+        .from(staticPages)
+        .orderBy(asc(staticPages.id));
+      return rows.map(toEntry);
     },
     ...pageWrites(run),
   };

@@ -7,7 +7,7 @@ import { readSnapshot } from '@/db/sqlite/snapshot';
 import { announcedAfter, appendEvent } from '@/events/sqlite-outbox';
 import { runNow, type Steps } from '@/kernel/steps';
 import { pageWrites, upsertPage } from './operations';
-import { summaryColumnsOf, toSummary } from './representation';
+import { entryColumnsOf, summaryColumnsOf, toEntry, toSummary } from './representation';
 import type { StaticPageSummary } from './schemas';
 import type { ContentStore, StaticPageWrite, WrittenPage } from './store';
 
@@ -110,6 +110,7 @@ export function sqliteContentStore(db: Db) {
   const reads = {
     publishedVariants: (slug: string) => findPublishedVariants(db, slug),
     listPublished: () => listPublished(db),
+
     // One read transaction: the pages and the list agree.
     everyPublished: () =>
       readSnapshot(db.$client, () => ({ rows: findAllPublished(db), list: listPublished(db) })),
@@ -118,6 +119,21 @@ export function sqliteContentStore(db: Db) {
     ...reads,
     // The change-log triggers tell the read cache of every write to static_pages.
     cacheable: reads,
+    // Employees' reads of drafts: rare, never cached.
+    everyVariant: (slug: string) =>
+      db
+        .select()
+        .from(staticPages)
+        .where(eq(staticPages.slug, slug))
+        .orderBy(asc(staticPages.id))
+        .all(),
+    listEvery: () =>
+      db
+        .select(entryColumnsOf(staticPages))
+        .from(staticPages)
+        .orderBy(asc(staticPages.id))
+        .all()
+        .map(toEntry),
     ...pageWrites(run),
   } satisfies ContentStore;
 }

@@ -1,5 +1,5 @@
 import type { AuditContext } from '@/audit/record';
-import type { StaticPageFile, StaticPageSummary } from '@/content/schemas';
+import type { StaticPageEntry, StaticPageFile, StaticPageSummary } from '@/content/schemas';
 import type { StaticPageRow, staticPages } from '@/db/sqlite/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 
@@ -47,6 +47,10 @@ export interface ContentStore {
   publishedVariants(slug: string): MaybePromise<StaticPageRow[]>;
   /** GET /content/static-pages/: published pages in id order. */
   listPublished(): MaybePromise<StaticPageSummary[]>;
+  /** Every language version of one slug, published or not, lowest id first (never cached). */
+  everyVariant(slug: string): MaybePromise<StaticPageRow[]>;
+  /** Every page, published or not, with its state, in id order (never cached). */
+  listEvery(): MaybePromise<StaticPageEntry[]>;
   /**
    * The same reads at once, present only where the read cache is told of
    * every write that changes their answers (SQLite's change-log triggers):

@@ -154,6 +154,10 @@ export function postgresCustomerStore(client: SQL): CustomerStore {
     async listPlans() {
       return (await db.select().from(plans).orderBy(asc(plans.id))).map(toPlan);
     },
+    async findPlan(id) {
+      const [row] = await db.select().from(plans).where(eq(plans.id, id));
+      return row && toPlan(row);
+    },
     ...planAdministration(run),
     async customerPlan(sub) {
       const [found] = await planOf.execute({ sub });

@@ -136,6 +136,10 @@ export function sqliteCustomerStore(db: Db) {
       return rows.length;
     },
     listPlans: () => db.select().from(plans).orderBy(asc(plans.id)).all().map(toPlan),
+    findPlan(id) {
+      const row = db.select().from(plans).where(eq(plans.id, id)).get();
+      return row && toPlan(row);
+    },
     ...planAdministration(run),
     customerPlan: (sub) => planQuery.get({ sub })?.plan,
     employeeLimit: (sub) => employeeQuery.get({ sub })?.perMinute,

@@ -36,6 +36,8 @@ export interface CustomerStore extends LimiterRecords {
   importTransactions(rows: readonly NewTransaction[]): MaybePromise<number>;
   /** Stored plans only, by id; the built-in Standard and Employee plans cannot be edited. */
   listPlans(): MaybePromise<Plan[]>;
+  /** One stored plan, undefined when there is none. */
+  findPlan(id: number): MaybePromise<Plan | undefined>;
   createPlan(input: PlanInput, audit: AuditContext): MaybePromise<Plan>;
   /** `ifMatch`: the plan's ETag (or *), else 412 and nothing written. */
   updatePlan(

@@ -12,6 +12,7 @@ import { createdEventsOf } from './events';
 import { listCountersOn } from './multi-listing-units/postgres-list';
 import { putNeighbourhood } from './neighbourhoods/operations';
 import {
+  findNeighbourhoodOn,
   listNeighbourhoodsOn,
   postgresNeighbourhoodTables,
 } from './neighbourhoods/postgres-tables';
@@ -144,6 +145,7 @@ export function postgresListingsStore(client: SQL): ListingsStore {
       (operation) => announcedAfter(db, (tx) => runLater(operation(postgresUnitTables(tx, true)))),
     ),
     listNeighbourhoods: (cityId) => listNeighbourhoodsOn(db, cityId),
+    neighbourhood: (id) => findNeighbourhoodOn(db, id),
     async putNeighbourhood(id, body, now, ifMatch) {
       await announcedAfter(db, (tx) =>
         runLater(putNeighbourhood(postgresNeighbourhoodTables(tx), id, body, now, ifMatch)),

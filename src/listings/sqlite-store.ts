@@ -5,7 +5,11 @@ import { appendEvents } from '@/events/sqlite-outbox';
 import { runNow } from '@/kernel/steps';
 import type { CreateTables } from '@/listings/properties/tables';
 import { listCounters } from './multi-listing-units/sqlite-list';
-import { listNeighbourhoods, putNeighbourhoodOnSqlite } from './neighbourhoods/sqlite-tables';
+import {
+  findNeighbourhood,
+  listNeighbourhoods,
+  putNeighbourhoodOnSqlite,
+} from './neighbourhoods/sqlite-tables';
 import { createProperties } from './properties/create';
 import type { PropertyRecord } from './properties/representation';
 import { insertPlanned, insertPropertiesBulk } from './properties/sqlite-bulk';
@@ -71,6 +75,7 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
       (operation) => writeTransaction(db, () => runNow(operation(tables))),
     ),
     listNeighbourhoods: (cityId) => listNeighbourhoods(db, cityId),
+    neighbourhood: (id) => findNeighbourhood(db, id),
     putNeighbourhood: (id, body, now, ifMatch) =>
       putNeighbourhoodOnSqlite(db, id, body, now, ifMatch),
     writeProperty: (operation) => writeTransaction(db, () => runNow(operation(tables))),

@@ -21,6 +21,19 @@ export async function listNeighbourhoodsOn(
   return rows as Neighbourhood[];
 }
 
+/** GET /neighbourhoods/{id} on PostgreSQL: one entry, undefined when there is none. */
+export async function findNeighbourhoodOn(
+  db: PgDb,
+  id: string,
+): Promise<Neighbourhood | undefined> {
+  const [row] = await db
+    .select({ id: neighbourhoods.id, cityId: neighbourhoods.cityId, name: neighbourhoods.name })
+    .from(neighbourhoods)
+    .where(eq(neighbourhoods.id, id));
+  // City ids are written through the CityId schema only.
+  return row as Neighbourhood | undefined;
+}
+
 /** The catalogue queries inside one PostgreSQL transaction (READ COMMITTED). */
 export const postgresNeighbourhoodTables = (tx: PgTx): NeighbourhoodTables => ({
   async entry(id) {

@@ -17,6 +17,14 @@ export function listNeighbourhoods(db: Db, cityId: string | undefined): Neighbou
   );
 }
 
+/** GET /neighbourhoods/{id} on SQLite: one entry, undefined when there is none. */
+export const findNeighbourhood = (db: Db, id: string): Neighbourhood | undefined =>
+  one<Neighbourhood>(
+    db,
+    'SELECT id, city_id AS cityId, name FROM neighbourhoods WHERE id = ?',
+    id,
+  ) ?? undefined;
+
 /** The catalogue queries on SQLite, inside the write's transaction. */
 export const sqliteNeighbourhoodTables = (db: Db): NeighbourhoodTables => ({
   entry: (id) =>
