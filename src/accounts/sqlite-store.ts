@@ -1,6 +1,6 @@
 import { asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/operations';
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import {
   passkeys,
   passwordResets,
@@ -8,7 +8,7 @@ import {
   tokenCutoffs,
   users,
   webauthnChallenges,
-} from '@/db/schema';
+} from '@/db/sqlite/schema';
 import { runNow } from '@/kernel/steps';
 import { normalizeEmail } from './email';
 import { emailLinkOperations } from './email-link-operations';

@@ -1,5 +1,5 @@
 import type { TokenCutoff } from '@/auth/tokens';
-import type { Passkey, PasswordReset, Session, User } from '@/db/schema';
+import type { Passkey, PasswordReset, Session, User } from '@/db/sqlite/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { EmailLinkOperations } from './email-link-operations';
 import type { FailureLedger } from './guessing';

@@ -1,9 +1,11 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { routeQuery } from '@/api/request/query';
+import { fail } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
 import { neighbourhoodETag } from '@/listings/neighbourhoods/operations';
 import {
+  Neighbourhood,
   NeighbourhoodBody,
   NeighbourhoodList,
   NeighbourhoodParams,
@@ -15,6 +17,7 @@ import { NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: neighbourhoods'];
 const neighbourhoodQuery = routeQuery(NeighbourhoodQuery);
+const notFoundDetail = (id: string) => `Neighbourhood "${id}" was not found`;
 
 /** The neighbourhood catalogue `{id, cityId, name}`: anyone with a token reads, employees write. */
 export const neighbourhoodRoutes = ({ stores: { listings }, clock, auth, writes }: ApiDeps) => {
@@ -33,6 +36,27 @@ export const neighbourhoodRoutes = ({ stores: { listings }, clock, auth, writes 
         detail: {
           operationId: 'listNeighbourhoods',
           summary: 'List the neighbourhood catalogue',
+          tags,
+        },
+      },
+    )
+    .get(
+      '/neighbourhoods/:id',
+      ({ params: { id }, set }) =>
+        whenReady(listings.neighbourhood(id), (entry) => {
+          if (!entry) throw fail('neighbourhood.not_found', { detail: notFoundDetail(id) });
+          // The tag a PUT's If-Match names: an editor holds it from the moment it opens the entry.
+          set.headers.etag = neighbourhoodETag(entry);
+          return entry;
+        }),
+      {
+        ...requires.any,
+        params: NeighbourhoodParams,
+        response: { 200: withETag(Neighbourhood), ...problems(400, 401, 404) },
+        detail: {
+          operationId: 'getNeighbourhood',
+          summary: 'Read one neighbourhood',
+          description: 'Carries the ETag a PUT of the entry takes as If-Match.',
           tags,
         },
       },
