@@ -1,9 +1,8 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
-import { searchOf } from '@/api/request/url';
+import { routeQuery } from '@/api/request/query';
 import { fail } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
-import { parseListQuery } from '@/kernel/query';
 import { neighbourhoodETag } from '@/listings/neighbourhoods/operations';
 import {
   Neighbourhood,
@@ -13,11 +12,11 @@ import {
   NeighbourhoodQuery,
 } from '@/listings/neighbourhoods/schemas';
 import { ifMatchHeaders, withETag } from '../../docs/headers';
-import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
 import { NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: neighbourhoods'];
+const neighbourhoodQuery = routeQuery(NeighbourhoodQuery);
 const notFoundDetail = (id: string) => `Neighbourhood "${id}" was not found`;
 
 /** The neighbourhood catalogue `{id, cityId, name}`: anyone with a token reads, employees write. */
@@ -27,16 +26,12 @@ export const neighbourhoodRoutes = ({ stores: { listings }, clock, auth, writes 
     .use(writes)
     .get(
       '/neighbourhoods',
-      ({ request }) => {
-        const shape = { scalars: ['cityId'], arrays: [] };
-        const query = parseListQuery(searchOf(request.url), shape, NeighbourhoodQuery);
-        return whenReady(listings.listNeighbourhoods(query.cityId), (neighbourhoods) => ({
-          neighbourhoods,
-        }));
-      },
+      neighbourhoodQuery.handle(({ cityId }) =>
+        whenReady(listings.listNeighbourhoods(cityId), (neighbourhoods) => ({ neighbourhoods })),
+      ),
       {
         ...requires.any,
-        query: documentedQuery(NeighbourhoodQuery),
+        query: neighbourhoodQuery.documented,
         response: { 200: NeighbourhoodList, ...problems(400, 401) },
         detail: {
           operationId: 'listNeighbourhoods',
