@@ -2,7 +2,7 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'sqlite',
-  schema: './src/db/schema/index.ts',
+  schema: './src/db/sqlite/schema/index.ts',
   out: './migrations',
   casing: 'snake_case',
 });

@@ -7,7 +7,7 @@
 import { Database } from 'bun:sqlite';
 import { createService } from '@/app';
 import { parseConfig } from '@/config';
-import { openDatabase } from '@/db/client';
+import { openDatabase } from '@/db/sqlite/client';
 import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
 import { BENCH_SECRET } from './seeded-file';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createService } from '@/app';
 import { parseConfig } from '@/config';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
 import { makePage } from '../test/content/factory';

@@ -20,7 +20,7 @@ import { insertUser } from '@/accounts/users';
 import { createService } from '@/app';
 import { toolContext } from '@/audit/record';
 import { parseConfig } from '@/config';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
 

@@ -69,6 +69,29 @@ export function postgresCpuSeconds(url: string, clockTicks: number): number {
 }
 
 /**
+ * Pins the backends of the database `url` names to `cpu` (`taskset -p`),
+ * told apart by their process titles as `postgresCpuSeconds` does; the
+ * server's shared processes (WAL writer, checkpointer) stay unpinned. A
+ * backend started later (a pool connection opened after this) is not pinned.
+ */
+export function pinDatabaseBackends(url: string, cpu: number): number {
+  const database = decodeURIComponent(new URL(url).pathname.slice(1));
+  let pinned = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (!title.startsWith('postgres: ') || !title.includes(` ${database} `)) continue;
+    } catch {
+      continue; // ended since the listing
+    }
+    const set = Bun.spawnSync(['taskset', '-p', '-c', String(cpu), entry], { stdout: 'ignore' });
+    if (set.exitCode === 0) pinned++;
+  }
+  return pinned;
+}
+
+/**
  * A count of the commands the Redis at `url` has processed, all clients
  * together (Redis 7.0 keeps no count per client): with nothing else using
  * it, the round trips the instances made. The counter's own INFO

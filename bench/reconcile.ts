@@ -12,7 +12,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TokenService } from '@/auth/tokens';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import { seedProperties, withBulkLoadSettings } from '../scripts/seed';
 import { tempDir } from '../test/support/harness';
 import { SERVICE_COMMAND } from './service-command';

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { preparePage } from '@/content/cache';
 import { importStaticPages } from '@/content/import';
 import { findPublishedVariants, sqliteContentStore } from '@/content/sqlite-store';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import { tempDir } from '../test/support/harness';
 
 const { values } = parseArgs({

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { BackupError, createBackup, pruneBackups } from '@/backups';
-import { openDatabase } from '@/db/client';
+import { openDatabase } from '@/db/sqlite/client';
 import { command, fail, loadConfig } from './cli';
 import { backupCommand } from './commands';
 import { refuseOnPostgres } from './database';

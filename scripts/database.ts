@@ -8,10 +8,10 @@
  */
 import type { SQL } from 'bun';
 import { parseDatabaseSettings } from '@/config';
-import { type Db, migrateDatabase, openDatabase } from '@/db/client';
 import { openPostgres, whereOf } from '@/db/pg/connection';
 import { preparePostgres } from '@/db/pg/migrate';
 import { ReadCache } from '@/db/read-cache';
+import { type Db, migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import { postgresStores, type Stores, sqliteStores } from '@/stores';
 import { configOrFail, fail } from './cli';
 

@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { BackupError, restoreDatabase, UpgradeError, upgradeDatabase } from '@/backups';
-import { migrationsFolder, openDatabase } from '@/db/client';
-import { databaseFiles } from '@/db/file-mode';
-import { readMigrations } from '@/db/migrate';
+import { readMigrations } from '@/db/migrations';
+import { migrationsFolder, openDatabase } from '@/db/sqlite/client';
+import { databaseFiles } from '@/db/sqlite/file-mode';
 import { copyFromReplica, forgetReplicationState } from '@/replication';
 import { command, fail, loadConfig } from './cli';
 import { restoreCommand } from './commands';

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { importStaticPages } from '@/content/import';
 import { sqliteContentStore } from '@/content/sqlite-store';
-import { type Db, migrateDatabase, openDatabase } from '@/db/client';
+import { type Db, migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import { CITY_IDS, type CityId } from '@/listings/cities';
 import type { BulkPropertyInput, BulkUnitFeature, BulkUnitInput } from '@/listings/properties/bulk';
 import { MAX_UNITS, type PropertyType } from '@/listings/properties/schemas';

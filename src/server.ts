@@ -4,12 +4,12 @@ import { createService } from '@/app';
 import { TOKEN_CUTOFF_RELOAD_MS } from '@/auth/revocation';
 import { UpgradeError, upgradeDatabase } from '@/backups';
 import { type Config, parseDatabaseSettings } from '@/config';
-import { leaveCheckpointsToLitestream, startCheckpointer } from '@/db/checkpointer';
-import { type Db, isPlainFile, migrationsFolder, openDatabase } from '@/db/client';
-import { flushGroupCommit, groupCommitOf } from '@/db/group-commit';
-import { serviceMigrations } from '@/db/migrate';
+import { serviceMigrations } from '@/db/migrations';
 import { openPostgres, whereOf } from '@/db/pg/connection';
 import { preparePostgres } from '@/db/pg/migrate';
+import { leaveCheckpointsToLitestream, startCheckpointer } from '@/db/sqlite/checkpointer';
+import { type Db, isPlainFile, migrationsFolder, openDatabase } from '@/db/sqlite/client';
+import { flushGroupCommit, groupCommitOf } from '@/db/sqlite/group-commit';
 import { type AppDeps, buildDeps } from '@/deps';
 import { releaseWaits } from '@/events/signal';
 import { embedded } from '@/kernel/embedded';
@@ -93,7 +93,7 @@ async function start(config: Config, underLitestream: boolean) {
   const db = databaseUrl === undefined ? await openSqlite() : undefined;
   const postgres = databaseUrl === undefined ? undefined : await openPostgresDatabase(databaseUrl);
   // WAL checkpoints on a thread of their own, not in the COMMIT of a request
-  // (src/db/checkpointer.ts); under Litestream, by Litestream.
+  // (src/db/sqlite/checkpointer.ts); under Litestream, by Litestream.
   if (db && config.replica) leaveCheckpointsToLitestream(db.$client);
   const checkpointer =
     db && isPlainFile(config.databasePath) && !config.replica

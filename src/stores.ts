@@ -12,10 +12,11 @@ import type { ContentStore } from '@/content/store';
 import { postgresCustomerStore } from '@/customer/postgres-store';
 import { sqliteCustomerStore } from '@/customer/sqlite-store';
 import type { CustomerStore } from '@/customer/store';
-import type { Db } from '@/db/client';
-import { type DatabaseHealth, sqliteHealth } from '@/db/health';
+import type { DatabaseHealth } from '@/db/health';
 import { postgresHealth } from '@/db/pg/health';
 import type { ReadCache } from '@/db/read-cache';
+import type { Db } from '@/db/sqlite/client';
+import { sqliteHealth } from '@/db/sqlite/health';
 import { postgresEventStore } from '@/events/postgres-store';
 import { sqliteEventStore } from '@/events/sqlite-store';
 import type { EventStore } from '@/events/store';
@@ -34,7 +35,8 @@ import type { UsageStore } from '@/usage/store';
 import { postgresWebhookStore } from '@/webhooks/postgres-store';
 import { sqliteWebhookStore } from '@/webhooks/sqlite-store';
 import type { WebhookStore } from '@/webhooks/store';
-import { type JobRunStore, postgresJobRuns, sqliteJobRuns } from '@/workers/job-runs';
+import { postgresJobRuns, sqliteJobRuns } from '@/workers/job-runs';
+import type { JobRunStore } from '@/workers/store';
 
 /** Every store of the service, on one database. */
 export interface Stores {

@@ -49,13 +49,13 @@ describe('layer check', () => {
       '/repo',
       RULES,
       new Map([
-        ['src/kernel/steps.ts', "import type { Db } from '@/db/client';\n"],
-        ['src/db/health.ts', "import type { MaybePromise } from '@/rate-limit/store';\n"],
+        ['src/kernel/steps.ts', "import type { Db } from '@/db/sqlite/client';\n"],
+        ['src/db/sqlite/health.ts', "import type { MaybePromise } from '@/rate-limit/store';\n"],
       ]),
     );
     expect(findings.map(({ file, rule }) => [file, rule])).toEqual([
       [
-        'src/db/health.ts',
+        'src/db/sqlite/health.ts',
         'src/db may not import src/rate-limit (src/db may import: `src/kernel/`)',
       ],
       [
@@ -154,5 +154,26 @@ describe('names of the tables ports', () => {
     }
     expect(seen).toBeGreaterThan(10);
     expect(misnamed).toEqual([]);
+  });
+
+  /** A port: an interface (or type) named `…Tables` (queries inside one transaction) or `…Store`. */
+  const PORT = /^export (?:interface|type) (\w+?(Tables|Store))\b/gm;
+
+  test("a tables port is declared in its folder's tables.ts, a store in its store.ts", () => {
+    const misplaced: string[] = [];
+    const seen = { Tables: 0, Store: 0 };
+    for (const path of new Bun.Glob('src/**/*.ts').scanSync({ cwd: REPOSITORY })) {
+      const text = readFileSync(join(REPOSITORY, path), 'utf8');
+      for (const [, name, role] of text.matchAll(PORT)) {
+        const kind = role as keyof typeof seen;
+        seen[kind]++;
+        const home = kind === 'Tables' ? 'tables.ts' : 'store.ts';
+        if (path.split('/').at(-1) !== home)
+          misplaced.push(`${path}: ${name} (belongs in ${home})`);
+      }
+    }
+    expect(seen.Tables).toBeGreaterThan(10);
+    expect(seen.Store).toBeGreaterThan(10);
+    expect(misplaced).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import type { AuditContext } from '@/audit/record';
-import type { Session } from '@/db/schema';
+import type { Session } from '@/db/sqlite/schema';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import type { SessionSummary } from './schemas';
 import { hashOf, publicSessionIdOf } from './sessions';

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { WebauthnChallenge } from '@/db/schema';
+import type { WebauthnChallenge } from '@/db/sqlite/schema';
 import { normalizeEmail } from './email';
 
 /** Each WebAuthn challenge is single-use and expires after 5 minutes. */

@@ -1,5 +1,5 @@
 import type { AuditContext, AuditEntry } from '@/audit/record';
-import type { EmailLink } from '@/db/schema';
+import type { EmailLink } from '@/db/sqlite/schema';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { step } from '@/kernel/steps';

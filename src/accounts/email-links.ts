@@ -1,6 +1,6 @@
 import type { AuditContext } from '@/audit/record';
 import type { TokenRevocation } from '@/auth/revocation';
-import type { EmailLink, User } from '@/db/schema';
+import type { EmailLink, User } from '@/db/sqlite/schema';
 import { fail, fieldError } from '@/kernel/errors';
 import { outboxRowOf } from '@/mail/operations';
 import type { MailLanguage } from '@/mail/templates';

@@ -1,6 +1,6 @@
 import type { AuditContext } from '@/audit/record';
 import type { TokenCutoff } from '@/auth/tokens';
-import type { User } from '@/db/schema';
+import type { User } from '@/db/sqlite/schema';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { step } from '@/kernel/steps';

@@ -1,7 +1,7 @@
 import type { AuditContext } from '@/audit/record';
 import type { AdminAuditPage, AuditPage } from '@/audit/schemas';
 import type { TokenRevocation } from '@/auth/revocation';
-import type { User } from '@/db/schema';
+import type { User } from '@/db/sqlite/schema';
 import { fail } from '@/kernel/errors';
 import {
   accountCounter,

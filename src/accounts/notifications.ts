@@ -1,5 +1,5 @@
 import type { AuditContext } from '@/audit/record';
-import type { User } from '@/db/schema';
+import type { User } from '@/db/sqlite/schema';
 import { step } from '@/kernel/steps';
 import { type MailNotificationKind, type Notice, notificationMail } from '@/mail/notifications';
 import type { MailData } from '@/mail/render';

@@ -1,5 +1,5 @@
 import { type AuditContext, type AuditEntry, actingAs } from '@/audit/record';
-import type { Passkey, User } from '@/db/schema';
+import type { Passkey, User } from '@/db/sqlite/schema';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { step } from '@/kernel/steps';

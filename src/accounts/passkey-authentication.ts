@@ -4,7 +4,7 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   verifyAuthenticationResponse,
 } from '@simplewebauthn/server';
-import type { User } from '@/db/schema';
+import type { User } from '@/db/sqlite/schema';
 import { fail } from '@/kernel/errors';
 import { consume, type RelyingParty, readSignedChallenge } from './ceremonies';
 import { CHALLENGE_TTL_MS, emailBinding, issueChallenge } from './challenges';

@@ -6,7 +6,7 @@ import {
 } from '@simplewebauthn/server';
 import type { AuditContext } from '@/audit/record';
 import { uuidv7 } from '@/db/ids';
-import type { Passkey, User } from '@/db/schema';
+import type { Passkey, User } from '@/db/sqlite/schema';
 import { fail } from '@/kernel/errors';
 import { consume, type RelyingParty, readSignedChallenge } from './ceremonies';
 import { CHALLENGE_TTL_MS, issueChallenge } from './challenges';

@@ -1,4 +1,4 @@
-import type { Passkey } from '@/db/schema';
+import type { Passkey } from '@/db/sqlite/schema';
 
 /** What the API shows of a passkey; never the key or counter. */
 export interface PasskeySummary {

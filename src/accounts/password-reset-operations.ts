@@ -1,5 +1,5 @@
 import type { AuditContext } from '@/audit/record';
-import type { PasswordReset } from '@/db/schema';
+import type { PasswordReset } from '@/db/sqlite/schema';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { step } from '@/kernel/steps';

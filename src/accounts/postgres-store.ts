@@ -1,7 +1,6 @@
 import type { SQL } from 'bun';
 import { asc, count, eq, inArray, isNotNull } from 'drizzle-orm';
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/operations';
-import type { TokenCutoff } from '@/auth/tokens';
 import { pgDatabase } from '@/db/pg/client';
 import {
   passkeys,
@@ -20,7 +19,7 @@ import { lifecycleOperations } from './lifecycle-operations';
 import { accountOperations } from './operations';
 import { passwordResetOperations } from './password-reset-operations';
 import { liveSessionsOf, postgresAccountTables } from './postgres-tables';
-import type { AccountStore } from './store';
+import { type AccountStore, tokenCutoffsOf } from './store';
 import { type AccountOperation, sessionLookupOf } from './tables';
 import { userSearchOf } from './user-search';
 
@@ -100,10 +99,7 @@ export function postgresAccountStore(
         .select({ id: users.id })
         .from(users)
         .where(isNotNull(users.disabledAt));
-      return [
-        ...stored.map((row) => [row.subject, row.validAfter.getTime()] as [string, TokenCutoff]),
-        ...disabled.map((row) => [row.id, 'all'] as [string, TokenCutoff]),
-      ];
+      return tokenCutoffsOf(stored, disabled);
     },
     async searchUsers(query) {
       if (query.email !== undefined && holdsNul(query.email)) return [];

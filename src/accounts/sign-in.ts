@@ -1,7 +1,7 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { type AuditContext, type AuditEntry, actingAs } from '@/audit/record';
 import type { TokenService } from '@/auth/tokens';
-import type { User } from '@/db/schema';
+import type { User } from '@/db/sqlite/schema';
 import { fail, isDomainError } from '@/kernel/errors';
 import type { RelyingParty } from './ceremonies';
 import {

@@ -1,7 +1,6 @@
 import { asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS } from '@/audit/operations';
-import type { TokenCutoff } from '@/auth/tokens';
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import {
   passkeys,
   passwordResets,
@@ -9,7 +8,7 @@ import {
   tokenCutoffs,
   users,
   webauthnChallenges,
-} from '@/db/schema';
+} from '@/db/sqlite/schema';
 import { runNow } from '@/kernel/steps';
 import { normalizeEmail } from './email';
 import { emailLinkOperations } from './email-link-operations';
@@ -18,7 +17,7 @@ import { lifecycleOperations } from './lifecycle-operations';
 import { accountOperations } from './operations';
 import { passwordResetOperations } from './password-reset-operations';
 import { liveSessionsOf, sqliteAccountTables } from './sqlite-tables';
-import type { AccountStore } from './store';
+import { type AccountStore, tokenCutoffsOf } from './store';
 import { type AccountOperation, sessionLookupOf } from './tables';
 import { type UserSearch, userSearchOf } from './user-search';
 
@@ -79,19 +78,11 @@ export function sqliteAccountStore(db: Db, limits: AuditLimits = DEFAULT_AUDIT_L
     findPasskeyByCredentialId: (credentialId: string) =>
       db.select().from(passkeys).where(eq(passkeys.credentialId, credentialId)).get(),
     usedChallengeCount: () => db.select({ n: count() }).from(webauthnChallenges).get()?.n ?? 0,
-    tokenCutoffs: () => [
-      ...db
-        .select()
-        .from(tokenCutoffs)
-        .all()
-        .map((row) => [row.subject, row.validAfter.getTime()] as [string, TokenCutoff]),
-      ...db
-        .select({ id: users.id })
-        .from(users)
-        .where(isNotNull(users.disabledAt))
-        .all()
-        .map((row) => [row.id, 'all'] as [string, TokenCutoff]),
-    ],
+    tokenCutoffs: () =>
+      tokenCutoffsOf(
+        db.select().from(tokenCutoffs).all(),
+        db.select({ id: users.id }).from(users).where(isNotNull(users.disabledAt)).all(),
+      ),
     searchUsers: (query: UserSearch) => {
       const search = userSearchOf(users, query);
       return db

@@ -14,7 +14,7 @@ import {
 } from 'drizzle-orm';
 import type { AuditLimits } from '@/audit/operations';
 import { countInWindow, recordAudit } from '@/audit/sqlite-store';
-import type { Db, Tx } from '@/db/client';
+import type { Db, Tx } from '@/db/sqlite/client';
 import {
   authFailures,
   emailLinks,
@@ -28,7 +28,7 @@ import {
   users,
   webauthnChallenges,
   webhookEndpoints,
-} from '@/db/schema';
+} from '@/db/sqlite/schema';
 import { queuedMailOf } from '@/mail/store';
 import { type AccountTables, emailLinksToDelete } from './tables';
 

@@ -1,5 +1,5 @@
 import type { TokenCutoff } from '@/auth/tokens';
-import type { Passkey, PasswordReset, Session, User } from '@/db/schema';
+import type { Passkey, PasswordReset, Session, User } from '@/db/sqlite/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { EmailLinkOperations } from './email-link-operations';
 import type { FailureLedger } from './guessing';
@@ -19,6 +19,18 @@ export type {
 } from './tables';
 
 /** What the auth plugin needs of a session on every request. */
+/**
+ * The token cut-offs from their rows: each stored one by subject, and 'all'
+ * for each disabled account (the rule once; each store reads the rows).
+ */
+export const tokenCutoffsOf = (
+  stored: readonly { subject: string; validAfter: Date }[],
+  disabled: readonly { id: string }[],
+): [string, TokenCutoff][] => [
+  ...stored.map((row): [string, TokenCutoff] => [row.subject, row.validAfter.getTime()]),
+  ...disabled.map((row): [string, TokenCutoff] => [row.id, 'all']),
+];
+
 export interface SessionLookup {
   userId: string;
   createdAt: Date;

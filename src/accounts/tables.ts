@@ -8,7 +8,7 @@ import type {
   User,
   users,
   webauthnChallenges,
-} from '@/db/schema';
+} from '@/db/sqlite/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { Steps } from '@/kernel/steps';
 import type { NewMail } from '@/mail/store';

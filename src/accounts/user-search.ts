@@ -1,5 +1,5 @@
 import { and, type Column, desc, eq, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
-import type { User } from '@/db/schema';
+import type { User } from '@/db/sqlite/schema';
 import type { AccountSearchQuery } from './schemas';
 
 /** `GET /admin/users` as the stores take it: the validated query with its limit settled. */

@@ -1,6 +1,6 @@
-import type { Db } from '@/db/client';
 import { uuidv7 } from '@/db/ids';
-import type { User } from '@/db/schema';
+import type { Db } from '@/db/sqlite/client';
+import type { User } from '@/db/sqlite/schema';
 import { fail } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
 import { normalizeEmail } from './email';

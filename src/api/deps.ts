@@ -1,6 +1,12 @@
+import type { VerifiedCaller } from '@/auth/tokens';
 import type { AppDeps } from '@/deps';
 import { idempotency } from './idempotency';
-import { authPlugin, sessionCookieNameOf } from './plugins/auth';
+import {
+  type AuthRequirement,
+  authPlugin,
+  callerMeeting,
+  sessionCookieNameOf,
+} from './plugins/auth';
 import { writeLimit } from './plugins/write-limit';
 import { RequestMetrics } from './request/metrics';
 
@@ -10,6 +16,8 @@ import { RequestMetrics } from './request/metrics';
  */
 export interface ApiDeps extends AppDeps {
   auth: ReturnType<typeof authPlugin>;
+  /** The `auth` macro's check inside a handler: the caller, or 401 / 403. */
+  callerMeeting: (request: Request, requirement: AuthRequirement) => Promise<VerifiedCaller>;
   idempotency: ReturnType<typeof idempotency>;
   /** The `writes` macro: the per-caller write budget of a route outside the customer API. */
   writes: ReturnType<typeof writeLimit>;
@@ -27,6 +35,7 @@ export function withTransport(deps: AppDeps): ApiDeps {
   return {
     ...deps,
     auth: authPlugin(auth),
+    callerMeeting: (request, requirement) => callerMeeting(request, auth, requirement),
     idempotency: idempotency({
       ...{ store: deps.stores.idempotency, clock, auth },
       keysPerCaller: config.idempotencyKeysPerCaller,

@@ -34,6 +34,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   'unit.not_rentable': 409,
   'unit.last_live': 409,
   'neighbourhood.in_use': 409,
+  'neighbourhood.not_found': 404,
   'quota.properties_reached': 409,
   'quota.units_reached': 409,
   'additional_data.not_found': 404,

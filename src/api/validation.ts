@@ -87,12 +87,3 @@ export function mapIssues(issues: readonly Issue[], input: unknown): MappedIssue
   }
   return { failures, rootInvalid };
 }
-
-/**
- * A list query schema for the OpenAPI document only, typed as clients write
- * it (src/api/listings/parameters.ts): list routes read their parameters
- * from the raw URL (`parseListQuery`, `transactionQueryOf`), so what Elysia
- * parses is never refused here.
- */
-export const documentedQuery = <T extends z.ZodType>(schema: T) =>
-  schema.catch(() => ({}) as z.output<T>);

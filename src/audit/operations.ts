@@ -1,5 +1,6 @@
 import { and, type Column, eq, gte, lt, lte, type SQL } from 'drizzle-orm';
-import type { AuditEventRow } from '@/db/schema';
+import type { AuditRowTables } from '@/audit/tables';
+import type { AuditEventRow } from '@/db/sqlite/schema';
 import { type Steps, step } from '@/kernel/steps';
 import {
   type AuditContext,
@@ -10,7 +11,7 @@ import {
   cutText,
 } from './record';
 import type { AuditEvent, AuditPage, AuditQuery } from './schemas';
-import type { AuditPaging, AuditRowTables } from './store';
+import type { AuditPaging } from './store';
 
 /**
  * Bounded rows (docs/accounts.md, "Bounded rows"). A caller may repeat

@@ -1,5 +1,6 @@
 import type { SQL } from 'bun';
 import { asc, desc, inArray, lt, lte, sql } from 'drizzle-orm';
+import type { AuditRowTables } from '@/audit/tables';
 import { type PgDb, type PgTx, pgDatabase } from '@/db/pg/client';
 import { auditEvents, auditQuotas } from '@/db/pg/schema';
 import { holdsNul } from '@/kernel/nul';
@@ -15,7 +16,7 @@ import {
   securityLogRead,
 } from './operations';
 import type { AuditContext, AuditEntry } from './record';
-import type { AuditLogStore, AuditRowTables } from './store';
+import type { AuditLogStore } from './store';
 
 /** An event's writes on PostgreSQL, in the action's transaction (or on their own). */
 const postgresAuditRowTables = (db: PgDb | PgTx): AuditRowTables => ({

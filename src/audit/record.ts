@@ -1,4 +1,4 @@
-import type { AuditAction, auditEvents } from '@/db/schema';
+import type { AuditAction, auditEvents } from '@/db/sqlite/schema';
 
 /**
  * Who did something, from where, and when: the plain facts a route hands a

@@ -1,6 +1,7 @@
 import { asc, desc, inArray, lt, lte, sql } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
-import { auditEvents, auditQuotas } from '@/db/schema';
+import type { AuditRowTables } from '@/audit/tables';
+import type { DbOrTx } from '@/db/sqlite/client';
+import { auditEvents, auditQuotas } from '@/db/sqlite/schema';
 import { runNow } from '@/kernel/steps';
 import {
   type AuditLimits,
@@ -14,7 +15,7 @@ import {
 } from './operations';
 import type { AuditContext, AuditEntry } from './record';
 import type { AuditPage, AuditQuery } from './schemas';
-import type { AuditLogStore, AuditPaging, AuditRowTables } from './store';
+import type { AuditLogStore, AuditPaging } from './store';
 
 function pageOf(db: DbOrTx, read: AuditRead): AuditPage {
   const rows = db

@@ -1,5 +1,5 @@
 import type { MaybePromise } from '@/kernel/maybe-promise';
-import type { AuditContext, AuditEntry, NewAuditEvent } from './record';
+import type { AuditContext, AuditEntry } from './record';
 import type { AuditPage, AuditQuery } from './schemas';
 
 export interface AuditPaging {
@@ -28,17 +28,4 @@ export interface AuditLogStore {
    * on demand); an action that writes records its event in its own transaction.
    */
   record(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
-}
-
-/** The queries of an event's write, on one store inside the action's transaction. */
-export interface AuditRowTables {
-  /** Counts one more event of `key`; the events counted in its window, this one included. */
-  countQuota(key: string, windowEndsAt: number): MaybePromise<number>;
-  insertEvent(row: NewAuditEvent): MaybePromise<void>;
-  /**
-   * Inserts the counted event of `row.counterKey` (count 1), or adds one to
-   * it (count, lastAt) in the same statement, so concurrent events of one
-   * counter are all counted and never make two rows.
-   */
-  countEvent(row: NewAuditEvent & { counterKey: string }): MaybePromise<void>;
 }

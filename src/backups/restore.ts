@@ -14,7 +14,7 @@ import {
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { databaseFiles } from '@/db/file-mode';
+import { databaseFiles } from '@/db/sqlite/file-mode';
 import { BackupError, checkSnapshot, isGzip, isSqlite, syncFile } from './snapshot';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

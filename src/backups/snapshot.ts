@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite';
 import { closeSync, fsyncSync, openSync, readSync } from 'node:fs';
-import { MIGRATIONS_TABLE } from '@/db/client';
+import { MIGRATIONS_TABLE } from '@/db/sqlite/client';
 
 /** A backup or restore that cannot go on; its message is one line for an operator. */
 export class BackupError extends Error {

@@ -1,11 +1,6 @@
 import type { Database } from 'bun:sqlite';
-import {
-  applyMigrations,
-  MIGRATIONS_TABLE,
-  type Migration,
-  MigrationError,
-  pendingMigrations,
-} from '@/db/migrate';
+import { type Migration, MigrationError } from '@/db/migrations';
+import { applyMigrations, MIGRATIONS_TABLE, pendingMigrations } from '@/db/sqlite/migrate';
 import { createBackup } from './create';
 
 export interface UpgradeOptions {

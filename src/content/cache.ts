@@ -1,8 +1,8 @@
 import { chooseVariant } from '@/content/language';
 import { toStaticPage } from '@/content/representation';
-import type { StaticPageSummary } from '@/content/schemas';
+import type { PublishedFilter, StaticPageSummary } from '@/content/schemas';
 import type { ReadCache } from '@/db/read-cache';
-import type { StaticPageRow } from '@/db/schema';
+import type { StaticPageRow } from '@/db/sqlite/schema';
 import { etagOfText } from '@/kernel/etag';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { type Utf8, utf8 } from '@/kernel/utf8';
@@ -29,10 +29,20 @@ export interface PreparedVariant {
   response: PreparedResponse;
 }
 
-function prepare(value: unknown, extra: Record<string, string> = {}): PreparedResponse {
+/**
+ * An employee's read of every version (`?published=false` or `all`): it may
+ * name drafts, so no cache on the way keeps it.
+ */
+export const PRIVATE_CACHE_CONTROL = 'private, no-store';
+
+function prepare(
+  value: unknown,
+  extra: Record<string, string> = {},
+  cacheControl = CACHE_CONTROL,
+): PreparedResponse {
   const json = JSON.stringify(value);
   const etag = etagOfText(json);
-  const notModifiedHeaders = { etag, 'cache-control': CACHE_CONTROL, ...extra };
+  const notModifiedHeaders = { etag, 'cache-control': cacheControl, ...extra };
   return {
     body: utf8(json),
     etag,
@@ -42,13 +52,14 @@ function prepare(value: unknown, extra: Record<string, string> = {}): PreparedRe
 }
 
 /** One page's response: the page fields only, negotiated on Accept-Language. */
-export const preparePage = (row: StaticPageRow): PreparedVariant => ({
+export const preparePage = (row: StaticPageRow, cacheControl = CACHE_CONTROL): PreparedVariant => ({
   id: row.id,
   language: row.language,
-  response: prepare(toStaticPage(row), {
-    'content-language': row.language,
-    vary: 'Accept-Language',
-  }),
+  response: prepare(
+    toStaticPage(row),
+    { 'content-language': row.language, vary: 'Accept-Language' },
+    cacheControl,
+  ),
 });
 
 export const prepareList = (list: StaticPageSummary[]): PreparedResponse => prepare(list);
@@ -99,7 +110,7 @@ export class StaticPageCache {
 
   /** Every published variant of `slug`, prepared, from the cache or `load`. */
   page(slug: string, load: () => MaybePromise<StaticPageRow[]>): MaybePromise<PreparedVariant[]> {
-    const prepared = () => whenReady(load(), (rows) => rows.map(preparePage));
+    const prepared = () => whenReady(load(), (rows) => rows.map((row) => preparePage(row)));
     if (!this.enabled) return prepared();
     return this.#cache.memo(SLUG + slug, () =>
       whenReady(prepared(), (variants) => ({
@@ -150,6 +161,42 @@ export function readPage(
     (variants) => chooseVariant(variants, requested, acceptLanguage)?.response,
   );
 }
+
+/** Whether a page in state `published` is one `filter` asks for. */
+const admits = (filter: PublishedFilter, published: boolean) =>
+  filter === 'all' || published === (filter === 'true');
+
+/**
+ * An employee's read of one slug among the versions `filter` admits (drafts
+ * too), with the same language choice and the same ETag as the public read
+ * (the tag a write's If-Match names); read from the store every time.
+ */
+export function readEveryPage(
+  store: ContentStore,
+  slug: string,
+  filter: PublishedFilter,
+  requested: string | undefined,
+  acceptLanguage: string | null,
+): MaybePromise<PreparedResponse | undefined> {
+  return whenReady(store.everyVariant(slug), (rows) => {
+    const admitted = rows.filter((row) => admits(filter, row.published));
+    const chosen = chooseVariant(admitted, requested, acceptLanguage);
+    return chosen && preparePage(chosen, PRIVATE_CACHE_CONTROL).response;
+  });
+}
+
+/** An employee's list of the pages `filter` admits, each with its state; read every time. */
+export const readEveryList = (
+  store: ContentStore,
+  filter: PublishedFilter,
+): MaybePromise<PreparedResponse> =>
+  whenReady(store.listEvery(), (entries) =>
+    prepare(
+      entries.filter((entry) => admits(filter, entry.published)),
+      {},
+      PRIVATE_CACHE_CONTROL,
+    ),
+  );
 
 /** The response of the published-pages list. */
 export const readList = (

@@ -1,5 +1,6 @@
 import type { AuditContext } from '@/audit/record';
-import type { StaticPageRow } from '@/db/schema';
+import type { PageTables } from '@/content/tables';
+import type { StaticPageRow } from '@/db/sqlite/schema';
 import type { StaticPageEventData } from '@/events/schemas';
 import type { NewEvent } from '@/events/store';
 import { fail } from '@/kernel/errors';
@@ -12,7 +13,6 @@ import type {
   AcceptedFile,
   ContentStore,
   ImportedPage,
-  PageTables,
   StaticPageValues,
   StaticPageWrite,
   WrittenPage,

@@ -1,13 +1,14 @@
 import type { SQL } from 'bun';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { auditRowOf } from '@/audit/record';
+import type { PageTables } from '@/content/tables';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { auditEvents, staticPages } from '@/db/pg/schema';
 import { announcedAfter, appendEvents } from '@/events/postgres-outbox';
 import { runLater, type Steps } from '@/kernel/steps';
 import { pageWrites } from './operations';
-import { summaryColumnsOf, toSummary } from './representation';
-import type { ContentStore, PageTables } from './store';
+import { entryColumnsOf, summaryColumnsOf, toEntry, toSummary } from './representation';
+import type { ContentStore } from './store';
 
 const ofSlugAndLanguage = (slug: string, language: string) =>
   and(eq(staticPages.slug, slug), eq(staticPages.language, language));
@@ -85,6 +86,21 @@ export function postgresContentStore(client: SQL): ContentStore {
         .where(eq(staticPages.published, true))
         .orderBy(asc(staticPages.id));
       return rows.map(toSummary);
+    },
+    // Awaited here: a drizzle query is a thenable, not the Promise `whenReady` waits for.
+    async everyVariant(slug) {
+      return await db
+        .select()
+        .from(staticPages)
+        .where(eq(staticPages.slug, slug))
+        .orderBy(asc(staticPages.id));
+    },
+    async listEvery() {
+      const rows = await db
+        .select(entryColumnsOf(staticPages))
+        .from(staticPages)
+        .orderBy(asc(staticPages.id));
+      return rows.map(toEntry);
     },
     ...pageWrites(run),
   };

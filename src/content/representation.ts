@@ -1,5 +1,5 @@
-import type { StaticPage, StaticPageSummary } from '@/content/schemas';
-import type { StaticPageRow } from '@/db/schema';
+import type { StaticPage, StaticPageEntry, StaticPageSummary } from '@/content/schemas';
+import type { StaticPageRow } from '@/db/sqlite/schema';
 
 /** The default language: step three of the choice, after `?language=` and Accept-Language. */
 export const DEFAULT_LANGUAGE = 'en';
@@ -29,6 +29,14 @@ type SummaryColumn = 'id' | 'slug' | 'language' | 'group';
 export const toSummary = (row: Pick<StaticPageRow, SummaryColumn>) =>
   ({ id: row.id, slug: row.slug, locale: row.language, group: row.group }) as StaticPageSummary;
 
+/** A list entry with its state (`?published=false` or `all`). */
+export const toEntry = (
+  row: Pick<StaticPageRow, SummaryColumn | 'published'>,
+): StaticPageEntry => ({
+  ...toSummary(row),
+  published: row.published,
+});
+
 /** The columns of a list entry, of either database's table. */
 export const summaryColumnsOf = <T extends Record<SummaryColumn, unknown>>(
   table: T,
@@ -37,4 +45,12 @@ export const summaryColumnsOf = <T extends Record<SummaryColumn, unknown>>(
   slug: table.slug,
   language: table.language,
   group: table.group,
+});
+
+/** The columns of a list entry with its state, of either database's table. */
+export const entryColumnsOf = <T extends Record<SummaryColumn | 'published', unknown>>(
+  table: T,
+): Pick<T, SummaryColumn | 'published'> => ({
+  ...summaryColumnsOf(table),
+  published: table.published,
 });

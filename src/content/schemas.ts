@@ -70,6 +70,23 @@ export type StaticPageSummary = z.infer<typeof StaticPageSummary>;
 
 export const StaticPageList = z.array(StaticPageSummary);
 
+/**
+ * `?published=` of the two reads: `true` (the default) the published pages
+ * only, as anyone reads them; `false` the unpublished ones, `all` both, for
+ * employees only.
+ */
+export const PublishedFilter = z
+  .enum(['true', 'false', 'all'])
+  .describe(
+    'true (default): published pages only. false: unpublished only; all: both (employees only: 401 / 403 otherwise)',
+  );
+export type PublishedFilter = z.infer<typeof PublishedFilter>;
+
+/** One element of the list asked with `?published=false` or `all`: with its state. */
+export const StaticPageEntry = StaticPageSummary.extend({ published: z.boolean() });
+export type StaticPageEntry = z.infer<typeof StaticPageEntry>;
+export const StaticPageEntryList = z.array(StaticPageEntry);
+
 const CanonicalLanguage = LanguageCode.transform(canonicalLanguage);
 
 const fields = {
@@ -107,7 +124,11 @@ export type StaticPageFile = z.infer<typeof StaticPageFile>;
 
 /** GET accepts any path segment: a slug that cannot exist is a 404 naming it, not a 400. */
 export const AnySlugParams = z.object({ slug: z.string() });
-export const PageQuery = z.object({ language: LanguageCode.optional() });
+export const PageQuery = z.object({
+  language: LanguageCode.optional(),
+  published: PublishedFilter.optional(),
+});
+export const ListQuery = z.object({ published: PublishedFilter.optional() });
 export const DeleteQuery = z.object({ language: CanonicalLanguage });
 /**
  * DELETE's query as the docs show it; checked with `DeleteQuery` only after

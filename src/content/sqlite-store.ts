@@ -1,14 +1,15 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { recordAudit } from '@/audit/sqlite-store';
-import type { Db, DbOrTx } from '@/db/client';
-import { type StaticPageRow, staticPages } from '@/db/schema';
-import { readSnapshot } from '@/db/snapshot';
+import type { PageTables } from '@/content/tables';
+import type { Db, DbOrTx } from '@/db/sqlite/client';
+import { type StaticPageRow, staticPages } from '@/db/sqlite/schema';
+import { readSnapshot } from '@/db/sqlite/snapshot';
 import { announcedAfter, appendEvent } from '@/events/sqlite-outbox';
 import { runNow, type Steps } from '@/kernel/steps';
 import { pageWrites, upsertPage } from './operations';
-import { summaryColumnsOf, toSummary } from './representation';
+import { entryColumnsOf, summaryColumnsOf, toEntry, toSummary } from './representation';
 import type { StaticPageSummary } from './schemas';
-import type { ContentStore, PageTables, StaticPageWrite, WrittenPage } from './store';
+import type { ContentStore, StaticPageWrite, WrittenPage } from './store';
 
 /** Prepared once per database handle: these run on every uncached read. */
 const prepared = new WeakMap<Db, ReturnType<typeof prepare>>();
@@ -109,6 +110,7 @@ export function sqliteContentStore(db: Db) {
   const reads = {
     publishedVariants: (slug: string) => findPublishedVariants(db, slug),
     listPublished: () => listPublished(db),
+
     // One read transaction: the pages and the list agree.
     everyPublished: () =>
       readSnapshot(db.$client, () => ({ rows: findAllPublished(db), list: listPublished(db) })),
@@ -117,6 +119,21 @@ export function sqliteContentStore(db: Db) {
     ...reads,
     // The change-log triggers tell the read cache of every write to static_pages.
     cacheable: reads,
+    // Employees' reads of drafts: rare, never cached.
+    everyVariant: (slug: string) =>
+      db
+        .select()
+        .from(staticPages)
+        .where(eq(staticPages.slug, slug))
+        .orderBy(asc(staticPages.id))
+        .all(),
+    listEvery: () =>
+      db
+        .select(entryColumnsOf(staticPages))
+        .from(staticPages)
+        .orderBy(asc(staticPages.id))
+        .all()
+        .map(toEntry),
     ...pageWrites(run),
   } satisfies ContentStore;
 }

@@ -1,7 +1,6 @@
-import type { AuditContext, AuditEntry } from '@/audit/record';
-import type { StaticPageFile, StaticPageSummary } from '@/content/schemas';
-import type { StaticPageRow, staticPages } from '@/db/schema';
-import type { NewEvent } from '@/events/store';
+import type { AuditContext } from '@/audit/record';
+import type { StaticPageEntry, StaticPageFile, StaticPageSummary } from '@/content/schemas';
+import type { StaticPageRow, staticPages } from '@/db/sqlite/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 
 export type StaticPageWrite = Omit<StaticPageFile, 'slug'>;
@@ -48,6 +47,10 @@ export interface ContentStore {
   publishedVariants(slug: string): MaybePromise<StaticPageRow[]>;
   /** GET /content/static-pages/: published pages in id order. */
   listPublished(): MaybePromise<StaticPageSummary[]>;
+  /** Every language version of one slug, published or not, lowest id first (never cached). */
+  everyVariant(slug: string): MaybePromise<StaticPageRow[]>;
+  /** Every page, published or not, with its state, in id order (never cached). */
+  listEvery(): MaybePromise<StaticPageEntry[]>;
   /**
    * The same reads at once, present only where the read cache is told of
    * every write that changes their answers (SQLite's change-log triggers):
@@ -74,21 +77,3 @@ export interface ContentStore {
 
 export type NewStaticPage = typeof staticPages.$inferInsert;
 export type StaticPageValues = Omit<NewStaticPage, 'id' | 'slug' | 'language' | 'createdAt'>;
-
-/**
- * The queries of the page writes, inside one transaction of a store: at
- * once on SQLite, later on PostgreSQL (`src/kernel/steps.ts`).
- */
-export interface PageTables {
-  /** Excludes every other page write until the transaction ends. */
-  lockPages(): MaybePromise<void>;
-  pageId(slug: string, language: string): MaybePromise<number | undefined>;
-  /** The whole row (read only to check an If-Match: a body can be 512 KiB). */
-  page(slug: string, language: string): MaybePromise<StaticPageRow | undefined>;
-  updatePage(id: number, values: StaticPageValues): MaybePromise<StaticPageRow>;
-  insertPage(values: NewStaticPage): MaybePromise<StaticPageRow>;
-  /** Answers the ids removed. */
-  deletePages(slug: string, language: string): MaybePromise<number[]>;
-  appendEvent(event: NewEvent, now: number): MaybePromise<void>;
-  recordAudit(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
-}

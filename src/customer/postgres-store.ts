@@ -1,12 +1,8 @@
 import type { SQL } from 'bun';
 import { and, asc, type SQL as Condition, count, desc, eq, gte, lte, max, sql } from 'drizzle-orm';
 import { auditRowOf } from '@/audit/record';
-import {
-  type PlanOperation,
-  type PlanTables,
-  planAdministration,
-  toPlan,
-} from '@/customer/admin/operations';
+import { type PlanOperation, planAdministration, toPlan } from '@/customer/admin/operations';
+import type { PlanTables } from '@/customer/admin/tables';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { pageAndTotalOf } from '@/db/pg/page-and-total';
 import { auditEvents, employeeLimits, planAssignments, plans, transactions } from '@/db/pg/schema';
@@ -157,6 +153,10 @@ export function postgresCustomerStore(client: SQL): CustomerStore {
     },
     async listPlans() {
       return (await db.select().from(plans).orderBy(asc(plans.id))).map(toPlan);
+    },
+    async findPlan(id) {
+      const [row] = await db.select().from(plans).where(eq(plans.id, id));
+      return row && toPlan(row);
     },
     ...planAdministration(run),
     async customerPlan(sub) {

@@ -1,21 +1,17 @@
 import { asc, eq, max, sql } from 'drizzle-orm';
 import { recordAudit } from '@/audit/sqlite-store';
-import {
-  type PlanOperation,
-  type PlanTables,
-  planAdministration,
-  toPlan,
-} from '@/customer/admin/operations';
-import type { Db, Tx } from '@/db/client';
+import { type PlanOperation, planAdministration, toPlan } from '@/customer/admin/operations';
+import type { PlanTables } from '@/customer/admin/tables';
+import type { Db, Tx } from '@/db/sqlite/client';
 import {
   employeeLimits,
   planAssignments,
   plans,
   type TransactionRow,
   transactions,
-} from '@/db/schema';
-import { readSnapshot } from '@/db/snapshot';
-import { type Bindings, Conditions } from '@/db/where';
+} from '@/db/sqlite/schema';
+import { readSnapshot } from '@/db/sqlite/snapshot';
+import { type Bindings, Conditions } from '@/db/sqlite/where';
 import { runNow } from '@/kernel/steps';
 import { sqliteWindowPersistence } from '@/rate-limit/window-persistence';
 import type { CustomerStore, TransactionListing } from './store';
@@ -140,6 +136,10 @@ export function sqliteCustomerStore(db: Db) {
       return rows.length;
     },
     listPlans: () => db.select().from(plans).orderBy(asc(plans.id)).all().map(toPlan),
+    findPlan(id) {
+      const row = db.select().from(plans).where(eq(plans.id, id)).get();
+      return row && toPlan(row);
+    },
     ...planAdministration(run),
     customerPlan: (sub) => planQuery.get({ sub })?.plan,
     employeeLimit: (sub) => employeeQuery.get({ sub })?.perMinute,

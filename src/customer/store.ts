@@ -1,6 +1,6 @@
 import type { AuditContext } from '@/audit/record';
 import type { Plan, PlanInput } from '@/customer/admin/schemas';
-import type { TransactionRow, transactions } from '@/db/schema';
+import type { TransactionRow, transactions } from '@/db/sqlite/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { LimiterRecords } from '@/rate-limit/limiter';
 import type { TransactionFilter } from './transactions/schemas';
@@ -36,6 +36,8 @@ export interface CustomerStore extends LimiterRecords {
   importTransactions(rows: readonly NewTransaction[]): MaybePromise<number>;
   /** Stored plans only, by id; the built-in Standard and Employee plans cannot be edited. */
   listPlans(): MaybePromise<Plan[]>;
+  /** One stored plan, undefined when there is none. */
+  findPlan(id: number): MaybePromise<Plan | undefined>;
   createPlan(input: PlanInput, audit: AuditContext): MaybePromise<Plan>;
   /** `ifMatch`: the plan's ETag (or *), else 412 and nothing written. */
   updatePlan(

@@ -1,9 +1,9 @@
 import type { SQL } from 'bun';
-import { type Change, ChangeFeed } from '@/db/change-feed';
-import type { Db } from '@/db/client';
 import { PostgresChangeFeed } from '@/db/pg/change-feed';
-import { CacheEntries, type CacheEntry } from '@/db/read-cache-entries';
-import { ChangedTags } from '@/db/read-cache-tags';
+import type { CacheEntry } from '@/db/read-cache-entries';
+import { HeldValues } from '@/db/read-cache-validity';
+import { ChangeFeed } from '@/db/sqlite/change-feed';
+import type { Db } from '@/db/sqlite/client';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 
 /**
@@ -78,11 +78,7 @@ export class ReadCache {
   readonly enabled: boolean;
   readonly #feed: ChangeFeed | PostgresChangeFeed | undefined;
   readonly #admitAfterMs: number;
-  readonly #entries: CacheEntries;
-  readonly #changed = new ChangedTags();
-  #tick = 1;
-  /** The tick of the last `clear`: a value read before it is never stored. */
-  #clearedAt = 0;
+  readonly #held: HeldValues;
   /** Answers served from the cache, and computed, since start (tests and diagnostics). */
   hits = 0;
   misses = 0;
@@ -98,11 +94,11 @@ export class ReadCache {
     this.#feed = db ? new ChangeFeed(db.$client) : postgres && new PostgresChangeFeed(postgres);
     this.enabled = enabled && this.#feed !== undefined;
     this.#admitAfterMs = admitAfterMs;
-    this.#entries = new CacheEntries(maxEntries, maxChars);
+    this.#held = new HeldValues(maxEntries, maxChars);
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#held.entries.size;
   }
 
   /**
@@ -124,7 +120,7 @@ export class ReadCache {
    * repeat are held again.
    */
   answerCheap<T>(key: string, compute: () => MaybePromise<Fill<T>>): MaybePromise<T> {
-    if (this.enabled && this.#entries.looksUpCheap()) {
+    if (this.enabled && this.#held.entries.looksUpCheap()) {
       return this.memo(key, compute);
     }
     return whenReady(compute(), filledValue);
@@ -144,13 +140,13 @@ export class ReadCache {
       return this.#pollNow() ? this.#lookup(key, compute) : whenReady(compute(), filledValue);
     }
     if (!feed) return whenReady(compute(), filledValue);
-    if (!this.#entries.get(key)) {
+    if (!this.#held.entries.get(key)) {
       // The first look sets the feed's starting point; nothing read before it is kept.
       if (!feed.started) void this.synced();
-      return this.#fill(key, this.#entries.asked(key), compute);
+      return this.#fill(key, this.#held.entries.asked(key), compute);
     }
     return feed
-      .poll(this.#apply, this.#reset)
+      .poll(this.#held.apply, this.#held.reset)
       .then((looked) => (looked ? this.#lookup(key, compute) : whenReady(compute(), filledValue)));
   }
 
@@ -164,13 +160,13 @@ export class ReadCache {
    */
   answerPlaced<T>(key: string, compute: () => MaybePromise<Fill<T>>): MaybePromise<Placed<T>> {
     const feed = this.#feed;
-    if (!this.enabled || !(feed instanceof PostgresChangeFeed) || !this.#entries.get(key)) {
+    if (!this.enabled || !(feed instanceof PostgresChangeFeed) || !this.#held.entries.get(key)) {
       return whenReady(this.answer(key, compute), (value) => ({ value }));
     }
-    return feed.poll(this.#apply, this.#reset).then((looked) => {
+    return feed.poll(this.#held.apply, this.#held.reset).then((looked) => {
       if (!looked) return whenReady(compute(), (fill) => ({ value: fill.value }));
       const position = feed.position;
-      const hash = this.#entries.asked(key);
+      const hash = this.#held.entries.asked(key);
       const known = this.#used(key);
       if (known) return { value: known.value as T, position: position ?? undefined };
       return whenReady(this.#fill(key, hash, compute), (value) => ({ value }));
@@ -191,28 +187,28 @@ export class ReadCache {
    */
   peek<T>(key: string): T | undefined {
     if (!this.#pollNow()) return undefined;
-    this.#entries.asked(key);
+    this.#held.entries.asked(key);
     const known = this.#used(key);
     if (!known) this.misses++;
     return known?.value as T | undefined;
   }
 
   #lookup<T>(key: string, compute: () => MaybePromise<Fill<T>>): MaybePromise<T> {
-    const hash = this.#entries.asked(key);
+    const hash = this.#held.entries.asked(key);
     const known = this.#used(key);
     return known ? (known.value as T) : this.#fill(key, hash, compute);
   }
 
   #fill<T>(key: string, hash: number, compute: () => MaybePromise<Fill<T>>): MaybePromise<T> {
     this.misses++;
-    const at = this.#tick;
+    const at = this.#held.tick;
     const started = performance.now();
     return whenReady(compute(), (fill) => {
-      if (fill.cheap) this.#entries.cheapAsked(hash, false);
+      if (fill.cheap) this.#held.entries.cheapAsked(hash, false);
       // On PostgreSQL the time includes the round trip: `cheap` says what it cannot.
       const costly = !fill.cheap && performance.now() - started >= this.#admitAfterMs;
-      const wanted = fill.keep !== false && (!fill.cheap || this.#entries.heldCheap);
-      if (wanted && (costly || this.#entries.admits(hash, fill.size))) {
+      const wanted = fill.keep !== false && (!fill.cheap || this.#held.entries.heldCheap);
+      if (wanted && (costly || this.#held.entries.admits(hash, fill.size))) {
         this.store(key, fill, at, hash);
       }
       return fill.value;
@@ -221,19 +217,24 @@ export class ReadCache {
 
   /** A valid entry, counted as a hit and made the most recently used. */
   #used(key: string): CacheEntry | undefined {
-    const known = this.#valid(key);
+    const known = this.#held.valid(key);
     if (!known) return undefined;
     this.hits++;
-    this.#entries.used(key);
-    if (known.cheap) this.#entries.cheapAsked(known.hash, true);
+    this.#held.entries.used(key);
+    if (known.cheap) this.#held.entries.cheapAsked(known.hash, true);
     return known;
   }
 
   /** Stores `fill` as read after the look at tick `at` (`tick()`, taken before the read). */
-  store<T>(key: string, fill: Fill<T>, at = this.#tick, hash = Bun.hash.cityHash32(key)): void {
-    if (fill.keep === false || at < this.#clearedAt) return;
+  store<T>(
+    key: string,
+    fill: Fill<T>,
+    at = this.#held.tick,
+    hash = Bun.hash.cityHash32(key),
+  ): void {
+    if (fill.keep === false) return;
     const { value, size, tags } = fill;
-    this.#entries.put(key, { value, size, tags, at, hash, cheap: fill.cheap === true });
+    this.#held.store(key, { value, size, tags, at, hash, cheap: fill.cheap === true });
   }
 
   /**
@@ -242,48 +243,27 @@ export class ReadCache {
    * for this read (inside a transaction; PostgreSQL unreachable).
    */
   synced(): MaybePromise<boolean> {
-    return this.#feed ? this.#feed.poll(this.#apply, this.#reset) : false;
+    return this.#feed ? this.#feed.poll(this.#held.apply, this.#held.reset) : false;
   }
 
   /** `synced` where it answers at once (SQLite); false on PostgreSQL, without a look. */
   #pollNow(): boolean {
-    return this.#feed instanceof ChangeFeed && this.#feed.poll(this.#apply, this.#reset);
+    return this.#feed instanceof ChangeFeed && this.#feed.poll(this.#held.apply, this.#held.reset);
   }
 
   /** The current tick, for a caller that reads first and stores later (`store`). */
   tick(): number {
-    return this.#tick;
+    return this.#held.tick;
   }
 
   /** Counts the valid values whose key starts with `prefix`. */
   count(prefix: string): number {
-    let n = 0;
-    for (const key of this.#entries.keys()) if (key.startsWith(prefix) && this.#valid(key)) n++;
-    return n;
+    return this.#held.count(prefix);
   }
 
   clear(): void {
-    this.#entries.clear();
-    this.#changed.clear();
-    this.#clearedAt = ++this.#tick;
+    this.#held.clear();
   }
-
-  readonly #reset = () => this.clear();
-
-  #valid(key: string): CacheEntry | undefined {
-    const entry = this.#entries.get(key);
-    if (!entry || entry.checked === this.#tick) return entry;
-    if (this.#changed.changedAfter(entry.tags, entry.at)) {
-      this.#entries.drop(key);
-      return undefined;
-    }
-    entry.checked = this.#tick;
-    return entry;
-  }
-
-  readonly #apply = (change: Change): void => {
-    if (!this.#changed.apply(change, ++this.#tick)) this.clear();
-  };
 }
 
 const filledValue = <T>(fill: Fill<T>): T => fill.value;

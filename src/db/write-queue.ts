@@ -24,6 +24,13 @@ export type CommitBatch<Kind> = (batch: QueuedWrite<Kind>[]) => MaybePromise<Out
 export interface WriteQueueOptions {
   maxBatch?: number;
   schedule?: Schedule;
+  /**
+   * Batches committing at once at most (unbounded by default): writes
+   * submitted while that many are under way wait, and go together in the
+   * next batch once one ends, instead of each starting a transaction that
+   * would only wait on the same locks.
+   */
+  maxInFlight?: number;
 }
 
 /**
@@ -31,7 +38,7 @@ export interface WriteQueueOptions {
  * flush is pending are committed together, in submission order, in batches
  * of at most `maxBatch`; a batch runs on the next macrotask, or at once when
  * `maxBatch` writes are waiting and `flushNow()` allows it. `commit` is the
- * database's part (src/db/group-commit.ts on SQLite, `commitRunsApart` on
+ * database's part (src/db/sqlite/group-commit.ts on SQLite, `commitRunsApart` on
  * PostgreSQL); each promise settles with its write's outcome.
  */
 export class WriteQueue<Kind> {
@@ -39,9 +46,11 @@ export class WriteQueue<Kind> {
   readonly #maxBatch: number;
   readonly #schedule: Schedule;
   readonly #flushNow: () => boolean;
+  readonly #maxInFlight: number;
   #queue: QueuedWrite<Kind>[] = [];
   #scheduled = false;
   #heldBy: Promise<void> | undefined;
+  #inFlight = 0;
 
   constructor(
     commit: CommitBatch<Kind>,
@@ -51,6 +60,7 @@ export class WriteQueue<Kind> {
     this.#maxBatch = options.maxBatch ?? MAX_BATCH;
     this.#schedule = options.schedule ?? ((flush) => setImmediate(flush));
     this.#flushNow = options.flushNow ?? (() => true);
+    this.#maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
   }
 
   /** Writes waiting for the next batch. */
@@ -93,9 +103,13 @@ export class WriteQueue<Kind> {
     });
   }
 
-  /** Commits everything queued now, in batches of `maxBatch` (also for shutdown). */
+  /**
+   * Commits everything queued now, in batches of `maxBatch` (also for
+   * shutdown, through a hold); past `maxInFlight` batches under way, the
+   * rest as they end.
+   */
   flush(): void {
-    while (this.#queue.length > 0) {
+    while (this.#queue.length > 0 && this.#inFlight < this.#maxInFlight) {
       const batch = this.#queue.splice(0, this.#maxBatch);
       const settle = (outcomes: Outcome[]) => {
         batch.forEach((item, index) => {
@@ -106,7 +120,15 @@ export class WriteQueue<Kind> {
       };
       const outcomes = this.#commit(batch);
       if (outcomes instanceof Promise) {
-        outcomes.then(settle, (error) => settle(batch.map(() => ({ ok: false, error }))));
+        this.#inFlight++;
+        outcomes
+          .then(settle, (error) => settle(batch.map(() => ({ ok: false, error }))))
+          .finally(() => {
+            // Writes held back by the bound go now; with room to spare they wait for their own flush.
+            const full = this.#inFlight === this.#maxInFlight;
+            this.#inFlight--;
+            if (full) this.flush();
+          });
       } else settle(outcomes);
     }
   }

@@ -1,9 +1,10 @@
 import type { Caller } from '@/auth/tokens';
+import type { FeedTables } from '@/events/tables';
 import { fail } from '@/kernel/errors';
 import { type Steps, step } from '@/kernel/steps';
 import { cursorOf, idOfCursor } from './cursor';
 import type { Event, EventPage, EventQuery, EventType, ResourceKind } from './schemas';
-import type { FeedTables, NewEvent, NewEventRow, StoredEvent } from './store';
+import type { NewEvent, NewEventRow, StoredEvent } from './store';
 
 export const DEFAULT_EVENTS_PER_PAGE = 100;
 /**

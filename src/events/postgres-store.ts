@@ -2,11 +2,12 @@ import type { SQL } from 'bun';
 import { and, asc, eq, gt, lt, lte, max, min, sql } from 'drizzle-orm';
 import { changedRows, type PgDb, pgDatabase } from '@/db/pg/client';
 import { events } from '@/db/pg/schema';
+import type { FeedTables } from '@/events/tables';
 import { holdsNul } from '@/kernel/nul';
 import { runLater } from '@/kernel/steps';
 import { feedPage } from './operations';
 import { announcedAfter, appendEvents } from './postgres-outbox';
-import type { EventScope, EventStore, FeedTables } from './store';
+import type { EventScope, EventStore } from './store';
 
 /**
  * One page of `scope` in id order. With `types`, one index scan a type

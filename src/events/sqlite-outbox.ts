@@ -1,6 +1,6 @@
-import type { Db, DbOrTx } from '@/db/client';
-import { insertRows } from '@/db/insert-rows';
-import { events } from '@/db/schema';
+import type { Db, DbOrTx } from '@/db/sqlite/client';
+import { insertRows } from '@/db/sqlite/insert-rows';
+import { events } from '@/db/sqlite/schema';
 import { eventRowOf } from './operations';
 import { announcedOnceCommitted, recordAppended } from './signal';
 import type { NewEvent } from './store';

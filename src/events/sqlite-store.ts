@@ -1,9 +1,10 @@
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
+import type { FeedTables } from '@/events/tables';
 import { runNow } from '@/kernel/steps';
 import { feedPage } from './operations';
 import type { Appended } from './signal';
 import { announcedAfter, appendEvents } from './sqlite-outbox';
-import type { EventScope, EventStore, FeedTables, StoredEvent } from './store';
+import type { EventScope, EventStore, StoredEvent } from './store';
 
 const COLUMNS = `id, type, occurred_at AS occurredAt, resource_kind AS resourceKind,
   resource_id AS resourceId, owner_id AS ownerId, data`;

@@ -1,5 +1,5 @@
 import type { Caller } from '@/auth/tokens';
-import type { EventRow } from '@/db/schema';
+import type { EventRow } from '@/db/sqlite/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { EventPage, EventQuery, EventType, ResourceKind } from './schemas';
 import type { Appended } from './signal';
@@ -37,18 +37,6 @@ export interface EventScope {
   owner: string | null;
   types: readonly EventType[] | undefined;
   limit: number;
-}
-
-/** The queries of one feed read, as each store answers them. */
-export interface FeedTables {
-  /** Events of `scope`, in id order, at most `scope.limit`. */
-  eventsAfter(scope: EventScope): MaybePromise<StoredEvent[]>;
-  /**
-   * The highest id pruning may have removed: events are pruned oldest
-   * first, so everything up to the oldest kept id (or, with none kept, up to
-   * the last id ever assigned) is gone.
-   */
-  prunedThrough(): MaybePromise<number>;
 }
 
 /** Reads one page of the feed; `EventStore.readEvents`. */

@@ -1,26 +1,9 @@
-import type { idempotencyKeys } from '@/db/schema';
+import type { KeyRow, KeyTables } from '@/idempotency/tables';
 import { fail, fieldError } from '@/kernel/errors';
-import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
 import type { ClaimRules, KeyClaim, StoredAnswer } from './store';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-
-export type KeyRow = typeof idempotencyKeys.$inferSelect;
-export type NewKeyRow = typeof idempotencyKeys.$inferInsert;
-
-/** The queries of a claim, inside one transaction of a store (`src/kernel/steps.ts`). */
-export interface KeyTables {
-  find(scope: string, key: string): MaybePromise<KeyRow | undefined>;
-  remove(scope: string, key: string): MaybePromise<void>;
-  /** Inserts the claim unless the key is taken (by a claim committed meanwhile); whether it did. */
-  insert(row: NewKeyRow): MaybePromise<boolean>;
-  removeExpiredOf(scope: string, before: number): MaybePromise<void>;
-  countOf(scope: string): MaybePromise<number>;
-  /** Removes the caller's `count` oldest keys (created first; ties in insertion order). */
-  removeOldestOf(scope: string, count: number): MaybePromise<void>;
-  removeExpired(before: number): MaybePromise<void>;
-}
 
 const inProgress = () =>
   fail('idempotency.in_progress', {

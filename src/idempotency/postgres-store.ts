@@ -2,8 +2,9 @@ import type { SQL } from 'bun';
 import { and, asc, count, eq, inArray, lt, sql } from 'drizzle-orm';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { idempotencyKeys } from '@/db/pg/schema';
+import type { KeyTables } from '@/idempotency/tables';
 import { runLater } from '@/kernel/steps';
-import { claimKey, type KeyTables } from './operations';
+import { claimKey } from './operations';
 import type { IdempotencyStore } from './store';
 
 const ofKey = (scope: string, key: string) =>

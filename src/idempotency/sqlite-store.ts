@@ -1,8 +1,9 @@
 import { and, asc, count, eq, inArray, lt, sql } from 'drizzle-orm';
-import type { Db, Tx } from '@/db/client';
-import { idempotencyKeys } from '@/db/schema';
+import type { Db, Tx } from '@/db/sqlite/client';
+import { idempotencyKeys } from '@/db/sqlite/schema';
+import type { KeyTables } from '@/idempotency/tables';
 import { runNow } from '@/kernel/steps';
-import { claimKey, type KeyTables } from './operations';
+import { claimKey } from './operations';
 import type { IdempotencyStore } from './store';
 
 const ofKey = (scope: string, key: string) =>

@@ -37,6 +37,7 @@ export type ErrorCode =
   | 'unit.not_rentable'
   | 'unit.last_live'
   | 'neighbourhood.in_use'
+  | 'neighbourhood.not_found'
   | 'quota.properties_reached'
   | 'quota.units_reached'
   | 'additional_data.not_found'

@@ -7,15 +7,17 @@ import { type CombinableLater, commitRunsApart, WriteQueue } from '@/db/write-qu
 import { announcedAfter, appendEvents } from '@/events/postgres-outbox';
 import { holdsNul } from '@/kernel/nul';
 import { runLater } from '@/kernel/steps';
+import type { CreateTables } from '@/listings/properties/tables';
 import { createdEventsOf } from './events';
 import { listCountersOn } from './multi-listing-units/postgres-list';
 import { putNeighbourhood } from './neighbourhoods/operations';
 import {
+  findNeighbourhoodOn,
   listNeighbourhoodsOn,
   postgresNeighbourhoodTables,
 } from './neighbourhoods/postgres-tables';
 import { type PlannedCreates, planCreates } from './properties/bulk';
-import { type CreateTables, createProperties } from './properties/create';
+import { createProperties } from './properties/create';
 import {
   feedPositionOn,
   listPropertiesOn,
@@ -33,6 +35,15 @@ import { postgresUnitTables } from './units/postgres-tables';
 
 /** 25 parameters a property row: far below PostgreSQL's 65,535 a statement. */
 const CHUNK = 500;
+
+/**
+ * Create transactions under way at once from this instance. Creates wait
+ * on one another's locks (the owner's, the events append's) to COMMIT, so
+ * more transactions only hold more pool connections idle, each with a few
+ * creates: two keep one committing while the next prepares, and every
+ * create arriving meanwhile joins the next batch (up to `MAX_BATCH`).
+ */
+const CREATE_TRANSACTIONS = 2;
 
 /**
  * Inserts the planned rows and answers them as GET renders them: in one
@@ -104,7 +115,7 @@ const postgresCreateTables = (tx: PgTx): CreateTables => {
  */
 export function postgresListingsStore(client: SQL): ListingsStore {
   const db = pgDatabase(client);
-  const creates = new WriteQueue(commitRunsApart);
+  const creates = new WriteQueue(commitRunsApart, { maxInFlight: CREATE_TRANSACTIONS });
   const kindFor = kindPerQuota((quota): CombinableLater<QuotaCreate, string> => {
     const createAll = (inputs: readonly QuotaCreate[]) =>
       announcedAfter(db, (tx) =>
@@ -134,6 +145,7 @@ export function postgresListingsStore(client: SQL): ListingsStore {
       (operation) => announcedAfter(db, (tx) => runLater(operation(postgresUnitTables(tx, true)))),
     ),
     listNeighbourhoods: (cityId) => listNeighbourhoodsOn(db, cityId),
+    neighbourhood: (id) => findNeighbourhoodOn(db, id),
     async putNeighbourhood(id, body, now, ifMatch) {
       await announcedAfter(db, (tx) =>
         runLater(putNeighbourhood(postgresNeighbourhoodTables(tx), id, body, now, ifMatch)),

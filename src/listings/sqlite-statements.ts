@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'bun:sqlite';
-import type { Db } from '@/db/client';
-import type { Bindings } from '@/db/where';
+import type { Db } from '@/db/sqlite/client';
+import type { Bindings } from '@/db/sqlite/where';
 import { announcedAfter } from '@/events/sqlite-outbox';
 
 const MAX_CACHED = 256;

@@ -1,11 +1,16 @@
-import type { Db } from '@/db/client';
-import { type Combinable, groupCommitOf } from '@/db/group-commit';
 import type { ReadCache } from '@/db/read-cache';
+import type { Db } from '@/db/sqlite/client';
+import { type Combinable, groupCommitOf } from '@/db/sqlite/group-commit';
 import { appendEvents } from '@/events/sqlite-outbox';
 import { runNow } from '@/kernel/steps';
+import type { CreateTables } from '@/listings/properties/tables';
 import { listCounters } from './multi-listing-units/sqlite-list';
-import { listNeighbourhoods, putNeighbourhoodOnSqlite } from './neighbourhoods/sqlite-tables';
-import { type CreateTables, createProperties } from './properties/create';
+import {
+  findNeighbourhood,
+  listNeighbourhoods,
+  putNeighbourhoodOnSqlite,
+} from './neighbourhoods/sqlite-tables';
+import { createProperties } from './properties/create';
 import type { PropertyRecord } from './properties/representation';
 import { insertPlanned, insertPropertiesBulk } from './properties/sqlite-bulk';
 import { feedPositionOf, listProperties } from './properties/sqlite-list-page';
@@ -70,6 +75,7 @@ export function sqliteListingsStore(db: Db, cache: ReadCache) {
       (operation) => writeTransaction(db, () => runNow(operation(tables))),
     ),
     listNeighbourhoods: (cityId) => listNeighbourhoods(db, cityId),
+    neighbourhood: (id) => findNeighbourhood(db, id),
     putNeighbourhood: (id, body, now, ifMatch) =>
       putNeighbourhoodOnSqlite(db, id, body, now, ifMatch),
     writeProperty: (operation) => writeTransaction(db, () => runNow(operation(tables))),

@@ -105,6 +105,8 @@ export interface ListingsStore {
   ): MaybePromise<{ total: number; rows: MultiListingUnit[] }>;
   /** GET /neighbourhoods[?cityId=]: the catalogue, by city then name. */
   listNeighbourhoods(cityId: string | undefined): MaybePromise<Neighbourhood[]>;
+  /** GET /neighbourhoods/{id}: one entry, undefined when there is none. */
+  neighbourhood(id: string): MaybePromise<Neighbourhood | undefined>;
   /** PUT /neighbourhoods/{id} (`neighbourhoods/operations.ts`). */
   /** `ifMatch`: the entry's ETag (or *), else 412 and nothing written. */
   putNeighbourhood(

@@ -1,6 +1,6 @@
 import { asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { mailOutbox } from '@/db/schema';
+import type { Db } from '@/db/sqlite/client';
+import { mailOutbox } from '@/db/sqlite/schema';
 import { type MailOutboxStore, queuedMailOf } from './store';
 import {
   claimedColumns,

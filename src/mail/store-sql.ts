@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, lt, lte, min, or } from 'drizzle-orm';
 import type * as pg from '@/db/pg/schema';
-import type { mailOutbox } from '@/db/schema';
+import type { mailOutbox } from '@/db/sqlite/schema';
 import type { OutboxCounts } from './store';
 
 /** What both stores' queries share, written once for either table. */

@@ -1,4 +1,4 @@
-import type { MailOutboxRow } from '@/db/schema';
+import type { MailOutboxRow } from '@/db/sqlite/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 
 /** A message as it enters the outbox: rendered, addressed, due at once. */

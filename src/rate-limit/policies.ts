@@ -1,6 +1,6 @@
 import type { Config } from '@/config';
 import { EMPLOYEE_MINIMUM_PER_MINUTE } from '@/config/env';
-import type { PlanRow } from '@/db/schema';
+import type { PlanRow } from '@/db/sqlite/schema';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { CALENDAR_KINDS } from './calendar';
 import { planLimitsOf } from './records';

@@ -1,5 +1,5 @@
 /** Shapes of reported usage: window records, plan limits, the window to report. */
-import type { PlanRow } from '@/db/schema';
+import type { PlanRow } from '@/db/sqlite/schema';
 import { calendarSpan, isoWithOffset, secondsUntil, type WindowKind } from './calendar';
 import type { WindowUsage } from './store';
 

@@ -1,6 +1,6 @@
 import { eq, lte, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { windowUsage } from '@/db/schema';
+import type { Db } from '@/db/sqlite/client';
+import { windowUsage } from '@/db/sqlite/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { CalendarKind } from './calendar';
 

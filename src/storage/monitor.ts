@@ -1,6 +1,6 @@
 import { toolContext } from '@/audit/record';
 import type { AuditLogStore } from '@/audit/store';
-import type { AuditAction } from '@/db/schema';
+import type { AuditAction } from '@/db/sqlite/schema';
 import type { StorageFailure } from '@/db/storage-failure';
 import type { Logger } from '@/logger';
 import { readVolume, type Volume, type VolumeReading } from './free-space';

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '@/config';
-import { isPlainFile } from '@/db/client';
+import { isPlainFile } from '@/db/sqlite/client';
 import type { Volume } from './free-space';
 
 /**

@@ -1,6 +1,6 @@
 import { and, eq, gte, lt, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { usageBuckets } from '@/db/schema';
+import type { Db } from '@/db/sqlite/client';
+import { usageBuckets } from '@/db/sqlite/schema';
 import type { UsageRange, UsageStore } from './store';
 
 /** A save's update of an existing row: the instance's current totals. */

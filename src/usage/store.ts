@@ -1,4 +1,4 @@
-import type { UsageBucketRow } from '@/db/schema';
+import type { UsageBucketRow } from '@/db/sqlite/schema';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 
 export type Resolution = UsageBucketRow['resolution'];

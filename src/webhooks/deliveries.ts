@@ -1,11 +1,12 @@
 import { toolContext } from '@/audit/record';
-import type { WebhookDeliveryRow, WebhookEndpointRow } from '@/db/schema';
+import type { WebhookDeliveryRow, WebhookEndpointRow } from '@/db/sqlite/schema';
 import { cursorOf } from '@/events/cursor';
 import type { EventType } from '@/events/schemas';
 import type { StoredEvent } from '@/events/store';
 import { type Steps, step } from '@/kernel/steps';
+import type { WebhookTables } from '@/webhooks/tables';
 import type { Delivery } from './schemas';
-import type { AttemptOutcome, EndpointChange, GivenUp, WebhookTables } from './store';
+import type { AttemptOutcome, EndpointChange, GivenUp } from './store';
 
 /** Waits after the 1st, 2nd, 3rd and 4th failed attempt; hourly after that. */
 export const RETRY_DELAYS_MS = [30_000, 60_000, 120_000, 300_000] as const;

@@ -1,4 +1,4 @@
-import type { WebhookEndpointRow } from '@/db/schema';
+import type { WebhookEndpointRow } from '@/db/sqlite/schema';
 import type { EventType } from '@/events/schemas';
 import type { Webhook } from './schemas';
 

@@ -1,11 +1,12 @@
-import type { WebhookEndpointRow } from '@/db/schema';
+import type { WebhookEndpointRow } from '@/db/sqlite/schema';
 import { cursorOf } from '@/events/cursor';
 import type { StoredEvent } from '@/events/store';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
+import type { WebhookTables } from '@/webhooks/tables';
 import { BACKLOG_GIVEN_UP, disableEndpoint } from './deliveries';
 import type { Run } from './operations';
-import type { EndpointChange, NewDelivery, WebhookQuotas, WebhookTables } from './store';
+import type { EndpointChange, NewDelivery, WebhookQuotas } from './store';
 
 const FAN_OUT_BATCH = 500;
 

@@ -1,14 +1,15 @@
 import type { Caller } from '@/auth/tokens';
 import { uuidv7 } from '@/db/ids';
-import type { WebhookEndpointRow } from '@/db/schema';
+import type { WebhookEndpointRow } from '@/db/sqlite/schema';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
+import type { WebhookTables } from '@/webhooks/tables';
 import { recordAttempt, toDelivery } from './deliveries';
 import { PREVIOUS_SECRET_MS, toWebhook } from './endpoints';
 import type { WebhookCreate, WebhookPatch } from './schemas';
 import { newSecret } from './signing';
-import type { WebhookStore, WebhookTables } from './store';
+import type { WebhookStore } from './store';
 
 /** The owner a customer's endpoints belong to; null (every event) for an employee's. */
 const ownerOf = (caller: Caller): string | null => (caller.aud === 'customer' ? caller.sub : null);

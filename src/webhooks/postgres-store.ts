@@ -4,10 +4,11 @@ import { pgDatabase } from '@/db/pg/client';
 import { events, webhookEndpoints } from '@/db/pg/schema';
 import { holdsNul } from '@/kernel/nul';
 import { runLater, type Steps } from '@/kernel/steps';
+import type { WebhookTables } from '@/webhooks/tables';
 import { webhookOperations } from './operations';
 import { postgresWebhookTables } from './postgres-tables';
 import { queueRules } from './queue-rules';
-import type { DueEndpoint, WebhookStore, WebhookTables } from './store';
+import type { DueEndpoint, WebhookStore } from './store';
 import { type SummaryRow, summaryQuery } from './summary';
 
 /**

@@ -3,8 +3,8 @@ import { auditRowOf } from '@/audit/record';
 import { changedRows, type PgTx } from '@/db/pg/client';
 import { auditEvents, events, webhookDeliveries, webhookEndpoints } from '@/db/pg/schema';
 import { holdsNul } from '@/kernel/nul';
+import type { WebhookTables } from '@/webhooks/tables';
 import { claimable } from './queue-rules';
-import type { WebhookTables } from './store';
 
 /** The advisory lock class of one owner's endpoint creates (the key is the owner's hash). */
 const OWNER_LOCK_CLASS = 0x77686b;

@@ -1,10 +1,11 @@
 import { type AnyColumn, and, eq, isNull, lte, or } from 'drizzle-orm';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
+import type { WebhookTables } from '@/webhooks/tables';
 import { deliveryBody, EVENT_NOT_KEPT, settleGivenUp } from './deliveries';
 import { fanOutAll, fanOutBatchOf } from './fan-out';
 import type { Run } from './operations';
-import type { DueDelivery, WebhookQueueReads, WebhookStore, WebhookTables } from './store';
+import type { DueDelivery, WebhookQueueReads, WebhookStore } from './store';
 
 /**
  * The endpoint `claimEndpoint` may claim at `now`: enabled, and no attempt

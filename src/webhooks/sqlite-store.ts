@@ -1,12 +1,13 @@
 import { desc, eq, sql } from 'drizzle-orm';
 import { recordAudit } from '@/audit/sqlite-store';
-import type { Db, Tx } from '@/db/client';
-import { events, webhookDeliveries, webhookEndpoints } from '@/db/schema';
+import type { Db, Tx } from '@/db/sqlite/client';
+import { events, webhookDeliveries, webhookEndpoints } from '@/db/sqlite/schema';
 import type { StoredEvent } from '@/events/store';
 import { runNow, type Steps } from '@/kernel/steps';
+import type { WebhookTables } from '@/webhooks/tables';
 import { webhookOperations } from './operations';
 import { claimable, queueRules } from './queue-rules';
-import type { NextDelivery, WebhookStore, WebhookTables } from './store';
+import type { NextDelivery, WebhookStore } from './store';
 import { type SummaryRow, summaryQuery } from './summary';
 
 /**

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { copyBackup, createBackup, pruneBackups } from '@/backups';
 import type { Config } from '@/config';
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import type { Clock } from '@/kernel/clock';
 import type { JobDetails } from './job';
 

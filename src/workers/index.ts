@@ -1,11 +1,11 @@
 import type { Clock } from '@/kernel/clock';
 import type { Logger } from '@/logger';
 import type { RedisConnection } from '@/redis/connection';
+import type { JobRunStore } from '@/workers/store';
 import * as auditRetention from './audit-retention';
 import * as databaseBackup from './database-backup';
 import * as eventsPrune from './events-prune';
 import type { JobDefinition } from './job';
-import type { JobRunStore } from './job-runs';
 import { redisJobLeases } from './leases';
 import * as mailDelivery from './mail-delivery';
 import * as planWindowReset from './plan-window-reset';

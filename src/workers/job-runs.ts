@@ -1,29 +1,13 @@
 import type { SQL } from 'bun';
 import { and, desc, eq, lte, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
 import { pgDatabase } from '@/db/pg/client';
 import * as pg from '@/db/pg/schema';
-import { type JobRunRow, jobRuns } from '@/db/schema';
-import type { MaybePromise } from '@/kernel/maybe-promise';
+import type { Db } from '@/db/sqlite/client';
+import { jobRuns } from '@/db/sqlite/schema';
+import type { JobRunStore } from '@/workers/store';
 
 /** Runs kept per job; older ones are pruned after every run. */
 export const RUNS_KEPT_PER_JOB = 1000;
-
-export type RunFields = Pick<
-  JobRunRow,
-  'startedAt' | 'finishedAt' | 'outcome' | 'details' | 'instance' | 'tick'
->;
-
-/**
- * Where the scheduler records its jobs' runs (`job_runs`, GET /admin/jobs).
- * `sqliteJobRuns` answers at once, `postgresJobRuns` with promises.
- */
-export interface JobRunStore {
-  /** Records a finished run and keeps its job's newest RUNS_KEPT_PER_JOB, in one transaction. */
-  record(job: string, row: RunFields): MaybePromise<void>;
-  /** The newest `limit` runs of `job`, newest first. */
-  lastRuns(job: string, limit: number): MaybePromise<RunFields[]>;
-}
 
 /** The id at and below which a job's runs are past those kept (none: nothing is deleted). */
 const cutoffOf = (job: string) =>

@@ -1,5 +1,5 @@
 import { CronPattern } from 'croner';
-import type { RunFields } from './job-runs';
+import type { RunFields } from '@/workers/store';
 import { SCHEDULE_TIMEZONE } from './ticks';
 
 export interface JobContext {

@@ -3,6 +3,7 @@ import type { Clock } from '@/kernel/clock';
 import { fail } from '@/kernel/errors';
 import type { MaybePromise } from '@/kernel/maybe-promise';
 import type { Logger } from '@/logger';
+import type { JobRunStore, RunFields } from '@/workers/store';
 import {
   assertValidJobs,
   type JobContext,
@@ -13,7 +14,6 @@ import {
   type JobStatus,
   toRun,
 } from './job';
-import type { JobRunStore, RunFields } from './job-runs';
 import { holdWhileRunning, type JobLeases, runLeased } from './leases';
 import { SCHEDULE_TIMEZONE, tickOf } from './ticks';
 

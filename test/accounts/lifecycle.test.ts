@@ -2,6 +2,7 @@ import { expect, test } from 'bun:test';
 import { ACCOUNT_FAILURE_LIMIT } from '@/accounts/guessing';
 import { LAST_EMPLOYEE_DETAIL } from '@/accounts/messages';
 import { SessionList } from '@/accounts/schemas';
+import { expectAuthGuards } from '../support/auth-guards';
 import { badRequest, problemOf } from '../support/harness';
 import { accountStoresUnderTest } from './stores';
 import { accountsSetup, PASSWORD, type SignedIn } from './support';
@@ -435,23 +436,19 @@ for (const under of accountStoresUnderTest()) {
 
     test('auth: anonymous → 401, a customer → 403, before the body is read', async () => {
       const customer = await ctx.newUser();
-      for (const [method, path] of [
-        ['GET', '/admin/users'],
-        ['GET', `/admin/users/${customer.user.id}`],
-        ['PATCH', `/admin/users/${customer.user.id}`],
-        ['POST', `/admin/users/${customer.user.id}/password`],
-        ['DELETE', `/admin/users/${customer.user.id}`],
-      ] as const) {
-        const anonymous = await ctx.request(method, path, method === 'GET' ? {} : { body: {} });
-        expect(anonymous.status).toBe(401);
-        expect(anonymous.body).toEqual(problemOf(401));
-        const asCustomer = await ctx.request(method, path, {
-          token: customer.token,
-          ...(method === 'GET' ? {} : { body: {} }),
-        });
-        expect(asCustomer.status).toBe(403);
-        expect(asCustomer.body).toEqual(problemOf(403));
-      }
+      const user = `/admin/users/${customer.user.id}`;
+      await expectAuthGuards(
+        ctx,
+        'employee',
+        [
+          'GET /admin/users',
+          `GET ${user}`,
+          `PATCH ${user}`,
+          `POST ${user}/password`,
+          `DELETE ${user}`,
+        ],
+        { body: {}, token: customer.token },
+      );
       expect((await ctx.request('GET', '/auth/me', { token: customer.token })).status).toBe(200);
     });
   });

@@ -7,7 +7,7 @@ import type { AccountStore, NewPasskey } from '@/accounts/store';
 import { normalizeEmail } from '@/accounts/users';
 import { toolContext } from '@/audit/record';
 import { uuidv7 } from '@/db/ids';
-import type { AuditEventRow } from '@/db/schema';
+import type { AuditEventRow } from '@/db/sqlite/schema';
 import { auditRows as sqliteAuditRows } from '../audit/support';
 import { sqliteDatabase } from '../support/harness';
 import { postgresAccounts } from './stores';

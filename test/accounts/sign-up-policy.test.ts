@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { SIGN_UP_ACCEPTED_MESSAGE, SIGN_UP_CLOSED_DETAIL } from '@/accounts/messages';
 import { UserSummary } from '@/api/accounts/schemas';
+import { expectAuthGuards } from '../support/auth-guards';
 import { problemOf } from '../support/harness';
 import { accountStoresUnderTest } from './stores';
 import { accountsSetup, controllableHasher, PASSWORD, settle } from './support';
@@ -84,15 +85,10 @@ for (const under of accountStoresUnderTest()) {
     });
 
     test('auth: anonymous → 401, a customer → 403, before the body is looked at', async () => {
-      const anonymous = await ctx.request('POST', '/admin/users', { body: {} });
-      expect(anonymous.status).toBe(401);
-      expect(anonymous.body).toEqual(problemOf(401));
-      const customer = await ctx.request('POST', '/admin/users', {
-        token: await ctx.tokenFor('someone', 'customer'),
+      await expectAuthGuards(ctx, 'employee', ['POST /admin/users'], {
         body: {},
+        token: await ctx.tokenFor('someone', 'customer'),
       });
-      expect(customer.status).toBe(403);
-      expect(customer.body).toEqual(problemOf(403));
     });
   });
 

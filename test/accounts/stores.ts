@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe } from 'bun:test';
-import { SQL } from 'bun';
+import { beforeAll } from 'bun:test';
+import type { SQL } from 'bun';
 import { asc } from 'drizzle-orm';
 import { postgresAccountStore } from '@/accounts/postgres-store';
 import type { AccountStore, NewUser } from '@/accounts/store';
-import type { Db } from '@/db/client';
 import { type PgDb, pgDatabase } from '@/db/pg/client';
-import { migratePostgres } from '@/db/pg/migrate';
 import * as pg from '@/db/pg/schema';
-import { type AuditAction, type AuditEventRow, auditEvents, users } from '@/db/schema';
+import type { Db } from '@/db/sqlite/client';
+import { type AuditAction, type AuditEventRow, auditEvents, users } from '@/db/sqlite/schema';
 import { postgresMailOutbox } from '@/mail/postgres-store';
 import type { MailOutboxStore } from '@/mail/store';
-import {
-  createTestDatabase,
-  pgSuite,
-  postgresAvailable,
-  type TestDatabase,
-  testDatabaseName,
-  testDatabaseUrl,
-} from '../support/postgres';
+import { suiteDatabases } from '../support/postgres';
 import { onPostgres, SQLITE_STORE_RUN, sqliteOnly } from '../support/postgres-mode';
 
 /**
@@ -107,67 +99,44 @@ function whenMade<T extends object>(made: Promise<T>): T {
   });
 }
 
-/** The databases and clients of one PostgreSQL `describe`, dropped when it ends. */
-interface Scope {
-  template?: Promise<TestDatabase>;
-  databases: Promise<TestDatabase>[];
-  clients: SQL[];
-}
+type Databases = ReturnType<typeof suiteDatabases>;
 
 /**
  * Each app gets a database of its own, copied from one migrated template
- * per `describe`; all are dropped when that `describe` ends. An app built
- * while a `describe` is collected belongs to it, one built inside a test to
- * the `describe` running.
+ * per `describe` (test/support/postgres.ts, `suiteDatabases`); all are
+ * dropped when that `describe` ends. An app built while a `describe` is
+ * collected belongs to it, one built inside a test to the `describe`
+ * running. The store and the outbox wait for the copy (`whenMade`), since
+ * the suites build their apps synchronously.
  */
 function postgresStore(): AccountStoreUnderTest {
-  let collecting: Scope | undefined;
-  let running: Scope | undefined;
-
+  let collecting: Databases | undefined;
+  let running: Databases | undefined;
   return {
     name: 'PostgreSQL',
-    describe: (title, body) =>
-      describe.skipIf(!postgresAvailable)(pgSuite(`${title} (PostgreSQL)`), () => {
-        const scope: Scope = { databases: [], clients: [] };
+    describe(title, body) {
+      const databases = suiteDatabases();
+      databases.describe(title, () => {
         beforeAll(() => {
-          running = scope;
+          running = databases;
         });
-        afterAll(async () => {
-          await Promise.all(scope.clients.splice(0).map((client) => client.close({ timeout: 0 })));
-          const copies = await Promise.all(scope.databases.splice(0));
-          await Promise.all(copies.map((database) => database.drop()));
-          // The template last: nothing may copy it while it goes.
-          await (await scope.template)?.drop();
-        }, 60_000);
         const outer = collecting;
-        collecting = scope;
+        collecting = databases;
         try {
           body();
         } finally {
           collecting = outer;
         }
-      }),
-    open() {
-      const scope = collecting ?? running;
-      if (!scope) throw new Error("a PostgreSQL app is built inside its store's describe");
-      scope.template ??= createTestDatabase().then(async (database) => {
-        await migratePostgres(database.url);
-        return database;
       });
-      const name = testDatabaseName();
-      // The client connects at its first query, which waits for the copy.
-      const client = new SQL(testDatabaseUrl(name), { max: 4 });
-      scope.clients.push(client);
-      const made = scope.template.then((from) => createTestDatabase(from, name));
-      scope.databases.push(made);
-      const db = async () => {
-        await made;
-        return pgDatabase(client);
-      };
+    },
+    open() {
+      const databases = collecting ?? running;
+      if (!databases) throw new Error("a PostgreSQL app is built inside its store's describe");
+      const made = databases.withClient().then(({ client }) => client);
       return {
-        store: whenMade(made.then(() => postgresAccountStore(client))),
-        mail: whenMade(made.then(() => postgresMailOutbox(client))),
-        ...rowsIn(db),
+        store: whenMade(made.then((client) => postgresAccountStore(client))),
+        mail: whenMade(made.then((client) => postgresMailOutbox(client))),
+        ...rowsIn(async () => pgDatabase(await made)),
       };
     },
   };

@@ -2,7 +2,7 @@ import { expect } from 'bun:test';
 import type { PasswordHasher } from '@/accounts/hashing';
 import type { PasskeySummary } from '@/accounts/passkeys';
 import { uuidv7 } from '@/db/ids';
-import type { AuditAction } from '@/db/schema';
+import type { AuditAction } from '@/db/sqlite/schema';
 import {
   createTestApp,
   manualClock,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { BODY_LOG_MAX, bodyCopyOf, loggableBody, REDACTED } from '@/api/request/body-log';
 import { createService } from '@/app';
 import { parseConfig } from '@/config';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import { buildDeps } from '@/deps';
 import { createLogger, type Logger } from '@/logger';
 import { BASE, tempDir } from '../support/harness';

@@ -1,6 +1,6 @@
 import { asc } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { type AuditAction, type AuditEventRow, auditEvents } from '@/db/schema';
+import type { Db } from '@/db/sqlite/client';
+import { type AuditAction, type AuditEventRow, auditEvents } from '@/db/sqlite/schema';
 import { sqliteAccounts } from '../accounts/stores';
 import type { TestContext } from '../support/harness';
 

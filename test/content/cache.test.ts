@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { StaticPageCache, warmStaticPageCache } from '@/content/cache';
 import { chooseVariant, parseAcceptLanguage } from '@/content/language';
-import { openDatabase } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
+import { openDatabase } from '@/db/sqlite/client';
 import { rowsOf } from '../listings/support';
 import { createTestApp, manualClock } from '../support/harness';
 import { READ_CACHE, sqliteOnly } from '../support/postgres-mode';

@@ -1,9 +1,9 @@
 import type { SQL } from 'bun';
 import { upsertStaticPage } from '@/content/sqlite-store';
 import type { StaticPageWrite } from '@/content/store';
-import type { Db } from '@/db/client';
 import { pgDatabase } from '@/db/pg/client';
 import * as pg from '@/db/pg/schema';
+import type { Db } from '@/db/sqlite/client';
 import type { TestContext } from '../support/harness';
 
 export const fullPage = (overrides: Partial<StaticPageWrite> = {}): StaticPageWrite => ({

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { StaticPage } from '@/content/schemas';
+import { expectAnonymousRefused, expectCustomerRefused } from '../support/auth-guards';
 import { badRequest, createTestApp, problemOf } from '../support/harness';
 import { fullPage } from './factory';
 import { storesUnderTest } from './stores';
@@ -261,12 +262,8 @@ for (const store of storesUnderTest()) {
 
       test('customer → 403, even with a bad body', async () => {
         const ctx = await store.app();
-        const token = await ctx.tokenFor('owner-1', 'customer');
-        for (const sent of [body(), { nonsense: true }]) {
-          const res = await ctx.request('PUT', '/content/static-pages/BAD', { token, body: sent });
-          expect(res.status).toBe(403);
-          expect(res.body).toEqual(problemOf(403));
-        }
+        for (const sent of [body(), { nonsense: true }])
+          await expectCustomerRefused(ctx, ['PUT /content/static-pages/BAD'], { body: sent });
       });
 
       test('an invalid token → 401', async () => {
@@ -324,15 +321,8 @@ for (const store of storesUnderTest()) {
     test('anonymous → 401, customer → 403', async () => {
       const ctx = await store.app();
       await ctx.makePage('about');
-      const anonymous = await ctx.request('DELETE', '/content/static-pages/about');
-      expect(anonymous.status).toBe(401);
-      expect(anonymous.body).toEqual(problemOf(401));
-      const token = await ctx.tokenFor('owner-1', 'customer');
-      const customer = await ctx.request('DELETE', '/content/static-pages/about?language=en', {
-        token,
-      });
-      expect(customer.status).toBe(403);
-      expect(customer.body).toEqual(problemOf(403));
+      await expectAnonymousRefused(ctx, ['DELETE /content/static-pages/about']);
+      await expectCustomerRefused(ctx, ['DELETE /content/static-pages/about?language=en']);
       expect((await ctx.request('GET', '/content/static-pages/about')).status).toBe(200);
     });
   });

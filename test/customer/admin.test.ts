@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { Plan, PlanList } from '@/customer/admin/schemas';
+import { expectAnonymousRefused, expectCustomerRefused } from '../support/auth-guards';
 import { manualClock } from '../support/harness';
 import { type StoreUnderTest, storesUnderTest } from './stores';
 
@@ -198,12 +199,11 @@ for (const store of storesUnderTest()) {
       test('a customer → 403, no token → 401', async () => {
         const ctx = await context(store);
         const customer = await ctx.tokenFor('c-1');
-        const forbidden = await ctx.request('GET', PLANS, { token: customer });
-        expect(forbidden.status).toBe(403);
-        expect(forbidden.body).toEqual({ message: 'This action is unauthorized.' });
-        const anonymous = await ctx.request('POST', IMPORT, { body: [row()] });
-        expect(anonymous.status).toBe(401);
-        expect(anonymous.body).toEqual({ message: 'Unauthenticated.' });
+        await expectCustomerRefused(ctx, [`GET ${PLANS}`], { token: customer, family: 'customer' });
+        await expectAnonymousRefused(ctx, [`POST ${IMPORT}`], {
+          body: [row()],
+          family: 'customer',
+        });
       });
     });
   });

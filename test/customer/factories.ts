@@ -1,5 +1,5 @@
-import type { Db } from '@/db/client';
-import { transactions } from '@/db/schema';
+import type { Db } from '@/db/sqlite/client';
+import { transactions } from '@/db/sqlite/schema';
 
 export type TransactionSeed = Partial<typeof transactions.$inferInsert>;
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { parseConfig } from '@/config';
-import type { PlanRow } from '@/db/schema';
+import type { PlanRow } from '@/db/sqlite/schema';
 import { calendarSpan, isoWithOffset } from '@/rate-limit/calendar';
 import { type LimiterRecords, RateLimiter } from '@/rate-limit/limiter';
 import { MemoryStore } from '@/rate-limit/memory-store';

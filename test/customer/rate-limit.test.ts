@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { createService } from '@/app';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
 import { manualClock } from '../support/harness';

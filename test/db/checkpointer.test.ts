@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BACKSTOP_FRAMES, type Checkpointer, startCheckpointer } from '@/db/checkpointer';
-import { type Db, openDatabase } from '@/db/client';
-import { GroupCommit } from '@/db/group-commit';
+import { BACKSTOP_FRAMES, type Checkpointer, startCheckpointer } from '@/db/sqlite/checkpointer';
+import { type Db, openDatabase } from '@/db/sqlite/client';
+import { GroupCommit } from '@/db/sqlite/group-commit';
 import { tempDir } from '../support/harness';
 
 /** The wal-index's frame count and how many of them are in the database file (the -shm layout). */

@@ -1,8 +1,8 @@
 import { afterEach, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { migrationsFolder } from '@/db/client';
-import { readMigrations, serviceMigrations } from '@/db/migrate';
+import { readMigrations, serviceMigrations } from '@/db/migrations';
+import { migrationsFolder } from '@/db/sqlite/client';
 import { embedded } from '@/kernel/embedded';
 
 afterEach(() => {

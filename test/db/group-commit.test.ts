@@ -1,7 +1,12 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { type Combinable, flushGroupCommit, GroupCommit, groupCommitOf } from '@/db/group-commit';
+import {
+  type Combinable,
+  flushGroupCommit,
+  GroupCommit,
+  groupCommitOf,
+} from '@/db/sqlite/group-commit';
 import { tempDir } from '../support/harness';
 
 /** A file database (WAL, as in production) and a second connection that sees only commits. */
@@ -120,7 +125,7 @@ describe('GroupCommit', () => {
 
     test('flush() (shutdown) commits what is queued without waiting for the schedule', async () => {
       const { committed, path } = files();
-      const { openDatabase } = await import('@/db/client');
+      const { openDatabase } = await import('@/db/sqlite/client');
       const db = openDatabase(path);
       const write = groupCommitOf(db).run(() =>
         db.$client.query("INSERT INTO t (name) VALUES ('queued')").run(),

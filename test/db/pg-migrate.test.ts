@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { SQL } from 'bun';
-import { MigrationError, readMigrations } from '@/db/migrate';
+import { MigrationError, readMigrations } from '@/db/migrations';
 import {
   MIGRATION_LOCK_KEY,
   migratePostgres,

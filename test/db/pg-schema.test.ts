@@ -6,7 +6,7 @@ import { toSnakeCase } from 'drizzle-orm/casing';
 import { type PgTable, getTableConfig as pgTableConfig } from 'drizzle-orm/pg-core';
 import { type SQLiteTable, getTableConfig as sqliteTableConfig } from 'drizzle-orm/sqlite-core';
 import * as pgSchema from '@/db/pg/schema';
-import * as sqliteSchema from '@/db/schema';
+import * as sqliteSchema from '@/db/sqlite/schema';
 
 /**
  * The PostgreSQL schema is written beside the SQLite one and must not drift
@@ -208,7 +208,7 @@ describe('the two schema folders are laid out alike', () => {
   };
 
   test('every table sits in the file of the same name in both, and the index files agree', () => {
-    const sqlite = tableFiles('schema', 'sqliteTable');
+    const sqlite = tableFiles('sqlite/schema', 'sqliteTable');
     const postgres = tableFiles('pg/schema', 'pgTable');
     expect(sqlite.size).toBeGreaterThan(20);
     expect(Object.fromEntries(postgres)).toEqual(Object.fromEntries(sqlite));
@@ -216,6 +216,6 @@ describe('the two schema folders are laid out alike', () => {
       readFileSync(join(folder(path), 'index.ts'), 'utf8')
         .split('\n')
         .filter((line) => line.startsWith('export'));
-    expect(exports('pg/schema')).toEqual(exports('schema'));
+    expect(exports('pg/schema')).toEqual(exports('sqlite/schema'));
   });
 });

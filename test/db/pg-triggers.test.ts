@@ -84,6 +84,81 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL triggers and address sea
     ]);
   });
 
+  test('happy: a multi-row write runs each counts and log trigger once, not once a row', async () => {
+    const ids = ['m1', 'm2', 'm3'];
+    const units = Array.from({ length: 30 }, (_, n) => `mu${n}`);
+    const us = String.fromCharCode(31);
+    const { calls, logged, counted } = await client.begin(async (tx) => {
+      // Counted for this transaction alone (pg_stat_xact_user_functions).
+      await tx`SET LOCAL track_functions = 'pl'`;
+      const [before] = await tx<
+        { seq: string }[]
+      >`SELECT coalesce(max(seq), 0) AS seq FROM cache_changes`;
+      await tx`INSERT INTO properties (id, type, owner_id, address_line1, city, city_id, postal_code,
+        country, latitude, longitude, address_search, total_units, rentable_units, units_counter,
+        source, created_at, updated_at)
+        SELECT id, 'apartment', 'owner-2', 'Calle', 'Málaga', city, '29001', 'ES', 36.7, -4.4,
+          'calle', 1, 1, 1, 'inbound', 1, 1
+        FROM unnest(${ids}::text[], ${['malaga', 'malaga', 'cadiz']}::text[]) AS r(id, city)`;
+      await tx`INSERT INTO units (id, property_id, rentable, created_at, updated_at)
+        SELECT u, 'm1', true, 1, 1 FROM unnest(${units}::text[]) AS u`;
+      await tx`INSERT INTO unit_features (unit_id, position, property_id, applicability, category, name, value)
+        SELECT u, p, 'm1', 'unit', 'comfort', n, 'yes'
+        FROM unnest(${['mu0', 'mu0', 'mu1', 'mu1']}::text[], ${[0, 1, 0, 1]}::int[],
+          ${['lift', 'balcony', 'lift', 'balcony']}::text[]) AS f(u, p, n)`;
+      await tx`DELETE FROM unit_features WHERE property_id = 'm1'`;
+      await tx`DELETE FROM units WHERE property_id = 'm1'`;
+      await tx`DELETE FROM properties WHERE id IN ('m2', 'm3')`;
+      return {
+        calls: Object.fromEntries(
+          (
+            await tx<{ funcname: string; calls: string }[]>`
+              SELECT funcname, calls FROM pg_stat_xact_user_functions
+              WHERE funcname IN ('cache_log', 'cache_log_rows', 'property_counts_follow',
+                'property_counts_follow_rows')`
+          ).map((row) => [row.funcname, Number(row.calls)]),
+        ),
+        logged: [
+          ...(await tx<{ topic: string; key: string }[]>`
+            SELECT topic, key FROM cache_changes WHERE seq > ${before!.seq} ORDER BY seq`),
+        ],
+        counted: [
+          ...(await tx<{ city_id: string; properties: number }[]>`
+            SELECT city_id, properties FROM property_counts WHERE city_id IN ('malaga', 'cadiz')
+            ORDER BY city_id`),
+        ],
+      };
+    });
+    // Six statements: each one call of each statement trigger, however many rows.
+    expect(calls).toEqual({ cache_log_rows: 6, property_counts_follow_rows: 2 });
+    const property = (id: string, city: string) => ({
+      topic: 'property',
+      key: [id, 'owner-2', city, 'apartment'].join(us),
+    });
+    expect(logged.filter((row) => row.topic === 'property')).toEqual([
+      property('m1', 'malaga'),
+      property('m2', 'malaga'),
+      property('m3', 'cadiz'),
+      property('m2', 'malaga'),
+      property('m3', 'cadiz'),
+    ]);
+    // One unit row a statement (its key is not read), one feature row a name.
+    expect(logged.filter((row) => row.topic === 'unit')).toEqual([
+      { topic: 'unit', key: 'm1' },
+      { topic: 'unit', key: 'm1' },
+    ]);
+    expect(
+      logged
+        .filter((row) => row.topic === 'feature')
+        .map((row) => row.key)
+        .sort(),
+    ).toEqual(['balcony', 'balcony', 'lift', 'lift']);
+    expect(counted).toEqual([
+      { city_id: 'cadiz', properties: 0 },
+      { city_id: 'malaga', properties: 1 },
+    ]);
+  });
+
   test('error: an update of audit_events is refused (append-only)', async () => {
     await client`INSERT INTO audit_events (at, action, details) VALUES (1, 'sign_out', '{}')`;
     await expect(client`UPDATE audit_events SET action = 'sign_up'`).rejects.toThrow(/append-only/);

@@ -2,7 +2,7 @@ import { Database } from 'bun:sqlite';
 import { expect, test } from 'bun:test';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { MIGRATIONS_TABLE } from '@/db/client';
+import { MIGRATIONS_TABLE } from '@/db/sqlite/client';
 import {
   describeMigration,
   journalEntries,

@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { readSnapshot } from '@/db/snapshot';
+import { readSnapshot } from '@/db/sqlite/snapshot';
 import { tempDir } from '../support/harness';
 
 function twoConnections() {

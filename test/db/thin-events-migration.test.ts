@@ -2,9 +2,10 @@ import { Database } from 'bun:sqlite';
 import { afterAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { SQL } from 'bun';
-import { migrationsFolder } from '@/db/client';
-import { applyMigrations, type Migration, readMigrations } from '@/db/migrate';
+import { type Migration, readMigrations } from '@/db/migrations';
 import { migratePostgres, pgMigrationsFolder } from '@/db/pg/migrate';
+import { migrationsFolder } from '@/db/sqlite/client';
+import { applyMigrations } from '@/db/sqlite/migrate';
 import { tempDir } from '../support/harness';
 import {
   createTestDatabase,

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { drizzle } from 'drizzle-orm/bun-sqlite';
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
 import { UpgradeError, upgradeDatabase } from '@/backups';
-import { migrationsFolder, openDatabase } from '@/db/client';
-import { pendingMigrations, readMigrations } from '@/db/migrate';
+import { readMigrations } from '@/db/migrations';
+import { migrationsFolder, openDatabase } from '@/db/sqlite/client';
+import { pendingMigrations } from '@/db/sqlite/migrate';
 import { openBackup } from '../backups/support';
 import { tempDir } from '../support/harness';
 

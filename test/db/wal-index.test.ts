@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
 import { readFileSync, statSync } from 'node:fs';
-import { openDatabase } from '@/db/client';
 import { ReadCache } from '@/db/read-cache';
+import { openDatabase } from '@/db/sqlite/client';
 import { createTestApp } from '../support/harness';
 import { sqliteOnly } from '../support/postgres-mode';
 

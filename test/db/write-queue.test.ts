@@ -112,4 +112,38 @@ describe('WriteQueue with commitRunsApart', () => {
     expect(first.calls).toEqual([['a', 'b'], ['d']]);
     expect(second.calls).toEqual([['c']]);
   });
+
+  test('maxInFlight: writes arriving while that many batches commit wait and go in one batch', async () => {
+    const stored: string[] = [];
+    const calls: string[][] = [];
+    const gates: (() => void)[] = [];
+    const write = async (inputs: string[]) => {
+      calls.push(inputs);
+      await new Promise<void>((open) => gates.push(open));
+      stored.push(...inputs);
+      return inputs.map((input) => `id-${input}`);
+    };
+    const kind: CombinableLater<string, string> = {
+      one: async (input) => (await write([input]))[0]!,
+      many: write,
+    };
+    const manual = manualSchedule();
+    const queue = new WriteQueue(commitRunsApart, { schedule: manual.schedule, maxInFlight: 2 });
+    const submit = (input: string) => {
+      const written = queue.submit(kind as CombinableLater<unknown, unknown>, input);
+      manual.runAll();
+      return written;
+    };
+    // Each flushed on its own: the first two start a transaction each, the rest wait.
+    const written = ['a', 'b', 'c', 'd', 'e'].map(submit);
+    expect(calls).toEqual([['a'], ['b']]);
+    expect(queue.pending).toBe(3);
+    gates.shift()!();
+    await written[0];
+    await Promise.resolve();
+    expect(calls).toEqual([['a'], ['b'], ['c', 'd', 'e']]);
+    for (const open of gates.splice(0)) open();
+    expect(await outcomes(written)).toEqual(['id-a', 'id-b', 'id-c', 'id-d', 'id-e']);
+    expect(stored.sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
 });

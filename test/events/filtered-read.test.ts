@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import type { SQL } from 'bun';
-import type { Db } from '@/db/client';
 import { pgDatabase } from '@/db/pg/client';
+import type { Db } from '@/db/sqlite/client';
 import { pageQueryOf as postgresPageQuery } from '@/events/postgres-store';
 import type { EventType } from '@/events/schemas';
 import { pageQueryOf as sqlitePageQuery } from '@/events/sqlite-store';

@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite';
 import { expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import { sqliteIdempotencyStore } from '@/idempotency/sqlite-store';
 import type { KeyClaim } from '@/idempotency/store';
 import { tempDir } from '../support/harness';

@@ -52,4 +52,21 @@ describe.skipIf(!postgresAvailable)(pgSuite('creates on PostgreSQL, statements')
     );
     expect(row).toEqual({ units: 3 + 5 + 36, events: 10 });
   });
+
+  test('a create of 30 units tells the read caches with two change rows, not one a unit', async () => {
+    const [before] = await pool.unsafe<{ seq: string }[]>(
+      'SELECT coalesce(max(seq), 0) AS seq FROM cache_changes',
+    );
+    const created = await create(30);
+    expect(created.status).toBe(201);
+    const id = created.headers.get('location')!.split('/').pop()!;
+    const logged = await pool.unsafe<{ topic: string; key: string }[]>(
+      'SELECT topic, key FROM cache_changes WHERE seq > $1 ORDER BY seq',
+      [before!.seq],
+    );
+    expect(logged.map(({ topic, key }) => [topic, key.split(String.fromCharCode(31))[0]])).toEqual([
+      ['property', id],
+      ['unit', id],
+    ]);
+  });
 });

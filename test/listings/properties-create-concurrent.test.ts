@@ -5,7 +5,7 @@ import { OTHER_OWNER, OWNER, propertyBody } from './support';
 
 /**
  * Creates that arrive together share one write transaction (SQLite's group
- * commit, src/db/group-commit.ts; one transaction per event-loop turn on
+ * commit, src/db/sqlite/group-commit.ts; one transaction per event-loop turn on
  * PostgreSQL); each still answers as if alone.
  */
 for (const store of storesUnderTest()) {

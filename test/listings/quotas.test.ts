@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { GroupCommit } from '@/db/group-commit';
+import { GroupCommit } from '@/db/sqlite/group-commit';
 import { propertyToCreate } from '@/listings/properties/operations';
 import type { PropertyCreate } from '@/listings/properties/schemas';
 import { propertyQuotaDetail, unitQuotaDetail } from '@/listings/quotas';

@@ -1,4 +1,4 @@
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import type { BulkPropertyInput } from '@/listings/properties/bulk';
 import { insertPropertiesBulk } from '@/listings/properties/sqlite-bulk';
 import { createTestApp, type TestAppOptions, type TestContext } from '../support/harness';

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { queueMail } from '@/mail/operations';
 import { OutboxView } from '@/mail/schemas';
 import * as mailDelivery from '@/workers/mail-delivery';
-import { createTestApp, manualClock, problemOf } from '../support/harness';
+import { expectAuthGuards } from '../support/auth-guards';
+import { createTestApp, manualClock } from '../support/harness';
 import { startSmtpServer } from '../support/smtp';
 
 const START = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -66,12 +67,6 @@ describe('GET /admin/mail: happy', () => {
 
 describe('GET /admin/mail: auth', () => {
   test('a customer → 403, no token → 401', async () => {
-    const app = createTestApp();
-    const customer = await app.request('GET', '/admin/mail', {
-      token: await app.tokenFor('c1', 'customer'),
-    });
-    expect([customer.status, customer.body]).toEqual([403, problemOf(403)]);
-    const anonymous = await app.request('GET', '/admin/mail');
-    expect([anonymous.status, anonymous.body]).toEqual([401, problemOf(401)]);
+    await expectAuthGuards(createTestApp(), 'employee', ['GET /admin/mail']);
   });
 });

@@ -8,6 +8,7 @@ import { createLogger } from '@/logger';
 import { outboxRowOf } from '@/mail/operations';
 import { addPage } from '../content/factory';
 import { propertyBody } from '../listings/support';
+import { expectCustomerRefused } from '../support/auth-guards';
 import { BASE, createTestApp, manualClock, problemOf } from '../support/harness';
 import { laneSnapshot } from '../support/lanes';
 import {
@@ -332,12 +333,7 @@ describe('auth', () => {
   });
 
   test('a customer → 403 problem', async () => {
-    const ctx = createTestApp();
-    const res = await ctx.request('GET', '/metrics', {
-      token: await ctx.tokenFor('c1', 'customer'),
-    });
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual(problemOf(403));
+    await expectCustomerRefused(createTestApp(), ['GET /metrics']);
   });
 
   test('without METRICS_TOKEN set, that string is just an invalid bearer token → 401', async () => {

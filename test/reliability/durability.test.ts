@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { openDatabase } from '@/db/client';
+import { openDatabase } from '@/db/sqlite/client';
 import { tempDir } from '../support/harness';
 
 // The crash test (test/slow/crash.slow.ts) shows the effect; this pins the settings it rests on.

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { createService } from '@/app';
 import { ConfigError, parseConfig } from '@/config';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
 import { cookieOf } from '../accounts/support';

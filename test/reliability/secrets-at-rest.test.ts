@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readChallenge } from '@/accounts/challenges';
 import { derivedKey } from '@/auth/keys';
 import { ConfigError, parseConfig } from '@/config';
-import { openDatabase } from '@/db/client';
+import { openDatabase } from '@/db/sqlite/client';
 import { createTestApp, tempDir } from '../support/harness';
 import { sqliteOnly } from '../support/postgres-mode';
 

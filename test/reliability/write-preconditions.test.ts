@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp, problemOf } from '../support/harness';
+import { badRequest, createTestApp, problemOf } from '../support/harness';
 
 /**
  * If-Match on the static page, plan and neighbourhood writes (properties:
@@ -146,5 +146,96 @@ describe('neighbourhoods', () => {
     expect(await listed()).toEqual({
       neighbourhoods: [{ id: 'sol', cityId: 'madrid', name: 'Sol.' }],
     });
+  });
+});
+
+/**
+ * The single-entry reads an editor opens: each answers the tag its write
+ * takes, so a change made between opening and saving is refused (412).
+ */
+const customerToken = await ctx.tokenFor('owner-1', 'customer');
+describe('plan and neighbourhood reads carry the write tag', () => {
+  const as = (path: string, token?: string) => ctx.request('GET', path, { token });
+
+  test('GET /admin/plans/{id}: the plan and its ETag; a change after the read is refused', async () => {
+    const PLANS = '/api/v1/admin/plans';
+    const created = await send('POST', PLANS, { name: 'Read', slug: 'read', limits: { day: 9 } });
+    const id = (created.body as { id: number }).id;
+    const opened = await as(`${PLANS}/${id}`, employee);
+    expect([opened.status, opened.body]).toEqual([
+      200,
+      { id, name: 'Read', slug: 'read', limits: { day: 9 } },
+    ]);
+    const tag = opened.headers.get('etag')!;
+    expect(tag).toBe(created.headers.get('etag')!);
+    // Someone else saves after this editor opened it; the editor's save is refused.
+    const theirs = await send(
+      'PUT',
+      `${PLANS}/${id}`,
+      { name: 'Theirs', slug: 'read', limits: {} },
+      tag,
+    );
+    expect(theirs.status).toBe(200);
+    const mine = await send(
+      'PUT',
+      `${PLANS}/${id}`,
+      { name: 'Mine', slug: 'read', limits: {} },
+      tag,
+    );
+    expect([mine.status, mine.body]).toEqual([412, PRECONDITION_FAILED_LARAVEL]);
+    const after = await as(`${PLANS}/${id}`, employee);
+    expect(after.body).toMatchObject({ name: 'Theirs' });
+    expect(after.headers.get('etag')).toBe(theirs.headers.get('etag')!);
+  });
+
+  test('GET /admin/plans/{id}: 404 for none, a built-in or a non-number; 401, 403 (Laravel bodies)', async () => {
+    for (const id of ['999', '1', '2', 'abc']) {
+      const res = await as(`/api/v1/admin/plans/${id}`, employee);
+      expect([id, res.status, res.body]).toEqual([id, 404, { message: 'Not Found.' }]);
+    }
+    const anonymous = await as('/api/v1/admin/plans/3');
+    expect([anonymous.status, anonymous.body]).toEqual([401, { message: 'Unauthenticated.' }]);
+    const customer = await as('/api/v1/admin/plans/3', customerToken);
+    expect([customer.status, customer.body]).toEqual([
+      403,
+      { message: 'This action is unauthorized.' },
+    ]);
+  });
+
+  test('GET /listings/neighbourhoods/{id}: the entry and its ETag; a change after the read is refused', async () => {
+    const PATH = '/listings/neighbourhoods/retiro';
+    const created = await send('PUT', PATH, { cityId: 'madrid', name: 'Retiro' });
+    // Anyone signed in reads it, as they read the list.
+    const opened = await as(PATH, customerToken);
+    expect([opened.status, opened.body]).toEqual([
+      200,
+      { id: 'retiro', cityId: 'madrid', name: 'Retiro' },
+    ]);
+    const tag = opened.headers.get('etag')!;
+    expect(tag).toBe(created.headers.get('etag')!);
+    const theirs = await send('PUT', PATH, { cityId: 'madrid', name: 'El Retiro' }, tag);
+    expect(theirs.status).toBe(204);
+    const mine = await send('PUT', PATH, { cityId: 'madrid', name: 'Mine' }, tag);
+    expect([mine.status, mine.body]).toEqual([412, problemOf(412)]);
+    expect((await as(PATH, employee)).body).toEqual({
+      id: 'retiro',
+      cityId: 'madrid',
+      name: 'El Retiro',
+    });
+  });
+
+  test('GET /listings/neighbourhoods/{id}: 404 naming it, 400 for a bad id, 401 anonymous', async () => {
+    const missing = await as('/listings/neighbourhoods/nowhere', employee);
+    expect([missing.status, missing.body]).toEqual([
+      404,
+      problemOf(404, 'Neighbourhood "nowhere" was not found'),
+    ]);
+    const bad = await as('/listings/neighbourhoods/_bad', employee);
+    expect([bad.status, bad.body]).toEqual([
+      400,
+      badRequest(['id', 'must be 1 to 64 letters, digits, _ and -, not first _ or - (got "_bad")']),
+    ]);
+    const anonymous = await as('/listings/neighbourhoods/retiro');
+    expect([anonymous.status, anonymous.body]).toEqual([401, problemOf(401)]);
   });
 });

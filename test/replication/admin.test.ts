@@ -3,7 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ReplicationOverview } from '@/api/admin/schemas';
 import { runUnderLitestream } from '@/replication';
-import { createTestApp, manualClock, problemOf, tempDir } from '../support/harness';
+import { expectAnonymousRefused, expectCustomerRefused } from '../support/auth-guards';
+import { createTestApp, manualClock, tempDir } from '../support/harness';
 import { sqliteOnly } from '../support/postgres-mode';
 
 const REPLICATION = 'REPLICA_URL replicates the SQLite file only';
@@ -136,18 +137,10 @@ sqliteOnly.describe(REPLICATION, 'error', () => {
 
 describe('auth', () => {
   test('GET /admin/replication without a token → 401 problem', async () => {
-    const ctx = createTestApp();
-    const res = await ctx.request('GET', '/admin/replication');
-    expect(res.status).toBe(401);
-    expect(res.body).toEqual(problemOf(401));
+    await expectAnonymousRefused(createTestApp(), ['GET /admin/replication']);
   });
 
   test('GET /admin/replication as a customer → 403 problem', async () => {
-    const ctx = createTestApp();
-    const res = await ctx.request('GET', '/admin/replication', {
-      token: await ctx.tokenFor('cust', 'customer'),
-    });
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual(problemOf(403));
+    await expectCustomerRefused(createTestApp(), ['GET /admin/replication']);
   });
 });

@@ -2,7 +2,7 @@ import { expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReplicaSettings } from '@/config';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import {
   findLitestream,
   litestreamErrorOf,

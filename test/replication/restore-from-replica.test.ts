@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import { runUnderLitestream } from '@/replication';
 import { tempDir } from '../support/harness';
 import { runScript } from '../support/script';

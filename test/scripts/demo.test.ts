@@ -2,7 +2,7 @@ import { expect, test } from 'bun:test';
 import { SQL } from 'bun';
 import { createService } from '@/app';
 import { parseConfig } from '@/config';
-import { openDatabase } from '@/db/client';
+import { openDatabase } from '@/db/sqlite/client';
 import { buildDeps } from '@/deps';
 import { createLogger } from '@/logger';
 import { countRows } from '../../scripts/demo-data';

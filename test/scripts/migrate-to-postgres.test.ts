@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { SQL } from 'bun';
-import { migrateDatabase, openDatabase } from '@/db/client';
 import { mismatches } from '@/db/pg/copy';
 import { copyField, copyLine } from '@/db/pg/copy-text';
+import { migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import { seedProperties } from '../../scripts/seed';
 import { tempDir } from '../support/harness';
 import {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { createUser } from '@/accounts/users';
 import { parseConfig } from '@/config';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import { mailWarningOf } from '@/startup/mail-notice';
 import { firstAccountHint } from '@/startup/operator-commands';
 import { freePort, serverEnv } from '../accounts/server-process';

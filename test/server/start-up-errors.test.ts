@@ -128,7 +128,7 @@ describe('start-up failures: one line on stderr, exit 1', () => {
     expect(debug.code).toBe(1);
     const [first, ...stack] = debug.stderr.split('\n');
     expect(first).toBe(line);
-    expect(stack.some((frame) => frame.includes('src/db/client.ts'))).toBe(true);
+    expect(stack.some((frame) => frame.includes('src/db/sqlite/client.ts'))).toBe(true);
   });
 });
 

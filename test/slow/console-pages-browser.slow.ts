@@ -137,6 +137,10 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     return writes;
   }
 
+  /** An entry opened from its list: read alone (with its ETag), then the keyboard in `field`. */
+  const focusOn = (page: Page, field: string) =>
+    page.waitForFunction((id) => document.activeElement?.id === id, field);
+
   const overflow = (page: Page) =>
     page.evaluate(
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
@@ -154,10 +158,8 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
 
   test('empty: each new page says there is nothing yet; axe finds nothing', async () => {
     const { page, problems, elsewhere } = await openConsole(1280, 'pages');
-    await page.locator('#pages-status', { hasText: '0 published pages.' }).waitFor();
-    expect([await page.locator('#pages-table tbody').textContent()]).toEqual([
-      'No published page.',
-    ]);
+    await page.locator('#pages-status', { hasText: '0 pages, 0 not published.' }).waitFor();
+    expect([await page.locator('#pages-table tbody').textContent()]).toEqual(['No page.']);
     expect(await axeViolations(page)).toEqual([]);
     await page.getByRole('link', { name: 'Neighbourhoods' }).click();
     await page.locator('#neighbourhoods-status', { hasText: '0 neighbourhoods.' }).waitFor();
@@ -171,7 +173,7 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
 
   test('a page written in Spanish, previewed as text, published and read through Accept-Language: es; an English version beside it', async () => {
     const { page, problems, elsewhere } = await openConsole(1280, 'pages');
-    await page.locator('#pages-status', { hasText: 'published page' }).waitFor();
+    await page.locator('#pages-status', { hasText: 'not published' }).waitFor();
     // A page is addressed by slug and language: without them there is nothing to open.
     await page.getByRole('button', { name: 'Open', exact: true }).click();
     expect(await errorBeside(page, 'page-open-slug')).toBe(
@@ -184,9 +186,7 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     await page.locator('#page-open-slug').fill('sobre-nosotros');
     await page.getByRole('textbox', { name: 'Language', exact: true }).fill('es');
     await page.getByRole('button', { name: 'Open', exact: true }).click();
-    await page
-      .locator('#page-editor-status', { hasText: 'No published sobre-nosotros in es' })
-      .waitFor();
+    await page.locator('#page-editor-status', { hasText: 'No sobre-nosotros in es yet' }).waitFor();
     await page.getByRole('textbox', { name: 'Title', exact: true }).fill(SPANISH.title);
     await page.getByRole('textbox', { name: 'Content', exact: true }).fill(SPANISH.content);
     await page.getByRole('textbox', { name: 'SEO title', exact: true }).fill(SPANISH.metaTitle);
@@ -226,7 +226,7 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
       group: 'legal',
       seoMetaData: { robots: 'index' },
     });
-    await page.locator('#pages-status', { hasText: '1 published page.' }).waitFor();
+    await page.locator('#pages-status', { hasText: '1 page, 0 not published.' }).waitFor();
 
     // An English version, started from the Spanish text.
     await page
@@ -253,9 +253,9 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     await page.locator('#page-variants article', { hasText: `es: ${SPANISH.title}` }).waitFor();
     expect(await page.locator('#page-variants article').getAttribute('lang')).toBe('es');
     await page.getByRole('combobox', { name: 'Show language' }).selectOption('es');
-    await page.locator('#pages-status', { hasText: '1 published page in es.' }).waitFor();
+    await page.locator('#pages-status', { hasText: '1 page in es, 0 not published.' }).waitFor();
     await page.getByRole('combobox', { name: 'Show language' }).selectOption('');
-    await page.locator('#pages-status', { hasText: '2 published pages.' }).waitFor();
+    await page.locator('#pages-status', { hasText: '2 pages, 0 not published.' }).waitFor();
     await page.getByRole('button', { name: 'Edit sobre-nosotros (es)' }).click();
     await page.locator('#page-variants article', { hasText: 'en: About us' }).waitFor();
     expect(await page.getByRole('textbox', { name: 'Title', exact: true }).inputValue()).toBe(
@@ -361,6 +361,35 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
       .locator('#page-editor-status', { hasText: 'Saved sobre-nosotros in es, not published.' })
       .waitFor();
     expect(await page.getByRole('button', { name: 'Publish' }).isVisible()).toBe(true);
+    // The draft stays in the console's list, marked, and opens with its stored text.
+    const draftRow = page.locator('#pages-table tbody tr', { hasText: 'sobre-nosotros' }).filter({
+      hasText: 'Draft',
+    });
+    await draftRow.waitFor();
+    expect(await draftRow.locator('td').allTextContents()).toEqual([
+      'sobre-nosotros',
+      'es',
+      '—',
+      'Draft',
+      'Edit',
+    ]);
+    await page.locator('#pages-status', { hasText: '2 pages, 1 not published.' }).waitFor();
+    await page.getByRole('button', { name: 'Edit sobre-nosotros (es)' }).click();
+    await page
+      .locator('#page-editor-status', {
+        hasText: 'Opened the unpublished (draft) sobre-nosotros in es.',
+      })
+      .waitFor();
+    expect(await page.getByRole('textbox', { name: 'Title', exact: true }).inputValue()).toBe(
+      'Su versión',
+    );
+    expect(await page.getByRole('checkbox', { name: 'Published' }).isChecked()).toBe(false);
+    expect(await axeViolations(page)).toEqual([]);
+    // The public list and read still show nothing of it.
+    const publicList = (await (await fetch(`${origin}/content/static-pages/`)).json()) as {
+      locale: string;
+    }[];
+    expect(publicList.map(({ locale }) => locale)).toEqual(['en']);
     const fallback = await fetch(`${origin}/content/static-pages/sobre-nosotros`, {
       headers: { 'accept-language': 'es' },
     });
@@ -389,6 +418,7 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     await page.locator('#neighbourhood-form-status', { hasText: 'Saved malasana' }).waitFor();
     await page.locator('#neighbourhoods-table tbody tr', { hasText: 'Malasaña' }).waitFor();
     await page.getByRole('button', { name: 'Edit Malasaña' }).click();
+    await focusOn(page, 'neighbourhood-name');
     await page.locator('#neighbourhood-name').fill('Malasaña (Universidad)');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.locator('#neighbourhood-form-status', { hasText: 'Saved malasana' }).waitFor();
@@ -398,6 +428,7 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     });
     // Renamed through the API while open here: the console's save is refused, theirs kept.
     await page.getByRole('button', { name: 'Edit Malasaña (Universidad)' }).click();
+    await focusOn(page, 'neighbourhood-name');
     const renamed = await apiCall('/listings/neighbourhoods/malasana', {
       method: 'PUT',
       body: JSON.stringify({ cityId: 'madrid', name: 'Maravillas' }),
@@ -506,6 +537,84 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
     expect(unexpected(problems)).toEqual([]);
   }, 60_000);
 
+  test("two browsers: the second saves a neighbourhood and a plan after the first opened them; the first's saves are refused (412 on the tag its read served), the second's kept", async () => {
+    const created = await apiCall('/api/v1/admin/plans', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Team', slug: 'team', limits: { day: 100 } }),
+    });
+    expect(created.status).toBe(201);
+    const planId = ((await created.json()) as { id: number }).id;
+    const first = await openConsole(1280, 'neighbourhoods');
+    const second = await openConsole(1280, 'neighbourhoods');
+    for (const { page } of [first, second]) {
+      await page.getByRole('button', { name: 'Edit Maravillas', exact: true }).click();
+      await focusOn(page, 'neighbourhood-name');
+    }
+    // The tag both read when they opened it (nothing changed it since).
+    const neighbourhoodTag = (await apiCall('/listings/neighbourhoods/malasana')).headers.get(
+      'etag',
+    );
+    const firstWrites = watchWrites(first.page, '/listings/neighbourhoods/');
+    await second.page.locator('#neighbourhood-name').fill('Maravillas (second)');
+    await second.page.getByRole('button', { name: 'Save' }).click();
+    await second.page
+      .locator('#neighbourhood-form-status', { hasText: 'Saved malasana' })
+      .waitFor();
+    await first.page.locator('#neighbourhood-name').fill('Maravillas (first)');
+    await first.page.getByRole('button', { name: 'Save' }).click();
+    await first.page
+      .locator('#neighbourhood-conflict', { hasText: 'Changed since you opened it' })
+      .waitFor();
+    // One PUT, with the tag the first browser's read served, refused by the API itself.
+    expect(firstWrites).toEqual([{ method: 'PUT', ifMatch: neighbourhoodTag, status: 412 }]);
+    expect(await (await apiCall('/listings/neighbourhoods/malasana')).json()).toEqual({
+      id: 'malasana',
+      cityId: 'madrid',
+      name: 'Maravillas (second)',
+    });
+    await first.page.getByRole('button', { name: 'Reload' }).click();
+    await first.page
+      .locator('#neighbourhood-form-status', { hasText: 'Reloaded malasana' })
+      .waitFor();
+    expect(await first.page.locator('#neighbourhood-name').inputValue()).toBe(
+      'Maravillas (second)',
+    );
+
+    for (const { page } of [first, second]) {
+      await page.getByRole('link', { name: 'Plans', exact: true }).click();
+      await page.getByRole('button', { name: 'Edit Team', exact: true }).click();
+      await focusOn(page, 'plan-name');
+    }
+    const planTag = (await apiCall(`/api/v1/admin/plans/${planId}`)).headers.get('etag');
+    const firstPlanWrites = watchWrites(first.page, '/api/v1/admin/plans/');
+    await second.page.getByRole('textbox', { name: 'Per day', exact: true }).fill('200');
+    await second.page.getByRole('button', { name: 'Save' }).click();
+    await second.page.locator('#plan-form-status', { hasText: 'Saved plan Team' }).waitFor();
+    await first.page.locator('#plan-name').fill('Team (first)');
+    await first.page.getByRole('button', { name: 'Save' }).click();
+    await first.page
+      .locator('#plan-conflict', { hasText: 'Changed since you opened it' })
+      .waitFor();
+    expect(firstPlanWrites).toEqual([{ method: 'PUT', ifMatch: planTag, status: 412 }]);
+    expect(await (await apiCall(`/api/v1/admin/plans/${planId}`)).json()).toEqual({
+      id: planId,
+      name: 'Team',
+      slug: 'team',
+      limits: { day: 200 },
+    });
+    expect(await axeViolations(first.page)).toEqual([]);
+    await first.page.getByRole('button', { name: 'Reload' }).click();
+    await first.page.locator('#plan-form-status', { hasText: `Reloaded plan ${planId}` }).waitFor();
+    expect(
+      await first.page.getByRole('textbox', { name: 'Per day', exact: true }).inputValue(),
+    ).toBe('200');
+    expect((await apiCall(`/api/v1/admin/plans/${planId}`, { method: 'DELETE' })).status).toBe(204);
+    for (const { problems, elsewhere } of [first, second]) {
+      expect(elsewhere).toEqual([]);
+      expect(unexpected(problems)).toEqual([]);
+    }
+  }, 60_000);
+
   test('from the keyboard at 360 px: a page opened and saved; nothing wider than the screen, axe finds nothing', async () => {
     const created = await apiCall('/content/static-pages/ayuda', {
       method: 'PUT',
@@ -531,7 +640,8 @@ describe.skipIf(!present)('the console edits static pages, neighbourhoods and pl
       () => document.activeElement?.textContent === 'Static pages',
     );
     await page.keyboard.press('Enter');
-    await page.locator('#pages-status', { hasText: '1 published page.' }).waitFor();
+    // ayuda, and the Spanish sobre-nosotros unpublished by an earlier test.
+    await page.locator('#pages-status', { hasText: '2 pages, 1 not published.' }).waitFor();
     await tabTo(
       'Edit ayuda',
       () => document.activeElement?.getAttribute('aria-label') === 'Edit ayuda (es)',

@@ -19,7 +19,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { migrateDatabase, openDatabase } from '@/db/sqlite/client';
 import type { BulkPropertyInput } from '@/listings/properties/bulk';
 import { insertPropertiesBulk } from '@/listings/properties/sqlite-bulk';
 import { freePort, startServer } from '../accounts/server-process';

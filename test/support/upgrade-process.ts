@@ -4,8 +4,8 @@
  * folder of the test's choosing (the server always uses migrations/).
  */
 import { UpgradeError, upgradeDatabase } from '@/backups';
-import { openDatabase } from '@/db/client';
-import { readMigrations } from '@/db/migrate';
+import { readMigrations } from '@/db/migrations';
+import { openDatabase } from '@/db/sqlite/client';
 
 const [database, folder, backupDir] = Bun.argv.slice(2);
 const db = openDatabase(database!);

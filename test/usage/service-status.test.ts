@@ -7,7 +7,8 @@ import { describe, expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import { ServiceStatus } from '@/api/health/schemas';
 import { MINUTE_MS } from '@/usage/store';
-import { createTestApp, DATABASE_BACKEND, manualClock, problemOf } from '../support/harness';
+import { expectAuthGuards } from '../support/auth-guards';
+import { createTestApp, DATABASE_BACKEND, manualClock } from '../support/harness';
 
 const START = Date.UTC(2026, 4, 1, 10, 0, 30);
 const minuteOf = (t: number) => t - (t % MINUTE_MS);
@@ -58,10 +59,6 @@ describe('happy', () => {
 
 describe('auth', () => {
   test('anonymous 401, a customer 403', async () => {
-    const app = createTestApp();
-    const anonymous = await app.request('GET', '/admin/status');
-    expect([anonymous.status, anonymous.body]).toEqual([401, problemOf(401)]);
-    const customer = await app.request('GET', '/admin/status', { token: await app.tokenFor('c1') });
-    expect([customer.status, customer.body]).toEqual([403, problemOf(403)]);
+    await expectAuthGuards(createTestApp(), 'employee', ['GET /admin/status']);
   });
 });

@@ -9,6 +9,7 @@ import { Elysia } from 'elysia';
 import { CustomerUsage } from '@/api/usage/routes';
 import { RequestFigures } from '@/usage/schemas';
 import { HOUR_MS, MINUTE_MS } from '@/usage/store';
+import { expectAuthGuards } from '../support/auth-guards';
 import { badRequest, createTestApp, manualClock, problemOf } from '../support/harness';
 
 /** 10:00:30 UTC: half a minute into a minute, in the first minute of an hour. */
@@ -177,13 +178,7 @@ describe('error', () => {
 describe('auth', () => {
   test.each(['/admin/usage/requests', '/admin/usage/customers/c1'])(
     '%s: anonymous 401, a customer 403',
-    async (path) => {
-      const app = createTestApp();
-      const anonymous = await app.request('GET', path);
-      expect([anonymous.status, anonymous.body]).toEqual([401, problemOf(401)]);
-      const customer = await app.request('GET', path, { token: await app.tokenFor('c1') });
-      expect([customer.status, customer.body]).toEqual([403, problemOf(403)]);
-    },
+    async (path) => expectAuthGuards(createTestApp(), 'employee', [`GET ${path}`]),
   );
 
   test('/auth/me/usage: anonymous 401', async () => {

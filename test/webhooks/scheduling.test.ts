@@ -1,7 +1,7 @@
 import type { Statement } from 'bun:sqlite';
 import { afterAll, expect, test } from 'bun:test';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import { cursorOf } from '@/events/cursor';
 import { BACKLOG_GIVEN_UP } from '@/webhooks/deliveries';
 import { dueEndpoints } from '@/webhooks/postgres-store';

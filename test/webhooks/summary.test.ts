@@ -5,7 +5,8 @@
 import { afterAll, expect, test } from 'bun:test';
 import { DeliveryList, WebhookSummary, WebhookWithSecret } from '@/webhooks/schemas';
 import { propertyEvent, storesUnderTest, tokensOf } from '../events/stores';
-import { badRequest, manualClock, problemOf } from '../support/harness';
+import { expectAuthGuards } from '../support/auth-guards';
+import { badRequest, manualClock } from '../support/harness';
 import { deliver, LOCAL_WEBHOOKS, startReceiver } from './support';
 
 const receiver = startReceiver();
@@ -118,10 +119,7 @@ for (const store of storesUnderTest()) {
 
     test('auth: anonymous 401, a customer 403', async () => {
       const { app, owner } = await setUp();
-      const anonymous = await app.request('GET', '/admin/webhooks/summary');
-      expect([anonymous.status, anonymous.body]).toEqual([401, problemOf(401)]);
-      const customer = await app.request('GET', '/admin/webhooks/summary', { token: owner });
-      expect([customer.status, customer.body]).toEqual([403, problemOf(403)]);
+      await expectAuthGuards(app, 'employee', ['GET /admin/webhooks/summary'], { token: owner });
     });
   });
 }

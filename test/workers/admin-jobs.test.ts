@@ -3,6 +3,7 @@ import { JobList, JobRunResult } from '@/api/admin/schemas';
 import { createApp } from '@/app';
 import { createLogger } from '@/logger';
 import { createScheduler } from '@/workers/scheduler';
+import { expectCustomerRefused } from '../support/auth-guards';
 import { BASE, createTestApp, problemOf } from '../support/harness';
 import { gate, NEVER_SOON } from './support';
 
@@ -159,9 +160,7 @@ describe('auth', () => {
 
   test.each(routes)('%s %s as a customer → 403 problem, nothing run', async (method, path) => {
     const ctx = createTestApp();
-    const res = await ctx.request(method, path, { token: await ctx.tokenFor('c1', 'customer') });
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual(problemOf(403));
+    await expectCustomerRefused(ctx, [`${method} ${path}`]);
     expect((await ctx.deps.jobs!.status()).flatMap((job) => job.lastRuns)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { Cron } from 'croner';
 import { STATUS_OF } from '@/api/errors';
 import { pgDatabase } from '@/db/pg/client';
 import * as pg from '@/db/pg/schema';
-import { jobRuns } from '@/db/schema';
+import { jobRuns } from '@/db/sqlite/schema';
 import { DomainError } from '@/kernel/errors';
 import { assertValidJobs, type JobContext } from '@/workers/job';
 import { RUNS_KEPT_PER_JOB, RUNS_SHOWN_PER_JOB, type Scheduler } from '@/workers/scheduler';

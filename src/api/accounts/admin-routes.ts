@@ -23,13 +23,13 @@ import { Problem } from '@/api/problem';
 import { auditContextOf } from '@/api/request/audit';
 import { noticeOf, notifiedText } from '@/api/request/notice';
 import { limitAddressOf } from '@/api/request/peer';
-import { parsedQuery } from '@/api/request/query';
+import { routeQuery } from '@/api/request/query';
 import { NoBody, problems } from '@/api/responses';
-import { documentedQuery } from '@/api/validation';
 import { fail } from '@/kernel/errors';
 
 const tags = ['Admin'];
 const security = [{ bearer: [] }];
+const accountQuery = routeQuery(AccountSearchQuery);
 
 /**
  * Accounts for employees at /admin/users: create (whatever the sign-up
@@ -89,10 +89,10 @@ export const adminUserRoutes = (deps: ApiDeps) => {
     )
     .get(
       '/users',
-      ({ request }) => searchAccounts(accountStore, parsedQuery(AccountSearchQuery, request.url)),
+      accountQuery.handle((query) => searchAccounts(accountStore, query)),
       {
         auth: 'employee',
-        query: documentedQuery(AccountSearchQuery),
+        query: accountQuery.documented,
         response: { 200: AccountPage, ...problems(400, 401, 403) },
         detail: {
           operationId: 'searchUsers',

@@ -4,14 +4,14 @@ import { SessionList, SessionParams } from '@/accounts/schemas';
 import type { ApiDeps } from '@/api/deps';
 import { sessionCookieOf } from '@/api/plugins/auth';
 import { auditContextOf } from '@/api/request/audit';
-import { parsedQuery } from '@/api/request/query';
+import { routeQuery } from '@/api/request/query';
 import { AuditPage, SecurityLogQuery } from '@/audit/schemas';
 import { fail } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
 import { NoBody, problems } from '../responses';
-import { documentedQuery } from '../validation';
 
 const tags = ['Accounts'];
+const securityLogQuery = routeQuery(SecurityLogQuery);
 
 /**
  * What the signed-in user can see of their account's security: its browser
@@ -66,15 +66,14 @@ export const securityRoutes = (deps: ApiDeps) => {
     )
     .get(
       '/security-log',
-      ({ caller, request }) => {
-        const query = parsedQuery(SecurityLogQuery, request.url);
+      securityLogQuery.handle((query, { caller }) => {
         // Only one's own log: naming anyone else answers as if there were nobody.
         if (query.user !== undefined && query.user !== caller.sub) throw fail('account.not_found');
         return audit.securityLogOf(caller.sub, query);
-      },
+      }),
       {
         auth: 'account',
-        query: documentedQuery(SecurityLogQuery),
+        query: securityLogQuery.documented,
         response: { 200: AuditPage, ...problems(400, 401, 404) },
         detail: {
           operationId: 'getSecurityLog',

@@ -5,7 +5,7 @@ import { type SignInMethod, signIn } from '@/accounts/sign-in';
 import type { ApiDeps } from '@/api/deps';
 import { noticeOf, notifiedText } from '@/api/request/notice';
 import type { AuditContext } from '@/audit/record';
-import type { User } from '@/db/schema';
+import type { User } from '@/db/sqlite/schema';
 import { NoBody } from '../responses';
 import { sessionCookie } from './http';
 import { SignInResponse } from './schemas';

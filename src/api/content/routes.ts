@@ -7,9 +7,12 @@ import {
   AnySlugParams,
   DeleteQuery,
   DeleteQueryDoc,
+  ListQuery,
   PageQuery,
+  type PublishedFilter,
   Slug,
   StaticPage,
+  StaticPageEntryList,
   StaticPageInput,
   StaticPageList,
 } from '@/content/schemas';
@@ -21,9 +24,18 @@ import { type Answer, responseOf } from '../answer';
 import { ifMatchHeaders, withETag, withLocation } from '../docs/headers';
 import { BadRequestProblem, Problem } from '../problem';
 import { NoBody } from '../responses';
-import { staticPageAnswer, staticPageListAnswer } from './read';
+import {
+  everyPageAnswer,
+  everyPageListAnswer,
+  staticPageAnswer,
+  staticPageListAnswer,
+} from './read';
 
 const TAGS = ['Static pages'];
+
+/** Whether `?published=` asks for unpublished pages too: an employee's read. */
+const drafts = (filter: PublishedFilter | undefined): filter is 'false' | 'all' =>
+  filter !== undefined && filter !== 'true';
 
 type SetHeaders = Record<string, string | number | undefined>;
 
@@ -75,6 +87,7 @@ export const contentRoutes = ({
   clock,
   config,
   staticPages,
+  callerMeeting,
 }: ApiDeps) =>
   new Elysia({ name: 'content', prefix: '/content' })
     .use(auth)
@@ -82,37 +95,53 @@ export const contentRoutes = ({
     // `/content/static-pages` without the slash answers too (Elysia's loose paths).
     .get(
       '/static-pages/',
-      ({ request, set }) =>
-        whenReady(
-          staticPageListAnswer(
-            { stores: { content }, staticPages },
-            request.headers.get('if-none-match'),
-          ),
-          (answer) => respond(answer, set.headers),
-        ),
+      ({ request, query: { published }, set }) => {
+        const ifNoneMatch = request.headers.get('if-none-match');
+        const answer = drafts(published)
+          ? callerMeeting(request, 'employee').then(() =>
+              everyPageListAnswer(content, published, ifNoneMatch),
+            )
+          : staticPageListAnswer({ stores: { content }, staticPages }, ifNoneMatch);
+        return whenReady(answer, (ready) => respond(ready, set.headers));
+      },
       {
-        response: { 200: tagged(StaticPageList), 304: notModified, 500: Problem },
+        query: ListQuery,
+        response: {
+          200: tagged(z.union([StaticPageList, StaticPageEntryList])),
+          304: notModified,
+          400: BadRequestProblem,
+          401: Problem,
+          403: Problem,
+          500: Problem,
+        },
         detail: {
           operationId: 'listStaticPages',
-          summary: 'List published static pages',
+          summary: 'List static pages',
           description:
-            'Published pages as `{id, slug, locale, group}`, by id. Carries an ETag; a matching If-None-Match answers 304.',
+            'Published pages as `{id, slug, locale, group}`, by id. `?published=false` (unpublished) or `all` ' +
+            '(both) is for employees: each entry then carries `published`, and the answer is `private, no-store`. ' +
+            'Carries an ETag; a matching If-None-Match answers 304.',
           tags: TAGS,
         },
       },
     )
     .get(
       '/static-pages/:slug',
-      ({ params: { slug }, query: { language }, request: { headers }, set }) => {
+      ({ params: { slug }, query: { language, published }, request, set }) => {
+        const { headers } = request;
         const acceptLanguage = headers.get('accept-language');
         const ifNoneMatch = headers.get('if-none-match');
-        const answer = staticPageAnswer(
-          { stores: { content }, staticPages },
-          slug,
-          language,
-          acceptLanguage,
-          ifNoneMatch,
-        );
+        const answer = drafts(published)
+          ? callerMeeting(request, 'employee').then(() =>
+              everyPageAnswer(content, slug, published, language, acceptLanguage, ifNoneMatch),
+            )
+          : staticPageAnswer(
+              { stores: { content }, staticPages },
+              slug,
+              language,
+              acceptLanguage,
+              ifNoneMatch,
+            );
         return whenReady(answer, (ready) => respond(ready, set.headers));
       },
       {
@@ -122,6 +151,8 @@ export const contentRoutes = ({
           200: tagged(StaticPage),
           304: notModified,
           400: BadRequestProblem,
+          401: Problem,
+          403: Problem,
           404: Problem,
           500: Problem,
         },
@@ -129,7 +160,9 @@ export const contentRoutes = ({
           operationId: 'getStaticPage',
           summary: 'Read a static page',
           description:
-            'Language: `?language=`, then Accept-Language, then `en`, then any published version. Carries an ETag; a matching If-None-Match answers 304.',
+            'Language: `?language=`, then Accept-Language, then `en`, then any published version. ' +
+            '`?published=false` or `all` (employees) chooses among the unpublished or all versions instead, ' +
+            'the answer `private, no-store`. Carries an ETag; a matching If-None-Match answers 304.',
           tags: TAGS,
         },
       },

@@ -3,13 +3,11 @@ import type { ApiDeps } from '@/api/deps';
 import { requires } from '@/api/listings/guard';
 import { problems } from '@/api/listings/schemas';
 import { allowSilence } from '@/api/request/peer';
-import { searchOf } from '@/api/request/url';
-import { documentedQuery } from '@/api/validation';
+import { routeQuery } from '@/api/request/query';
 import { EventPage, EventQuery } from '@/events/schemas';
-import { parseListQuery } from '@/kernel/query';
 
 const tags = ['Listings: events'];
-const QUERY_SHAPE = { scalars: ['after', 'limit', 'wait'], arrays: ['types'] };
+const eventQuery = routeQuery(EventQuery);
 /** A long poll's socket may stay silent its wait and this much more (a slow read of the answer). */
 const LONG_POLL_MARGIN_SECONDS = 10;
 
@@ -17,8 +15,7 @@ const LONG_POLL_MARGIN_SECONDS = 10;
 export const eventRoutes = ({ stores: { events }, feedWaits, auth, config }: ApiDeps) =>
   new Elysia({ name: 'listings-events' }).use(auth).get(
     '/events',
-    async ({ request, caller }) => {
-      const query = parseListQuery(searchOf(request.url), QUERY_SHAPE, EventQuery);
+    eventQuery.handle(async (query, { request, caller }) => {
       if (query.wait === undefined) return events.readEvents(caller, query);
       // A long poll outlives the server's idle timeout (IDLE_TIMEOUT_SECONDS) unless told
       // otherwise; once answered, the connection is held to that timeout again.
@@ -28,10 +25,10 @@ export const eventRoutes = ({ stores: { events }, feedWaits, auth, config }: Api
       } finally {
         allowSilence(request, config.idleTimeoutSeconds);
       }
-    },
+    }),
     {
       ...requires.any,
-      query: documentedQuery(EventQuery),
+      query: eventQuery.documented,
       response: { 200: EventPage, ...problems(400, 401, 410, 429) },
       detail: {
         operationId: 'listEvents',

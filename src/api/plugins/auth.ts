@@ -120,6 +120,24 @@ export async function identify(
   return caller;
 }
 
+/**
+ * The caller of `request` if it meets `requirement`: 401 without a valid
+ * credential, 403 for a customer where an employee is needed. What the
+ * `auth` macro checks, for a public route that needs a credential only for
+ * some of its answers (the static pages' drafts).
+ */
+export async function callerMeeting(
+  request: Request,
+  options: AuthOptions,
+  requirement: AuthRequirement,
+): Promise<VerifiedCaller> {
+  const caller = await identify(request, options);
+  if (!caller) throw fail('auth.unauthenticated');
+  if (requirement === 'employee' && caller.aud !== 'employee') throw fail('auth.forbidden');
+  assertVerified(caller, requirement);
+  return caller;
+}
+
 /** A credential only the full pipeline can settle (see `knownCaller`). */
 export const UNSETTLED = Symbol('unsettled');
 
@@ -192,11 +210,7 @@ export const authPlugin = (options: AuthOptions) =>
       const check: CredentialCheck = async ({ request }) => {
         // Settled already when the body parser ran it first.
         if (checked.has(request)) return;
-        const caller = await identify(request, options);
-        if (!caller) throw fail('auth.unauthenticated');
-        if (requirement === 'employee' && caller.aud !== 'employee') throw fail('auth.forbidden');
-        assertVerified(caller, requirement);
-        checked.set(request, caller);
+        checked.set(request, await callerMeeting(request, options, requirement));
       };
       authChecks.add(check);
       return {

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
-import { parsedQuery } from '@/api/request/query';
+import { type QueryRouteContext, routeQuery } from '@/api/request/query';
 import type { Caller } from '@/auth/tokens';
 import { whenReady } from '@/kernel/maybe-promise';
 import { customerCalls, requestFigures } from '@/usage/figures';
@@ -13,9 +13,10 @@ import {
 } from '@/usage/schemas';
 import { TokenLimits } from '../customer/tokens/schemas';
 import { problems } from '../responses';
-import { documentedQuery } from '../validation';
 
 const HOUR_MS = 3_600_000;
+const requestQuery = routeQuery(RequestFiguresQuery);
+const callQuery = routeQuery(CallFiguresQuery);
 const SubParams = z.object({ sub: z.string().min(1).max(128) });
 
 /** A customer's plan, windows and calls per hour: what the console and /account plot. */
@@ -47,15 +48,14 @@ export const usageRoutes = (deps: ApiDeps) => {
     .use(auth)
     .get(
       '/admin/usage/requests',
-      ({ request }) => {
-        const { resolution, hours } = parsedQuery(RequestFiguresQuery, request.url);
-        return whenReady(usage.flush(), () =>
+      requestQuery.handle(({ resolution, hours }) =>
+        whenReady(usage.flush(), () =>
           requestFigures(usage.store, resolution, hours * HOUR_MS, clock()),
-        );
-      },
+        ),
+      ),
       {
         auth: 'employee',
-        query: documentedQuery(RequestFiguresQuery),
+        query: requestQuery.documented,
         response: { 200: RequestFigures, ...problems(400, 401, 403) },
         detail: {
           operationId: 'getRequestFigures',
@@ -68,15 +68,13 @@ export const usageRoutes = (deps: ApiDeps) => {
     )
     .get(
       '/admin/usage/customers/:sub',
-      ({ params, request }) =>
-        usageOf(
-          { sub: params.sub, aud: 'customer' },
-          parsedQuery(CallFiguresQuery, request.url).hours,
-        ),
+      callQuery.handle(({ hours }, { params }: QueryRouteContext<z.output<typeof SubParams>>) =>
+        usageOf({ sub: params.sub, aud: 'customer' }, hours),
+      ),
       {
         auth: 'employee',
         params: SubParams,
-        query: documentedQuery(CallFiguresQuery),
+        query: callQuery.documented,
         response: { 200: CustomerUsage, ...problems(400, 401, 403) },
         detail: {
           operationId: 'getCustomerUsage',
@@ -89,10 +87,10 @@ export const usageRoutes = (deps: ApiDeps) => {
     )
     .get(
       '/auth/me/usage',
-      ({ caller, request }) => usageOf(caller, parsedQuery(CallFiguresQuery, request.url).hours),
+      callQuery.handle(({ hours }, { caller }) => usageOf(caller, hours)),
       {
         auth: 'any',
-        query: documentedQuery(CallFiguresQuery),
+        query: callQuery.documented,
         response: { 200: CustomerUsage, ...problems(400, 401) },
         detail: {
           operationId: 'getMyUsage',

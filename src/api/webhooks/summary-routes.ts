@@ -1,27 +1,26 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
-import { parsedQuery } from '@/api/request/query';
+import { routeQuery } from '@/api/request/query';
 import { problems } from '@/api/responses';
-import { documentedQuery } from '@/api/validation';
 import { whenReady } from '@/kernel/maybe-promise';
 import { WebhookSummary, WebhookSummaryQuery } from '@/webhooks/schemas';
 import { toSummary } from '@/webhooks/summary';
 
 const HOUR_MS = 3_600_000;
+const summaryQuery = routeQuery(WebhookSummaryQuery);
 
 /** GET /admin/webhooks/summary: how every endpoint's deliveries went lately, for employees. */
 export const webhookSummaryRoutes = ({ auth, stores: { webhooks }, clock }: ApiDeps) =>
   new Elysia({ name: 'admin-webhooks' }).use(auth).get(
     '/webhooks/summary',
-    ({ request }) => {
-      const { hours } = parsedQuery(WebhookSummaryQuery, request.url);
+    summaryQuery.handle(({ hours }) => {
       const now = clock();
       const since = now - hours * HOUR_MS;
       return whenReady(webhooks.summarize(since), (rows) => toSummary(rows, since, now));
-    },
+    }),
     {
       auth: 'employee',
-      query: documentedQuery(WebhookSummaryQuery),
+      query: summaryQuery.documented,
       response: { 200: WebhookSummary, ...problems(400, 401, 403) },
       detail: {
         operationId: 'getWebhookSummary',

@@ -2,7 +2,7 @@ import type { Caller } from '@/auth/tokens';
 import type { CustomerStore, TransactionListing } from '@/customer/store';
 import { formatCents } from '@/customer/validation';
 import type { ReadCache } from '@/db/read-cache';
-import type { TransactionRow } from '@/db/schema';
+import type { TransactionRow } from '@/db/sqlite/schema';
 import { type MaybePromise, whenReady } from '@/kernel/maybe-promise';
 import { type Utf8, utf8 } from '@/kernel/utf8';
 import { transactionQueryOf } from './query';

@@ -1,8 +1,9 @@
 import { Database } from 'bun:sqlite';
 import { existsSync } from 'node:fs';
 import { SQL } from 'bun';
-import { migrationsFolder } from '../client';
-import { pendingMigrations, readMigrations } from '../migrate';
+import { readMigrations } from '@/db/migrations';
+import { migrationsFolder } from '../sqlite/client';
+import { pendingMigrations } from '../sqlite/migrate';
 import { whereOf } from './connection';
 import { CopyError, mismatches, type TableCount } from './copy-error';
 import { continueSequences, quoted, tablesToCopy, withoutSecondaryStructures } from './copy-schema';

@@ -1,5 +1,5 @@
 import type { SQL } from 'bun';
-import type { DatabaseHealth } from '../health';
+import type { DatabaseHealth } from '@/db/health';
 
 /** How long `/health` waits for PostgreSQL before calling it down. */
 export const POSTGRES_HEALTH_TIMEOUT_MS = 1000;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { SQL } from 'bun';
-import { type Migration, MigrationError, readMigrations } from '../migrate';
+import { type Migration, MigrationError, readMigrations } from '@/db/migrations';
 import { postgresProblem } from './connection';
 
 /** The drizzle-kit migrations of the PostgreSQL schema (`npm run db:generate:pg`). */

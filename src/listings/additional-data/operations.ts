@@ -4,7 +4,7 @@ import { fail, fieldError, isDomainError } from '@/kernel/errors';
 import { type Steps, step } from '@/kernel/steps';
 import { ensureVisible } from '@/listings/access';
 import type { Data } from '@/listings/additional-data/schemas';
-import type { PropertyTables } from '@/listings/properties/operations';
+import type { PropertyTables } from '@/listings/properties/tables';
 
 /**
  * Additional data created or replaced, with an event to the property's owner

@@ -3,7 +3,7 @@ import { fail } from '@/kernel/errors';
 import { type Steps, step } from '@/kernel/steps';
 import { ensureVisible } from '@/listings/access';
 import type { MultiListingUnit } from '@/listings/multi-listing-units/schemas';
-import type { PropertyTables } from '@/listings/properties/operations';
+import type { PropertyTables } from '@/listings/properties/tables';
 
 /** GET /multi-listing-units/{id}: 404 for a property the caller may not see. */
 export const getCounter = (id: string, caller: Caller | null) =>

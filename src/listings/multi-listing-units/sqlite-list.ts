@@ -1,4 +1,4 @@
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import type { Paging } from '@/listings/paging';
 import { many, one } from '@/listings/sqlite-statements';
 import type { MultiListingUnit, MultiListingUnitQuery } from './schemas';

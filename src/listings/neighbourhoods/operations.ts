@@ -1,23 +1,10 @@
 import type { NewEvent } from '@/events/store';
 import { fail } from '@/kernel/errors';
 import { etagOfJson } from '@/kernel/etag';
-import type { MaybePromise } from '@/kernel/maybe-promise';
 import { ensureMatches } from '@/kernel/preconditions';
 import { type Steps, step } from '@/kernel/steps';
 import type { Neighbourhood, NeighbourhoodBody } from '@/listings/neighbourhoods/schemas';
-
-/** The queries of a catalogue write, inside one transaction of a store. */
-export interface NeighbourhoodTables {
-  /**
-   * The entry's city and name, or null; held until the transaction ends so a
-   * property assigned to it meanwhile waits (SQLite: the single writer).
-   */
-  entry(id: string): MaybePromise<NeighbourhoodBody | null>;
-  /** Whether any property is in the neighbourhood. */
-  inUse(id: string): MaybePromise<boolean>;
-  upsert(id: string, body: NeighbourhoodBody, now: number): MaybePromise<void>;
-  appendEvents(batch: readonly { event: NewEvent; now: number }[]): MaybePromise<void>;
-}
+import type { NeighbourhoodTables } from '@/listings/neighbourhoods/tables';
 
 /** The strong ETag of an entry: of its JSON as GET /listings/neighbourhoods lists it. */
 export const neighbourhoodETag = (entry: Neighbourhood): string =>

@@ -3,7 +3,7 @@ import type { PgDb, PgTx } from '@/db/pg/client';
 import { neighbourhoods, properties } from '@/db/pg/schema';
 import { appendEvents } from '@/events/postgres-outbox';
 import { holdsNul } from '@/kernel/nul';
-import type { NeighbourhoodTables } from './operations';
+import type { NeighbourhoodTables } from '@/listings/neighbourhoods/tables';
 import type { Neighbourhood, NeighbourhoodBody } from './schemas';
 
 /** GET /neighbourhoods[?cityId=] on PostgreSQL: the catalogue, by city then name. */
@@ -19,6 +19,19 @@ export async function listNeighbourhoodsOn(
     .orderBy(asc(neighbourhoods.cityId), asc(neighbourhoods.name), asc(neighbourhoods.id));
   // City ids are written through the CityId schema only.
   return rows as Neighbourhood[];
+}
+
+/** GET /neighbourhoods/{id} on PostgreSQL: one entry, undefined when there is none. */
+export async function findNeighbourhoodOn(
+  db: PgDb,
+  id: string,
+): Promise<Neighbourhood | undefined> {
+  const [row] = await db
+    .select({ id: neighbourhoods.id, cityId: neighbourhoods.cityId, name: neighbourhoods.name })
+    .from(neighbourhoods)
+    .where(eq(neighbourhoods.id, id));
+  // City ids are written through the CityId schema only.
+  return row as Neighbourhood | undefined;
 }
 
 /** The catalogue queries inside one PostgreSQL transaction (READ COMMITTED). */

@@ -1,8 +1,9 @@
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import { appendEvents } from '@/events/sqlite-outbox';
 import { runNow } from '@/kernel/steps';
+import type { NeighbourhoodTables } from '@/listings/neighbourhoods/tables';
 import { exec, many, one, writeTransaction } from '@/listings/sqlite-statements';
-import { type NeighbourhoodTables, putNeighbourhood } from './operations';
+import { putNeighbourhood } from './operations';
 import type { Neighbourhood, NeighbourhoodBody } from './schemas';
 
 /** GET /neighbourhoods[?cityId=] on SQLite: the catalogue, by city then name. */
@@ -15,6 +16,14 @@ export function listNeighbourhoods(db: Db, cityId: string | undefined): Neighbou
     ...params,
   );
 }
+
+/** GET /neighbourhoods/{id} on SQLite: one entry, undefined when there is none. */
+export const findNeighbourhood = (db: Db, id: string): Neighbourhood | undefined =>
+  one<Neighbourhood>(
+    db,
+    'SELECT id, city_id AS cityId, name FROM neighbourhoods WHERE id = ?',
+    id,
+  ) ?? undefined;
 
 /** The catalogue queries on SQLite, inside the write's transaction. */
 export const sqliteNeighbourhoodTables = (db: Db): NeighbourhoodTables => ({

@@ -1,5 +1,5 @@
 import { uuidv7 } from '@/db/ids';
-import type { PropertyRow, UnitFeatureRow, UnitRow } from '@/db/schema';
+import type { PropertyRow, UnitFeatureRow, UnitRow } from '@/db/sqlite/schema';
 import { type CityId, countryOf } from '@/listings/cities';
 import { addressSearchOf } from '@/listings/properties/representation';
 import { MAX_UNITS, type PropertyType, type SOURCES } from '@/listings/properties/schemas';

@@ -1,27 +1,9 @@
-import type { NewEvent } from '@/events/store';
 import { fail } from '@/kernel/errors';
-import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
 import { createdEventsOf } from '@/listings/events';
+import type { CreateTables } from '@/listings/properties/tables';
 import { propertyQuotaDetail, type QuotaCreate } from '@/listings/quotas';
-import { type PlannedCreates, planCreates } from './bulk';
-import type { PropertyRecord } from './representation';
-
-/** The queries of a property create, inside one transaction of a store. */
-export interface CreateTables {
-  /**
-   * Holds back other creates for `ownerId` until this transaction ends, so
-   * the quota count below sees every create before it (SQLite: nothing to
-   * do, its single writer already excludes them).
-   */
-  lockOwner(ownerId: string): MaybePromise<void>;
-  /** The owner's properties, counted up to `limit` (the scan stops there). */
-  ownedUpTo(ownerId: string, limit: number): MaybePromise<number>;
-  insert(planned: PlannedCreates): MaybePromise<void>;
-  /** The rows just inserted, as GET renders them. */
-  records(ids: readonly string[]): MaybePromise<PropertyRecord[]>;
-  appendEvents(batch: readonly { event: NewEvent; now: number }[]): MaybePromise<void>;
-}
+import { planCreates } from './bulk';
 
 /**
  * Creates `inputs` (one create, or all the creates of a group commit) checked

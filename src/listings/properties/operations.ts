@@ -1,10 +1,8 @@
-import type { AuditContext, AuditEntry } from '@/audit/record';
+import type { AuditContext } from '@/audit/record';
 import type { Caller } from '@/auth/tokens';
-import type { PropertyRow } from '@/db/schema';
 import type { EventType } from '@/events/schemas';
 import type { NewEvent } from '@/events/store';
 import { fail, fieldError } from '@/kernel/errors';
-import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
 import { ensureVisible, scopeOf } from '@/listings/access';
 import { countryOf } from '@/listings/cities';
@@ -18,7 +16,8 @@ import type {
   PropertyCreate,
   PropertyType,
 } from '@/listings/properties/schemas';
-import { type UnitTables, unitEvents } from '@/listings/units/operations';
+import type { PropertyTables } from '@/listings/properties/tables';
+import { unitEvents } from '@/listings/units/operations';
 
 export interface CreateOptions {
   caller: Caller | null;
@@ -43,27 +42,6 @@ export function propertyToCreate(input: PropertyCreate, options: CreateOptions):
 export interface ArchiveReasons {
   reasonToUnpublish?: string;
   reasonToUnpublishExtraInfo?: string;
-}
-
-/** Columns a property write changes: any but its identity and creation. */
-export type PropertyChanges = Partial<Omit<PropertyRow, 'seq' | 'id' | 'createdAt'>>;
-
-/** The queries of the property writes, inside one transaction of a store. */
-export interface PropertyTables extends UnitTables {
-  updateProperty(id: string, changes: PropertyChanges): MaybePromise<void>;
-  /** Unpublishes the property's published units; answers their ids. */
-  unpublishUnits(propertyId: string, now: number): MaybePromise<string[]>;
-  /** The city of a neighbourhood, or null when there is none with that id. */
-  neighbourhoodCity(id: string): MaybePromise<string | null>;
-  recordAudit(context: AuditContext, entry: AuditEntry): MaybePromise<void>;
-  /** The property's additional data (JSON text), or null. */
-  storedData(id: string): MaybePromise<string | null>;
-  /** Creates or replaces the property's additional data. */
-  saveData(id: string, json: string, now: number): MaybePromise<void>;
-  /** The multi-listing counter and owner of a property, or null. */
-  counter(id: string): MaybePromise<{ unitsCounter: number; ownerId: string } | null>;
-  /** Sets the counter; false when there is no such property. */
-  setCounter(id: string, counter: number, now: number): MaybePromise<boolean>;
 }
 
 export type PropertyOperation<T> = (tables: PropertyTables) => Steps<T>;

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { PgTx } from '@/db/pg/client';
 import { properties } from '@/db/pg/schema';
-import type { ReconcileTables, Tally } from './reconcile';
+import type { ReconcileTables, Tally } from '@/listings/properties/tables';
 
 /** The reconcile queries inside one PostgreSQL transaction (READ COMMITTED). */
 export const postgresReconcileTables = (tx: PgTx): ReconcileTables => ({

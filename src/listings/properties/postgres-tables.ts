@@ -9,8 +9,8 @@ import {
   units,
 } from '@/db/pg/schema';
 import { holdsNul } from '@/kernel/nul';
+import type { PropertyTables } from '@/listings/properties/tables';
 import { postgresUnitTables } from '@/listings/units/postgres-tables';
-import type { PropertyTables } from './operations';
 
 /** The property-write queries inside one PostgreSQL transaction, the property row locked. */
 export const postgresPropertyTables = (tx: PgTx, forWrite = true): PropertyTables => ({

@@ -1,8 +1,9 @@
 import { and, type SQL as Condition, type SQL, sql } from 'drizzle-orm';
 import type { PgDb } from '@/db/pg/client';
+import type { WalkTables } from '@/listings/properties/tables';
 import { type After, afterOf } from './list-cursor';
 import type { KeyValues, SortKey } from './list-plan';
-import { MOST_CHANGES_IN_A_WALK, type WalkTables } from './walk-order';
+import { MOST_CHANGES_IN_A_WALK } from './walk-order';
 
 /*
  * The walk of walk-order.ts on PostgreSQL: part A, the (field, id) index

@@ -1,5 +1,5 @@
-import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
+import type { ReconcileTables } from '@/listings/properties/tables';
 
 export interface ReconcileChunk {
   /** Start after this property id (exclusive); omit or null to start from the first. */
@@ -15,38 +15,6 @@ export interface ReconcileResult {
   repaired: number;
   /** Id of the last property scanned: the next chunk's `afterId`; null when none was left. */
   lastId: string | null;
-}
-
-/** A property's stored counters beside the ones its live units give. */
-export interface Tally {
-  id: string;
-  total_units: number;
-  rentable_units: number;
-  published_units: number;
-  published: number;
-  archived: number;
-  live: number;
-  rentable: number;
-  live_published: number;
-}
-
-/** Counters rewritten from the units. */
-export interface Repair {
-  totalUnits: number;
-  rentableUnits: number;
-  publishedUnits: number;
-  published: boolean;
-}
-
-/** The queries of one reconcile chunk, inside one transaction of a store. */
-export interface ReconcileTables {
-  /**
-   * The chunk's properties after `afterId` in id order, with their live
-   * units counted; held until the transaction ends so no unit write lands
-   * between the count and the repair (SQLite: the single writer).
-   */
-  tallies(afterId: string, limit: number): MaybePromise<Tally[]>;
-  repair(id: string, repair: Repair, now: number): MaybePromise<void>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { SnakeCase } from '@/db/columns';
-import type { PropertyRow } from '@/db/schema';
+import type { PropertyRow } from '@/db/sqlite/schema';
 import type { CityId } from '@/listings/cities';
 import type { Property } from '@/listings/properties/schemas';
 

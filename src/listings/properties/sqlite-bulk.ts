@@ -1,6 +1,6 @@
-import type { Db } from '@/db/client';
-import { rowInserter } from '@/db/insert-rows';
-import { properties, unitFeatures, units } from '@/db/schema';
+import type { Db } from '@/db/sqlite/client';
+import { rowInserter } from '@/db/sqlite/insert-rows';
+import { properties, unitFeatures, units } from '@/db/sqlite/schema';
 import { appendEvents } from '@/events/sqlite-outbox';
 import { createdEventsOf } from '@/listings/events';
 import { many, writeTransaction } from '@/listings/sqlite-statements';

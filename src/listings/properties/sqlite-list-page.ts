@@ -1,5 +1,5 @@
-import type { Db } from '@/db/client';
 import type { ReadCache } from '@/db/read-cache';
+import type { Db } from '@/db/sqlite/client';
 import { runNow } from '@/kernel/steps';
 import { many, one } from '@/listings/sqlite-statements';
 import type { PropertyListing } from '@/listings/store';

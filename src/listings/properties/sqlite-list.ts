@@ -1,4 +1,4 @@
-import { type Bindings, Conditions } from '@/db/where';
+import { type Bindings, Conditions } from '@/db/sqlite/where';
 import type { FeatureCriterion } from '@/kernel/query';
 import { PROPERTY_COLUMNS } from '@/listings/properties/sqlite-record';
 import { afterOf, afterSql } from './list-cursor';

@@ -1,13 +1,8 @@
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import { runNow } from '@/kernel/steps';
+import type { ReconcileTables, Tally } from '@/listings/properties/tables';
 import { exec, many, writeTransaction } from '@/listings/sqlite-statements';
-import {
-  type ReconcileChunk,
-  type ReconcileResult,
-  type ReconcileTables,
-  reconcileChunk,
-  type Tally,
-} from './reconcile';
+import { type ReconcileChunk, type ReconcileResult, reconcileChunk } from './reconcile';
 
 const sqliteReconcileTables = (db: Db): ReconcileTables => ({
   tallies: (afterId, limit) =>

@@ -1,5 +1,5 @@
 import { columnsOf } from '@/db/columns';
-import { properties } from '@/db/schema';
+import { properties } from '@/db/sqlite/schema';
 import { UNRENDERED_COLUMNS } from './representation';
 
 /** The columns a Property is rendered from, as SQLite returns them: from the table, once. */

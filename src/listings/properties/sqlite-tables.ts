@@ -1,8 +1,8 @@
 import { recordAudit } from '@/audit/sqlite-store';
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
+import type { PropertyTables } from '@/listings/properties/tables';
 import { exec, many, one } from '../sqlite-statements';
 import { sqliteUnitTables } from '../units/sqlite-tables';
-import type { PropertyTables } from './operations';
 
 const SAVE_DATA = `INSERT INTO property_additional_data (property_id, data, created_at, updated_at)
   VALUES (?, ?, ?, ?)

@@ -1,4 +1,4 @@
-import type { Bindings, Conditions } from '@/db/where';
+import type { Bindings, Conditions } from '@/db/sqlite/where';
 import { afterOf, afterSql, keyValuesOf } from './list-cursor';
 import type { KeyValues, SortKey } from './list-plan';
 import type { PropertyRecord } from './representation';

@@ -1,6 +1,6 @@
 import { fail } from '@/kernel/errors';
-import type { MaybePromise } from '@/kernel/maybe-promise';
 import { type Steps, step } from '@/kernel/steps';
+import type { WalkTables } from '@/listings/properties/tables';
 import { type PropertyFilter, usedFilters } from './list-filters';
 import type { KeyValues, SortKey } from './list-plan';
 import type { PropertyRecord } from './representation';
@@ -68,16 +68,6 @@ export function keyedOf(
     return value;
   });
   return { row: row as unknown as PropertyRecord, key };
-}
-
-/** What a store answers for one page of a walk whose order is frozen: its SQL. */
-export interface WalkTables<Page> {
-  /** The changes in the walk's scope after `from`, counted up to `MOST_CHANGES_IN_A_WALK + 1`. */
-  changesSince(from: number, owner: string | null): MaybePromise<number>;
-  /** The page itself. */
-  page(): MaybePromise<Page>;
-  /** The highest event id pruning may have removed (the feed's `prunedThrough`). */
-  prunedThrough(): MaybePromise<number>;
 }
 
 /**

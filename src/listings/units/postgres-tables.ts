@@ -4,7 +4,7 @@ import { unitFeatures, units } from '@/db/pg/schema';
 import { appendEvents } from '@/events/postgres-outbox';
 import { holdsNul } from '@/kernel/nul';
 import { selectRecords } from '@/listings/properties/postgres-list';
-import type { UnitTables } from './operations';
+import type { UnitTables } from '@/listings/units/tables';
 import { toUnit, type UnitRecord } from './representation';
 import type { UnitFeature } from './schemas';
 

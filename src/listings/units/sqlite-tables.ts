@@ -1,10 +1,10 @@
-import type { Db } from '@/db/client';
+import type { Db } from '@/db/sqlite/client';
 import { appendEvents } from '@/events/sqlite-outbox';
 import type { PropertyRecord } from '@/listings/properties/representation';
 import { PROPERTY_BY_ID } from '@/listings/properties/sqlite-record';
 import { countUpTo, exec, many, one } from '@/listings/sqlite-statements';
 import type { Unit, UnitFeature } from '@/listings/units/schemas';
-import type { UnitTables } from './operations';
+import type { UnitTables } from '@/listings/units/tables';
 import { toUnit, type UnitRecord } from './representation';
 
 const UNIT_COLUMNS = 'u.id, u.property_id, u.rentable, u.published, u.deleted_at';

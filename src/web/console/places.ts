@@ -2,11 +2,11 @@
  * The console's Neighbourhoods and Plans pages: the neighbourhood catalogue
  * (`/listings/neighbourhoods`: list, create, replace; the API deletes none)
  * and the customer API's stored plans (`/api/v1/admin/plans`: list, create,
- * replace, delete). Both writes take If-Match and answer the entry's ETag;
- * the lists carry none. So an entry saved in this form is saved again with
- * the tag its last save answered (the API refuses a change made meanwhile
- * with 412, atomically), and one opened from the list is read again before
- * saving and not written over a change made since it was opened.
+ * replace, delete). An entry opened from its list is read alone
+ * (`GET …/{id}`), which answers its ETag; every save sends the tag held as
+ * If-Match (the one the read served, then the one the last save answered),
+ * so a change someone made after it was opened is refused by the API with
+ * 412, atomically, and nothing is written.
  */
 import { byId, cell } from './dom';
 import { describeFailure, FieldErrors, once, refused, send, showChanged } from './form';
@@ -30,7 +30,6 @@ const value = (id: string) => byId<HTMLInputElement | HTMLSelectElement>(id).val
 const say = (id: string) => (line: string) => {
   byId(id).textContent = line;
 };
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function actionButton(label: string, name: string, action: () => void): HTMLButtonElement {
   const button = document.createElement('button');
@@ -49,7 +48,7 @@ const reportTo = (show: (line: string) => void, what: string) => (error: unknown
 let neighbourhoods: Neighbourhood[] = [];
 /** The entry the form replaces, as it was read; null for a new one. */
 let openedNeighbourhood: Neighbourhood | null = null;
-/** The ETag of the opened entry when this form saved it last (the list gives none). */
+/** The ETag of the opened entry: what its read served, then what the last save answered. */
 let neighbourhoodTag: string | null = null;
 let neighbourhoodErrors: FieldErrors | undefined;
 const nStatus = say('neighbourhoods-status');
@@ -96,6 +95,29 @@ async function fillCities(): Promise<void> {
   }
 }
 
+const neighbourhoodPath = (id: string) => `/listings/neighbourhoods/${encodeURIComponent(id)}`;
+
+/** One entry with its ETag; a null body when there is none (404). */
+async function readNeighbourhood(
+  id: string,
+): Promise<{ entry: Neighbourhood | null; etag: string | null }> {
+  const answer = await send<Neighbourhood>(neighbourhoodPath(id));
+  if (answer.status === 404) return { entry: null, etag: null };
+  if (answer.status !== 200) throw new Error(describeFailure(answer));
+  return { entry: answer.body, etag: answer.etag };
+}
+
+/** Opens the entry as it is now, with the tag its save sends; gone since listed → said and the list redrawn. */
+async function editNeighbourhood(id: string): Promise<void> {
+  const { entry, etag } = await readNeighbourhood(id);
+  if (!entry) {
+    nStatus(`${id} is gone since the list was read.`);
+    return loadNeighbourhoods();
+  }
+  openNeighbourhood(entry, etag);
+  byId('neighbourhood-name').focus();
+}
+
 async function readNeighbourhoods(cityId: string): Promise<Neighbourhood[]> {
   const query = cityId ? `?cityId=${encodeURIComponent(cityId)}` : '';
   const answer = await send<{ neighbourhoods: Neighbourhood[] }>(
@@ -135,8 +157,7 @@ async function loadNeighbourhoods(): Promise<void> {
     cell(row, entry.name);
     row.insertCell().append(
       actionButton('Edit', entry.name, () => {
-        openNeighbourhood(entry);
-        byId('neighbourhood-name').focus();
+        editNeighbourhood(entry.id).catch(reportTo(nStatus, `Could not open ${entry.id}`));
       }),
     );
   }
@@ -157,21 +178,15 @@ async function saveNeighbourhood(): Promise<void> {
     return nFormStatus('Not saved. See the fields marked.');
   }
   const etag = openedNeighbourhood === null ? null : neighbourhoodTag;
-  if (etag === null) {
-    // No tag to send: a new entry, or one opened from the list (docs/console.md).
-    const stored = (await readNeighbourhoods('')).find((entry) => entry.id === id) ?? null;
-    if (openedNeighbourhood === null && stored) {
+  if (openedNeighbourhood === null) {
+    // A new entry has no tag to send: the id is looked up first (a read, not atomic: docs/console.md).
+    const { entry: stored } = await readNeighbourhood(id);
+    if (stored) {
       errors.set('id', [`${id} exists (${stored.name}, ${stored.cityId}): edit it instead.`]);
       return nFormStatus('Not saved. See the fields marked.');
     }
-    if (openedNeighbourhood !== null && !same(stored, openedNeighbourhood))
-      return neighbourhoodConflict();
   }
-  const answer = await send(`/listings/neighbourhoods/${encodeURIComponent(id)}`, {
-    method: 'PUT',
-    ifMatch: etag,
-    body,
-  });
+  const answer = await send(neighbourhoodPath(id), { method: 'PUT', ifMatch: etag, body });
   if (answer.status === 412) return neighbourhoodConflict();
   if (answer.status !== 204) return refused(answer, errors, nFormStatus);
   await loadNeighbourhoods();
@@ -198,10 +213,11 @@ export function wireNeighbourhoods(): void {
   });
   byId('neighbourhood-reload').addEventListener('click', () => {
     const id = openedNeighbourhood?.id;
-    readNeighbourhoods('')
-      .then((all) => {
-        openNeighbourhood(all.find((entry) => entry.id === id) ?? null);
-        nFormStatus(`Reloaded ${id}.`);
+    if (id === undefined) return;
+    readNeighbourhood(id)
+      .then(({ entry, etag }) => {
+        openNeighbourhood(entry, etag);
+        nFormStatus(entry ? `Reloaded ${id}.` : `${id} is gone.`);
         return loadNeighbourhoods();
       })
       .catch(reportTo(nFormStatus, 'Could not reload'));
@@ -211,7 +227,7 @@ export function wireNeighbourhoods(): void {
 // Plans
 
 let openedPlan: Plan | null = null;
-/** The ETag of the opened plan when this form saved it last (the list gives none). */
+/** The ETag of the opened plan: what its read served, then what the last save answered. */
 let planTag: string | null = null;
 let planErrors: FieldErrors | undefined;
 const pStatus = say('plans-status');
@@ -228,6 +244,25 @@ async function readPlans(): Promise<Plan[]> {
   const answer = await send<{ data: Plan[] }>('/api/v1/admin/plans');
   if (answer.status !== 200) throw new Error(describeFailure(answer));
   return answer.body.data;
+}
+
+/** One stored plan with its ETag; a null plan when there is none (404). */
+async function readPlan(id: number): Promise<{ plan: Plan | null; etag: string | null }> {
+  const answer = await send<Plan>(`/api/v1/admin/plans/${id}`);
+  if (answer.status === 404) return { plan: null, etag: null };
+  if (answer.status !== 200) throw new Error(describeFailure(answer));
+  return { plan: answer.body, etag: answer.etag };
+}
+
+/** Opens the plan as it is now, with the tag its save sends; gone since listed → said and the list redrawn. */
+async function editPlan(id: number): Promise<void> {
+  const { plan, etag } = await readPlan(id);
+  if (!plan) {
+    pStatus(`Plan ${id} is gone since the list was read.`);
+    return loadPlans();
+  }
+  openPlan(plan, etag);
+  byId('plan-name').focus();
 }
 
 const limitsText = (plan: Plan) =>
@@ -262,8 +297,7 @@ async function loadPlans(): Promise<void> {
     cell(row, limitsText(plan));
     row.insertCell().append(
       actionButton('Edit', plan.name, () => {
-        openPlan(plan);
-        byId('plan-name').focus();
+        editPlan(plan.id).catch(reportTo(pStatus, `Could not open plan ${plan.id}`));
       }),
     );
   }
@@ -290,11 +324,6 @@ async function savePlan(): Promise<void> {
   const body = { name: value('plan-name'), slug: value('plan-slug'), limits };
   const plan = openedPlan;
   const etag = plan ? planTag : null;
-  if (plan && etag === null) {
-    // No tag to send: opened from the list (docs/console.md).
-    const stored = (await readPlans()).find((entry) => entry.id === plan.id) ?? null;
-    if (!same(stored, plan)) return planConflict(stored === null);
-  }
   const answer = await send<Plan>(plan ? `/api/v1/admin/plans/${plan.id}` : '/api/v1/admin/plans', {
     method: plan ? 'PUT' : 'POST',
     ifMatch: etag,
@@ -341,10 +370,11 @@ export function wirePlans(): void {
   });
   byId('plan-reload').addEventListener('click', () => {
     const id = openedPlan?.id;
-    readPlans()
-      .then((plans) => {
-        openPlan(plans.find((plan) => plan.id === id) ?? null);
-        pFormStatus(`Reloaded plan ${id}.`);
+    if (id === undefined) return;
+    readPlan(id)
+      .then(({ plan, etag }) => {
+        openPlan(plan, etag);
+        pFormStatus(plan ? `Reloaded plan ${id}.` : `Plan ${id} is gone.`);
         return loadPlans();
       })
       .catch(reportTo(pFormStatus, 'Could not reload'));

@@ -1,15 +1,14 @@
 /**
- * The console's Static pages page: the /content API in a browser. The
- * published pages listed per language; one page and language at a time in an
- * editor beside a live preview of what GET will answer, its other languages
- * side by side. The API lists and serves published pages only, so an
- * unpublished page is opened by slug and language (saving replaces it).
+ * The console's Static pages page: the /content API in a browser. Every
+ * page, drafts marked, listed per language (`?published=all`, an
+ * employee's read); one page and language at a time in an editor beside a
+ * live preview of what GET will answer, its other languages side by side.
  *
  * Saving and deleting send the ETag the editor holds as If-Match (the one
- * GET served, or the one the last save answered), so a change someone made
- * meanwhile is refused by the API with 412 and nothing is written. A page
- * opened without one (not published, or new) is read again before saving:
- * if it is published meanwhile, nothing is written either.
+ * GET served, published or not, or the one the last save answered), so a
+ * change someone made meanwhile is refused by the API with 412 and nothing
+ * is written. A new page has no tag: it is looked up again before saving,
+ * and if someone created it meanwhile nothing is written either.
  */
 import { byId, cell } from './dom';
 import {
@@ -35,20 +34,22 @@ interface StaticPage {
   group: string;
   seoMetaData: Record<string, unknown>;
 }
-/** One entry of GET /content/static-pages/. */
+/** One entry of GET /content/static-pages/?published=all. */
 interface StaticPageSummary {
   id: number;
   slug: string;
   locale: string;
   group: string;
+  published: boolean;
 }
 
-/** What the editor opened: the page as GET answered it (null when it answered none), and its ETag. */
+/** What the editor opened: the page as GET answered it (null when there is none), its ETag and state. */
 interface Opened {
   slug: string;
   language: string;
   page: StaticPage | null;
   etag: string | null;
+  published: boolean;
 }
 
 let opened: Opened | undefined;
@@ -90,10 +91,10 @@ class FailedAnswer extends Error {
   }
 }
 
-/** The page in exactly `language` as GET serves it, or nulls when GET serves none (or another language). */
+/** The page in exactly `language`, published or not, or nulls when there is none. */
 async function readVariant(slug: string, language: string): Promise<Answer<StaticPage | null>> {
   const answer = await send<StaticPage>(
-    `${pagePath(slug)}?language=${encodeURIComponent(language)}`,
+    `${pagePath(slug)}?language=${encodeURIComponent(language)}&published=all`,
   );
   if (answer.status === 200 && answer.body?.language?.toLowerCase() === language.toLowerCase())
     return answer;
@@ -116,6 +117,10 @@ function fillList(): void {
     cell(row, page.slug);
     cell(row, page.locale);
     cell(row, page.group || '—');
+    // A draft stands out in the list: only employees see it.
+    const state = row.insertCell();
+    if (page.published) state.textContent = 'Published';
+    else state.append(Object.assign(document.createElement('strong'), { textContent: 'Draft' }));
     const edit = document.createElement('button');
     edit.type = 'button';
     edit.textContent = 'Edit';
@@ -123,14 +128,15 @@ function fillList(): void {
     edit.addEventListener('click', () => startEditing(page.slug, page.locale));
     row.insertCell().append(edit);
   }
-  if (shown.length === 0) cell(body.insertRow(), 'No published page.');
+  if (shown.length === 0) cell(body.insertRow(), 'No page.');
+  const drafts = shown.filter((page) => !page.published).length;
   status(
-    `${shown.length} published page${shown.length === 1 ? '' : 's'}${language.value ? ` in ${language.value}` : ''}.`,
+    `${shown.length} page${shown.length === 1 ? '' : 's'}${language.value ? ` in ${language.value}` : ''}, ${drafts} not published.`,
   );
 }
 
 async function loadList(): Promise<void> {
-  const answer = await send<StaticPageSummary[]>('/content/static-pages/');
+  const answer = await send<StaticPageSummary[]>('/content/static-pages/?published=all');
   if (answer.status !== 200) throw new Error(describeFailure(answer));
   listed = answer.body;
   fillList();
@@ -212,19 +218,20 @@ function fillForm(page: StaticPage | null, published: boolean): void {
   byId('page-publish').textContent = published ? 'Unpublish' : 'Publish';
 }
 
-/** The slug's other published languages, each in a column with its title and text. */
+/** The slug's other languages, each in a column with its title and text, drafts marked. */
 async function drawVariants(slug: string, language: string): Promise<void> {
   const target = byId('page-variants');
   const others = listed.filter((page) => page.slug === slug && page.locale !== language);
   const read = await Promise.all(others.map((page) => readVariant(slug, page.locale)));
   target.replaceChildren();
-  for (const { body } of read) {
-    if (!body) continue;
+  read.forEach(({ body }, index) => {
+    if (!body) return;
     const column = document.createElement('article');
     column.className = 'variant';
     column.lang = body.language;
     const heading = document.createElement('h5');
-    heading.textContent = `${body.language}: ${body.title}`;
+    const draft = others[index]!.published ? '' : ' (draft)';
+    heading.textContent = `${body.language}: ${body.title}${draft}`;
     const content = document.createElement('p');
     content.className = 'preview-content';
     content.textContent = body.content;
@@ -235,10 +242,10 @@ async function drawVariants(slug: string, language: string): Promise<void> {
     open.addEventListener('click', () => startEditing(slug, body.language));
     column.append(heading, content, open);
     target.append(column);
-  }
+  });
   if (!target.childElementCount) {
     const none = document.createElement('p');
-    none.textContent = 'No other published language.';
+    none.textContent = 'No other language.';
     target.append(none);
   }
 }
@@ -252,11 +259,17 @@ export async function openPage(slug: string, language: string, keepForm = false)
   input('page-open-slug').value = slug;
   input('page-open-language').value = language;
   const answer = await readVariant(slug, language);
-  opened = { slug, language, page: answer.body, etag: answer.etag };
+  // Its state as the list says (the page itself does not carry it).
+  const published =
+    answer.body !== null &&
+    listed.some(
+      (page) => page.slug === slug && page.locale === answer.body?.language && page.published,
+    );
+  opened = { slug, language, page: answer.body, etag: answer.etag, published };
   byId('page-editor').hidden = false;
   byId('page-editor-title').textContent = `${slug} (${language})`;
   byId('page-language-tag').textContent = language;
-  if (!(keepForm && answer.body === null)) fillForm(answer.body, answer.body !== null);
+  if (!(keepForm && answer.body === null)) fillForm(answer.body, published);
   else {
     input('page-published').checked = false;
     byId('page-publish').textContent = 'Publish';
@@ -266,8 +279,8 @@ export async function openPage(slug: string, language: string, keepForm = false)
   byId('page-title').lang = language;
   editorStatus(
     answer.body
-      ? `Opened the published ${slug} in ${language}.`
-      : `No published ${slug} in ${language}: a new page, or an unpublished one that saving replaces.`,
+      ? `Opened the ${published ? 'published' : 'unpublished (draft)'} ${slug} in ${language}.`
+      : `No ${slug} in ${language} yet: saving creates it.`,
   );
   drawPreview();
   await drawVariants(slug, language);
@@ -294,7 +307,7 @@ async function save(published: boolean): Promise<void> {
     return;
   }
   if (page.etag === null) {
-    // No tag to send: the check is a read, not atomic (docs/console.md).
+    // A new page has no tag to send: the check is a read, not atomic (docs/console.md).
     const current = await readVariant(page.slug, page.language);
     if (current.etag !== null) return showConflict();
   }
@@ -318,8 +331,6 @@ async function save(published: boolean): Promise<void> {
   if (answer.status === 200 || answer.status === 201) {
     await loadList();
     await openPage(page.slug, answer.body.language);
-    // Not published, GET serves no tag; the one the PUT answered makes the next save.
-    if (opened && opened.etag === null) opened.etag = answer.etag;
     editorStatus(
       `${answer.status === 201 ? 'Created' : 'Saved'} ${page.slug} in ${answer.body.language}, ${published ? 'published' : 'not published'}.`,
     );
@@ -378,7 +389,7 @@ export function wirePages(): void {
     );
   });
   byId('page-publish').addEventListener('click', () => {
-    const publish = !opened?.page;
+    const publish = !opened?.published;
     once(byId('page-form'), () => save(publish)).catch(reportTo(editorStatus, 'Not saved'));
   });
   byId<HTMLFormElement>('page-translate').addEventListener('submit', (event) => {

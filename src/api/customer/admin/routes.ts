@@ -12,6 +12,7 @@ import {
   PlanList,
   SubParams,
 } from '@/customer/admin/schemas';
+import { fail } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
 import { ifMatchHeaders, withETag } from '../../docs/headers';
 import { NoBody } from '../../responses';
@@ -54,6 +55,25 @@ export const adminRoutes = (deps: ApiDeps) => {
       response: { 200: PlanList, ...commonResponses },
       detail: detail('listPlans', 'List the stored plans'),
     })
+    .get(
+      '/plans/:id',
+      ({ params, set }) =>
+        whenReady(customer.findPlan(planIdOf(params.id)), (plan) => {
+          if (!plan) throw fail('plan.not_found');
+          // The tag a PUT or DELETE of the plan takes as If-Match, held from the moment it is read.
+          set.headers.etag = planETag(plan);
+          return plan;
+        }),
+      {
+        auth: 'employee',
+        params: PlanIdParams,
+        response: { 200: withETag(Plan), 404: Message, ...commonResponses },
+        detail: {
+          ...detail('getPlan', 'Read one stored plan'),
+          description: 'Carries the ETag a PUT or DELETE of the plan takes as If-Match.',
+        },
+      },
+    )
     .post(
       '/plans',
       ({ body, caller, request, set, status }) => {

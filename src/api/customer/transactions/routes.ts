@@ -1,10 +1,10 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
+import { documentedQuery } from '@/api/request/query';
 import { searchOf } from '@/api/request/url';
 import { TransactionPage } from '@/customer/transactions/schemas';
 import { whenReady } from '@/kernel/maybe-promise';
 import { responseOf } from '../../answer';
-import { documentedQuery } from '../../validation';
 import { transactionsAnswer } from '../reads';
 import { commonResponses, ValidationFailed } from '../schemas';
 import { TransactionParameters } from './parameters';

@@ -2,7 +2,6 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { whenReady } from '@/kernel/maybe-promise';
-import { parseListQuery } from '@/kernel/query';
 import { scopeOf } from '@/listings/access';
 import { getCounter, setCounter } from '@/listings/multi-listing-units/operations';
 import {
@@ -13,13 +12,12 @@ import {
   MultiListingUnitQuery,
 } from '@/listings/multi-listing-units/schemas';
 import { halCollection, pagingOf } from '@/listings/paging';
-import { documentedQuery } from '../../validation';
+import { routeQuery } from '../../request/query';
 import { requires } from '../guard';
-import { MultiListingUnitParameters } from '../parameters';
 import { NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: multi-listing units'];
-const SHAPE = { scalars: ['page', 'itemsPerPage'], arrays: ['ids'] };
+const counterQuery = routeQuery(MultiListingUnitQuery);
 
 /** Multi-listing unit counters, paged like the property list, with an `ids` filter. */
 export const multiListingUnitRoutes = ({ stores: { listings }, clock, auth, writes }: ApiDeps) => {
@@ -28,24 +26,22 @@ export const multiListingUnitRoutes = ({ stores: { listings }, clock, auth, writ
     .use(writes)
     .get(
       '/multi-listing-units',
-      ({ request, caller }) => {
-        const search = searchOf(request.url);
-        const query = parseListQuery(search, SHAPE, MultiListingUnitQuery);
+      counterQuery.handle((query, { request, caller }) => {
         const paging = pagingOf(query);
         return whenReady(listings.listCounters(query, scopeOf(caller), paging), ({ total, rows }) =>
           halCollection(
             '/listings/multi-listing-units',
-            search,
+            searchOf(request.url),
             paging,
             total,
             'svc:multi-listing-units',
             rows,
           ),
         );
-      },
+      }),
       {
         ...requires.any,
-        query: documentedQuery(MultiListingUnitParameters),
+        query: counterQuery.documented,
         response: { 200: MultiListingUnitList, ...problems(400, 401) },
         detail: {
           operationId: 'listMultiListingUnits',

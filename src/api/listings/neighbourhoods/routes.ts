@@ -1,21 +1,23 @@
 import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
-import { searchOf } from '@/api/request/url';
+import { routeQuery } from '@/api/request/query';
+import { fail } from '@/kernel/errors';
 import { whenReady } from '@/kernel/maybe-promise';
-import { parseListQuery } from '@/kernel/query';
 import { neighbourhoodETag } from '@/listings/neighbourhoods/operations';
 import {
+  Neighbourhood,
   NeighbourhoodBody,
   NeighbourhoodList,
   NeighbourhoodParams,
   NeighbourhoodQuery,
 } from '@/listings/neighbourhoods/schemas';
 import { ifMatchHeaders, withETag } from '../../docs/headers';
-import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
 import { NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: neighbourhoods'];
+const neighbourhoodQuery = routeQuery(NeighbourhoodQuery);
+const notFoundDetail = (id: string) => `Neighbourhood "${id}" was not found`;
 
 /** The neighbourhood catalogue `{id, cityId, name}`: anyone with a token reads, employees write. */
 export const neighbourhoodRoutes = ({ stores: { listings }, clock, auth, writes }: ApiDeps) => {
@@ -24,20 +26,37 @@ export const neighbourhoodRoutes = ({ stores: { listings }, clock, auth, writes 
     .use(writes)
     .get(
       '/neighbourhoods',
-      ({ request }) => {
-        const shape = { scalars: ['cityId'], arrays: [] };
-        const query = parseListQuery(searchOf(request.url), shape, NeighbourhoodQuery);
-        return whenReady(listings.listNeighbourhoods(query.cityId), (neighbourhoods) => ({
-          neighbourhoods,
-        }));
-      },
+      neighbourhoodQuery.handle(({ cityId }) =>
+        whenReady(listings.listNeighbourhoods(cityId), (neighbourhoods) => ({ neighbourhoods })),
+      ),
       {
         ...requires.any,
-        query: documentedQuery(NeighbourhoodQuery),
+        query: neighbourhoodQuery.documented,
         response: { 200: NeighbourhoodList, ...problems(400, 401) },
         detail: {
           operationId: 'listNeighbourhoods',
           summary: 'List the neighbourhood catalogue',
+          tags,
+        },
+      },
+    )
+    .get(
+      '/neighbourhoods/:id',
+      ({ params: { id }, set }) =>
+        whenReady(listings.neighbourhood(id), (entry) => {
+          if (!entry) throw fail('neighbourhood.not_found', { detail: notFoundDetail(id) });
+          // The tag a PUT's If-Match names: an editor holds it from the moment it opens the entry.
+          set.headers.etag = neighbourhoodETag(entry);
+          return entry;
+        }),
+      {
+        ...requires.any,
+        params: NeighbourhoodParams,
+        response: { 200: withETag(Neighbourhood), ...problems(400, 401, 404) },
+        detail: {
+          operationId: 'getNeighbourhood',
+          summary: 'Read one neighbourhood',
+          description: 'Carries the ETag a PUT of the entry takes as If-Match.',
           tags,
         },
       },

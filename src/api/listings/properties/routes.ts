@@ -1,9 +1,12 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
 import type { ApiDeps } from '@/api/deps';
+import { documentedQuery } from '@/api/request/query';
 import { searchOf } from '@/api/request/url';
 import { whenReady } from '@/kernel/maybe-promise';
+import { parametersOf } from '@/kernel/query';
 import { halCollectionSchema, Link } from '@/listings/paging';
+import { PropertyListQuery } from '@/listings/properties/list-query';
 import { propertyToCreate } from '@/listings/properties/operations';
 import {
   Property,
@@ -14,9 +17,7 @@ import {
 import { countsAgainstQuota } from '@/listings/quotas';
 import { responseOf } from '../../answer';
 import { bodyRules } from '../../plugins/body-rules';
-import { documentedQuery } from '../../validation';
 import { requires } from '../guard';
-import { PropertyListParameters } from '../parameters';
 import { Created, created, NoBody, problems } from '../schemas';
 import { IfNoneMatchHeaders, withETag } from './headers';
 import { propertyListAnswer, propertyReadAnswer } from './read';
@@ -59,7 +60,7 @@ export const propertyRoutes = (deps: ApiDeps) => {
         whenReady(propertyListAnswer(deps, caller, searchOf(request.url)), responseOf),
       {
         ...requires.any,
-        query: documentedQuery(PropertyListParameters),
+        query: documentedQuery(parametersOf(PropertyListQuery)),
         response: {
           200: z.union([PropertyList, PropertyKeysetPage]),
           ...problems(400, 401, 410),

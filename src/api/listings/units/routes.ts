@@ -2,17 +2,15 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from '@/api/deps';
 import { searchOf } from '@/api/request/url';
 import { whenReady } from '@/kernel/maybe-promise';
-import { parseListQuery } from '@/kernel/query';
 import { halCollection, halCollectionSchema, pagingOf } from '@/listings/paging';
 import { PropertyIdParams } from '@/listings/properties/schemas';
 import { Unit, UnitCreate, UnitListQuery, UnitParams, UnitPatch } from '@/listings/units/schemas';
-import { documentedQuery } from '../../validation';
+import { type QueryRouteContext, routeQuery } from '../../request/query';
 import { requires } from '../guard';
-import { UnitListParameters } from '../parameters';
 import { Created, created, NoBody, noContent, problems } from '../schemas';
 
 const tags = ['Listings: units'];
-const UNIT_LIST_SHAPE = { scalars: ['includeDeleted', 'page', 'itemsPerPage'], arrays: [] };
+const unitListQuery = routeQuery(UnitListQuery);
 export const UnitList = halCollectionSchema('svc:units', Unit);
 
 /** The unit endpoints: list, create, read, change and soft-delete the units of a property. */
@@ -30,21 +28,22 @@ export const unitRoutes = ({
     .use(idempotency)
     .get(
       '/properties/:id/units',
-      ({ params, request, caller }) => {
-        const search = searchOf(request.url);
-        const query = parseListQuery(search, UNIT_LIST_SHAPE, UnitListQuery);
-        const paging = pagingOf(query);
-        const includeDeleted = query.includeDeleted === 'true';
-        const path = `/listings/properties/${encodeURIComponent(params.id)}/units`;
-        return whenReady(
-          listings.listUnits(params.id, caller, includeDeleted, paging),
-          ({ total, units }) => halCollection(path, search, paging, total, 'svc:units', units),
-        );
-      },
+      unitListQuery.handle(
+        (query, { params, request, caller }: QueryRouteContext<{ id: string }>) => {
+          const paging = pagingOf(query);
+          const includeDeleted = query.includeDeleted === 'true';
+          const path = `/listings/properties/${encodeURIComponent(params.id)}/units`;
+          return whenReady(
+            listings.listUnits(params.id, caller, includeDeleted, paging),
+            ({ total, units }) =>
+              halCollection(path, searchOf(request.url), paging, total, 'svc:units', units),
+          );
+        },
+      ),
       {
         ...requires.any,
         params: PropertyIdParams,
-        query: documentedQuery(UnitListParameters),
+        query: unitListQuery.documented,
         response: { 200: UnitList, ...problems(400, 401, 404) },
         detail: { operationId: 'listUnits', summary: 'List the units of a property', tags },
       },

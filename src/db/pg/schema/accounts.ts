@@ -1,9 +1,9 @@
 import { boolean, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { CREDENTIAL_DEVICE_TYPES, EMAIL_LINK_PURPOSES } from '../../schema/accounts';
+import { CREDENTIAL_DEVICE_TYPES, EMAIL_LINK_PURPOSES } from '../../sqlite/schema/accounts';
 import { bytea, epochMs, epochMsNumber, serialKey } from './columns';
 import { users } from './users';
 
-/** Browser sessions (see src/db/schema/accounts.ts for what each column means). */
+/** Browser sessions (see src/db/sqlite/schema/accounts.ts for what each column means). */
 export const sessions = pgTable(
   'sessions',
   {
@@ -78,7 +78,7 @@ export const authFailures = pgTable(
   ],
 );
 
-/** Password reset links (see src/db/schema/accounts.ts). */
+/** Password reset links (see src/db/sqlite/schema/accounts.ts). */
 export const passwordResets = pgTable(
   'password_resets',
   {
@@ -95,7 +95,7 @@ export const passwordResets = pgTable(
   ],
 );
 
-/** Email links (see src/db/schema/accounts.ts). */
+/** Email links (see src/db/sqlite/schema/accounts.ts). */
 export const emailLinks = pgTable(
   'email_links',
   {

@@ -1,4 +1,4 @@
-// The PostgreSQL schema: one table for each of src/db/schema/, same names and
+// The PostgreSQL schema: one table for each of src/db/sqlite/schema/, same names and
 // columns (test/db/pg-schema.test.ts holds them in step). docs/postgresql.md
 // gives the type mapping.
 export * from './accounts';

@@ -1,7 +1,7 @@
 import { index, pgTable, text } from 'drizzle-orm/pg-core';
 import { epochMsNumber } from './columns';
 
-/** The tables of the listings API; src/db/schema/ says what each column means. */
+/** The tables of the listings API; src/db/sqlite/schema/ says what each column means. */
 export const neighbourhoods = pgTable(
   'neighbourhoods',
   {

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { serialKey } from './columns';
 
-/** A property's sort fields before a write changed them (src/db/schema/property-sort-changes.ts). */
+/** A property's sort fields before a write changed them (src/db/sqlite/schema/property-sort-changes.ts). */
 export const propertySortChanges = pgTable(
   'property_sort_changes',
   {

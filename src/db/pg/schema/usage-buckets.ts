@@ -1,7 +1,7 @@
 import { index, integer, json, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { epochMsNumber } from './columns';
 
-/** The console's usage figures, one row per instance and bucket (src/db/schema/usage-buckets.ts). */
+/** The console's usage figures, one row per instance and bucket (src/db/sqlite/schema/usage-buckets.ts). */
 export const usageBuckets = pgTable(
   'usage_buckets',
   {

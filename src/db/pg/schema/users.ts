@@ -19,7 +19,7 @@ export const users = pgTable(
   (table) => [uniqueIndex('users_email_unique').on(table.email)],
 );
 
-/** Token cut-offs per subject (see src/db/schema/users.ts). */
+/** Token cut-offs per subject (see src/db/sqlite/schema/users.ts). */
 export const tokenCutoffs = pgTable('token_cutoffs', {
   subject: text().primaryKey(),
   validAfter: epochMs().notNull(),

@@ -22,7 +22,7 @@ export const webhookEndpoints = pgTable(
      * instance (one at a time per endpoint); past it, the claimer is presumed dead.
      */
     deliveryClaimedUntil: epochMs(),
-    /** src/db/schema/webhooks.ts: the earliest due of its deliveries that may go; null with none. */
+    /** src/db/sqlite/schema/webhooks.ts: the earliest due of its deliveries that may go; null with none. */
     nextAttemptAt: epochMs(),
     pendingDeliveries: integer().notNull().default(0),
     consecutiveFailures: integer().notNull().default(0),

@@ -2,8 +2,9 @@ import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
+import { readMigrations } from '@/db/migrations';
 import { ownerOnly } from './file-mode';
-import { applyMigrations, readMigrations } from './migrate';
+import { applyMigrations } from './migrate';
 import * as schema from './schema';
 import { mapWalIndex, useWalIndex } from './wal-index';
 
@@ -12,7 +13,7 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type DbOrTx = Db | Tx;
 
-export const migrationsFolder = join(import.meta.dir, '..', '..', 'migrations');
+export const migrationsFolder = join(import.meta.dir, '..', '..', '..', 'migrations');
 
 /** A database in a file of its own (not `:memory:`, not a `file:` URI): one with a WAL and its -shm beside it. */
 export const isPlainFile = (path: string): boolean =>
@@ -29,7 +30,7 @@ export const isPlainFile = (path: string): boolean =>
 export function openDatabase(path: string, { pageCacheKib = 48 * 1024 } = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = ownerOnly(path, () => {
-    // Before SQLite opens the file and takes its locks (src/db/wal-index.ts).
+    // Before SQLite opens the file and takes its locks (src/db/sqlite/wal-index.ts).
     const walIndex = isPlainFile(path) ? mapWalIndex(path) : undefined;
     const opened = new Database(path, { create: true, strict: true });
     // First: a lock held for a moment by another connection (one closing,

@@ -96,7 +96,7 @@ export interface Checkpointer {
  * needs it against out-of-order writes). Checkpointing every 50 ms made that
  * nearly every create's, on the event loop: 27 ms a second of waiting on the
  * disk at 20 creates/s on a 1,000,000-property file. The WAL's size comes
- * from the wal-index header this process has mapped (src/db/wal-index.ts),
+ * from the wal-index header this process has mapped (src/db/sqlite/wal-index.ts),
  * read without a system call; where there is none, every tick checkpoints.
  *
  * One checkpoint at a time, from `checkpointFrames` pages not yet copied.

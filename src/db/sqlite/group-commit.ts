@@ -1,12 +1,12 @@
 import type { Database, Statement } from 'bun:sqlite';
-import type { Db } from './client';
 import {
   type Outcome,
   type QueuedWrite,
   runEnd,
   WriteQueue,
   type WriteQueueOptions,
-} from './write-queue';
+} from '@/db/write-queue';
+import type { Db } from './client';
 
 /**
  * A kind of write. With `many`, consecutive writes of the kind are done at

@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite';
 import { getTableName, type Table } from 'drizzle-orm';
-import { type ColumnKey, columnsOf } from './columns';
+import { type ColumnKey, columnsOf } from '@/db/columns';
 import type { Bindings } from './where';
 
 /** Rows per multi-row INSERT at most: one statement call instead of 64 (seeding writes millions). */
