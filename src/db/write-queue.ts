@@ -49,6 +49,7 @@ export class WriteQueue<Kind> {
   readonly #maxInFlight: number;
   #queue: QueuedWrite<Kind>[] = [];
   #scheduled = false;
+  #heldBy: Promise<void> | undefined;
   #inFlight = 0;
 
   constructor(
@@ -71,21 +72,41 @@ export class WriteQueue<Kind> {
   submit<O>(kind: Kind, input: unknown): Promise<O> {
     const { promise, resolve, reject } = Promise.withResolvers<O>();
     this.#queue.push({ kind, input, resolve: resolve as (value: unknown) => void, reject });
+    // While held, the release commits what is queued.
+    if (this.#heldBy) return promise;
     if (this.#queue.length >= this.#maxBatch && this.#flushNow()) {
       this.flush();
     } else if (!this.#scheduled) {
       this.#scheduled = true;
       this.#schedule(() => {
         this.#scheduled = false;
-        this.flush();
+        if (!this.#heldBy) this.flush();
       });
     }
     return promise;
   }
 
   /**
+   * Queued writes wait until `until` settles, then are committed together
+   * (`flush` still commits at once: shutdown). A later hold replaces this one.
+   */
+  holdUntil(until: Promise<unknown>): void {
+    const hold = until.then(
+      () => {},
+      () => {},
+    );
+    this.#heldBy = hold;
+    void hold.then(() => {
+      if (this.#heldBy !== hold) return;
+      this.#heldBy = undefined;
+      this.flush();
+    });
+  }
+
+  /**
    * Commits everything queued now, in batches of `maxBatch` (also for
-   * shutdown); past `maxInFlight` batches under way, the rest as they end.
+   * shutdown, through a hold); past `maxInFlight` batches under way, the
+   * rest as they end.
    */
   flush(): void {
     while (this.#queue.length > 0 && this.#inFlight < this.#maxInFlight) {
