@@ -9,7 +9,7 @@ import { openPostgres, whereOf } from '@/db/pg/connection';
 import { preparePostgres } from '@/db/pg/migrate';
 import { leaveCheckpointsToLitestream, startCheckpointer } from '@/db/sqlite/checkpointer';
 import { type Db, isPlainFile, migrationsFolder, openDatabase } from '@/db/sqlite/client';
-import { flushGroupCommit, groupCommitOf } from '@/db/sqlite/group-commit';
+import { flushGroupCommit } from '@/db/sqlite/group-commit';
 import { type AppDeps, buildDeps } from '@/deps';
 import { releaseWaits } from '@/events/signal';
 import { embedded } from '@/kernel/embedded';
@@ -97,9 +97,7 @@ async function start(config: Config, underLitestream: boolean) {
   if (db && config.replica) leaveCheckpointsToLitestream(db.$client);
   const checkpointer =
     db && isPlainFile(config.databasePath) && !config.replica
-      ? await startCheckpointer(db.$client, config.databasePath, {
-          holdWrites: (until) => groupCommitOf(db).holdUntil(until),
-        })
+      ? await startCheckpointer(db.$client, config.databasePath)
       : undefined;
   // Under Litestream, its metrics tell /health and /metrics how the replica keeps up.
   const replicationMetricsUrl =

@@ -49,7 +49,6 @@ export class WriteQueue<Kind> {
   readonly #maxInFlight: number;
   #queue: QueuedWrite<Kind>[] = [];
   #scheduled = false;
-  #heldBy: Promise<void> | undefined;
   #inFlight = 0;
 
   constructor(
@@ -72,41 +71,21 @@ export class WriteQueue<Kind> {
   submit<O>(kind: Kind, input: unknown): Promise<O> {
     const { promise, resolve, reject } = Promise.withResolvers<O>();
     this.#queue.push({ kind, input, resolve: resolve as (value: unknown) => void, reject });
-    // While held, the release commits what is queued.
-    if (this.#heldBy) return promise;
     if (this.#queue.length >= this.#maxBatch && this.#flushNow()) {
       this.flush();
     } else if (!this.#scheduled) {
       this.#scheduled = true;
       this.#schedule(() => {
         this.#scheduled = false;
-        if (!this.#heldBy) this.flush();
+        this.flush();
       });
     }
     return promise;
   }
 
   /**
-   * Queued writes wait until `until` settles, then are committed together
-   * (`flush` still commits at once: shutdown). A later hold replaces this one.
-   */
-  holdUntil(until: Promise<unknown>): void {
-    const hold = until.then(
-      () => {},
-      () => {},
-    );
-    this.#heldBy = hold;
-    void hold.then(() => {
-      if (this.#heldBy !== hold) return;
-      this.#heldBy = undefined;
-      this.flush();
-    });
-  }
-
-  /**
    * Commits everything queued now, in batches of `maxBatch` (also for
-   * shutdown, through a hold); past `maxInFlight` batches under way, the
-   * rest as they end.
+   * shutdown); past `maxInFlight` batches under way, the rest as they end.
    */
   flush(): void {
     while (this.#queue.length > 0 && this.#inFlight < this.#maxInFlight) {

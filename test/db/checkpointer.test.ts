@@ -3,7 +3,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKSTOP_FRAMES, type Checkpointer, startCheckpointer } from '@/db/sqlite/checkpointer';
 import { type Db, openDatabase } from '@/db/sqlite/client';
-import { GroupCommit } from '@/db/sqlite/group-commit';
 import { tempDir } from '../support/harness';
 
 /** The wal-index's frame count and how many of them are in the database file (the -shm layout). */
@@ -52,78 +51,7 @@ async function backfilled(path: string, tries = 500): Promise<boolean> {
   return false;
 }
 
-/**
- * `commits` group commits one after the other, each starting as the one
- * before it has committed (writes without a pause): answers the WAL's
- * largest frame count seen after a commit, how often it started over and
- * the frames written.
- */
-async function writeWithoutPause(path: string, db: Db, group: GroupCommit, commits: number) {
-  const insert = db.$client.prepare('INSERT INTO blobs (body) VALUES (?)');
-  let most = 0;
-  let restarts = 0;
-  let last = 0;
-  let written = 0;
-  for (let i = 0; i < commits; i++) {
-    await group.run(() => insert.run(new Uint8Array(3000).fill(i)));
-    const { frames } = walIndexOf(path);
-    if (frames < last) restarts++;
-    written += frames < last ? frames : frames - last;
-    last = frames;
-    most = Math.max(most, frames);
-  }
-  return { most, restarts, written };
-}
-
 describe('the WAL checkpointer thread', () => {
-  test('under writes without a pause it holds them for one checkpoint once the WAL is large, so the WAL starts over instead of growing to the backstop', async () => {
-    const { path, db } = fileWithRows();
-    const group = new GroupCommit(db.$client);
-    const checkpointer = await startCheckpointer(db.$client, path, {
-      everyMs: 5,
-      checkpointFrames: 50,
-      restartFrames: 200,
-      backstopFrames: 1_000_000,
-      holdWrites: (until) => group.holdUntil(until),
-    });
-    opened.at(-1)!.checkpointer = checkpointer;
-    const { most, restarts } = await writeWithoutPause(path, db, group, 1500);
-    expect(restarts).toBeGreaterThanOrEqual(1);
-    expect(most).toBeLessThan(1000);
-    expect(checkpointer.counts.held).toBeGreaterThanOrEqual(1);
-    expect(db.$client.query('SELECT count(*) AS n FROM blobs').get()).toEqual({ n: 1500 });
-  });
-
-  test('without holding the writes, the same writes never let the thread copy every frame: the WAL grows on (the control)', async () => {
-    const { path, db } = fileWithRows();
-    const group = new GroupCommit(db.$client);
-    const checkpointer = await startCheckpointer(db.$client, path, {
-      everyMs: 5,
-      checkpointFrames: 50,
-      restartFrames: 200,
-      backstopFrames: 1_000_000,
-    });
-    opened.at(-1)!.checkpointer = checkpointer;
-    const { most } = await writeWithoutPause(path, db, group, 1500);
-    expect(most).toBeGreaterThanOrEqual(2000);
-    expect(checkpointer.counts.held).toBe(0);
-  });
-
-  test('runs one checkpoint at a time, each from checkpointFrames pages not yet copied, not one per tick', async () => {
-    const { path, db } = fileWithRows();
-    const group = new GroupCommit(db.$client);
-    const checkpointer = await startCheckpointer(db.$client, path, {
-      everyMs: 1,
-      checkpointFrames: 400,
-      backstopFrames: 1_000_000,
-    });
-    opened.at(-1)!.checkpointer = checkpointer;
-    const { written } = await writeWithoutPause(path, db, group, 1500);
-    // At most one per 400 frames written, and one more for what was left.
-    expect(checkpointer.counts.checkpoints).toBeGreaterThanOrEqual(1);
-    expect(checkpointer.counts.checkpoints).toBeLessThanOrEqual(Math.floor(written / 400) + 1);
-  });
-
   test("copies the serving connection's commits into the file, so the next write restarts the WAL instead of growing it", async () => {
     const { path, db, write, threadOnly } = fileWithRows();
     await threadOnly(100);

@@ -56,35 +56,6 @@ describe('WriteQueue with commitRunsApart', () => {
     expect(stored).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
-  test('while held, writes wait (a full batch and the scheduled flush alike) and commit in order once the hold settles', async () => {
-    const { kind, calls } = recordingKind();
-    const manual = manualSchedule();
-    const queue = new WriteQueue(commitRunsApart, { maxBatch: 2, schedule: manual.schedule });
-    const first = queue.submit(kind, 'a');
-    const release = Promise.withResolvers<void>();
-    queue.holdUntil(release.promise);
-    const later = ['b', 'c', 'd'].map((input) => queue.submit(kind, input));
-    manual.runAll();
-    expect(calls).toEqual([]);
-    expect(queue.pending).toBe(4);
-    release.resolve();
-    expect(await outcomes([first, ...later])).toEqual(['id-a', 'id-b', 'id-c', 'id-d']);
-    expect(calls).toEqual([
-      ['a', 'b'],
-      ['c', 'd'],
-    ]);
-  });
-
-  test('flush commits what a hold keeps waiting (shutdown)', async () => {
-    const { kind, calls } = recordingKind();
-    const queue = new WriteQueue(commitRunsApart, { schedule: () => {} });
-    queue.holdUntil(new Promise(() => {}));
-    const written = queue.submit(kind, 'a');
-    queue.flush();
-    expect(await written).toBe('id-a');
-    expect(calls).toEqual([['a']]);
-  });
-
   test('a refused combined write: each again alone, only the write refused alone fails', async () => {
     const { kind, stored, calls } = recordingKind((input) => input === 'bad');
     const manual = manualSchedule();

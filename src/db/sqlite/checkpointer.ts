@@ -1,12 +1,12 @@
 import type { Database } from 'bun:sqlite';
-import { WAL_BACKFILLED, WAL_FRAMES, walCheckpointInfoOf } from './wal-index';
+import { WAL_FRAMES, walIndexOf } from './wal-index';
 
 /**
  * What the checkpointer's thread runs: its own connection to the file and a
  * PASSIVE checkpoint at each 'checkpoint' message (copies the committed WAL
- * frames no reader still needs into the database file, then syncs it),
- * answering 'checkpointed' when done; closed on 'stop'. Plain JavaScript
- * in a string, so the single binary carries it without a second entry point.
+ * frames no reader still needs into the database file, then syncs it);
+ * closed on 'stop'. Plain JavaScript in a string, so the single binary
+ * carries it without a second entry point.
  */
 const WORKER_SOURCE = `
 import { Database } from 'bun:sqlite';
@@ -25,7 +25,6 @@ self.onmessage = ({ data }) => {
     } catch {
       // Busy (another checkpoint) or the file going away at shutdown: the next request tries again.
     }
-    postMessage('checkpointed');
   } else if (data.type === 'stop') {
     // Finalized first: a statement left open would keep the connection alive after close.
     checkpoint?.finalize();
@@ -39,16 +38,10 @@ self.onmessage = ({ data }) => {
 const STOP_WAIT_MS = 2000;
 
 /** Pages in the WAL at which the serving connection checkpoints itself after all (the backstop). */
-export const BACKSTOP_FRAMES = 8000;
+export const BACKSTOP_FRAMES = 4000;
 
-/** Pages not yet copied into the file from which the thread checkpoints (SQLite's own default threshold). */
+/** Pages in the WAL from which the thread checkpoints (SQLite's own default threshold). */
 export const CHECKPOINT_FRAMES = 1000;
-
-/** Pages in the WAL from which the writes wait for a checkpoint, so that the next one starts the WAL over. */
-export const RESTART_FRAMES = 4000;
-
-/** The longest writes wait for a checkpoint (a thread that stopped answering must not stop the writes). */
-const HOLD_AT_MOST_MS = 2000;
 
 /** How long the WAL must have gone without a commit before the thread checkpoints a smaller one. */
 const IDLE_MS = 1000;
@@ -56,23 +49,13 @@ const IDLE_MS = 1000;
 export interface CheckpointerOptions {
   /** How often the WAL's size is looked at, in ms. */
   everyMs?: number;
-  /** Pages not yet copied into the file from which the thread checkpoints. */
+  /** Pages in the WAL from which the thread checkpoints. */
   checkpointFrames?: number;
-  /** Pages in the WAL from which `holdWrites` holds the writes for a checkpoint. */
-  restartFrames?: number;
   /** The serving connection's own `wal_autocheckpoint` while the thread runs. */
   backstopFrames?: number;
-  /**
-   * Makes the serving connection's writes wait until `until` settles (the
-   * group commit's `holdUntil`); without it the WAL starts over only when
-   * the writes pause by themselves, or at the backstop.
-   */
-  holdWrites?: (until: Promise<void>) => void;
 }
 
 export interface Checkpointer {
-  /** Checkpoints the thread has run, and how many of them with the writes held. */
-  readonly counts: { checkpoints: number; held: number };
   /** Stops the thread and closes its connection; the serving connection checkpoints itself again. */
   stop(): Promise<void>;
 }
@@ -98,15 +81,6 @@ export interface Checkpointer {
  * disk at 20 creates/s on a 1,000,000-property file. The WAL's size comes
  * from the wal-index header this process has mapped (src/db/sqlite/wal-index.ts),
  * read without a system call; where there is none, every tick checkpoints.
- *
- * One checkpoint at a time, from `checkpointFrames` pages not yet copied.
- * Under writes without a pause the thread never catches up (commits land
- * while it copies and syncs), and the WAL starts over only once every frame
- * is in the file: it grew to the backstop, whose checkpoint then ran in a
- * COMMIT on the event loop (100–180 ms at 200,000 properties). From
- * `restartFrames` the writes wait (`holdWrites`; requests are still read
- * and answered) while the thread copies the rest, and the next commit
- * starts the WAL over; never longer than `HOLD_AT_MOST_MS`.
  * Durability is unchanged: a checkpoint copies committed frames only.
  */
 export async function startCheckpointer(
@@ -115,9 +89,7 @@ export async function startCheckpointer(
   {
     everyMs = 50,
     checkpointFrames = CHECKPOINT_FRAMES,
-    restartFrames = RESTART_FRAMES,
     backstopFrames = BACKSTOP_FRAMES,
-    holdWrites,
   }: CheckpointerOptions = {},
 ): Promise<Checkpointer> {
   const source = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
@@ -125,40 +97,16 @@ export async function startCheckpointer(
   const worker = new Worker(source, { smol: true } as WorkerOptions);
   const reply = (expected: string) =>
     new Promise<void>((resolve, reject) => {
-      worker.onmessage = ({ data }) => {
-        if (data === 'checkpointed') finished();
-        else if (data === expected) resolve();
-      };
+      worker.onmessage = ({ data }) => (data === expected ? resolve() : undefined);
       worker.onerror = (event) => reject(new Error(`checkpointer: ${event.message}`));
     });
   const started = reply('started');
   worker.postMessage({ type: 'start', path });
   await started;
-  const counts = { checkpoints: 0, held: 0 };
-  const due = checkpointDue(walCheckpointInfoOf(client), {
-    checkpointFrames,
-    restartFrames: holdWrites ? restartFrames : Number.POSITIVE_INFINITY,
-  });
-  let running: Promise<void> | undefined;
-  let done: (() => void) | undefined;
+  const due = checkpointDue(walIndexOf(client), checkpointFrames);
   const timer = setInterval(() => {
-    if (running) return;
-    const wanted = due(Date.now());
-    if (wanted === 'none') return;
-    const { promise, resolve } = Promise.withResolvers<void>();
-    running = promise;
-    done = resolve;
-    counts.checkpoints++;
-    if (wanted === 'restart') {
-      counts.held++;
-      holdWrites?.(Promise.race([promise, Bun.sleep(HOLD_AT_MOST_MS)]));
-    }
-    worker.postMessage({ type: 'checkpoint' });
+    if (due(Date.now())) worker.postMessage({ type: 'checkpoint' });
   }, everyMs);
-  const finished = () => {
-    running = undefined;
-    done?.();
-  };
   // Only once loaded: the thread reads its source from the URL after this call returns.
   URL.revokeObjectURL(source);
   const defaultFrames = client
@@ -166,11 +114,8 @@ export async function startCheckpointer(
     .get()!.wal_autocheckpoint;
   client.exec(`PRAGMA wal_autocheckpoint = ${backstopFrames}`);
   return {
-    counts,
     async stop() {
       clearInterval(timer);
-      // Writes held for a checkpoint go on (shutdown flushes them before this anyway).
-      finished();
       const stopped = reply('stopped');
       worker.postMessage({ type: 'stop' });
       // A thread that died answers nothing: shutdown goes on without it.
@@ -182,35 +127,26 @@ export async function startCheckpointer(
 }
 
 /**
- * Which checkpoint is due at `now`: 'restart' (the writes held) once the WAL
- * holds `restartFrames` pages; 'copy' once `checkpointFrames` are left to copy, or some and no
- * commit came for `IDLE_MS`; once asked for a size, not again until the WAL
- * changes (a checkpoint that readers held back is retried by the next
- * commit). Without the wal-index, always a copy.
+ * Whether a checkpoint is due at `now`: the WAL holds `checkpointFrames`
+ * pages, or some and no commit came for `IDLE_MS`; once asked for a size,
+ * not again until the WAL changes (a checkpoint that readers held back is
+ * retried by the next commit). Without a header, always.
  */
-function checkpointDue(
-  index: Int32Array | undefined,
-  { checkpointFrames, restartFrames }: { checkpointFrames: number; restartFrames: number },
-) {
-  if (!index) return (): 'copy' => 'copy';
+function checkpointDue(header: Int32Array | undefined, checkpointFrames: number) {
+  if (!header) return () => true;
   let seen = 0;
   let changedAt = 0;
   let asked = 0;
-  return (now: number): 'none' | 'copy' | 'restart' => {
-    const frames = index[WAL_FRAMES]!;
+  return (now: number): boolean => {
+    const frames = header[WAL_FRAMES]!;
     if (frames !== seen) {
       seen = frames;
       changedAt = now;
     }
-    const left = frames - index[WAL_BACKFILLED]!;
-    if (left <= 0 || frames === asked) return 'none';
-    if (frames >= restartFrames) {
-      asked = frames;
-      return 'restart';
-    }
-    if (left < checkpointFrames && now - changedAt < IDLE_MS) return 'none';
+    if (frames === 0 || frames === asked) return false;
+    if (frames < checkpointFrames && now - changedAt < IDLE_MS) return false;
     asked = frames;
-    return 'copy';
+    return true;
   };
 }
 

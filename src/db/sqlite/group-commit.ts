@@ -76,11 +76,6 @@ export class GroupCommit {
     this.#queue.flush();
   }
 
-  /** Writes wait for their transaction until `until` settles (the checkpointer: WAL checkpoints on a thread of their own). */
-  holdUntil(until: Promise<unknown>): void {
-    this.#queue.holdUntil(until);
-  }
-
   /** Runs a transaction-control statement, prepared once. */
   #exec(text: string): void {
     let prepared = this.#statements.get(text);
