@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AUDIT_ACTIONS } from '@/db/sqlite/schema';
+import { AUDIT_ACTIONS } from '@/db/stored-values';
 
 /** One event of the security log or the audit log, as the API shows it. */
 export const AuditEvent = z.object({

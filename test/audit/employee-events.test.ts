@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { toolContext } from '@/audit/record';
 import { AdminAuditPage, AuditPage } from '@/audit/schemas';
-import { AUDIT_ACTIONS } from '@/db/sqlite/schema';
+import { AUDIT_ACTIONS } from '@/db/stored-values';
 import { run as pruneAuditLog } from '@/workers/audit-retention';
 import { fullPage } from '../content/factory';
 import { addProperty } from '../listings/support';

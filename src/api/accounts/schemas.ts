@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CREDENTIAL_DEVICE_TYPES } from '@/db/sqlite/schema';
+import { CREDENTIAL_DEVICE_TYPES } from '@/db/stored-values';
 
 const Password = z.string().max(1024);
 

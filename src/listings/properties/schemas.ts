@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROPERTY_SOURCES, PROPERTY_TYPES } from '@/db/sqlite/schema/properties';
+import { PROPERTY_SOURCES, PROPERTY_TYPES } from '@/db/stored-values';
 import { CITY_IDS } from '@/listings/cities';
 
 export { PROPERTY_TYPES };

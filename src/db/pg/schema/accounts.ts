@@ -1,5 +1,5 @@
 import { boolean, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { CREDENTIAL_DEVICE_TYPES, EMAIL_LINK_PURPOSES } from '../../sqlite/schema/accounts';
+import { CREDENTIAL_DEVICE_TYPES, EMAIL_LINK_PURPOSES } from '../../stored-values';
 import { bytea, epochMs, epochMsNumber, serialKey } from './columns';
 import { users } from './users';
 

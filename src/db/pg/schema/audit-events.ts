@@ -1,5 +1,5 @@
 import { index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { AUDIT_ACTIONS } from '../../sqlite/schema/audit-events';
+import { AUDIT_ACTIONS } from '../../stored-values';
 import { epochMs, serialKey } from './columns';
 
 /** The security and audit log; append-only but for a counted event's count, enforced by a trigger (migrations-pg/). */

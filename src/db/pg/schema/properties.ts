@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, doublePrecision, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
-import { PROPERTY_SOURCES, PROPERTY_TYPES } from '../../sqlite/schema/properties';
+import { PROPERTY_SOURCES, PROPERTY_TYPES } from '../../stored-values';
 import { epochMsNumber, serialKey } from './columns';
 import { neighbourhoods } from './neighbourhoods';
 

@@ -1,4 +1,5 @@
 import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { CREDENTIAL_DEVICE_TYPES, EMAIL_LINK_PURPOSES } from '../../stored-values';
 import { users } from './users';
 
 /**
@@ -26,8 +27,6 @@ export const sessions = sqliteTable(
     index('sessions_expires_at_idx').on(table.expiresAt),
   ],
 );
-
-export const CREDENTIAL_DEVICE_TYPES = ['singleDevice', 'multiDevice'] as const;
 
 /** WebAuthn credentials (discoverable, attestation "none"). */
 export const passkeys = sqliteTable(
@@ -124,8 +123,6 @@ export const passwordResets = sqliteTable(
 );
 
 export type PasswordReset = typeof passwordResets.$inferSelect;
-
-export const EMAIL_LINK_PURPOSES = ['verify', 'change'] as const;
 
 /**
  * Email links not yet followed (docs/accounts.md#email-verification): a

@@ -1,10 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { PROPERTY_SOURCES, PROPERTY_TYPES } from '../../stored-values';
 import { neighbourhoods } from './neighbourhoods';
-
-/** The kinds of property and where a property came from; both databases' tables and the API use these. */
-export const PROPERTY_TYPES = ['apartment', 'studio', 'roomShared', 'residence'] as const;
-export const PROPERTY_SOURCES = ['inbound', 'outbound', 'null'] as const;
 
 /**
  * A property with its location fields flattened into the row. `seq` is the
