@@ -35,7 +35,8 @@ import type { UsageStore } from '@/usage/store';
 import { postgresWebhookStore } from '@/webhooks/postgres-store';
 import { sqliteWebhookStore } from '@/webhooks/sqlite-store';
 import type { WebhookStore } from '@/webhooks/store';
-import { postgresJobRuns, sqliteJobRuns } from '@/workers/job-runs';
+import { postgresJobRuns } from '@/workers/postgres-job-runs';
+import { sqliteJobRuns } from '@/workers/sqlite-job-runs';
 import type { JobRunStore } from '@/workers/store';
 
 /** Every store of the service, on one database. */

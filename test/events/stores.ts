@@ -6,7 +6,7 @@ import { migratePostgres } from '@/db/pg/migrate';
 import { postgresEventStore } from '@/events/postgres-store';
 import type { NewEvent } from '@/events/store';
 import { postgresWebhookStore } from '@/webhooks/postgres-store';
-import { postgresJobRuns } from '@/workers/job-runs';
+import { postgresJobRuns } from '@/workers/postgres-job-runs';
 import { createTestApp } from '../support/harness';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { storesUnderTestOf } from '../support/stores-under-test';
