@@ -16,7 +16,7 @@ for (const under of storesUnderTest()) {
     beforeAll(async () => {
       ctx = await under.app({
         env: { HASH_CONCURRENCY: '2', HASH_QUEUE: '4', TRUST_PROXY: 'true' },
-        ...stub,
+        hasher: stub.hasher,
       });
     });
     const signInFrom = (ip: string, email: string) =>

@@ -18,7 +18,7 @@ for (const under of storesUnderTest()) {
           PASSWORD_HASHES_PER_IP_PER_MINUTE: '5',
           TRUST_PROXY: 'true',
         },
-        ...stub,
+        hasher: stub.hasher,
       });
     });
     const from = (ip: string) => ({ 'x-forwarded-for': ip });

@@ -105,7 +105,7 @@ for (const under of storesUnderTest()) {
     beforeAll(async () => {
       ctx = await under.app({
         env: { SIGN_UP_PER_IP_PER_HOUR: '3', TRUST_PROXY: 'true' },
-        ...stub,
+        hasher: stub.hasher,
       });
     });
     const from = (ip: string, email: string) =>
@@ -146,7 +146,7 @@ describe('hashing capacity (concurrency 1, queue 1)', () => {
   beforeAll(async () => {
     ctx = await sqliteUnderTest.app({
       env: { HASH_CONCURRENCY: '1', HASH_QUEUE: '1', TRUST_PROXY: 'true' },
-      ...stub,
+      hasher: stub.hasher,
     });
   });
   const from = (ip: string, options: { body: unknown }) => ({
@@ -192,7 +192,7 @@ describe('hashing capacity (concurrency 1, queue 1)', () => {
     const limited = controllableHasher();
     const small = await sqliteUnderTest.app({
       env: { HASH_CONCURRENCY: '1', HASH_QUEUE: '0', SIGN_UP_PER_IP_PER_HOUR: '2' },
-      ...limited,
+      hasher: limited.hasher,
     });
     const first = small.request('POST', '/auth/sign-up', signUpBody('a@example.com'));
     await settle(() => limited.state.calls === 1);
