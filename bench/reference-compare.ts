@@ -23,7 +23,11 @@
  * better-sqlite3 is compiled with node-gyp when no prebuilt binary can be
  * had, a few minutes).
  *
- *   bun run bench:reference [-- --properties 200000 --seconds 5 --warmup 3 --rounds 3
+ * Before the first round each server runs `--settle` seconds (30 by
+ * default) of the first measurement's traffic, unmeasured, so that no
+ * round catches a server in its first seconds.
+ *
+ *   bun run bench:reference [-- --properties 200000 --seconds 5 --warmup 3 --settle 30 --rounds 3
  *                               --units-per-property 1-30 --database /tmp/ref.db]
  *
  *   bun run bench:reference -- --creates [--until 200000 --rounds 2]
@@ -78,6 +82,7 @@ const { values } = parseArgs({
     'units-per-property': { type: 'string', default: '1-30' },
     seconds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '3' },
+    settle: { type: 'string', default: '30' },
     rounds: { type: 'string' },
     creates: { type: 'boolean', default: false },
     'reads-with-creates': { type: 'boolean', default: false },
@@ -90,6 +95,7 @@ const { values } = parseArgs({
 
 const seconds = Number(values.seconds);
 const warmupSeconds = Number(values.warmup);
+const settleSeconds = Number(values.settle);
 const rounds = Number(values.rounds ?? (values.creates ? 2 : 3));
 const connections = Number(values.connections);
 const root = join(import.meta.dir, '..');
@@ -187,13 +193,10 @@ interface Measurement extends HarnessMeasurement {
   withCreates?: boolean;
 }
 
-/**
- * A warm-up (3 s by default: the reference's JIT is still compiling after
- * 2), then `seconds` measured, with the server's CPU time per request.
- */
-async function measure(server: Started, m: Measurement, token: string): Promise<Measured> {
-  const stopBackground = m.withCreates
-    ? await startBackground({
+/** The creates sent beside a measurement `withCreates`: 20 a second, 15 units each. */
+function backgroundCreates(server: Started, m: Measurement, token: string) {
+  return m.withCreates
+    ? startBackground({
         base: server.base,
         employeeToken: token,
         customerTokens: [],
@@ -204,6 +207,29 @@ async function measure(server: Started, m: Measurement, token: string): Promise<
         createBody: { ...CREATE_BODY, totalUnits: BACKGROUND_UNITS, rentableUnits: 10 },
       })
     : undefined;
+}
+
+/**
+ * `settleSeconds` of `m`'s traffic, not measured: a server just started
+ * fills its read cache and grows its heap for the first 15 s or so, and its
+ * event loop stalls for 10–50 ms several times meanwhile (the collector, the
+ * JIT); a round measured then measures the start, not the server.
+ */
+async function settle(server: Started, m: Measurement, token: string): Promise<void> {
+  if (settleSeconds <= 0) return;
+  const stopBackground = await backgroundCreates(server, m, token);
+  await wrkDriver(server, m, token, { connections, cpu: LOAD_CPU, scriptDir: workDir })(
+    settleSeconds,
+  );
+  await stopBackground?.();
+}
+
+/**
+ * A warm-up (3 s by default: the reference's JIT is still compiling after
+ * 2), then `seconds` measured, with the server's CPU time per request.
+ */
+async function measure(server: Started, m: Measurement, token: string): Promise<Measured> {
+  const stopBackground = await backgroundCreates(server, m, token);
   const drive = wrkDriver(server, m, token, { connections, cpu: LOAD_CPU, scriptDir: workDir });
   if (warmupSeconds > 0) await drive(warmupSeconds);
   const cpuBefore = cpuSeconds(server.pid);
@@ -338,6 +364,7 @@ async function main() {
     ];
     const measurements = values['reads-with-creates'] ? all.filter((m) => m.withCreates) : all;
     const runs = measurements.map(() => [] as { service: Measured; reference: Measured }[]);
+    for (const server of servers) await settle(server, measurements[0]!, token);
     for (let round = 0; round < rounds; round++) {
       for (const [n, m] of measurements.entries()) {
         const order = round % 2 === 0 ? [service, reference] : [reference, service];

@@ -190,12 +190,8 @@ export const readEveryList = (
   store: ContentStore,
   filter: PublishedFilter,
 ): MaybePromise<PreparedResponse> =>
-  whenReady(store.listEvery(), (entries) =>
-    prepare(
-      entries.filter((entry) => admits(filter, entry.published)),
-      {},
-      PRIVATE_CACHE_CONTROL,
-    ),
+  whenReady(store.listEvery(filter === 'all' ? undefined : filter === 'true'), (entries) =>
+    prepare(entries, {}, PRIVATE_CACHE_CONTROL),
   );
 
 /** The response of the published-pages list. */

@@ -95,10 +95,11 @@ export function postgresContentStore(client: SQL): ContentStore {
         .where(eq(staticPages.slug, slug))
         .orderBy(asc(staticPages.id));
     },
-    async listEvery() {
+    async listEvery(published) {
       const rows = await db
         .select(entryColumnsOf(staticPages))
         .from(staticPages)
+        .where(published === undefined ? undefined : eq(staticPages.published, published))
         .orderBy(asc(staticPages.id));
       return rows.map(toEntry);
     },

@@ -127,10 +127,11 @@ export function sqliteContentStore(db: Db) {
         .where(eq(staticPages.slug, slug))
         .orderBy(asc(staticPages.id))
         .all(),
-    listEvery: () =>
+    listEvery: (published?: boolean) =>
       db
         .select(entryColumnsOf(staticPages))
         .from(staticPages)
+        .where(published === undefined ? undefined : eq(staticPages.published, published))
         .orderBy(asc(staticPages.id))
         .all()
         .map(toEntry),

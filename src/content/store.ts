@@ -49,8 +49,11 @@ export interface ContentStore {
   listPublished(): MaybePromise<StaticPageSummary[]>;
   /** Every language version of one slug, published or not, lowest id first (never cached). */
   everyVariant(slug: string): MaybePromise<StaticPageRow[]>;
-  /** Every page, published or not, with its state, in id order (never cached). */
-  listEvery(): MaybePromise<StaticPageEntry[]>;
+  /**
+   * Every page with its state, in id order, or only those whose state is
+   * `published` when it is given: the filter is the query's (never cached).
+   */
+  listEvery(published?: boolean): MaybePromise<StaticPageEntry[]>;
   /**
    * The same reads at once, present only where the read cache is told of
    * every write that changes their answers (SQLite's change-log triggers):

@@ -46,6 +46,9 @@ describe.skipIf(skipReason !== '')(`bun run bench:reference${skipReason}`, () =>
             '1',
             '--warmup',
             '0',
+            // One second of settling runs the step without the default's 30 s a server.
+            '--settle',
+            '1',
             '--database',
             join(work, 'service.db'),
             '--results',

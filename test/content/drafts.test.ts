@@ -81,6 +81,22 @@ for (const store of storesUnderTest()) {
         ]);
       });
 
+      test('the store filters in its query: asked for one state, it reads only those rows', async () => {
+        const ctx = await withDrafts();
+        const states = async (published?: boolean) =>
+          (await ctx.deps.stores.content.listEvery(published)).map(
+            ({ slug, locale, published }) => `${slug}/${locale}/${published}`,
+          );
+        expect(await states(false)).toEqual(['about/es/false', 'careers/en/false']);
+        expect(await states(true)).toEqual(['about/en/true', 'terms/en/true']);
+        expect(await states()).toEqual([
+          'about/en/true',
+          'about/es/false',
+          'careers/en/false',
+          'terms/en/true',
+        ]);
+      });
+
       test('a write shows at once in the employee list (it is never cached)', async () => {
         const ctx = await withDrafts();
         await read(ctx, '/content/static-pages/?published=all', ctx.token);
