@@ -1,18 +1,19 @@
-import { expect, test } from 'bun:test';
+import { beforeAll, expect, test } from 'bun:test';
 import { REAUTHENTICATION_DETAIL } from '@/accounts/messages';
 import { problemOf } from '../support/harness';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup, cookieOf, ORIGIN } from './support';
+import { type AccountsTestApp, storesUnderTest } from './stores';
+import { cookieOf, ORIGIN } from './support';
 
 const MINUTE_MS = 60_000;
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('passkey options per address', () => {
-    const ctx = accountsSetup(
-      { PASSKEY_OPTIONS_PER_IP_PER_MINUTE: '3', TRUST_PROXY: 'true' },
-      {},
-      under,
-    );
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({
+        env: { PASSKEY_OPTIONS_PER_IP_PER_MINUTE: '3', TRUST_PROXY: 'true' },
+      });
+    });
     const options = (ip: string, body: unknown = {}) =>
       ctx.request('POST', '/auth/passkey/authenticate/options', {
         body,
@@ -46,7 +47,10 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('challenge storage', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
 
     test('asking for options stores nothing; a verification records its challenge until it expires', async () => {
       const { authenticator } = await ctx.userWithPasskey();
@@ -83,7 +87,10 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('user verification', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
 
     test('sign-in options require it; an assertion without the UV flag → 401', async () => {
       const { authenticator } = await ctx.userWithPasskey();
@@ -96,7 +103,10 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('adding a passkey needs a recent credential check', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
 
     test('a bearer token alone → 403 with a detail saying to sign in again', async () => {
       const session = await ctx.newUser();

@@ -1,8 +1,8 @@
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { problemOf } from '../support/harness';
 import { deliveredSince, recipientOf, startSmtpServer, type TestSmtpServer } from '../support/smtp';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup, PASSWORD } from './support';
+import { type AccountsTestApp, storesUnderTest } from './stores';
+import { PASSWORD } from './support';
 
 const SENT = {
   message:
@@ -16,13 +16,14 @@ const tokenOf = (text: string | undefined) =>
 const smtp: TestSmtpServer = await startSmtpServer();
 afterAll(() => smtp.stop());
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('change of email: POST /auth/email/change and /confirm', () => {
-    const ctx = accountsSetup(
-      { ...smtp.env(), RP_NAME: 'Listings Service', EMAIL_LINKS_PER_ACCOUNT_PER_HOUR: '2' },
-      {},
-      under,
-    );
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({
+        env: { ...smtp.env(), RP_NAME: 'Listings Service', EMAIL_LINKS_PER_ACCOUNT_PER_HOUR: '2' },
+      });
+    });
     const delivered = (before: number) => deliveredSince(smtp, ctx.deps, before);
     const change = (token: string, body: unknown) =>
       ctx.request('POST', '/auth/email/change', { token, body });

@@ -1,10 +1,10 @@
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { EMAIL_LINK_TTL_MS } from '@/accounts/email-links';
 import { UNVERIFIED_DETAIL } from '@/accounts/messages';
 import { problemOf } from '../support/harness';
 import { deliveredSince, recipientOf, startSmtpServer, type TestSmtpServer } from '../support/smtp';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup, PASSWORD } from './support';
+import { type AccountsTestApp, storesUnderTest } from './stores';
+import { PASSWORD } from './support';
 
 const UNVERIFIED = problemOf(403, UNVERIFIED_DETAIL);
 const INVALID = problemOf(400, expect.any(String));
@@ -24,9 +24,12 @@ const smtpEnv = (): Record<string, string> => ({
   RP_NAME: 'Listings Service',
 });
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('email verification: SIGN_UP=verify', () => {
-    const ctx = accountsSetup({ ...smtpEnv(), SIGN_UP: 'verify' }, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({ env: { ...smtpEnv(), SIGN_UP: 'verify' } });
+    });
     const delivered = (before: number) => deliveredSince(smtp, ctx.deps, before);
     const confirm = (body: unknown) => ctx.request('POST', '/auth/email/confirm', { body });
     const createProperty = (token: string) =>
@@ -224,7 +227,10 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('email verification: set by an employee', () => {
-    const ctx = accountsSetup({ ...smtpEnv(), SIGN_UP: 'verify' }, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({ env: { ...smtpEnv(), SIGN_UP: 'verify' } });
+    });
 
     test('happy: PATCH /admin/users/{id} {emailVerified: true} verifies, as the link would; the list shows it', async () => {
       const staff = await ctx.signIn((await ctx.createAccount(undefined, 'employee')).email);
@@ -272,11 +278,12 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('email verification: resends are bounded per account', () => {
-    const ctx = accountsSetup(
-      { ...smtpEnv(), SIGN_UP: 'verify', EMAIL_LINKS_PER_ACCOUNT_PER_HOUR: '2' },
-      {},
-      under,
-    );
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({
+        env: { ...smtpEnv(), SIGN_UP: 'verify', EMAIL_LINKS_PER_ACCOUNT_PER_HOUR: '2' },
+      });
+    });
     test('past EMAIL_LINKS_PER_ACCOUNT_PER_HOUR: 429 with Retry-After, nothing queued; lifted after the hour', async () => {
       const user = await ctx.signUp();
       const session = await ctx.signIn(user.email);

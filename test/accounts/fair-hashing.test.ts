@@ -1,22 +1,24 @@
-import { expect, test } from 'bun:test';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup, controllableHasher, PASSWORD, settle } from './support';
+import { beforeAll, expect, test } from 'bun:test';
+import { type AccountsTestApp, storesUnderTest } from './stores';
+import { controllableHasher, PASSWORD, settle } from './support';
 
 const LOOPS = 8;
 const ROUNDS = 12;
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('the hasher is shared fairly between callers', () => {
     // Two slots and four waiting, whatever the machine's core count; the
     // limits per account and address lifted (UNBOUNDED), so the hammering
     // reaches the hasher and only its sharing is under test. The test
     // finishes each hash itself (`release`): no timing decides the outcome.
     const stub = controllableHasher();
-    const ctx = accountsSetup(
-      { HASH_CONCURRENCY: '2', HASH_QUEUE: '4', TRUST_PROXY: 'true' },
-      stub,
-      under,
-    );
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({
+        env: { HASH_CONCURRENCY: '2', HASH_QUEUE: '4', TRUST_PROXY: 'true' },
+        hasher: stub.hasher,
+      });
+    });
     const signInFrom = (ip: string, email: string) =>
       ctx.request('POST', '/auth/sign-in', {
         body: { email, password: PASSWORD },

@@ -1,8 +1,13 @@
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { problemOf } from '../support/harness';
 import { redisEnv, redisSkipReason, redisTitle } from '../support/redis';
-import { type AccountStoreUnderTest, postgresAccounts, sqliteAccounts } from './stores';
-import { accountsSetup, PASSWORD, UNKNOWN_PASSKEY_ASSERTION } from './support';
+import {
+  type AccountsTestApp,
+  postgresUnderTest,
+  type StoreUnderTest,
+  sqliteUnderTest,
+} from './stores';
+import { PASSWORD, UNKNOWN_PASSKEY_ASSERTION } from './support';
 
 const MINUTE_MS = 60_000;
 
@@ -10,8 +15,11 @@ const MINUTE_MS = 60_000;
  * The same rules whichever ledger counts the failures (`ledgerEnv`: none
  * for the account store's table, or a Redis).
  */
-function guessingTests(ledgerEnv: Record<string, string>, under: AccountStoreUnderTest) {
-  const ctx = accountsSetup({ TRUST_PROXY: 'true', ...ledgerEnv }, {}, under);
+function guessingTests(ledgerEnv: Record<string, string>, under: StoreUnderTest) {
+  let ctx: AccountsTestApp;
+  beforeAll(async () => {
+    ctx = await under.app({ env: { TRUST_PROXY: 'true', ...ledgerEnv } });
+  });
   let ipCounter = 0;
   const newIp = () => `203.0.113.${++ipCounter}`;
 
@@ -162,11 +170,11 @@ function guessingTests(ledgerEnv: Record<string, string>, under: AccountStoreUnd
 }
 
 describe('guessing protection', () => {
-  describe('failures in SQLite', () => guessingTests({}, sqliteAccounts));
-  const postgres = postgresAccounts();
+  describe('failures in SQLite', () => guessingTests({}, sqliteUnderTest));
+  const postgres = postgresUnderTest();
   postgres.describe('failures in the account store', () => guessingTests({}, postgres));
   const skip = redisSkipReason !== undefined;
   describe.skipIf(skip)(redisTitle('failures in Redis'), () =>
-    guessingTests(skip ? {} : redisEnv(), sqliteAccounts),
+    guessingTests(skip ? {} : redisEnv(), sqliteUnderTest),
   );
 });

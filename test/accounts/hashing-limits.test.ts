@@ -1,24 +1,26 @@
-import { expect, test } from 'bun:test';
+import { beforeAll, expect, test } from 'bun:test';
 import { SessionList } from '@/accounts/schemas';
 import { problemOf } from '../support/harness';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup, controllableHasher, PASSWORD, type SignedIn } from './support';
+import { type AccountsTestApp, storesUnderTest } from './stores';
+import { controllableHasher, PASSWORD, type SignedIn } from './support';
 
 const NEW_PASSWORD = 'a brand new passphrase';
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('hashing limits: per account and per address, successes included', () => {
     const stub = controllableHasher();
     stub.state.auto = true;
-    const ctx = accountsSetup(
-      {
-        PASSWORD_HASHES_PER_ACCOUNT_PER_MINUTE: '3',
-        PASSWORD_HASHES_PER_IP_PER_MINUTE: '5',
-        TRUST_PROXY: 'true',
-      },
-      stub,
-      under,
-    );
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({
+        env: {
+          PASSWORD_HASHES_PER_ACCOUNT_PER_MINUTE: '3',
+          PASSWORD_HASHES_PER_IP_PER_MINUTE: '5',
+          TRUST_PROXY: 'true',
+        },
+        hasher: stub.hasher,
+      });
+    });
     const from = (ip: string) => ({ 'x-forwarded-for': ip });
     const signInFrom = (ip: string, email: string, password = PASSWORD) =>
       ctx.request('POST', '/auth/sign-in', { body: { email, password }, headers: from(ip) });
@@ -131,7 +133,10 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('live sessions per account (SESSIONS_PER_ACCOUNT)', () => {
-    const ctx = accountsSetup({ SESSIONS_PER_ACCOUNT: '3' }, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({ env: { SESSIONS_PER_ACCOUNT: '3' } });
+    });
 
     test('a sign-in past the cap ends the oldest sessions in its transaction, its event counts them', async () => {
       const user = await ctx.createAccount();

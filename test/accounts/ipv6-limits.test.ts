@@ -1,10 +1,15 @@
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import type { PasswordHasher } from '@/accounts/hashing';
 import { DEFAULT_AUDIT_ROWS_PER_HOUR } from '@/audit/operations';
 import { problemOf } from '../support/harness';
 import { redisEnv, redisSkipReason, redisTitle } from '../support/redis';
-import { type AccountStoreUnderTest, accountStoresUnderTest, sqliteAccounts } from './stores';
-import { accountsSetup, PASSWORD, UNKNOWN_PASSKEY_ASSERTION } from './support';
+import {
+  type AccountsTestApp,
+  type StoreUnderTest,
+  sqliteUnderTest,
+  storesUnderTest,
+} from './stores';
+import { PASSWORD, UNKNOWN_PASSKEY_ASSERTION } from './support';
 
 /**
  * Sign-ups hash at no cost (these tests are about the counting); accounts
@@ -27,7 +32,7 @@ const ONE_NETWORK = [
 const NEXT_NETWORK = '2001:db8:1:2::1';
 
 /** Requests through the pipeline from `ip`, as the proxy in front reports it. */
-function clientsOf(ctx: ReturnType<typeof accountsSetup>) {
+function clientsOf(ctx: AccountsTestApp) {
   const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
   return {
     signUp: (ip: string, email: string) =>
@@ -53,22 +58,27 @@ const addressesIn = (network: string, count: number) =>
   );
 
 /** The same rules whichever store or Redis counts (`env`: none, or a Redis under a prefix of its own). */
-function ipv6LimitTests(env: () => Record<string, string>, under: AccountStoreUnderTest) {
+function ipv6LimitTests(env: () => Record<string, string>, under: StoreUnderTest) {
   const limits = {
     TRUST_PROXY: 'true',
     SIGN_UP_PER_IP_PER_HOUR: '3',
     PASSKEY_OPTIONS_PER_IP_PER_MINUTE: '3',
   };
-  // Built as the store's describe is collected: a PostgreSQL app belongs to it.
-  const ctx = accountsSetup({ ...limits, ...env() }, { hasher: cheap }, under);
-  const full = accountsSetup(
-    { ...limits, RATE_LIMIT_IPV6_PREFIX: '128', ...env() },
-    { hasher: cheap },
-    under,
-  );
+  let ctx: AccountsTestApp;
+  let full: AccountsTestApp;
+  beforeAll(async () => {
+    ctx = await under.app({ env: { ...limits, ...env() }, hasher: cheap });
+    full = await under.app({
+      env: { ...limits, RATE_LIMIT_IPV6_PREFIX: '128', ...env() },
+      hasher: cheap,
+    });
+  });
 
   describe('by default an IPv6 client is counted by its /64', () => {
-    const client = clientsOf(ctx);
+    let client: ReturnType<typeof clientsOf>;
+    beforeAll(() => {
+      client = clientsOf(ctx);
+    });
 
     test('sign-ups: three from addresses of one /64, however written, use up its bound', async () => {
       for (const [i, ip] of ONE_NETWORK.slice(0, 3).entries()) {
@@ -160,7 +170,10 @@ function ipv6LimitTests(env: () => Record<string, string>, under: AccountStoreUn
   });
 
   describe('RATE_LIMIT_IPV6_PREFIX=128 counts each address', () => {
-    const client = clientsOf(full);
+    let client: ReturnType<typeof clientsOf>;
+    beforeAll(() => {
+      client = clientsOf(full);
+    });
 
     test('sign-ups and passkey options: a neighbour in the /64 has a bound of its own', async () => {
       for (let i = 0; i < 3; i++) {
@@ -192,11 +205,11 @@ function ipv6LimitTests(env: () => Record<string, string>, under: AccountStoreUn
   });
 }
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('per-address limits and IPv6 networks', () => ipv6LimitTests(() => ({}), under));
 }
 
 const skip = redisSkipReason !== undefined;
 describe.skipIf(skip)(redisTitle('per-address limits and IPv6 networks, counted in Redis'), () =>
-  ipv6LimitTests(skip ? () => ({}) : redisEnv, sqliteAccounts),
+  ipv6LimitTests(skip ? () => ({}) : redisEnv, sqliteUnderTest),
 );

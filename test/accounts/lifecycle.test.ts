@@ -1,17 +1,20 @@
-import { expect, test } from 'bun:test';
+import { beforeAll, expect, test } from 'bun:test';
 import { ACCOUNT_FAILURE_LIMIT } from '@/accounts/guessing';
 import { LAST_EMPLOYEE_DETAIL } from '@/accounts/messages';
 import { SessionList } from '@/accounts/schemas';
 import { expectAuthGuards } from '../support/auth-guards';
 import { badRequest, problemOf } from '../support/harness';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup, PASSWORD, type SignedIn } from './support';
+import { type AccountsTestApp, storesUnderTest } from './stores';
+import { PASSWORD, type SignedIn } from './support';
 
 const NEW_PASSWORD = 'a brand new passphrase';
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('password change: POST /auth/password', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
     const me = (credential: { token?: string; cookie?: string }) =>
       ctx.request('GET', '/auth/me', {
         ...(credential.token ? { token: credential.token } : {}),
@@ -134,7 +137,10 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('sign out everywhere: DELETE /auth/sessions', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
 
     test('happy: every session and every earlier token answer 401; a new sign-in works', async () => {
       const user = await ctx.createAccount();
@@ -188,7 +194,10 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('account administration: /admin/users', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
     /** A signed-in employee (a real account: the last-employee rule counts accounts). */
     const employee = async () => {
       const user = await ctx.createAccount(undefined, 'employee');

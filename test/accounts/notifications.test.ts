@@ -1,4 +1,4 @@
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { ParsedMail } from 'mailparser';
 import { NOTIFICATIONS_PER_ADDRESS_PER_HOUR } from '@/accounts/notifications';
 import { parseConfig } from '@/config';
@@ -9,8 +9,8 @@ import * as mailDelivery from '@/workers/mail-delivery';
 import { COMMAND_DATABASES, type FreshDatabase } from '../scripts/databases';
 import { runScript } from '../support/script';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup, ORIGIN, PASSWORD, type SignedIn } from './support';
+import { type AccountsTestApp, storesUnderTest } from './stores';
+import { ORIGIN, PASSWORD, type SignedIn } from './support';
 
 const EVERY_NOTIFICATION = 'password-changed,passkey-added,new-device,account-disabled';
 const LINK = `${ORIGIN}${SECURITY_LOG_PATH}`;
@@ -35,9 +35,12 @@ function expectNotification(message: ParsedMail | undefined, to: string, subject
   expect(message?.html).toContain(`<a href="${LINK}">`);
 }
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('notifications: each change queued in its transaction, delivered by SMTP', () => {
-    const ctx = accountsSetup({ ...smtp.env(), MAIL_NOTIFICATIONS: EVERY_NOTIFICATION }, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({ env: { ...smtp.env(), MAIL_NOTIFICATIONS: EVERY_NOTIFICATION } });
+    });
 
     /**
      * Runs `action`, then sends what is queued: the messages to `to` that
@@ -215,11 +218,12 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('notifications of an account not verified yet', () => {
-    const ctx = accountsSetup(
-      { ...smtp.env(), MAIL_NOTIFICATIONS: EVERY_NOTIFICATION, SIGN_UP: 'verify' },
-      {},
-      under,
-    );
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({
+        env: { ...smtp.env(), MAIL_NOTIFICATIONS: EVERY_NOTIFICATION, SIGN_UP: 'verify' },
+      });
+    });
 
     test('error: its sign-ins are not told (the address may be someone else’s); the verification link is its only message', async () => {
       const email = 'not-yet@example.com';
@@ -241,11 +245,12 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('notifications: at most NOTIFICATIONS_PER_ADDRESS_PER_HOUR to an address', () => {
-    const ctx = accountsSetup(
-      { ...smtp.env(), MAIL_NOTIFICATIONS: EVERY_NOTIFICATION, SIGN_UP: 'verify' },
-      {},
-      under,
-    );
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({
+        env: { ...smtp.env(), MAIL_NOTIFICATIONS: EVERY_NOTIFICATION, SIGN_UP: 'verify' },
+      });
+    });
     const templatesTo = async (email: string) =>
       (await ctx.deps.stores.mail.recent(100))
         .filter((row) => row.recipient === email)
@@ -326,7 +331,10 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('notifications turned off by the operator', () => {
-    const ctx = accountsSetup({ ...smtp.env(), MAIL_NOTIFICATIONS: 'passkey-added' }, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({ env: { ...smtp.env(), MAIL_NOTIFICATIONS: 'passkey-added' } });
+    });
 
     test('error: a password change and a new device queue nothing when their kinds are off', async () => {
       const user = await ctx.createAccount();

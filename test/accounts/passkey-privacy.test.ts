@@ -1,13 +1,12 @@
-import { expect, test } from 'bun:test';
+import { beforeAll, expect, test } from 'bun:test';
 import { USED_CHALLENGES_PER_ACCOUNT } from '@/accounts/challenges';
 import { problemOf } from '../support/harness';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup } from './support';
+import { type AccountsTestApp, storesUnderTest } from './stores';
 
 const SAMPLES = 200;
 const MINUTE_MS = 60_000;
 
-type Options = Awaited<ReturnType<ReturnType<typeof accountsSetup>['authenticationOptions']>>;
+type Options = Awaited<ReturnType<AccountsTestApp['authenticationOptions']>>;
 
 /** Per byte position of the challenges: how many distinct values, and their mean. */
 function byteProfile(samples: Options[]) {
@@ -23,9 +22,12 @@ function byteProfile(samples: Options[]) {
   });
 }
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('passkey sign-in options tell nothing about the account', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
 
     test(`an account with two passkeys, one without and an unknown email: alike over ${SAMPLES} samples each`, async () => {
       const { session, authenticator } = await ctx.userWithPasskey();
@@ -93,7 +95,10 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('passkey verifications cannot be used up by others', () => {
-    const ctx = accountsSetup({ TRUST_PROXY: 'true' }, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({ env: { TRUST_PROXY: 'true' } });
+    });
     const usedChallenges = () => ctx.deps.stores.accounts.usedChallengeCount();
     /** From its own address each, so the per-address guessing limit stays out of the way. */
     let address = 0;

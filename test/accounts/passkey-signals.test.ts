@@ -1,12 +1,14 @@
-import { expect, test } from 'bun:test';
+import { beforeAll, expect, test } from 'bun:test';
 import { UNKNOWN_CREDENTIAL_DETAIL } from '@/accounts/messages';
 import { problemOf } from '../support/harness';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup } from './support';
+import { type AccountsTestApp, storesUnderTest } from './stores';
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('what the account page needs for passkey signals and conditional create', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
 
     test('happy: the summary carries the credential id the browser knows', async () => {
       const { authenticator, passkey } = await ctx.userWithPasskey();

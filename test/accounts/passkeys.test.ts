@@ -1,14 +1,17 @@
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { PasskeyList, PasskeySummary, SignInResponse } from '@/api/accounts/schemas';
 import { problemOf } from '../support/harness';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup, cookieOf, ORIGIN } from './support';
+import { type AccountsTestApp, storesUnderTest } from './stores';
+import { cookieOf, ORIGIN } from './support';
 
 const FIVE_MINUTES_MS = 5 * 60 * 1000;
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('passkeys (registration, sign-in, management)', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
 
     describe('happy', () => {
       test('registration options: discoverable, UV preferred, attestation none', async () => {
@@ -532,7 +535,7 @@ for (const under of accountStoresUnderTest()) {
         const url = 'http://listings.internal/auth/passkey/authenticate/options';
         const headers = { 'x-forwarded-proto': 'https' };
         expect((await call(url, headers)).status).toBe(403);
-        const trusting = accountsSetup({ TRUST_PROXY: 'true' }, {}, under);
+        const trusting = await under.app({ env: { TRUST_PROXY: 'true' } });
         const res = await trusting.fetch(
           new Request(url, {
             method: 'POST',
@@ -546,11 +549,9 @@ for (const under of accountStoresUnderTest()) {
       test('X-Forwarded-Proto from a peer outside TRUSTED_PROXIES is not believed', async () => {
         const url = 'http://listings.internal/auth/passkey/authenticate/options';
         // The in-process peer is loopback, which this list leaves out.
-        const strict = accountsSetup(
-          { TRUST_PROXY: 'true', TRUSTED_PROXIES: '10.0.0.0/8' },
-          {},
-          under,
-        );
+        const strict = await under.app({
+          env: { TRUST_PROXY: 'true', TRUSTED_PROXIES: '10.0.0.0/8' },
+        });
         const res = await strict.fetch(
           new Request(url, {
             method: 'POST',

@@ -1,8 +1,8 @@
 import { Database } from 'bun:sqlite';
-import { expect, test } from 'bun:test';
+import { beforeAll, expect, test } from 'bun:test';
 import { stopServing } from '@/server';
 import { sqliteOnly } from '../support/postgres-mode';
-import { accountsSetup } from './support';
+import { type AccountsTestApp, sqliteUnderTest } from './stores';
 
 /** Turns of the event loop, each long enough for a task deferred with setImmediate to run. */
 async function turns(count: number) {
@@ -10,7 +10,10 @@ async function turns(count: number) {
 }
 
 sqliteOnly.describe('its own SQLite file, closed by the stop', 'a graceful stop', () => {
-  const ctx = accountsSetup();
+  let ctx: AccountsTestApp;
+  beforeAll(async () => {
+    ctx = await sqliteUnderTest.app();
+  });
 
   test('waits for the work a reset request answered before doing: its message is queued before the database closes', async () => {
     const user = await ctx.createAccount();

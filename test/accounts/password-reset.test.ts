@@ -1,10 +1,10 @@
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { PASSWORD_RESET_TTL_MS } from '@/accounts/password-reset';
 import * as mailDelivery from '@/workers/mail-delivery';
 import { problemOf } from '../support/harness';
 import { deliveredSince, recipientOf, startSmtpServer, type TestSmtpServer } from '../support/smtp';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup, PASSWORD } from './support';
+import { type AccountsTestApp, storesUnderTest } from './stores';
+import { PASSWORD } from './support';
 
 const NEW_PASSWORD = 'a brand new passphrase';
 const ACCEPTED = {
@@ -17,17 +17,18 @@ const INVALID = problemOf(400, expect.any(String));
 const smtp: TestSmtpServer = await startSmtpServer();
 afterAll(() => smtp.stop());
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('password reset: POST /auth/password-reset and /confirm', () => {
-    const ctx = accountsSetup(
-      {
-        ...smtpEnv(),
-        PASSWORD_RESETS_PER_IP_PER_HOUR: '1000',
-        PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR: '1000',
-      },
-      {},
-      under,
-    );
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({
+        env: {
+          ...smtpEnv(),
+          PASSWORD_RESETS_PER_IP_PER_HOUR: '1000',
+          PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR: '1000',
+        },
+      });
+    });
     /** A reset request, and the work it defers after its answer. */
     const ask = async (email: string, headers: Record<string, string> = {}) => {
       const res = await ctx.request('POST', '/auth/password-reset', { body: { email }, headers });
@@ -198,15 +199,16 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('password reset: the limits', () => {
-    const ctx = accountsSetup(
-      {
-        ...smtpEnv(),
-        PASSWORD_RESETS_PER_IP_PER_HOUR: '3',
-        PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR: '2',
-      },
-      {},
-      under,
-    );
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({
+        env: {
+          ...smtpEnv(),
+          PASSWORD_RESETS_PER_IP_PER_HOUR: '3',
+          PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR: '2',
+        },
+      });
+    });
     const ask = (email: string, address: string) =>
       ctx.request('POST', '/auth/password-reset', {
         body: { email },

@@ -10,23 +10,21 @@ import { uuidv7 } from '@/db/ids';
 import type { AuditEventRow } from '@/db/sqlite/schema';
 import { auditRows as sqliteAuditRows } from '../audit/support';
 import { sqliteDatabase } from '../support/harness';
-import { postgresAccounts } from './stores';
+import { postgresUnderTest } from './stores';
 
 /**
  * What only PostgreSQL can get wrong in the accounts store: concurrent
  * transactions (READ COMMITTED, several connections), its types and its
  * text. Each test has a database of its own.
  */
-const under = postgresAccounts();
+const under = postgresUnderTest();
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0) + 123;
 const audit = toolContext(NOW);
-const noSqlite = () => {
-  throw new Error('these tests use no SQLite file');
-};
 
-function open() {
-  const data = under.open(noSqlite);
-  return { ...data, store: data.store as AccountStore };
+/** A fresh database's accounts store, with its rows read straight. */
+async function open() {
+  const app = await under.app();
+  return { ...app, store: app.deps.stores.accounts };
 }
 
 async function newUser(store: AccountStore, email = `${uuidv7()}@example.com`) {
@@ -55,7 +53,7 @@ const passkeyOf = (userId: string, overrides: Partial<NewPasskey> = {}) => ({
 
 under.describe('the accounts store', () => {
   test('six sign-ups at once for one email, in two cases: one account, one sign_up event', async () => {
-    const { store, usersOf, auditRows } = open();
+    const { store, usersOf, auditRows } = await open();
     const made = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
         store.createUser(
@@ -78,7 +76,7 @@ under.describe('the accounts store', () => {
   });
 
   test('one challenge used five times at once: exactly one use wins', async () => {
-    const { store } = open();
+    const { store } = await open();
     const { id: userId } = await newUser(store);
     const challenge = 'c'.repeat(56);
     const uses = await Promise.all(
@@ -100,7 +98,7 @@ under.describe('the accounts store', () => {
   });
 
   test('five verifications against one stored counter at once: one is recorded, the counter never goes back', async () => {
-    const { store } = open();
+    const { store } = await open();
     const user = await newUser(store);
     const passkey = await store.addPasskey(passkeyOf(user.id), audit);
     const recorded = await Promise.all(
@@ -123,7 +121,7 @@ under.describe('the accounts store', () => {
   });
 
   test('one session revoked twice at once: one revocation, the other not found, one event', async () => {
-    const { store, auditRows } = open();
+    const { store, auditRows } = await open();
     const user = await newUser(store);
     const session = newSession(user.id, audit);
     await store.startSession(session.row, audit, { action: 'sign_in.succeeded', subject: user.id });
@@ -137,7 +135,7 @@ under.describe('the accounts store', () => {
   });
 
   test('registrations at once: one credential stored once (the others 409), new names kept apart', async () => {
-    const { store, auditRows } = open();
+    const { store, auditRows } = await open();
     const user = await newUser(store);
     const credentialId = crypto.randomUUID();
     const same = await Promise.allSettled(
@@ -158,7 +156,7 @@ under.describe('the accounts store', () => {
   });
 
   test('twenty failed guesses at once against a limit of ten: ten admitted, ten refused and logged', async () => {
-    const { store, auditRows } = open();
+    const { store, auditRows } = await open();
     const counter = accountCounter('guess@example.com', '203.0.113.9');
     const refusal = { audit, entry: { action: 'sign_in.refused' as const, subject: null } };
     const outcomes = await Promise.all(
@@ -172,7 +170,7 @@ under.describe('the accounts store', () => {
   });
 
   test('the two last active employees demote, disable or delete each other at once: one wins, the other 409', async () => {
-    const { store, auditRows } = open();
+    const { store, auditRows } = await open();
     const employee = async () => {
       const user = await newUser(store);
       await store.changeAccount(user.id, { role: 'employee' }, audit);
@@ -217,7 +215,7 @@ under.describe('the accounts store', () => {
   });
 
   test('counters with NUL in the typed email are counted apart from their look-alikes', async () => {
-    const { store } = open();
+    const { store } = await open();
     const refusal = { audit, entry: { action: 'sign_in.refused' as const, subject: null } };
     const nul = { ...accountCounter('a\u0000@example.com', '198.51.100.1'), limit: 1 };
     const lookAlike = { ...accountCounter('a\\0@example.com', '198.51.100.1'), limit: 1 };
@@ -231,7 +229,7 @@ under.describe('the accounts store', () => {
   });
 
   test('a lookup by a value holding NUL finds nothing (PostgreSQL text cannot hold one)', async () => {
-    const { store } = open();
+    const { store } = await open();
     const user = await newUser(store, 'nul@example.com');
     expect(await store.findUserByEmail('nul@example.com\u0000')).toBeUndefined();
     expect(await store.findUserById(`${user.id}\u0000`)).toBeUndefined();
@@ -241,7 +239,7 @@ under.describe('the accounts store', () => {
   });
 
   test('session expiry in epoch milliseconds: live one millisecond before, over at the instant', async () => {
-    const { store } = open();
+    const { store } = await open();
     const user = await newUser(store);
     const session = newSession(user.id, audit);
     const expiresAt = NOW + 1_000;
@@ -262,7 +260,7 @@ under.describe('the accounts store', () => {
   });
 
   test('a session that cannot be stored changes nothing: the expired ones it would drop stay', async () => {
-    const { store, auditRows } = open();
+    const { store, auditRows } = await open();
     const user = await newUser(store);
     const old = newSession(user.id, toolContext(NOW - 8 * 24 * 60 * 60 * 1000));
     const entry = { action: 'sign_in.succeeded' as const, subject: user.id };
@@ -275,7 +273,7 @@ under.describe('the accounts store', () => {
   });
 
   test('passkeys come back with their bytes, JSON, booleans and times, in the order they were added', async () => {
-    const { store } = open();
+    const { store } = await open();
     const user = await newUser(store);
     const first = await store.addPasskey(passkeyOf(user.id), audit);
     const second = await store.addPasskey(
@@ -333,7 +331,7 @@ under.describe('the accounts store', () => {
     // A SQLite file of its own: under TEST_DATABASE=postgres a test app has none.
     const db = sqliteDatabase();
     await script(sqliteAccountStore(db));
-    const { store, auditRows } = open();
+    const { store, auditRows } = await open();
     await script(store);
     const expected = withoutId(sqliteAuditRows(db));
     expect(expected.map((row) => row.action)).toEqual([

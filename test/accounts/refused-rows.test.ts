@@ -1,11 +1,16 @@
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import type { PasswordHasher } from '@/accounts/hashing';
 import { DEFAULT_AUDIT_ROWS_PER_HOUR } from '@/audit/operations';
 import { AuditPage } from '@/audit/schemas';
 import { problemOf } from '../support/harness';
 import { redisEnv, redisSkipReason, redisTitle } from '../support/redis';
-import { type AccountStoreUnderTest, postgresAccounts, sqliteAccounts } from './stores';
-import { accountsSetup, PASSWORD, UNKNOWN_PASSKEY_ASSERTION } from './support';
+import {
+  type AccountsTestApp,
+  postgresUnderTest,
+  type StoreUnderTest,
+  sqliteUnderTest,
+} from './stores';
+import { PASSWORD, UNKNOWN_PASSKEY_ASSERTION } from './support';
 
 const MINUTE_MS = 60_000;
 /** The guessing limiter's window, and so the refusal counter's. */
@@ -31,9 +36,12 @@ function countingHasher() {
  * Refused sign-ins and repeated account actions write bounded rows
  * (docs/accounts.md, "The security log"), on each store and ledger.
  */
-function boundedRowsTests(ledgerEnv: Record<string, string>, under: AccountStoreUnderTest) {
+function boundedRowsTests(ledgerEnv: Record<string, string>, under: StoreUnderTest) {
   const { hasher, calls } = countingHasher();
-  const ctx = accountsSetup({ TRUST_PROXY: 'true', ...ledgerEnv }, { hasher }, under);
+  let ctx: AccountsTestApp;
+  beforeAll(async () => {
+    ctx = await under.app({ env: { TRUST_PROXY: 'true', ...ledgerEnv }, hasher });
+  });
   let ipCounter = 0;
   const newIp = () => `198.51.100.${++ipCounter}`;
 
@@ -72,7 +80,7 @@ function boundedRowsTests(ledgerEnv: Record<string, string>, under: AccountStore
     expect((await ctx.auditRows()).length - rowsBefore).toBe(1);
     expect(calls.verify).toBe(verifiesBefore);
     console.log(
-      `refused-sign-in rows written by 1,000 attempts (accounts on ${ctx.deps.postgres || under !== sqliteAccounts ? 'PostgreSQL' : 'SQLite'}, ${ledgerEnv.REDIS_URL ? 'Redis' : 'table'} ledger): ${refused.length}, count ${refused[0]!.count}`,
+      `refused-sign-in rows written by 1,000 attempts (accounts on ${ctx.deps.postgres || under !== sqliteUnderTest ? 'PostgreSQL' : 'SQLite'}, ${ledgerEnv.REDIS_URL ? 'Redis' : 'table'} ledger): ${refused.length}, count ${refused[0]!.count}`,
     );
   });
 
@@ -119,7 +127,7 @@ function boundedRowsTests(ledgerEnv: Record<string, string>, under: AccountStore
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ userAgent: 'A'.repeat(256), requestId: 'r'.repeat(64) });
     // The route reads the app's own audit log: the store under test only when it is the app's.
-    if (under !== sqliteAccounts) return;
+    if (under !== sqliteUnderTest) return;
     const session = await ctx.signIn(user.email, PASSWORD);
     const res = await ctx.request<AuditPage>('GET', '/auth/security-log?limit=100', {
       headers: { cookie: session.cookie },
@@ -184,11 +192,11 @@ function boundedRowsTests(ledgerEnv: Record<string, string>, under: AccountStore
 }
 
 describe('bounded security-log rows', () => {
-  describe('failures in SQLite', () => boundedRowsTests({}, sqliteAccounts));
-  const postgres = postgresAccounts();
+  describe('failures in SQLite', () => boundedRowsTests({}, sqliteUnderTest));
+  const postgres = postgresUnderTest();
   postgres.describe('failures in the account store', () => boundedRowsTests({}, postgres));
   const skip = redisSkipReason !== undefined;
   describe.skipIf(skip)(redisTitle('failures in Redis'), () =>
-    boundedRowsTests(skip ? {} : redisEnv(), sqliteAccounts),
+    boundedRowsTests(skip ? {} : redisEnv(), sqliteUnderTest),
   );
 });

@@ -1,10 +1,14 @@
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { AuditPage } from '@/audit/schemas';
 import { badRequest, problemOf } from '../support/harness';
-import { accountsSetup, PASSWORD } from './support';
+import { type AccountsTestApp, sqliteUnderTest } from './stores';
+import { PASSWORD } from './support';
 
 describe('GET /auth/security-log', () => {
-  const ctx = accountsSetup();
+  let ctx: AccountsTestApp;
+  beforeAll(async () => {
+    ctx = await sqliteUnderTest.app();
+  });
   const read = async (session: { cookie: string }, query = '') => {
     const res = await ctx.request<AuditPage>('GET', `/auth/security-log${query}`, {
       headers: { cookie: session.cookie },

@@ -1,13 +1,11 @@
 import { describe, expect, test } from 'bun:test';
-import { accountsSetup, cookieOf, PASSWORD } from './support';
+import { type AccountsTestApp, sqliteUnderTest } from './stores';
+import { cookieOf, PASSWORD } from './support';
 
 const HTTPS_ORIGIN = 'https://listings.example';
 
 /** A password sign-in of a fresh account, with the headers the client chose. */
-async function signInWith(
-  ctx: ReturnType<typeof accountsSetup>,
-  headers: Record<string, string>,
-): Promise<string> {
+async function signInWith(ctx: AccountsTestApp, headers: Record<string, string>): Promise<string> {
   const user = await ctx.createAccount();
   const res = await ctx.request('POST', '/auth/sign-in', {
     body: { email: user.email, password: PASSWORD },
@@ -19,7 +17,7 @@ async function signInWith(
 
 describe('the session cookie follows configuration, never the request', () => {
   test('https PUBLIC_ORIGIN: Secure even when the request names an http page', async () => {
-    const ctx = accountsSetup({ PUBLIC_ORIGIN: HTTPS_ORIGIN });
+    const ctx = await sqliteUnderTest.app({ env: { PUBLIC_ORIGIN: HTTPS_ORIGIN } });
     for (const origin of ['http://listings.example', 'http://localhost:3000', 'null']) {
       const cookie = await signInWith(ctx, { origin });
       expect(cookie).toStartWith('__Host-session=');
@@ -35,12 +33,14 @@ describe('the session cookie follows configuration, never the request', () => {
   });
 
   test('https among several origins: Secure for every page', async () => {
-    const ctx = accountsSetup({ PUBLIC_ORIGIN: `http://localhost:3000,${HTTPS_ORIGIN}` });
+    const ctx = await sqliteUnderTest.app({
+      env: { PUBLIC_ORIGIN: `http://localhost:3000,${HTTPS_ORIGIN}` },
+    });
     expect(await signInWith(ctx, { origin: 'http://localhost:3000' })).toEndWith('; Secure');
   });
 
   test('http PUBLIC_ORIGIN: no Secure, whatever Origin or X-Forwarded-Proto say', async () => {
-    const ctx = accountsSetup({ TRUST_PROXY: 'true' });
+    const ctx = await sqliteUnderTest.app({ env: { TRUST_PROXY: 'true' } });
     const forged: Record<string, string>[] = [
       { origin: HTTPS_ORIGIN },
       { 'x-forwarded-proto': 'https' },
@@ -56,7 +56,7 @@ describe('the session cookie follows configuration, never the request', () => {
 
 describe('the __Host- name follows configuration too', () => {
   test('https PUBLIC_ORIGIN: the __Host- cookie signs the browser in; a plain `session` cookie with the same value does not', async () => {
-    const ctx = accountsSetup({ PUBLIC_ORIGIN: HTTPS_ORIGIN });
+    const ctx = await sqliteUnderTest.app({ env: { PUBLIC_ORIGIN: HTTPS_ORIGIN } });
     const cookie = await signInWith(ctx, { origin: HTTPS_ORIGIN });
     expect(cookie).toMatch(
       /^__Host-session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/,
@@ -71,7 +71,7 @@ describe('the __Host- name follows configuration too', () => {
   });
 
   test('http PUBLIC_ORIGIN: the plain name, and a __Host- cookie is not read', async () => {
-    const ctx = accountsSetup({});
+    const ctx = await sqliteUnderTest.app();
     const cookie = await signInWith(ctx, {});
     expect(cookie).toStartWith('session=');
     const value = cookieOf(cookie).split('=').slice(1).join('=');

@@ -1,13 +1,16 @@
-import { expect, test } from 'bun:test';
+import { beforeAll, expect, test } from 'bun:test';
 import { SessionList } from '@/accounts/schemas';
 import { LAST_SEEN_RESOLUTION_MS } from '@/accounts/sessions';
 import { badRequest, problemOf } from '../support/harness';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup, cookieOf, ORIGIN, PASSWORD } from './support';
+import { type AccountsTestApp, storesUnderTest } from './stores';
+import { cookieOf, ORIGIN, PASSWORD } from './support';
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('browser sessions: GET /auth/sessions, DELETE /auth/sessions/{id}', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
     const signInFrom = async (email: string, userAgent: string) => {
       const res = await ctx.request('POST', '/auth/sign-in', {
         body: { email, password: PASSWORD },

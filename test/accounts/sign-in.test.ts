@@ -1,16 +1,19 @@
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
 import { SIGN_UP_ACCEPTED_MESSAGE } from '@/accounts/messages';
 import { SignInResponse, SignUpAccepted } from '@/api/accounts/schemas';
 import { problemOf } from '../support/harness';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup, cookieOf, ORIGIN, PASSWORD } from './support';
+import { type AccountsTestApp, storesUnderTest } from './stores';
+import { cookieOf, ORIGIN, PASSWORD } from './support';
 
 const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('sign-up, sign-in, sign-out', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
 
     describe('happy', () => {
       test('sign-up → 202 neutral answer; the customer account is stored with its email lower-case', async () => {
@@ -263,7 +266,7 @@ for (const under of accountStoresUnderTest()) {
 
   under.describe('session cookie over HTTPS', () => {
     test('Secure when PUBLIC_ORIGIN is https', async () => {
-      const ctx = accountsSetup({ PUBLIC_ORIGIN: 'https://listings.example' }, {}, under);
+      const ctx = await under.app({ env: { PUBLIC_ORIGIN: 'https://listings.example' } });
       const user = await ctx.createAccount();
       const res = await ctx.request('POST', '/auth/sign-in', {
         body: { email: user.email, password: PASSWORD },

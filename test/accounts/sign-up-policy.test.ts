@@ -1,16 +1,19 @@
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { SIGN_UP_ACCEPTED_MESSAGE, SIGN_UP_CLOSED_DETAIL } from '@/accounts/messages';
 import { UserSummary } from '@/api/accounts/schemas';
 import { expectAuthGuards } from '../support/auth-guards';
 import { problemOf } from '../support/harness';
-import { accountStoresUnderTest } from './stores';
-import { accountsSetup, controllableHasher, PASSWORD, settle } from './support';
+import { type AccountsTestApp, sqliteUnderTest, storesUnderTest } from './stores';
+import { controllableHasher, PASSWORD, settle } from './support';
 
 const signUpBody = (email: string) => ({ body: { email, password: PASSWORD } });
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('sign-up closed', () => {
-    const ctx = accountsSetup({ SIGN_UP: 'closed' }, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({ env: { SIGN_UP: 'closed' } });
+    });
 
     test('POST /auth/sign-up → 403 saying sign-up is closed, whatever the body; nothing created', async () => {
       for (const body of [{ email: 'new@example.com', password: PASSWORD }, { nonsense: true }]) {
@@ -48,7 +51,10 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('POST /admin/users', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
 
     test('happy: an employee account → 201', async () => {
       const res = await ctx.request('POST', '/admin/users', {
@@ -95,7 +101,13 @@ for (const under of accountStoresUnderTest()) {
   under.describe('sign-ups per address', () => {
     const stub = controllableHasher();
     stub.state.auto = true;
-    const ctx = accountsSetup({ SIGN_UP_PER_IP_PER_HOUR: '3', TRUST_PROXY: 'true' }, stub, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app({
+        env: { SIGN_UP_PER_IP_PER_HOUR: '3', TRUST_PROXY: 'true' },
+        hasher: stub.hasher,
+      });
+    });
     const from = (ip: string, email: string) =>
       ctx.request('POST', '/auth/sign-up', {
         ...signUpBody(email),
@@ -130,7 +142,13 @@ for (const under of accountStoresUnderTest()) {
 describe('hashing capacity (concurrency 1, queue 1)', () => {
   const stub = controllableHasher();
   // From addresses of their own: one address holds at most a share of the capacity (test/accounts/fair-hashing.test.ts).
-  const ctx = accountsSetup({ HASH_CONCURRENCY: '1', HASH_QUEUE: '1', TRUST_PROXY: 'true' }, stub);
+  let ctx: AccountsTestApp;
+  beforeAll(async () => {
+    ctx = await sqliteUnderTest.app({
+      env: { HASH_CONCURRENCY: '1', HASH_QUEUE: '1', TRUST_PROXY: 'true' },
+      hasher: stub.hasher,
+    });
+  });
   const from = (ip: string, options: { body: unknown }) => ({
     ...options,
     headers: { 'x-forwarded-for': ip },
@@ -172,10 +190,10 @@ describe('hashing capacity (concurrency 1, queue 1)', () => {
 
   test('a sign-up refused for capacity still counts against the address', async () => {
     const limited = controllableHasher();
-    const small = accountsSetup(
-      { HASH_CONCURRENCY: '1', HASH_QUEUE: '0', SIGN_UP_PER_IP_PER_HOUR: '2' },
-      limited,
-    );
+    const small = await sqliteUnderTest.app({
+      env: { HASH_CONCURRENCY: '1', HASH_QUEUE: '0', SIGN_UP_PER_IP_PER_HOUR: '2' },
+      hasher: limited.hasher,
+    });
     const first = small.request('POST', '/auth/sign-up', signUpBody('a@example.com'));
     await settle(() => limited.state.calls === 1);
     expect((await small.request('POST', '/auth/sign-up', signUpBody('b@example.com'))).status).toBe(

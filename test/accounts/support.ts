@@ -1,20 +1,15 @@
 import { expect } from 'bun:test';
 import type { PasswordHasher } from '@/accounts/hashing';
 import type { PasskeySummary } from '@/accounts/passkeys';
+import type { NewUser } from '@/accounts/store';
 import { uuidv7 } from '@/db/ids';
-import type { AuditAction } from '@/db/sqlite/schema';
-import {
-  createTestApp,
-  manualClock,
-  type RequestOptions,
-  type TestAppOptions,
-} from '../support/harness';
+import type { AuditAction, AuditEventRow } from '@/db/sqlite/schema';
+import type { RequestOptions, TestContext } from '../support/harness';
 import {
   type CreateCredentialOverrides,
   type GetAssertionOverrides,
   SoftAuthenticator,
 } from '../support/webauthn/soft-authenticator';
-import { type AccountStoreUnderTest, sqliteAccounts } from './stores';
 
 export const ORIGIN = 'http://localhost:3000';
 export const RP_ID = 'localhost';
@@ -95,26 +90,20 @@ export const UNBOUNDED = {
   HASH_QUEUE: '1000',
 };
 
+/** Account rows written and read straight in the database of the store under test. */
+export interface AccountRows {
+  insertUser(values: NewUser): Promise<void>;
+  /** Every stored user of this (normalized) email. */
+  usersOf(email: string): Promise<unknown[]>;
+  /** The security-log events the store holds, oldest first. */
+  auditRows(action?: AuditAction): Promise<AuditEventRow[]>;
+}
+
 /**
- * A fresh app whose PUBLIC_ORIGIN is a loopback origin, its accounts on the
- * store under test (SQLite unless given), plus account helpers.
+ * A test app (test/accounts/stores.ts builds it on the store under test)
+ * with account helpers; `rows` reads and writes the store's database.
  */
-export function accountsSetup(
-  env: Record<string, string> = {},
-  options: Pick<TestAppOptions, 'hasher'> = {},
-  under: AccountStoreUnderTest = sqliteAccounts,
-) {
-  const clock = manualClock();
-  const data = under.open(
-    () => ctx.db,
-    () => ctx.deps.postgres,
-  );
-  const ctx = createTestApp({
-    env: { PUBLIC_ORIGIN: ORIGIN, ...UNBOUNDED, ...env },
-    clock,
-    ...options,
-    stores: { accounts: data.store, ...(data.mail ? { mail: data.mail } : {}) },
-  });
+export function accountHelpers(ctx: TestContext, rows: AccountRows) {
   const store = ctx.deps.stores.accounts;
   let counter = 0;
 
@@ -130,7 +119,7 @@ export function accountsSetup(
   ): Promise<SignedIn['user']> {
     const passwordHash = await Bun.password.hash(PASSWORD, CHEAP_ARGON2ID);
     const id = uuidv7();
-    await data.insertUser({ id, email, passwordHash, role });
+    await rows.insertUser({ id, email, passwordHash, role });
     return { id, email, role, emailVerified: true };
   }
 
@@ -241,22 +230,23 @@ export function accountsSetup(
 
   return {
     ...ctx,
-    clock,
+    /** Writes a user straight into the store's database (no event, no audit entry). */
+    insertUser: rows.insertUser,
     /** The account of this email on the store under test. */
     findUser: async (email: string) => store.findUserByEmail(email),
     /** Every stored user of this email (normalized). */
-    usersOf: data.usersOf,
+    usersOf: rows.usersOf,
     /** The security-log events on the store under test, oldest first. */
-    auditRows: (action?: AuditAction) => data.auditRows(action),
+    auditRows: (action?: AuditAction) => rows.auditRows(action),
     /**
      * Runs `action` and returns the security-log events it wrote on the
      * store under test, with the work its requests deferred after answering.
      */
     async eventsWrittenBy(action: () => Promise<unknown>) {
-      const before = (await data.auditRows()).at(-1)?.id ?? 0;
+      const before = (await rows.auditRows()).at(-1)?.id ?? 0;
       await action();
       await ctx.deps.deferred.drain();
-      return (await data.auditRows()).filter((row) => row.id > before);
+      return (await rows.auditRows()).filter((row) => row.id > before);
     },
     newAuthenticator,
     createAccount,

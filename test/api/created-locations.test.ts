@@ -6,11 +6,12 @@
  * request below.
  */
 import { expect, test } from 'bun:test';
-import { accountsSetup, type SignedIn } from '../accounts/support';
+import { sqliteUnderTest } from '../accounts/stores';
+import type { SignedIn } from '../accounts/support';
 import type { RequestOptions } from '../support/harness';
 import { BACKUPS_COPY_THE_FILE, onPostgres } from '../support/postgres-mode';
 
-const ctx = accountsSetup();
+const ctx = await sqliteUnderTest.app();
 
 type Json = Record<string, unknown>;
 interface Operation {

@@ -15,10 +15,10 @@
  * parameter without a value stops the request in the page: nothing is sent.
  */
 import { expect, test } from 'bun:test';
-import { accountsSetup } from '../accounts/support';
+import { sqliteUnderTest } from '../accounts/stores';
 
 const METRICS_TOKEN = 'try-it-metrics-token-0123456789abcdef';
-const ctx = accountsSetup({ METRICS_TOKEN });
+const ctx = await sqliteUnderTest.app({ env: { METRICS_TOKEN } });
 
 type Json = Record<string, unknown>;
 interface Parameter {

@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import { MemoryStore } from '@/rate-limit/memory-store';
 import { RedisRateLimitStore } from '@/rate-limit/redis-store';
 import type { RateLimitStore, WindowRule } from '@/rate-limit/store';
-import { accountsSetup, ORIGIN } from '../accounts/support';
+import { sqliteUnderTest } from '../accounts/stores';
+import { ORIGIN } from '../accounts/support';
 import { countRows, OWNER, propertyBody } from '../listings/support';
 import { createTestApp, manualClock, problemOf, type TestContext } from '../support/harness';
 import { redisEnv, redisSkipReason, redisTitle, testConnection } from '../support/redis';
@@ -152,7 +153,9 @@ describe('write limits', () => {
     });
 
     test('a session cookie counts against its account, as its token does', async () => {
-      const setup = accountsSetup({ RATE_LIMIT_CUSTOMER_WRITES_PER_MINUTE: '2' });
+      const setup = await sqliteUnderTest.app({
+        env: { RATE_LIMIT_CUSTOMER_WRITES_PER_MINUTE: '2' },
+      });
       const session = await setup.newUser();
       const body = propertyBody({ ownerId: session.user.id });
       const viaCookie = () =>

@@ -1,14 +1,17 @@
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { DEFAULT_AUDIT_ROWS_PER_HOUR } from '@/audit/operations';
-import { accountStoresUnderTest } from '../accounts/stores';
-import { accountsSetup, cookieOf, ORIGIN, PASSWORD } from '../accounts/support';
+import { type AccountsTestApp, storesUnderTest } from '../accounts/stores';
+import { cookieOf, ORIGIN, PASSWORD } from '../accounts/support';
 import { onlyEvent } from './support';
 
 const UA = 'Mozilla/5.0 (test) AuditBrowser/1.0';
 
-for (const under of accountStoresUnderTest()) {
+for (const under of storesUnderTest()) {
   under.describe('security log: every account action leaves exactly one event', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
 
     test('sign-up: anonymous actor, the new account as subject, address, user agent and request id', async () => {
       const email = 'new.signup@example.com';
@@ -227,7 +230,10 @@ for (const under of accountStoresUnderTest()) {
   });
 
   under.describe('security log: a passkey sign-in refused by the per-address limit', () => {
-    const ctx = accountsSetup({}, {}, under);
+    let ctx: AccountsTestApp;
+    beforeAll(async () => {
+      ctx = await under.app();
+    });
 
     test('the 51st failed verification from one address → 429 and one sign_in.refused', async () => {
       const { authenticator, session } = await ctx.userWithPasskey();

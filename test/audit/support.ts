@@ -1,7 +1,7 @@
 import { asc } from 'drizzle-orm';
 import type { Db } from '@/db/sqlite/client';
 import { type AuditAction, type AuditEventRow, auditEvents } from '@/db/sqlite/schema';
-import { sqliteAccounts } from '../accounts/stores';
+import { accountRowsOf } from '../accounts/stores';
 import type { TestContext } from '../support/harness';
 
 /** Every stored event, oldest first, optionally of one action. */
@@ -12,12 +12,7 @@ export function auditRows(db: Db, action?: AuditAction): AuditEventRow[] {
 
 /** Every event an app stored, oldest first, on SQLite or PostgreSQL, optionally of one action. */
 export const appAuditRows = (ctx: TestContext, action?: AuditAction) =>
-  sqliteAccounts
-    .open(
-      () => ctx.db,
-      () => ctx.deps.postgres,
-    )
-    .auditRows(action);
+  accountRowsOf(ctx).auditRows(action);
 
 /** Runs `action` and returns the events it wrote. */
 export async function eventsWrittenBy(ctx: TestContext, action: () => Promise<unknown>) {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { SignJWT } from 'jose';
 import { type CutoffNotices, TokenCutoffs } from '@/auth/revocation';
 import { type TokenCutoff, TokenService } from '@/auth/tokens';
-import { accountsSetup } from '../accounts/support';
+import { sqliteUnderTest } from '../accounts/stores';
 import { propertyBody } from '../listings/support';
 import { createTestApp, manualClock, problemOf } from '../support/harness';
 import { redisEnv, redisSkipReason, redisTitle } from '../support/redis';
@@ -128,7 +128,7 @@ describe('token cut-offs across instances', () => {
 
 describe('revocation on the fast lane', () => {
   test('happy: a cached token the fast lane answered is refused at once after sign-out everywhere', async () => {
-    const ctx = accountsSetup();
+    const ctx = await sqliteUnderTest.app();
     const session = await ctx.newUser();
     const staff = await ctx.tokenFor('staff', 'employee');
     const created = await ctx.request('POST', '/listings/properties', {
@@ -150,7 +150,7 @@ describe('revocation on the fast lane', () => {
   });
 
   test('happy: cut-offs stored before a start are loaded by it', async () => {
-    const first = accountsSetup();
+    const first = await sqliteUnderTest.app();
     const session = await first.newUser();
     expect((await first.request('DELETE', '/auth/sessions', { token: session.token })).status).toBe(
       204,
@@ -172,7 +172,7 @@ describe.skipIf(redisSkipReason !== undefined)(
   () => {
     test('another instance refuses the token once it hears the notice', async () => {
       const env = { ...redisEnv(), JWT_SECRET: SECRET };
-      const a = accountsSetup(env);
+      const a = await sqliteUnderTest.app({ env });
       const b = createTestApp({
         env,
         clock: a.clock,

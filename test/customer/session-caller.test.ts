@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { accountsSetup, ORIGIN } from '../accounts/support';
+import { sqliteUnderTest } from '../accounts/stores';
+import { ORIGIN } from '../accounts/support';
 import { tooMany } from './support';
 
 const TRANSACTIONS = '/api/v1/c/transactions';
@@ -8,9 +9,11 @@ const NEXT_MINUTE = '2026-11-22T12:01:00+00:00';
 
 describe('the limiter counts the caller the route serves: the session cookie too', () => {
   test('requests signed in by the cookie count against that customer, not the IP', async () => {
-    const setup = accountsSetup({
-      RATE_LIMIT_CUSTOMER_PER_MINUTE: '2',
-      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1',
+    const setup = await sqliteUnderTest.app({
+      env: {
+        RATE_LIMIT_CUSTOMER_PER_MINUTE: '2',
+        RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1',
+      },
     });
     const ctx = setup;
     const { cookie } = await setup.newUser();
@@ -33,7 +36,7 @@ describe('the limiter counts the caller the route serves: the session cookie too
   });
 
   test("the customer's plan windows apply to its cookie requests", async () => {
-    const setup = accountsSetup();
+    const setup = await sqliteUnderTest.app();
     const ctx = setup;
     const { cookie, user } = await setup.newUser();
     const admin = await ctx.tokenFor('admin-1', 'employee');
@@ -55,7 +58,7 @@ describe('the limiter counts the caller the route serves: the session cookie too
   });
 
   test('a cookie on a state-changing request from another site counts against the IP', async () => {
-    const setup = accountsSetup({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' });
+    const setup = await sqliteUnderTest.app({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' } });
     const ctx = setup;
     const { cookie } = await setup.newUser();
     const post = (origin: string) =>

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { TokenService } from '@/auth/tokens';
 import { StaticPageInput } from '@/content/schemas';
-import { accountsSetup, ORIGIN } from '../accounts/support';
+import { sqliteUnderTest } from '../accounts/stores';
+import { ORIGIN } from '../accounts/support';
 import { listingsContext, postProperty, propertyBody } from '../listings/support';
 import { freePort, JWT_SECRET, startServer } from '../slow/support';
 import { badRequest, problemOf } from '../support/harness';
@@ -254,7 +255,7 @@ describe('over-long fields answer the route’s validation error', () => {
   });
 
   test('passkeys: an oversized credential id or transports list → 422, nothing stored', async () => {
-    const accounts = accountsSetup();
+    const accounts = await sqliteUnderTest.app();
     const session = await accounts.newUser();
     const valid = { clientDataJSON: 'e30', attestationObject: 'o2NmbXRkbm9uZQ' };
     const cases = [
