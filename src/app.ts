@@ -19,7 +19,12 @@ import { metricsRoutes } from './api/metrics/routes';
 import { type Handle, type Stage, throughStages } from './api/pipeline';
 import { credentialChecksOf } from './api/plugins/auth';
 import { errorHandler, withBackstop } from './api/plugins/error-handler';
-import { type CredentialsFirst, jsonBody } from './api/plugins/json-body';
+import {
+  bodyRoutesOf,
+  type CredentialsFirst,
+  jsonBody,
+  type ReadsBody,
+} from './api/plugins/json-body';
 import { withRoutableTarget } from './api/request/target';
 import { routeTable } from './api/route-table';
 import { withHsts, withHtmlPolicy } from './api/security-policy';
@@ -42,6 +47,7 @@ export function createApp(source: ServiceSource, extraRoutes?: ExtraRoutes) {
   const deps = apiDepsOf(source);
   let allowedMethods: (path: string) => string[] = () => [];
   let credentialsFirst: CredentialsFirst = () => undefined;
+  let readsBody: ReadsBody = () => true;
   let familyOf: ErrorFamilyOf = PROBLEMS_ONLY;
   const errorFamilyOf: ErrorFamilyOf = (path) => familyOf(path);
 
@@ -55,7 +61,12 @@ export function createApp(source: ServiceSource, extraRoutes?: ExtraRoutes) {
         storageRefused: (failure) => deps.disk.refused(failure),
       }),
     )
-    .use(jsonBody((request, route) => credentialsFirst(request, route)))
+    .use(
+      jsonBody(
+        (request, route) => credentialsFirst(request, route),
+        (method, route) => readsBody(method, route),
+      ),
+    )
     .use(docsRoutes(() => routes))
     .use(landingPage())
     .use(healthRoutes(deps))
@@ -74,6 +85,7 @@ export function createApp(source: ServiceSource, extraRoutes?: ExtraRoutes) {
   allowedMethods = routeTable(app.routes);
   familyOf = errorFamiliesOf(app.routes);
   credentialsFirst = credentialChecksOf(app.routes);
+  readsBody = bodyRoutesOf(app.routes);
   deps.requests.useRoutes(app.routes);
   return app;
 }

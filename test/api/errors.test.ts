@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { PROBLEMS_ONLY } from '@/api/error-family';
 import { bodyRules } from '@/api/plugins/body-rules';
 import { errorHandler, withBackstop } from '@/api/plugins/error-handler';
+import { bodyRoutesOf } from '@/api/plugins/json-body';
 import { createLogger } from '@/logger';
 import { badRequest, createTestApp, problemOf } from '../support/harness';
 
@@ -22,6 +23,7 @@ function probeContext() {
         .use(bodyRules)
         .post('/listings/probe', ({ body }) => body, { body: Probe })
         .post('/listings/probe-422', ({ body }) => body, { body: Probe, badBody: 'unprocessable' })
+        .post('/listings/probe-no-body', () => ({ read: 'nothing' }), { badBody: 'unprocessable' })
         .post('/api/v1/probe', ({ body }) => body, { body: Probe, badBody: 'unprocessable' })
         .get('/listings/probe/:id', ({ params }) => params, {
           params: z.object({ id: z.string().regex(/^\d{1,9}$/, 'must be digits') }),
@@ -131,6 +133,43 @@ describe('error model (problem bodies; Laravel bodies under /api/v1)', () => {
     expect(res.status).toBe(400);
     // Every failed field, dotted; a body's values are never echoed.
     expect(res.body).toEqual(badRequest(['name', 'must be a string'], ['location', 'is required']));
+  });
+
+  test('a NUL in a body: refused where the route declares a body, ignored where it declares none', async () => {
+    const nul = { raw: '[null,"\\u0000",null]', headers: { 'content-type': 'application/json' } };
+    const ignored = await ctx.request('POST', '/listings/probe-no-body', nul);
+    expect([ignored.status, ignored.body]).toEqual([200, { read: 'nothing' }]);
+    // The sign-out route reads no body either: the answer of a request without one.
+    const signOut = await ctx.request('POST', '/auth/sign-out', nul);
+    expect([signOut.status, signOut.text]).toEqual([204, '']);
+    const refused = await ctx.request('POST', '/listings/probe-422', {
+      body: { ...valid, name: 'a\u0000' },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toEqual({
+      ...problemOf(422),
+      validationMessages: {
+        name: { noNul: 'The field must not contain the NUL character (U+0000).' },
+      },
+    });
+  });
+
+  test('the routes refusing a NUL in a body are exactly the operations documented with one', async () => {
+    const plain = createTestApp();
+    const document = (await plain.request('GET', '/docs/json')).body as {
+      paths: Record<string, Record<string, { requestBody?: unknown }>>;
+    };
+    const readsBody = bodyRoutesOf(plain.app.routes);
+    const mismatched: string[] = [];
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const route = path.replace(/\{(\w+)\}/g, ':$1');
+        if (readsBody(method.toUpperCase(), route) !== (operation.requestBody !== undefined)) {
+          mismatched.push(`${method.toUpperCase()} ${path}`);
+        }
+      }
+    }
+    expect(mismatched).toEqual([]);
   });
 
   test('a bad path parameter → 400 naming it, with the value received', async () => {

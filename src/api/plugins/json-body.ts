@@ -80,16 +80,41 @@ export const rawBodyOf = (request: Request): string => rawBodies.get(request) ??
 /** Runs the route's credential check, if it has one (`credentialChecksOf`). */
 export type CredentialsFirst = (request: Request, route: string) => Promise<void> | undefined;
 
+/** Whether the route `route` (Elysia's pattern) declares a body for `method` (`bodyRoutesOf`). */
+export type ReadsBody = (method: string, route: string) => boolean;
+
+interface RouteWithHooks {
+  method: string;
+  path: string;
+  hooks: { body?: unknown; detail?: unknown };
+}
+
+/**
+ * The routes that declare a body, by method and pattern: a body schema, or
+ * a `requestBody` in their `detail` where the handler parses the body
+ * itself. These are the operations whose document lists a request body
+ * (and with it the answer to a bad one).
+ */
+export function bodyRoutesOf(routes: readonly RouteWithHooks[]): ReadsBody {
+  const declaresBody = ({ hooks }: RouteWithHooks) =>
+    hooks.body !== undefined ||
+    (typeof hooks.detail === 'object' && hooks.detail !== null && 'requestBody' in hooks.detail);
+  const withBody = new Set(routes.filter(declaresBody).map((r) => `${r.method} ${r.path}`));
+  return (method, route) => withBody.has(`${method} ${route}`);
+}
+
 /**
  * Every request body is JSON: over 1 MiB → 413, another media type
  * → 415, bad syntax or excessive nesting → 400. An empty body parses to
  * `null` so optional bodies (DELETE) may be omitted (schemas use `.nullish()`).
  * On a route that needs credentials they are checked before a byte of the
  * body is read: an anonymous caller gets its 401 (or 403) whatever it sent.
- * After validation, a body holding NUL is refused (`refuseNul`). The docs
- * describe these bodies as JSON in the OpenAPI document (src/api/docs).
+ * After validation, a body holding NUL is refused (`refuseNul`) by a route
+ * that declares a body; a route that declares none never reads what was
+ * sent, so it answers as it would without it (its document lists no 422).
+ * The docs describe these bodies as JSON in the OpenAPI document (src/api/docs).
  */
-export const jsonBody = (credentialsFirst: CredentialsFirst) =>
+export const jsonBody = (credentialsFirst: CredentialsFirst, readsBody: ReadsBody) =>
   new Elysia({ name: 'json-body' })
     .onParse({ as: 'global' }, async ({ request, route, contentType }) => {
       await credentialsFirst(request, route);
@@ -99,4 +124,6 @@ export const jsonBody = (credentialsFirst: CredentialsFirst) =>
       if (!isJsonType(contentType ?? '')) throw fail('request.unsupported_media_type');
       return parseJson(text);
     })
-    .onBeforeHandle({ as: 'global' }, ({ body, request }) => refuseNul(body, request));
+    .onBeforeHandle({ as: 'global' }, ({ body, request, route }) => {
+      if (readsBody(request.method, route)) refuseNul(body, request);
+    });
