@@ -25,11 +25,17 @@ export class UpgradeError extends Error {
   override readonly name = 'UpgradeError';
 }
 
-/** Whether the database holds anything besides the migrations table (a new file holds nothing). */
+/**
+ * Whether the database holds anything besides the migrations table (a new
+ * file holds nothing). Litestream's own tables (`_litestream_seq`,
+ * `_litestream_lock`) do not count: under replication Litestream may open a
+ * new file and create them before the service first migrates it, and that
+ * file is still new.
+ */
 function hasTables(client: Database): boolean {
   const row = client
     .query(
-      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name <> ? AND name NOT LIKE 'sqlite_%' LIMIT 1",
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name <> ? AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_litestream\\_%' ESCAPE '\\' LIMIT 1",
     )
     .get(MIGRATIONS_TABLE);
   return row !== null;

@@ -99,6 +99,20 @@ describe('happy', () => {
     expect(existsSync(join(dir, 'backups'))).toBe(false);
   });
 
+  test("a new file holding only Litestream's tables is still new: migrated without a backup", async () => {
+    const dir = tempDir();
+    const db = openDatabase(join(dir, 'app.db'));
+    // What Litestream creates in a file it starts replicating before the service first opens it.
+    db.$client.run('CREATE TABLE _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER)');
+    db.$client.run('CREATE TABLE _litestream_lock (id INTEGER)');
+    const result = await upgradeDatabase(db.$client, ALL, {
+      backupDir: join(dir, 'backups'),
+      now: AT,
+    });
+    expect(result).toEqual({ applied: ALL.map((m) => m.tag), backup: undefined });
+    expect(existsSync(join(dir, 'backups'))).toBe(false);
+  });
+
   test("a database migrated by drizzle's own migrator has nothing pending", () => {
     const dir = tempDir();
     const db = openDatabase(join(dir, 'app.db'));
