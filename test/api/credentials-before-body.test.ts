@@ -6,6 +6,7 @@ import { poolOn } from '../support/postgres-mode';
 interface Operation {
   security?: Record<string, string[]>[];
   responses: Record<string, unknown>;
+  requestBody?: unknown;
 }
 interface OpenApi {
   paths: Record<string, Record<string, Operation>>;
@@ -48,7 +49,7 @@ async function rowCounts(ctx: ReturnType<typeof createTestApp>): Promise<Record<
 /** Every write of the document that needs a credential (no anonymous `{}` requirement). */
 async function writesNeedingCredentials(ctx: ReturnType<typeof createTestApp>) {
   const document = (await ctx.request<OpenApi>('GET', '/docs/json')).body;
-  const writes: { method: string; path: string }[] = [];
+  const writes: { method: string; path: string; takesBody: boolean }[] = [];
   for (const [template, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       if (method === 'get' || method === 'head') continue;
@@ -59,7 +60,11 @@ async function writesNeedingCredentials(ctx: ReturnType<typeof createTestApp>) {
         method,
         expect.anything(),
       ]);
-      writes.push({ method: method.toUpperCase(), path: template.replace(/\{[^}]+\}/g, '1') });
+      writes.push({
+        method: method.toUpperCase(),
+        path: template.replace(/\{[^}]+\}/g, '1'),
+        takesBody: operation.requestBody !== undefined,
+      });
     }
   }
   return writes;
@@ -108,9 +113,9 @@ describe('credentials are checked before a body is read', () => {
     expect([res.status, res.body]).toEqual([403, problemOf(403)]);
   });
 
-  test('with a valid credential the same broken bodies still answer 400', async () => {
+  test('with a valid credential the same broken bodies still answer 400 where a body is taken', async () => {
     const ctx = createTestApp();
-    const writes = await writesNeedingCredentials(ctx);
+    const writes = (await writesNeedingCredentials(ctx)).filter((w) => w.takesBody);
     const employee = await ctx.tokenFor('employee-1', 'employee');
     const before = await rowCounts(ctx);
     const answered: string[] = [];
@@ -127,5 +132,30 @@ describe('credentials are checked before a body is read', () => {
     }
     expect(answered).toEqual(writes.map(({ method, path }) => `${method} ${path} 400`));
     expect(await rowCounts(ctx)).toEqual(before);
+  });
+
+  test('with a valid credential a write that takes no body answers a broken one as if none was sent', async () => {
+    const ctx = createTestApp();
+    const writes = (await writesNeedingCredentials(ctx)).filter((w) => !w.takesBody);
+    // Sign-out, the unarchive and rotate-secret actions, the job runs, …
+    expect(writes.length).toBeGreaterThan(3);
+    // A token of its own for each request: signing out revokes the one it is sent with.
+    const employee = () => ctx.tokenFor('employee-1', 'employee');
+    for (const { method, path } of writes) {
+      const broken = await ctx.request(method, path, {
+        raw: BROKEN,
+        token: await employee(),
+        headers: { 'content-type': 'application/json' },
+      });
+      const none = await ctx.request(method, path, { token: await employee() });
+      // A job's run answers its own figures each time: the refusals must match exactly.
+      const answerOf = (res: typeof none) => [
+        method,
+        path,
+        res.status,
+        res.status >= 400 ? res.body : 'done',
+      ];
+      expect(answerOf(broken)).toEqual(answerOf(none));
+    }
   });
 });

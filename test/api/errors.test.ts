@@ -154,6 +154,23 @@ describe('error model (problem bodies; Laravel bodies under /api/v1)', () => {
     });
   });
 
+  test('a route that declares no body ignores one of another type, bad JSON or over 1 MiB', async () => {
+    const sent = [
+      { raw: 'plain words', headers: { 'content-type': 'text/plain' } },
+      { raw: '{"unfinished', headers: { 'content-type': 'application/json' } },
+      { raw: `"${'x'.repeat(1024 * 1024)}"`, headers: { 'content-type': 'application/json' } },
+    ];
+    for (const body of sent) {
+      const ignored = await ctx.request('POST', '/listings/probe-no-body', body);
+      expect([ignored.status, ignored.body]).toEqual([200, { read: 'nothing' }]);
+      const signOut = await ctx.request('POST', '/auth/sign-out', body);
+      expect([signOut.status, signOut.text]).toEqual([204, '']);
+    }
+    // The same bodies still refused where a body is declared.
+    const refused = await ctx.request('POST', '/listings/probe', sent[0]);
+    expect(refused.status).toBe(415);
+  });
+
   test('the routes refusing a NUL in a body are exactly the operations documented with one', async () => {
     const plain = createTestApp();
     const document = (await plain.request('GET', '/docs/json')).body as {

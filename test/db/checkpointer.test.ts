@@ -1,7 +1,12 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, spyOn, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BACKSTOP_FRAMES, type Checkpointer, startCheckpointer } from '@/db/sqlite/checkpointer';
+import {
+  BACKSTOP_FRAMES,
+  CHECK_EVERY_MS,
+  type Checkpointer,
+  startCheckpointer,
+} from '@/db/sqlite/checkpointer';
 import { type Db, openDatabase } from '@/db/sqlite/client';
 import { tempDir } from '../support/harness';
 
@@ -104,5 +109,19 @@ describe('the WAL checkpointer thread', () => {
     // Its connection is closed: the serving one is the last, and closing it removes the WAL.
     db.$client.close();
     expect(existsSync(`${path}-wal`)).toBe(false);
+  });
+
+  test('looks at the WAL every 10 ms by default, so a burst of creates reaches the thread before the backstop', async () => {
+    // At 50 ms the WAL of 200,000-property creates grew up to 1,850 pages
+    // past the threshold between two looks (docs/performance.md).
+    expect(CHECK_EVERY_MS).toBeLessThanOrEqual(10);
+    const { db, path } = fileWithRows();
+    const timers = spyOn(globalThis, 'setInterval');
+    try {
+      opened.at(-1)!.checkpointer = await startCheckpointer(db.$client, path);
+      expect(timers.mock.calls.map(([, ms]) => ms)).toEqual([CHECK_EVERY_MS]);
+    } finally {
+      timers.mockRestore();
+    }
   });
 });

@@ -38,7 +38,8 @@ async function startServer(env: Record<string, string> = {}) {
 
 test('SIGTERM lets a slow request in flight finish, then exits 0', async () => {
   const { proc, port } = await startServer({ JWT_SECRET: secret });
-  // A valid credential: only then is the body read (an anonymous one is refused before it).
+  // A route that takes a body and a valid credential: only then is the body
+  // read (an anonymous one is refused before it, a body-less route never reads it).
   const token = await new TokenService(secret).issue('ops', 'employee', 600);
   const body = '{"slow": true}';
   let response = '';
@@ -53,7 +54,7 @@ test('SIGTERM lets a slow request in flight finish, then exits 0', async () => {
   });
   // Headers and half the body now; the rest only after the signal.
   socket.write(
-    `POST /admin/jobs/no-such-job/run HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
+    `POST /listings/properties HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
   );
   await Bun.sleep(100);
   proc.kill('SIGTERM');
@@ -63,7 +64,8 @@ test('SIGTERM lets a slow request in flight finish, then exits 0', async () => {
   const exitCode = await proc.exited;
   for (let i = 0; i < 40 && !response.includes('\r\n\r\n'); i++) await Bun.sleep(25);
   socket.end();
-  expect(response).toMatch(/^HTTP\/1\.1 404 /);
+  // The whole body was read and judged: a property needs more than this.
+  expect(response).toMatch(/^HTTP\/1\.1 422 /);
   expect(exitCode).toBe(0);
   const log = await new Response(proc.stdout).text();
   expect(log).toContain('"msg":"stopped"');

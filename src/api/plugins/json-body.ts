@@ -109,15 +109,20 @@ export function bodyRoutesOf(routes: readonly RouteWithHooks[]): ReadsBody {
  * `null` so optional bodies (DELETE) may be omitted (schemas use `.nullish()`).
  * On a route that needs credentials they are checked before a byte of the
  * body is read: an anonymous caller gets its 401 (or 403) whatever it sent.
- * After validation, a body holding NUL is refused (`refuseNul`) by a route
- * that declares a body; a route that declares none never reads what was
- * sent, so it answers as it would without it (its document lists no 422).
+ * After validation, a body holding NUL is refused (`refuseNul`). All of this
+ * applies to the routes that declare a body; a route that declares none
+ * never reads what was sent, so it answers as it would without it (its
+ * document lists no 413, 415 or 422). A body over 2 MiB gets the HTTP
+ * server's own 413 with an empty body (`maxRequestBodySize`), on any route.
  * The docs describe these bodies as JSON in the OpenAPI document (src/api/docs).
  */
 export const jsonBody = (credentialsFirst: CredentialsFirst, readsBody: ReadsBody) =>
   new Elysia({ name: 'json-body' })
     .onParse({ as: 'global' }, async ({ request, route, contentType }) => {
       await credentialsFirst(request, route);
+      // A route that declares no body never reads one: whatever was sent
+      // (another media type, bad JSON, over 1 MiB) is answered as if absent.
+      if (!readsBody(request.method, route)) return null;
       const text = await readLimited(request, MAX_BODY_BYTES);
       rawBodies.set(request, text);
       if (text.trim() === '') return null;

@@ -43,6 +43,15 @@ export const BACKSTOP_FRAMES = 4000;
 /** Pages in the WAL from which the thread checkpoints (SQLite's own default threshold). */
 export const CHECKPOINT_FRAMES = 1000;
 
+/**
+ * How often the serving thread looks at the WAL's size, in ms. Under a burst
+ * of creates at 200,000 properties the WAL grows by 20 to 37 pages a
+ * millisecond: looked at every 50 ms, it could pass the threshold by up to
+ * 1,850 pages before the thread was asked, half the way to the backstop
+ * (docs/performance.md).
+ */
+export const CHECK_EVERY_MS = 10;
+
 /** How long the WAL must have gone without a commit before the thread checkpoints a smaller one. */
 const IDLE_MS = 1000;
 
@@ -76,7 +85,7 @@ export interface Checkpointer {
  * once it has gone `IDLE_MS` without a commit, not at every tick: the
  * first commit after a checkpoint that copied every frame restarts the WAL,
  * and a restart syncs the WAL's new header in the committing call (SQLite
- * needs it against out-of-order writes). Checkpointing every 50 ms made that
+ * needs it against out-of-order writes). Checkpointing at every 50 ms tick made that
  * nearly every create's, on the event loop: 27 ms a second of waiting on the
  * disk at 20 creates/s on a 1,000,000-property file. The WAL's size comes
  * from the wal-index header this process has mapped (src/db/sqlite/wal-index.ts),
@@ -87,7 +96,7 @@ export async function startCheckpointer(
   client: Database,
   path: string,
   {
-    everyMs = 50,
+    everyMs = CHECK_EVERY_MS,
     checkpointFrames = CHECKPOINT_FRAMES,
     backstopFrames = BACKSTOP_FRAMES,
   }: CheckpointerOptions = {},
