@@ -19,7 +19,7 @@ import {
   epochMsNumber as pgBigint,
   epochMs as pgEpochMs,
   serialKey as pgSerialKey,
-} from '../pg/schema/columns';
+} from './pg-columns';
 
 /**
  * The column kit of the one schema (`src/db/schema/`): each kind names the
