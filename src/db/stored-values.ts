@@ -1,6 +1,6 @@
 /**
  * The closed lists of values the tables store, shared by both databases'
- * schemas (src/db/sqlite/schema, src/db/pg/schema) and by the API's schemas.
+ * tables (src/db/schema) and by the API's schemas.
  */
 
 /** The kinds of property and where a property came from; both databases' tables and the API use these. */

@@ -1,19 +1,40 @@
-// The PostgreSQL schema: one table for each of src/db/sqlite/schema/, same names and
-// columns (test/db/pg-schema.test.ts holds them in step). docs/postgresql.md
-// gives the type mapping.
-export * from './accounts';
-export * from './audit-events';
-export * from './employee-limits';
-export * from './events';
-export * from './idempotency-keys';
-export * from './job-runs';
-export * from './listings';
-export * from './mail-outbox';
-export * from './plan-assignments';
-export * from './plans';
-export * from './static-pages';
-export * from './transactions';
-export * from './usage-buckets';
-export * from './users';
-export * from './webhooks';
-export * from './window-usage';
+import * as declarations from '../../schema';
+import { pgTablesOf } from './table';
+
+/**
+ * The PostgreSQL tables, each mapped from its one declaration in src/db/schema/
+ * (what the drizzle config and the PostgreSQL stores read; docs/postgresql.md
+ * gives the type mapping).
+ */
+export const {
+  auditEvents,
+  auditQuotas,
+  authFailures,
+  emailLinks,
+  employeeLimits,
+  events,
+  idempotencyKeys,
+  jobRuns,
+  mailOutbox,
+  neighbourhoods,
+  passkeys,
+  passwordResets,
+  planAssignments,
+  plans,
+  properties,
+  propertyAdditionalData,
+  propertyCounts,
+  propertySortChanges,
+  sessions,
+  staticPages,
+  tokenCutoffs,
+  transactions,
+  unitFeatures,
+  units,
+  usageBuckets,
+  users,
+  webauthnChallenges,
+  webhookDeliveries,
+  webhookEndpoints,
+  windowUsage,
+} = pgTablesOf(declarations);
