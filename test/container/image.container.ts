@@ -17,7 +17,7 @@ import {
   ContainerRun,
   createProperty,
   exec,
-  exitCodeOf,
+  expectExitCode,
   image,
   propertyTotal,
   readStatus,
@@ -275,7 +275,7 @@ describe('one container on a volume, as an operator runs it', () => {
     const answer = await held;
     expect(answer.status).toBe(200);
     expect(((await answer.json()) as { data: unknown[] }).data).toEqual([]);
-    expect(await exitCodeOf(current.name)).toBe('0');
+    await expectExitCode(current.name, ['0']);
     const logs = await ok(['podman', 'logs', current.name]);
     expect(logs).toContain('"msg":"shutting down","signal":"SIGTERM"');
     expect(logs).toContain('"msg":"stopped"');

@@ -66,6 +66,23 @@ export class ContainerRun {
 export const exitCodeOf = async (name: string) =>
   (await ok(['podman', 'inspect', '--format', '{{.State.ExitCode}}', name])).trim();
 
+/**
+ * The exit code a stopped container recorded, checked against `expected`;
+ * when it is another, the failure shows the container's last log lines.
+ */
+export async function expectExitCode(name: string, expected: string[]) {
+  const code = await exitCodeOf(name);
+  if (!expected.includes(code)) {
+    const logs = await podman(['logs', name]);
+    expect({ name, code, logs: (logs.stdout + logs.stderr).slice(-4000) }).toEqual({
+      name,
+      code: expected[0] ?? '0',
+      logs: '',
+    });
+  }
+  return code;
+}
+
 /** Stops with SIGTERM (podman's default stop signal for this image) and removes it; its exit code. */
 export async function stopAndRemove(name: string) {
   await ok(['podman', 'stop', '-t', '60', name]);
