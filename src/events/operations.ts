@@ -3,8 +3,15 @@ import type { FeedTables } from '@/events/tables';
 import { fail } from '@/kernel/errors';
 import { type Steps, step } from '@/kernel/steps';
 import { cursorOf, idOfCursor } from './cursor';
-import type { Event, EventPage, EventQuery, EventType, ResourceKind } from './schemas';
-import type { NewEvent, NewEventRow, StoredEvent } from './store';
+import {
+  EVENT_TYPES,
+  type Event,
+  type EventPage,
+  type EventQuery,
+  type EventType,
+  type ResourceKind,
+} from './schemas';
+import type { EventScope, NewEvent, NewEventRow, StoredEvent } from './store';
 
 export const DEFAULT_EVENTS_PER_PAGE = 100;
 /**
@@ -28,6 +35,23 @@ export const toEvent = (row: StoredEvent): Event => ({
 });
 
 /**
+ * Which events a page of `query` reads for `caller`, one more than the page
+ * holds (to tell `has_more`): a customer's own, an employee's everyone's.
+ * An owner's events are indexed by owner and type only
+ * (src/db/schema/events.ts), so an owner's read without a filter merges
+ * every type's.
+ */
+export function scopeOf(caller: Caller, query: EventQuery): EventScope {
+  const owner = caller.aud === 'customer' ? caller.sub : null;
+  return {
+    after: query.after === undefined ? 0 : idOfCursor(query.after),
+    owner,
+    types: query.types ?? (owner === null ? undefined : EVENT_TYPES),
+    limit: (query.limit ?? DEFAULT_EVENTS_PER_PAGE) + 1,
+  };
+}
+
+/**
  * One page of the feed after `query.after`, in id order: a customer's own
  * properties only, an employee everything. Ids commit in order (see
  * `appendEvent`, `appendEventRows`), so what a read sees is a prefix of the
@@ -36,16 +60,10 @@ export const toEvent = (row: StoredEvent): Event => ({
  * `MAX_EVENT_PAGE_BYTES`, whichever comes first, and says `has_more` either way.
  */
 export function* feedPage(tables: FeedTables, caller: Caller, query: EventQuery): Steps<EventPage> {
-  const after = query.after === undefined ? 0 : idOfCursor(query.after);
-  const limit = query.limit ?? DEFAULT_EVENTS_PER_PAGE;
-  const rows = yield* step(
-    tables.eventsAfter({
-      after,
-      owner: caller.aud === 'customer' ? caller.sub : null,
-      types: query.types,
-      limit: limit + 1,
-    }),
-  );
+  const scope = scopeOf(caller, query);
+  const { after } = scope;
+  const limit = scope.limit - 1;
+  const rows = yield* step(tables.eventsAfter(scope));
   // Checked after the read: a prune between the two would otherwise go unseen.
   // Without `after` the feed starts at the oldest event kept.
   if (query.after !== undefined && after < (yield* step(tables.prunedThrough()))) {

@@ -1,7 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import type { SQL } from 'bun';
+import type { Caller } from '@/auth/tokens';
 import { pgDatabase } from '@/db/pg/client';
 import type { Db } from '@/db/sqlite/client';
+import { cursorOf } from '@/events/cursor';
+import { scopeOf } from '@/events/operations';
 import { pageQueryOf as postgresPageQuery } from '@/events/postgres-store';
 import type { EventType } from '@/events/schemas';
 import { pageQueryOf as sqlitePageQuery } from '@/events/sqlite-store';
@@ -31,11 +34,27 @@ const SCOPES: [string, EventScope][] = [
   ['an employee, one type', scope(null, ['neighbourhood.updated'])],
   // Not skipped but matching: the page stops at the limit, whatever follows it.
   ['two types, both matching', scope('owner-1', ['unit.updated', 'property.created'])],
+  // No filter: an owner's events have no index by owner and id, so the read merges every type.
+  [
+    "a customer's read without a filter",
+    scopeOf(customer('owner-2'), { after: cursorOf(SKIPPED), limit: LIMIT - 1 }),
+  ],
 ];
 
 function scope(owner: string | null, types: EventType[]): EventScope {
   return { after: 0, owner, types, limit: LIMIT };
 }
+
+function customer(sub: string): Caller {
+  return { sub, aud: 'customer' };
+}
+
+/**
+ * The indexes on `events`: keyed by owner only with the type, so a create
+ * writes one owner-keyed entry an event, not two (docs/performance.md,
+ * "Which pages a create writes").
+ */
+const EVENT_INDEXES = ['events_occurred_at', 'events_owner_type', 'events_type'];
 
 /** SKIPPED `property.created` of owner-1, then LATER `unit.updated` of owner-1 and owner-2 each. */
 const FILL = `INSERT INTO events (type, occurred_at, resource_kind, resource_id, owner_id, data)
@@ -45,9 +64,9 @@ const FILL = `INSERT INTO events (type, occurred_at, resource_kind, resource_id,
   FROM n`;
 
 /** The ids a page of `scope` holds, computed the plain way. */
-function expectedIds({ owner, types, limit }: EventScope): number[] {
+function expectedIds({ after, owner, types, limit }: EventScope): number[] {
   const ids: number[] = [];
-  for (let i = 1; i <= SKIPPED + 2 * LATER && ids.length < limit; i++) {
+  for (let i = after + 1; i <= SKIPPED + 2 * LATER && ids.length < limit; i++) {
     const type = i <= SKIPPED ? 'property.created' : 'unit.updated';
     const ownerOf = i > SKIPPED && i % 2 === 0 ? 'owner-2' : 'owner-1';
     if ((owner === null || owner === ownerOf) && types!.includes(type as EventType)) ids.push(i);
@@ -73,6 +92,14 @@ function sqlitePlanOf(db: Db, of: EventScope): string[] {
 }
 
 sqliteOnly.describe('reads the SQLite file', 'a filtered feed read on SQLite', () => {
+  test('perf: no index by owner and id on events', () => {
+    const db = sqliteDatabase();
+    const rows = db.$client.query("SELECT name FROM pragma_index_list('events')").all() as {
+      name: string;
+    }[];
+    expect(rows.map((row) => row.name).sort()).toEqual(EVENT_INDEXES);
+  });
+
   test('perf: each type is one index seek, merged in id order: no scan of the events a filter skips, with or without ANALYZE', () => {
     const db = sqliteDatabase();
     db.$client.run(FILL);
@@ -123,6 +150,17 @@ async function explained(client: SQL, of: EventScope) {
 
 describe.skipIf(!postgresAvailable)(pgSuite('a filtered feed read on PostgreSQL'), () => {
   const database = pgSuiteDatabase();
+
+  test('perf: no index by owner and id on events', async () => {
+    const rows = (await database
+      .connect()
+      .unsafe("SELECT indexname FROM pg_indexes WHERE tablename = 'events'")) as {
+      indexname: string;
+    }[];
+    expect(rows.map((row) => row.indexname).sort()).toEqual(
+      [...EVENT_INDEXES, 'events_pkey'].sort(),
+    );
+  });
 
   test('perf: the rows it visits are bounded by the page and the types, not by the events skipped, with or without ANALYZE', async () => {
     const client = database.connect();

@@ -26,9 +26,11 @@ export const events = table(
     data: text().notNull(),
   },
   (t) => [
-    index('events_owner_id').on(t.ownerId, t.id),
     // A `types` filter reads each type's ids in order from one of these and
-    // merges them, so its cost never grows with the events it skips.
+    // merges them, so its cost never grows with the events it skips. An
+    // owner's feed without a filter reads every type the same way: no
+    // (owner_id, id) index, whose leaf for a random owner was one more page
+    // each create wrote and each checkpoint copied (docs/performance.md).
     index('events_owner_type').on(t.ownerId, t.type, t.id),
     index('events_type').on(t.type, t.id),
     index('events_occurred_at').on(t.occurredAt),

@@ -1,0 +1,1 @@
+DROP INDEX `events_owner_id`;
