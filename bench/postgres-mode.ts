@@ -15,7 +15,9 @@
  * - GET /listings/properties/{id}, ids uniform over the table;
  * - one fixed list (`FIXED_LIST`), and `ROTATING_LISTS` lists in turn;
  * - the same fixed list walked with `paging=keyset` (its first page);
- * - POST /listings/properties, the bodies rotating over 1 to 30 units.
+ * - POST /listings/properties, the bodies rotating over 1 to 30 units and
+ *   over the owners (one per 200 properties, as the seed spreads them;
+ *   `--owners 1` sends every create for one owner), cities and addresses.
  *
  * Prints each measurement's median round for every mode: req/s, p99, the
  * CPU time a request cost (the server's, PostgreSQL's for the measured
@@ -57,8 +59,10 @@ import { SQL } from 'bun';
 import { TokenService } from '@/auth/tokens';
 import { CITY_IDS } from '@/listings/cities';
 import { PROPERTY_TYPES } from '@/listings/properties/schemas';
-import { CREATE_BODY, writePropertyIds } from './fixtures';
+import { ownersFor } from '../scripts/seed';
+import { writePropertyIds } from './fixtures';
 import { pinDatabaseBackends, postgresCpuSeconds, recreateDatabase } from './postgres';
+import { bodyPrefixes } from './reference-creates';
 import {
   CLOCK_TICKS,
   cpuSeconds,
@@ -92,6 +96,7 @@ const { values } = parseArgs({
     results: { type: 'string' },
     only: { type: 'string' },
     'postgres-cpu': { type: 'string' },
+    owners: { type: 'string' },
   },
 });
 
@@ -110,6 +115,8 @@ const seededPath = values.database ?? join(workDir, 'seeded.db');
 const templateUrl = values['postgres-url']!;
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
+/** Create bodies wrk rotates over: 300, so every owner of 20,000 properties' 100 has three. */
+const BODIES = 300;
 
 const FIXED_LIST = '/listings/properties?cityIds=madrid&type=apartment&sort=-_id&page=1';
 const FIXED_WALK = '/listings/properties?cityIds=madrid&type=apartment&sort=-_id&paging=keyset';
@@ -429,6 +436,21 @@ function comparisonsOf(modes: Mode[]): { label: string; over: Mode; under: Mode 
   ];
 }
 
+/**
+ * The creates' bodies: 1 to 30 units in turn, over as many owners as the
+ * seed spread `properties` over (`ownersFor`), each with its own address and
+ * city, as users send them; `--owners 1`: every create for one owner.
+ */
+function createBodies(properties: number): string[] {
+  const owners = Number(values.owners ?? ownersFor(properties));
+  if (!Number.isInteger(owners) || owners < 1) throw new Error('--owners: a whole number from 1');
+  const prefixes = bodyPrefixes(properties, BODIES, owners);
+  return prefixes.map((prefix, n) => {
+    const units = (n % 30) + 1;
+    return `${prefix}"totalUnits":${units},"rentableUnits":${Math.ceil(units / 2)}}`;
+  });
+}
+
 async function main() {
   requireLoadTools();
   prepareData();
@@ -458,13 +480,7 @@ async function main() {
       name: 'POST /listings/properties, 1-30 units',
       path: '/listings/properties',
       method: 'POST',
-      bodies: Array.from({ length: 30 }, (_, n) =>
-        JSON.stringify({
-          ...CREATE_BODY,
-          totalUnits: n + 1,
-          rentableUnits: Math.ceil((n + 1) / 2),
-        }),
-      ),
+      bodies: createBodies(ids.count),
     },
   ];
   const measurements = allMeasurements.filter((m) => m.name.includes(values.only ?? ''));

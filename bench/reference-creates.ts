@@ -48,10 +48,14 @@ const RUN_BOUND_SECONDS = 1800;
 /**
  * Every body up to its unit counts, with a trailing comma: the Lua request
  * adds `"totalUnits":u,"rentableUnits":r}` with u uniform in 1..30 and r in 1..u.
+ * The owners go round `owners` of them (by default as many as the seed spreads `until` over).
  */
-export function bodyPrefixes(until: number, count = ADDRESSES): string[] {
+export function bodyPrefixes(
+  until: number,
+  count = ADDRESSES,
+  owners = ownersFor(until),
+): string[] {
   const next = random(50);
-  const owners = ownersFor(until);
   return Array.from({ length: count }, (_, n) => {
     const cityId = CITY_IDS[Math.floor(next() * CITY_IDS.length)]!;
     const city = CITIES.get(cityId)!;
