@@ -115,7 +115,7 @@ const seededPath = values.database ?? join(workDir, 'seeded.db');
 const templateUrl = values['postgres-url']!;
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
-/** Create bodies wrk rotates over: 300, so every owner of 20,000 properties' 100 has three. */
+/** Create bodies wrk rotates over: three for each of the 100 owners of 20,000 properties. */
 const BODIES = 300;
 
 const FIXED_LIST = '/listings/properties?cityIds=madrid&type=apartment&sort=-_id&page=1';

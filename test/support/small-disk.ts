@@ -74,7 +74,7 @@ export function smallDisk(sizeMiB: number) {
       try {
         writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes() - leaveBytes), 1));
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+        if (leaveBytes > 0 || (error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
       }
     },
     /** Deletes the filling file. */
