@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite';
 import { afterEach, expect, test } from 'bun:test';
 import type { Property } from '@/listings/properties/schemas';
 import { READ_CACHE, sqliteOnly } from '../support/postgres-mode';
+import { countStatements } from '../support/statements';
 import { listingsContext, postProperty, propertyBody } from './support';
 
 /**
@@ -21,17 +22,6 @@ const changesAfter = (client: Database, seq: number) =>
 const lastSeq = (client: Database) =>
   client.query<{ s: number }, []>('SELECT coalesce(max(seq), 0) AS s FROM cache_changes').get()!.s;
 
-/** Counts the statement texts the connection prepares or runs, by their first words. */
-function countStatements(client: Database) {
-  const counts = new Map<string, number>();
-  const query = client.query.bind(client);
-  client.query = ((sql: string) => {
-    const head = sql.replace(/\s+/g, ' ').split(' (')[0]!;
-    counts.set(head, (counts.get(head) ?? 0) + 1);
-    return query(sql);
-  }) as Database['query'];
-  return { counts, restore: () => Reflect.deleteProperty(client, 'query') };
-}
 let restoreQuery = () => {};
 afterEach(() => restoreQuery());
 
@@ -44,8 +34,8 @@ sqliteOnly.describe(READ_CACHE, 'a create, batched', () => {
     restoreQuery = spy.restore;
     const id = await postProperty(ctx, { totalUnits: 30, rentableUnits: 10 });
     spy.restore();
-    expect(spy.counts.get('INSERT INTO units')).toBe(1);
-    expect(spy.counts.get('INSERT INTO properties')).toBe(1);
+    expect(spy.runs.get('INSERT INTO units')).toBe(1);
+    expect(spy.runs.get('INSERT INTO properties')).toBe(1);
     const units = changesAfter(client, before).filter((change) => change.topic === 'unit');
     // The marker, then one row naming the property.
     expect(units).toEqual([
@@ -54,6 +44,29 @@ sqliteOnly.describe(READ_CACHE, 'a create, batched', () => {
     ]);
     const read = await ctx.request<Property>('GET', `/listings/properties/${id}`);
     expect(read.body).toMatchObject({ totalUnits: 30, rentableUnits: 10 });
+  });
+
+  test('each INSERT shape is compiled once per connection, however many shapes the creates take', async () => {
+    // Bun keeps 20 texts in `Database.query`'s cache; 1 to 25 units make 25
+    // unit INSERTs alone, more than it holds, so every round would compile again.
+    const ctx = await listingsContext();
+    const spy = countStatements(ctx.db.$client);
+    restoreQuery = spy.restore;
+    const round = async () => {
+      for (let totalUnits = 1; totalUnits <= 25; totalUnits++) {
+        await postProperty(ctx, { totalUnits, rentableUnits: 1 });
+      }
+    };
+    await round();
+    const inserts = ['INSERT INTO properties', 'INSERT INTO units', 'INSERT INTO events'];
+    const compiledOf = () => inserts.map((head) => spy.compiled.get(head) ?? 0);
+    const first = compiledOf();
+    // Creates sent one after another: one property and one event a statement, 25 unit shapes.
+    expect(first).toEqual([1, 25, 1]);
+    await round();
+    await round();
+    expect(compiledOf()).toEqual(first);
+    expect(spy.runs.get('INSERT INTO units')).toBe(75);
   });
 
   test('creates sharing a commit log their units with two rows in all, not one per property', async () => {

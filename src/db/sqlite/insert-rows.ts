@@ -1,4 +1,4 @@
-import type { Database } from 'bun:sqlite';
+import type { Database, Statement } from 'bun:sqlite';
 import { getTableName, type Table } from 'drizzle-orm';
 import { type ColumnKey, columnsOf } from '@/db/columns';
 import type { Bindings } from './where';
@@ -7,16 +7,52 @@ import type { Bindings } from './where';
 const ROWS_PER_INSERT = 64;
 
 /**
+ * The prepared multi-row statements of each connection, by statement head
+ * and then by row count (1 to `ROWS_PER_INSERT`). Prepared here rather than
+ * through `Database.query`: Bun keeps only 20 texts there
+ * (`Database.MAX_QUERY_CACHE_SIZE`), and the row counts of one group commit
+ * (properties, units, features, events) are more than that, so every create
+ * compiled its statements again (about a tenth of a create's CPU,
+ * docs/performance.md). Bounded by construction: the heads are module
+ * constants (four tables), each with at most 64 statements.
+ */
+const prepared = new WeakMap<Database, Map<string, Statement<unknown, Bindings>[]>>();
+
+/** The statement inserting `rows` rows with `head` and `values`, compiled on first use. */
+function insertStatement(
+  client: Database,
+  head: string,
+  values: string,
+  rows: number,
+): Statement<unknown, Bindings> {
+  let byHead = prepared.get(client);
+  if (!byHead) {
+    byHead = new Map();
+    prepared.set(client, byHead);
+  }
+  let byRows = byHead.get(head);
+  if (!byRows) {
+    byRows = [];
+    byHead.set(head, byRows);
+  }
+  let statement = byRows[rows];
+  if (!statement) {
+    statement = client.prepare<unknown, Bindings>(head + Array(rows).fill(values).join(', '));
+    byRows[rows] = statement;
+  }
+  return statement;
+}
+
+/**
  * Inserts `params` (flat, `width` values a row, in row order) with `head`
  * followed by one `values` tuple per row: 64 rows a statement, the rest in
  * one statement of as many rows, so a create's 1–30 units are one
- * statement, and at most 64 statement texts per table are prepared (kept
- * by the connection's statement cache). Rows are inserted in the order
- * given, so an INTEGER PRIMARY KEY assigned by SQLite follows it. A
- * multi-row statement matters beyond the call count: the address index
- * (FTS5, kept by a trigger) writes its pending terms out at every statement
- * that follows, so one statement for a batch of properties writes one index
- * segment, not one each.
+ * statement, each compiled once per connection (`insertStatement`). Rows are
+ * inserted in the order given, so an INTEGER PRIMARY KEY assigned by SQLite
+ * follows it. A multi-row statement matters beyond the call count: the
+ * address index (FTS5, kept by a trigger) writes its pending terms out at
+ * every statement that follows, so one statement for a batch of properties
+ * writes one index segment, not one each.
  */
 export function insertRows(
   client: Database,
@@ -28,9 +64,7 @@ export function insertRows(
   for (let at = 0; at < params.length; ) {
     const rows = Math.min(ROWS_PER_INSERT, (params.length - at) / width);
     const size = rows * width;
-    client
-      .query<unknown, Bindings>(head + Array(rows).fill(values).join(', '))
-      .run(...params.slice(at, at + size));
+    insertStatement(client, head, values, rows).run(...params.slice(at, at + size));
     at += size;
   }
 }
