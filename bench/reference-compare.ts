@@ -122,9 +122,9 @@ function ensureReferenceInstalled() {
   if (loads()) return;
   console.log('bench: installing the reference (npm install --prefix bench/reference)');
   const started = performance.now();
+  // No prebuilt binary can be fetched from here: bench/reference/.prebuild-installrc
+  // has better-sqlite3 compiled at once instead of trying.
   Bun.spawnSync(['npm', 'install', '--prefix', REFERENCE_DIR, '--no-audit', '--no-fund'], {
-    // No prebuilt binary can be fetched from here: compile at once instead of trying.
-    env: { ...process.env, npm_config_build_from_source: 'true' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (!loads()) {
