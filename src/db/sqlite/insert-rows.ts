@@ -11,8 +11,8 @@ const ROWS_PER_INSERT = 64;
  * and then by row count (1 to `ROWS_PER_INSERT`). Prepared here rather than
  * through `Database.query`: Bun keeps only 20 texts there
  * (`Database.MAX_QUERY_CACHE_SIZE`), and the row counts of one group commit
- * (properties, units, features, events) are more than that, so every create
- * compiled its statements again (about a tenth of a create's CPU,
+ * (properties, units, features, events) are more than that, so creates kept
+ * compiling them again (7 % of the samples in a profile of creates,
  * docs/performance.md). Bounded by construction: the heads are module
  * constants (four tables), each with at most 64 statements.
  */
