@@ -1,5 +1,6 @@
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, spyOn, test } from 'bun:test';
 import type { SQL } from 'bun';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Caller } from '@/auth/tokens';
 import { type PgTx, pgDatabase } from '@/db/pg/client';
 import { cursorOf } from '@/events/cursor';
@@ -145,5 +146,32 @@ describe.skipIf(!postgresAvailable)(pgSuite('PostgreSQL event store'), () => {
       next_cursor: null,
       has_more: false,
     });
+  });
+
+  test('perf: a page query is built once a shape, not at every read', async () => {
+    // drizzle built the 17-arm query of a customer's read without types at
+    // every read: 0.8 ms of CPU, more than the database's work.
+    const { store } = await emptyStore();
+    await store.appendEvents([{ event: propertyEvent('p'), now: 1 }]);
+    const customer = { sub: 'owner-1', aud: 'customer' } as Caller;
+    const built = spyOn(PgDialect.prototype, 'sqlToQuery');
+    try {
+      const reads = [
+        () => store.readEvents(customer, {}),
+        () => store.readEvents(customer, { types: ['unit.updated', 'property.created'] }),
+        () => store.readEvents(employee, { types: ['property.created'] }),
+      ];
+      for (const read of reads) {
+        const first = built.mock.calls.length;
+        const pages = [];
+        for (let i = 0; i < 5; i++) pages.push(await read());
+        // Built by the first read of the shape at most (5 times over without the cache).
+        expect(built.mock.calls.length - first).toBeLessThanOrEqual(1);
+        expect(new Set(pages.map((page) => JSON.stringify(page))).size).toBe(1);
+      }
+      expect((await store.readEvents(customer, {})).data.map((e) => e.resource.id)).toEqual(['p']);
+    } finally {
+      built.mockRestore();
+    }
   });
 });
